@@ -1,0 +1,41 @@
+"""Helpers shared by the command modules: settings, async bridging, error reporting."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Coroutine
+from typing import Any, NoReturn, TypeVar
+
+from rich.console import Console
+
+from parforge.settings import Settings, load_settings
+from sandbox.errors import SandboxError
+
+T = TypeVar("T")
+
+console = Console(stderr=True)
+"""Progress and messages go to stderr so that `--json` output on stdout stays clean."""
+
+# The one place where the project's root errors become a message and an exit status.
+EXPECTED_ERRORS: tuple[type[Exception], ...] = (SandboxError,)
+
+
+def settings() -> Settings:
+    return load_settings()
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    console.print(f"[bold red]error:[/] {message}")
+    raise SystemExit(code)
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine for a command, turning infrastructure errors into a clean exit."""
+    try:
+        return asyncio.run(coro)
+    except EXPECTED_ERRORS as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        console.print("interrupted")
+        sys.exit(130)

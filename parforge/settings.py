@@ -1,0 +1,37 @@
+"""Typed settings, read from the environment in this one place.
+
+Every variable is `PARFORGE_<FIELD>`; nested fields use `__`, for example
+`PARFORGE_SANDBOX__TYPE=local` or `PARFORGE_SANDBOX__POOL_SIZE=4`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from sandbox.config import DockerConfig, SandboxConfig
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "parforge"
+
+
+class Settings(BaseSettings):
+    """Everything configurable about ParForge, with working defaults for one machine."""
+
+    model_config = SettingsConfigDict(env_prefix="PARFORGE_", env_nested_delimiter="__")
+
+    data_dir: Path = Field(default_factory=default_data_dir)
+    """Database, model caches, server logs and pid files live here."""
+    sandbox: SandboxConfig = Field(default_factory=DockerConfig)
+
+
+def load_settings() -> Settings:
+    """Read settings from the environment (the CLI and the API call this once at start-up)."""
+    settings = Settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    return settings

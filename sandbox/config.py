@@ -1,0 +1,62 @@
+"""Backend configurations: a union discriminated by `type`, each with `.build()`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from sandbox.models import DEFAULT_OUTPUT_LIMIT
+
+if TYPE_CHECKING:
+    from sandbox.docker import DockerSandbox
+    from sandbox.local import LocalSandbox
+
+
+class DockerConfig(BaseModel):
+    """Hardened containers from the sandbox image, kept warm in a pool."""
+
+    type: Literal["docker"] = "docker"
+    image: str | None = None
+    """Image to run; None means the tag `parforge sandbox build` derives from the Dockerfile."""
+    docker_host: str | None = None
+    """Engine URL (`unix://...`, `tcp://gpu-host:2376`); None uses DOCKER_HOST or the local socket."""
+    pool_size: int = Field(default=2, ge=1)
+    """Containers kept warm and reused across jobs; also the number of concurrent jobs."""
+    cpus: float = Field(default=2.0, gt=0)
+    memory_mb: int = Field(default=2048, ge=64)
+    pids_limit: int = Field(default=512, ge=16)
+    workdir_mb: int = Field(default=512, ge=16)
+    """Size of the tmpfs work dir; the root filesystem is read-only."""
+    output_limit: int = Field(default=DEFAULT_OUTPUT_LIMIT, ge=1024)
+    gpus: Literal["auto", "on", "off"] = "auto"
+    """Pass the host's GPUs through (`device_requests`); auto = when the engine has the nvidia runtime."""
+    cuda_toolkit: Path | None = None
+    """Host CUDA toolkit to mount read-only for nvcc (None = autodetect /usr/local/cuda)."""
+
+    def build(self) -> DockerSandbox:
+        from sandbox.docker import DockerSandbox
+
+        return DockerSandbox(self)
+
+
+class LocalConfig(BaseModel):
+    """Plain subprocesses with rlimits (and bubblewrap when present): weaker isolation."""
+
+    type: Literal["local"] = "local"
+    root: Path | None = None
+    """Where workspaces are created; None = the system temp dir."""
+    max_concurrency: int = Field(default=2, ge=1)
+    memory_mb: int = Field(default=4096, ge=64)
+    file_size_mb: int = Field(default=512, ge=1)
+    output_limit: int = Field(default=DEFAULT_OUTPUT_LIMIT, ge=1024)
+    bubblewrap: Literal["auto", "on", "off"] = "auto"
+
+    def build(self) -> LocalSandbox:
+        from sandbox.local import LocalSandbox
+
+        return LocalSandbox(self)
+
+
+SandboxConfig = Annotated[DockerConfig | LocalConfig, Field(discriminator="type")]

@@ -1,0 +1,108 @@
+"""What `verify` checks a candidate against: a sequential reference program and its tests.
+
+The reference is always a complete program with `main`. A candidate is either a complete
+program too, or, when the spec has a `driver`, a *solution*: the driver is a program that
+`#include "solution.inc"`, and the candidate's source becomes that file (ParEval-style function
+problems, where the driver generates the input, calls the function and prints the answer).
+
+The reference is built with the target's CPU toolchain (the MPI one is started at one rank) and
+with the plain C/C++ compiler for a CUDA target. Every built program reads its test input from
+its arguments and stdin and writes its answer to stdout. A program may also print
+`PARFORGE_TIME_S=<seconds>` on a line of its own on stderr: the time of the kernel alone, used for
+speedups instead of the process's wall time.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field, model_validator
+
+
+class Target(StrEnum):
+    """Execution model of a program."""
+
+    SERIAL = "serial"
+    OPENMP = "openmp"
+    MPI = "mpi"
+    CUDA = "cuda"
+
+
+class Language(StrEnum):
+    """Source language of a program."""
+
+    C = "c"
+    CPP = "cpp"
+    CUDA = "cuda"
+
+    @property
+    def suffix(self) -> str:
+        return {"c": ".c", "cpp": ".cpp", "cuda": ".cu"}[self.value]
+
+
+class TestCase(BaseModel):
+    """One input: command-line arguments and stdin."""
+
+    __test__ = False  # not a pytest class
+
+    name: str
+    args: list[str] = Field(default_factory=list)
+    stdin: str = ""
+
+
+class Tolerance(BaseModel):
+    """Compare numbers token by token: |a - b| <= atol + rtol * |b|; other tokens exactly."""
+
+    rtol: float = Field(default=1e-6, ge=0)
+    atol: float = Field(default=0.0, ge=0)
+
+
+class Spec(BaseModel):
+    """A sequential reference program plus the inputs a candidate must agree with it on."""
+
+    name: str = "program"
+    language: Language = Language.CPP
+    reference: str = Field(min_length=1)
+    """The sequential program, complete with `main`."""
+    driver: str | None = None
+    """A program that includes "solution.inc"; when set, candidates are solutions, not programs."""
+    files: dict[str, str] = Field(default_factory=dict)
+    """Support files (headers, data) written beside every program before it is built."""
+    tests: list[TestCase] = Field(min_length=1)
+    timing: TestCase | None = None
+    """A larger input for speed measurements; None = the last test."""
+    tolerance: Tolerance | None = None
+    """None: outputs must match exactly (after trimming trailing white space)."""
+    cflags: list[str] = Field(default_factory=list)
+    libs: list[str] = Field(default_factory=list)
+    threads: list[int] = Field(default_factory=lambda: [1, 2, 4])
+    """OpenMP thread counts for equivalence, race checking and timing."""
+    ranks: list[int] = Field(default_factory=lambda: [1, 2, 4])
+    """MPI rank counts for equivalence, deadlock detection and timing."""
+    timeout_s: float = Field(default=20.0, gt=0)
+    """Wall-clock limit of one program run (race-instrumented runs get a multiple)."""
+    timing_repeats: int = Field(default=5, ge=1)
+
+    @model_validator(mode="after")
+    def _driver_includes_solution(self) -> Spec:
+        if self.driver is not None and '"solution.inc"' not in self.driver:
+            raise ValueError('a driver must #include "solution.inc"')
+        return self
+
+    @property
+    def timing_case(self) -> TestCase:
+        return self.timing or self.tests[-1]
+
+
+class Candidate(BaseModel):
+    """Source code proposed for one target execution model."""
+
+    target: Target
+    source: str = Field(min_length=1)
+    language: Language | None = None
+    """None: the spec's language, or CUDA for a CUDA target."""
+
+    def language_for(self, spec: Spec) -> Language:
+        if self.language is not None:
+            return self.language
+        return Language.CUDA if self.target is Target.CUDA else spec.language

@@ -1,0 +1,156 @@
+"""What `verify` found out about a candidate, step by step."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from sandbox.models import SandboxInfo
+from sandbox.spec import Target
+
+
+class Status(StrEnum):
+    """Overall outcome, the first failure in pipeline order (build → source → tests → race)."""
+
+    PASSED = "passed"
+    BUILD_FAILED = "build_failed"
+    NOT_PARALLEL = "not_parallel"
+    """It builds but does not use its target model (no pragma / MPI call / kernel)."""
+    WRONG_ANSWER = "wrong_answer"
+    CRASHED = "crashed"
+    TIMED_OUT = "timed_out"
+    RACE = "race"
+    DEADLOCK = "deadlock"
+    SANITIZER_ERROR = "sanitizer_error"
+    """compute-sanitizer's memcheck or synccheck reported an error."""
+    REFERENCE_FAILED = "reference_failed"
+    """The spec's own reference did not build or run: the spec is broken, not the candidate."""
+
+
+class StepRecord(BaseModel):
+    """One command run during verification, as it ran."""
+
+    name: str
+    command: str
+    exit_code: int | None
+    duration_s: float
+    stdout: str = ""
+    stderr: str = ""
+    timed_out: bool = False
+    output_truncated: bool = False
+
+
+class Diagnostic(BaseModel):
+    """A compiler error or warning."""
+
+    severity: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+
+class KernelResources(BaseModel):
+    """ptxas's resource report for one CUDA kernel."""
+
+    name: str
+    registers: int = 0
+    shared_bytes: int = 0
+    constant_bytes: int = 0
+    stack_bytes: int = 0
+    spill_stores_bytes: int = 0
+    spill_loads_bytes: int = 0
+
+
+class BuildReport(BaseModel):
+    ok: bool
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
+    kernels: list[KernelResources] = Field(default_factory=list)
+
+
+class SourceCheck(BaseModel):
+    ok: bool
+    found: list[str] = Field(default_factory=list)
+    """The target-model constructs seen (`#pragma omp parallel for`, `MPI_Reduce`, `__global__`)."""
+    message: str = ""
+
+
+class TestOutcome(BaseModel):
+    """The candidate on one test input at one thread/rank count."""
+
+    __test__ = False
+
+    test: str
+    workers: int = 1
+    ok: bool
+    reason: str = ""
+
+
+class Equivalence(BaseModel):
+    ok: bool
+    outcomes: list[TestOutcome] = Field(default_factory=list)
+    not_run: str | None = None
+    """Why the tests could not run at all (`not run: no GPU`)."""
+
+
+class Finding(BaseModel):
+    """One concurrency defect."""
+
+    kind: str
+    """`data race`, `deadlock`, `simd dependence`, `racecheck hazard`, ..."""
+    tool: str
+    """Who found it: `archer-tsan`, `static`, `mpirun`, `compute-sanitizer`."""
+    message: str
+    file: str | None = None
+    line: int | None = None
+    variable: str | None = None
+    workers: int | None = None
+
+
+class ConcurrencyReport(BaseModel):
+    ok: bool
+    tools: list[str] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list)
+    runs: int = 0
+    not_run: str | None = None
+
+
+class Timing(BaseModel):
+    """Medians of repeated runs in one sandbox; speedup = reference / candidate."""
+
+    reference_s: float
+    candidate_s: dict[int, float] = Field(default_factory=dict)
+    """Median time at each thread or rank count."""
+    speedup: dict[int, float] = Field(default_factory=dict)
+    source: str = "wall"
+    """`kernel` when the programs reported PARFORGE_TIME_S, `wall` for whole-process time."""
+
+    @property
+    def best_speedup(self) -> float:
+        return max(self.speedup.values(), default=0.0)
+
+
+class Verdict(BaseModel):
+    """The whole answer: status first, then the evidence."""
+
+    target: Target
+    status: Status
+    reason: str = ""
+    build: BuildReport | None = None
+    source_check: SourceCheck | None = None
+    equivalence: Equivalence | None = None
+    concurrency: ConcurrencyReport | None = None
+    timing: Timing | None = None
+    steps: list[StepRecord] = Field(default_factory=list)
+    sandbox: SandboxInfo | None = None
+    duration_s: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.PASSED
+
+    @property
+    def speedup(self) -> float:
+        """Best speedup over the reference, 0 when not passed or not timed."""
+        return self.timing.best_speedup if self.passed and self.timing else 0.0
