@@ -1,0 +1,252 @@
+"""Markdown and HTML reports of an eval run, with matplotlib plots, optionally against a baseline.
+
+Rendering is pure (`render_markdown`, `render_html` take data, return text); only `write_report`
+touches the file system.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from evals.summary import OVERALL, MetricRow, SampleOutcome, Summary, summarize
+
+
+class RunInfo(BaseModel):
+    """What a reader needs to know about where the numbers come from."""
+
+    id: str
+    suite: str
+    target: str
+    model: str
+    samples: int
+    created: str = ""
+    notes: str = ""
+
+
+class RunData(BaseModel):
+    info: RunInfo
+    outcomes: list[SampleOutcome]
+
+
+class Report(BaseModel):
+    run: RunData
+    baseline: RunData | None
+    summary: Summary
+    baseline_summary: Summary | None
+    plots: dict[str, str]
+    """Plot title → file name, relative to the report."""
+
+
+_COLUMNS = [
+    ("build", "build@k"),
+    ("passed", "pass@k"),
+    ("race_free", "race-free@k"),
+    ("speedup", "speedup_n@k"),
+    ("efficiency", "efficiency_n@k"),
+    ("correct_but_racy", "passes tests but races"),
+]
+
+
+def _fmt(value: float | None, pct: bool) -> str:
+    if value is None:
+        return "–"
+    return f"{100 * value:.1f}%" if pct else f"{value:.2f}"
+
+
+def _cells(row: MetricRow, base: MetricRow | None) -> list[str]:
+    cells = []
+    for field, _ in _COLUMNS:
+        pct = field not in ("speedup", "efficiency")
+        value = getattr(row, field)
+        text = _fmt(value, pct)
+        if base is not None and value is not None and getattr(base, field) is not None:
+            delta = value - getattr(base, field)
+            text += f" ({'+' if delta >= 0 else ''}{_fmt(delta, pct)})"
+        cells.append(text)
+    return cells
+
+
+def _table(report: Report) -> tuple[list[str], list[list[str]]]:
+    header = ["type", "k", "problems", "samples", *(title for _, title in _COLUMNS)]
+    rows = []
+    for row in report.summary.rows:
+        base = None
+        if report.baseline_summary is not None:
+            base = next(
+                (r for r in report.baseline_summary.rows if r.group == row.group and r.k == row.k),
+                None,
+            )
+        group = f"**{row.group}**" if row.group == OVERALL else row.group
+        rows.append([group, str(row.k), str(row.problems), str(row.samples), *_cells(row, base)])
+    return header, rows
+
+
+def _facts(report: Report) -> list[tuple[str, str]]:
+    info = report.run.info
+    n = report.summary.resources
+    facts = [
+        ("run", info.id),
+        ("suite", info.suite),
+        ("target", info.target),
+        ("model", info.model),
+        ("samples per problem", str(info.samples)),
+        ("speedup measured at", f"n = {n}" if n else "not measured"),
+    ]
+    if info.created:
+        facts.append(("created", info.created))
+    if report.baseline:
+        facts.append(("compared with", f"{report.baseline.info.id} ({report.baseline.info.model})"))
+    return facts
+
+
+def render_markdown(report: Report) -> str:
+    """The report as Markdown; deltas against the baseline in parentheses."""
+    lines = [f"# Eval report: {report.run.info.suite} / {report.run.info.target}", ""]
+    lines += [f"- {k}: {v}" for k, v in _facts(report)]
+    if report.run.info.notes:
+        lines += ["", report.run.info.notes]
+    header, rows = _table(report)
+    lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    lines += ["", _DEFINITIONS]
+    for title, name in report.plots.items():
+        lines += ["", f"![{title}]({name})"]
+    return "\n".join(lines) + "\n"
+
+
+def render_html(report: Report) -> str:
+    """The same report as a standalone HTML page."""
+    esc = html.escape
+    header, rows = _table(report)
+    facts = "".join(f"<li><b>{esc(k)}</b>: {esc(v)}</li>" for k, v in _facts(report))
+    head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{esc(c.strip('*'))}</td>" for c in row) + "</tr>" for row in rows
+    )
+    plots = "".join(
+        f'<figure><img src="{esc(name)}" alt="{esc(title)}"><figcaption>{esc(title)}</figcaption></figure>'
+        for title, name in report.plots.items()
+    )
+    title = f"Eval report: {report.run.info.suite} / {report.run.info.target}"
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
+        f"<style>{_CSS}</style></head><body><h1>{esc(title)}</h1><ul>{facts}</ul>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        f"<p>{esc(_DEFINITIONS)}</p>{plots}</body></html>\n"
+    )
+
+
+_DEFINITIONS = (
+    "pass@k: unbiased estimate that one of k samples agrees with the reference on every test "
+    "(ParEval's definition). race-free@k additionally requires a clean race/deadlock check. "
+    "speedup_n@k / efficiency_n@k: expected best speedup (divided by n for efficiency) among k "
+    "samples at n threads or ranks; failing or racy samples count as 0."
+)
+_CSS = (
+    "body{font-family:sans-serif;max-width:1100px;margin:2em auto}"
+    "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
+    "figure{display:inline-block;margin:1em}img{max-width:520px}"
+)
+
+
+def _plot_rates(summary: Summary, path: Path, title: str) -> None:
+    import matplotlib.pyplot as plt
+
+    k = summary.ks[0]
+    rows = [r for r in summary.rows if r.k == k]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    width = 0.27
+    for i, (field, label) in enumerate(_COLUMNS[:3]):
+        ax.bar(
+            [x + (i - 1) * width for x in range(len(rows))],
+            [100 * getattr(r, field) for r in rows],
+            width,
+            label=label.replace("k", str(k)),
+        )
+    ax.set_xticks(range(len(rows)), [r.group for r in rows], rotation=30, ha="right")
+    ax.set_ylabel("%")
+    ax.set_ylim(0, 100)
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _plot_speedups(outcomes: Sequence[SampleOutcome], n: int, path: Path) -> bool:
+    import matplotlib.pyplot as plt
+
+    by_type: dict[str, list[float]] = defaultdict(list)
+    for o in outcomes:
+        if o.race_free and n in o.speedups:
+            by_type[o.problem_type].append(o.speedups[n])
+    if not by_type:
+        return False
+    groups = sorted(by_type)
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.boxplot([by_type[g] for g in groups])
+    ax.set_xticks(range(1, len(groups) + 1), groups, rotation=30, ha="right")
+    ax.axhline(1.0, color="grey", linestyle="--", linewidth=1)
+    ax.set_ylabel(f"speedup at n = {n}")
+    ax.set_title("Speedup of verified samples")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def _plot_deltas(summary: Summary, baseline: Summary, path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    k = summary.ks[0]
+    rows = [r for r in summary.rows if r.k == k]
+    base = {r.group: r for r in baseline.rows if r.k == k}
+    groups = [r.group for r in rows if r.group in base]
+    deltas = [100 * (r.passed - base[r.group].passed) for r in rows if r.group in base]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.bar(groups, deltas, color=["tab:green" if d >= 0 else "tab:red" for d in deltas])
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_ylabel(f"Δ pass@{k} (points)")
+    ax.set_title("Run vs baseline")
+    ax.tick_params(axis="x", rotation=30)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_report(
+    out_dir: Path,
+    run: RunData,
+    *,
+    ks: Sequence[int],
+    resources: int | None,
+    baseline: RunData | None = None,
+) -> dict[str, Path]:
+    """Write report.md, report.html and the plots into `out_dir`; return their paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    summary = summarize(run.outcomes, ks, resources)
+    base_summary = summarize(baseline.outcomes, ks, resources) if baseline else None
+    plots: dict[str, str] = {}
+    _plot_rates(summary, out_dir / "rates.png", f"{run.info.model}: rates by problem type")
+    plots["Rates by problem type"] = "rates.png"
+    if resources and _plot_speedups(run.outcomes, resources, out_dir / "speedups.png"):
+        plots["Speedup distribution"] = "speedups.png"
+    if base_summary is not None:
+        _plot_deltas(summary, base_summary, out_dir / "deltas.png")
+        plots["pass@k delta vs baseline"] = "deltas.png"
+    report = Report(
+        run=run, baseline=baseline, summary=summary, baseline_summary=base_summary, plots=plots
+    )
+    paths = {"markdown": out_dir / "report.md", "html": out_dir / "report.html"}
+    paths["markdown"].write_text(render_markdown(report))
+    paths["html"].write_text(render_html(report))
+    paths.update({name: out_dir / name for name in plots.values()})
+    return paths
