@@ -13,6 +13,7 @@ from corpus.store.models.evals import (
     EvalResultPublic,
     EvalRun,
     EvalRunCreate,
+    EvalRunDetail,
     EvalRunPublic,
 )
 from corpus.store.models.tasks import (
@@ -60,6 +61,7 @@ __all__ = [
     "EvalResultPublic",
     "EvalRun",
     "EvalRunCreate",
+    "EvalRunDetail",
     "EvalRunPublic",
     "EventKind",
     "ExecutionTarget",

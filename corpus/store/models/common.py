@@ -100,4 +100,16 @@ class QueueFields(SQLModel):
     cancel_requested: bool = Field(default=False)
 
 
-JsonDict = dict[str, Any]
+def reject_nul(value: Any) -> Any:
+    """Refuse NUL characters anywhere in a value: PostgreSQL cannot store them in text or JSON."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ValueError("text must not contain NUL characters")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            reject_nul(key)
+            reject_nul(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            reject_nul(item)
+    return value

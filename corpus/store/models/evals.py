@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from pydantic import model_validator
 from sqlalchemy import String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
@@ -14,6 +15,7 @@ from corpus.store.models.common import (
     JSONType,
     QueueFields,
     UTCDateTime,
+    reject_nul,
     utcnow,
 )
 
@@ -33,6 +35,11 @@ class EvalRunBase(SQLModel):
 
 class EvalRunCreate(EvalRunBase):
     """What `POST /v1/evals` accepts."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nul(cls, data: Any) -> Any:
+        return reject_nul(data)
 
 
 class EvalRun(EvalRunBase, QueueFields, table=True):
@@ -93,3 +100,9 @@ class EvalResultPublic(EvalResultBase):
     id: int
     eval_run_id: int
     created_at: datetime
+
+
+class EvalRunDetail(EvalRunPublic):
+    """An eval run with its per-sample results."""
+
+    results: list[EvalResultPublic]

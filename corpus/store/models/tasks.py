@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 from sqlalchemy import String, Text
 from sqlmodel import Field, SQLModel
 
@@ -17,6 +17,7 @@ from corpus.store.models.common import (
     SourceLanguage,
     UTCDateTime,
     new_id,
+    reject_nul,
     utcnow,
 )
 
@@ -61,6 +62,11 @@ class TaskCreate(TaskBase):
         if not value.strip():
             raise ValueError("source is empty")
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nul(cls, data: Any) -> Any:
+        return reject_nul(data)
 
 
 class Task(TaskBase, QueueFields, table=True):
