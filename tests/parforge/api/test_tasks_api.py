@@ -100,7 +100,10 @@ async def test_running_task_cancels(api_factory):
             await api.client.post("/v1/tasks", json={"source": SOURCE, "target": "openmp"})
         ).json()["id"]
         async with asyncio.timeout(5):
-            while (await api.client.get(f"/v1/tasks/{task_id}")).json()["status"] != "running":
+            while True:
+                status = (await api.client.get(f"/v1/tasks/{task_id}")).json()["status"]
+                if status == "running":
+                    break
                 await asyncio.sleep(0.02)
         r = await api.client.post(f"/v1/tasks/{task_id}/cancel")
         assert r.json()["detail"] == "cancellation requested"
