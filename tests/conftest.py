@@ -143,7 +143,7 @@ class ScriptedRunner:
         passed = 0
         for i in range(self.samples):
             code = f"// sample {i} of attempt {context.attempt}\n#pragma omp parallel for\n{task.source}"
-            call_id = f"call_{context.run_id}_{i}"
+            call_id = f"call_{i}"
             llm = await rec.add_step(
                 StepCreate(
                     kind=StepKind.LLM_CALL,

@@ -171,8 +171,11 @@ class WorkerPool:
         beats = 0
         while True:
             with self.notifier.subscribe(CANCEL) as poke:
+                # Only tasks registered before the beat can be judged by it: one claimed while
+                # the beat was in flight would look taken away.
+                before = dict(self._running)
                 beat = await asyncio.to_thread(self._beat)
-                for task_id, running in list(self._running.items()):
+                for task_id, running in before.items():
                     if running.why is not None:
                         continue
                     if task_id not in beat.held:
