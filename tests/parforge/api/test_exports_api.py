@@ -11,6 +11,15 @@ from corpus.export import ExportFormat, schema_for
 from tests.conftest import ScriptedRunner
 
 
+async def _wait_succeeded(client, task_id, headers):
+    async with asyncio.timeout(10):
+        while True:
+            task = (await client.get(f"/v1/tasks/{task_id}", headers=headers)).json()
+            if task["status"] == "succeeded":
+                return
+            await asyncio.sleep(0.02)
+
+
 async def test_export_streams_only_the_callers_tasks(api_factory):
     async with api_factory(runner=ScriptedRunner(samples=2)) as api:
         other = {"Authorization": f"Bearer {api.new_key('other')}"}
@@ -22,12 +31,8 @@ async def test_export_streams_only_the_callers_tasks(api_factory):
                 "/v1/tasks", json={"source": "int b;", "target": "openmp"}, headers=other
             )
         ).json()["id"]
-        async with asyncio.timeout(10):
-            for task_id, headers in ((mine, api.auth), (theirs, other)):
-                while (await api.client.get(f"/v1/tasks/{task_id}", headers=headers)).json()[
-                    "status"
-                ] != "succeeded":
-                    await asyncio.sleep(0.02)
+        for task_id, headers in ((mine, api.auth), (theirs, other)):
+            await _wait_succeeded(api.client, task_id, headers)
         r = await api.client.get("/v1/exports/openai")
         assert r.status_code == 200 and r.headers["content-type"] == "application/x-ndjson"
         lines = [json.loads(line) for line in r.text.splitlines()]
