@@ -22,7 +22,7 @@ from corpus.store.models import (
 )
 from corpus.store.notify import QUEUE
 from parforge.api.deps import OwnerDep, ServicesDep, SessionDep
-from parforge.api.events import follow, to_sse
+from parforge.service.events import follow, to_sse
 from parforge.service.pool import CANCEL
 
 router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
