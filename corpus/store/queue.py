@@ -1,5 +1,8 @@
 """A durable job queue in a table: claim, heartbeat, finish, recover.
 
+`claim`, `finish` and `recover` leave the commit to the caller, so that the status change and
+what goes with it (the task's event, its run's end) land in one transaction.
+
 Works for any table with `QueueFields` (tasks, eval runs). A claim is one `UPDATE ... WHERE id =
 (SELECT ... FOR UPDATE SKIP LOCKED)` statement, so several workers, in one process or many, never
 claim the same row: PostgreSQL skips rows another transaction holds, and SQLite runs the single
@@ -52,7 +55,6 @@ def claim(session: Session, model: type[Job], worker: str, job_id: Any = None) -
         )
         .returning(c.id)
     ).scalar_one_or_none()
-    session.commit()
     return None if claimed is None else session.get(model, claimed)
 
 
@@ -94,7 +96,6 @@ def finish(
         .where(c.id == job_id, c.claimed_by == worker, c.status == JobStatus.RUNNING)
         .values(status=status, reason=reason, finished_at=utcnow(), **values)
     ).rowcount  # type: ignore[attr-defined]
-    session.commit()
     return bool(done)
 
 
@@ -153,5 +154,4 @@ def recover(
         ).rowcount  # type: ignore[attr-defined]
         if taken:
             recovered.append(Recovered(job_id, owner or "?", status, reason))
-    session.commit()
     return recovered

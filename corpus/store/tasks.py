@@ -152,6 +152,8 @@ def claim(session: Session, worker: str, task_id: str | None = None) -> Task | N
         status_event(session, task.id, JobStatus.RUNNING)
         session.commit()
         session.refresh(task)
+    else:
+        session.commit()
     return task
 
 
