@@ -12,6 +12,8 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from corpus.store.config import StoreConfig
+from parforge.service.config import ServerConfig
 from sandbox.config import DockerConfig, SandboxConfig
 
 
@@ -28,6 +30,12 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default_factory=default_data_dir)
     """Database, model caches, server logs and pid files live here."""
     sandbox: SandboxConfig = Field(default_factory=DockerConfig)
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    server: ServerConfig = Field(default_factory=ServerConfig)
+
+    @property
+    def store_url(self) -> str:
+        return self.store.url_for(self.data_dir)
 
 
 def load_settings() -> Settings:

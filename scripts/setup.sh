@@ -57,3 +57,39 @@ ensure_host_toolchain() {
     apt_install g++ clang libomp-dev libclang-rt-14-dev llvm openmpi-bin libopenmpi-dev \
         bubblewrap debootstrap
 }
+
+ensure_postgres() {
+    # A throw-away PostgreSQL cluster for the store's tests: Debian's server, a cluster under the
+    # data dir owned by `postgres`, on a port derived from this checkout so that two checkouts on
+    # one machine do not collide. Exports PARFORGE_TEST_POSTGRES_URL.
+    local bin
+    bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)"
+    if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then
+        apt_install postgresql
+        bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
+    fi
+    local port="${PARFORGE_PG_PORT:-$((40000 + $(printf '%s' "$ROOT" | cksum | cut -d' ' -f1) % 20000))}"
+    local dir="$PARFORGE_DATA_DIR/postgres"
+    local pg=(runuser -u postgres --)
+    [ "$(id -u)" = 0 ] || pg=(sudo -u postgres)
+    mkdir -p "$dir"
+    chown postgres: "$dir" 2>/dev/null || as_root chown postgres: "$dir"
+    if ! "${pg[@]}" test -w "$dir"; then
+        # The data dir sits below a folder `postgres` cannot enter (a home directory).
+        dir="/var/tmp/parforge-postgres-$port"
+        mkdir -p "$dir" && chown postgres: "$dir" 2>/dev/null || as_root chown postgres: "$dir"
+    fi
+    if [ ! -f "$dir/data/PG_VERSION" ]; then
+        log "initialising a PostgreSQL cluster in $dir"
+        "${pg[@]}" "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 >"$dir/initdb.log"
+    fi
+    if ! "${pg[@]}" "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+        log "starting PostgreSQL on 127.0.0.1:$port"
+        "${pg[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+            -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off" start >/dev/null
+    fi
+    "${pg[@]}" "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -tAc \
+        "SELECT 1 FROM pg_database WHERE datname='parforge'" | grep -q 1 ||
+        "${pg[@]}" "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres parforge
+    export PARFORGE_TEST_POSTGRES_URL="postgresql+psycopg://postgres@127.0.0.1:$port/parforge"
+}

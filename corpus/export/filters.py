@@ -1,0 +1,51 @@
+"""What an export selects: the format, the filters, the split."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from corpus.store.models import ParallelTarget
+
+
+class ExportFormat(StrEnum):
+    OPENAI = "openai"
+    """OpenAI chat fine-tuning JSONL: `messages` (+ `tools`), tool-call arguments as JSON strings."""
+    SFT = "sft"
+    """TRL SFT: `messages` with tool-call arguments as objects, and a `tools` column."""
+    DPO = "dpo"
+    """TRL DPO: `prompt`, `chosen`, `rejected` (conversational)."""
+
+
+class Split(StrEnum):
+    ALL = "all"
+    TRAIN = "train"
+    VALIDATION = "validation"
+
+
+class ExportFilter(BaseModel):
+    """Which samples to export. For DPO, `verified_only` and `min_speedup` apply to `chosen`."""
+
+    verified_only: bool = False
+    """Only LLM calls whose candidate passed verification."""
+    min_speedup: float | None = Field(default=None, ge=0)
+    """Only candidates that passed at least this fast (implies verified_only)."""
+    target: ParallelTarget | None = None
+    model: str | None = Field(default=None, max_length=200)
+    """The model that wrote the sample."""
+    adapter: str | None = Field(default=None, max_length=200)
+    since: datetime | None = None
+    until: datetime | None = None
+    split: Split = Split.ALL
+    validation_fraction: float = Field(default=0.1, ge=0, le=1)
+    dpo_margin: float = Field(default=0.1, ge=0, le=10)
+    """A passing candidate is `rejected` against a faster one only if at least this much slower."""
+
+
+def split_of(task_id: str, validation_fraction: float) -> Split:
+    """Train or validation, from a hash of the task id: stable, so no task is ever in both."""
+    bucket = int.from_bytes(hashlib.sha256(task_id.encode()).digest()[:8], "big") / 2**64
+    return Split.VALIDATION if bucket < validation_fraction else Split.TRAIN

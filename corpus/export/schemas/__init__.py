@@ -1,0 +1,1 @@
+"""JSON schemas of the export formats' lines (package data)."""

@@ -1,0 +1,86 @@
+"""Exports as a stream of JSON lines: filter, split by task, format, deduplicate."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+
+from corpus.errors import ExportError
+from corpus.export.dedupe import DigestSet
+from corpus.export.filters import ExportFilter, ExportFormat, Split, split_of
+from corpus.export.formats import dpo_records, openai_record, sft_record
+from corpus.export.rows import stream_rows
+from corpus.store.tasks import ANY_OWNER, Owner
+
+
+@dataclass
+class ExportStats:
+    written: int = 0
+    duplicates: int = 0
+
+
+def export_lines(
+    engine: Engine,
+    fmt: ExportFormat,
+    filters: ExportFilter | None = None,
+    owner: Owner = ANY_OWNER,
+    stats: ExportStats | None = None,
+) -> Iterator[str]:
+    """JSON lines (each ending in a newline) in task order, identical lines dropped.
+
+    Memory stays flat whatever the store's size: rows come in batches from a cursor, DPO
+    holds one task at a time, and the digests of lines already written live on disk.
+    """
+    filters = filters or ExportFilter()
+    stats = stats if stats is not None else ExportStats()
+    rows = stream_rows(engine, filters, owner, dpo=fmt is ExportFormat.DPO)
+    if filters.split is not Split.ALL:
+        wanted = filters.split
+        rows = (r for r in rows if split_of(r.task_id, filters.validation_fraction) is wanted)
+    records: Iterator[dict[str, Any]]
+    if fmt is ExportFormat.DPO:
+        records = (
+            record
+            for _, task_rows in itertools.groupby(rows, key=lambda r: r.task_id)
+            for record in dpo_records(task_rows, filters)
+        )
+    elif fmt is ExportFormat.OPENAI:
+        records = (openai_record(r) for r in rows)
+    elif fmt is ExportFormat.SFT:
+        records = (sft_record(r) for r in rows)
+    else:
+        raise ExportError(f"unknown export format {fmt!r}")
+    with DigestSet() as seen:
+        for record in records:
+            line = json.dumps(record, ensure_ascii=False, sort_keys=True)
+            if not seen.add(line):
+                stats.duplicates += 1
+                continue
+            stats.written += 1
+            yield line + "\n"
+
+
+def export_file(
+    engine: Engine,
+    fmt: ExportFormat,
+    out: Path,
+    filters: ExportFilter | None = None,
+    owner: Owner = ANY_OWNER,
+) -> ExportStats:
+    """Write an export to `out` (replaced atomically once complete)."""
+    stats = ExportStats()
+    partial = out.with_name(out.name + ".partial")
+    try:
+        with partial.open("w", encoding="utf-8") as handle:
+            for line in export_lines(engine, fmt, filters, owner, stats):
+                handle.write(line)
+        partial.replace(out)
+    except OSError as exc:
+        raise ExportError(f"cannot write {out}: {exc}") from exc
+    return stats

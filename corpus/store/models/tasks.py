@@ -1,0 +1,144 @@
+"""Translation tasks and API keys: base / table / create / public models kept apart."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import field_validator, model_validator
+from sqlalchemy import String, Text
+from sqlmodel import Field, SQLModel
+
+from corpus.store.models.common import (
+    JobStatus,
+    JSONType,
+    ParallelTarget,
+    QueueFields,
+    SourceLanguage,
+    UTCDateTime,
+    new_id,
+    reject_nul,
+    utcnow,
+)
+
+
+class TestInput(SQLModel):
+    """One test input for a task: command-line arguments and stdin (the sandbox's `TestCase`)."""
+
+    __test__ = False
+
+    name: str = Field(min_length=1, max_length=200)
+    args: list[str] = Field(default_factory=list, max_length=64)
+    stdin: str = Field(default="", max_length=1_000_000)
+
+
+class Budgets(SQLModel):
+    """What one run of a task may spend."""
+
+    samples: int = Field(default=4, ge=1, le=64)
+    """Candidates to ask the model for (K)."""
+    max_tokens: int | None = Field(default=None, ge=1, le=131_072)
+    """Completion tokens per model call; None = the runner's default."""
+    time_s: float | None = Field(default=None, gt=0, le=86_400)
+    """Wall-clock limit of one run; None = no limit."""
+
+
+class TaskBase(SQLModel):
+    name: str = Field(default="task", min_length=1, max_length=200)
+    language: SourceLanguage = Field(default=SourceLanguage.CPP, sa_type=String(16))
+    target: ParallelTarget = Field(sa_type=String(16), index=True)
+
+
+class TaskCreate(TaskBase):
+    """What a user submits: sequential source, its language, the target model, tests, budgets."""
+
+    source: str = Field(min_length=1)
+    tests: list[TestInput] | None = Field(default=None, max_length=256)
+    budgets: Budgets = Field(default_factory=Budgets)
+
+    @field_validator("source")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("source is empty")
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nul(cls, data: Any) -> Any:
+        return reject_nul(data)
+
+
+class Task(TaskBase, QueueFields, table=True):
+    __tablename__ = "tasks"
+
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
+    source: str = Field(sa_type=Text)
+    tests: list[dict[str, Any]] | None = Field(default=None, sa_type=JSONType)
+    budgets: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    owner_key_id: int | None = Field(default=None, foreign_key="api_keys.id", index=True)
+    """The API key that submitted it; None for tasks submitted locally through the CLI."""
+    best_candidate_id: int | None = Field(default=None)
+    """Set when the task ends; not a foreign key, to keep tasks ↔ candidates free of a cycle."""
+    best_speedup: float | None = Field(default=None)
+
+
+class TaskPublic(TaskBase):
+    """A task as listed: everything but the (possibly long) source and tests."""
+
+    id: str
+    status: JobStatus
+    reason: str
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    attempts: int
+    cancel_requested: bool
+    budgets: Budgets
+    best_candidate_id: int | None
+    best_speedup: float | None
+
+
+class TaskDetail(TaskPublic):
+    """A task as shown on its own."""
+
+    source: str
+    tests: list[TestInput] | None
+
+
+class TaskAccepted(SQLModel):
+    """The answer to a submission."""
+
+    id: str
+    status: JobStatus
+
+
+class ApiKeyBase(SQLModel):
+    name: str = Field(min_length=1, max_length=100)
+
+
+class ApiKey(ApiKeyBase, table=True):
+    """A bearer token's SHA-256 digest: the token itself is shown once and never stored."""
+
+    __tablename__ = "api_keys"
+
+    id: int | None = Field(default=None, primary_key=True)
+    prefix: str = Field(max_length=16)
+    digest: str = Field(max_length=64, unique=True)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
+    revoked_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    last_used_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class ApiKeyPublic(ApiKeyBase):
+    id: int
+    prefix: str
+    created_at: datetime
+    revoked_at: datetime | None
+    last_used_at: datetime | None
+
+
+class ApiKeyCreated(ApiKeyPublic):
+    """The one time the token is shown."""
+
+    token: str

@@ -1,0 +1,327 @@
+"""Tasks: submit, look up, list, cancel, and their event log.
+
+Every function takes a `Session` and commits its own unit of work. `owner` scopes a lookup to one
+API key's tasks; `ANY_OWNER` (the CLI, the workers) sees them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Final
+
+from sqlalchemy import func, update
+from sqlmodel import Session, col, select
+
+from corpus.store import queue
+from corpus.store.models import (
+    Candidate,
+    CandidatePublic,
+    CandidateWithVerdict,
+    EventKind,
+    JobStatus,
+    ParallelTarget,
+    Run,
+    RunPublic,
+    Step,
+    StepPublic,
+    Task,
+    TaskCreate,
+    TaskEvent,
+    Verdict,
+    VerdictPublic,
+    utcnow,
+)
+
+
+class _AnyOwner:
+    def __repr__(self) -> str:
+        return "ANY_OWNER"
+
+
+ANY_OWNER: Final = _AnyOwner()
+Owner = int | None | _AnyOwner
+"""An API key id, None for tasks submitted without a key, or `ANY_OWNER`."""
+
+
+def _owned(statement: Any, owner: Owner) -> Any:
+    if isinstance(owner, _AnyOwner):
+        return statement
+    if owner is None:
+        return statement.where(col(Task.owner_key_id).is_(None))
+    return statement.where(Task.owner_key_id == owner)
+
+
+def add_event(
+    session: Session,
+    task_id: str,
+    kind: EventKind,
+    ref_id: int | None = None,
+    data: dict[str, Any] | None = None,
+) -> None:
+    """Append to the task's log (in the caller's transaction)."""
+    session.add(TaskEvent(task_id=task_id, kind=kind, ref_id=ref_id, data=data or {}))
+
+
+def status_event(session: Session, task_id: str, status: JobStatus, reason: str = "") -> None:
+    add_event(session, task_id, EventKind.STATUS, data={"status": status, "reason": reason})
+
+
+def submit(session: Session, create: TaskCreate, owner_key_id: int | None = None) -> Task:
+    """Queue a new task."""
+    task = Task.model_validate(create.model_dump(mode="json") | {"owner_key_id": owner_key_id})
+    session.add(task)
+    session.flush()
+    status_event(session, task.id, JobStatus.QUEUED)
+    session.commit()
+    session.refresh(task)
+    return task
+
+
+def get(session: Session, task_id: str, owner: Owner = ANY_OWNER) -> Task | None:
+    return session.exec(_owned(select(Task).where(Task.id == task_id), owner)).first()
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list[Task]
+    total: int
+
+
+def list_tasks(
+    session: Session,
+    owner: Owner = ANY_OWNER,
+    *,
+    status: JobStatus | None = None,
+    target: ParallelTarget | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> Page:
+    """Newest first."""
+    query = _owned(select(Task), owner)
+    if status is not None:
+        query = query.where(Task.status == status)
+    if target is not None:
+        query = query.where(Task.target == target)
+    total = session.exec(select(func.count()).select_from(query.subquery())).one()
+    items = session.exec(
+        query.order_by(col(Task.created_at).desc(), col(Task.id)).offset(offset).limit(limit)
+    ).all()
+    return Page(items=list(items), total=int(total))
+
+
+class CancelOutcome(StrEnum):
+    NOT_FOUND = "not_found"
+    CANCELLED = "cancelled"
+    """It was still queued: it is cancelled now."""
+    REQUESTED = "requested"
+    """It is running: its worker stops it within a heartbeat."""
+    FINISHED = "finished"
+    """It had already ended."""
+
+
+def request_cancel(session: Session, task_id: str, owner: Owner = ANY_OWNER) -> CancelOutcome:
+    task = get(session, task_id, owner)
+    if task is None:
+        return CancelOutcome.NOT_FOUND
+    reason = "cancelled on request"
+    dequeued = session.execute(
+        update(Task)
+        .where(col(Task.id) == task_id, col(Task.status) == JobStatus.QUEUED)
+        .values(status=JobStatus.CANCELLED, reason=reason, finished_at=utcnow())
+        .execution_options(synchronize_session=False)
+    ).rowcount  # type: ignore[attr-defined]
+    if dequeued:
+        status_event(session, task_id, JobStatus.CANCELLED, reason)
+        session.commit()
+        return CancelOutcome.CANCELLED
+    flagged = session.execute(
+        update(Task)
+        .where(col(Task.id) == task_id, col(Task.status) == JobStatus.RUNNING)
+        .values(cancel_requested=True)
+        .execution_options(synchronize_session=False)
+    ).rowcount  # type: ignore[attr-defined]
+    session.commit()
+    return CancelOutcome.REQUESTED if flagged else CancelOutcome.FINISHED
+
+
+def claim(session: Session, worker: str, task_id: str | None = None) -> Task | None:
+    """Claim the oldest queued task (or `task_id`) for `worker`, logging its new status."""
+    task = queue.claim(session, Task, worker, task_id)
+    if task is not None:
+        status_event(session, task.id, JobStatus.RUNNING)
+        session.commit()
+        session.refresh(task)
+    else:
+        session.commit()
+    return task
+
+
+def start_run(session: Session, task: Task, runner: str, worker: str) -> Run:
+    run = Run(
+        task_id=task.id,
+        attempt=task.attempts,
+        runner=runner,
+        worker=worker,
+        budgets=dict(task.budgets),
+    )
+    session.add(run)
+    session.flush()
+    assert run.id is not None
+    add_event(session, task.id, EventKind.RUN, run.id, {"attempt": run.attempt})
+    session.commit()
+    return run
+
+
+def finish(
+    session: Session,
+    task_id: str,
+    run_id: int,
+    worker: str,
+    status: JobStatus,
+    reason: str = "",
+    best_candidate_id: int | None = None,
+) -> bool:
+    """End a task and its run; the best candidate defaults to the fastest passing one."""
+    best = _best(session, task_id, best_candidate_id)
+    ended = queue.finish(
+        session,
+        Task,
+        task_id,
+        worker,
+        status,
+        reason,
+        best_candidate_id=best[0] if best else None,
+        best_speedup=best[1] if best else None,
+    )
+    _end_run(session, run_id, status, reason)
+    if ended:
+        status_event(session, task_id, status, reason)
+    session.commit()
+    return ended
+
+
+def _best(session: Session, task_id: str, chosen: int | None) -> tuple[int, float] | None:
+    query = select(Verdict.candidate_id, Verdict.best_speedup).where(Verdict.task_id == task_id)
+    if chosen is not None:
+        query = query.where(Verdict.candidate_id == chosen)
+    else:
+        query = query.where(col(Verdict.passed))
+    row = session.exec(
+        query.order_by(col(Verdict.best_speedup).desc(), col(Verdict.id).desc())
+    ).first()
+    if row is None:
+        return (chosen, 0.0) if chosen is not None else None
+    return (row[0], row[1])
+
+
+def _end_run(session: Session, run_id: int, status: JobStatus, reason: str) -> None:
+    session.execute(
+        update(Run)
+        .where(col(Run.id) == run_id, col(Run.status) == JobStatus.RUNNING)
+        .values(status=status, reason=reason, finished_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+
+
+def recover(
+    session: Session, *, lease_s: float, max_attempts: int, alive: Any
+) -> list[queue.Recovered]:
+    """Take back tasks of dead workers (see `queue.recover`) and close their open runs."""
+    recovered = queue.recover(
+        session, Task, lease_s=lease_s, max_attempts=max_attempts, alive=alive
+    )
+    for item in recovered:
+        open_runs = session.exec(
+            select(Run.id).where(Run.task_id == item.job_id, Run.status == JobStatus.RUNNING)
+        ).all()
+        for run_id in open_runs:
+            assert run_id is not None
+            _end_run(session, run_id, JobStatus.FAILED, f"worker {item.worker} stopped")
+        status_event(session, item.job_id, item.status, item.reason)
+    session.commit()
+    return recovered
+
+
+def candidates(session: Session, task_id: str) -> list[CandidateWithVerdict]:
+    """The task's candidates in creation order, each with its latest verdict."""
+    rows = session.exec(
+        select(Candidate).where(Candidate.task_id == task_id).order_by(col(Candidate.id))
+    ).all()
+    verdicts: dict[int, Verdict] = {}
+    for verdict in session.exec(
+        select(Verdict).where(Verdict.task_id == task_id).order_by(col(Verdict.id))
+    ):
+        verdicts[verdict.candidate_id] = verdict
+    return [
+        CandidateWithVerdict.model_validate(
+            CandidatePublic.model_validate(c).model_dump()
+            | {"verdict": _public(VerdictPublic, verdicts.get(c.id or -1))}
+        )
+        for c in rows
+    ]
+
+
+def runs(session: Session, task_id: str) -> list[RunPublic]:
+    rows = session.exec(select(Run).where(Run.task_id == task_id).order_by(col(Run.id))).all()
+    return [RunPublic.model_validate(r) for r in rows]
+
+
+def _public(model: Any, row: Any) -> Any:
+    return None if row is None else model.model_validate(row)
+
+
+_REFS: dict[EventKind, tuple[Any, Any]] = {
+    EventKind.STEP: (Step, StepPublic),
+    EventKind.CANDIDATE: (Candidate, CandidatePublic),
+    EventKind.VERDICT: (Verdict, VerdictPublic),
+    EventKind.RUN: (Run, RunPublic),
+}
+
+
+def events_after(
+    session: Session, task_id: str, after: int = 0, limit: int = 100
+) -> list[tuple[int, EventKind, dict[str, Any]]]:
+    """The task's events with id > `after`, oldest first, each with the object it refers to."""
+    events = session.exec(
+        select(TaskEvent)
+        .where(TaskEvent.task_id == task_id, col(TaskEvent.id) > after)
+        .order_by(col(TaskEvent.id))
+        .limit(limit)
+    ).all()
+    out = []
+    for event in events:
+        assert event.id is not None
+        payload: dict[str, Any] = dict(event.data)
+        if event.kind in _REFS and event.ref_id is not None:
+            table, public = _REFS[EventKind(event.kind)]
+            row = session.get(table, event.ref_id)
+            if row is not None:
+                payload = public.model_validate(row).model_dump(mode="json")
+        out.append((event.id, EventKind(event.kind), payload))
+    return out
+
+
+def release(session: Session, task_id: str, run_id: int, worker: str, why: str) -> bool:
+    """Put a task this worker holds back in the queue (shutdown), returning its attempt."""
+    reason = f"{why}; re-queued"
+    released = session.execute(
+        update(Task)
+        .where(
+            col(Task.id) == task_id,
+            col(Task.claimed_by) == worker,
+            col(Task.status) == JobStatus.RUNNING,
+        )
+        .values(
+            status=JobStatus.QUEUED,
+            reason=reason,
+            claimed_by=None,
+            attempts=col(Task.attempts) - 1,
+        )
+        .execution_options(synchronize_session=False)
+    ).rowcount  # type: ignore[attr-defined]
+    _end_run(session, run_id, JobStatus.CANCELLED, why)
+    if released:
+        status_event(session, task_id, JobStatus.QUEUED, reason)
+    session.commit()
+    return bool(released)

@@ -1,0 +1,42 @@
+"""The app factory: routers, middleware, and a lifespan that builds the services once."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from corpus.runner import TaskRunner
+from parforge.api.limits import BodyLimitMiddleware
+from parforge.api.metrics import MetricsMiddleware
+from parforge.api.routers import evals, exports, health, tasks
+from parforge.api.services import Services
+from parforge.settings import Settings
+
+
+def create_app(settings: Settings, runner: TaskRunner | None = None) -> FastAPI:
+    """The ParForge API. `runner` overrides the configured one (tests, embedding)."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        services = await Services.start(settings, runner)
+        app.state.services = services
+        try:
+            yield
+        finally:
+            await services.stop()
+
+    app = FastAPI(
+        title="ParForge",
+        summary="Turn sequential code into fast, verified parallel code.",
+        version="0.1.0",
+        lifespan=lifespan,
+    )
+    app.include_router(tasks.router)
+    app.include_router(evals.router)
+    app.include_router(exports.router)
+    app.include_router(health.router)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.server.max_body_bytes)
+    app.add_middleware(MetricsMiddleware)
+    return app

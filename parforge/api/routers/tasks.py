@@ -1,0 +1,166 @@
+"""/v1/tasks: submit, look up, list, cancel, follow and inspect translation tasks."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import APIRouter, Header, HTTPException, Path, Query, status
+from pydantic import BaseModel
+from sse_starlette import EventSourceResponse
+
+from corpus.store import tasks
+from corpus.store.models import (
+    CandidateWithVerdict,
+    JobStatus,
+    ParallelTarget,
+    RunPublic,
+    TaskAccepted,
+    TaskCreate,
+    TaskDetail,
+    TaskPublic,
+)
+from corpus.store.notify import QUEUE
+from parforge.api.deps import OwnerDep, ServicesDep, SessionDep
+from parforge.service.events import follow, to_sse
+from parforge.service.pool import CANCEL
+
+router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
+
+TaskId = Annotated[str, Path(pattern="^[0-9a-f]{32}$", description="A task id.")]
+
+
+class TaskPage(BaseModel):
+    items: list[TaskPublic]
+    total: int
+    limit: int
+    offset: int
+
+
+class CancelResult(BaseModel):
+    id: str
+    status: JobStatus
+    detail: str
+
+
+def _not_found(task_id: str) -> HTTPException:
+    return HTTPException(status.HTTP_404_NOT_FOUND, f"no task {task_id}")
+
+
+@router.post("", status_code=status.HTTP_202_ACCEPTED)
+def submit_task(
+    body: TaskCreate, session: SessionDep, owner: OwnerDep, services: ServicesDep
+) -> TaskAccepted:
+    """Queue a translation task; follow it with `GET /v1/tasks/{id}/events`."""
+    limit = services.settings.server.max_source_chars
+    if len(body.source) > limit:
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_CONTENT,
+            f"source is {len(body.source)} characters; the limit is {limit}",
+        )
+    task = tasks.submit(session, body, owner)
+    services.metrics.submitted.inc()
+    services.notifier.notify(QUEUE)
+    return TaskAccepted(id=task.id, status=JobStatus(task.status))
+
+
+@router.get("")
+def list_tasks(
+    session: SessionDep,
+    owner: OwnerDep,
+    status_: Annotated[JobStatus | None, Query(alias="status")] = None,
+    target: ParallelTarget | None = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
+) -> TaskPage:
+    """The caller's tasks, newest first."""
+    page = tasks.list_tasks(
+        session, owner, status=status_, target=target, limit=limit, offset=offset
+    )
+    return TaskPage(
+        items=[TaskPublic.model_validate(t) for t in page.items],
+        total=page.total,
+        limit=limit,
+        offset=offset,
+    )
+
+
+@router.get("/{task_id}")
+def get_task(task_id: TaskId, session: SessionDep, owner: OwnerDep) -> TaskDetail:
+    task = tasks.get(session, task_id, owner)
+    if task is None:
+        raise _not_found(task_id)
+    return TaskDetail.model_validate(task)
+
+
+@router.post("/{task_id}/cancel")
+def cancel_task(
+    task_id: TaskId, session: SessionDep, owner: OwnerDep, services: ServicesDep
+) -> CancelResult:
+    """Cancel a queued task at once, or ask the worker running it to stop."""
+    outcome = tasks.request_cancel(session, task_id, owner)
+    if outcome is tasks.CancelOutcome.NOT_FOUND:
+        raise _not_found(task_id)
+    task = tasks.get(session, task_id, owner)
+    assert task is not None
+    if outcome is tasks.CancelOutcome.FINISHED:
+        raise HTTPException(status.HTTP_409_CONFLICT, f"task {task_id} has already {task.status}")
+    services.notifier.notify(CANCEL)
+    detail = "cancelled" if outcome is tasks.CancelOutcome.CANCELLED else "cancellation requested"
+    return CancelResult(id=task_id, status=JobStatus(task.status), detail=detail)
+
+
+@router.get("/{task_id}/candidates")
+def list_candidates(
+    task_id: TaskId, session: SessionDep, owner: OwnerDep
+) -> list[CandidateWithVerdict]:
+    """Every candidate of the task with its verdict, in the order they were made."""
+    if tasks.get(session, task_id, owner) is None:
+        raise _not_found(task_id)
+    return tasks.candidates(session, task_id)
+
+
+@router.get("/{task_id}/runs")
+def list_runs(task_id: TaskId, session: SessionDep, owner: OwnerDep) -> list[RunPublic]:
+    if tasks.get(session, task_id, owner) is None:
+        raise _not_found(task_id)
+    return tasks.runs(session, task_id)
+
+
+@router.get(
+    "/{task_id}/events",
+    response_class=EventSourceResponse,
+    responses={200: {"content": {"text/event-stream": {}}, "description": "Server-sent events"}},
+)
+def task_events(
+    task_id: TaskId,
+    session: SessionDep,
+    owner: OwnerDep,
+    services: ServicesDep,
+    after: Annotated[int, Query(ge=0, le=2**62)] = 0,
+    follow_: Annotated[bool, Query(alias="follow")] = True,
+    last_event_id: Annotated[str | None, Header()] = None,
+) -> EventSourceResponse:
+    """Server-sent events: `status`, `run`, `step`, `candidate`, `verdict`, as they are written.
+
+    Replays from the start (or after `after` / `Last-Event-ID`), then follows the task until it
+    ends; `follow=false` stops after the replay.
+    """
+    if tasks.get(session, task_id, owner) is None:
+        raise _not_found(task_id)
+    if last_event_id is not None and last_event_id.isdigit():
+        after = max(after, int(last_event_id))
+    stream = follow(
+        services.engine,
+        services.notifier,
+        task_id,
+        after=after,
+        follow=follow_,
+        poll_s=services.settings.server.poll_s,
+    )
+
+    async def events() -> AsyncIterator[dict[str, str]]:
+        async for event in stream:
+            yield to_sse(event)
+
+    return EventSourceResponse(events(), ping=15)

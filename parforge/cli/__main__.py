@@ -1,0 +1,5 @@
+"""`python -m parforge.cli`."""
+
+from parforge.cli import main
+
+main()

@@ -1,0 +1,79 @@
+"""`parforge export`: fine-tuning data from the local store."""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Annotated
+
+import typer
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from corpus.export import ExportFilter, ExportFormat, ExportStats, Split, export_lines
+from corpus.store.models import ParallelTarget
+from parforge.cli._common import console, fail, settings
+from parforge.cli._store import store
+
+
+def export(
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="openai, sft or dpo.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="JSONL file to write ('-': stdout).")],
+    verified_only: Annotated[
+        bool, typer.Option(help="Only samples whose candidate passed.")
+    ] = False,
+    min_speedup: Annotated[
+        float | None, typer.Option(min=0, help="Only candidates this fast.")
+    ] = None,
+    target: Annotated[
+        ParallelTarget | None, typer.Option(help="Only tasks for this target.")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="Only samples written by this model.")] = None,
+    adapter: Annotated[
+        str | None, typer.Option(help="Only samples written with this adapter.")
+    ] = None,
+    since: Annotated[datetime | None, typer.Option(help="Only samples from this time on.")] = None,
+    until: Annotated[datetime | None, typer.Option(help="Only samples before this time.")] = None,
+    split: Annotated[
+        Split, typer.Option(help="all, train or validation (split by task).")
+    ] = Split.ALL,
+    validation_fraction: Annotated[float, typer.Option(min=0, max=1)] = 0.1,
+) -> None:
+    """Export stored trajectories as fine-tuning data, streamed (constant memory)."""
+    filters = ExportFilter(
+        verified_only=verified_only,
+        min_speedup=min_speedup,
+        target=target,
+        model=model,
+        adapter=adapter,
+        since=since,
+        until=until,
+        split=split,
+        validation_fraction=validation_fraction,
+    )
+    stats = ExportStats()
+    to_stdout = str(out) == "-"
+    partial = out.with_name(out.name + ".partial")
+    with (
+        store(settings()) as engine,
+        Progress(
+            SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console
+        ) as progress,
+    ):
+        bar = progress.add_task(f"exporting {fmt.value}", total=None)
+        try:
+            handle: IO[str] = (
+                contextlib.nullcontext(typer.get_text_stream("stdout"))  # type: ignore[assignment]
+                if to_stdout
+                else partial.open("w", encoding="utf-8")
+            )
+        except OSError as exc:
+            fail(f"cannot write {out}: {exc}")
+        with handle as sink:
+            for line in export_lines(engine, fmt, filters, stats=stats):
+                sink.write(line)
+                if stats.written % 500 == 0:
+                    progress.update(bar, description=f"exporting {fmt.value}: {stats.written}")
+    if not to_stdout:
+        partial.replace(out)
+    console.print(f"{stats.written} lines written to {out}; {stats.duplicates} duplicates dropped")

@@ -1,0 +1,54 @@
+"""`parforge keys ...`: API keys for the HTTP API."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from sqlmodel import Session
+
+from corpus.store import keys
+from parforge.cli._common import console, fail, settings
+from parforge.cli._store import store
+
+out = Console()
+"""Tables go to stdout; progress and messages to stderr."""
+
+app = typer.Typer(help="API keys: created here, sent as `Authorization: Bearer <key>`.")
+
+
+@app.command()
+def create(name: str = typer.Argument(..., help="Who or what the key is for.")) -> None:
+    """Create a key and print its token (shown this once; only a digest is stored)."""
+    with store(settings()) as engine, Session(engine) as session:
+        key = keys.create(session, name)
+    console.print(f"key {key.id} ({key.name}) created; its token, shown only now:")
+    typer.echo(key.token)
+
+
+@app.command()
+def revoke(ref: str = typer.Argument(..., help="The key's id, name or token prefix.")) -> None:
+    """Revoke a key: requests with it get 401 from now on."""
+    with store(settings()) as engine, Session(engine) as session:
+        key = keys.revoke(session, ref)
+    if key is None:
+        fail(f"no single live key matches {ref!r} (see `parforge keys list`)")
+    console.print(f"key {key.id} ({key.name}) revoked")
+
+
+@app.command("list")
+def list_keys() -> None:
+    """List keys (never their tokens)."""
+    with store(settings()) as engine, Session(engine) as session:
+        rows = keys.list_keys(session)
+    table = Table("id", "name", "prefix", "created", "last used", "revoked")
+    for k in rows:
+        table.add_row(
+            str(k.id),
+            k.name,
+            k.prefix,
+            f"{k.created_at:%Y-%m-%d %H:%M}",
+            f"{k.last_used_at:%Y-%m-%d %H:%M}" if k.last_used_at else "-",
+            f"{k.revoked_at:%Y-%m-%d %H:%M}" if k.revoked_at else "-",
+        )
+    out.print(table)

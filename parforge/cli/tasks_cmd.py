@@ -1,0 +1,222 @@
+"""`parforge tasks ...`: submit, follow, inspect and cancel translation tasks in the local store."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from corpus.store import Notifier, tasks
+from corpus.store.models import (
+    Budgets,
+    JobStatus,
+    ParallelTarget,
+    SourceLanguage,
+    TaskCreate,
+    TaskDetail,
+    TaskPublic,
+    TestInput,
+)
+from parforge.cli._common import console, fail, run, settings
+from parforge.cli._store import store
+from parforge.service.events import follow
+from parforge.service.pool import WorkerPool
+from parforge.service.runners import load_runner
+from parforge.settings import Settings
+
+out = Console()
+"""Tables go to stdout; progress and messages to stderr."""
+
+app = typer.Typer(help="Translation tasks in the local store.", no_args_is_help=True)
+
+_SUFFIXES = {".c": "c", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".cu": "cuda"}
+
+
+@app.command()
+def submit(
+    file: Annotated[
+        Path, typer.Argument(exists=True, dir_okay=False, help="The sequential source.")
+    ],
+    to: Annotated[ParallelTarget, typer.Option("--to", help="openmp, mpi or cuda.")],
+    language: Annotated[
+        SourceLanguage | None, typer.Option(help="Default: from the file suffix.")
+    ] = None,
+    tests: Annotated[
+        Path | None, typer.Option(exists=True, help="JSON list of {name, args, stdin}.")
+    ] = None,
+    samples: Annotated[
+        int, typer.Option(min=1, max=64, help="Candidates to ask the model for.")
+    ] = 4,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Run it here (or wait for a server).")
+    ] = False,
+) -> None:
+    """Queue a task; with --wait, run it and follow its progress."""
+    language = language or SourceLanguage(_SUFFIXES.get(file.suffix, "cpp"))
+    try:
+        test_inputs = (
+            [TestInput.model_validate(t) for t in json.loads(tests.read_text())] if tests else None
+        )
+        create = TaskCreate(
+            name=file.stem,
+            source=file.read_text(),
+            language=language,
+            target=to,
+            tests=test_inputs,
+            budgets=Budgets(samples=samples),
+        )
+    except ValueError as exc:
+        fail(f"invalid task: {exc}")
+    config = settings()
+    with store(config) as engine:
+        with Session(engine) as session:
+            task_id = tasks.submit(session, create).id
+        console.print(f"task {task_id} queued")
+        typer.echo(task_id)
+        if wait:
+            status = run(_run_and_follow(config, engine, task_id))
+            if status is not JobStatus.SUCCEEDED:
+                raise SystemExit(1)
+
+
+async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> JobStatus:
+    notifier = Notifier()
+    runner = load_runner(config)
+    job = None
+    if runner is None:
+        console.print("[yellow]no task runner configured here: waiting for a server to run it[/]")
+    else:
+        pool = WorkerPool(engine, runner, config.server, notifier)
+        job = asyncio.create_task(pool.run_task(task_id))
+    counts = {"step": 0, "candidate": 0, "passed": 0, "failed": 0}
+    status, reason, best = JobStatus.QUEUED, "", 0.0
+
+    def view() -> Table:
+        table = Table.grid(padding=(0, 2))
+        table.add_row(
+            f"[bold]{task_id[:8]}[/] {status}",
+            f"steps {counts['step']}",
+            f"candidates {counts['candidate']}",
+            f"[green]passed {counts['passed']}[/]",
+            f"[red]failed {counts['failed']}[/]",
+            f"best {best:.2f}x",
+        )
+        return table
+
+    try:
+        with Live(view(), console=console, refresh_per_second=8) as live:
+            async for event in follow(engine, notifier, task_id, poll_s=config.server.poll_s):
+                if event.kind == "status":
+                    status, reason = JobStatus(str(event.data["status"])), str(event.data["reason"])
+                elif event.kind == "verdict":
+                    counts["passed" if event.data["passed"] else "failed"] += 1
+                    best = max(best, float(str(event.data["best_speedup"])))
+                elif event.kind in counts:
+                    counts[event.kind] += 1
+                live.update(view())
+    finally:
+        if job is not None:
+            await job
+    console.print(f"task {task_id} {status}" + (f": {reason}" if reason else ""))
+    return status
+
+
+def _get(engine: Engine, task_id: str) -> TaskDetail:
+    with Session(engine) as session:
+        task = tasks.get(session, task_id)
+        if task is None:
+            fail(f"no task {task_id}")
+        return TaskDetail.model_validate(task)
+
+
+@app.command()
+def show(
+    task_id: Annotated[str, typer.Argument()],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON (task and candidates).")
+    ] = False,
+) -> None:
+    """A task, its runs and its candidates with their verdicts."""
+    with store(settings()) as engine:
+        task = _get(engine, task_id)
+        with Session(engine) as session:
+            candidates = tasks.candidates(session, task_id)
+            runs = tasks.runs(session, task_id)
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "task": task.model_dump(mode="json"),
+                    "runs": [r.model_dump(mode="json") for r in runs],
+                    "candidates": [c.model_dump(mode="json") for c in candidates],
+                },
+                indent=2,
+            )
+        )
+        return
+    out.print(
+        f"[bold]{task.id}[/] {task.name} ({task.language} → {task.target}): {task.status}"
+        + (f" — {task.reason}" if task.reason else "")
+    )
+    table = Table("candidate", "run", "strategy", "verdict", "speedup", "reason")
+    for c in candidates:
+        v = c.verdict
+        table.add_row(
+            str(c.id) + (" *" if c.id == task.best_candidate_id else ""),
+            str(c.run_id),
+            c.strategy,
+            v.status if v else "-",
+            f"{v.best_speedup:.2f}x" if v and v.passed else "-",
+            (v.reason[:60] if v else ""),
+        )
+    out.print(table)
+
+
+@app.command("list")
+def list_tasks(
+    status: Annotated[JobStatus | None, typer.Option(help="Only tasks in this state.")] = None,
+    target: Annotated[ParallelTarget | None, typer.Option()] = None,
+    limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Tasks, newest first."""
+    with store(settings()) as engine, Session(engine) as session:
+        page = tasks.list_tasks(session, status=status, target=target, limit=limit)
+        items = [TaskPublic.model_validate(t) for t in page.items]
+    if as_json:
+        typer.echo(json.dumps([t.model_dump(mode="json") for t in items], indent=2))
+        return
+    table = Table("id", "name", "target", "status", "best", "created", title=f"{page.total} tasks")
+    for t in items:
+        table.add_row(
+            t.id,
+            t.name,
+            t.target,
+            t.status,
+            f"{t.best_speedup:.2f}x" if t.best_speedup else "-",
+            f"{t.created_at:%Y-%m-%d %H:%M:%S}",
+        )
+    out.print(table)
+
+
+@app.command()
+def cancel(task_id: str = typer.Argument(...)) -> None:
+    """Cancel a queued task, or ask the worker running it to stop."""
+    with store(settings()) as engine, Session(engine) as session:
+        outcome = tasks.request_cancel(session, task_id)
+    if outcome is tasks.CancelOutcome.NOT_FOUND:
+        fail(f"no task {task_id}")
+    if outcome is tasks.CancelOutcome.FINISHED:
+        fail(f"task {task_id} has already ended")
+    console.print(
+        f"task {task_id} "
+        + ("cancelled" if outcome is tasks.CancelOutcome.CANCELLED else "will stop shortly")
+    )

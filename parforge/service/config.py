@@ -1,0 +1,32 @@
+"""Settings of `parforge serve`: the HTTP API and its worker pool."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class ServerConfig(BaseModel):
+    """`PARFORGE_SERVER__<FIELD>`."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    workers: int = Field(default=2, ge=0)
+    """Tasks run at once by this process (0: queue only, another process runs them)."""
+    runner: str | None = None
+    """Import path `module:attr` of the task runner, or of a factory `(Settings) -> TaskRunner`.
+    None: tasks are queued but no worker runs them (the prompt-mode runner is not wired yet)."""
+    runner_options: dict[str, Any] = Field(default_factory=dict)
+    """Free-form options for the runner factory (JSON in the environment)."""
+    poll_s: float = Field(default=1.0, gt=0)
+    """How often idle workers and event streams look at the database for other processes' writes."""
+    heartbeat_s: float = Field(default=2.0, gt=0)
+    lease_s: float = Field(default=30.0, gt=0)
+    """A running task whose worker has been silent this long is taken back."""
+    max_attempts: int = Field(default=2, ge=1)
+    """Runs a task gets when its worker dies under it; then it fails with the reason."""
+    require_key: bool = True
+    """Every /v1 request needs `Authorization: Bearer <key>`; off: anonymous local use."""
+    max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
+    max_source_chars: int = Field(default=200_000, ge=1)

@@ -1,0 +1,121 @@
+"""Exports from a real store filled by the worker pool: schemas, filters, split, dedupe, DPO."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime, timedelta
+
+import jsonschema
+import pytest
+from sqlmodel import Session
+
+from corpus.export import ExportFilter, ExportFormat, Split, export_file, export_lines, schema_for
+from corpus.store import tasks
+from corpus.store.models import JobStatus, TaskCreate
+from parforge.service.config import ServerConfig
+from parforge.service.pool import WorkerPool
+from tests.conftest import ScriptedRunner
+
+FAST = ServerConfig(workers=2, poll_s=0.05, heartbeat_s=0.05)
+
+
+async def _fill(engine, sources, target="openmp", model="scripted-model", samples=3):
+    with Session(engine) as s:
+        ids = [tasks.submit(s, TaskCreate(target=target, source=src)).id for src in sources]
+    pool = WorkerPool(engine, ScriptedRunner(samples=samples, model=model), FAST)
+    await pool.start()
+    try:
+        async with asyncio.timeout(20):
+            while True:
+                with Session(engine) as s:
+                    if all(tasks.get(s, i).status == JobStatus.SUCCEEDED for i in ids):
+                        break
+                await asyncio.sleep(0.05)
+    finally:
+        await pool.stop()
+    return ids
+
+
+def _lines(engine, fmt, **filters):
+    return [json.loads(line) for line in export_lines(engine, fmt, ExportFilter(**filters))]
+
+
+@pytest.fixture
+async def filled(engine):
+    ids = await _fill(engine, [f"int f{i}(int x) {{ return x * {i}; }}" for i in range(12)])
+    ids += await _fill(engine, ["void g(double *v);"], target="mpi", model="other-model")
+    return engine, ids
+
+
+@pytest.mark.parametrize("fmt", list(ExportFormat))
+async def test_every_line_matches_its_schema(filled, fmt):
+    engine, _ = filled
+    lines = _lines(engine, fmt)
+    assert lines
+    validator = jsonschema.Draft202012Validator(schema_for(fmt))
+    for line in lines:
+        validator.validate(line)
+
+
+async def test_openai_and_sft_tool_call_arguments(filled):
+    engine, ids = filled
+    openai = _lines(engine, ExportFormat.OPENAI)
+    sft = _lines(engine, ExportFormat.SFT)
+    assert len(openai) == len(sft) == len(ids) * 3
+    for o, s in zip(openai, sft, strict=True):
+        assert o["messages"][-1]["role"] == s["messages"][-1]["role"] == "assistant"
+        o_args = o["messages"][-1]["tool_calls"][0]["function"]["arguments"]
+        s_args = s["messages"][-1]["tool_calls"][0]["function"]["arguments"]
+        assert isinstance(o_args, str) and json.loads(o_args) == s_args
+        assert s["tools"][0]["function"]["name"] == "verify"
+
+
+async def test_dpo_pairs_are_verified_against_failing(filled):
+    engine, ids = filled
+    pairs = _lines(engine, ExportFormat.DPO)
+    assert len(pairs) == len(ids) * 2  # one passing and two racing samples per task
+    for pair in pairs:
+        assert pair["chosen"] != pair["rejected"]
+        chosen = pair["chosen"][0]["tool_calls"][0]["function"]["arguments"]["source"]
+        rejected = pair["rejected"][0]["tool_calls"][0]["function"]["arguments"]["source"]
+        assert chosen.startswith("// sample 0") and not rejected.startswith("// sample 0")
+        assert pair["prompt"][-1]["role"] == "user"
+    assert _lines(engine, ExportFormat.DPO, min_speedup=100) == []
+
+
+async def test_filters(filled):
+    engine, ids = filled
+    assert len(_lines(engine, ExportFormat.SFT, verified_only=True)) == len(ids)
+    assert len(_lines(engine, ExportFormat.SFT, min_speedup=2.5)) == len(ids)
+    assert _lines(engine, ExportFormat.SFT, min_speedup=2.6) == []
+    assert len(_lines(engine, ExportFormat.SFT, target="mpi")) == 3
+    assert len(_lines(engine, ExportFormat.SFT, model="other-model")) == 3
+    assert _lines(engine, ExportFormat.SFT, adapter="lora-1") == []
+    tomorrow = datetime.now(UTC) + timedelta(days=1)
+    assert _lines(engine, ExportFormat.SFT, since=tomorrow) == []
+    assert len(_lines(engine, ExportFormat.SFT, until=tomorrow)) == len(ids) * 3
+
+
+async def test_split_by_task_is_disjoint_and_complete(filled):
+    engine, _ = filled
+
+    def task_sources(split):
+        return {
+            json.dumps(line["messages"][1])
+            for line in _lines(engine, ExportFormat.SFT, split=split, validation_fraction=0.3)
+        }
+
+    train, validation = task_sources(Split.TRAIN), task_sources(Split.VALIDATION)
+    assert train and validation
+    assert not train & validation
+    assert train | validation == task_sources(Split.ALL)
+    assert task_sources(Split.VALIDATION) == validation  # deterministic
+
+
+async def test_identical_samples_are_written_once(engine, tmp_path):
+    await _fill(engine, ["int same(void);"] * 3, samples=2)
+    out = tmp_path / "out.jsonl"
+    stats = export_file(engine, ExportFormat.OPENAI, out)
+    assert stats.written == 2 and stats.duplicates == 4
+    assert len(out.read_text().splitlines()) == 2

@@ -1,0 +1,116 @@
+"""Task operations and the queue on a real database (SQLite file and PostgreSQL)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from corpus.store import tasks
+from corpus.store.models import JobStatus, Task, TaskCreate
+from corpus.store.queue import heartbeat
+
+
+def _submit(engine, owner=None, **kw) -> str:
+    with Session(engine) as s:
+        create = TaskCreate(target="openmp", source="int main() { return 0; }", **kw)
+        return tasks.submit(s, create, owner).id
+
+
+def test_submit_get_list_scoped_by_owner(engine):
+    from corpus.store import keys
+
+    with Session(engine) as s:
+        k1, k2 = keys.create(s, "one").id, keys.create(s, "two").id
+    a = _submit(engine, k1, name="a")
+    _submit(engine, k2, name="b")
+    local = _submit(engine, None, name="local")
+    with Session(engine) as s:
+        assert tasks.get(s, a, k1) is not None
+        assert tasks.get(s, a, k2) is None
+        assert tasks.get(s, a, None) is None
+        assert tasks.get(s, local, None) is not None
+        page = tasks.list_tasks(s, k1)
+        assert page.total == 1 and page.items[0].name == "a"
+        assert tasks.list_tasks(s).total == 3
+        assert tasks.list_tasks(s, status=JobStatus.RUNNING).total == 0
+        assert tasks.list_tasks(s, limit=2).items.__len__() == 2
+
+
+def test_claim_is_oldest_first_and_exclusive(engine):
+    ids = [_submit(engine) for _ in range(20)]
+    claimed: list[str] = []
+    lock = threading.Lock()
+
+    def worker(name: str) -> None:
+        while True:
+            with Session(engine) as s:
+                task = tasks.claim(s, name)
+            if task is None:
+                return
+            with lock:
+                claimed.append(task.id)
+
+    threads = [threading.Thread(target=worker, args=(f"w{i}",)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(claimed) == sorted(ids)  # each exactly once
+    assert len(set(claimed)) == len(ids)
+    with Session(engine) as s:
+        rows = s.exec(select(Task)).all()
+        assert all(t.status == JobStatus.RUNNING and t.attempts == 1 for t in rows)
+
+
+def test_cancel_queued_and_running(engine):
+    queued, running, done = _submit(engine), _submit(engine), _submit(engine)
+    with Session(engine) as s:
+        # Claim in order: `queued` is the oldest, so claim `running` and `done` by id.
+        t = tasks.claim(s, "w", running)
+        assert t is not None
+        t2 = tasks.claim(s, "w", done)
+        assert t2 is not None
+        run = tasks.start_run(s, t2, "scripted", "w")
+        assert tasks.finish(s, done, run.id, "w", JobStatus.SUCCEEDED)
+        assert tasks.request_cancel(s, queued) == tasks.CancelOutcome.CANCELLED
+        assert tasks.request_cancel(s, running) == tasks.CancelOutcome.REQUESTED
+        assert tasks.request_cancel(s, done) == tasks.CancelOutcome.FINISHED
+        assert tasks.request_cancel(s, "nope") == tasks.CancelOutcome.NOT_FOUND
+        assert heartbeat(s, Task, "w").cancel == {running}
+        # A cancelled task is never claimed.
+        assert tasks.claim(s, "w2") is None
+
+
+def test_recover_requeues_then_fails_with_reason(engine):
+    task_id = _submit(engine)
+    with Session(engine) as s:
+        task = tasks.claim(s, "host:1:1:dead")
+        assert task is not None
+        tasks.start_run(s, task, "scripted", "host:1:1:dead")
+        # Alive and fresh: left alone.
+        assert tasks.recover(s, lease_s=60, max_attempts=2, alive=lambda w: True) == []
+        # Dead owner: back to the queue, attempt 1 of 2.
+        [item] = tasks.recover(s, lease_s=60, max_attempts=2, alive=lambda w: False)
+        assert item.status == JobStatus.QUEUED and "died" in item.reason
+        again = tasks.claim(s, "host:2:2:other")
+        assert again is not None and again.attempts == 2
+        # Silent past its lease (alive says yes, but the heartbeat is old): attempts used up.
+        s.execute(
+            update(Task)
+            .where(col(Task.id) == task_id)
+            .values(heartbeat_at=again.heartbeat_at - timedelta(seconds=120))
+        )
+        s.commit()
+        [item] = tasks.recover(s, lease_s=60, max_attempts=2, alive=lambda w: True)
+        assert item.status == JobStatus.FAILED
+        s.expire_all()
+        task = tasks.get(s, task_id)
+        assert task is not None and task.status == JobStatus.FAILED
+        assert "stopped answering during attempt 2 of 2; giving up" in task.reason
+        assert all(r.status == JobStatus.FAILED for r in tasks.runs(s, task_id))
+        kinds = [(k, p.get("status")) for _, k, p in tasks.events_after(s, task_id)]
+        assert kinds[0] == ("status", "queued")
+        assert kinds[-1] == ("status", "failed")

@@ -1,0 +1,48 @@
+"""GET /v1/exports/{format}: a streamed export of the caller's own trajectories."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import jsonschema
+
+from corpus.export import ExportFormat, schema_for
+from tests.conftest import ScriptedRunner
+
+
+async def _wait_succeeded(client, task_id, headers):
+    async with asyncio.timeout(10):
+        while True:
+            task = (await client.get(f"/v1/tasks/{task_id}", headers=headers)).json()
+            if task["status"] == "succeeded":
+                return
+            await asyncio.sleep(0.02)
+
+
+async def test_export_streams_only_the_callers_tasks(api_factory):
+    async with api_factory(runner=ScriptedRunner(samples=2)) as api:
+        other = {"Authorization": f"Bearer {api.new_key('other')}"}
+        mine = (
+            await api.client.post("/v1/tasks", json={"source": "int a;", "target": "openmp"})
+        ).json()["id"]
+        theirs = (
+            await api.client.post(
+                "/v1/tasks", json={"source": "int b;", "target": "openmp"}, headers=other
+            )
+        ).json()["id"]
+        for task_id, headers in ((mine, api.auth), (theirs, other)):
+            await _wait_succeeded(api.client, task_id, headers)
+        r = await api.client.get("/v1/exports/openai")
+        assert r.status_code == 200 and r.headers["content-type"] == "application/x-ndjson"
+        lines = [json.loads(line) for line in r.text.splitlines()]
+        assert len(lines) == 2 and all(line["messages"][1]["content"] == "int a;" for line in lines)
+        for line in lines:
+            jsonschema.validate(line, schema_for(ExportFormat.OPENAI))
+        r = await api.client.get("/v1/exports/dpo", params={"verified_only": True}, headers=other)
+        [pair] = [json.loads(line) for line in r.text.splitlines()]
+        assert pair["prompt"][1]["content"] == "int b;"
+        assert (await api.client.get("/v1/exports/csv")).status_code == 422
+        assert (
+            await api.client.get("/v1/exports/sft", params={"min_speedup": -1})
+        ).status_code == 422

@@ -1,0 +1,67 @@
+"""The CLI on a real store: keys, tasks (run here with --wait) and export."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from parforge.cli import app
+
+
+@pytest.fixture
+def cli(store_url, tmp_path):
+    env = {
+        "PARFORGE_DATA_DIR": str(tmp_path / "data"),
+        "PARFORGE_STORE__URL": store_url,
+        "PARFORGE_SERVER__RUNNER": "tests.conftest:build_scripted_runner",
+        "PARFORGE_SERVER__RUNNER_OPTIONS": json.dumps({"samples": 2}),
+        "PARFORGE_SERVER__POLL_S": "0.05",
+    }
+    runner = CliRunner()
+
+    def invoke(*args: str, code: int = 0) -> str:
+        result = runner.invoke(app, list(args), env=env)
+        assert result.exit_code == code, result.output
+        return result.stdout
+
+    return invoke
+
+
+def test_keys(cli):
+    token = cli("keys", "create", "ci").strip().splitlines()[-1]
+    assert token.startswith("pf_")
+    assert "ci" in cli("keys", "list")
+    cli("keys", "revoke", "ci")
+    cli("keys", "revoke", "ci", code=1)  # no live key of that name any more
+
+
+def test_submit_wait_show_list_export(cli, tmp_path):
+    src = tmp_path / "saxpy.c"
+    src.write_text(
+        "void saxpy(int n, float a, float *x, float *y) { for (int i=0;i<n;i++) y[i]+=a*x[i]; }"
+    )
+    task_id = cli("tasks", "submit", str(src), "--to", "openmp", "--wait").strip().splitlines()[-1]
+    shown = json.loads(cli("tasks", "show", task_id, "--json"))
+    assert shown["task"]["status"] == "succeeded" and shown["task"]["language"] == "c"
+    assert [c["verdict"]["status"] for c in shown["candidates"]] == ["passed", "race"]
+    listed = json.loads(cli("tasks", "list", "--json"))
+    assert [t["id"] for t in listed] == [task_id]
+    cli("tasks", "cancel", task_id, code=1)  # already ended
+    out = tmp_path / "sft.jsonl"
+    cli("export", "--format", "sft", "--out", str(out), "--verified-only")
+    [line] = [json.loads(x) for x in out.read_text().splitlines()]
+    assert line["messages"][1]["content"].startswith("void saxpy")
+    dpo = cli("export", "-f", "dpo", "-o", "-")
+    assert len(dpo.splitlines()) == 1
+
+
+def test_submit_queues_and_cancel(cli, tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k() {}")
+    task_id = cli("tasks", "submit", str(src), "--to", "openmp").strip().splitlines()[-1]
+    assert json.loads(cli("tasks", "show", task_id, "--json"))["task"]["language"] == "cuda"
+    cli("tasks", "cancel", task_id)
+    assert json.loads(cli("tasks", "show", task_id, "--json"))["task"]["status"] == "cancelled"
+    cli("tasks", "show", "f" * 32, code=1)

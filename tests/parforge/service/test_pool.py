@@ -1,0 +1,140 @@
+"""The worker pool over a real store, with the scripted runner from conftest."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sqlmodel import Session, col, select
+
+from corpus.store import Notifier, tasks
+from corpus.store.models import Candidate, JobStatus, Step, TaskCreate, Verdict
+from parforge.service.config import ServerConfig
+from parforge.service.pool import WorkerPool
+from tests.conftest import ScriptedRunner
+
+FAST = ServerConfig(workers=2, poll_s=0.05, heartbeat_s=0.05, lease_s=5)
+
+
+def _submit(engine, n=1) -> list[str]:
+    with Session(engine) as s:
+        return [
+            tasks.submit(s, TaskCreate(target="openmp", source=f"int f{i}();")).id for i in range(n)
+        ]
+
+
+async def _wait_status(engine, task_id, statuses, limit_s=10.0):
+    async with asyncio.timeout(limit_s):
+        while True:
+            with Session(engine) as s:
+                task = tasks.get(s, task_id)
+                assert task is not None
+                if task.status in statuses:
+                    return task
+            await asyncio.sleep(0.02)
+
+
+async def test_pool_runs_tasks_and_stores_every_step(engine):
+    ids = _submit(engine, 5)
+    runner = ScriptedRunner(samples=3)
+    pool = WorkerPool(engine, runner, FAST)
+    await pool.start()
+    try:
+        for task_id in ids:
+            task = await _wait_status(engine, task_id, {JobStatus.SUCCEEDED})
+            assert task.reason == "1 of 3 passed"
+            assert task.best_speedup == 2.5
+    finally:
+        await pool.stop()
+    with Session(engine) as s:
+        for task_id in ids:
+            steps = s.exec(select(Step).where(Step.task_id == task_id).order_by(col(Step.id))).all()
+            assert [st.seq for st in steps] == list(range(1, 7))
+            assert [st.kind for st in steps] == ["llm_call", "tool_call"] * 3
+            assert steps[1].parent_id == steps[0].id
+            cands = s.exec(select(Candidate).where(Candidate.task_id == task_id)).all()
+            verdicts = s.exec(select(Verdict).where(Verdict.task_id == task_id)).all()
+            assert len(cands) == 3 and [v.passed for v in verdicts] == [True, False, False]
+            task = tasks.get(s, task_id)
+            assert task is not None and task.best_candidate_id == cands[0].id
+            [run] = tasks.runs(s, task_id)
+            assert run.model == "scripted-model" and run.status == JobStatus.SUCCEEDED
+            kinds = [k for _, k, _ in tasks.events_after(s, task_id)]
+            assert kinds[:3] == ["status", "status", "run"]  # queued, running, run started
+            assert kinds[-1] == "status"
+
+
+async def test_runner_error_fails_the_task_with_reason_and_keeps_steps(engine):
+    [task_id] = _submit(engine)
+    pool = WorkerPool(engine, ScriptedRunner(samples=3, fail="model server went away"), FAST)
+    await pool.start()
+    try:
+        task = await _wait_status(engine, task_id, {JobStatus.FAILED})
+    finally:
+        await pool.stop()
+    assert task.reason == "runner error: RuntimeError: model server went away"
+    with Session(engine) as s:
+        assert len(s.exec(select(Step).where(Step.task_id == task_id)).all()) == 2
+
+
+async def test_cancel_running_task(engine):
+    [task_id] = _submit(engine)
+    notifier = Notifier()
+    pool = WorkerPool(engine, ScriptedRunner(samples=50, delay_s=0.05), FAST, notifier)
+    await pool.start()
+    try:
+        await _wait_status(engine, task_id, {JobStatus.RUNNING})
+        await asyncio.sleep(0.2)
+        with Session(engine) as s:
+            assert tasks.request_cancel(s, task_id) == tasks.CancelOutcome.REQUESTED
+        task = await _wait_status(engine, task_id, {JobStatus.CANCELLED}, limit_s=5)
+    finally:
+        await pool.stop()
+    assert task.reason == "cancelled on request"
+    with Session(engine) as s:
+        steps = s.exec(select(Step).where(Step.task_id == task_id)).all()
+        assert 0 < len(steps) < 100
+        [run] = tasks.runs(s, task_id)
+        assert run.status == JobStatus.CANCELLED
+
+
+async def test_stop_requeues_and_next_pool_resumes(engine):
+    [task_id] = _submit(engine)
+    first = WorkerPool(engine, ScriptedRunner(samples=40, delay_s=0.02), FAST)
+    await first.start()
+    await _wait_status(engine, task_id, {JobStatus.RUNNING})
+    await asyncio.sleep(0.1)
+    await first.stop()
+    with Session(engine) as s:
+        task = tasks.get(s, task_id)
+        assert task is not None and task.status == JobStatus.QUEUED
+        assert task.attempts == 0 and "server stopped" in task.reason
+        before = len(s.exec(select(Step).where(Step.task_id == task_id)).all())
+    assert before > 0
+    runner = ScriptedRunner(samples=2)
+    second = WorkerPool(engine, runner, FAST)
+    await second.start()
+    try:
+        task = await _wait_status(engine, task_id, {JobStatus.SUCCEEDED})
+    finally:
+        await second.stop()
+    assert runner.contexts[0].attempt == 1
+    with Session(engine) as s:
+        steps = s.exec(select(Step).where(Step.task_id == task_id)).all()
+        assert len(steps) == before + 4  # nothing of the first run was lost
+        assert [r.status for r in tasks.runs(s, task_id)] == ["cancelled", "succeeded"]
+
+
+async def test_two_pools_share_the_queue(engine):
+    ids = _submit(engine, 12)
+    a, b = ScriptedRunner(samples=1, delay_s=0.01), ScriptedRunner(samples=1, delay_s=0.01)
+    pools = [WorkerPool(engine, a, FAST), WorkerPool(engine, b, FAST)]
+    for pool in pools:
+        await pool.start()
+    try:
+        for task_id in ids:
+            await _wait_status(engine, task_id, {JobStatus.SUCCEEDED})
+    finally:
+        for pool in pools:
+            await pool.stop()
+    ran = [c.task.id for c in a.contexts + b.contexts]
+    assert sorted(ran) == sorted(ids)  # every task ran exactly once
