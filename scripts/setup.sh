@@ -32,8 +32,11 @@ ensure_venv() {
     fi
     if [ ! -f "$stamp" ] || [ "$ROOT/pyproject.toml" -nt "$stamp" ]; then
         log "installing ParForge and its dependencies into .venv"
-        "$VENV/bin/pip" install -q --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
-        "$VENV/bin/pip" install -q -e "$ROOT[dev]" 2>&1 | grep -v '^WARNING: Location' || true
+        mkdir -p "$PARFORGE_DATA_DIR"
+        if ! { "$VENV/bin/pip" install -q --upgrade pip &&
+               "$VENV/bin/pip" install -q -e "$ROOT[dev]"; } >"$PARFORGE_DATA_DIR/pip.log" 2>&1; then
+            tail -30 "$PARFORGE_DATA_DIR/pip.log" >&2; return 1
+        fi
         "$VENV/bin/python" -c "import parforge, sandbox" && touch "$stamp"
     fi
 }
