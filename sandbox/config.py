@@ -34,6 +34,14 @@ class DockerConfig(BaseModel):
     """Pass the host's GPUs through (`device_requests`); auto = when the engine has the nvidia runtime."""
     cuda_toolkit: Path | None = None
     """Host CUDA toolkit to mount read-only for nvcc (None = autodetect /usr/local/cuda)."""
+    reuse: bool = True
+    """Wipe containers and reuse them across jobs; False starts a fresh container per job."""
+    tmp_mb: int = Field(default=256, ge=16)
+    """Size of each of the tmpfs /tmp and /dev/shm (memory: counted in `memory_mb`)."""
+    watchdog_grace_s: float = Field(default=10.0, gt=0)
+    """The host kills the container when a command outlives its time-out by this much."""
+    start_timeout_s: float = Field(default=60.0, gt=0)
+    """How long a new container's agent may take to say it is ready."""
 
     def build(self) -> DockerSandbox:
         from sandbox.docker import DockerSandbox
