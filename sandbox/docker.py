@@ -36,7 +36,7 @@ from sandbox._engine import Engine
 from sandbox._paths import safe_relative
 from sandbox.config import DockerConfig
 from sandbox.errors import SandboxError, SandboxUnavailable, WorkspaceError
-from sandbox.image import ensure_image, image_tag
+from sandbox.image import BuildProgress, build_image, ensure_image, image_tag
 from sandbox.models import DEFAULT_OUTPUT_LIMIT, Command, CommandResult, SandboxInfo
 
 _WIPE_TIMEOUT_S = 30.0
@@ -101,6 +101,12 @@ class DockerSandbox:
     async def prune(self, everything: bool = False) -> list[str]:
         """Remove containers left behind by crashed ParForge processes (see `_container.prune`)."""
         return await _container.prune(self.engine, everything)
+
+    async def build_image(
+        self, base: str | None = None, force: bool = False, progress: BuildProgress | None = None
+    ) -> str:
+        """Build the sandbox image in this sandbox's engine (see `sandbox.image.build_image`)."""
+        return await build_image(self.engine, base=base, force=force, progress=progress)
 
     async def _prepare(self) -> Setup:
         async with self._setup_lock:

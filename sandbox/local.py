@@ -24,6 +24,7 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 from sandbox._paths import safe_relative
 from sandbox.config import LocalConfig
@@ -58,11 +59,11 @@ class LocalSandbox:
     @asynccontextmanager
     async def workspace(self) -> AsyncIterator[LocalWorkspace]:
         async with self._slots:
-            root = Path(tempfile.mkdtemp(prefix="parforge-ws-", dir=self.config.root))
+            root = await asyncio.to_thread(_make_workspace_dir, self.config.root)
             try:
                 yield LocalWorkspace(root, self.config, self._bwrap)
             finally:
-                await asyncio.to_thread(shutil.rmtree, root, True)
+                await asyncio.to_thread(_remove_tree, root)
 
     async def aclose(self) -> None:
         """Nothing to release: workspaces are removed as their contexts exit."""
@@ -77,19 +78,39 @@ class LocalWorkspace:
         self._bwrap = bwrap
 
     async def write_files(self, files: Mapping[str, str | bytes]) -> None:
-        for name, content in files.items():
-            path = self.root / safe_relative(name)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            data = content.encode() if isinstance(content, str) else content
-            path.write_bytes(data)
+        for name in files:
+            safe_relative(name)
+        try:
+            await asyncio.to_thread(self._write, files)
+        except OSError as exc:
+            raise WorkspaceError(f"cannot write files into the workspace: {exc}") from exc
 
     async def read_file(self, path: str, limit: int = DEFAULT_OUTPUT_LIMIT) -> bytes:
-        target = self.root / safe_relative(path)
+        safe_relative(path)
         try:
-            with target.open("rb") as f:
-                return f.read(limit)
+            return await asyncio.to_thread(self._read, path, limit)
         except OSError as exc:
             raise WorkspaceError(f"cannot read {path!r} from the workspace: {exc}") from exc
+
+    def _inside(self, name: str) -> Path:
+        """The host path for `name`, refusing symlinks (a job may plant them) that lead outside."""
+        path = (self.root / safe_relative(name)).resolve()
+        if path != self.root and self.root not in path.parents:
+            raise WorkspaceError(f"path leaves the workspace through a symlink: {name!r}")
+        return path
+
+    def _write(self, files: Mapping[str, str | bytes]) -> None:
+        for name, content in files.items():
+            path = self._inside(name)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            data = content.encode() if isinstance(content, str) else content
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+
+    def _read(self, name: str, limit: int) -> bytes:
+        with open(self._inside(name), "rb") as f:
+            return f.read(limit)
 
     async def run(self, command: Command) -> CommandResult:
         cwd = self.root / safe_relative(command.cwd) if command.cwd not in ("", ".") else self.root
@@ -101,6 +122,11 @@ class LocalWorkspace:
         }
         env.update(command.env)
         limit = min(command.output_limit, self._config.output_limit)
+        if self._bwrap and not _executable(command.argv[0], cwd, env["PATH"]):
+            # bwrap would exit 1 for it; a missing program is status 127 on every backend.
+            return CommandResult(
+                exit_code=127, stderr=f"cannot execute {command.argv[0]}: not found"
+            )
         start = time.monotonic()
         try:
             proc = await asyncio.create_subprocess_exec(
@@ -119,13 +145,19 @@ class LocalWorkspace:
         runner = _Runner(proc, limit, self._config.memory_mb << 20)
         timed_out = await runner.wait(command.stdin.encode(), command.timeout_s)
         return CommandResult(
-            exit_code=proc.returncode,
+            exit_code=self._exit_code(proc.returncode),
             stdout=runner.stdout.decode(errors="replace"),
             stderr=runner.stderr.decode(errors="replace") + runner.note,
             duration_s=time.monotonic() - start,
             timed_out=timed_out,
             output_truncated=runner.truncated,
         )
+
+    def _exit_code(self, code: int | None) -> int | None:
+        # bwrap exits with 128 + N when the program died of signal N; report it like subprocess.
+        if self._bwrap and code is not None and 128 < code <= 128 + 64:
+            return 128 - code
+        return code
 
     def _wrap(self, argv: list[str], cwd: Path) -> list[str]:
         if not self._bwrap:
@@ -134,7 +166,11 @@ class LocalWorkspace:
         return [
             self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp", "--bind", root, root, "--unshare-net", "--unshare-pid",
-            "--unshare-ipc", "--die-with-parent", "--new-session", "--chdir", str(cwd),
+            "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session",
+            # Run by root, bwrap would leave the program every capability: enough to remount
+            # the read-only root read-write.
+            "--cap-drop", "ALL",
+            "--chdir", str(cwd),
             *argv,
         ]  # fmt: skip
 
@@ -197,15 +233,18 @@ class _Runner:
         self.proc.stdin.close()
 
     async def _drain(self, stream: asyncio.StreamReader, sink: bytearray) -> None:
+        # Read to the end even past the limit: asyncio reports the process's exit only once its
+        # pipes are closed, and a paused, unread pipe would never close.
         while chunk := await stream.read(65536):
             room = self.limit - len(sink)
             if len(chunk) > room:
                 sink += chunk[: max(room, 0)]
-                self.truncated = True
-                self.note = f"\n[parforge: output passed {self.limit} bytes; process killed]"
-                self.kill()
-                return
-            sink += chunk
+                if not self.truncated:
+                    self.truncated = True
+                    self.note = f"\n[parforge: output passed {self.limit} bytes; process killed]"
+                    self.kill()
+            else:
+                sink += chunk
 
     async def _watch_memory(self) -> None:
         while True:
@@ -217,6 +256,30 @@ class _Runner:
                 )
                 self.kill()
                 return
+
+
+def _executable(program: str, cwd: Path, path: str) -> bool:
+    if "/" in program:
+        return os.access(cwd / program, os.X_OK)
+    return shutil.which(program, path=path) is not None
+
+
+def _make_workspace_dir(parent: Path | None) -> Path:
+    # Resolved, because the symlink checks compare resolved paths.
+    return Path(tempfile.mkdtemp(prefix="parforge-ws-", dir=parent)).resolve()
+
+
+def _remove_tree(root: Path) -> None:
+    """Delete a workspace, restoring permissions a job may have taken away."""
+
+    def retry(func: Any, failed: str, _exc: Any) -> None:
+        with suppress(OSError):
+            os.chmod(os.path.dirname(failed), 0o700)
+            if os.path.isdir(failed) and not os.path.islink(failed):
+                os.chmod(failed, 0o700)
+            func(failed)
+
+    shutil.rmtree(root, onerror=retry)
 
 
 def _descendants(root: int) -> list[int]:

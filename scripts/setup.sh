@@ -57,3 +57,12 @@ ensure_host_toolchain() {
     apt_install g++ clang libomp-dev libclang-rt-14-dev llvm openmpi-bin libopenmpi-dev \
         bubblewrap debootstrap
 }
+
+ensure_sandbox_image() {
+    # The sandbox image for the current Dockerfile; seconds when its tag exists, a few minutes
+    # otherwise (the base is bootstrapped offline with debootstrap when no registry answers).
+    ensure_docker
+    command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap
+    log "sandbox image"
+    "$PARFORGE" sandbox build
+}

@@ -88,11 +88,13 @@ def inside(root: str, rel: str) -> str:
 class Job:
     """One running command: its process group, captured output and limits."""
 
-    def __init__(self, rid: int, proc: subprocess.Popen[bytes], req: dict[str, Any]) -> None:
+    def __init__(
+        self, rid: int, proc: subprocess.Popen[bytes], req: dict[str, Any], start: float
+    ) -> None:
         self.rid = rid
         self.proc = proc
         self.limit = int(req.get("limit", 1 << 20))
-        self.start = time.monotonic()
+        self.start = start
         self.oom_kills = oom_kills()
         self.deadline = self.start + float(req.get("timeout", 60.0))
         self.end: float | None = None
@@ -221,6 +223,7 @@ class Agent:
         argv = [str(a) for a in req["argv"]]
         env = {**self.base_env, **req.get("env", {})}
         has_stdin = bool(req.get("stdin"))
+        start = time.monotonic()  # Popen returns after the exec: the program may already run
         try:
             cwd = inside(WORK, req.get("cwd", ".") or ".")
             proc = subprocess.Popen(
@@ -245,7 +248,11 @@ class Agent:
                 }
             )
             return
-        job = Job(rid, proc, req)
+        # Under memory pressure the kernel must pick a job's process, never the agent: raising a
+        # child's OOM score needs no privilege (lowering the agent's would).
+        with suppress(OSError), open(f"/proc/{proc.pid}/oom_score_adj", "w") as f:
+            f.write("1000")
+        job = Job(rid, proc, req, start)
         self.jobs[proc.pid] = job
         assert proc.stdout is not None and proc.stderr is not None
         # Pipes are registered and closed as file objects so that Popen never closes a number
