@@ -10,15 +10,12 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from sandbox._engine import Engine
 from sandbox.base import Sandbox
 from sandbox.config import DockerConfig, LocalConfig
-from sandbox.image import build_image
 
 BACKENDS = ["docker", "local"]
 
@@ -28,22 +25,6 @@ DOCKER_TEST_CONFIG = DockerConfig(
     pool_size=1, cpus=1.0, memory_mb=768, pids_limit=256, workdir_mb=256, tmp_mb=64
 )
 LOCAL_TEST_CONFIG = LocalConfig(max_concurrency=2, memory_mb=512, file_size_mb=64, bubblewrap="on")
-
-
-@pytest.fixture(scope="session")
-def sandbox_image() -> str:
-    """The sandbox image for the current Dockerfile, built when its tag is missing."""
-
-    async def ensure() -> str:
-        engine = Engine()
-        try:
-            return await build_image(engine)
-        finally:
-            await engine.aclose()
-
-    # In a thread of its own: the first user may be an async fixture, inside a running loop.
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, ensure()).result()
 
 
 def make_sandbox(backend: str, **overrides: object) -> Sandbox:
