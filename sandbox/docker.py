@@ -91,12 +91,16 @@ class DockerSandbox:
     async def aclose(self) -> None:
         """Remove every container this sandbox created and close the engine client."""
         self._closed = True
-        while self._chores:
-            await asyncio.gather(*self._chores, return_exceptions=True)
+        await self.settle()
         boxes, self._boxes = list(self._boxes), set()
         self._idle.clear()
         await asyncio.gather(*(box.remove() for box in boxes), return_exceptions=True)
         await self.engine.aclose()
+
+    async def settle(self) -> None:
+        """Wait for background work (wipes, removals, replacements) to finish."""
+        while self._chores:
+            await asyncio.gather(*self._chores, return_exceptions=True)
 
     async def prune(self, everything: bool = False) -> list[str]:
         """Remove containers left behind by crashed ParForge processes (see `_container.prune`)."""

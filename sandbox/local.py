@@ -15,6 +15,7 @@ weaker isolation, and said so in `info()`:
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import resource
 import shutil
@@ -32,6 +33,7 @@ from sandbox.errors import SandboxUnavailable, WorkspaceError
 from sandbox.models import DEFAULT_OUTPUT_LIMIT, Command, CommandResult, SandboxInfo
 
 _MEMORY_POLL_S = 0.05
+_LINGER_S = 0.5
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -47,6 +49,10 @@ class LocalSandbox:
                 "bubblewrap was required (bubblewrap=on) but `bwrap` is not installed"
             )
         self._bwrap = bwrap if config.bubblewrap != "off" else None
+        # util-linux's prlimit sets the rlimits between fork and exec for us, so the spawn needs
+        # no Python callback in the child and stays a fast vfork (measured: ~1 ms against ~5 ms,
+        # and far more on a loaded host).
+        self._prlimit = shutil.which("prlimit")
 
     def info(self) -> SandboxInfo:
         isolation = (
@@ -61,7 +67,7 @@ class LocalSandbox:
         async with self._slots:
             root = await asyncio.to_thread(_make_workspace_dir, self.config.root)
             try:
-                yield LocalWorkspace(root, self.config, self._bwrap)
+                yield LocalWorkspace(root, self.config, self._bwrap, self._prlimit)
             finally:
                 await asyncio.to_thread(_remove_tree, root)
 
@@ -72,10 +78,13 @@ class LocalSandbox:
 class LocalWorkspace:
     """One temporary directory; commands run with it as their root."""
 
-    def __init__(self, root: Path, config: LocalConfig, bwrap: str | None) -> None:
+    def __init__(
+        self, root: Path, config: LocalConfig, bwrap: str | None, prlimit: str | None
+    ) -> None:
         self.root = root
         self._config = config
         self._bwrap = bwrap
+        self._prlimit = prlimit
 
     async def write_files(self, files: Mapping[str, str | bytes]) -> None:
         for name in files:
@@ -122,14 +131,16 @@ class LocalWorkspace:
         }
         env.update(command.env)
         limit = min(command.output_limit, self._config.output_limit)
-        if self._bwrap and not _executable(command.argv[0], cwd, env["PATH"]):
-            # bwrap would exit 1 for it; a missing program is status 127 on every backend.
+        if (self._bwrap or self._prlimit) and not _executable(command.argv[0], cwd, env["PATH"]):
+            # The wrappers would exit 1 for it; a missing program is 127 on every backend.
             return CommandResult(
                 exit_code=127, stderr=f"cannot execute {command.argv[0]}: not found"
             )
         start = time.monotonic()
+        loop = asyncio.get_running_loop()
         try:
-            proc = await asyncio.create_subprocess_exec(
+            transport, protocol = await loop.subprocess_exec(
+                lambda: _ExitProtocol(loop),
                 *argv,
                 cwd=cwd,
                 env=env,
@@ -137,13 +148,17 @@ class LocalWorkspace:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 start_new_session=True,
-                preexec_fn=self._limits,
+                preexec_fn=None if self._prlimit else self._limits,
             )
         except (FileNotFoundError, PermissionError) as exc:
             # A missing compiler or program is the job's result, like `sh: not found`.
             return CommandResult(exit_code=127, stderr=f"cannot execute {argv[0]}: {exc}")
-        runner = _Runner(proc, limit, self._config.memory_mb << 20)
-        timed_out = await runner.wait(command.stdin.encode(), command.timeout_s)
+        proc = asyncio.subprocess.Process(transport, protocol, loop)
+        runner = _Runner(proc, protocol.exited, limit, self._config.memory_mb << 20)
+        try:
+            timed_out = await runner.wait(command.stdin.encode(), command.timeout_s)
+        finally:
+            transport.close()
         return CommandResult(
             exit_code=self._exit_code(proc.returncode),
             stdout=runner.stdout.decode(errors="replace"),
@@ -160,10 +175,15 @@ class LocalWorkspace:
         return code
 
     def _wrap(self, argv: list[str], cwd: Path) -> list[str]:
+        limits = []
+        if self._prlimit:
+            file_size = self._config.file_size_mb << 20
+            limits = [self._prlimit, f"--fsize={file_size}", "--core=0", "--"]
         if not self._bwrap:
-            return argv
+            return [*limits, *argv]
         root = str(self.root)
         return [
+            *limits,
             self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp", "--bind", root, root, "--unshare-net", "--unshare-pid",
             "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session",
@@ -180,11 +200,32 @@ class LocalWorkspace:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+class _ExitProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """Also tells when the process itself exits: `Process.wait()` waits for the pipes to close
+    as well, which a background child of the command may hold open for ever."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=1 << 16, loop=loop)
+        self.exited: asyncio.Future[None] = loop.create_future()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
 class _Runner:
     """Feeds stdin, drains capped output, watches memory and the clock for one process tree."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, limit: int, memory_bytes: int) -> None:
+    def __init__(
+        self,
+        proc: asyncio.subprocess.Process,
+        exited: asyncio.Future[None],
+        limit: int,
+        memory_bytes: int,
+    ) -> None:
         self.proc = proc
+        self.exited = exited
         self.limit = limit
         self.memory_bytes = memory_bytes
         self.stdout = bytearray()
@@ -203,21 +244,25 @@ class _Runner:
         watch = asyncio.create_task(self._watch_memory())
         timed_out = False
         try:
-            await asyncio.wait_for(self.proc.wait(), timeout_s)
+            await asyncio.wait_for(asyncio.shield(self.exited), timeout_s)
         except TimeoutError:
             timed_out = True
             self.kill()
-            await self.proc.wait()
+            await self.exited
         finally:
             watch.cancel()
-            # Orphans that kept the pipes open must not keep us waiting.
-            self.kill()
-            await asyncio.wait(pumps, timeout=5)
-            for task in pumps:
+            # The command is over and its process group goes with it (its other descendants
+            # were reparented when it died, so there is no tree left to walk). A process that
+            # left the group may keep the pipes open: it gets a moment, not our time.
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            _, late = await asyncio.wait(pumps, timeout=_LINGER_S)
+            for task in late:
                 task.cancel()
         return timed_out
 
     def kill(self) -> None:
+        """SIGKILL the running command's whole tree, groups included."""
         for pid in [self.proc.pid, *_descendants(self.proc.pid)]:
             with suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
@@ -283,6 +328,34 @@ def _remove_tree(root: Path) -> None:
 
 
 def _descendants(root: int) -> list[int]:
+    """Every process below `root`, through /proc/<pid>/task/<tid>/children when the kernel has
+    them (cost follows the tree), else by reading every process's parent (cost follows the host)."""
+    if not _has_children_files():
+        return _descendants_by_scan(root)
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                    children = [int(c) for c in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            found += children
+            todo += children
+    return found
+
+
+@functools.cache
+def _has_children_files() -> bool:
+    return os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+
+
+def _descendants_by_scan(root: int) -> list[int]:
     children: dict[int, list[int]] = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():

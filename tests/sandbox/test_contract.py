@@ -136,6 +136,23 @@ async def test_timeout_kills_the_whole_process_tree(sandbox: Sandbox) -> None:
         assert await wait_until_gone(marker) == []
 
 
+async def test_a_background_child_does_not_hold_the_command(sandbox: Sandbox) -> None:
+    marker = f"{uuid.uuid4().int % 10**6 + 4 * 10**6}.5"
+    async with sandbox.workspace() as ws:
+        start = time.monotonic()
+        result = await ws.run(sh(f"sleep {marker} & echo done", timeout_s=10))
+        assert result.ok and result.stdout == "done\n"
+        assert time.monotonic() - start < 3
+        assert await wait_until_gone(marker) == []  # the command's group ends with it
+
+
+async def test_core_dumps_off_and_file_size_limited(sandbox: Sandbox) -> None:
+    async with sandbox.workspace() as ws:
+        limits = await ws.run(sh("ulimit -c; ulimit -f"))
+        core, file_blocks = limits.stdout.split()
+        assert core == "0" and file_blocks != "unlimited"
+
+
 async def test_output_is_capped(sandbox: Sandbox) -> None:
     async with sandbox.workspace() as ws:
         start = time.monotonic()
