@@ -7,11 +7,14 @@ libomp loads Archer by itself for a TSan program); run that at 2 and 4 threads. 
 
     warm  the docker backend with a pre-started pool (containers wiped and reused),
     cold  the docker backend with a fresh container per job (`reuse=False`),
-    host  the local backend without bubblewrap: the same commands as plain host processes,
+    host  the local backend without bubblewrap: the same commands as host processes, with its
+          bookkeeping (rlimits, process-tree and memory watch, output caps),
+    bare  the same commands through a bare `asyncio.create_subprocess_exec` in a temporary
+          directory: no sandbox at all, the floor,
 
 interleaved repetition by repetition, each timed from leasing the workspace to the last result,
 with background work (wipes, removals) finished before the next one starts. It prints medians
-per step, the ratios warm/host and cold/host (target: warm <= 1.15), and the cost of one
+per step, the ratios to host and to bare (target: warm <= 1.15 x host), and the cost of one
 trivial command on each path, with a `docker exec` for comparison.
 
     .venv/bin/python benchmarks/sandbox_latency.py [--reps 10]
@@ -21,10 +24,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import shutil
 import statistics
+import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import docker
@@ -32,7 +40,7 @@ import docker
 from sandbox.base import Sandbox, Workspace
 from sandbox.config import DockerConfig, LocalConfig
 from sandbox.docker import DockerSandbox
-from sandbox.models import Command
+from sandbox.models import DEFAULT_OUTPUT_LIMIT, Command, CommandResult
 
 KERNEL = r"""
 #include <stdio.h>
@@ -56,6 +64,56 @@ REFERENCE = KERNEL.replace("#pragma omp parallel for reduction(+:dot)", "").repl
 )
 INPUTS = ["1000", "50000", "400000"]
 TSAN_ENV = {"TSAN_OPTIONS": "ignore_noninstrumented_modules=1"}
+
+
+class BareWorkspace:
+    """Commands as plain child processes: what running them "directly on the host" costs."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    async def write_files(self, files: Mapping[str, str | bytes]) -> None:
+        for name, content in files.items():
+            data = content.encode() if isinstance(content, str) else content
+            (self.root / name).write_bytes(data)
+
+    async def read_file(self, path: str, limit: int = DEFAULT_OUTPUT_LIMIT) -> bytes:
+        return (self.root / path).read_bytes()[:limit]
+
+    async def run(self, command: Command) -> CommandResult:
+        start = time.monotonic()
+        proc = await asyncio.create_subprocess_exec(
+            *command.argv,
+            cwd=self.root,
+            env={**os.environ, **command.env},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await proc.communicate()
+        return CommandResult(
+            exit_code=proc.returncode,
+            stdout=out.decode(),
+            stderr=err.decode(),
+            duration_s=time.monotonic() - start,
+        )
+
+
+class BareSandbox:
+    """Temporary directories and nothing else."""
+
+    def info(self) -> Any:
+        return None
+
+    @asynccontextmanager
+    async def workspace(self) -> AsyncIterator[BareWorkspace]:
+        root = Path(tempfile.mkdtemp(prefix="parforge-bare-"))
+        try:
+            yield BareWorkspace(root)
+        finally:
+            shutil.rmtree(root)
+
+    async def aclose(self) -> None:
+        pass
 
 
 async def verification(ws: Workspace, lap: Callable[[str], None]) -> None:
@@ -96,7 +154,7 @@ async def verification(ws: Workspace, lap: Callable[[str], None]) -> None:
     lap("TSan runs at 2, 4 threads")
 
 
-async def timed_job(sandbox: Sandbox) -> dict[str, float]:
+async def timed_job(sandbox: Sandbox | BareSandbox) -> dict[str, float]:
     """One verification in a fresh workspace: per-step seconds and the total."""
     laps: dict[str, float] = {}
     start = last = time.perf_counter()
@@ -122,9 +180,9 @@ async def trivial_command_costs(
     """Median seconds of one `true` through the agent, on the host, and by `docker exec`."""
     costs: dict[str, float] = {}
 
-    async def median_of(fn: Callable[[], Awaitable[Any]]) -> float:
+    async def median_of(fn: Callable[[], Awaitable[Any]], n: int = reps) -> float:
         times = []
-        for _ in range(reps):
+        for _ in range(n):
             t = time.perf_counter()
             await fn()
             times.append(time.perf_counter() - t)
@@ -133,6 +191,13 @@ async def trivial_command_costs(
     async with warm.workspace() as ws:
         costs["docker agent run"] = await median_of(lambda: ws.run(Command(argv=["true"])))
         costs["docker agent write"] = await median_of(lambda: ws.write_files({"a.c": KERNEL}))
+
+    async def lease_and_wipe() -> None:
+        async with warm.workspace() as ws:
+            await ws.write_files({"a.c": KERNEL})
+        await warm.settle()  # the wipe runs after the job, off its critical path
+
+    costs["docker wipe between jobs"] = await median_of(lease_and_wipe, 20)
     async with host.workspace() as ws:
         costs["host subprocess"] = await median_of(lambda: ws.run(Command(argv=["true"])))
     client = docker.from_env()
@@ -161,7 +226,12 @@ async def main(reps: int) -> None:
     print("preparing: image, warm pool")
     await warm.build_image()
     await warm.start()
-    backends: dict[str, Sandbox] = {"warm": warm, "cold": cold, "host": host}
+    backends: dict[str, Sandbox | BareSandbox] = {
+        "warm": warm,
+        "cold": cold,
+        "host": host,
+        "bare": BareSandbox(),
+    }
     results: dict[str, list[dict[str, float]]] = defaultdict(list)
     try:
         for sandbox in backends.values():  # one untimed round: page cache, first compiles

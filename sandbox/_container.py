@@ -40,6 +40,8 @@ class Setup:
     gpu: bool
     cuda_root: Path | None
     """A host CUDA toolkit (symlinks resolved) mounted read-only at the same path and at CUDA_MOUNT."""
+    path: str = DEFAULT_PATH
+    """The image's own PATH (a CUDA base image puts its toolkit there)."""
 
 
 def owner_labels() -> dict[str, str]:
@@ -54,15 +56,14 @@ def owner_labels() -> dict[str, str]:
 def container_spec(config: DockerConfig, setup: Setup) -> dict[str, Any]:
     """Keyword arguments for `client.containers.create`: the hardening lives here."""
     tmpfs_opts = "rw,exec,nosuid,nodev,uid=1000,gid=1000"
-    path = DEFAULT_PATH
-    environment = {"HOME": WORKDIR, "LANG": "C.UTF-8"}
+    environment = {"HOME": WORKDIR, "LANG": "C.UTF-8", "PATH": setup.path}
     mounts = []
     if setup.cuda_root is not None:
         for target in dict.fromkeys([str(setup.cuda_root), CUDA_MOUNT]):
             mounts.append(Mount(target, str(setup.cuda_root), type="bind", read_only=True))
-        path = f"{CUDA_MOUNT}/bin:{path}"
+        if f"{CUDA_MOUNT}/bin" not in setup.path.split(":"):
+            environment["PATH"] = f"{CUDA_MOUNT}/bin:{setup.path}"
         environment["CUDA_HOME"] = CUDA_MOUNT
-    environment["PATH"] = path
     file_size = config.workdir_mb << 20
     spec: dict[str, Any] = {
         "image": setup.image,
@@ -94,6 +95,8 @@ def container_spec(config: DockerConfig, setup: Setup) -> dict[str, Any]:
     }
     if setup.gpu:
         spec["device_requests"] = [DeviceRequest(count=-1, capabilities=[["gpu"]])]
+        # What the NVIDIA runtime mounts in: the CUDA driver (compute) and nvidia-smi (utility).
+        environment["NVIDIA_DRIVER_CAPABILITIES"] = "compute,utility"
     return spec
 
 

@@ -116,7 +116,12 @@ class DockerSandbox:
         async with self._setup_lock:
             if self._setup is None:
                 image = await ensure_image(self.engine, self.config.image)
-                self._setup = Setup(image=image, gpu=await self._gpu(), cuda_root=self._cuda_root())
+                self._setup = Setup(
+                    image=image,
+                    gpu=await self._gpu(),
+                    cuda_root=self._cuda_root(),
+                    path=await self._image_path(image),
+                )
             return self._setup
 
     async def _gpu(self) -> bool:
@@ -126,6 +131,15 @@ class DockerSandbox:
             lambda client: client.info(), "asking the engine for its runtimes"
         )
         return "nvidia" in (info.get("Runtimes") or {})
+
+    async def _image_path(self, image: str) -> str:
+        attrs = await self.engine.call(
+            lambda client: client.images.get(image).attrs, f"inspecting {image}"
+        )
+        for item in (attrs.get("Config") or {}).get("Env") or []:
+            if item.startswith("PATH="):
+                return str(item[len("PATH=") :])
+        return _container.DEFAULT_PATH
 
     def _cuda_root(self) -> Path | None:
         """The host's CUDA toolkit when it can be mounted (a local engine and nvcc present)."""

@@ -3,13 +3,17 @@
 For hosts without Docker (a bare GPU machine, a laptop). Same contract as the docker backend,
 weaker isolation, and said so in `info()`:
 
-- always: a fresh process session per command, killed as a whole tree on time-out or when its
-  output passes the limit; resident memory of the tree watched and capped; file size and core
-  dumps limited by rlimits;
+- always: a fresh process session per command, its group killed when it ends and its whole tree
+  on time-out or when its output passes the limit; resident memory of the tree watched and
+  capped; file size and core dumps limited by rlimits (set by util-linux `prlimit` when present);
 - with bubblewrap (`bwrap`) installed: the root filesystem read-only, the workspace the only
-  writable place besides a private /tmp, no network, a private PID namespace;
-- without bubblewrap: the program runs as the calling user and can read what that user reads
-  and reach the network. Use the docker backend for untrusted code whenever you can.
+  writable place besides a private /tmp, no network, a private PID namespace, no capabilities;
+- what it cannot contain even with bubblewrap: a fork bomb (no process-count limit: RLIMIT_NPROC
+  does not bind root and there is no pids cgroup), reading host files (the host's root is bound
+  read-only, so whatever the user can read stays readable), filling the disk with many files
+  (the workspace is a host directory: a per-file size limit, no quota);
+- without bubblewrap: the program runs as the calling user and can read and write what that
+  user can and reach the network. Use the docker backend for untrusted code whenever you can.
 """
 
 from __future__ import annotations

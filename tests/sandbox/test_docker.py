@@ -87,7 +87,8 @@ def test_container_spec_gpu_and_cuda() -> None:
         ("/opt/cuda-13.0", "/opt/cuda-13.0", True),
         ("/usr/local/cuda", "/opt/cuda-13.0", True),
     }
-    assert spec["environment"]["PATH"].startswith("/usr/local/cuda/bin:")
+    assert spec["environment"]["PATH"].startswith("/usr/local/cuda/bin:/usr/local/sbin:")
+    assert spec["environment"]["NVIDIA_DRIVER_CAPABILITIES"] == "compute,utility"
 
 
 def test_tmpfs_must_fit_in_memory() -> None:
