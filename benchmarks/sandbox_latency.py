@@ -256,12 +256,15 @@ def report(results: dict[str, list[dict[str, float]]], costs: dict[str, float], 
     print(f"{'step':28}" + "".join(f"{n:>10}" for n in names))
     for step in steps:
         print(f"{step:28}" + "".join(f"{median[n][step]:10.3f}" for n in names))
-    host = median["host"]["total"]
-    warm_ratio, cold_ratio = median["warm"]["total"] / host, median["cold"]["total"] / host
-    print(
-        f"\nwarm/host = {warm_ratio:.3f}   (target <= 1.15: {'met' if warm_ratio <= 1.15 else 'NOT met'})"
-    )
-    print(f"cold/host = {cold_ratio:.3f}")
+    print()
+    for base in ("host", "bare"):
+        for name in ("warm", "cold"):
+            ratio = median[name]["total"] / median[base]["total"]
+            target = "met" if ratio <= 1.15 else "NOT met"
+            print(
+                f"{name}/{base} = {ratio:.3f}"
+                + (f"   (target <= 1.15: {target})" if name == "warm" else "")
+            )
     print("\none trivial operation, median ms")
     for what, seconds in costs.items():
         print(f"  {what:30} {seconds * 1000:8.2f}")

@@ -42,6 +42,8 @@ class Setup:
     """A host CUDA toolkit (symlinks resolved) mounted read-only at the same path and at CUDA_MOUNT."""
     path: str = DEFAULT_PATH
     """The image's own PATH (a CUDA base image puts its toolkit there)."""
+    engine_cpus: int = 0
+    """CPUs of the engine's host (0: unknown). The engine refuses a CPU limit above it."""
 
 
 def owner_labels() -> dict[str, str]:
@@ -83,7 +85,6 @@ def container_spec(config: DockerConfig, setup: Setup) -> dict[str, Any]:
         "pids_limit": config.pids_limit,
         "mem_limit": f"{config.memory_mb}m",
         "memswap_limit": f"{config.memory_mb}m",  # equal: no swap beyond the memory limit
-        "nano_cpus": int(config.cpus * 1e9),
         "ulimits": [
             Ulimit(name="core", soft=0, hard=0),
             Ulimit(name="fsize", soft=file_size, hard=file_size),
@@ -93,6 +94,8 @@ def container_spec(config: DockerConfig, setup: Setup) -> dict[str, Any]:
         "hostname": "sandbox",
         "mounts": mounts,
     }
+    if not setup.engine_cpus or config.cpus < setup.engine_cpus:
+        spec["nano_cpus"] = int(config.cpus * 1e9)  # else there is nothing to limit
     if setup.gpu:
         spec["device_requests"] = [DeviceRequest(count=-1, capabilities=[["gpu"]])]
         # What the NVIDIA runtime mounts in: the CUDA driver (compute) and nvidia-smi (utility).

@@ -116,21 +116,21 @@ class DockerSandbox:
         async with self._setup_lock:
             if self._setup is None:
                 image = await ensure_image(self.engine, self.config.image)
+                engine = await self.engine.call(
+                    lambda client: client.info(), "asking the engine about itself"
+                )
+                runtimes = engine.get("Runtimes") or {}
+                gpu = self.config.gpus == "on" or (
+                    self.config.gpus == "auto" and "nvidia" in runtimes
+                )
                 self._setup = Setup(
                     image=image,
-                    gpu=await self._gpu(),
+                    gpu=gpu,
                     cuda_root=self._cuda_root(),
                     path=await self._image_path(image),
+                    engine_cpus=int(engine.get("NCPU") or 0),
                 )
             return self._setup
-
-    async def _gpu(self) -> bool:
-        if self.config.gpus != "auto":
-            return self.config.gpus == "on"
-        info = await self.engine.call(
-            lambda client: client.info(), "asking the engine for its runtimes"
-        )
-        return "nvidia" in (info.get("Runtimes") or {})
 
     async def _image_path(self, image: str) -> str:
         attrs = await self.engine.call(

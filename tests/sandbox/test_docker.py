@@ -74,6 +74,11 @@ def test_container_spec_is_hardened() -> None:
     assert limits == {"core": (0, 0), "fsize": (128 << 20, 128 << 20)}
     assert spec["labels"]["parforge.sandbox"] == "1" and "device_requests" not in spec
     assert spec["mounts"] == []
+    # The engine refuses a CPU limit above its host's CPUs; at or above them nothing is limited.
+    whole = container_spec(
+        DockerConfig(cpus=2), Setup(image="img", gpu=False, cuda_root=None, engine_cpus=2)
+    )
+    assert "nano_cpus" not in whole
 
 
 def test_container_spec_gpu_and_cuda() -> None:
