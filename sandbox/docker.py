@@ -166,8 +166,12 @@ class DockerSandbox:
 
     async def _lease(self) -> Box:
         while self._idle:
+            ready = self._idle.popleft()
             try:
-                return await self._idle.popleft()
+                return await asyncio.shield(ready)
+            except asyncio.CancelledError:
+                self._idle.appendleft(ready)  # the caller gave up; the container stays pooled
+                raise
             except SandboxError:
                 continue  # that replacement failed; try the next one or start afresh
         return await self._new_box()
