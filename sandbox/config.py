@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from sandbox.models import DEFAULT_OUTPUT_LIMIT
 
@@ -34,6 +34,22 @@ class DockerConfig(BaseModel):
     """Pass the host's GPUs through (`device_requests`); auto = when the engine has the nvidia runtime."""
     cuda_toolkit: Path | None = None
     """Host CUDA toolkit to mount read-only for nvcc (None = autodetect /usr/local/cuda)."""
+    reuse: bool = True
+    """Wipe containers and reuse them across jobs; False starts a fresh container per job."""
+    tmp_mb: int = Field(default=256, ge=16)
+    """Size of each of the tmpfs /tmp and /dev/shm (memory: counted in `memory_mb`)."""
+    watchdog_grace_s: float = Field(default=10.0, gt=0)
+    """The host kills the container when a command outlives its time-out by this much."""
+    start_timeout_s: float = Field(default=60.0, gt=0)
+    """How long a new container's agent may take to say it is ready."""
+
+    @model_validator(mode="after")
+    def _tmpfs_fits_in_memory(self) -> DockerConfig:
+        # tmpfs pages are charged to the container's memory: full file systems must leave room
+        # for the programs, or the kernel's OOM killer would pick among them.
+        if self.workdir_mb + 2 * self.tmp_mb + 256 > self.memory_mb:
+            raise ValueError("memory_mb must exceed workdir_mb + 2 * tmp_mb by at least 256")
+        return self
 
     def build(self) -> DockerSandbox:
         from sandbox.docker import DockerSandbox

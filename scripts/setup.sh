@@ -96,3 +96,12 @@ ensure_postgres() {
         "${pg[@]}" "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres parforge
     export PARFORGE_TEST_POSTGRES_URL="postgresql+psycopg://postgres@127.0.0.1:$port/parforge"
 }
+
+ensure_sandbox_image() {
+    # The sandbox image for the current Dockerfile; seconds when its tag exists, a few minutes
+    # otherwise (the base is bootstrapped offline with debootstrap when no registry answers).
+    ensure_docker
+    command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap
+    log "sandbox image"
+    "$PARFORGE" sandbox build
+}

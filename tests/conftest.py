@@ -9,6 +9,7 @@ import os
 import subprocess
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from corpus.runner import RunOutcome, TaskContext
 from corpus.store import open_store
 from corpus.store.migrate import target_metadata
 from corpus.store.models import CandidateCreate, JobStatus, RunMeta, StepCreate, StepKind
+from sandbox._engine import Engine as DockerEngine
+from sandbox.image import build_image
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -216,3 +219,22 @@ def build_scripted_runner(settings: Any) -> ScriptedRunner:
     """Factory for `PARFORGE_SERVER__RUNNER=tests.conftest:build_scripted_runner`, configured by
     `PARFORGE_SERVER__RUNNER_OPTIONS` (used by the tests that start a real server process)."""
     return ScriptedRunner(**settings.server.runner_options)
+
+
+# --- the sandbox image ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def sandbox_image() -> str:
+    """The sandbox image for the current Dockerfile, built when its tag is missing."""
+
+    async def ensure() -> str:
+        engine = DockerEngine()
+        try:
+            return await build_image(engine)
+        finally:
+            await engine.aclose()
+
+    # In a thread of its own: the first user may be an async fixture, inside a running loop.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, ensure()).result()

@@ -1,12 +1,17 @@
-"""`parforge sandbox ...`: inspect the configured sandbox backend."""
+"""`parforge sandbox ...`: inspect the configured backend, build its image, prune leftovers."""
 
 from __future__ import annotations
 
 import json
+import time
 
 import typer
+from rich.markup import escape
+from rich.status import Status
 
-from parforge.cli._common import run, settings
+from parforge.cli._common import console, run, settings
+from sandbox.config import DockerConfig
+from sandbox.docker import DockerSandbox
 
 app = typer.Typer(help="The sandbox that builds and checks candidates.", no_args_is_help=True)
 
@@ -24,3 +29,76 @@ def info(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> N
 
     text = run(_info())
     typer.echo(text if as_json else json.dumps(json.loads(text), indent=2))
+
+
+@app.command()
+def build(
+    base: str | None = typer.Option(
+        None,
+        "--base",
+        help="Base image (default: the Dockerfile's Debian base, bootstrapped offline if needed).",
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="Rebuild without the layer cache even if the tag exists."
+    ),
+) -> None:
+    """Build the sandbox image; fast when the tag for the current Dockerfile already exists."""
+
+    async def _build() -> str:
+        sandbox = _docker()
+        try:
+            with console.status("preparing") as status:
+                progress = _BuildDisplay(status)
+                return await sandbox.build_image(base=base, force=force, progress=progress)
+        finally:
+            await sandbox.aclose()
+
+    typer.echo(run(_build()))
+
+
+@app.command()
+def prune(
+    everything: bool = typer.Option(
+        False,
+        "--all",
+        help="Remove every sandbox container, also those of ParForge processes still running.",
+    ),
+) -> None:
+    """Remove sandbox containers left behind by ParForge processes that are gone."""
+
+    async def _prune() -> list[str]:
+        sandbox = _docker()
+        try:
+            return await sandbox.prune(everything)
+        finally:
+            await sandbox.aclose()
+
+    removed = run(_prune())
+    console.print(f"removed {len(removed)} container(s)")
+    for container_id in removed:
+        typer.echo(container_id[:12])
+
+
+def _docker() -> DockerSandbox:
+    """The configured docker sandbox, or the default one when another backend is configured."""
+    config = settings().sandbox
+    return DockerSandbox(config if isinstance(config, DockerConfig) else DockerConfig())
+
+
+class _BuildDisplay:
+    """Build progress on the terminal: each stage on its own line, tool output in the spinner."""
+
+    def __init__(self, status: Status) -> None:
+        self._status = status
+        self._stage = ""
+        self._start = time.monotonic()
+
+    def step(self, message: str) -> None:
+        console.print(
+            f"[bold]==>[/] {escape(message)} [dim]({time.monotonic() - self._start:.0f} s)[/]"
+        )
+        self._stage = escape(message)
+        self._status.update(self._stage)
+
+    def line(self, text: str) -> None:
+        self._status.update(f"{self._stage}\n  [dim]{escape(text[:150])}[/]")

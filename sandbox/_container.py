@@ -1,0 +1,196 @@
+"""One hardened sandbox container: how it is configured, started, reached, removed and pruned.
+
+`container_spec` is pure (config in, docker-py keyword arguments out), so the hardening is
+checked by unit tests without an engine; `Box` is a started container with its agent channel.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import docker
+from docker.types import DeviceRequest, LogConfig, Mount, Ulimit
+
+from sandbox._channel import AgentChannel
+from sandbox._engine import Engine
+from sandbox.config import DockerConfig
+from sandbox.errors import SandboxUnavailable, WorkspaceError
+
+WORKDIR = "/work"
+USER = "1000:1000"
+"""The image's `sandbox` user; the agent and every job run as it."""
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+CUDA_MOUNT = "/usr/local/cuda"
+LABEL = "parforge.sandbox"
+OWNER = uuid.uuid4().hex[:12]
+"""This process's id on its containers (with host name and pid), so `prune` can tell stale ones."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every container of a sandbox shares, worked out once from the config and the engine."""
+
+    image: str
+    gpu: bool
+    cuda_root: Path | None
+    """A host CUDA toolkit (symlinks resolved) mounted read-only at the same path and at CUDA_MOUNT."""
+    path: str = DEFAULT_PATH
+    """The image's own PATH (a CUDA base image puts its toolkit there)."""
+    engine_cpus: int = 0
+    """CPUs of the engine's host (0: unknown). The engine refuses a CPU limit above it."""
+
+
+def owner_labels() -> dict[str, str]:
+    return {
+        LABEL: "1",
+        "parforge.owner": OWNER,
+        "parforge.host": socket.gethostname(),
+        "parforge.pid": str(os.getpid()),
+    }
+
+
+def container_spec(config: DockerConfig, setup: Setup) -> dict[str, Any]:
+    """Keyword arguments for `client.containers.create`: the hardening lives here."""
+    tmpfs_opts = "rw,exec,nosuid,nodev,uid=1000,gid=1000"
+    environment = {"HOME": WORKDIR, "LANG": "C.UTF-8", "PATH": setup.path}
+    mounts = []
+    if setup.cuda_root is not None:
+        for target in dict.fromkeys([str(setup.cuda_root), CUDA_MOUNT]):
+            mounts.append(Mount(target, str(setup.cuda_root), type="bind", read_only=True))
+        if f"{CUDA_MOUNT}/bin" not in setup.path.split(":"):
+            environment["PATH"] = f"{CUDA_MOUNT}/bin:{setup.path}"
+        environment["CUDA_HOME"] = CUDA_MOUNT
+    file_size = config.workdir_mb << 20
+    spec: dict[str, Any] = {
+        "image": setup.image,
+        "user": USER,
+        "working_dir": WORKDIR,
+        "environment": environment,
+        "stdin_open": True,  # the agent's request channel
+        "network_mode": "none",
+        "read_only": True,
+        "tmpfs": {
+            WORKDIR: f"{tmpfs_opts},mode=0755,size={config.workdir_mb}m",
+            "/tmp": f"{tmpfs_opts},mode=1777,size={config.tmp_mb}m",
+        },
+        "shm_size": f"{config.tmp_mb}m",
+        "cap_drop": ["ALL"],
+        "security_opt": ["no-new-privileges"],
+        "pids_limit": config.pids_limit,
+        "mem_limit": f"{config.memory_mb}m",
+        "memswap_limit": f"{config.memory_mb}m",  # equal: no swap beyond the memory limit
+        "ulimits": [
+            Ulimit(name="core", soft=0, hard=0),
+            Ulimit(name="fsize", soft=file_size, hard=file_size),
+        ],
+        "log_config": LogConfig(type=LogConfig.types.NONE),  # output travels on the attach stream
+        "labels": owner_labels(),
+        "hostname": "sandbox",
+        "mounts": mounts,
+    }
+    if not setup.engine_cpus or config.cpus < setup.engine_cpus:
+        spec["nano_cpus"] = int(config.cpus * 1e9)  # else there is nothing to limit
+    if setup.gpu:
+        spec["device_requests"] = [DeviceRequest(count=-1, capabilities=[["gpu"]])]
+        # What the NVIDIA runtime mounts in: the CUDA driver (compute) and nvidia-smi (utility).
+        environment["NVIDIA_DRIVER_CAPABILITIES"] = "compute,utility"
+    return spec
+
+
+class Box:
+    """A started container and the channel to its agent."""
+
+    def __init__(self, engine: Engine, container_id: str, channel: AgentChannel) -> None:
+        self.engine = engine
+        self.id = container_id
+        self.channel = channel
+        self.broken: str | None = None
+        """Why the container must not be reused (killed by the watchdog, wipe failed)."""
+
+    @classmethod
+    async def start(cls, engine: Engine, spec: dict[str, Any], start_timeout_s: float) -> Box:
+        """Create and start a container, attached before start so no agent output is lost."""
+
+        def create(client: docker.DockerClient) -> tuple[str, Any]:
+            container = client.containers.create(**spec)
+            container_id = str(container.id)
+            try:
+                sock = client.api.attach_socket(
+                    container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+                )
+                container.start()
+            except BaseException:
+                container.remove(force=True)
+                raise
+            return container_id, sock
+
+        container_id, sock = await engine.call(create, f"starting a container from {spec['image']}")
+        box = cls(engine, container_id, AgentChannel(sock, container_id[:12]))
+        try:
+            await box.channel.hello(start_timeout_s)
+        except (TimeoutError, WorkspaceError) as exc:
+            detail = box.channel.stderr_tail() or str(exc) or "no answer"
+            await box.remove()
+            raise SandboxUnavailable(
+                f"the sandbox agent did not start in {spec['image']}: {detail}"
+            ) from exc
+        return box
+
+    async def remove(self) -> None:
+        """Kill and remove the container (idempotent)."""
+        self.channel.close()
+
+        def remove(client: docker.DockerClient) -> None:
+            with suppress(docker.errors.NotFound):
+                client.api.remove_container(self.id, force=True)
+
+        await self.engine.call(remove, f"removing container {self.id[:12]}")
+
+
+async def prune(engine: Engine, everything: bool = False) -> list[str]:
+    """Remove sandbox containers whose creating process is gone; return their ids.
+
+    A container is stale when it was created on this host by a process that no longer exists.
+    With `everything`, every sandbox container not created by this process goes.
+    """
+    host = socket.gethostname()
+
+    def stale(labels: dict[str, str]) -> bool:
+        if labels.get("parforge.owner") == OWNER:
+            return False
+        if everything:
+            return True
+        return labels.get("parforge.host") == host and not _alive(
+            int(labels.get("parforge.pid", "0"))
+        )
+
+    def run(client: docker.DockerClient) -> list[str]:
+        removed = []
+        for container in client.containers.list(all=True, filters={"label": f"{LABEL}=1"}):
+            if stale(container.labels):
+                try:
+                    container.remove(force=True)
+                except docker.errors.NotFound:
+                    continue
+                removed.append(str(container.id))
+        return removed
+
+    return await engine.call(run, "pruning sandbox containers")
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

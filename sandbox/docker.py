@@ -1,0 +1,277 @@
+"""Docker backend: hardened containers from the sandbox image, kept warm in a pool.
+
+Each container runs the ParForge agent (`images/agent.py`) as PID 1, as the unprivileged
+`sandbox` user (uid 1000), with no network, a read-only root file system, a tmpfs `/work` (the
+workspace) and `/tmp`, no capabilities, no-new-privileges, and pids, memory, CPU, file-size and
+core-dump limits (`_container.container_spec`). The host talks to the agent over the container's
+attach stream (`_channel.py`): files go in and commands run without a `docker exec` or a
+`put_archive` per operation, which is what keeps a warm sandbox close to running on the host.
+
+Time-outs are enforced twice: by the agent, which SIGKILLs the command's process group at its
+deadline, and by a host-side watchdog a grace period later, which kills and removes the whole
+container when the agent did not answer (the workspace is then broken and the pool replaces the
+container). Output beyond the limit is dropped and the command killed.
+
+Pool: up to `pool_size` containers, started on demand (or all at once by `await start()`), one
+per leased workspace. When a job ends its container is wiped (every process but PID 1 killed;
+/work, /tmp and /dev/shm emptied) in the background and goes back to the pool; the next lease
+waits for that wipe, and a container that failed it is replaced. With `reuse=False` every job
+gets a fresh container, removed afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from sandbox import _container
+from sandbox._container import Box, Setup
+from sandbox._engine import Engine
+from sandbox._paths import safe_relative
+from sandbox.config import DockerConfig
+from sandbox.errors import SandboxError, SandboxUnavailable, WorkspaceError
+from sandbox.image import BuildProgress, build_image, ensure_image, image_tag
+from sandbox.models import DEFAULT_OUTPUT_LIMIT, Command, CommandResult, SandboxInfo
+
+_WIPE_TIMEOUT_S = 30.0
+_FILE_TIMEOUT_S = 60.0
+_ISOLATION = (
+    "container: no network, read-only root, tmpfs /work, uid 1000, no capabilities, "
+    "no-new-privileges, pids/memory/CPU limits"
+)
+
+
+class DockerSandbox:
+    """Workspaces in hardened containers, reused across jobs."""
+
+    def __init__(self, config: DockerConfig) -> None:
+        self.config = config
+        self.engine = Engine(config.docker_host)
+        self._slots = asyncio.Semaphore(config.pool_size)
+        self._setup: Setup | None = None
+        self._setup_lock = asyncio.Lock()
+        self._idle: deque[asyncio.Task[Box]] = deque()
+        self._boxes: set[Box] = set()
+        self._starting = 0
+        self._chores: set[asyncio.Task[Any]] = set()
+        self._closed = False
+
+    def info(self) -> SandboxInfo:
+        """Backend, isolation, image; `gpu` is exact once the engine was asked (first job or start)."""
+        setup = self._setup
+        gpu = setup.gpu if setup else self.config.gpus == "on"
+        image = setup.image if setup else self.config.image or image_tag()
+        return SandboxInfo(backend="docker", isolation=_ISOLATION, gpu=gpu, image=image)
+
+    async def start(self) -> None:
+        """Check the engine and image, then warm the whole pool (with `reuse`) before any job."""
+        await self._prepare()
+        if self.config.reuse:
+            for _ in range(self.config.pool_size - len(self._boxes) - self._starting):
+                self._idle.append(self._spawn(self._new_box()))
+            await asyncio.gather(*self._idle)
+
+    @asynccontextmanager
+    async def workspace(self) -> AsyncIterator[DockerWorkspace]:
+        if self._closed:
+            raise SandboxUnavailable("the docker sandbox is closed")
+        async with self._slots:
+            box = await self._lease()
+            try:
+                yield DockerWorkspace(box, self.config)
+            finally:
+                self._release(box)
+
+    async def aclose(self) -> None:
+        """Remove every container this sandbox created and close the engine client."""
+        self._closed = True
+        await self.settle()
+        boxes, self._boxes = list(self._boxes), set()
+        self._idle.clear()
+        await asyncio.gather(*(box.remove() for box in boxes), return_exceptions=True)
+        await self.engine.aclose()
+
+    async def settle(self) -> None:
+        """Wait for background work (wipes, removals, replacements) to finish."""
+        while self._chores:
+            await asyncio.gather(*self._chores, return_exceptions=True)
+
+    async def prune(self, everything: bool = False) -> list[str]:
+        """Remove containers left behind by crashed ParForge processes (see `_container.prune`)."""
+        return await _container.prune(self.engine, everything)
+
+    async def build_image(
+        self, base: str | None = None, force: bool = False, progress: BuildProgress | None = None
+    ) -> str:
+        """Build the sandbox image in this sandbox's engine (see `sandbox.image.build_image`)."""
+        return await build_image(self.engine, base=base, force=force, progress=progress)
+
+    async def _prepare(self) -> Setup:
+        async with self._setup_lock:
+            if self._setup is None:
+                image = await ensure_image(self.engine, self.config.image)
+                engine = await self.engine.call(
+                    lambda client: client.info(), "asking the engine about itself"
+                )
+                runtimes = engine.get("Runtimes") or {}
+                gpu = self.config.gpus == "on" or (
+                    self.config.gpus == "auto" and "nvidia" in runtimes
+                )
+                self._setup = Setup(
+                    image=image,
+                    gpu=gpu,
+                    cuda_root=self._cuda_root(),
+                    path=await self._image_path(image),
+                    engine_cpus=int(engine.get("NCPU") or 0),
+                )
+            return self._setup
+
+    async def _image_path(self, image: str) -> str:
+        attrs = await self.engine.call(
+            lambda client: client.images.get(image).attrs, f"inspecting {image}"
+        )
+        for item in (attrs.get("Config") or {}).get("Env") or []:
+            if item.startswith("PATH="):
+                return str(item[len("PATH=") :])
+        return _container.DEFAULT_PATH
+
+    def _cuda_root(self) -> Path | None:
+        """The host's CUDA toolkit when it can be mounted (a local engine and nvcc present)."""
+        if not self.engine.is_local:
+            return None
+        explicit = self.config.cuda_toolkit
+        root = (explicit or Path("/usr/local/cuda")).resolve()
+        if (root / "bin" / "nvcc").is_file():
+            return root
+        if explicit is not None:
+            raise SandboxUnavailable(f"cuda_toolkit {explicit} has no bin/nvcc")
+        return None
+
+    async def _new_box(self) -> Box:
+        self._starting += 1
+        try:
+            setup = await self._prepare()
+            spec = _container.container_spec(self.config, setup)
+            box = await Box.start(self.engine, spec, self.config.start_timeout_s)
+        finally:
+            self._starting -= 1
+        self._boxes.add(box)
+        return box
+
+    async def _lease(self) -> Box:
+        while self._idle:
+            ready = self._idle.popleft()
+            try:
+                return await asyncio.shield(ready)
+            except asyncio.CancelledError:
+                self._idle.appendleft(ready)  # the caller gave up; the container stays pooled
+                raise
+            except SandboxError:
+                continue  # that replacement failed; try the next one or start afresh
+        return await self._new_box()
+
+    def _release(self, box: Box) -> None:
+        if self.config.reuse and box.broken is None and not self._closed:
+            self._idle.append(self._spawn(self._recycle(box)))
+        else:
+            self._boxes.discard(box)
+            self._spawn(box.remove())
+            if self.config.reuse and not self._closed:
+                self._idle.append(self._spawn(self._new_box()))
+
+    async def _recycle(self, box: Box) -> Box:
+        """Wipe a container for the next job, or replace it when the wipe fails."""
+        try:
+            await box.channel.request({"op": "wipe"}, _WIPE_TIMEOUT_S)
+            return box
+        except (WorkspaceError, TimeoutError):
+            self._boxes.discard(box)
+            await box.remove()
+            return await self._new_box()
+
+    def _spawn(self, work: Awaitable[Any]) -> asyncio.Task[Any]:
+        """Run background work (wipes, removals, replacements) that `aclose` waits for."""
+        task = asyncio.ensure_future(work)
+        self._chores.add(task)
+        task.add_done_callback(self._chores.discard)
+        return task
+
+
+class DockerWorkspace:
+    """One leased container: its /work is the workspace root."""
+
+    def __init__(self, box: Box, config: DockerConfig) -> None:
+        self._box = box
+        self._config = config
+
+    async def write_files(self, files: Mapping[str, str | bytes]) -> None:
+        encoded = {}
+        for name, content in files.items():
+            data = content.encode() if isinstance(content, str) else content
+            encoded[str(safe_relative(name))] = base64.b64encode(data).decode("ascii")
+        await self._request({"op": "write", "files": encoded}, "writing files")
+
+    async def read_file(self, path: str, limit: int = DEFAULT_OUTPUT_LIMIT) -> bytes:
+        message = {"op": "read", "path": str(safe_relative(path)), "limit": limit}
+        response = await self._request(message, f"reading {path!r}")
+        return base64.b64decode(response["data"])
+
+    async def run(self, command: Command) -> CommandResult:
+        cwd = str(safe_relative(command.cwd)) if command.cwd not in ("", ".") else "."
+        message = {
+            "op": "run",
+            "argv": command.argv,
+            "cwd": cwd,
+            "env": command.env,
+            "stdin": base64.b64encode(command.stdin.encode()).decode("ascii"),
+            "timeout": command.timeout_s,
+            "limit": min(command.output_limit, self._config.output_limit),
+        }
+        start = time.monotonic()
+        watchdog = command.timeout_s + self._config.watchdog_grace_s
+        try:
+            response = await self._request(message, f"running {command.argv[:1]}", watchdog)
+        except TimeoutError:
+            return await self._kill_container(time.monotonic() - start)
+        if response["exit_code"] is None:
+            raise WorkspaceError(f"the sandbox agent returned no exit status: {response}")
+        return CommandResult(
+            exit_code=response["exit_code"],
+            stdout=base64.b64decode(response.get("stdout", "")).decode(errors="replace"),
+            stderr=base64.b64decode(response.get("stderr", "")).decode(errors="replace"),
+            duration_s=response.get("duration_s", 0.0),
+            timed_out=response.get("timed_out", False),
+            output_truncated=response.get("output_truncated", False),
+        )
+
+    async def _request(
+        self, message: dict[str, Any], what: str, watchdog: float | None = None
+    ) -> dict[str, Any]:
+        """One agent request; `TimeoutError` only for a `watchdog`, as `run` handles it."""
+        if self._box.broken is not None:
+            raise WorkspaceError(f"{what}: the workspace's container is gone ({self._box.broken})")
+        try:
+            return await self._box.channel.request(message, watchdog or _FILE_TIMEOUT_S)
+        except WorkspaceError as exc:
+            raise WorkspaceError(f"{what}: {exc}") from exc
+        except TimeoutError as exc:
+            if watchdog is not None:
+                raise
+            raise WorkspaceError(f"{what}: the sandbox agent did not answer") from exc
+
+    async def _kill_container(self, elapsed: float) -> CommandResult:
+        """The watchdog: the agent did not end the command in time, so the container goes."""
+        self._box.broken = "killed by the host watchdog after a time-out"
+        await self._box.remove()
+        return CommandResult(
+            exit_code=-9,
+            stderr="[parforge: the sandbox did not stop the program at its time-out; container killed]",
+            duration_s=elapsed,
+            timed_out=True,
+        )

@@ -1,0 +1,281 @@
+"""The docker backend's own promises: hardening, PID 1, the pool, the watchdog, GPU/CUDA, prune."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+from pathlib import Path
+
+import docker
+import pytest
+
+from sandbox import _container
+from sandbox._container import Setup, container_spec
+from sandbox.base import Sandbox
+from sandbox.config import DockerConfig
+from sandbox.docker import DockerSandbox
+from sandbox.errors import SandboxUnavailable, WorkspaceError
+from sandbox.models import Command
+from tests.sandbox.conftest import DOCKER_TEST_CONFIG
+
+RACE = r"""
+#include <stdio.h>
+int main(void) {
+    int sum = 0;
+    #pragma omp parallel for
+    for (int i = 0; i < 1000; i++) sum += i;
+    printf("%d\n", sum);
+    return 0;
+}
+"""
+KERNEL = r"""
+__global__ void axpy(float a, const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+int main() { return 0; }
+"""
+HOST_CUDA = Path("/usr/local/cuda").resolve()
+
+
+def sh(script: str, **kwargs: object) -> Command:
+    return Command(argv=["bash", "-c", script], **kwargs)  # type: ignore[arg-type]
+
+
+def docker_box(**overrides: object) -> DockerSandbox:
+    return DockerSandbox(DOCKER_TEST_CONFIG.model_copy(update=overrides))
+
+
+def our_containers() -> list[str]:
+    client = docker.from_env()
+    try:
+        found = client.containers.list(
+            all=True, filters={"label": f"parforge.owner={_container.OWNER}"}
+        )
+        return [str(c.id) for c in found]
+    finally:
+        client.close()
+
+
+# Unit tests: no engine needed.
+
+
+def test_container_spec_is_hardened() -> None:
+    config = DockerConfig(cpus=1.5, memory_mb=1024, pids_limit=100, workdir_mb=128, tmp_mb=32)
+    spec = container_spec(config, Setup(image="img", gpu=False, cuda_root=None))
+    assert spec["network_mode"] == "none" and spec["read_only"] is True
+    assert spec["cap_drop"] == ["ALL"] and spec["security_opt"] == ["no-new-privileges"]
+    assert spec["user"] == "1000:1000" and spec["pids_limit"] == 100
+    assert spec["mem_limit"] == spec["memswap_limit"] == "1024m"
+    assert spec["nano_cpus"] == 1_500_000_000
+    assert "size=128m" in spec["tmpfs"]["/work"] and "size=32m" in spec["tmpfs"]["/tmp"]
+    limits = {u["Name"]: (u["Soft"], u["Hard"]) for u in spec["ulimits"]}
+    assert limits == {"core": (0, 0), "fsize": (128 << 20, 128 << 20)}
+    assert spec["labels"]["parforge.sandbox"] == "1" and "device_requests" not in spec
+    assert spec["mounts"] == []
+    # The engine refuses a CPU limit above its host's CPUs; at or above them nothing is limited.
+    whole = container_spec(
+        DockerConfig(cpus=2), Setup(image="img", gpu=False, cuda_root=None, engine_cpus=2)
+    )
+    assert "nano_cpus" not in whole
+
+
+def test_container_spec_gpu_and_cuda() -> None:
+    spec = container_spec(
+        DockerConfig(), Setup(image="img", gpu=True, cuda_root=Path("/opt/cuda-13.0"))
+    )
+    [request] = spec["device_requests"]
+    assert request["Count"] == -1 and request["Capabilities"] == [["gpu"]]
+    targets = {(m["Target"], m["Source"], m["ReadOnly"]) for m in spec["mounts"]}
+    assert targets == {
+        ("/opt/cuda-13.0", "/opt/cuda-13.0", True),
+        ("/usr/local/cuda", "/opt/cuda-13.0", True),
+    }
+    assert spec["environment"]["PATH"].startswith("/usr/local/cuda/bin:/usr/local/sbin:")
+    assert spec["environment"]["NVIDIA_DRIVER_CAPABILITIES"] == "compute,utility"
+
+
+def test_tmpfs_must_fit_in_memory() -> None:
+    with pytest.raises(ValueError, match="memory_mb"):
+        DockerConfig(memory_mb=512, workdir_mb=512)
+
+
+# Against the real engine.
+
+
+def test_agent_refuses_to_wipe_unless_it_is_pid_1(sandbox_image: str) -> None:
+    """Anywhere but PID 1 of a container, `kill(-1)` would reach every process of the user: the
+    agent must refuse. Checked in a container under docker-init, so a regression hurts nothing."""
+    argv = ["docker", "run", "--rm", "-i", "--init", "--network", "none", sandbox_image]
+    done = subprocess.run(argv, input=b'{"id": 1, "op": "wipe"}\n', capture_output=True, timeout=60)
+    replies = done.stdout.decode().splitlines()
+    assert '"ready":true' in replies[0] and '"ok":false' in replies[1] and "PID 1" in replies[1]
+
+
+async def test_inside_the_container(docker_sandbox: Sandbox) -> None:
+    async with docker_sandbox.workspace() as ws:
+        status = await ws.run(
+            sh("grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; id -u; ulimit -c; pwd")
+        )
+        assert status.stdout.split() == [
+            "CapEff:",
+            "0000000000000000",
+            "NoNewPrivs:",
+            "1",
+            "1000",
+            "0",
+            "/work",
+        ]
+        readonly = await ws.run(sh("touch /etc/x /usr/x /x 2>&1; true"))
+        assert readonly.stdout.count("Read-only file system") == 3
+        assert (await ws.run(sh("ip link 2>/dev/null || ls /sys/class/net"))).stdout.split() == [
+            "lo"
+        ]
+
+
+async def test_pid_1_survives_jobs_and_reaps_orphans(docker_sandbox: Sandbox) -> None:
+    async with docker_sandbox.workspace() as ws:
+        killer = await ws.run(sh("kill -9 1; kill -9 -1; echo after"))
+        assert killer.stdout == "after\n"
+        orphans = await ws.run(sh("for i in 1 2 3 4 5; do (sleep 0.1 &) ; done; echo spawned"))
+        assert orphans.ok
+        await asyncio.sleep(0.5)
+        states = await ws.run(sh("cat /proc/[0-9]*/stat | awk '{ print $3 }' | sort | uniq -c"))
+        assert " Z" not in states.stdout, states.stdout  # no zombie left unreaped
+        private = await ws.run(sh("cat /proc/1/environ || head -c 1 /proc/1/mem"))
+        assert private.exit_code != 0 and "Permission denied" in private.stderr
+    async with docker_sandbox.workspace() as ws:
+        assert (await ws.run(Command(argv=["true"]))).ok
+
+
+async def test_pool_reuses_containers_and_cold_mode_does_not(sandbox_image: str) -> None:
+    first_pid_start = "awk '{ print $22 }' /proc/1/stat"
+    for reuse, expect_same in ((True, True), (False, False)):
+        box = docker_box(reuse=reuse)
+        try:
+            seen = []
+            for _ in range(2):
+                async with box.workspace() as ws:
+                    seen.append((await ws.run(sh(first_pid_start))).stdout)
+            assert (seen[0] == seen[1]) is expect_same
+        finally:
+            await box.aclose()
+    assert our_containers() == []
+
+
+async def test_pool_size_bounds_concurrent_jobs(sandbox_image: str) -> None:
+    box = docker_box(pool_size=2)
+    running, peak = 0, 0
+
+    async def job() -> None:
+        nonlocal running, peak
+        async with box.workspace() as ws:
+            running += 1
+            peak = max(peak, running)
+            await ws.run(Command(argv=["sleep", "0.5"]))
+            running -= 1
+
+    try:
+        await box.start()
+        assert len(our_containers()) == 2  # pre-warmed
+        await asyncio.gather(*(job() for _ in range(5)))
+        assert peak == 2
+    finally:
+        await box.aclose()
+    assert our_containers() == []
+
+
+async def test_watchdog_kills_a_stuck_container_and_the_pool_replaces_it(
+    sandbox_image: str,
+) -> None:
+    box = docker_box(watchdog_grace_s=1.0)
+    client = docker.from_env()
+    try:
+        async with box.workspace() as ws:
+            [stuck] = our_containers()
+            run = asyncio.create_task(ws.run(Command(argv=["sleep", "30"], timeout_s=1.0)))
+            await asyncio.sleep(0.3)
+            await asyncio.to_thread(client.api.pause, stuck)  # the agent can no longer answer
+            result = await run
+            assert (
+                result.timed_out and result.exit_code == -9 and "container killed" in result.stderr
+            )
+            assert stuck not in our_containers()
+            with pytest.raises(WorkspaceError):
+                await ws.run(Command(argv=["true"]))
+        async with box.workspace() as ws:
+            assert (await ws.run(Command(argv=["true"]))).ok
+    finally:
+        client.close()
+        await box.aclose()
+
+
+async def test_gpu_follows_the_engine(docker_sandbox: DockerSandbox) -> None:
+    await docker_sandbox.start()
+    client = docker.from_env()
+    try:
+        runtimes = client.info().get("Runtimes") or {}
+    finally:
+        client.close()
+    assert docker_sandbox.info().gpu is ("nvidia" in runtimes)
+    assert docker_sandbox.info().image == (await docker_sandbox.build_image())
+
+
+@pytest.mark.skipif(
+    not (HOST_CUDA / "bin" / "nvcc").is_file(), reason="no CUDA toolkit on this host"
+)
+async def test_host_cuda_toolkit_builds_inside(docker_sandbox: Sandbox) -> None:
+    async with docker_sandbox.workspace() as ws:
+        await ws.write_files({"k.cu": KERNEL})
+        build = await ws.run(
+            Command(argv=["nvcc", "-O2", "-Xptxas", "-v", "k.cu", "-o", "k"], timeout_s=120)
+        )
+        assert build.ok, build.stderr
+        assert "registers" in build.stderr
+
+
+async def test_race_checker_and_mpi_in_the_image(docker_sandbox: Sandbox) -> None:
+    async with docker_sandbox.workspace() as ws:
+        await ws.write_files({"race.c": RACE})
+        build = await ws.run(
+            Command(argv=["clang", "-fopenmp", "-fsanitize=thread", "-g", "race.c", "-o", "race"])
+        )
+        assert build.ok, build.stderr
+        env = {"OMP_NUM_THREADS": "4", "TSAN_OPTIONS": "ignore_noninstrumented_modules=1"}
+        raced = await ws.run(Command(argv=["./race"], env=env))
+        assert raced.exit_code == 66 and "data race" in raced.stderr and "race.c:" in raced.stderr
+        mpi = "printf '#include <mpi.h>\\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); return 0; }' > m.c"
+        ran = await ws.run(
+            sh(f"{mpi} && mpicc m.c -o m && mpirun -np 2 --oversubscribe ./m && echo ran")
+        )
+        assert ran.stdout.endswith("ran\n"), ran.stderr
+
+
+async def test_prune_removes_containers_of_dead_processes(docker_sandbox: DockerSandbox) -> None:
+    dead = await asyncio.create_subprocess_exec("true")
+    await dead.wait()
+    labels = {**_container.owner_labels(), "parforge.owner": "gone", "parforge.pid": str(dead.pid)}
+    client = docker.from_env()
+    try:
+        image = docker_sandbox.info().image
+        stale = client.containers.create(image, labels=labels, network_mode="none")
+        async with docker_sandbox.workspace():
+            removed = await docker_sandbox.prune()
+            assert removed == [stale.id]
+            assert len(our_containers()) == 1  # our own live container stays
+    finally:
+        client.close()
+
+
+async def test_missing_image_and_engine_are_infrastructure_errors(sandbox_image: str) -> None:
+    box = docker_box(image="parforge-sandbox:does-not-exist")
+    with pytest.raises(SandboxUnavailable, match="parforge sandbox build"):
+        async with box.workspace():
+            pass
+    await box.aclose()
+    nowhere = docker_box(docker_host=f"unix://{os.getcwd()}/no-engine.sock")
+    with pytest.raises(SandboxUnavailable):
+        async with nowhere.workspace():
+            pass
+    await nowhere.aclose()
