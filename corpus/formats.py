@@ -42,6 +42,8 @@ class MutantKind(StrEnum):
     """A block partition of n items over p workers that forgets the n % p left over."""
     MISSING_COMMUNICATION = "missing_communication"
     """A broadcast, gather or reduction left out: ranks work on stale or partial data."""
+    WRONG_PARTITION = "wrong_partition"
+    """Work split the wrong way: contiguous blocks where strides are needed, overlapping ranges."""
     WRONG_ROOT = "wrong_root"
     """The result is collected on a rank other than 0."""
     WRONG_OPERATOR = "wrong_operator"
