@@ -13,7 +13,7 @@ __global__ void shortestPathLength(const int *A, size_t N, int source, int dest,
   // Blocks cannot wait for each other, so the other blocks return. Distances live in
   // device-heap memory.
   __shared__ int *dist;
-  __shared__ int grew;
+  __shared__ int grew, reached;
   if (blockIdx.x != 0 || blockIdx.y != 0) return;
   size_t tid = threadIdx.y * blockDim.x + threadIdx.x, nthreads = blockDim.x * blockDim.y;
   if (tid == 0) dist = (int *)malloc(N * sizeof(int));
@@ -25,9 +25,13 @@ __global__ void shortestPathLength(const int *A, size_t N, int source, int dest,
   if (tid == 0) dist[source] = 0;
   for (int level = 0;; level++) {
     __syncthreads();
-    if (tid == 0) grew = 0;
+    // Thread 0 decides for the whole block, so that all threads leave the loop together.
+    if (tid == 0) {
+      grew = 0;
+      reached = seen[dest] != -1;
+    }
     __syncthreads();
-    if (seen[dest] != -1) break;
+    if (reached) break;
     for (size_t u = tid; u < N; u += nthreads) {
       if (seen[u] != level) continue;
       for (size_t v = 0; v < N; ++v) {
