@@ -1,0 +1,20 @@
+#include <omp.h>
+
+/* Count the number of edges in the directed graph defined by the adjacency matrix A.
+   A is an NxN adjacency matrix stored in row-major. A represents a directed graph.
+   Use OpenMP to compute in parallel.
+   Example:
+
+	 input: [[0, 0, 0, 1], [0, 0, 0, 1], [0, 0, 0, 1], [1, 1, 1, 0]]
+   output: 3
+*/
+int edgeCount(std::vector<int> const& A, size_t N) {
+  int count = 0;
+  #pragma omp parallel for reduction(+ : count) schedule(static)
+  for (size_t i = 0; i < N; ++i) {
+    for (size_t j = 0; j < N; ++j) {
+      if (A[i * N + j] == 1) ++count;
+    }
+  }
+  return count;
+}

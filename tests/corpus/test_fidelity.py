@@ -1,0 +1,102 @@
+"""Harness fidelity: the verifier accepts every known-good solution of the ParEval suite and
+catches at least 95 % of the planted mutants. Runs the real verifier on the local backend."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections import Counter
+from functools import cache
+from typing import Any
+
+import pytest
+
+from corpus.formats import Target
+from corpus.suites import Suite, load_suite
+
+pytestmark = pytest.mark.slow
+
+KILL_RATE = 0.95
+
+
+@cache
+def suite() -> Suite:
+    return load_suite("pareval")
+
+
+def cases(kind: str) -> list[tuple[str, Target, str]]:
+    out = []
+    for task in suite().tasks:
+        for target, entry in task.targets.items():
+            for good in entry.solutions:
+                if kind == "good":
+                    out.append((task.name, target, good.name))
+                else:
+                    out += [(task.name, target, m.name) for m in good.mutants]
+    return out
+
+
+def source_of(task_name: str, target: Target, name: str) -> str:
+    for good in suite().task(task_name).target(target).solutions:
+        if good.name == name:
+            return good.source
+        for mutant in good.mutants:
+            if mutant.name == name:
+                return mutant.source
+    raise KeyError(name)
+
+
+async def verify_one(sandbox: Any, task_name: str, target: Target, source: str) -> Any:
+    from sandbox.spec import Candidate, Spec
+
+    verify = pytest.importorskip("sandbox.verify", reason="the verifier is not merged yet").verify
+    spec = Spec.model_validate(suite().task(task_name).spec_for(target))
+    # Correctness is what this test is about: time the last small test once, not the big input.
+    spec = spec.model_copy(update={"timing": None, "timing_repeats": 1})
+    verdict = verify(sandbox, spec, Candidate(target=target.value, source=source))
+    return await verdict if inspect.isawaitable(verdict) else verdict
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Any:
+    from sandbox.config import LocalConfig
+
+    return LocalConfig().build()
+
+
+@pytest.mark.parametrize(("task_name", "target", "name"), cases("good"))
+async def test_known_good_solution_passes(
+    sandbox: Any, task_name: str, target: Target, name: str
+) -> None:
+    verdict = await verify_one(sandbox, task_name, target, source_of(task_name, target, name))
+    if target is Target.CUDA and not (verdict.sandbox and verdict.sandbox.gpu):
+        # No GPU here: the CUDA solution must build; running it is for GPU hosts.
+        assert verdict.build is not None and verdict.build.ok, verdict.reason
+        assert verdict.equivalence is None or verdict.equivalence.not_run or verdict.passed
+        return
+    assert verdict.passed, f"{verdict.status}: {verdict.reason}"
+
+
+@pytest.mark.parametrize("task_name", [t.name for t in load_suite("pareval").tasks])
+async def test_reference_passes_as_a_serial_candidate(sandbox: Any, task_name: str) -> None:
+    task = suite().task(task_name)
+    verdict = await verify_one(sandbox, task_name, Target.SERIAL, task.reference)
+    assert verdict.passed, f"{verdict.status}: {verdict.reason}"
+
+
+async def test_planted_mutants_are_caught(sandbox: Any) -> None:
+    mutants = [c for c in cases("mutant") if c[1] is not Target.CUDA]
+    assert mutants
+    verdicts = await asyncio.gather(
+        *(verify_one(sandbox, t, target, source_of(t, target, n)) for t, target, n in mutants)
+    )
+    survived = [c for c, v in zip(mutants, verdicts, strict=True) if v.passed]
+    broken = [
+        (c, v.status)
+        for c, v in zip(mutants, verdicts, strict=True)
+        if v.status in {"build_failed", "reference_failed"}
+    ]
+    assert not broken, f"mutants that do not build or break the reference: {broken}"
+    statuses = Counter(str(v.status) for v in verdicts)
+    rate = 1 - len(survived) / len(mutants)
+    assert rate >= KILL_RATE, f"caught {rate:.1%} ({statuses}); survived: {survived}"
