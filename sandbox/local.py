@@ -25,10 +25,10 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 
+from sandbox._paths import safe_relative
 from sandbox.config import LocalConfig
 from sandbox.errors import SandboxUnavailable, WorkspaceError
 from sandbox.models import DEFAULT_OUTPUT_LIMIT, Command, CommandResult, SandboxInfo
-from sandbox._paths import safe_relative
 
 _MEMORY_POLL_S = 0.05
 _PAGE = os.sysconf("SC_PAGE_SIZE")
