@@ -10,6 +10,38 @@ import re
 from dataclasses import dataclass
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+KEYWORDS = frozenset(
+    [
+        "if",
+        "else",
+        "for",
+        "while",
+        "do",
+        "switch",
+        "case",
+        "return",
+        "break",
+        "continue",
+        "sizeof",
+        "goto",
+        "default",
+        "const",
+        "static",
+        "volatile",
+        "register",
+        "unsigned",
+        "signed",
+        "struct",
+        "union",
+        "enum",
+        "typedef",
+        "true",
+        "false",
+        "nullptr",
+        "new",
+        "delete",
+    ]
+)
 
 
 def blank_comments_and_strings(source: str) -> str:
@@ -191,3 +223,96 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
             cur.append(c)
     parts.append("".join(cur))
     return [p.strip() for p in parts if p.strip()]
+
+
+@dataclass
+class Loop:
+    """A counted `for` loop: its index and the span of its body (braces excluded)."""
+
+    var: str
+    body_start: int
+    body_end: int
+
+
+def loop_after(blanked: str, pos: int) -> Loop | None:
+    """The `for` loop a directive applies to, when it is a plain counted loop."""
+    m = re.compile(r"\s*for\s*\(").match(blanked, pos)
+    if not m:
+        return None
+    close = matching(blanked, m.end() - 1)
+    if close < 0:
+        return None
+    header = blanked[m.end() : close]
+    pieces = header.split(";")
+    if len(pieces) != 3:
+        return None  # a range-based for: no index to reason about
+    var = re.search(r"([A-Za-z_]\w*)\s*=(?!=)", pieces[0])
+    if not var:
+        return None
+    body_start, body_end = statement_extent(blanked, close + 1)
+    if body_end < 0:
+        return None
+    return Loop(var=var.group(1), body_start=body_start, body_end=body_end)
+
+
+def statement_extent(text: str, pos: int) -> tuple[int, int]:
+    """(start, end) of the statement starting at `pos`; braces excluded for a block."""
+    k = pos
+    while k < len(text) and text[k].isspace():
+        k += 1
+    if k >= len(text):
+        return k, -1
+    if text[k] == "{":
+        close = matching(text, k)
+        return k + 1, close
+    m = re.compile(r"(for|while|if|switch)\s*\(").match(text, k)
+    if m:
+        close = matching(text, m.end() - 1)
+        if close < 0:
+            return k, -1
+        _, inner_end = statement_extent(text, close + 1)
+        if inner_end < 0:
+            return k, -1
+        after = inner_end + (1 if text[inner_end : inner_end + 1] in ("}", ";") else 0)
+        if m.group(1) == "if" and (e := re.compile(r"\s*else\b").match(text, after)):
+            _, inner_end = statement_extent(text, e.end())
+            after = inner_end + (1 if text[inner_end : inner_end + 1] in ("}", ";") else 0)
+        return k, after
+    if text[k] == "#":
+        nl = text.find("\n", k)
+        return statement_extent(text, nl + 1) if nl >= 0 else (k, -1)
+    semi = k
+    depth = 0
+    while semi < len(text):
+        c = text[semi]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == ";" and depth == 0:
+            return k, semi
+        semi += 1
+    return k, -1
+
+
+def functions(blanked: str) -> list[tuple[str, int, int]]:
+    """(name, body start, body end) of top-level function definitions."""
+    found = []
+    depth = 0
+    k = 0
+    while k < len(blanked):
+        c = blanked[k]
+        if c == "{":
+            if depth == 0:
+                head = blanked[max(0, k - 400) : k].rstrip()
+                m = re.search(r"([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?$", head)
+                close = matching(blanked, k)
+                if m and m.group(1) not in KEYWORDS and close > 0:
+                    found.append((m.group(1), k, close))
+                    k = close + 1
+                    continue
+            depth += 1
+        elif c == "}":
+            depth = max(0, depth - 1)
+        k += 1
+    return found

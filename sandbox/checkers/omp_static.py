@@ -1,4 +1,4 @@
-"""Static OpenMP checks for what no dynamic race detector can see, and the schedule rewrite.
+"""Static OpenMP checks for what no dynamic race detector can see.
 
 ThreadSanitizer watches threads. The lanes of a `simd` loop are not threads, so a loop-carried
 dependence inside `#pragma omp simd` never shows up in a TSan report, whatever the thread
@@ -16,96 +16,39 @@ from the source:
 
 Subscripts the analysis cannot read (`a[2*i]`, `a[idx[i]]`, `a[i+k]` against `a[i]`) are left
 alone: the pass reports only what it can show, so it adds no false alarms to the dynamic check.
-
-`with_runtime_schedule` rewrites worksharing loops that have no `schedule` clause to
-`schedule(runtime)`, so that `OMP_SCHEDULE` can vary how iterations map to threads. OpenMP leaves
-the default schedule to the implementation, so a program that relies on it has a latent race.
+`check_source` also runs the synchronization rules of `omp_sync` (lastprivate with nowait, task
+results read before a taskwait).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from sandbox.checkers.caccess import Access, accesses
 from sandbox.checkers.clike import (
+    KEYWORDS,
+    Loop,
     Pragma,
     blank_comments_and_strings,
+    functions,
     identifiers,
     line_of,
+    loop_after,
     matching,
     pragmas,
     split_top_level,
 )
+from sandbox.checkers.omp_sync import check_sync
 from sandbox.verdict import Finding
 
 TOOL = "static"
 
-_ASSIGN = re.compile(r"(?<![=!<>+\-*/%&|^])(?:<<=|>>=|[+\-*/%&|^]?=)(?!=)")
-_KEYWORDS = frozenset(
-    [
-        "if",
-        "else",
-        "for",
-        "while",
-        "do",
-        "switch",
-        "case",
-        "return",
-        "break",
-        "continue",
-        "sizeof",
-        "goto",
-        "default",
-        "const",
-        "static",
-        "volatile",
-        "register",
-        "unsigned",
-        "signed",
-        "struct",
-        "union",
-        "enum",
-        "typedef",
-        "true",
-        "false",
-        "nullptr",
-        "new",
-        "delete",
-    ]
-)
-_NOT_TYPES = frozenset(["return", "case", "goto", "else", "do", "sizeof", "delete", "new", "throw"])
-_TYPE_START = re.compile(
-    r"^\s*(?:(?:const|static|register|volatile|unsigned|signed|long|short|struct|constexpr)\s+)*"
-    r"(?:[A-Za-z_][\w:]*)(?:\s*<[^;]*?>)?[\s*&]+(?P<rest>[A-Za-z_]\w*\s*(?:[\[=,;(]|$).*)$",
-    re.S,
-)
-
 
 def check_source(source: str) -> list[Finding]:
-    """Findings of both static passes, ordered by line."""
+    """Findings of every static pass (simd, ordered, lastprivate/nowait, task results), by line."""
     blanked = blank_comments_and_strings(source)
-    found = check_simd(blanked) + check_ordered(blanked)
+    found = check_simd(blanked) + check_ordered(blanked) + check_sync(blanked)
     return sorted(found, key=lambda f: f.line or 0)
-
-
-# --- simd -----------------------------------------------------------------------------------
-
-
-@dataclass
-class _Access:
-    name: str
-    subscripts: list[str]
-    write: bool
-    offset: int  # in the source, for the line number
-    order: int = 0
-
-
-@dataclass
-class _Loop:
-    var: str
-    body_start: int
-    body_end: int
-    private: set[str] = field(default_factory=set)
 
 
 def check_simd(blanked: str) -> list[Finding]:
@@ -116,7 +59,7 @@ def check_simd(blanked: str) -> list[Finding]:
             continue
         if _int_clause(p, "collapse", 1) > 1:
             continue  # lanes span several loop variables: beyond this pass
-        loop = _loop_after(blanked, p.end)
+        loop = loop_after(blanked, p.end)
         if loop is None:
             continue
         body = blanked[loop.body_start : loop.body_end]
@@ -126,10 +69,10 @@ def check_simd(blanked: str) -> list[Finding]:
     return found
 
 
-def _check_simd_loop(blanked: str, p: Pragma, loop: _Loop) -> list[Finding]:
+def _check_simd_loop(blanked: str, p: Pragma, loop: Loop) -> list[Finding]:
     safelen = _int_clause(p, "safelen", 0) or None
     exempt = {loop.var} | _clause_vars(p)
-    accesses, declared = _accesses(blanked, loop.body_start, loop.body_end)
+    found_accesses, declared = accesses(blanked, loop.body_start, loop.body_end)
     exempt |= declared
     findings: list[Finding] = []
     reported: set[str] = set()
@@ -141,9 +84,9 @@ def _check_simd_loop(blanked: str, p: Pragma, loop: _Loop) -> list[Finding]:
         line = line_of(blanked, at)
         findings.append(Finding(kind=kind, tool=TOOL, message=message, line=line, variable=name))
 
-    written_scalars = {a.name for a in accesses if a.write and not a.subscripts}
-    invariant = {a.name for a in accesses if not a.write} - written_scalars
-    for a in accesses:
+    written_scalars = {a.name for a in found_accesses if a.write and not a.subscripts}
+    invariant = {a.name for a in found_accesses if not a.write} - written_scalars
+    for a in found_accesses:
         if a.write and not a.subscripts and a.name not in exempt:
             report(
                 a.name,
@@ -152,8 +95,8 @@ def _check_simd_loop(blanked: str, p: Pragma, loop: _Loop) -> list[Finding]:
                 "make it private, or a reduction",
                 kind="simd shared write",
             )
-    by_array: dict[str, list[_Access]] = {}
-    for a in accesses:
+    by_array: dict[str, list[Access]] = {}
+    for a in found_accesses:
         if a.subscripts and a.name not in exempt:
             by_array.setdefault(a.name, []).append(a)
     for name, group in by_array.items():
@@ -181,12 +124,13 @@ def _check_simd_loop(blanked: str, p: Pragma, loop: _Loop) -> list[Finding]:
                 distance = s_later[2] - s_earlier[2]
                 if distance <= 0 or (safelen is not None and distance >= safelen):
                     continue
+                fix = f"add safelen({distance}) or drop simd" if distance > 1 else "drop simd"
                 report(
                     name,
                     later.offset,
                     f"simd loop (line {p.line}) carries a dependence of distance {distance} on "
                     f"`{name}` (line {line_of(blanked, later.offset)}) that SIMD lanes run out of "
-                    f"order: add safelen({distance}) or drop simd",
+                    f"order: {fix}",
                 )
     return findings
 
@@ -218,7 +162,7 @@ def _shape(
                 continue
             if term.isdigit():
                 const += int(term) if sign == "+" else -int(term)
-            elif var in identifiers(term) or not set(identifiers(term)) <= invariant | _KEYWORDS:
+            elif var in identifiers(term) or not set(identifiers(term)) <= invariant | KEYWORDS:
                 return None
             else:
                 syms.append(sign + term)
@@ -250,265 +194,6 @@ def _terms(text: str) -> list[tuple[str, str]] | None:
     return terms
 
 
-def _accesses(blanked: str, start: int, end: int) -> tuple[list[_Access], set[str]]:
-    """Accesses in evaluation order (right-hand side before the store), and declared names."""
-    accesses: list[_Access] = []
-    declared: set[str] = set()
-    for s0, s1 in _statements(blanked, start, end):
-        stmt = blanked[s0:s1]
-        lead = len(stmt) - len(stmt.lstrip())
-        if (m := _TYPE_START.match(stmt)) and m.group(0).split()[0] not in _NOT_TYPES:
-            rest_at = s0 + m.start("rest")
-            for part_start, part in _parts(blanked, rest_at, s1):
-                name_m = re.match(r"\s*([A-Za-z_]\w*)", part)
-                if not name_m:
-                    continue
-                declared.add(name_m.group(1))
-                eq = part.find("=")
-                if eq >= 0:
-                    accesses += _reads(blanked, part_start + eq + 1, part_start + len(part))
-            continue
-        accesses += _expression(blanked, s0 + lead, s1)
-    for k, a in enumerate(accesses):
-        a.order = k
-    return accesses, declared
-
-
-def _parts(text: str, start: int, end: int) -> list[tuple[int, str]]:
-    out, depth, cur_start = [], 0, start
-    for k in range(start, end):
-        c = text[k]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            out.append((cur_start, text[cur_start:k]))
-            cur_start = k + 1
-    out.append((cur_start, text[cur_start:end]))
-    return out
-
-
-def _expression(text: str, start: int, end: int) -> list[_Access]:
-    """Accesses of one expression statement: `lhs op= rhs`, `x++`, or a plain expression."""
-    expr = text[start:end]
-    m = _top_level(expr, _ASSIGN)
-    if m is None:
-        inc = re.fullmatch(r"\s*(\+\+|--)?\s*(.+?)\s*(\+\+|--)?\s*", expr, re.S)
-        if inc and (inc.group(1) or inc.group(3)):
-            target_at = start + inc.start(2)
-            target = _target(text, target_at, start + inc.end(2))
-            if target is not None:
-                reads = _reads(text, target_at, start + inc.end(2))
-                return [*reads, target]
-        return _reads(text, start, end)
-    lhs_end, rhs_start = start + m.start(), start + m.end()
-    rhs = _expression(text, rhs_start, end)  # `a = b = c` assigns right to left
-    target = _target(text, start, lhs_end)
-    lhs_reads = _reads(text, start, lhs_end)
-    if target is None:
-        return [*rhs, *lhs_reads]
-    inner = lhs_reads[1:]  # reads inside the target's subscripts
-    compound = (
-        [_Access(target.name, target.subscripts, False, target.offset)] if m.group() != "=" else []
-    )
-    return [*rhs, *inner, *compound, target]
-
-
-def _top_level(expr: str, pattern: re.Pattern[str]) -> re.Match[str] | None:
-    depth = 0
-    for k, c in enumerate(expr):
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif depth == 0 and c == "?":
-            return None  # a conditional expression: the assignment, if any, is inside it
-        elif depth == 0 and (m := pattern.match(expr, k)):
-            return m
-    return None
-
-
-def _target(text: str, start: int, end: int) -> _Access | None:
-    """The written object when the left-hand side is `name` or `name[...]...`."""
-    lhs = text[start:end]
-    m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*((?:\[.*\]\s*)*)", lhs, re.S)
-    if not m or m.group(1) in _KEYWORDS:
-        return None
-    subs = _subscripts(lhs, m.start(2), m.end(2))
-    if subs is None:
-        return None
-    return _Access(m.group(1), subs, True, start + m.start(1))
-
-
-def _subscripts(text: str, start: int, end: int) -> list[str] | None:
-    subs = []
-    k = start
-    while k < end:
-        if text[k].isspace():
-            k += 1
-            continue
-        if text[k] != "[":
-            return None
-        close = matching(text, k)
-        if close < 0:
-            return None
-        subs.append(text[k + 1 : close])
-        k = close + 1
-    return subs
-
-
-def _reads(text: str, start: int, end: int) -> list[_Access]:
-    found = []
-    for m in re.finditer(r"[A-Za-z_]\w*", text[start:end]):
-        name = m.group()
-        before = text[start : start + m.start()].rstrip()
-        if name in _KEYWORDS or before.endswith((".", "->")) or (before and before[-1].isdigit()):
-            continue
-        after = start + m.end()
-        rest = text[after:end].lstrip()
-        if rest.startswith("("):
-            continue  # a function or a cast-like call
-        if rest.startswith("["):
-            k = after + (len(text[after:end]) - len(rest))
-            subs, stop = [], k
-            while stop < end and text[stop] == "[":
-                close = matching(text, stop)
-                if close < 0 or close >= end:
-                    break
-                subs.append(text[stop + 1 : close])
-                stop = close + 1
-                while stop < end and text[stop].isspace():
-                    stop += 1
-            found.append(_Access(name, subs, False, start + m.start()))
-        else:
-            found.append(_Access(name, [], False, start + m.start()))
-    return found
-
-
-def _statements(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Spans of the simple statements in a body; control headers become statements too."""
-    spans: list[tuple[int, int]] = []
-    k, cur = start, start
-    while k < end:
-        c = text[k]
-        if c == "#":  # a directive inside the body
-            nl = text.find("\n", k)
-            k = cur = end if nl < 0 else nl + 1
-            continue
-        if c in "{}":
-            if text[cur:k].strip():
-                spans.append((cur, k))
-            k = cur = k + 1
-            continue
-        if c == ";":
-            if text[cur:k].strip():
-                spans.append((cur, k))
-            k = cur = k + 1
-            continue
-        m = re.compile(r"(for|if|while|switch)\s*\(").match(text, k)
-        if (
-            m
-            and not text[cur:k].strip()
-            and (k == 0 or not (text[k - 1].isalnum() or text[k - 1] == "_"))
-        ):
-            close = matching(text, m.end() - 1)
-            if close < 0 or close > end:
-                break
-            inner_start = m.end()
-            if m.group(1) == "for":
-                for piece_start, piece in _parts_by(text, inner_start, close, ";"):
-                    if piece.strip():
-                        spans.append((piece_start, piece_start + len(piece)))
-            else:
-                spans.append((inner_start, close))
-            k = cur = close + 1
-            continue
-        m = re.compile(r"(else|do)\b").match(text, k)
-        if m and not text[cur:k].strip():
-            k = cur = m.end()
-            continue
-        k += 1
-    if text[cur:end].strip():
-        spans.append((cur, end))
-    return spans
-
-
-def _parts_by(text: str, start: int, end: int, sep: str) -> list[tuple[int, str]]:
-    out, depth, cur = [], 0, start
-    for k in range(start, end):
-        if text[k] in "([{":
-            depth += 1
-        elif text[k] in ")]}":
-            depth -= 1
-        elif text[k] == sep and depth == 0:
-            out.append((cur, text[cur:k]))
-            cur = k + 1
-    out.append((cur, text[cur:end]))
-    return out
-
-
-def _loop_after(blanked: str, pos: int) -> _Loop | None:
-    """The `for` loop a directive applies to, when it is a plain counted loop."""
-    m = re.compile(r"\s*for\s*\(").match(blanked, pos)
-    if not m:
-        return None
-    close = matching(blanked, m.end() - 1)
-    if close < 0:
-        return None
-    header = blanked[m.end() : close]
-    pieces = header.split(";")
-    if len(pieces) != 3:
-        return None  # a range-based for: no index to reason about
-    var = re.search(r"([A-Za-z_]\w*)\s*=(?!=)", pieces[0])
-    if not var:
-        return None
-    body_start, body_end = _statement_extent(blanked, close + 1)
-    if body_end < 0:
-        return None
-    return _Loop(var=var.group(1), body_start=body_start, body_end=body_end)
-
-
-def _statement_extent(text: str, pos: int) -> tuple[int, int]:
-    """(start, end) of the statement starting at `pos`; braces excluded for a block."""
-    k = pos
-    while k < len(text) and text[k].isspace():
-        k += 1
-    if k >= len(text):
-        return k, -1
-    if text[k] == "{":
-        close = matching(text, k)
-        return k + 1, close
-    m = re.compile(r"(for|while|if|switch)\s*\(").match(text, k)
-    if m:
-        close = matching(text, m.end() - 1)
-        if close < 0:
-            return k, -1
-        _, inner_end = _statement_extent(text, close + 1)
-        if inner_end < 0:
-            return k, -1
-        after = inner_end + (1 if text[inner_end : inner_end + 1] in ("}", ";") else 0)
-        if m.group(1) == "if" and (e := re.compile(r"\s*else\b").match(text, after)):
-            _, inner_end = _statement_extent(text, e.end())
-            after = inner_end + (1 if text[inner_end : inner_end + 1] in ("}", ";") else 0)
-        return k, after
-    if text[k] == "#":
-        nl = text.find("\n", k)
-        return _statement_extent(text, nl + 1) if nl >= 0 else (k, -1)
-    semi = k
-    depth = 0
-    while semi < len(text):
-        c = text[semi]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == ";" and depth == 0:
-            return k, semi
-        semi += 1
-    return k, -1
-
-
 def _clause_vars(p: Pragma) -> set[str]:
     names: set[str] = set()
     for clause in ("private", "firstprivate", "lastprivate", "linear", "reduction"):
@@ -528,26 +213,23 @@ def _int_clause(p: Pragma, name: str, default: int) -> int:
     return default
 
 
-# --- ordered --------------------------------------------------------------------------------
-
-
 def check_ordered(blanked: str) -> list[Finding]:
     """Orphaned `ordered` regions reached from loops without the `ordered` clause."""
     all_pragmas = pragmas(blanked)
     loops: list[tuple[Pragma, int, int]] = []
     for p in all_pragmas:
         if p.has_word("for") and not p.has_word("cancel") and not p.has_word("cancellation"):
-            loop = _loop_after(blanked, p.end)
+            loop = loop_after(blanked, p.end)
             if loop is not None:
                 loops.append((p, loop.body_start, loop.body_end))
-    functions = _functions(blanked)
+    defined = functions(blanked)
     orphan_in: dict[str, int] = {}
     for p in all_pragmas:
         if p.directive != "ordered" or p.has_clause("depend") or p.has_clause("doacross"):
             continue
         if any(s <= p.start < e for _, s, e in loops):
             continue  # closely nested: the compiler checks the clause itself
-        for name, s, e in functions:
+        for name, s, e in defined:
             if s <= p.start < e:
                 orphan_in.setdefault(name, p.line)
     findings = []
@@ -571,54 +253,3 @@ def check_ordered(blanked: str) -> list[Finding]:
                     )
                 )
     return findings
-
-
-def _functions(blanked: str) -> list[tuple[str, int, int]]:
-    """(name, body start, body end) of top-level function definitions."""
-    found = []
-    depth = 0
-    k = 0
-    while k < len(blanked):
-        c = blanked[k]
-        if c == "{":
-            if depth == 0:
-                head = blanked[max(0, k - 400) : k].rstrip()
-                m = re.search(r"([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*)?$", head)
-                close = matching(blanked, k)
-                if m and m.group(1) not in _KEYWORDS and close > 0:
-                    found.append((m.group(1), k, close))
-                    k = close + 1
-                    continue
-            depth += 1
-        elif c == "}":
-            depth = max(0, depth - 1)
-        k += 1
-    return found
-
-
-# --- schedule rewrite -----------------------------------------------------------------------
-
-
-def with_runtime_schedule(source: str) -> tuple[str, int]:
-    """The source with `schedule(runtime)` added to worksharing loops that have no schedule.
-
-    Returns the new source and how many directives changed. Line numbers do not move.
-    """
-    blanked = blank_comments_and_strings(source)
-    edits = []
-    for p in pragmas(blanked):
-        d = p.directive.split()
-        if (
-            "for" not in d
-            or {"cancel", "cancellation", "declare"} & set(d)
-            or p.has_clause("schedule")
-        ):
-            continue
-        at = p.start + len(blanked[p.start : p.end].rstrip())
-        if blanked[at - 1 : at] == "\\":
-            continue  # a continuation with nothing after it: leave the odd directive alone
-        edits.append(at)
-    out = source
-    for at in reversed(edits):
-        out = out[:at] + " schedule(runtime)" + out[at:]
-    return out, len(edits)

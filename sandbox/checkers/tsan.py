@@ -27,6 +27,9 @@ TOOL = "archer-tsan"
 ARCHER_BANNER = "Archer detected OpenMP application with TSan"
 """Printed (on stdout) by libarcher with `ARCHER_OPTIONS=verbose=1` once it is active."""
 
+RUNTIME_STARTED = "START LOGGING OF TOOL REGISTRATION"
+"""What libomp prints on stderr at start-up with `OMP_TOOL_VERBOSE_INIT=stderr`."""
+
 _WARNING = re.compile(r"^WARNING: ThreadSanitizer: (?P<kind>.+?)(?: \(pid=\d+\))?\s*$")
 _ACCESS = re.compile(
     r"^\s*(?P<what>(?:Previous )?(?:[Aa]tomic )?(?:[Ww]rite|[Rr]ead)) of size (?P<size>\d+) at \S+ "
@@ -40,6 +43,7 @@ _FATAL = re.compile(
     r"^(?:FATAL: )?ThreadSanitizer: (?P<msg>(?:unexpected memory mapping|CHECK failed|failed to).*)$",
     re.M,
 )
+_REDUCTION_HELPERS = (".red_comb.", ".red_init.", ".red_fini.")
 _KEYWORDS = frozenset(
     [
         "if",
@@ -76,16 +80,23 @@ def tsan_failure(stderr: str) -> str | None:
     return m.group("msg").strip() if m else None
 
 
-def parse_tsan(stderr: str, sources: Mapping[str, str] | None = None) -> list[Finding]:
+def parse_tsan(
+    stderr: str, sources: Mapping[str, str] | None = None, *, skip_task_reductions: bool = False
+) -> list[Finding]:
     """One finding per TSan warning in `stderr`, deduplicated by kind, place and variable.
 
     `sources` maps the program's file names (as the report shows them) to their text; frames
     in those files are preferred over library frames, and used to name stack variables.
+    `skip_task_reductions` drops reports with an access inside the compiler's task-reduction
+    combiner or initializer (`.red_comb.`, `.red_init.`): libomp orders those, but Archer in
+    LLVM 14 does not know it, so every `taskloop reduction` would be reported.
     """
     sources = sources or {}
     findings: list[Finding] = []
     seen: set[tuple[str, str | None, int | None, str | None]] = set()
     for block in _blocks(stderr):
+        if skip_task_reductions and _in_task_reduction(block):
+            continue
         finding = _finding(block, sources)
         key = (finding.kind, finding.file, finding.line, finding.variable)
         if key not in seen:
@@ -107,6 +118,13 @@ def _blocks(text: str) -> list[list[str]]:
             else:
                 current.append(line)
     return blocks
+
+
+def _in_task_reduction(block: list[str]) -> bool:
+    return any(
+        (f := _FRAME.match(line)) and f.group("func").startswith(_REDUCTION_HELPERS)
+        for line in block
+    )
 
 
 def _finding(block: list[str], sources: Mapping[str, str]) -> Finding:

@@ -104,6 +104,8 @@ def tsan_run(
         OMP_NUM_THREADS=str(threads),
         # Archer tells libomp's synchronization to TSan; verbose=1 prints a banner we check for.
         ARCHER_OPTIONS="verbose=1",
+        # libomp logs its tool search once it starts: tells "no OpenMP ran" from "no Archer".
+        OMP_TOOL_VERBOSE_INIT="stderr",
         TSAN_OPTIONS=" ".join(
             [
                 "ignore_noninstrumented_modules=1",
