@@ -1,16 +1,18 @@
-"""The OpenMP race checker: Archer + ThreadSanitizer over a matrix of runs, plus a static pass.
+"""The OpenMP race checker: a static pass, then Archer + ThreadSanitizer over a matrix of runs.
 
 One instrumented run at one thread count misses races that need a particular mapping of
-iterations to threads, or particular tasks landing on different threads, and it never sees a
-`simd` loop's lanes. So the checker:
+iterations to threads, or a task running on another thread than the one that created it, and
+it never sees a `simd` loop's lanes. So the checker:
 
-1. adds `schedule(runtime)` to worksharing loops without a schedule (`omp_static`), so that
+1. runs the static pass (`omp_static`: simd dependences, ordered misuse, lastprivate with
+   nowait, task results read before a taskwait); with `stop_at_first_race` a finding there
+   ends the check;
+2. adds `schedule(runtime)` to worksharing loops without a schedule (`omp_rewrite`), so that
    `OMP_SCHEDULE` can move iterations around (`default` runs keep the static split);
-2. builds once with clang `-fsanitize=thread` (libomp loads Archer itself under TSan; the
+3. builds once with clang `-fsanitize=thread` (libomp loads Archer itself under TSan; the
    banner Archer prints with `ARCHER_OPTIONS=verbose=1` proves it did);
-3. runs every (schedule, thread count, repeat) combination, `parallel` at a time, stopping after
-   the batch that first finds a race when `stop_at_first_race`;
-4. adds the static findings for `simd` dependences and `ordered` misuse.
+4. runs every (schedule, thread count, repeat) combination, `parallel` at a time, stopping after
+   the batch that first finds a race when `stop_at_first_race`.
 """
 
 from __future__ import annotations

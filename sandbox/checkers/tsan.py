@@ -35,8 +35,9 @@ _ACCESS = re.compile(
     r"^\s*(?P<what>(?:Previous )?(?:[Aa]tomic )?(?:[Ww]rite|[Rr]ead)) of size (?P<size>\d+) at \S+ "
     r"by (?P<who>main thread|thread T\d+)"
 )
+# `#0 func file:line:col (module+0x...)`; clang sometimes leaves a load without a line.
 _FRAME = re.compile(
-    r"^\s*#\d+\s+(?P<func>.*?)\s+(?P<file>\S+?):(?P<line>\d+)(?::(?P<col>\d+))?\s+\("
+    r"^\s*#\d+\s+(?P<func>.*?)\s+(?P<file>[^\s:]+)(?::(?P<line>\d+)(?::(?P<col>\d+))?)?\s+\("
 )
 _GLOBAL = re.compile(r"^\s*Location is global '(?P<name>[^']+)'")
 _FATAL = re.compile(
@@ -69,7 +70,7 @@ _KEYWORDS = frozenset(
 class _Access:
     what: str
     who: str
-    file: str | None
+    file: str
     line: int | None
     column: int | None
 
@@ -132,7 +133,7 @@ def _finding(block: list[str], sources: Mapping[str, str]) -> Finding:
     assert m is not None
     kind = m.group("kind")
     accesses: list[_Access] = []
-    frames: list[tuple[str, int, int | None]] = []
+    places: list[tuple[str, int | None, int | None]] = []
     pending: tuple[str, str] | None = None
     variable = None
     for line in block[1:]:
@@ -140,29 +141,28 @@ def _finding(block: list[str], sources: Mapping[str, str]) -> Finding:
             pending = (a.group("what"), a.group("who"))
             continue
         if g := _GLOBAL.match(line):
-            # TSan says global '??' for stack slots it cannot name.
-            variable = g.group("name") if g.group("name") != "??" else None
+            # TSan says global '??' for stack slots it cannot name; `main.a` for a static local.
+            name = g.group("name")
+            variable = name.rsplit(".", 1)[-1] if name != "??" else None
             continue
         f = _FRAME.match(line)
         if f is None:
             if not line.strip():
                 pending = None
             continue
-        place = (
-            f.group("file"),
-            int(f.group("line")),
-            int(f.group("col")) if f.group("col") else None,
-        )
-        frames.append(place)
-        if pending is not None and _is_user(place[0], sources):
+        if not _is_user(f.group("file"), sources):
+            continue
+        place = (f.group("file"), _int(f.group("line")), _int(f.group("col")))
+        places.append(place)
+        if pending is not None:
             accesses.append(_Access(pending[0], pending[1], *place))
             pending = None
-    user_frames = [p for p in frames if _is_user(p[0], sources)]
-    first = accesses[0] if accesses else None
+    # Where the report points: the first access that has a line, else any frame of the program.
+    located = [a for a in accesses if a.line is not None]
     file, line_no, col = (
-        (first.file, first.line, first.column)
-        if first
-        else (user_frames[0] if user_frames else (None, None, None))
+        (located[0].file, located[0].line, located[0].column)
+        if located
+        else next((p for p in places if p[1] is not None), (None, None, None))
     )
     if variable is None and file and line_no:
         variable = variable_at(_source_line(sources, file, line_no), col)
@@ -176,11 +176,18 @@ def _finding(block: list[str], sources: Mapping[str, str]) -> Finding:
     )
 
 
+def _int(text: str | None) -> int | None:
+    return int(text) if text else None
+
+
 def _message(kind: str, accesses: list[_Access], variable: str | None) -> str:
     subject = f"{kind} on `{variable}`" if variable else kind
     if not accesses:
         return subject
-    parts = [f"{a.what.lower()} by {a.who} at {a.file}:{a.line}" for a in accesses[:2]]
+    parts = [
+        f"{a.what.lower()} by {a.who} at {a.file}" + (f":{a.line}" if a.line else "")
+        for a in accesses[:2]
+    ]
     return f"{subject}: " + " vs ".join(parts)
 
 

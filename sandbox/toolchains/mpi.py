@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from sandbox.checkers.clike import blank_comments_and_strings
@@ -27,6 +28,9 @@ _COMMUNICATION = re.compile(
 TIME_LIMIT_MESSAGE = "time limit for job execution has been reached"
 """What mpirun prints when its own `--timeout` stops a job (a hang: deadlock or endless loop)."""
 _GRACE_S = 15.0
+# A sandboxed command may get its own PID namespace, where every mpirun is pid 2: OpenMPI names
+# its session files after that, so runs that overlap need directories of their own.
+_SESSIONS = itertools.count(1)
 
 
 class MPIToolchain(Toolchain):
@@ -56,21 +60,23 @@ class MPIToolchain(Toolchain):
     def run(
         self, program: Program, case: TestCase, workers: int, timeout_s: float, paths: Paths
     ) -> Command:
+        session = f"{paths.tmp}/mpi-{next(_SESSIONS)}"
         argv = [
             "mpirun", "-np", str(workers), "--oversubscribe", "--bind-to", "none",
             # One host, no network: launch locally, talk through shared memory only.
             "--mca", "plm", "isolated", "--mca", "pml", "ob1", "--mca", "btl", "self,vader",
             # Containers usually forbid the cross-process copy (ptrace) vader would use.
             "--mca", "btl_vader_single_copy_mechanism", "none",
-            "--mca", "btl_vader_backing_directory", paths.tmp,
+            "--mca", "btl_vader_backing_directory", session,
             # mpirun's own limit kills every rank and says so; the sandbox's is the backstop.
             "--timeout", str(whole_seconds(timeout_s)),
             f"./{EXE}", *case.args,
         ]  # fmt: skip
         env = paths.env(
+            TMPDIR=session,
             OMPI_ALLOW_RUN_AS_ROOT="1",
             OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-            OMPI_MCA_orte_tmpdir_base=paths.tmp,
+            OMPI_MCA_orte_tmpdir_base=session,
         )
         return Command(
             argv=argv, cwd=program.dir, stdin=case.stdin, env=env, timeout_s=timeout_s + _GRACE_S
