@@ -74,7 +74,9 @@ async def main(sandbox: Sandbox, only: list[str]) -> None:
     strategies = {"single": RaceCheckConfig.single_run(2), "full": RaceCheckConfig()}
     scores = {name: Score() for name in strategies}
     times: dict[str, list[float]] = {name: [] for name in strategies}
-    print(f"{'program':28} {'label':6} {'single':22} {'full':26} {'t single':>8} {'t full':>7} runs")
+    print(
+        f"{'program':28} {'label':6} {'single':22} {'full':26} {'t single':>8} {'t full':>7} runs"
+    )
     for entry in manifest:
         source = (PROGRAMS / entry["file"]).read_text()
         results = {}
@@ -104,11 +106,15 @@ async def main(sandbox: Sandbox, only: list[str]) -> None:
             f"{s.not_run:3} {statistics.median(t):8.2f} {max(t):6.2f} {sum(t):7.1f}"
         )
     single, full = times["single"], times["full"]
-    print(f"full/single time ratio: median {statistics.median(f / s for f, s in zip(full, single, strict=True)):.2f}x")
+    print(
+        f"full/single time ratio: median {statistics.median(f / s for f, s in zip(full, single, strict=True)):.2f}x"
+    )
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sandbox", choices=["local", "docker"], default="local")
     parser.add_argument("--only", nargs="*", default=[], help="program file names to run")
     args = parser.parse_args()

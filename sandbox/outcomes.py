@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from sandbox.checkers.compare import compare_outputs
 from sandbox.models import CommandResult
 from sandbox.spec import Target, Tolerance
@@ -19,6 +21,23 @@ def tail(text: str, lines: int = 3, chars: int = 300) -> str:
     kept = [line.strip() for line in text.strip().splitlines() if line.strip()][-lines:]
     joined = " | ".join(kept)
     return joined[-chars:]
+
+
+def missing_tool(result: CommandResult) -> str | None:
+    """The program a command could not start (exit 127, "not found"), if that is what happened.
+
+    No compiler exits 127 by itself; the shell convention (and the sandboxes) use it for a
+    program that is not there, which is the sandbox's problem, not the candidate's.
+    """
+    if result.exit_code != 127:
+        return None
+    m = re.search(
+        r"(?:cannot execute|exec:?) ?\"?([\w.+/-]+)\"?|([\w.+/-]+): (?:command )?not found",
+        result.stderr,
+    )
+    if m is None:
+        return "a required program"
+    return (m.group(1) or m.group(2)).rsplit("/", 1)[-1]
 
 
 def describe_exit(result: CommandResult) -> str:

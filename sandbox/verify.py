@@ -51,6 +51,9 @@ class VerifyOptions(BaseModel):
     race: RaceCheckConfig = Field(default_factory=RaceCheckConfig)
     parallel_runs: int = Field(default=2, ge=1)
     """Test runs at once in the workspace (timing runs are always one at a time)."""
+    omp_wait_policy: str | None = "passive"
+    """OMP_WAIT_POLICY of OpenMP candidate runs (None: the runtime's default). Sandboxes share
+    cores; threads spinning at barriers turn any contention into slowdowns of several times."""
     cuda_arch: str | None = None
     """nvcc `-arch`; None = `native` on a GPU sandbox, `sm_80` without one."""
 
@@ -157,6 +160,11 @@ class _Job:
             self.rec.run("build reference", self.ref_tc.compile(self.ref, self.paths)),
             self.rec.run("build candidate", self.tc.compile(self.cand, self.paths)),
         )
+        for result in (cand, ref):
+            if missing := outcomes.missing_tool(result):
+                return self._finish(
+                    Status.NOT_RUN, f"not run: {missing} is not installed in the sandbox"
+                )
         if not ref.ok:
             diags = parse_diagnostics(ref.stderr + "\n" + ref.stdout)
             return self._finish(
@@ -246,14 +254,13 @@ class _Job:
             )
         return self._finish(status, reason)
 
-    def _run_candidate(
-        self, label: str, case: TestCase, workers: int, timed: bool = False
-    ) -> Awaitable[CommandResult]:
+    def _run_candidate(self, label: str, case: TestCase, workers: int) -> Awaitable[CommandResult]:
         unit = {Target.OPENMP: " threads", Target.MPI: " ranks"}.get(self.tc.target, "")
         name = f"run candidate [{label}]" + (f" {workers}{unit}" if unit else "")
-        return self.rec.run(
-            name, self.tc.run(self.cand, case, workers, self.spec.timeout_s, self.paths)
-        )
+        command = self.tc.run(self.cand, case, workers, self.spec.timeout_s, self.paths)
+        if self.tc.target is Target.OPENMP and self.opts.omp_wait_policy:
+            command.env["OMP_WAIT_POLICY"] = self.opts.omp_wait_policy
+        return self.rec.run(name, command)
 
     async def _concurrency(self) -> Verdict | None:
         target = self.candidate.target
@@ -317,7 +324,7 @@ class _Job:
         for n in self.tc.workers(self.spec):
             runs = cand_runs[n] = []
             for k in range(repeats):
-                result = await self._run_candidate(f"timing #{k + 1}", case, n, timed=True)
+                result = await self._run_candidate(f"timing #{k + 1}", case, n)
                 runs.append(result)
                 status, reason = outcomes.classify(
                     result,

@@ -173,14 +173,15 @@ def _show_verdict(out: Console, spec: Spec, v: Verdict) -> None:
         if c.findings:
             out.print(_findings_table(c.findings))
     if v.timing is not None:
+        t = v.timing
         table = Table(
             "workers",
             "median s",
             "speedup",
-            title=f"timing ({v.timing.source} time, reference {v.timing.reference_s:.4f}s)",
+            caption=f"reference {t.reference_s:.4f}s ({t.source} time)",
         )
-        for n, s in v.timing.candidate_s.items():
-            table.add_row(str(n), f"{s:.4f}", f"{v.timing.speedup.get(n, 0.0):.2f}x")
+        for n, secs in t.candidate_s.items():
+            table.add_row(str(n), f"{secs:.4f}", f"{t.speedup.get(n, 0.0):.2f}x")
         out.print(table)
     backend = v.sandbox.backend if v.sandbox else "?"
     out.print(f"\n{len(v.steps)} steps in {v.duration_s:.1f}s on the {backend} sandbox")

@@ -28,7 +28,7 @@ def test_toml_spec_reads_files_relative_to_itself(tmp_path):
 def test_json_spec_with_inline_sources(tmp_path):
     raw = {
         "name": "inline",
-        "reference": "#include <stdio.h>\nint main(void) { puts(\"1\"); }\n",
+        "reference": '#include <stdio.h>\nint main(void) { puts("1"); }\n',
         "driver": '#include "solution.inc"\nint main(void) { return f(); }\n',
         "tests": [{"name": "a"}],
     }

@@ -65,7 +65,10 @@ def test_older_place_format_parses_too():
 
 def test_racecheck_hazards_and_warnings():
     found = parse_sanitizer("racecheck", RACECHECK)
-    assert [(f.kind, f.line) for f in found] == [("racecheck hazard", 12), ("racecheck warning", 20)]
+    assert [(f.kind, f.line) for f in found] == [
+        ("racecheck hazard", 12),
+        ("racecheck warning", 20),
+    ]
     assert "and Read access at" in found[0].message
     assert error_count(RACECHECK) == 1
 

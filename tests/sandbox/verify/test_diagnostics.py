@@ -37,7 +37,9 @@ def test_gcc_errors_warnings_and_linker_messages_are_parsed_notes_dropped():
 
 
 def test_clang_driver_error_is_parsed():
-    diags = parse_diagnostics("clang: error: linker command failed with exit code 1 (use -v to see invocation)\n")
+    diags = parse_diagnostics(
+        "clang: error: linker command failed with exit code 1 (use -v to see invocation)\n"
+    )
     assert diags[0].severity == "error"
     assert diags[0].message.startswith("clang: linker command failed")
 
@@ -54,7 +56,9 @@ def test_nvcc_front_end_and_ptxas_messages_are_parsed():
 
 
 def test_duplicates_are_dropped_and_the_list_is_capped():
-    text = "a.c:1:1: error: boom\n" * 3 + "".join(f"a.c:{n}:1: warning: w{n}\n" for n in range(2, 100))
+    text = "a.c:1:1: error: boom\n" * 3 + "".join(
+        f"a.c:{n}:1: warning: w{n}\n" for n in range(2, 100)
+    )
     diags = parse_diagnostics(text, limit=10)
     assert len(diags) == 10
     assert sum(d.message == "boom" for d in diags) == 1

@@ -3,7 +3,11 @@ from sandbox.checkers.omp_static import check_source
 
 
 def _wrap(body: str) -> str:
-    return "int main(void) {\n  double a[100], b[100], c[100], s = 0, t;\n  int n = 100, k = 3;\n" + body + "\n}\n"
+    return (
+        "int main(void) {\n  double a[100], b[100], c[100], s = 0, t;\n  int n = 100, k = 3;\n"
+        + body
+        + "\n}\n"
+    )
 
 
 def kinds(body: str) -> list[tuple[str, int | None, str | None]]:
@@ -23,7 +27,9 @@ def test_forward_read_before_the_store_is_safe_but_not_after_it():
 
 
 def test_safelen_at_or_below_the_distance_is_safe():
-    body = "  #pragma omp simd safelen({})\n  for (int i = 4; i < n; i++)\n    a[i] = a[i - 4] * 0.5;"
+    body = (
+        "  #pragma omp simd safelen({})\n  for (int i = 4; i < n; i++)\n    a[i] = a[i - 4] * 0.5;"
+    )
     assert kinds(body.format(4)) == []
     assert kinds(body.format(8)) == [("simd dependence", 6, "a")]
 
@@ -35,7 +41,9 @@ def test_shared_scalar_writes_unless_reduction_private_or_declared_inside():
     tmp = "  #pragma omp simd{}\n  for (int i = 0; i < n; i++) {{ t = a[i] * 2; b[i] = t; }}"
     assert kinds(tmp.format("")) == [("simd shared write", 5, "t")]
     assert kinds(tmp.format(" private(t)")) == []
-    declared = "  #pragma omp simd\n  for (int i = 0; i < n; i++) { const double u = a[i] * 2; b[i] = u; }"
+    declared = (
+        "  #pragma omp simd\n  for (int i = 0; i < n; i++) { const double u = a[i] * 2; b[i] = u; }"
+    )
     assert kinds(declared) == []
 
 
@@ -104,7 +112,9 @@ def test_lastprivate_of_a_nowait_loop_used_before_a_barrier():
     [f] = check_source(LASTPRIVATE.replace("{}", " nowait"))
     assert (f.kind, f.line, f.variable) == ("lastprivate race", 7, "last")
     assert check_source(LASTPRIVATE.replace("{}", "")) == []
-    with_barrier = LASTPRIVATE.replace("{}", " nowait").replace("    seen", "    #pragma omp barrier\n    seen")
+    with_barrier = LASTPRIVATE.replace("{}", " nowait").replace(
+        "    seen", "    #pragma omp barrier\n    seen"
+    )
     assert check_source(with_barrier) == []
 
 

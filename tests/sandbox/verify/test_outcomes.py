@@ -1,12 +1,27 @@
 from sandbox.models import CommandResult
-from sandbox.outcomes import classify, concurrency_failure, deadlock_findings, first_failure, timing
+from sandbox.outcomes import (
+    classify,
+    concurrency_failure,
+    deadlock_findings,
+    first_failure,
+    missing_tool,
+    timing,
+)
 from sandbox.spec import Target, Tolerance
 from sandbox.steps import cap, kernel_time, signal_name
 from sandbox.verdict import Finding, Status, TestOutcome
 
 
-def run(stdout: str = "", stderr: str = "", code: int | None = 0, seconds: float = 1.0, timed_out: bool = False):
-    return CommandResult(exit_code=code, stdout=stdout, stderr=stderr, duration_s=seconds, timed_out=timed_out)
+def run(
+    stdout: str = "",
+    stderr: str = "",
+    code: int | None = 0,
+    seconds: float = 1.0,
+    timed_out: bool = False,
+):
+    return CommandResult(
+        exit_code=code, stdout=stdout, stderr=stderr, duration_s=seconds, timed_out=timed_out
+    )
 
 
 def test_classify_each_kind_of_run():
@@ -34,7 +49,9 @@ def test_first_failure_prefers_deadlock_and_explains_rank_dependence():
     assert reason.startswith("test 't' at 2 ranks: line 1")
     assert reason.endswith("the answer depends on the rank count (right at 1)")
 
-    outcomes[2] = TestOutcome(test="t", workers=4, ok=False, reason="hung (deadlock): no end within 5s")
+    outcomes[2] = TestOutcome(
+        test="t", workers=4, ok=False, reason="hung (deadlock): no end within 5s"
+    )
     statuses[2] = Status.DEADLOCK
     assert first_failure(outcomes, statuses, Target.MPI)[0] is Status.DEADLOCK
     [finding] = deadlock_findings(outcomes, statuses)
@@ -46,12 +63,18 @@ def test_concurrency_failure_status_by_finding_kind():
     memcheck = Finding(kind="memcheck error", tool="compute-sanitizer", message="bad write")
     assert concurrency_failure([memcheck, race]) == (Status.RACE, "data race on `s` (+1 more)")
     assert concurrency_failure([memcheck])[0] is Status.SANITIZER_ERROR
-    assert concurrency_failure([Finding(kind="hang", tool="archer-tsan", message="x")])[0] is Status.DEADLOCK
+    assert (
+        concurrency_failure([Finding(kind="hang", tool="archer-tsan", message="x")])[0]
+        is Status.DEADLOCK
+    )
 
 
 def test_timing_uses_kernel_times_only_when_every_run_has_one():
     ref = [run(stderr=f"PARFORGE_TIME_S={t}\n", seconds=9) for t in (2.0, 2.2, 1.8)]
-    cand = {1: [run(stderr="PARFORGE_TIME_S=2.0\n")] * 3, 2: [run(stderr="PARFORGE_TIME_S=0.5\n")] * 3}
+    cand = {
+        1: [run(stderr="PARFORGE_TIME_S=2.0\n")] * 3,
+        2: [run(stderr="PARFORGE_TIME_S=0.5\n")] * 3,
+    }
     t = timing(ref, cand)
     assert t.source == "kernel"
     assert t.reference_s == 2.0
@@ -73,3 +96,12 @@ def test_kernel_time_cap_and_signal_names():
     capped = cap(long)
     assert len(capped) < 4100
     assert "characters cut" in capped
+
+
+def test_a_missing_compiler_is_named():
+    assert (
+        missing_tool(run(code=127, stderr="cannot execute nvcc: [Errno 2] No such file")) == "nvcc"
+    )
+    assert missing_tool(run(code=127, stderr="sh: 1: mpicc: not found")) == "mpicc"
+    assert missing_tool(run(code=127, stderr="")) == "a required program"
+    assert missing_tool(run(code=1, stderr="cannot execute nvcc")) is None

@@ -19,9 +19,19 @@ ptxas info    : Used 16 registers, used 1 barriers, 256 bytes cumulative stack s
 
 def test_kernels_with_registers_shared_memory_and_spills():
     plain, tile = parse_ptxas(REPORT)
-    assert (plain.name, plain.registers, plain.shared_bytes, plain.constant_bytes) == ("plain", 8, 0, 360)
+    assert (plain.name, plain.registers, plain.shared_bytes, plain.constant_bytes) == (
+        "plain",
+        8,
+        0,
+        360,
+    )
     assert tile.name == "_Z4tilePfPKf"
-    assert (tile.registers, tile.shared_bytes, tile.constant_bytes, tile.stack_bytes) == (16, 1024, 376, 256)
+    assert (tile.registers, tile.shared_bytes, tile.constant_bytes, tile.stack_bytes) == (
+        16,
+        1024,
+        376,
+        256,
+    )
     assert (tile.spill_stores_bytes, tile.spill_loads_bytes) == (24, 32)
 
 

@@ -36,12 +36,19 @@ async def test_full_checker_agrees_with_every_label(verify_sandbox):
 
 async def test_single_run_misses_what_thread_counts_and_schedules_find(verify_sandbox):
     source = (PROGRAMS / "pairs_racy.c").read_text()
-    single = await check_program(verify_sandbox, source, "pairs_racy.c", config=RaceCheckConfig.single_run(2))
+    single = await check_program(
+        verify_sandbox, source, "pairs_racy.c", config=RaceCheckConfig.single_run(2)
+    )
     assert single.race is False and single.runs == 1
     full = await check_program(verify_sandbox, source, "pairs_racy.c")
     assert full.race is True
     [finding] = full.findings
-    assert (finding.kind, finding.file, finding.line, finding.variable) == ("data race", "pairs_racy.c", 11, "a")
+    assert (finding.kind, finding.file, finding.line, finding.variable) == (
+        "data race",
+        "pairs_racy.c",
+        11,
+        "a",
+    )
     assert finding.workers in (3, 8) or "OMP_SCHEDULE" in finding.message
 
 
@@ -49,7 +56,9 @@ async def test_findings_name_kind_line_and_variable(verify_sandbox):
     source = (PROGRAMS / "reduction_racy.c").read_text()
     result = await check_program(verify_sandbox, source, "reduction_racy.c")
     assert result.race is True and result.tools == ["archer-tsan", "static"]
-    assert [(f.kind, f.line, f.variable, f.workers) for f in result.findings] == [("data race", 12, "sum", 2)]
+    assert [(f.kind, f.line, f.variable, f.workers) for f in result.findings] == [
+        ("data race", 12, "sum", 2)
+    ]
 
 
 async def test_simd_only_program_is_judged_by_the_static_pass(verify_sandbox):
@@ -66,11 +75,15 @@ async def test_program_arguments_reach_the_runs(verify_sandbox):
     source = (
         "#include <stdio.h>\n#include <stdlib.h>\nint main(int argc, char **argv) {\n"
         "  int n = atoi(argv[1]), s = 0;\n  #pragma omp parallel for\n"
-        "  for (int i = 0; i < n; i++) s += i;\n  printf(\"%d\\n\", s);\n}\n"
+        '  for (int i = 0; i < n; i++) s += i;\n  printf("%d\\n", s);\n}\n'
     )
-    none = await check_program(verify_sandbox, source, "arg.c", case=TestCase(name="run", args=["0"]))
+    none = await check_program(
+        verify_sandbox, source, "arg.c", case=TestCase(name="run", args=["0"])
+    )
     assert none.race is False
-    some = await check_program(verify_sandbox, source, "arg.c", case=TestCase(name="run", args=["100"]))
+    some = await check_program(
+        verify_sandbox, source, "arg.c", case=TestCase(name="run", args=["100"])
+    )
     assert some.race is True
 
 

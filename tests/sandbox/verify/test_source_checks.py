@@ -8,7 +8,9 @@ def test_openmp_needs_a_construct_that_creates_parallelism():
     assert not check("// #pragma omp parallel for\nint main(void) { return 0; }").ok
     lonely = check("int main(void) {\n#pragma omp critical\n{ }\nreturn 0; }")
     assert not lonely.ok
-    good = check("void f(int n, double *a) {\n  #pragma omp parallel for reduction(+:s)\n  for(;;);\n}")
+    good = check(
+        "void f(int n, double *a) {\n  #pragma omp parallel for reduction(+:s)\n  for(;;);\n}"
+    )
     assert good.ok
     assert good.found == ["#pragma omp parallel for reduction(+:s)"]
 
@@ -27,7 +29,9 @@ def test_mpi_needs_communication():
 def test_cuda_needs_a_kernel():
     check = toolchain_for(Target.CUDA).source_check
     assert not check("int main() { return 0; }").ok
-    good = check("__global__ void saxpy(float a, float *x) { }\nint main() { saxpy<<<1, 1>>>(1, 0); }")
+    good = check(
+        "__global__ void saxpy(float a, float *x) { }\nint main() { saxpy<<<1, 1>>>(1, 0); }"
+    )
     assert good.ok
     assert good.found == ["__global__ saxpy", "kernel launch"]
     templated = check("template <typename T>\n__global__ void __launch_bounds__(256) k(T *p) { }")

@@ -109,8 +109,16 @@ SUMMARY: ThreadSanitizer: data race tl.c:7:36 in .red_comb.
 
 def test_stack_race_names_the_variable_from_the_source_column():
     [f] = parse_tsan(STACK_RACE, STACK_SOURCE)
-    assert (f.kind, f.file, f.line, f.variable, f.tool) == ("data race", "main.c", 8, "sum", "archer-tsan")
-    assert "write by thread T1 at main.c:8 vs previous write by main thread at main.c:8" in f.message
+    assert (f.kind, f.file, f.line, f.variable, f.tool) == (
+        "data race",
+        "main.c",
+        8,
+        "sum",
+        "archer-tsan",
+    )
+    assert (
+        "write by thread T1 at main.c:8 vs previous write by main thread at main.c:8" in f.message
+    )
 
 
 def test_global_names_come_from_tsan_heap_ones_from_the_source_and_duplicates_merge():
@@ -146,7 +154,9 @@ def test_other_report_kinds_keep_their_kind():
 
 
 def test_runtime_failure_is_recognized():
-    assert tsan_failure("FATAL: ThreadSanitizer: unexpected memory mapping 0x7f-0x80\n").startswith("unexpected")
+    assert tsan_failure("FATAL: ThreadSanitizer: unexpected memory mapping 0x7f-0x80\n").startswith(
+        "unexpected"
+    )
     assert tsan_failure(STACK_RACE) is None
 
 

@@ -55,7 +55,12 @@ int main(int argc, char **argv) {
 
 
 def spec() -> Spec:
-    return Spec(name="axpb", language="c", reference=REFERENCE, tests=[TestCase(name="small", args=["1000"])])
+    return Spec(
+        name="axpb",
+        language="c",
+        reference=REFERENCE,
+        tests=[TestCase(name="small", args=["1000"])],
+    )
 
 
 async def test_nvcc_errors_are_diagnostics(verify_sandbox):
@@ -71,7 +76,10 @@ async def test_resource_report_and_gpu_or_not(verify_sandbox):
     v = await verify(verify_sandbox, spec(), Candidate(target=Target.CUDA, source=GOOD))
     assert v.build is not None and v.build.ok
     kernels = {k.name: k for k in v.build.kernels}
-    assert set(kernels) == {"axpb(float, float const*, float*, int)", "block_sum(float const*, double*, int)"}
+    assert set(kernels) == {
+        "axpb(float, float const*, float*, int)",
+        "block_sum(float const*, double*, int)",
+    }
     assert all(k.registers > 0 for k in kernels.values())
     assert kernels["block_sum(float const*, double*, int)"].shared_bytes == 256 * 8
     assert v.source_check is not None and "kernel launch" in v.source_check.found
@@ -87,6 +95,6 @@ async def test_resource_report_and_gpu_or_not(verify_sandbox):
 
 
 async def test_no_kernel_is_not_parallel(verify_sandbox):
-    host_only = "#include <cstdio>\nint main() { std::printf(\"1\\n\"); return 0; }\n"
+    host_only = '#include <cstdio>\nint main() { std::printf("1\\n"); return 0; }\n'
     v = await verify(verify_sandbox, spec(), Candidate(target=Target.CUDA, source=host_only))
     assert v.status is Status.NOT_PARALLEL

@@ -80,7 +80,9 @@ async def test_good_mpi_candidate_passes_at_every_rank_count(verify_sandbox):
 
 
 async def test_hang_past_the_time_out_is_a_deadlock(verify_sandbox):
-    v = await verify(verify_sandbox, spec(), Candidate(target=Target.MPI, source=DEADLOCK), timing=False)
+    v = await verify(
+        verify_sandbox, spec(), Candidate(target=Target.MPI, source=DEADLOCK), timing=False
+    )
     assert v.status is Status.DEADLOCK, v.reason
     assert "hung (deadlock)" in v.reason
     assert v.concurrency is not None
@@ -90,13 +92,19 @@ async def test_hang_past_the_time_out_is_a_deadlock(verify_sandbox):
 
 
 async def test_answer_that_depends_on_the_rank_count(verify_sandbox):
-    v = await verify(verify_sandbox, spec(), Candidate(target=Target.MPI, source=RANK_DEPENDENT), timing=False)
+    v = await verify(
+        verify_sandbox, spec(), Candidate(target=Target.MPI, source=RANK_DEPENDENT), timing=False
+    )
     assert v.status is Status.WRONG_ANSWER
     assert v.reason.startswith("test 'ten' at 4 ranks")
     assert v.reason.endswith("the answer depends on the rank count (right at 1, 2)")
 
 
 async def test_mpi_without_communication_is_not_parallel(verify_sandbox):
-    lonely = GOOD.replace("MPI_Reduce(&part, &s, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);", "s = part;")
-    v = await verify(verify_sandbox, spec(), Candidate(target=Target.MPI, source=lonely), timing=False)
+    lonely = GOOD.replace(
+        "MPI_Reduce(&part, &s, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);", "s = part;"
+    )
+    v = await verify(
+        verify_sandbox, spec(), Candidate(target=Target.MPI, source=lonely), timing=False
+    )
     assert v.status is Status.NOT_PARALLEL

@@ -95,7 +95,9 @@ async def test_compile_error_gives_diagnostics_with_places(verify_sandbox):
 
 
 async def test_serial_code_is_not_parallel(verify_sandbox):
-    v = await verify(verify_sandbox, spec(), Candidate(target=Target.OPENMP, source=REFERENCE), timing=False)
+    v = await verify(
+        verify_sandbox, spec(), Candidate(target=Target.OPENMP, source=REFERENCE), timing=False
+    )
     assert v.status is Status.NOT_PARALLEL
 
 
@@ -105,16 +107,22 @@ async def test_wrong_answer_names_test_threads_and_line(verify_sandbox):
     assert v.reason.startswith("test 'tiny' at 1 threads: line 1: expected 1.4")
 
 
-@pytest.mark.parametrize(("factor", "status"), [("1.0000000001", Status.PASSED), ("1.000001", Status.WRONG_ANSWER)])
+@pytest.mark.parametrize(
+    ("factor", "status"), [("1.0000000001", Status.PASSED), ("1.000001", Status.WRONG_ANSWER)]
+)
 async def test_float_within_and_outside_tolerance(verify_sandbox, factor, status):
-    v = await verify(verify_sandbox, spec(), candidate(GOOD + f"    s = s * {factor};\n"), timing=False)
+    v = await verify(
+        verify_sandbox, spec(), candidate(GOOD + f"    s = s * {factor};\n"), timing=False
+    )
     assert v.status is status, v.reason
     if status is Status.WRONG_ANSWER:
         assert "relative error" in v.reason
 
 
 async def test_crash_and_time_out(verify_sandbox):
-    crash = await verify(verify_sandbox, spec(), candidate(GOOD + "    if (n > 10) abort();\n"), timing=False)
+    crash = await verify(
+        verify_sandbox, spec(), candidate(GOOD + "    if (n > 10) abort();\n"), timing=False
+    )
     assert crash.status is Status.CRASHED
     assert "SIGABRT" in crash.reason and "'small'" in crash.reason
     hang = "    #pragma omp parallel\n    { volatile int spin = 1; while (spin) { } }\n"
@@ -125,16 +133,23 @@ async def test_crash_and_time_out(verify_sandbox):
 
 
 RACY = {
-    "missing reduction": ("""
+    "missing reduction": (
+        """
     #pragma omp parallel for
     for (int i = 0; i < n; i++) s += x[i] * x[i];
-""", "s"),
-    "missing private": ("""
+""",
+        "s",
+    ),
+    "missing private": (
+        """
     double t;
     #pragma omp parallel for reduction(+:s)
     for (int i = 0; i < n; i++) { t = x[i] * x[i]; s += t; }
-""", "t"),
-    "lastprivate": ("""
+""",
+        "t",
+    ),
+    "lastprivate": (
+        """
     int seen[64] = {0}, last = 0;
     #pragma omp parallel
     {
@@ -142,8 +157,11 @@ RACY = {
         for (int i = 0; i < n; i++) { s += x[i] * x[i]; last = i; }
         seen[omp_get_thread_num() % 64] = last;
     }
-""", "last"),
-    "task dependence": ("""
+""",
+        "last",
+    ),
+    "task dependence": (
+        """
     #pragma omp parallel
     #pragma omp single
     {
@@ -152,7 +170,9 @@ RACY = {
         #pragma omp task shared(s)
         for (int i = n / 2; i < n; i++) s += x[i] * x[i];
     }
-""", "s"),
+""",
+        "s",
+    ),
 }
 
 
@@ -174,7 +194,9 @@ SAFE = {
     for (int i = 0; i < n; i++) { t = x[i] * x[i]; s += t; }
 """,
     "lastprivate": RACY["lastprivate"][0].replace(" nowait", ""),
-    "task dependence": RACY["task dependence"][0].replace("task shared(s)", "task shared(s) depend(inout: s)"),
+    "task dependence": RACY["task dependence"][0].replace(
+        "task shared(s)", "task shared(s) depend(inout: s)"
+    ),
 }
 
 
@@ -185,7 +207,9 @@ async def test_race_free_programs_of_the_same_shapes_pass(verify_sandbox, kind):
 
 
 async def test_broken_reference_is_the_specs_fault(verify_sandbox):
-    broken = await verify(verify_sandbox, spec(reference=REFERENCE.replace("return 0;", "return")), candidate(GOOD))
+    broken = await verify(
+        verify_sandbox, spec(reference=REFERENCE.replace("return 0;", "return")), candidate(GOOD)
+    )
     assert broken.status is Status.REFERENCE_FAILED
     assert broken.reason.startswith("the reference does not build")
     crashing = spec(reference=REFERENCE.replace("return 0;", "return 2;"))
@@ -227,7 +251,9 @@ async def test_function_candidates_go_through_the_driver(verify_sandbox):
     v = await verify(verify_sandbox, s, Candidate(target=Target.OPENMP, source=SOLUTION))
     assert v.status is Status.PASSED, v.reason
     # the reference prints no kernel time, so whole-process times are compared
-    assert v.timing is not None and v.timing.source == "wall" and set(v.timing.candidate_s) == {1, 2}
+    assert (
+        v.timing is not None and v.timing.source == "wall" and set(v.timing.candidate_s) == {1, 2}
+    )
     racy = SOLUTION.replace(" reduction(+:s)", "")
     r = await verify(verify_sandbox, s, Candidate(target=Target.OPENMP, source=racy), timing=False)
     assert r.status in (Status.RACE, Status.WRONG_ANSWER)
