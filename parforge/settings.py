@@ -13,6 +13,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from sandbox.config import DockerConfig, SandboxConfig
+from sandbox.verify import VerifyOptions
 
 
 def default_data_dir() -> Path:
@@ -28,6 +29,8 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default_factory=default_data_dir)
     """Database, model caches, server logs and pid files live here."""
     sandbox: SandboxConfig = Field(default_factory=DockerConfig)
+    verify: VerifyOptions = Field(default_factory=VerifyOptions)
+    """Race-checker depth, wait policy, CUDA arch (`PARFORGE_VERIFY__RACE__THREADS='[2,4]'`)."""
 
 
 def load_settings() -> Settings:

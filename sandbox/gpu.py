@@ -6,6 +6,7 @@ They need a GPU. Without one the verdict says so (`NO_GPU`) instead of guessing.
 from __future__ import annotations
 
 from sandbox.checkers.cuda_sanitizer import TOOL, error_count, parse_sanitizer
+from sandbox.outcomes import missing_tool
 from sandbox.spec import Spec
 from sandbox.steps import Recorder
 from sandbox.toolchains.base import Paths, Program
@@ -14,7 +15,6 @@ from sandbox.verdict import ConcurrencyReport, Finding
 
 NO_GPU = "not run: no GPU"
 _SLOWDOWN = 10.0  # compute-sanitizer runs kernels serialized and instrumented
-_NOT_FOUND = (126, 127)
 
 
 async def check_cuda_concurrency(
@@ -29,10 +29,7 @@ async def check_cuda_concurrency(
         result = await rec.run(f"compute-sanitizer {tool} [{case.name}]", command)
         runs += 1
         output = result.stdout + "\n" + result.stderr
-        if (
-            result.exit_code in _NOT_FOUND
-            and "compute-sanitizer" in result.stderr + " cannot execute"
-        ):
+        if missing_tool(result):
             return ConcurrencyReport(
                 ok=False,
                 tools=[TOOL],

@@ -18,7 +18,7 @@ from rich.table import Table
 from parforge.cli._common import console, fail, run, settings
 from parforge.specfile import SpecFileError, language_of, load_spec
 from sandbox.errors import SandboxError
-from sandbox.race import RaceCheckConfig, RaceCheckResult, check_program
+from sandbox.race import RaceCheckResult, check_program
 from sandbox.spec import Candidate, Language, Spec, Target, TestCase
 from sandbox.verdict import Finding, Status, Verdict
 from sandbox.verify import verify as run_verify
@@ -51,9 +51,10 @@ def verify(
     candidate = Candidate(target=target, source=source, language=language)
 
     async def _verify() -> Verdict | SandboxError:
-        sandbox = settings().sandbox.build()
+        config = settings()
+        sandbox = config.sandbox.build()
         try:
-            return await run_verify(sandbox, spec, candidate, timing=timing)
+            return await run_verify(sandbox, spec, candidate, timing=timing, options=config.verify)
         except SandboxError as exc:
             return exc
         finally:
@@ -100,10 +101,11 @@ def race(
         fail("--threads needs at least one positive count", CANNOT_RUN)
     if file.suffix.lower() not in (".c", ".cpp", ".cc", ".cxx"):
         fail(f"{file.name}: expected a .c or .cpp file", CANNOT_RUN)
-    config = RaceCheckConfig(threads=counts, timeout_s=timeout)
 
     async def _check() -> RaceCheckResult | SandboxError:
-        sandbox = settings().sandbox.build()
+        loaded = settings()
+        config = loaded.verify.race.model_copy(update={"threads": counts, "timeout_s": timeout})
+        sandbox = loaded.sandbox.build()
         try:
             return await check_program(
                 sandbox,
