@@ -125,13 +125,18 @@ async def check_races(
             not_run=f"clang could not build it for ThreadSanitizer: {reason}",
         )
 
-    # Without rewritten loops every schedule would run the same program: run it once.
-    schedules = config.schedules if rewritten else [DEFAULT_SCHEDULE]
+    # Without rewritten loops the schedules would all run the same program; the runs still help
+    # as repeats (which accesses end up ordered by `ordered` or tasks depends on the timing).
+    variants = (
+        [(s, 0) for s in config.schedules]
+        if rewritten
+        else [(DEFAULT_SCHEDULE, k) for k in range(len(config.schedules))]
+    )
     plan = [
-        _Run(t, s, case, r)
+        _Run(t, s, case, r * (1 if rewritten else len(variants)) + k)
         for case in inputs[: config.max_inputs]
         for r in range(config.repeats)
-        for s in schedules
+        for s, k in variants
         for t in config.threads
     ]
     findings: dict[tuple[str, str | None, int | None, str | None], Finding] = {}
@@ -150,6 +155,8 @@ async def check_races(
                 findings.setdefault((f.kind, f.file, f.line, f.variable), f)
         if findings and config.stop_at_first_race:
             break
+        if not runtime_seen:
+            break  # the OpenMP runtime never started: there are no threads to race
         if failure := next(
             (tsan.tsan_failure(r.stderr) for r in results if tsan.tsan_failure(r.stderr)), None
         ):

@@ -91,3 +91,20 @@ async def test_a_program_clang_cannot_build_is_not_checked(verify_sandbox):
     result = await check_program(verify_sandbox, "int main(void) { return x; }\n", "broken.c")
     assert result.race is None
     assert result.not_run is not None and "broken.c:1" in result.not_run
+
+
+NAMED_KINDS = [
+    ("reduction_racy.c", "reduction_ok.c"),
+    ("private_racy.c", "private_ok.c"),
+    ("nowait_racy.c", "nowait_ok.c"),
+    ("task_nodep_racy.c", "task_dep_ok.c"),
+    ("lastprivate_racy.c", "lastprivate_ok.c"),
+]
+
+
+@pytest.mark.parametrize(("racy", "clean"), NAMED_KINDS)
+async def test_each_named_kind_is_found_and_its_fixed_twin_is_clean(verify_sandbox, racy, clean):
+    found = await check_program(verify_sandbox, (PROGRAMS / racy).read_text(), racy)
+    assert found.race is True and found.findings[0].line is not None
+    fixed = await check_program(verify_sandbox, (PROGRAMS / clean).read_text(), clean)
+    assert fixed.race is False and fixed.findings == []
