@@ -4,9 +4,9 @@ One instrumented run at one thread count misses races that need a particular map
 iterations to threads, or a task running on another thread than the one that created it, and
 it never sees a `simd` loop's lanes. So the checker:
 
-1. runs the static pass (`omp_static`: simd dependences, ordered misuse, lastprivate with
-   nowait, task results read before a taskwait); with `stop_at_first_race` a finding there
-   ends the check;
+1. runs the static pass (`omp_static`: simd dependences, ordered misuse and shared writes
+   outside an ordered region, lastprivate with nowait, task results read before a taskwait);
+   with `stop_at_first_race` a finding there ends the check;
 2. adds `schedule(runtime)` to worksharing loops without a schedule (`omp_rewrite`), so that
    `OMP_SCHEDULE` can move iterations around (`default` runs keep the static split);
 3. builds once with clang `-fsanitize=thread` (libomp loads Archer itself under TSan; the

@@ -8,7 +8,11 @@
   races with the task unless the task ran first on the same thread, which is what libomp
   usually does: a dynamic run then sees program order and reports nothing.
 
-Both report only what they can show from the source (explicit clauses, same block).
+- **work outside the ordered region**: a loop with the `ordered` clause that writes a shared
+  scalar outside its `ordered` (or `critical`/`atomic`) regions. Whether a run shows it depends
+  on how the ordered chain happens to line the threads up.
+
+All report only what they can show from the source (explicit clauses, same block).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from sandbox.checkers.clike import (
     Pragma,
     identifiers,
     line_of,
+    loop_after,
     pragmas,
     split_top_level,
     statement_extent,
@@ -28,12 +33,17 @@ from sandbox.verdict import Finding
 
 TOOL = "static"
 _WORKSHARING = frozenset(["for", "single", "sections"])
+_GUARDS = frozenset(["ordered", "critical", "atomic"])
 
 
 def check_sync(blanked: str) -> list[Finding]:
     """Findings of both rules on comment-free source."""
     found = pragmas(blanked)
-    return _lastprivate_nowait(blanked, found) + _task_results(blanked, found)
+    return (
+        _lastprivate_nowait(blanked, found)
+        + _task_results(blanked, found)
+        + _ordered_loops(blanked, found)
+    )
 
 
 def _lastprivate_nowait(blanked: str, found: list[Pragma]) -> list[Finding]:
@@ -103,6 +113,51 @@ def _task_results(blanked: str, found: list[Pragma]) -> list[Finding]:
     return findings
 
 
+def _ordered_loops(blanked: str, found: list[Pragma]) -> list[Finding]:
+    findings = []
+    for p in found:
+        if not (p.has_word("for") and p.has_clause("ordered")) or p.clause_args("ordered"):
+            continue  # `ordered(n)` is a doacross loop: its sinks and sources are another story
+        loop = loop_after(blanked, p.end)
+        if loop is None:
+            continue
+        guarded = []
+        for q in found:
+            if loop.body_start <= q.start < loop.body_end and set(q.directive.split()) & _GUARDS:
+                _, end = statement_extent(blanked, q.end)
+                guarded.append((q.start, end))
+        body, declared = accesses(blanked, loop.body_start, loop.body_end)
+        exempt = declared | {loop.var} | _private_names(p)
+        for a in body:
+            if (
+                a.write
+                and not a.subscripts
+                and a.name not in exempt
+                and not any(s <= a.offset < e for s, e in guarded)
+            ):
+                findings.append(
+                    Finding(
+                        kind="ordered race",
+                        tool=TOOL,
+                        message=(
+                            f"the ordered loop at line {p.line} writes shared `{a.name}` outside its "
+                            "ordered region: iterations do that part concurrently"
+                        ),
+                        line=line_of(blanked, a.offset),
+                        variable=a.name,
+                    )
+                )
+                break
+    return findings
+
+
+def _private_names(p: Pragma) -> set[str]:
+    names: set[str] = set()
+    for clause in ("private", "firstprivate", "lastprivate", "reduction", "linear"):
+        names |= _clause_names(p, clause)
+    return names
+
+
 def _first_use_before_barrier(
     blanked: str,
     found: list[Pragma],
@@ -152,6 +207,7 @@ def _clause_names(p: Pragma, clause: str) -> set[str]:
     names: set[str] = set()
     for args in p.clause_args(clause):
         if ":" in args:
-            args = args.split(":", 1)[1]  # `lastprivate(conditional: x)`
+            # `reduction(+: s)`, `lastprivate(conditional: x)`; but `linear(j: 2)`
+            args = args.split(":", 1)[0 if clause == "linear" else 1]
         names |= {identifiers(v)[-1] for v in split_top_level(args) if identifiers(v)}
     return names

@@ -157,3 +157,29 @@ def test_runtime_schedule_rewrite_keeps_lines_and_explicit_schedules():
     assert lines[2] == "#pragma omp for schedule(static) nowait"
     assert lines[5] == "    for reduction(+:s) schedule(runtime)"
     assert "runtime" not in lines[7] + lines[9]
+
+
+ORDERED_LOOP = """\
+int main(void) {
+  long total = 0, trace = 0;
+  #pragma omp parallel for ordered schedule(dynamic)CLAUSE
+  for (int i = 0; i < 100; i++) {
+    long v = i * 3;
+    total += v;
+    #pragma omp ordered
+    trace = trace * 31 + v;
+  }
+}
+"""
+
+
+def test_shared_write_outside_the_ordered_region():
+    [f] = check_source(ORDERED_LOOP.replace("CLAUSE", ""))
+    assert (f.kind, f.line, f.variable) == ("ordered race", 6, "total")
+    assert check_source(ORDERED_LOOP.replace("CLAUSE", " reduction(+: total)")) == []
+    inside = (
+        ORDERED_LOOP.replace("CLAUSE", "")
+        .replace("    total += v;\n", "")
+        .replace("trace = trace * 31 + v;", "{ total += v; trace = trace * 31 + v; }")
+    )
+    assert check_source(inside) == []
