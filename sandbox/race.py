@@ -54,8 +54,8 @@ class RaceCheckConfig(BaseModel):
     static: bool = True
     """Run the static simd/ordered pass."""
     stop_at_first_race: bool = True
-    skip_task_reductions: bool = True
-    """Drop Archer's known false alarm on task reductions (see `tsan.parse_tsan`)."""
+    skip_runtime_internals: bool = True
+    """Drop Archer's known false alarms on the runtime's own memory (see `tsan.parse_tsan`)."""
     max_inputs: int = Field(default=2, ge=1)
     """Test inputs the dynamic runs use (the first ones)."""
 
@@ -67,7 +67,7 @@ class RaceCheckConfig(BaseModel):
             schedules=[DEFAULT_SCHEDULE],
             static=False,
             parallel=1,
-            skip_task_reductions=False,
+            skip_runtime_internals=False,
         )
 
 
@@ -151,7 +151,7 @@ async def check_races(
         for run, result in zip(batch, results, strict=True):
             archer_seen |= tsan.ARCHER_BANNER in result.stdout + result.stderr
             runtime_seen |= tsan.RUNTIME_STARTED in result.stderr
-            for f in _findings(run, result, sources, config.skip_task_reductions):
+            for f in _findings(run, result, sources, config.skip_runtime_internals):
                 findings.setdefault((f.kind, f.file, f.line, f.variable), f)
         if findings and config.stop_at_first_race:
             break
@@ -188,7 +188,7 @@ async def _run_one(
 
 
 def _findings(
-    run: _Run, result: CommandResult, sources: dict[str, str], skip_task_reductions: bool
+    run: _Run, result: CommandResult, sources: dict[str, str], skip_runtime_internals: bool
 ) -> list[Finding]:
     where = f"{run.threads} threads" + (
         "" if run.schedule == DEFAULT_SCHEDULE else f", OMP_SCHEDULE={run.schedule}"
@@ -202,7 +202,7 @@ def _findings(
                 workers=run.threads,
             )
         ]
-    found = tsan.parse_tsan(result.stderr, sources, skip_task_reductions=skip_task_reductions)
+    found = tsan.parse_tsan(result.stderr, sources, skip_runtime_internals=skip_runtime_internals)
     return [
         f.model_copy(update={"workers": run.threads, "message": f"{f.message} ({where})"})
         for f in found

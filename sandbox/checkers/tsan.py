@@ -45,6 +45,9 @@ _FATAL = re.compile(
     re.M,
 )
 _REDUCTION_HELPERS = (".red_comb.", ".red_init.", ".red_fini.")
+_ALLOCATORS = frozenset(
+    ["malloc", "calloc", "realloc", "aligned_alloc", "posix_memalign", "memalign"]
+)
 _KEYWORDS = frozenset(
     [
         "if",
@@ -82,21 +85,24 @@ def tsan_failure(stderr: str) -> str | None:
 
 
 def parse_tsan(
-    stderr: str, sources: Mapping[str, str] | None = None, *, skip_task_reductions: bool = False
+    stderr: str, sources: Mapping[str, str] | None = None, *, skip_runtime_internals: bool = False
 ) -> list[Finding]:
     """One finding per TSan warning in `stderr`, deduplicated by kind, place and variable.
 
     `sources` maps the program's file names (as the report shows them) to their text; frames
     in those files are preferred over library frames, and used to name stack variables.
-    `skip_task_reductions` drops reports with an access inside the compiler's task-reduction
-    combiner or initializer (`.red_comb.`, `.red_init.`): libomp orders those, but Archer in
-    LLVM 14 does not know it, so every `taskloop reduction` would be reported.
+    `skip_runtime_internals` drops the reports Archer (LLVM 14) makes on the OpenMP runtime's
+    own bookkeeping: accesses inside the compiler's task-reduction helpers (`.red_comb.`,
+    `.red_init.`), and accesses to memory libomp allocated itself (task descriptors with their
+    firstprivate copies, reduction buffers), which it recycles through its own allocator and
+    orders in ways TSan does not see. Without this, every `taskloop reduction` and, under
+    load, a task loop capturing its index are reported.
     """
     sources = sources or {}
     findings: list[Finding] = []
     seen: set[tuple[str, str | None, int | None, str | None]] = set()
     for block in _blocks(stderr):
-        if skip_task_reductions and _in_task_reduction(block):
+        if skip_runtime_internals and (_in_task_reduction(block) or _runtime_memory(block)):
             continue
         finding = _finding(block, sources)
         key = (finding.kind, finding.file, finding.line, finding.variable)
@@ -126,6 +132,20 @@ def _in_task_reduction(block: list[str]) -> bool:
         (f := _FRAME.match(line)) and f.group("func").startswith(_REDUCTION_HELPERS)
         for line in block
     )
+
+
+def _runtime_memory(block: list[str]) -> bool:
+    """Whether the raced-on heap block was allocated by the OpenMP runtime itself."""
+    for k, line in enumerate(block):
+        if line.strip().startswith("Location is heap block"):
+            for frame in block[k + 1 :]:
+                if not frame.strip():
+                    return False
+                f = _FRAME.match(frame)
+                if f is None or f.group("func") in _ALLOCATORS:
+                    continue
+                return "libomp.so" in frame or f.group("func").startswith("__kmp")
+    return False
 
 
 def _finding(block: list[str], sources: Mapping[str, str]) -> Finding:

@@ -19,7 +19,7 @@ MEMCHECK = """\
 MEMCHECK_OLD = """\
 ========= COMPUTE-SANITIZER
 ========= Invalid __shared__ read of size 4 bytes
-=========     at 0x1a0 in /work/cand/main.cu:14:tile(float *)
+=========     at 0x1a0 in /ws/cand/main.cu:14:tile(float *)
 =========     by thread (3,0,0) in block (1,0,0)
 =========
 ========= ERROR SUMMARY: 1 error

@@ -142,9 +142,37 @@ def test_static_locals_are_named_without_their_function():
     assert parse_tsan(text, G_SOURCE)[0].variable == "counter"
 
 
+TASK_MEMORY = """\
+WARNING: ThreadSanitizer: data race (pid=2)
+  Write of size 4 at 0x7f97c904e5e8 by main thread:
+    #0 .omp_outlined._debug__ tasks.c:12:13 (prog+0xd0296)
+    #1 .omp_outlined..1 tasks.c:8:5 (prog+0xd0296)
+
+  Previous read of size 4 at 0x7f97c904e5e8 by thread T1:
+    #0 .omp_outlined. tasks.c:13:17 (prog+0xd01ee)
+    #1 .omp_task_entry. tasks.c:12:13 (prog+0xd01ee)
+    #2 <null> <null> (libomp.so.5+0x66ff5)
+
+  Location is heap block of size 1048576 at 0x7f97c8f51000 allocated by main thread:
+    #0 malloc <null> (prog+0x4fc61)
+    #1 <null> <null> (libomp.so.5+0x20919)
+    #2 __kmp_invoke_microtask <null> (libomp.so.5+0xd55a2)
+    #3 main tasks.c:8:5 (prog+0xd017b)
+
+SUMMARY: ThreadSanitizer: data race tasks.c:12:13 in .omp_outlined._debug__
+"""
+
+
+def test_races_on_memory_the_runtime_allocated_can_be_skipped():
+    assert len(parse_tsan(TASK_MEMORY)) == 1
+    assert parse_tsan(TASK_MEMORY, skip_runtime_internals=True) == []
+    # a heap block the program allocated itself is never skipped
+    assert len(parse_tsan(GLOBAL_AND_HEAP, G_SOURCE, skip_runtime_internals=True)) == 2
+
+
 def test_task_reduction_reports_can_be_skipped():
     assert len(parse_tsan(TASK_REDUCTION)) == 1
-    assert parse_tsan(TASK_REDUCTION, skip_task_reductions=True) == []
+    assert parse_tsan(TASK_REDUCTION, skip_runtime_internals=True) == []
 
 
 def test_other_report_kinds_keep_their_kind():
