@@ -15,6 +15,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from corpus.store.config import StoreConfig
 from parforge.service.config import ServerConfig
 from sandbox.config import DockerConfig, SandboxConfig
+from sandbox.verify import VerifyOptions
 
 
 def default_data_dir() -> Path:
@@ -32,6 +33,8 @@ class Settings(BaseSettings):
     sandbox: SandboxConfig = Field(default_factory=DockerConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
+    verify: VerifyOptions = Field(default_factory=VerifyOptions)
+    """Race-checker depth, wait policy, CUDA arch (`PARFORGE_VERIFY__RACE__THREADS='[2,4]'`)."""
 
     @property
     def store_url(self) -> str:

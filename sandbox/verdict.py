@@ -26,6 +26,9 @@ class Status(StrEnum):
     """compute-sanitizer's memcheck or synccheck reported an error."""
     REFERENCE_FAILED = "reference_failed"
     """The spec's own reference did not build or run: the spec is broken, not the candidate."""
+    NOT_RUN = "not_run"
+    """It builds and uses its model, but a later check could not run in this sandbox (the
+    reason says which: `not run: no GPU`, a missing tool). Neither a pass nor a failure."""
 
 
 class StepRecord(BaseModel):

@@ -8,8 +8,9 @@ import json
 import os
 import subprocess
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from corpus.store.migrate import target_metadata
 from corpus.store.models import CandidateCreate, JobStatus, RunMeta, StepCreate, StepKind
 from sandbox._engine import Engine as DockerEngine
 from sandbox.image import build_image
+from sandbox.models import Command, CommandResult, SandboxInfo
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -238,3 +240,46 @@ def sandbox_image() -> str:
     # In a thread of its own: the first user may be an async fixture, inside a running loop.
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, ensure()).result()
+
+
+# --- a scripted sandbox for verify's unit tests -----------------------------------------------
+
+
+class ScriptedWorkspace:
+    """A `Workspace` whose commands answer from a script: `handler(command) -> CommandResult`."""
+
+    def __init__(self, handler: Callable[[Command], CommandResult]) -> None:
+        self.handler = handler
+        self.files: dict[str, bytes] = {}
+        self.commands: list[Command] = []
+
+    async def write_files(self, files: Mapping[str, str | bytes]) -> None:
+        for name, content in files.items():
+            self.files[name] = content.encode() if isinstance(content, str) else content
+
+    async def read_file(self, path: str, limit: int = 1 << 20) -> bytes:
+        return self.files[path][:limit]
+
+    async def run(self, command: Command) -> CommandResult:
+        self.commands.append(command)
+        if command.argv == ["pwd"]:
+            return CommandResult(exit_code=0, stdout="/ws\n")
+        return self.handler(command)
+
+
+class ScriptedSandbox:
+    """A `Sandbox` handing out one `ScriptedWorkspace`; `gpu` says what `info()` claims."""
+
+    def __init__(self, handler: Callable[[Command], CommandResult], gpu: bool = False) -> None:
+        self.workspace_ = ScriptedWorkspace(handler)
+        self.gpu = gpu
+
+    def info(self) -> SandboxInfo:
+        return SandboxInfo(backend="scripted", isolation="none", gpu=self.gpu)
+
+    @asynccontextmanager
+    async def workspace(self) -> AsyncIterator[ScriptedWorkspace]:
+        yield self.workspace_
+
+    async def aclose(self) -> None:
+        """Nothing to release."""

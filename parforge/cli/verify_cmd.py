@@ -1,0 +1,210 @@
+"""`parforge verify` and `parforge check race`: prove a candidate, or race-check a program.
+
+Exit codes of `verify`: 0 passed, 1 the candidate failed, 2 verification could not run (bad
+spec, broken reference, missing GPU or tool, sandbox failure). `check race` exits 0 whatever
+it finds and 2 only when the check itself could not run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from parforge.cli._common import console, fail, run, settings
+from parforge.specfile import SpecFileError, language_of, load_spec
+from sandbox.errors import SandboxError
+from sandbox.race import RaceCheckResult, check_program
+from sandbox.spec import Candidate, Language, Spec, Target, TestCase
+from sandbox.verdict import Finding, Status, Verdict
+from sandbox.verify import verify as run_verify
+
+CANNOT_RUN = 2
+_NOT_VERIFIED = {Status.NOT_RUN, Status.REFERENCE_FAILED}
+_STYLE = {Status.PASSED: "bold green", Status.NOT_RUN: "bold yellow"}
+
+check_app = typer.Typer(help="Check programs for concurrency defects.", no_args_is_help=True)
+
+
+def verify(
+    spec_path: Annotated[Path, typer.Option("--spec", help="Spec file (TOML or JSON).")],
+    candidate_path: Annotated[Path, typer.Option("--candidate", help="Candidate source file.")],
+    target: Annotated[Target, typer.Option("--target", help="Execution model of the candidate.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
+    timing: Annotated[bool, typer.Option("--timing/--no-timing", help="Measure speedups.")] = True,
+) -> None:
+    """Build, test, race-check and time a candidate against a spec's reference."""
+    try:
+        spec = load_spec(spec_path)
+        source = candidate_path.read_text()
+    except SpecFileError as exc:
+        fail(str(exc), CANNOT_RUN)
+    except OSError as exc:
+        fail(f"cannot read candidate {candidate_path}: {exc.strerror}", CANNOT_RUN)
+    language = language_of(candidate_path)
+    if target is not Target.CUDA and language is Language.CUDA:
+        language = None
+    candidate = Candidate(target=target, source=source, language=language)
+
+    async def _verify() -> Verdict | SandboxError:
+        config = settings()
+        sandbox = config.sandbox.build()
+        try:
+            return await run_verify(sandbox, spec, candidate, timing=timing, options=config.verify)
+        except SandboxError as exc:
+            return exc
+        finally:
+            await sandbox.aclose()
+
+    with console.status(f"verifying {candidate_path.name} against {spec.name} ({target.value})"):
+        verdict = run(_verify())
+    if isinstance(verdict, SandboxError):
+        fail(str(verdict), CANNOT_RUN)
+    if as_json:
+        typer.echo(verdict.model_dump_json(indent=2))
+    else:
+        _show_verdict(Console(), spec, verdict)
+    if verdict.passed:
+        raise typer.Exit(0)
+    raise typer.Exit(CANNOT_RUN if verdict.status in _NOT_VERIFIED else 1)
+
+
+@check_app.command("race")
+def race(
+    file: Annotated[Path, typer.Argument(help="An OpenMP program (.c or .cpp) with a main.")],
+    threads: Annotated[
+        str, typer.Option("--threads", help="Thread counts, comma-separated.")
+    ] = "2,4,3,8",
+    args: Annotated[
+        list[str] | None, typer.Option("--arg", help="An argument for the program (repeatable).")
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds for one instrumented run.")
+    ] = 60.0,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON: race, findings, runs.")
+    ] = False,
+) -> None:
+    """Race-check an OpenMP program: Archer/TSan over thread counts and schedules, plus a static pass."""
+    try:
+        counts = [int(t) for t in threads.split(",") if t.strip()]
+        source = file.read_text()
+    except ValueError:
+        fail(f"--threads must be comma-separated integers, not {threads!r}", CANNOT_RUN)
+    except OSError as exc:
+        fail(f"cannot read {file}: {exc.strerror}", CANNOT_RUN)
+    if not counts or min(counts) < 1:
+        fail("--threads needs at least one positive count", CANNOT_RUN)
+    if file.suffix.lower() not in (".c", ".cpp", ".cc", ".cxx"):
+        fail(f"{file.name}: expected a .c or .cpp file", CANNOT_RUN)
+
+    async def _check() -> RaceCheckResult | SandboxError:
+        loaded = settings()
+        config = loaded.verify.race.model_copy(update={"threads": counts, "timeout_s": timeout})
+        sandbox = loaded.sandbox.build()
+        try:
+            return await check_program(
+                sandbox,
+                source,
+                file.name,
+                config=config,
+                case=TestCase(name="run", args=args or []),
+            )
+        except SandboxError as exc:
+            return exc
+        finally:
+            await sandbox.aclose()
+
+    with console.status(f"race-checking {file.name}"):
+        result = run(_check())
+    if isinstance(result, SandboxError):
+        fail(str(result), CANNOT_RUN)
+    if as_json:
+        typer.echo(json.dumps(result.model_dump(mode="json", exclude={"steps"}), indent=2))
+    else:
+        _show_race(Console(), result)
+    if result.race is None:
+        raise typer.Exit(CANNOT_RUN)
+
+
+def _show_verdict(out: Console, spec: Spec, v: Verdict) -> None:
+    style = _STYLE.get(v.status, "bold red")
+    out.print(f"[{style}]{v.status.value.upper()}[/]  {v.target.value} candidate vs {spec.name}")
+    if v.reason:
+        out.print(f"  {v.reason}", highlight=False)
+    if v.build is not None:
+        out.print(
+            f"\n[bold]build[/] {'ok' if v.build.ok else 'failed'}, {len(v.build.diagnostics)} diagnostic(s)"
+        )
+        for d in v.build.diagnostics[:10]:
+            where = f"{d.file}:{d.line}" if d.file and d.line else (d.file or "")
+            out.print(f"  {d.severity:7} {where} {d.message}", highlight=False)
+        if v.build.kernels:
+            table = Table("kernel", "registers", "shared B", "stack B", "spill st/ld B")
+            for k in v.build.kernels:
+                spill = f"{k.spill_stores_bytes}/{k.spill_loads_bytes}"
+                table.add_row(
+                    k.name, str(k.registers), str(k.shared_bytes), str(k.stack_bytes), spill
+                )
+            out.print(table)
+    if v.source_check is not None:
+        shown = ", ".join(v.source_check.found[:5]) or v.source_check.message
+        out.print(
+            f"[bold]source[/] {'ok' if v.source_check.ok else 'not parallel'}: {shown}",
+            highlight=False,
+        )
+    if v.equivalence is not None:
+        eq = v.equivalence
+        if eq.not_run:
+            out.print(f"[bold]tests[/] {eq.not_run}")
+        else:
+            passed = sum(o.ok for o in eq.outcomes)
+            out.print(f"[bold]tests[/] {passed}/{len(eq.outcomes)} runs agree with the reference")
+            for o in [o for o in eq.outcomes if not o.ok][:5]:
+                out.print(f"  {o.test} @ {o.workers}: {o.reason}", highlight=False)
+    if v.concurrency is not None:
+        c = v.concurrency
+        head = c.not_run or (
+            f"clean over {c.runs} run(s)" if c.ok else f"{len(c.findings)} finding(s)"
+        )
+        out.print(f"[bold]concurrency[/] ({', '.join(c.tools) or '-'}): {head}", highlight=False)
+        if c.findings:
+            out.print(_findings_table(c.findings))
+    if v.timing is not None:
+        t = v.timing
+        table = Table(
+            "workers",
+            "median s",
+            "speedup",
+            caption=f"reference {t.reference_s:.4f}s ({t.source} time)",
+        )
+        for n, secs in t.candidate_s.items():
+            table.add_row(str(n), f"{secs:.4f}", f"{t.speedup.get(n, 0.0):.2f}x")
+        out.print(table)
+    backend = v.sandbox.backend if v.sandbox else "?"
+    out.print(f"\n{len(v.steps)} steps in {v.duration_s:.1f}s on the {backend} sandbox")
+
+
+def _show_race(out: Console, r: RaceCheckResult) -> None:
+    if r.race is None:
+        out.print(f"[bold yellow]NOT RUN[/] {r.file}: {r.not_run}", highlight=False)
+        return
+    verdict = "[bold red]RACE[/]" if r.race else "[bold green]NO RACE FOUND[/]"
+    out.print(
+        f"{verdict} {r.file} ({r.runs} instrumented runs, {', '.join(r.tools)}, {r.duration_s:.1f}s)"
+    )
+    if r.findings:
+        out.print(_findings_table(r.findings))
+
+
+def _findings_table(findings: list[Finding]) -> Table:
+    table = Table("kind", "where", "variable", "threads", "message")
+    for f in findings[:20]:
+        where = f"{f.file or ''}:{f.line}" if f.line else (f.file or "")
+        workers = str(f.workers) if f.workers else ""
+        table.add_row(f.kind, where, f.variable or "", workers, f.message)
+    return table

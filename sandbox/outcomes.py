@@ -1,0 +1,143 @@
+"""Pure decisions of the verify pipeline: what a run's result means, which failure wins."""
+
+from __future__ import annotations
+
+import re
+
+from sandbox.checkers.compare import compare_outputs
+from sandbox.models import CommandResult
+from sandbox.spec import Target, Tolerance
+from sandbox.steps import kernel_time, median, signal_name
+from sandbox.verdict import Finding, Status, TestOutcome, Timing
+
+# Which failure a verdict names when several runs fail differently: the concurrency defect
+# first (it explains the others), then the most drastic.
+_SEVERITY = [Status.DEADLOCK, Status.TIMED_OUT, Status.CRASHED, Status.WRONG_ANSWER]
+_UNIT = {Target.OPENMP: "threads", Target.MPI: "ranks"}
+
+
+def tail(text: str, lines: int = 3, chars: int = 300) -> str:
+    """The last few non-empty lines of some output, on one line."""
+    kept = [line.strip() for line in text.strip().splitlines() if line.strip()][-lines:]
+    joined = " | ".join(kept)
+    return joined[-chars:]
+
+
+def missing_tool(result: CommandResult) -> str | None:
+    """The program a command could not start (exit 127, "not found"), if that is what happened.
+
+    No compiler exits 127 by itself; the shell convention (and the sandboxes) use it for a
+    program that is not there, which is the sandbox's problem, not the candidate's.
+    """
+    if result.exit_code != 127:
+        return None
+    m = re.search(
+        r"(?:cannot execute|exec:?) ?\"?([\w.+/-]+)\"?|([\w.+/-]+): (?:command )?not found",
+        result.stderr,
+    )
+    if m is None:
+        return "a required program"
+    return (m.group(1) or m.group(2)).rsplit("/", 1)[-1]
+
+
+def describe_exit(result: CommandResult) -> str:
+    if result.timed_out:
+        return f"no end within {result.duration_s:.0f}s"
+    if result.output_truncated:
+        return "output went past the limit"
+    last = tail(result.stderr)
+    return signal_name(result.exit_code) + (f": {last}" if last else "")
+
+
+def classify(
+    result: CommandResult,
+    expected: str,
+    tolerance: Tolerance | None,
+    target: Target,
+    tool_timed_out: bool = False,
+) -> tuple[Status | None, str]:
+    """(None, "") for a correct run; else the failing status and why."""
+    if result.timed_out or tool_timed_out:
+        status = Status.DEADLOCK if target is Target.MPI else Status.TIMED_OUT
+        what = "hung (deadlock)" if target is Target.MPI else "timed out"
+        return status, f"{what}: no end within {result.duration_s:.0f}s"
+    if result.output_truncated:
+        return Status.WRONG_ANSWER, "output went past the limit"
+    if result.exit_code != 0:
+        return Status.CRASHED, describe_exit(result)
+    comparison = compare_outputs(expected, result.stdout, tolerance)
+    if not comparison.ok:
+        return Status.WRONG_ANSWER, comparison.reason
+    return None, ""
+
+
+def first_failure(
+    outcomes: list[TestOutcome], statuses: list[Status | None], target: Target
+) -> tuple[Status, str]:
+    """The status and reason a failed equivalence stage gives the verdict."""
+    failing = [(s, o) for s, o in zip(statuses, outcomes, strict=True) if s is not None]
+    status, outcome = min(failing, key=lambda p: _SEVERITY.index(p[0]))
+    unit = _UNIT.get(target)
+    where = f"test {outcome.test!r}" + (f" at {outcome.workers} {unit}" if unit else "")
+    reason = f"{where}: {outcome.reason}"
+    if status is Status.WRONG_ANSWER and unit:
+        same = [o for o in outcomes if o.test == outcome.test]
+        right = sorted(o.workers for o in same if o.ok)
+        if right:
+            counts = ", ".join(map(str, right))
+            reason += f"; the answer depends on the {unit[:-1]} count (right at {counts})"
+    return status, reason
+
+
+def deadlock_findings(outcomes: list[TestOutcome], statuses: list[Status | None]) -> list[Finding]:
+    """One `deadlock` finding per rank count at which an MPI run hung."""
+    found: dict[int, Finding] = {}
+    for status, outcome in zip(statuses, outcomes, strict=True):
+        if status is Status.DEADLOCK and outcome.workers not in found:
+            found[outcome.workers] = Finding(
+                kind="deadlock",
+                tool="mpirun",
+                message=f"test {outcome.test!r} at {outcome.workers} ranks {outcome.reason}",
+                workers=outcome.workers,
+            )
+    return list(found.values())
+
+
+_FAILING_KINDS_STATUS = {
+    "memcheck error": Status.SANITIZER_ERROR,
+    "racecheck error": Status.RACE,
+    "synccheck error": Status.SANITIZER_ERROR,
+    "hang": Status.DEADLOCK,
+    "deadlock": Status.DEADLOCK,
+}
+
+
+def concurrency_failure(findings: list[Finding]) -> tuple[Status, str]:
+    """The status for a concurrency report with findings: race, deadlock or sanitizer error."""
+    statuses = [_FAILING_KINDS_STATUS.get(f.kind, Status.RACE) for f in findings]
+    for wanted in (Status.RACE, Status.DEADLOCK, Status.SANITIZER_ERROR):
+        if wanted in statuses:
+            first = findings[statuses.index(wanted)]
+            more = f" (+{len(findings) - 1} more)" if len(findings) > 1 else ""
+            return wanted, f"{first.message}{more}"
+    return Status.RACE, findings[0].message
+
+
+def timing(reference: list[CommandResult], candidate: dict[int, list[CommandResult]]) -> Timing:
+    """Medians and speedups; kernel times when every run reported one, else wall times."""
+    every = reference + [r for runs in candidate.values() for r in runs]
+    kernel = all(kernel_time(r.stderr) is not None for r in every)
+
+    def seconds(r: CommandResult) -> float:
+        t = kernel_time(r.stderr) if kernel else None
+        return t if t is not None else r.duration_s
+
+    ref_s = median([seconds(r) for r in reference])
+    cand_s = {n: median([seconds(r) for r in runs]) for n, runs in candidate.items()}
+    speedup = {n: (ref_s / s if s > 0 else 0.0) for n, s in cand_s.items()}
+    return Timing(
+        reference_s=round(ref_s, 6),
+        candidate_s={n: round(s, 6) for n, s in cand_s.items()},
+        speedup={n: round(x, 3) for n, x in speedup.items()},
+        source="kernel" if kernel else "wall",
+    )

@@ -1,0 +1,96 @@
+"""What every toolchain provides: a build command, a run command for n workers, a source check."""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+from sandbox.models import Command
+from sandbox.spec import Language, Spec, Target, TestCase
+from sandbox.verdict import SourceCheck
+
+EXE = "prog"
+"""Name of the built program inside its directory."""
+BUILD_TIMEOUT_S = 180.0
+
+
+@dataclass(frozen=True)
+class Program:
+    """Sources laid out in one workspace directory, to be built into `<dir>/prog`."""
+
+    dir: str
+    main: str
+    """The file handed to the compiler (`main.cpp`, or `driver.cpp` that includes the solution)."""
+    language: Language
+    cflags: tuple[str, ...] = ()
+    libs: tuple[str, ...] = ()
+
+    @property
+    def exe(self) -> str:
+        return f"{self.dir}/{EXE}"
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Absolute paths inside the workspace, for tools that want a writable HOME and TMPDIR.
+
+    The workspace protocol runs commands relative to its root but does not say where that is,
+    so `verify` asks once (`pwd`) and passes the answer along.
+    """
+
+    root: str
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def tmp(self) -> str:
+        return f"{self.root}/.tmp"
+
+    def env(self, **more: str) -> dict[str, str]:
+        return {"HOME": self.root, "TMPDIR": self.tmp, **self.extra_env, **more}
+
+
+TMP_KEEP = ".tmp/.keep"
+"""Written into every workspace so that `Paths.tmp` exists."""
+
+
+class Toolchain(ABC):
+    """Build and run commands for one execution model."""
+
+    target: Target
+
+    @abstractmethod
+    def compile(self, program: Program, paths: Paths) -> Command:
+        """The command that builds `program` into `program.exe`."""
+
+    def run(
+        self, program: Program, case: TestCase, workers: int, timeout_s: float, paths: Paths
+    ) -> Command:
+        """The command that runs the built program on one input with `workers` threads/ranks."""
+        return Command(
+            argv=[f"./{EXE}", *case.args],
+            cwd=program.dir,
+            stdin=case.stdin,
+            env=paths.env(),
+            timeout_s=timeout_s,
+        )
+
+    def workers(self, spec: Spec) -> list[int]:
+        """Thread or rank counts a candidate is tested and timed at."""
+        return [1]
+
+    def source_check(self, source: str) -> SourceCheck:
+        """Does the source use this model at all? (The serial toolchain says yes to anything.)"""
+        return SourceCheck(ok=True, message="serial code needs no parallel constructs")
+
+    def timed_out(self, exit_code: int | None, stderr: str) -> bool:
+        """Whether a run that ended by itself was stopped by the tool's own time limit."""
+        return False
+
+
+def c_compiler(language: Language, c: str, cxx: str) -> str:
+    return cxx if language is Language.CPP else c
+
+
+def whole_seconds(timeout_s: float) -> int:
+    return max(1, math.ceil(timeout_s))

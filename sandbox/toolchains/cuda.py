@@ -1,0 +1,58 @@
+"""CUDA: nvcc with the ptxas resource report; runs (and compute-sanitizer) only with a GPU."""
+
+from __future__ import annotations
+
+import re
+
+from sandbox.checkers.clike import blank_comments_and_strings
+from sandbox.models import Command
+from sandbox.spec import Target, TestCase
+from sandbox.toolchains.base import BUILD_TIMEOUT_S, EXE, Paths, Program, Toolchain
+from sandbox.verdict import SourceCheck
+
+DEFAULT_ARCH = "sm_80"
+"""What CPU-only hosts compile for: SASS for Ampere plus PTX that newer GPUs JIT-compile."""
+SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck")
+
+
+class CUDAToolchain(Toolchain):
+    """nvcc -O2 -arch=<arch> -lineinfo -Xptxas -v."""
+
+    target = Target.CUDA
+
+    def __init__(self, arch: str = DEFAULT_ARCH) -> None:
+        self.arch = arch
+
+    def compile(self, program: Program, paths: Paths) -> Command:
+        flags = ["-O2", f"-arch={self.arch}", "-lineinfo", "-Xptxas", "-v", *program.cflags]
+        return Command(
+            argv=["nvcc", *flags, "-o", EXE, program.main, *program.libs],
+            cwd=program.dir,
+            env=paths.env(),
+            timeout_s=BUILD_TIMEOUT_S,
+        )
+
+    def source_check(self, source: str) -> SourceCheck:
+        text = blank_comments_and_strings(source)
+        kernels = re.findall(r"__global__\s+(?:[\w:<>,*&\s]+?\s+)?(\w+)\s*\(", text)
+        if not kernels:
+            return SourceCheck(ok=False, message="no __global__ kernel")
+        found = [f"__global__ {k}" for k in dict.fromkeys(kernels)]
+        if re.search(r"<<<|cudaLaunchKernel", text):
+            found.append("kernel launch")
+        return SourceCheck(ok=True, found=found, message=f"{len(kernels)} kernel(s)")
+
+    def sanitizer(
+        self, program: Program, tool: str, case: TestCase, timeout_s: float, paths: Paths
+    ) -> Command:
+        """The program under compute-sanitizer's `tool`, failing with exit 99 on any error."""
+        options = [f"--tool={tool}", "--error-exitcode=99", "--print-limit=50"]
+        if tool == "racecheck":
+            options.append("--racecheck-report=hazard")
+        return Command(
+            argv=["compute-sanitizer", *options, f"./{EXE}", *case.args],
+            cwd=program.dir,
+            stdin=case.stdin,
+            env=paths.env(),
+            timeout_s=timeout_s,
+        )

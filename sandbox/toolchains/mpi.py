@@ -1,0 +1,106 @@
+"""MPI: OpenMPI's mpicc/mpicxx, run by mpirun on one host with shared memory only."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from sandbox.checkers.clike import blank_comments_and_strings
+from sandbox.models import Command
+from sandbox.spec import Spec, Target, TestCase
+from sandbox.toolchains.base import (
+    BUILD_TIMEOUT_S,
+    EXE,
+    Paths,
+    Program,
+    Toolchain,
+    c_compiler,
+    whole_seconds,
+)
+from sandbox.toolchains.serial import WARNINGS
+from sandbox.verdict import SourceCheck
+
+_COMMUNICATION = re.compile(
+    r"^I?(?:Send|Ssend|Bsend|Rsend|Recv|Sendrecv|Bcast|Reduce|Allreduce|Gather|Allgather|Scatter|"
+    r"Alltoall|Scan|Exscan|Reduce_scatter|Put|Get|Accumulate|Get_accumulate|Fetch_and_op|"
+    r"Compare_and_swap|Neighbor_)"
+)
+TIME_LIMIT_MESSAGE = "time limit for job execution has been reached"
+"""What mpirun prints when its own `--timeout` stops a job (a hang: deadlock or endless loop)."""
+_GRACE_S = 15.0
+# A sandboxed command may get its own PID namespace, where every mpirun is pid 2: OpenMPI names
+# its session files after that, so runs that overlap need directories of their own.
+_SESSIONS = itertools.count(1)
+
+
+class MPIToolchain(Toolchain):
+    """mpicc -O2; `mpirun -np n` with --oversubscribe, no network transports, root allowed."""
+
+    target = Target.MPI
+
+    def compile(self, program: Program, paths: Paths) -> Command:
+        cc = c_compiler(program.language, "mpicc", "mpicxx")
+        return Command(
+            argv=[
+                cc,
+                "-O2",
+                *WARNINGS,
+                *program.cflags,
+                "-o",
+                EXE,
+                program.main,
+                *program.libs,
+                "-lm",
+            ],
+            cwd=program.dir,
+            env=paths.env(),
+            timeout_s=BUILD_TIMEOUT_S,
+        )
+
+    def run(
+        self, program: Program, case: TestCase, workers: int, timeout_s: float, paths: Paths
+    ) -> Command:
+        session = f"{paths.tmp}/mpi-{next(_SESSIONS)}"
+        argv = [
+            "mpirun", "-np", str(workers), "--oversubscribe", "--bind-to", "none",
+            # One host, no network: launch locally, talk through shared memory only.
+            "--mca", "plm", "isolated", "--mca", "pml", "ob1", "--mca", "btl", "self,vader",
+            # Containers usually forbid the cross-process copy (ptrace) vader would use.
+            "--mca", "btl_vader_single_copy_mechanism", "none",
+            "--mca", "btl_vader_backing_directory", session,
+            # mpirun's own limit kills every rank and says so; the sandbox's is the backstop.
+            "--timeout", str(whole_seconds(timeout_s)),
+            f"./{EXE}", *case.args,
+        ]  # fmt: skip
+        env = paths.env(
+            TMPDIR=session,
+            OMPI_ALLOW_RUN_AS_ROOT="1",
+            OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+            OMPI_MCA_orte_tmpdir_base=session,
+        )
+        return Command(
+            argv=argv, cwd=program.dir, stdin=case.stdin, env=env, timeout_s=timeout_s + _GRACE_S
+        )
+
+    def workers(self, spec: Spec) -> list[int]:
+        return sorted(set(spec.ranks))
+
+    def source_check(self, source: str) -> SourceCheck:
+        calls = []
+        for name in re.findall(r"\bMPI_(\w+)\s*\(", blank_comments_and_strings(source)):
+            if name not in calls:
+                calls.append(name)
+        comm = [f"MPI_{c}" for c in calls if _COMMUNICATION.match(c)]
+        if not comm:
+            seen = ", ".join(f"MPI_{c}" for c in calls) or "no MPI calls"
+            return SourceCheck(
+                ok=False,
+                found=[f"MPI_{c}" for c in calls],
+                message=f"no MPI communication ({seen})",
+            )
+        return SourceCheck(
+            ok=True, found=comm[:20], message=f"{len(comm)} MPI communication call(s)"
+        )
+
+    def timed_out(self, exit_code: int | None, stderr: str) -> bool:
+        return exit_code != 0 and TIME_LIMIT_MESSAGE in stderr

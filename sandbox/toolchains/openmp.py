@@ -1,0 +1,127 @@
+"""OpenMP: gcc -fopenmp for tests and timing; clang + ThreadSanitizer + Archer for races."""
+
+from __future__ import annotations
+
+import re
+
+from sandbox.checkers.clike import blank_comments_and_strings, pragmas
+from sandbox.models import Command
+from sandbox.spec import Spec, Target, TestCase
+from sandbox.toolchains.base import BUILD_TIMEOUT_S, EXE, Paths, Program, Toolchain, c_compiler
+from sandbox.toolchains.serial import WARNINGS
+from sandbox.verdict import SourceCheck
+
+# Constructs that create parallelism (a lone `critical` or `atomic` does not).
+_PARALLEL_WORDS = frozenset(
+    [
+        "parallel",
+        "for",
+        "simd",
+        "task",
+        "taskloop",
+        "teams",
+        "target",
+        "loop",
+        "sections",
+        "distribute",
+    ]
+)
+
+TSAN_FLAGS = ("-fopenmp", "-fsanitize=thread", "-g", "-O1", "-fno-omit-frame-pointer")
+
+
+class OpenMPToolchain(Toolchain):
+    """gcc -O2 -fopenmp; runs with OMP_NUM_THREADS=n."""
+
+    target = Target.OPENMP
+
+    def compile(self, program: Program, paths: Paths) -> Command:
+        cc = c_compiler(program.language, "gcc", "g++")
+        return Command(
+            argv=[
+                cc,
+                "-O2",
+                "-fopenmp",
+                *WARNINGS,
+                *program.cflags,
+                "-o",
+                EXE,
+                program.main,
+                *program.libs,
+                "-lm",
+            ],
+            cwd=program.dir,
+            env=paths.env(),
+            timeout_s=BUILD_TIMEOUT_S,
+        )
+
+    def run(
+        self, program: Program, case: TestCase, workers: int, timeout_s: float, paths: Paths
+    ) -> Command:
+        command = super().run(program, case, workers, timeout_s, paths)
+        command.env["OMP_NUM_THREADS"] = str(workers)
+        return command
+
+    def workers(self, spec: Spec) -> list[int]:
+        return sorted(set(spec.threads))
+
+    def source_check(self, source: str) -> SourceCheck:
+        found = []
+        for p in pragmas(blank_comments_and_strings(source)):
+            text = f"#pragma omp {p.text}"
+            if set(p.directive.split()) & _PARALLEL_WORDS and text not in found:
+                found.append(text)
+        if not found:
+            return SourceCheck(
+                ok=False,
+                message="no OpenMP construct that creates parallelism (parallel, for, simd, task, ...)",
+            )
+        return SourceCheck(ok=True, found=found[:20], message=f"{len(found)} OpenMP directive(s)")
+
+
+def tsan_compile(program: Program, paths: Paths) -> Command:
+    """clang with ThreadSanitizer and debug info; libomp loads Archer by itself under TSan."""
+    cc = c_compiler(program.language, "clang", "clang++")
+    flags = [f for f in program.cflags if not re.match(r"-O\d?$|-march=|-fopenmp", f)]
+    return Command(
+        argv=[cc, *TSAN_FLAGS, *flags, "-o", EXE, program.main, *program.libs, "-lm"],
+        cwd=program.dir,
+        env=paths.env(),
+        timeout_s=BUILD_TIMEOUT_S,
+    )
+
+
+def tsan_run(
+    program: Program,
+    case: TestCase,
+    threads: int,
+    schedule: str | None,
+    timeout_s: float,
+    paths: Paths,
+) -> Command:
+    """One instrumented run; `schedule` sets OMP_SCHEDULE (for loops rewritten to runtime)."""
+    env = paths.env(
+        OMP_NUM_THREADS=str(threads),
+        # Archer tells libomp's synchronization to TSan; verbose=1 prints a banner we check for.
+        ARCHER_OPTIONS="verbose=1",
+        # libomp logs its tool search once it starts: tells "no OpenMP ran" from "no Archer".
+        OMP_TOOL_VERBOSE_INIT="stderr",
+        TSAN_OPTIONS=" ".join(
+            [
+                "ignore_noninstrumented_modules=1",
+                "halt_on_error=0",
+                "exitcode=66",
+                "report_signal_unsafe=0",
+                f"strip_path_prefix={paths.root}/{program.dir}/",
+            ]
+        ),
+    )
+    if schedule:
+        env["OMP_SCHEDULE"] = schedule
+    return Command(
+        argv=[f"./{EXE}", *case.args],
+        cwd=program.dir,
+        stdin=case.stdin,
+        env=env,
+        timeout_s=timeout_s,
+    )

@@ -1,0 +1,343 @@
+"""`verify(sandbox, spec, candidate) -> Verdict`: build, source check, tests, concurrency, timing.
+
+One workspace per call, laid out as
+
+    ref/    the spec's reference (main.<ext>) and support files, built into ref/prog
+    cand/   the candidate (main.<ext>, or the spec's driver plus solution.inc), into cand/prog
+    race/   the candidate again, instrumented for the OpenMP race checker
+    .tmp/   TMPDIR and OpenMPI session files
+
+The pipeline stops at the first failing stage; every command it ran is in `Verdict.steps`.
+The decisions (what failed, why) are pure functions in `sandbox.outcomes`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable
+from typing import TypeVar
+
+from pydantic import BaseModel, Field
+
+from sandbox import outcomes
+from sandbox.base import Sandbox, Workspace
+from sandbox.checkers.diagnostics import parse_diagnostics, summarize
+from sandbox.checkers.ptxas import apply_names, parse_ptxas
+from sandbox.gpu import NO_GPU, check_cuda_concurrency
+from sandbox.models import Command, CommandResult
+from sandbox.race import RaceCheckConfig, check_races, workspace_paths
+from sandbox.spec import Candidate, Spec, Target, TestCase
+from sandbox.steps import Recorder
+from sandbox.toolchains import Program, Toolchain, reference_toolchain, toolchain_for
+from sandbox.toolchains.cuda import DEFAULT_ARCH, CUDAToolchain
+from sandbox.verdict import (
+    BuildReport,
+    ConcurrencyReport,
+    Equivalence,
+    KernelResources,
+    Status,
+    TestOutcome,
+    Verdict,
+)
+
+T = TypeVar("T")
+
+
+class VerifyOptions(BaseModel):
+    """Knobs of one verification (the spec holds the task's own: tests, counts, time-outs)."""
+
+    timing: bool = True
+    race: RaceCheckConfig = Field(default_factory=RaceCheckConfig)
+    parallel_runs: int = Field(default=2, ge=1)
+    """Test runs at once in the workspace (timing runs are always one at a time)."""
+    omp_wait_policy: str | None = "passive"
+    """OMP_WAIT_POLICY of OpenMP candidate runs (None: the runtime's default). Sandboxes share
+    cores; threads spinning at barriers turn any contention into slowdowns of several times."""
+    cuda_arch: str | None = None
+    """nvcc `-arch`; None = `native` on a GPU sandbox, `sm_80` without one."""
+
+
+async def verify(
+    sandbox: Sandbox,
+    spec: Spec,
+    candidate: Candidate,
+    *,
+    timing: bool = True,
+    options: VerifyOptions | None = None,
+) -> Verdict:
+    """Check a candidate against a spec in one fresh workspace of `sandbox`.
+
+    A failing candidate (or reference) is a verdict, never an exception; only the sandbox's
+    own failures raise (`SandboxError`).
+    """
+    opts = (options or VerifyOptions()).model_copy(
+        update={"timing": timing and (options or VerifyOptions()).timing}
+    )
+    info = sandbox.info()
+    start = time.monotonic()
+    async with sandbox.workspace() as workspace:
+        job = _Job(workspace, spec, candidate, opts, gpu=info.gpu)
+        verdict = await job.run()
+    verdict.sandbox = info
+    verdict.duration_s = round(time.monotonic() - start, 3)
+    return verdict
+
+
+async def gather_limited(limit: int, *aws: Awaitable[T]) -> list[T]:
+    """`asyncio.gather` with at most `limit` awaitables running at once."""
+    slots = asyncio.Semaphore(limit)
+
+    async def one(aw: Awaitable[T]) -> T:
+        async with slots:
+            return await aw
+
+    return list(await asyncio.gather(*(one(a) for a in aws)))
+
+
+class _Job:
+    """One verification: the workspace, the programs in it, and the verdict being filled in."""
+
+    def __init__(
+        self, workspace: Workspace, spec: Spec, candidate: Candidate, opts: VerifyOptions, gpu: bool
+    ) -> None:
+        self.rec = Recorder(workspace)
+        self.spec, self.candidate, self.opts, self.gpu = spec, candidate, opts, gpu
+        arch = opts.cuda_arch or ("native" if gpu else DEFAULT_ARCH)
+        self.tc: Toolchain = toolchain_for(candidate.target, arch)
+        self.ref_tc = reference_toolchain(candidate.target)
+        flags, libs = tuple(spec.cflags), tuple(spec.libs)
+        self.ref = Program("ref", f"main{spec.language.suffix}", spec.language, flags, libs)
+        lang = candidate.language_for(spec)
+        if spec.driver is not None:
+            main = f"driver{lang.suffix}"
+            self.cand_files = {**spec.files, main: spec.driver, "solution.inc": candidate.source}
+            self.checked = ["solution.inc"]
+        else:
+            main = f"main{lang.suffix}"
+            self.cand_files = {**spec.files, main: candidate.source}
+            self.checked = [main]
+        self.cand = Program("cand", main, lang, flags, libs)
+        self.verdict = Verdict(target=candidate.target, status=Status.PASSED)
+        self.expected: dict[str, str] = {}
+
+    def _finish(self, status: Status, reason: str = "") -> Verdict:
+        self.verdict.status, self.verdict.reason = status, reason
+        self.verdict.steps = self.rec.steps
+        return self.verdict
+
+    async def run(self) -> Verdict:
+        self.paths = await workspace_paths(self.rec)
+        await self.rec.workspace.write_files(
+            {
+                **{f"ref/{k}": v for k, v in self.spec.files.items()},
+                f"ref/{self.ref.main}": self.spec.reference,
+            }
+            | {f"cand/{k}": v for k, v in self.cand_files.items()}
+        )
+        if failed := await self._build():
+            return failed
+        source = self.tc.source_check(self.candidate.source)
+        self.verdict.source_check = source
+        if not source.ok:
+            return self._finish(Status.NOT_PARALLEL, source.message)
+        if failed := await self._reference_outputs():
+            return failed
+        if self.candidate.target is Target.CUDA and not self.gpu:
+            self.verdict.equivalence = Equivalence(ok=False, not_run=NO_GPU)
+            self.verdict.concurrency = ConcurrencyReport(ok=False, not_run=NO_GPU)
+            return self._finish(Status.NOT_RUN, NO_GPU)
+        if failed := await self._equivalence():
+            return failed
+        if failed := await self._concurrency():
+            return failed
+        if self.opts.timing and (failed := await self._timing()):
+            return failed
+        return self._finish(Status.PASSED)
+
+    async def _build(self) -> Verdict | None:
+        ref, cand = await asyncio.gather(
+            self.rec.run("build reference", self.ref_tc.compile(self.ref, self.paths)),
+            self.rec.run("build candidate", self.tc.compile(self.cand, self.paths)),
+        )
+        for result in (cand, ref):
+            if missing := outcomes.missing_tool(result):
+                return self._finish(
+                    Status.NOT_RUN, f"not run: {missing} is not installed in the sandbox"
+                )
+        if not ref.ok:
+            diags = parse_diagnostics(ref.stderr + "\n" + ref.stdout)
+            return self._finish(
+                Status.REFERENCE_FAILED,
+                f"the reference does not build: {summarize(diags) or outcomes.tail(ref.stderr)}",
+            )
+        output = cand.stderr + "\n" + cand.stdout
+        report = BuildReport(ok=cand.ok, diagnostics=parse_diagnostics(output))
+        if self.candidate.target is Target.CUDA:
+            report.kernels = await self._demangled(parse_ptxas(output))
+        self.verdict.build = report
+        if not cand.ok:
+            reason = (
+                summarize(report.diagnostics)
+                or outcomes.tail(cand.stderr)
+                or outcomes.describe_exit(cand)
+            )
+            return self._finish(Status.BUILD_FAILED, reason)
+        return None
+
+    async def _demangled(self, kernels: list[KernelResources]) -> list[KernelResources]:
+        mangled = [k.name for k in kernels if k.name.startswith("_Z")]
+        if not mangled:
+            return kernels
+        result = await self.rec.run(
+            "demangle kernel names",
+            Command(argv=["c++filt"], stdin="\n".join(mangled) + "\n", timeout_s=30),
+        )
+        names = result.stdout.splitlines() if result.ok else []
+        return apply_names(kernels, dict(zip(mangled, names, strict=False)))
+
+    async def _reference_outputs(self) -> Verdict | None:
+        cases = self.spec.tests
+        results = await gather_limited(
+            self.opts.parallel_runs,
+            *(
+                self.rec.run(
+                    f"run reference [{c.name}]",
+                    self.ref_tc.run(self.ref, c, 1, self.spec.timeout_s, self.paths),
+                )
+                for c in cases
+            ),
+        )
+        for case, result in zip(cases, results, strict=True):
+            if not result.ok or self.ref_tc.timed_out(result.exit_code, result.stderr):
+                return self._finish(
+                    Status.REFERENCE_FAILED,
+                    f"the reference fails on test {case.name!r}: {outcomes.describe_exit(result)}",
+                )
+            self.expected[case.name] = result.stdout
+        return None
+
+    async def _equivalence(self) -> Verdict | None:
+        plan = [(case, n) for case in self.spec.tests for n in self.tc.workers(self.spec)]
+        found: list[TestOutcome] = []
+        statuses: list[Status | None] = []
+        step = self.opts.parallel_runs
+        for start in range(0, len(plan), step):
+            batch = plan[start : start + step]
+            results = await asyncio.gather(
+                *(self._run_candidate(case.name, case, n) for case, n in batch)
+            )
+            for (case, n), result in zip(batch, results, strict=True):
+                status, reason = outcomes.classify(
+                    result,
+                    self.expected[case.name],
+                    self.spec.tolerance,
+                    self.tc.target,
+                    self.tc.timed_out(result.exit_code, result.stderr),
+                )
+                found.append(
+                    TestOutcome(test=case.name, workers=n, ok=status is None, reason=reason)
+                )
+                statuses.append(status)
+            if any(s in (Status.TIMED_OUT, Status.DEADLOCK) for s in statuses):
+                break  # each further hang costs a whole time-out
+        self.verdict.equivalence = Equivalence(ok=all(o.ok for o in found), outcomes=found)
+        if self.verdict.equivalence.ok:
+            return None
+        status, reason = outcomes.first_failure(found, statuses, self.tc.target)
+        if status is Status.DEADLOCK:
+            self.verdict.concurrency = ConcurrencyReport(
+                ok=False,
+                tools=["mpirun"],
+                findings=outcomes.deadlock_findings(found, statuses),
+                runs=len(found),
+            )
+        return self._finish(status, reason)
+
+    def _run_candidate(self, label: str, case: TestCase, workers: int) -> Awaitable[CommandResult]:
+        unit = {Target.OPENMP: " threads", Target.MPI: " ranks"}.get(self.tc.target, "")
+        name = f"run candidate [{label}]" + (f" {workers}{unit}" if unit else "")
+        command = self.tc.run(self.cand, case, workers, self.spec.timeout_s, self.paths)
+        if self.tc.target is Target.OPENMP and self.opts.omp_wait_policy:
+            command.env["OMP_WAIT_POLICY"] = self.opts.omp_wait_policy
+        return self.rec.run(name, command)
+
+    async def _concurrency(self) -> Verdict | None:
+        target = self.candidate.target
+        if target is Target.OPENMP:
+            config = self.opts.race.model_copy(
+                update={
+                    "threads": _merge(
+                        self.opts.race.threads, [t for t in self.spec.threads if t > 1]
+                    )
+                }
+            )
+            report = await check_races(
+                self.rec,
+                self.paths,
+                Program(
+                    "race", self.cand.main, self.cand.language, self.cand.cflags, self.cand.libs
+                ),
+                self.cand_files,
+                self.checked,
+                self.spec.tests,
+                config,
+            )
+        elif target is Target.MPI:
+            report = ConcurrencyReport(
+                ok=True,
+                tools=["mpirun"],
+                runs=len(self.verdict.equivalence.outcomes if self.verdict.equivalence else []),
+            )
+        elif target is Target.CUDA:
+            assert isinstance(self.tc, CUDAToolchain)
+            report = await check_cuda_concurrency(
+                self.rec, self.paths, self.tc, self.cand, self.spec
+            )
+        else:
+            return None
+        self.verdict.concurrency = report
+        if report.not_run:
+            return self._finish(Status.NOT_RUN, report.not_run)
+        if not report.ok:
+            return self._finish(*outcomes.concurrency_failure(report.findings))
+        return None
+
+    async def _timing(self) -> Verdict | None:
+        case = self.spec.timing_case
+        repeats = self.spec.timing_repeats
+        ref_runs: list[CommandResult] = []
+        for k in range(repeats):
+            ref_runs.append(
+                await self.rec.run(
+                    f"time reference #{k + 1}",
+                    self.ref_tc.run(self.ref, case, 1, self.spec.timeout_s, self.paths),
+                )
+            )
+        if not all(r.ok for r in ref_runs):
+            bad = next(r for r in ref_runs if not r.ok)
+            return self._finish(
+                Status.REFERENCE_FAILED,
+                f"the reference fails on the timing input: {outcomes.describe_exit(bad)}",
+            )
+        cand_runs: dict[int, list[CommandResult]] = {}
+        for n in self.tc.workers(self.spec):
+            runs = cand_runs[n] = []
+            for k in range(repeats):
+                result = await self._run_candidate(f"timing #{k + 1}", case, n)
+                runs.append(result)
+                status, reason = outcomes.classify(
+                    result,
+                    ref_runs[0].stdout,
+                    self.spec.tolerance,
+                    self.tc.target,
+                    self.tc.timed_out(result.exit_code, result.stderr),
+                )
+                if status is not None:
+                    return self._finish(status, f"timing input {case.name!r} at {n}: {reason}")
+        self.verdict.timing = outcomes.timing(ref_runs, cand_runs)
+        return None
+
+
+def _merge(first: list[int], more: list[int]) -> list[int]:
+    return first + [n for n in more if n not in first]

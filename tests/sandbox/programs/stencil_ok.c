@@ -1,0 +1,15 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <omp.h>
+
+#define N 1000
+int main(void) {
+    static double a[N], b[N];
+    for (int i = 0; i < N; i++) a[i] = i % 10;
+    b[0] = a[0]; b[N - 1] = a[N - 1];
+    #pragma omp parallel for
+    for (int i = 1; i < N - 1; i++)
+        b[i] = (a[i - 1] + a[i] + a[i + 1]) / 3.0;
+    printf("%.3f\n", b[N / 2]);
+    return 0;
+}

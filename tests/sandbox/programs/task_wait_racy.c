@@ -1,0 +1,17 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <omp.h>
+
+static long work(int n) { long s = 0; for (int i = 0; i < n; i++) s += i % 13; return s; }
+int main(void) {
+    long r = 0, shown = 0;
+    #pragma omp parallel
+    #pragma omp single
+    {
+        #pragma omp task shared(r)
+        r = work(20000);
+        shown = r;
+    }
+    printf("%d\n", shown >= 0);
+    return 0;
+}

@@ -1,0 +1,84 @@
+"""compute-sanitizer output written from the documented format (no GPU on the CI host)."""
+
+from sandbox.checkers.cuda_sanitizer import error_count, parse_sanitizer
+
+MEMCHECK = """\
+========= COMPUTE-SANITIZER
+========= Invalid __global__ write of size 4 bytes
+=========     at saxpy(float, const float *, float *, int)+0x70 in main.cu:5
+=========     by thread (256,0,0) in block (0,0,0)
+=========     Address 0x7f5e0fe00400 is out of bounds
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========         Host Frame: [0x2f2d3a] in libcuda.so.1
+=========
+========= Program hit cudaErrorLaunchFailure (error 719) due to "unspecified launch failure" on CUDA API call to cudaMemcpy.
+=========
+========= ERROR SUMMARY: 2 errors
+"""
+
+MEMCHECK_OLD = """\
+========= COMPUTE-SANITIZER
+========= Invalid __shared__ read of size 4 bytes
+=========     at 0x1a0 in /ws/cand/main.cu:14:tile(float *)
+=========     by thread (3,0,0) in block (1,0,0)
+=========
+========= ERROR SUMMARY: 1 error
+"""
+
+RACECHECK = """\
+========= COMPUTE-SANITIZER
+========= Error: Race reported between Write access at tile(float *)+0x1a0 in main.cu:12
+=========     and Read access at tile(float *)+0x1c0 in main.cu:14 [4 hazards]
+=========
+========= Warning: Race reported between Write access at tile(float *)+0x200 in main.cu:20
+=========     and Write access at tile(float *)+0x200 in main.cu:20 [32 hazards]
+=========
+========= RACECHECK SUMMARY: 2 hazards displayed (1 error, 1 warning)
+"""
+
+SYNCCHECK = """\
+========= COMPUTE-SANITIZER
+========= Barrier error detected. Divergent thread(s) in warp
+=========     at reduce(int *)+0x90 in main.cu:9
+=========     by thread (0,0,0) in block (0,0,0)
+=========
+========= ERROR SUMMARY: 1 error
+"""
+
+CLEAN = "========= COMPUTE-SANITIZER\nok\n========= ERROR SUMMARY: 0 errors\n"
+
+
+def test_memcheck_errors_with_places():
+    found = parse_sanitizer("memcheck", MEMCHECK)
+    assert [(f.kind, f.file, f.line) for f in found] == [
+        ("memcheck error", "main.cu", 5),
+        ("memcheck error", None, None),
+    ]
+    assert "by thread (256,0,0) in block (0,0,0)" in found[0].message
+    assert error_count(MEMCHECK) == 2
+
+
+def test_older_place_format_parses_too():
+    [f] = parse_sanitizer("memcheck", MEMCHECK_OLD)
+    assert (f.file, f.line) == ("main.cu", 14)
+
+
+def test_racecheck_hazards_and_warnings():
+    found = parse_sanitizer("racecheck", RACECHECK)
+    assert [(f.kind, f.line) for f in found] == [
+        ("racecheck hazard", 12),
+        ("racecheck warning", 20),
+    ]
+    assert "and Read access at" in found[0].message
+    assert error_count(RACECHECK) == 1
+
+
+def test_synccheck_error():
+    [f] = parse_sanitizer("synccheck", SYNCCHECK)
+    assert (f.kind, f.line) == ("synccheck error", 9)
+
+
+def test_clean_run_has_no_findings():
+    assert parse_sanitizer("memcheck", CLEAN) == []
+    assert error_count(CLEAN) == 0
+    assert error_count("no summary") is None

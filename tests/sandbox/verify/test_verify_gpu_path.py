@@ -1,0 +1,95 @@
+"""The GPU branch of verify() (tests, compute-sanitizer, timing) with a scripted sandbox.
+
+No GPU here: the sandbox claims one and answers each command from a script, with sanitizer
+output written from compute-sanitizer's documented format.
+"""
+
+from __future__ import annotations
+
+from sandbox.models import Command, CommandResult
+from sandbox.spec import Candidate, Spec, Target, TestCase
+from sandbox.verdict import Status
+from sandbox.verify import verify
+from tests.conftest import ScriptedSandbox
+from tests.sandbox.verify.test_cuda_sanitizer import MEMCHECK, RACECHECK
+
+PTXAS = (
+    "ptxas info    : Compiling entry function '_Z3addPfi' for 'sm_90'\n"
+    "ptxas info    : Function properties for _Z3addPfi\n"
+    "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+    "ptxas info    : Used 12 registers, used 0 barriers, 368 bytes cmem[0]\n"
+)
+CLEAN = "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n"
+RACE_CLEAN = "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n"
+SOURCE = "__global__ void add(float *x, int n) { }\nint main() { add<<<1, 1>>>(0, 0); }\n"
+
+
+def script(sanitizer: dict[str, str]):
+    def handler(command: Command) -> CommandResult:
+        tool = command.argv[0]
+        if tool in ("nvcc", "gcc"):
+            return CommandResult(exit_code=0, stderr=PTXAS if tool == "nvcc" else "")
+        if tool == "c++filt":
+            return CommandResult(exit_code=0, stdout="add(float*, int)\n")
+        if tool == "compute-sanitizer":
+            name = command.argv[1].removeprefix("--tool=")
+            text = sanitizer.get(name, RACE_CLEAN if name == "racecheck" else CLEAN)
+            return CommandResult(
+                exit_code=99 if "Error" in text or "Invalid" in text else 0, stdout=text
+            )
+        seconds = 1.0 if command.cwd == "ref" else 0.25
+        return CommandResult(exit_code=0, stdout="42\n", duration_s=seconds)
+
+    return handler
+
+
+def spec() -> Spec:
+    return Spec(reference="int main() { }", tests=[TestCase(name="t")], timing_repeats=3)
+
+
+async def test_clean_kernel_passes_with_native_arch_and_a_speedup():
+    sandbox = ScriptedSandbox(script({}), gpu=True)
+    v = await verify(sandbox, spec(), Candidate(target=Target.CUDA, source=SOURCE))
+    assert v.status is Status.PASSED, v.reason
+    assert [k.name for k in v.build.kernels] == ["add(float*, int)"]
+    assert v.concurrency.tools == ["compute-sanitizer"] and v.concurrency.runs == 3
+    assert v.timing.speedup == {1: 4.0}
+    nvcc = next(c for c in sandbox.workspace_.commands if c.argv[0] == "nvcc")
+    assert "-arch=native" in nvcc.argv
+
+
+async def test_memcheck_error_is_a_sanitizer_error():
+    sandbox = ScriptedSandbox(script({"memcheck": MEMCHECK}), gpu=True)
+    v = await verify(sandbox, spec(), Candidate(target=Target.CUDA, source=SOURCE), timing=False)
+    assert v.status is Status.SANITIZER_ERROR
+    assert v.reason.startswith("memcheck: Invalid __global__ write of size 4 bytes")
+
+
+async def test_racecheck_hazard_is_a_race_and_warnings_alone_are_not():
+    sandbox = ScriptedSandbox(script({"racecheck": RACECHECK}), gpu=True)
+    v = await verify(sandbox, spec(), Candidate(target=Target.CUDA, source=SOURCE), timing=False)
+    assert v.status is Status.RACE
+    assert [f.kind for f in v.concurrency.findings] == ["racecheck hazard", "racecheck warning"]
+    warning_only = RACECHECK.split("=========\n", 1)[1].replace(
+        "(1 error, 1 warning)", "(0 errors, 1 warning)"
+    )
+    sandbox = ScriptedSandbox(
+        script({"racecheck": "========= COMPUTE-SANITIZER\n" + warning_only}), gpu=True
+    )
+    ok = await verify(sandbox, spec(), Candidate(target=Target.CUDA, source=SOURCE), timing=False)
+    assert ok.status is Status.PASSED, ok.reason
+
+
+async def test_missing_compute_sanitizer_means_not_run():
+    def handler(command: Command) -> CommandResult:
+        if command.argv[0] == "compute-sanitizer":
+            return CommandResult(
+                exit_code=127, stderr="cannot execute compute-sanitizer: not found"
+            )
+        return script({})(command)
+
+    v = await verify(
+        ScriptedSandbox(handler, gpu=True), spec(), Candidate(target=Target.CUDA, source=SOURCE)
+    )
+    assert v.status is Status.NOT_RUN
+    assert v.reason == "not run: compute-sanitizer is not installed"
