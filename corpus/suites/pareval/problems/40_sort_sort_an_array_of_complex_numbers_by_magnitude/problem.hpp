@@ -11,7 +11,10 @@ struct PfOutput {
 
 // Real and imaginary parts in [-10, 10): magnitudes are distinct with overwhelming probability,
 // so every correct sort yields the same order.
-inline PfInput pf_generate(pf::Rng &rng, std::size_t n) {
+inline PfInput pf_generate(pf::Rng &seeded, std::size_t n) {
+  // pf::Rng(s + 1) yields the stream of pf::Rng(s) shifted by one draw: restarting from a
+  // scrambled seed keeps the inputs of neighbouring test seeds unrelated.
+  pf::Rng rng(seeded.next());
   PfInput in;
   in.x.resize(n);
   for (auto &v : in.x) {

@@ -14,7 +14,10 @@ struct PfOutput {
 // while its own reference returns sorted(x)[k-1] (k counted from 1). The generator makes both
 // readings agree: it picks k in [1, SIZE-1] and plants a copy of sorted(x)[k-1] so that
 // sorted(x)[k-1] == sorted(x)[k]. Values are in [0, 10000], as in ParEval; SIZE >= 2.
-inline PfInput pf_generate(pf::Rng &rng, std::size_t n) {
+inline PfInput pf_generate(pf::Rng &seeded, std::size_t n) {
+  // pf::Rng(s + 1) yields the stream of pf::Rng(s) shifted by one draw: restarting from a
+  // scrambled seed keeps the inputs of neighbouring test seeds unrelated.
+  pf::Rng rng(seeded.next());
   PfInput in;
   in.x.resize(n);
   for (auto &v : in.x) v = static_cast<int>(rng.integer(0, 10000));

@@ -11,7 +11,10 @@ struct PfOutput {
 
 // Distinct start times (2*p + 0 or 1 for a random permutation p), so the sorted order is unique
 // and an unstable sort is as right as a stable one; durations in [1, 10], values in [-1, 1).
-inline PfInput pf_generate(pf::Rng &rng, std::size_t n) {
+inline PfInput pf_generate(pf::Rng &seeded, std::size_t n) {
+  // pf::Rng(s + 1) yields the stream of pf::Rng(s) shifted by one draw: restarting from a
+  // scrambled seed keeps the inputs of neighbouring test seeds unrelated.
+  pf::Rng rng(seeded.next());
   PfInput in;
   std::vector<int> p = rng.permutation(n);
   in.results.resize(n);

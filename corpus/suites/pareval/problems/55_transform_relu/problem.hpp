@@ -10,7 +10,10 @@ struct PfOutput {
 };
 
 // Values in [-10, 10); about one in twenty is exactly 0, as in the prompt's example.
-inline PfInput pf_generate(pf::Rng &rng, std::size_t n) {
+inline PfInput pf_generate(pf::Rng &seeded, std::size_t n) {
+  // pf::Rng(s + 1) yields the stream of pf::Rng(s) shifted by one draw: restarting from a
+  // scrambled seed keeps the inputs of neighbouring test seeds unrelated.
+  pf::Rng rng(seeded.next());
   PfInput in;
   in.x.resize(n);
   for (auto &v : in.x) v = rng.chance(0.05) ? 0.0 : rng.uniform(-10.0, 10.0);
