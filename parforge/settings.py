@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from parforge.model_server.config import ModelSettings
 from sandbox.config import DockerConfig, SandboxConfig
 
 
@@ -28,6 +29,8 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default_factory=default_data_dir)
     """Database, model caches, server logs and pid files live here."""
     sandbox: SandboxConfig = Field(default_factory=DockerConfig)
+    model: ModelSettings = Field(default_factory=ModelSettings)
+    """The served model: the endpoint agents call and the server `parforge model serve` runs."""
 
 
 def load_settings() -> Settings:

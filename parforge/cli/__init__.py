@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from parforge.cli import sandbox_cmd
+from parforge.cli import model_cmd, sandbox_cmd
 
 app = typer.Typer(
     name="parforge",
@@ -13,6 +13,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(sandbox_cmd.app, name="sandbox")
+app.add_typer(model_cmd.app, name="model")
 
 
 def main() -> None:

@@ -9,6 +9,8 @@ from typing import Any, NoReturn, TypeVar
 
 from rich.console import Console
 
+from agents.llm.errors import LLMError
+from parforge.model_server.errors import ModelServerError
 from parforge.settings import Settings, load_settings
 from sandbox.errors import SandboxError
 
@@ -18,7 +20,7 @@ console = Console(stderr=True)
 """Progress and messages go to stderr so that `--json` output on stdout stays clean."""
 
 # The one place where the project's root errors become a message and an exit status.
-EXPECTED_ERRORS: tuple[type[Exception], ...] = (SandboxError,)
+EXPECTED_ERRORS: tuple[type[Exception], ...] = (SandboxError, ModelServerError, LLMError)
 
 
 def settings() -> Settings:
