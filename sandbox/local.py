@@ -25,10 +25,10 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 
-from sandbox._paths import safe_relative
 from sandbox.config import LocalConfig
 from sandbox.errors import SandboxUnavailable, WorkspaceError
 from sandbox.models import DEFAULT_OUTPUT_LIMIT, Command, CommandResult, SandboxInfo
+from sandbox._paths import safe_relative
 
 _MEMORY_POLL_S = 0.05
 _PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -42,17 +42,11 @@ class LocalSandbox:
         self._slots = asyncio.Semaphore(config.max_concurrency)
         bwrap = shutil.which("bwrap")
         if config.bubblewrap == "on" and bwrap is None:
-            raise SandboxUnavailable(
-                "bubblewrap was required (bubblewrap=on) but `bwrap` is not installed"
-            )
+            raise SandboxUnavailable("bubblewrap was required (bubblewrap=on) but `bwrap` is not installed")
         self._bwrap = bwrap if config.bubblewrap != "off" else None
 
     def info(self) -> SandboxInfo:
-        isolation = (
-            "bubblewrap (read-only root, no network, private pids)"
-            if self._bwrap
-            else "rlimits only"
-        )
+        isolation = "bubblewrap (read-only root, no network, private pids)" if self._bwrap else "rlimits only"
         return SandboxInfo(backend="local", isolation=isolation, gpu=_host_has_gpu())
 
     @asynccontextmanager
@@ -94,11 +88,7 @@ class LocalWorkspace:
     async def run(self, command: Command) -> CommandResult:
         cwd = self.root / safe_relative(command.cwd) if command.cwd not in ("", ".") else self.root
         argv = self._wrap(command.argv, cwd)
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(self.root),
-            "LANG": "C.UTF-8",
-        }
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.root), "LANG": "C.UTF-8"}
         env.update(command.env)
         limit = min(command.output_limit, self._config.output_limit)
         start = time.monotonic()
@@ -212,9 +202,7 @@ class _Runner:
             await asyncio.sleep(_MEMORY_POLL_S)
             pids = [self.proc.pid, *_descendants(self.proc.pid)]
             if sum(_rss(pid) for pid in pids) > self.memory_bytes:
-                self.note = (
-                    f"\n[parforge: memory passed {self.memory_bytes >> 20} MiB; process killed]"
-                )
+                self.note = f"\n[parforge: memory passed {self.memory_bytes >> 20} MiB; process killed]"
                 self.kill()
                 return
 
