@@ -57,3 +57,10 @@ ensure_host_toolchain() {
     apt_install g++ clang libomp-dev libclang-rt-14-dev llvm openmpi-bin libopenmpi-dev \
         bubblewrap debootstrap
 }
+
+ensure_model_server() {
+    # The embedded vLLM server (CPU, SmolLM2-135M-Instruct). Its own environment and the
+    # converted model are made on first use (minutes, once, under the data dir); then the server
+    # starts in the background and warms up while the other steps run. Tests wait for health.
+    "$PARFORGE" model serve --no-wait
+}

@@ -15,7 +15,7 @@ import random
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any
@@ -135,6 +135,20 @@ class LLMClient:
             async for _ in stream:
                 pass
         return stream.generation()
+
+    async def generate_many(self, requests: Sequence[Request]) -> list[Generation | LLMError]:
+        """Fan out: run every request at once (within the concurrency limit), in order.
+
+        A call that fails takes its `LLMError` as its place in the list instead of failing the
+        others, so eight reasoning threads with one bad sample still give seven answers.
+        """
+        results = await asyncio.gather(
+            *(self.generate(r) for r in requests), return_exceptions=True
+        )
+        for result in results:
+            if not isinstance(result, Generation | LLMError):
+                raise result  # a bug or a cancellation, not a model failure
+        return [r for r in results if isinstance(r, Generation | LLMError)]
 
     def stream(self, request: Request) -> CallStream:
         """Stream a call: `async with client.stream(req) as s: async for delta in s: ...`.

@@ -42,6 +42,8 @@ class ServerConfig(BaseModel):
     """CPU only: VLLM_CPU_OMP_THREADS_BIND (`auto`, `0-1`, ...)."""
     extra_args: list[str] = Field(default_factory=list)
     """Further `vllm serve` arguments, passed as they are."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Further environment variables for the server (`VLLM_*` tuning, `LD_PRELOAD`, ...)."""
     pip_args: list[str] = Field(default_factory=list)
     """Extra `pip install` arguments for the CPU environment (e.g. an index for the CPU torch)."""
     start_timeout_s: float = Field(default=600.0, gt=0)

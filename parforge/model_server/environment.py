@@ -50,4 +50,7 @@ def ensure_cpu_env(root: Path, pip_args: Sequence[str], log: Path) -> Path:
 
 
 def _digest() -> str:
-    return hashlib.sha256(LOCK_FILE.read_bytes()).hexdigest()
+    """Hash of the pinned requirements only, so editing the lock's comments rebuilds nothing."""
+    lines = [line.strip() for line in LOCK_FILE.read_text().splitlines()]
+    pins = sorted(line for line in lines if line and not line.startswith("#"))
+    return hashlib.sha256("\n".join(pins).encode()).hexdigest()

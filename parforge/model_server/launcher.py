@@ -92,7 +92,7 @@ def build_environment(config: ServerConfig) -> dict[str, str]:
     if config.model is None:
         # The embedded model is a local directory; never wait on a model hub for anything.
         env["HF_HUB_OFFLINE"] = "1"
-    return env
+    return {**env, **config.env}
 
 
 class ModelServer:

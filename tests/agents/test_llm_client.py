@@ -306,3 +306,13 @@ def test_backoff_grows_is_capped_and_honours_retry_after() -> None:
 def test_a_client_needs_a_url() -> None:
     with pytest.raises(LLMUnavailable, match="no model endpoint"):
         LLMClient(LLMConfig())
+
+
+async def test_fan_out_keeps_going_when_one_thread_fails(
+    fake_llm: FakeLLMServer, llm_config: LLMConfig
+) -> None:
+    fake_llm.script(Reply(texts=["a"]), Reply(status=400, error="bad"), Reply(texts=["c"]))
+    async with client(fake_llm, llm_config) as llm:
+        results = await llm.generate_many([chat("1"), chat("2"), chat("3")])
+    assert isinstance(results[1], LLMBadRequest)
+    assert [r.text for r in (results[0], results[2]) if not isinstance(r, Exception)] == ["a", "c"]
