@@ -6,8 +6,8 @@ one run, the aggregate tokens/s at each thread count, the ratio of 8 threads to 
 first token and the prefix-cache hit rate read from the server's /metrics.
 
     python benchmarks/llm_throughput.py                 # against the configured server
-    python benchmarks/llm_throughput.py --sweep         # restart the embedded server under
-                                                        # several CPU settings and compare
+    python benchmarks/llm_throughput.py --sweep [NAME ...]  # restart the embedded server
+                                                            # under CPU settings and compare
 
 Without --sweep the server must be running (`parforge model serve`).
 """
@@ -46,15 +46,21 @@ STRATEGIES = [
     "guided schedule",
 ]
 
-# Each entry: a label, ServerConfig overrides and why it is tried.
-SWEEP: list[tuple[str, dict[str, Any]]] = [
-    ("default (eager, bf16, bind auto)", {}),
-    ("omp bind 0-1 (both cores compute)", {"cpu_threads_bind": "0-1"}),
-    ("dtype float32", {"dtype": "float32"}),
-    ("max-num-seqs 4", {"max_num_seqs": 4}),
-    ("kv cache 0.5 GiB", {"cpu_kv_cache_gib": 0.5}),
-    ("compiled (no --enforce-eager)", {"enforce_eager": False}),
-]
+TCMALLOC = "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"
+# name -> (label, ServerConfig overrides); "{env}" in a variable is the server's environment dir.
+SWEEP: dict[str, tuple[str, dict[str, Any]]] = {
+    "default": ("default (eager, bf16, bind auto)", {}),
+    "bind": ("omp bind 0-1 (both cores compute)", {"cpu_threads_bind": "0-1"}),
+    "fp32": ("dtype float32", {"dtype": "float32"}),
+    "seqs4": ("max-num-seqs 4", {"max_num_seqs": 4}),
+    "kv05": ("kv cache 0.5 GiB", {"cpu_kv_cache_gib": 0.5}),
+    "compiled": ("compiled (no --enforce-eager)", {"enforce_eager": False}),
+    "iomp": ("LD_PRELOAD libiomp5", {"env": {"LD_PRELOAD": "{env}/lib/libiomp5.so"}}),
+    "tcmalloc": (
+        "LD_PRELOAD tcmalloc + libiomp5",
+        {"env": {"LD_PRELOAD": TCMALLOC + ":{env}/lib/libiomp5.so"}},
+    ),
+}
 
 
 async def fan_out(llm: LLMClient, threads: int, max_tokens: int, round_: int) -> dict[str, Any]:
@@ -122,8 +128,14 @@ async def sweep(args: argparse.Namespace) -> None:
     settings = load_settings()
     base = settings.model.server
     summary = []
-    for label, overrides in SWEEP:
-        config = ServerConfig.model_validate({**base.model_dump(), **overrides})
+    for name in args.sweep:
+        label, overrides = SWEEP[name]
+        env_dir = ModelServer(base, settings.data_dir).env_dir
+        env = {
+            **base.env,
+            **{k: v.format(env=env_dir) for k, v in overrides.get("env", {}).items()},
+        }
+        config = ServerConfig.model_validate({**base.model_dump(), **overrides, "env": env})
         server = ModelServer(config, settings.data_dir)
         await server.stop()
         t0 = time.perf_counter()
@@ -147,9 +159,15 @@ def main() -> None:
     parser.add_argument("--levels", type=int, nargs="+", default=[1, 4, 8])
     parser.add_argument("--max-tokens", type=int, default=96)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--sweep", action="store_true", help="compare server CPU settings")
+    parser.add_argument(
+        "--sweep",
+        nargs="*",
+        choices=list(SWEEP),
+        help="restart the embedded server under these settings (none named: all) and compare",
+    )
     args = parser.parse_args()
-    if args.sweep:
+    if args.sweep is not None:
+        args.sweep = args.sweep or list(SWEEP)
         asyncio.run(sweep(args))
         return
     config = load_settings().model.client_config()

@@ -2,7 +2,7 @@
 
 The layout under the data dir (`model-server/`): `env/` (the CPU environment), `models/` (the
 converted embedded model), `server.json` (pid, URL, model, start time), `server.log` (vLLM's
-output) and `setup.log` (pip and conversion output).
+output), `setup.log` (pip and conversion output) and `cache/` (vLLM's compile cache).
 """
 
 from __future__ import annotations
@@ -84,9 +84,11 @@ def build_command(config: ServerConfig, python: Path, model: str) -> list[str]:
     return argv + config.extra_args
 
 
-def build_environment(config: ServerConfig) -> dict[str, str]:
+def build_environment(config: ServerConfig, cache_dir: Path) -> dict[str, str]:
     """Variables set for the server on top of the caller's environment (pure)."""
-    env = {"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1"}
+    # vLLM's compile cache goes to the data dir: a compiled server starts much faster the second
+    # time, and the cache leaves with the data dir.
+    env = {"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "VLLM_CACHE_ROOT": str(cache_dir)}
     if config.python is None:
         env["VLLM_CPU_OMP_THREADS_BIND"] = config.cpu_threads_bind
     if config.model is None:
@@ -106,6 +108,7 @@ class ModelServer:
         self.setup_log = self.root / "setup.log"
         self.env_dir = self.root / "env"
         self.embedded_dir = self.root / "models" / EMBEDDED_NAME
+        self.cache_dir = self.root / "cache"
 
     async def prepare(self, progress: Progress | None = None) -> tuple[Path, str]:
         """Create the environment and convert the embedded model when needed: (python, model)."""
@@ -145,7 +148,7 @@ class ModelServer:
         python, model = await self.prepare(progress)
         argv = build_command(self.config, python, model)
         proc = await asyncio.to_thread(
-            process.spawn, argv, build_environment(self.config), self.log_file
+            process.spawn, argv, build_environment(self.config, self.cache_dir), self.log_file
         )
         state = ServerState(
             pid=proc.pid,

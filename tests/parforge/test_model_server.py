@@ -56,10 +56,14 @@ def test_gpu_command_with_tensor_parallel_and_loras() -> None:
 
 
 def test_environment_of_the_embedded_server() -> None:
-    env = build_environment(ServerConfig(cpu_threads_bind="0-1"))
+    env = build_environment(ServerConfig(cpu_threads_bind="0-1"), Path("/data/cache"))
     assert env["VLLM_CPU_OMP_THREADS_BIND"] == "0-1" and env["HF_HUB_OFFLINE"] == "1"
-    gpu = build_environment(ServerConfig(model="m", python=Path("/p")))
+    assert env["VLLM_CACHE_ROOT"] == "/data/cache"
+    gpu = build_environment(
+        ServerConfig(model="m", python=Path("/p"), env={"VLLM_LOGGING_LEVEL": "DEBUG"}), Path("/c")
+    )
     assert "VLLM_CPU_OMP_THREADS_BIND" not in gpu and "HF_HUB_OFFLINE" not in gpu
+    assert gpu["VLLM_LOGGING_LEVEL"] == "DEBUG"
 
 
 def test_client_config_follows_the_server_unless_an_endpoint_is_set() -> None:
