@@ -46,20 +46,15 @@ STRATEGIES = [
     "guided schedule",
 ]
 
-TCMALLOC = "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"
-# name -> (label, ServerConfig overrides); "{env}" in a variable is the server's environment dir.
+# name -> (label, ServerConfig overrides)
 SWEEP: dict[str, tuple[str, dict[str, Any]]] = {
-    "default": ("default (eager, bf16, bind auto)", {}),
+    "default": ("default (eager, bf16, bind auto, preload)", {}),
+    "nopreload": ("no tcmalloc/iomp preload", {"cpu_preload": False}),
     "bind": ("omp bind 0-1 (both cores compute)", {"cpu_threads_bind": "0-1"}),
     "fp32": ("dtype float32", {"dtype": "float32"}),
     "seqs4": ("max-num-seqs 4", {"max_num_seqs": 4}),
     "kv05": ("kv cache 0.5 GiB", {"cpu_kv_cache_gib": 0.5}),
     "compiled": ("compiled (no --enforce-eager)", {"enforce_eager": False}),
-    "iomp": ("LD_PRELOAD libiomp5", {"env": {"LD_PRELOAD": "{env}/lib/libiomp5.so"}}),
-    "tcmalloc": (
-        "LD_PRELOAD tcmalloc + libiomp5",
-        {"env": {"LD_PRELOAD": TCMALLOC + ":{env}/lib/libiomp5.so"}},
-    ),
 }
 
 
@@ -130,12 +125,7 @@ async def sweep(args: argparse.Namespace) -> None:
     summary = []
     for name in args.sweep:
         label, overrides = SWEEP[name]
-        env_dir = ModelServer(base, settings.data_dir).env_dir
-        env = {
-            **base.env,
-            **{k: v.format(env=env_dir) for k, v in overrides.get("env", {}).items()},
-        }
-        config = ServerConfig.model_validate({**base.model_dump(), **overrides, "env": env})
+        config = ServerConfig.model_validate({**base.model_dump(), **overrides})
         server = ModelServer(config, settings.data_dir)
         await server.stop()
         t0 = time.perf_counter()

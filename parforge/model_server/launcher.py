@@ -8,6 +8,7 @@ output), `setup.log` (pip and conversion output) and `cache/` (vLLM's compile ca
 from __future__ import annotations
 
 import asyncio
+import ctypes.util
 import json
 import time
 from collections.abc import Callable
@@ -84,17 +85,33 @@ def build_command(config: ServerConfig, python: Path, model: str) -> list[str]:
     return argv + config.extra_args
 
 
-def build_environment(config: ServerConfig, cache_dir: Path) -> dict[str, str]:
+def build_environment(
+    config: ServerConfig, cache_dir: Path, preload: list[str] | None = None
+) -> dict[str, str]:
     """Variables set for the server on top of the caller's environment (pure)."""
     # vLLM's compile cache goes to the data dir: a compiled server starts much faster the second
     # time, and the cache leaves with the data dir.
     env = {"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "VLLM_CACHE_ROOT": str(cache_dir)}
     if config.python is None:
         env["VLLM_CPU_OMP_THREADS_BIND"] = config.cpu_threads_bind
+        if config.cpu_preload and preload:
+            env["LD_PRELOAD"] = ":".join(preload)
     if config.model is None:
         # The embedded model is a local directory; never wait on a model hub for anything.
         env["HF_HUB_OFFLINE"] = "1"
     return {**env, **config.env}
+
+
+def cpu_preload_libs(python: Path) -> list[str]:
+    """tcmalloc from the system (when installed) and Intel OpenMP from the server's env."""
+    found = []
+    tcmalloc = ctypes.util.find_library("tcmalloc_minimal")
+    if tcmalloc:
+        found.append(tcmalloc)
+    iomp = python.parent.parent / "lib" / "libiomp5.so"
+    if iomp.exists():
+        found.append(str(iomp))
+    return found
 
 
 class ModelServer:
@@ -147,9 +164,9 @@ class ModelServer:
             )
         python, model = await self.prepare(progress)
         argv = build_command(self.config, python, model)
-        proc = await asyncio.to_thread(
-            process.spawn, argv, build_environment(self.config, self.cache_dir), self.log_file
-        )
+        preload = await asyncio.to_thread(cpu_preload_libs, python)
+        env = build_environment(self.config, self.cache_dir, preload)
+        proc = await asyncio.to_thread(process.spawn, argv, env, self.log_file)
         state = ServerState(
             pid=proc.pid,
             url=self.config.url,

@@ -56,13 +56,19 @@ def test_gpu_command_with_tensor_parallel_and_loras() -> None:
 
 
 def test_environment_of_the_embedded_server() -> None:
-    env = build_environment(ServerConfig(cpu_threads_bind="0-1"), Path("/data/cache"))
+    env = build_environment(
+        ServerConfig(cpu_threads_bind="0-1"), Path("/data/cache"), ["libtc.so", "/e/libiomp5.so"]
+    )
     assert env["VLLM_CPU_OMP_THREADS_BIND"] == "0-1" and env["HF_HUB_OFFLINE"] == "1"
+    assert env["LD_PRELOAD"] == "libtc.so:/e/libiomp5.so"
+    no_preload = build_environment(ServerConfig(cpu_preload=False), Path("/c"), ["libtc.so"])
+    assert "LD_PRELOAD" not in no_preload
     assert env["VLLM_CACHE_ROOT"] == "/data/cache"
     gpu = build_environment(
         ServerConfig(model="m", python=Path("/p"), env={"VLLM_LOGGING_LEVEL": "DEBUG"}), Path("/c")
     )
     assert "VLLM_CPU_OMP_THREADS_BIND" not in gpu and "HF_HUB_OFFLINE" not in gpu
+    assert "LD_PRELOAD" not in gpu
     assert gpu["VLLM_LOGGING_LEVEL"] == "DEBUG"
 
 
