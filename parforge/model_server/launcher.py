@@ -119,7 +119,8 @@ class ModelServer:
 
     def __init__(self, config: ServerConfig, data_dir: Path) -> None:
         self.config = config
-        self.root = data_dir / "model-server"
+        # Absolute, because the paths end up in the server's command line and LD_PRELOAD.
+        self.root = data_dir.resolve() / "model-server"
         self.state_file = self.root / "server.json"
         self.log_file = self.root / "server.log"
         self.setup_log = self.root / "setup.log"
@@ -150,7 +151,7 @@ class ModelServer:
     async def start(self, *, wait: bool = True, progress: Progress | None = None) -> ServerState:
         """Start the server in the background (or find it running); wait for health if asked."""
         state = self.read_state()
-        if state is not None and process.alive(state.pid):
+        if state is not None and await asyncio.to_thread(process.alive, state.pid):
             if state.served_model_name != self.config.name() or state.url != self.config.url:
                 raise ServerConflict(
                     f"a server for {state.served_model_name} is already running at {state.url} "
