@@ -13,6 +13,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from corpus.store.config import StoreConfig
+from parforge.model_server.config import ModelSettings
 from parforge.service.config import ServerConfig
 from sandbox.config import DockerConfig, SandboxConfig
 from sandbox.verify import VerifyOptions
@@ -35,6 +36,9 @@ class Settings(BaseSettings):
     server: ServerConfig = Field(default_factory=ServerConfig)
     verify: VerifyOptions = Field(default_factory=VerifyOptions)
     """Race-checker depth, wait policy, CUDA arch (`PARFORGE_VERIFY__RACE__THREADS='[2,4]'`)."""
+
+    model: ModelSettings = Field(default_factory=ModelSettings)
+    """The served model: the endpoint agents call and the server `parforge model serve` runs."""
 
     @property
     def store_url(self) -> str:

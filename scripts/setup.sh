@@ -105,3 +105,12 @@ ensure_sandbox_image() {
     log "sandbox image"
     "$PARFORGE" sandbox build
 }
+
+ensure_model_server() {
+    # The embedded vLLM server (CPU, SmolLM2-135M-Instruct). Its own environment and the
+    # converted model are made on first use (minutes, once, under the data dir); then the server
+    # starts in the background and warms up while the other steps run. Tests wait for health.
+    # tcmalloc is preloaded into the server when present, as vLLM's CPU guide advises.
+    apt_install libtcmalloc-minimal4
+    "$PARFORGE" model serve --no-wait
+}

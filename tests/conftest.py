@@ -8,12 +8,15 @@ import json
 import os
 import subprocess
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import psycopg
 import pytest
 from sqlalchemy import Engine, text
@@ -283,3 +286,287 @@ class ScriptedSandbox:
 
     async def aclose(self) -> None:
         """Nothing to release."""
+
+
+# --------------------------------------------------------------------------------------------
+# A scripted OpenAI-compatible server (chat + completions, streaming, aborts) for unit tests.
+# --------------------------------------------------------------------------------------------
+
+FAKE_MODEL = "fake-model"
+FAKE_ADAPTER = "fake-lora"
+
+
+@dataclass
+class Reply:
+    """How the fake answers one generation request."""
+
+    texts: list[str] | None = None
+    """One text per choice; None = "sample i" for each of the request's `n`."""
+    status: int = 200
+    error: str = "scripted failure"
+    headers: dict[str, str] = field(default_factory=dict)
+    connect_error: bool = False
+    """Fail as if nothing listened on the port."""
+    chunk_delay_s: float = 0.0
+    break_after: int | None = None
+    """Drop the connection after this many content chunks (the server died mid-stream)."""
+    stall_after: int | None = None
+    """Stop sending, without closing, after this many content chunks."""
+    finish_reason: str = "stop"
+    cached_tokens: int | None = 0
+
+
+class FakeStream(httpx.AsyncByteStream):
+    """An SSE body that remembers whether the client closed it before the end."""
+
+    def __init__(self, chunks: list[tuple[bytes, bool]], reply: Reply) -> None:
+        self.chunks = chunks
+        self.reply = reply
+        self.sent = 0
+        self.completed = False
+        self.closed = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        content_chunks = 0
+        for chunk, has_text in self.chunks:
+            if self.reply.stall_after is not None and content_chunks >= self.reply.stall_after:
+                await asyncio.sleep(3600)
+            if self.reply.break_after is not None and content_chunks >= self.reply.break_after:
+                raise httpx.RemoteProtocolError("peer closed connection without sending body")
+            if self.reply.chunk_delay_s:
+                await asyncio.sleep(self.reply.chunk_delay_s)
+            self.sent += 1
+            content_chunks += has_text
+            yield chunk
+        self.completed = True
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+    @property
+    def aborted(self) -> bool:
+        """Closed by the client before the server sent everything: vLLM would abort it."""
+        return self.closed and not self.completed
+
+
+class FakeLLMServer:
+    """Answers `/v1/models`, `/v1/chat/completions` and `/v1/completions` from a script.
+
+    Push `Reply`s with `script(...)`; requests without a scripted reply get the default. Every
+    request body is kept in `requests`, every streamed body in `streams`.
+    """
+
+    def __init__(self) -> None:
+        self.replies: deque[Reply] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.streams: list[FakeStream] = []
+        self.max_in_flight = 0
+        """Most streams open at once (the client's concurrency limit caps it)."""
+
+    def script(self, *replies: Reply) -> None:
+        self.replies.extend(replies)
+
+    def transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self.handle)
+
+    async def handle(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if path.endswith("/models"):
+            data = [
+                {"id": FAKE_MODEL, "object": "model", "parent": None},
+                {"id": FAKE_ADAPTER, "object": "model", "parent": FAKE_MODEL},
+            ]
+            return httpx.Response(200, json={"object": "list", "data": data})
+        body = json.loads(request.content)
+        self.requests.append(body)
+        reply = self.replies.popleft() if self.replies else Reply()
+        if reply.connect_error:
+            raise httpx.ConnectError("connection refused", request=request)
+        if body.get("model") not in (FAKE_MODEL, FAKE_ADAPTER):
+            message = f"The model `{body.get('model')}` does not exist."
+            return _error(404, message, "NotFoundError")
+        if reply.status != 200:
+            return _error(reply.status, reply.error, "ScriptedError", reply.headers)
+        open_streams = sum(not s.closed for s in self.streams)
+        self.max_in_flight = max(self.max_in_flight, open_streams + 1)
+        stream = FakeStream(
+            _sse_chunks(body, reply, chat=path.endswith("/chat/completions")), reply
+        )
+        self.streams.append(stream)
+        return httpx.Response(200, stream=stream, headers={"content-type": "text/event-stream"})
+
+
+def _error(
+    status: int, message: str, kind: str, headers: dict[str, str] | None = None
+) -> httpx.Response:
+    body = {"error": {"message": message, "type": kind, "code": status}}
+    return httpx.Response(status, json=body, headers=headers or {})
+
+
+def _sse_chunks(body: dict[str, Any], reply: Reply, *, chat: bool) -> list[tuple[bytes, bool]]:
+    """The SSE events of a reply, each flagged when it carries generated text."""
+    n = body.get("n", 1)
+    texts = reply.texts or [f"sample {i}" for i in range(n)]
+    head = {"id": "cmpl-fake", "model": body["model"]}
+    events: list[dict[str, Any]] = []
+    if chat:
+        roles = [{"index": i, "delta": {"role": "assistant", "content": ""}} for i in range(n)]
+        events.append({**head, "choices": roles})
+    for i, sample in enumerate(texts):
+        words = sample.split(" ")
+        for piece in [words[0], *(" " + w for w in words[1:])]:
+            choice: dict[str, Any] = {"index": i}
+            if chat:
+                choice["delta"] = {"content": piece}
+            else:
+                choice["text"] = piece
+            if body.get("logprobs"):
+                choice["logprobs"] = (
+                    {"content": [{"token": piece, "logprob": -0.5, "top_logprobs": []}]}
+                    if chat
+                    else {
+                        "tokens": [piece],
+                        "token_logprobs": [-0.5],
+                        "top_logprobs": [{piece: -0.5}],
+                    }
+                )
+            events.append({**head, "choices": [choice]})
+    for i in range(len(texts)):
+        final: dict[str, Any] = {"index": i, "finish_reason": reply.finish_reason}
+        final.update({"delta": {}} if chat else {"text": ""})
+        events.append({**head, "choices": [final]})
+    usage: dict[str, Any] = {
+        "prompt_tokens": 7,
+        "completion_tokens": sum(len(t.split(" ")) for t in texts),
+    }
+    if reply.cached_tokens is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": reply.cached_tokens}
+    events.append({**head, "choices": [], "usage": usage})
+    lines = [(f"data: {json.dumps(e)}\n\n".encode(), _has_text(e)) for e in events]
+    return [*lines, (b"data: [DONE]\n\n", False)]
+
+
+def _has_text(event: dict[str, Any]) -> bool:
+    return any(c.get("text") or c.get("delta", {}).get("content") for c in event["choices"])
+
+
+@pytest.fixture
+def fake_llm() -> FakeLLMServer:
+    """A fresh scripted server; build a client on it with `llm_config` + `fake_llm.transport()`."""
+    return FakeLLMServer()
+
+
+@pytest.fixture
+def llm_config() -> Iterator[Any]:
+    from agents.llm import LLMConfig
+
+    yield LLMConfig(
+        url="http://fake.invalid/v1",
+        model=FAKE_MODEL,
+        backoff_initial_s=0.01,
+        backoff_max_s=0.05,
+        call_timeout_s=5.0,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The real embedded vLLM server, for tests marked `vllm`.
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def vllm_server() -> Iterator[Any]:
+    """The embedded vLLM server of this data dir: started by `scripts/test` (or here when it
+    is not running), waited for until healthy. Yields its `ModelServer`."""
+    from parforge.model_server import ModelServer
+    from parforge.settings import load_settings
+
+    settings = load_settings()
+    server = ModelServer(settings.model.server, settings.data_dir)
+    state = server.read_state()
+    started_here = state is None or not asyncio.run(server.status()).running
+    asyncio.run(server.start(wait=True))
+    yield server
+    if started_here:
+        asyncio.run(server.stop())
+
+
+@pytest.fixture
+def vllm_config(vllm_server: Any) -> Any:
+    """Client config aimed at the real server, with short time-outs so nothing hangs."""
+    from agents.llm import LLMConfig
+
+    return LLMConfig(
+        url=vllm_server.config.url,
+        model=vllm_server.config.name(),
+        call_timeout_s=300.0,
+        read_timeout_s=60.0,
+        max_retries=1,
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that kill the model server run last, so the others share one warm server."""
+    items.sort(key=lambda item: item.get_closest_marker("kills_server") is not None)
+
+
+# --------------------------------------------------------------------------------------------
+# A stand-in `vllm` package for fast launcher tests: the module the launcher runs, answering
+# /health and /v1/completions, or dying with a message when FAKE_VLLM_FAIL is set.
+# --------------------------------------------------------------------------------------------
+
+_FAKE_API_SERVER = """
+import argparse, json, os, sys, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--host")
+parser.add_argument("--port", type=int)
+args, _ = parser.parse_known_args()
+print("fake vllm starting", flush=True)
+if os.environ.get("FAKE_VLLM_FAIL"):
+    print("RuntimeError: not enough memory for the KV cache", flush=True)
+    sys.exit(1)
+time.sleep(float(os.environ.get("FAKE_VLLM_DELAY", "0.3")))
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200 if self.path == "/health" else 404)
+        self.end_headers()
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        body = json.dumps({"choices": [{"index": 0, "text": "ok"}]}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+ThreadingHTTPServer((args.host, args.port), Handler).serve_forever()
+"""
+
+
+@pytest.fixture
+def fake_vllm(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A `ServerConfig` whose "vLLM" is the stand-in above, on a free port."""
+    import socket
+    import sys
+
+    from parforge.model_server import ServerConfig
+
+    root = tmp_path_factory.mktemp("fake-vllm")
+    package = root / "vllm" / "entrypoints" / "openai"
+    package.mkdir(parents=True)
+    for folder in (root / "vllm", root / "vllm" / "entrypoints", package):
+        (folder / "__init__.py").write_text("")
+    (package / "api_server.py").write_text(_FAKE_API_SERVER)
+    monkeypatch.setenv("PYTHONPATH", str(root))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return ServerConfig(
+        port=port, model="fake/model", python=sys.executable, start_timeout_s=20, stop_timeout_s=5
+    )

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import typer
 
-from parforge.cli import export_cmd, keys_cmd, sandbox_cmd, serve_cmd, tasks_cmd, verify_cmd
+from parforge.cli import (
+    export_cmd,
+    keys_cmd,
+    model_cmd,
+    sandbox_cmd,
+    serve_cmd,
+    tasks_cmd,
+    verify_cmd,
+)
 
 app = typer.Typer(
     name="parforge",
@@ -13,6 +21,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(sandbox_cmd.app, name="sandbox")
+app.add_typer(model_cmd.app, name="model")
 app.command("verify")(verify_cmd.verify)
 app.add_typer(verify_cmd.check_app, name="check")
 app.add_typer(tasks_cmd.app, name="tasks")

@@ -9,7 +9,9 @@ from typing import Any, NoReturn, TypeVar
 
 from rich.console import Console
 
+from agents.llm.errors import LLMError
 from corpus.errors import CorpusError
+from parforge.model_server.errors import ModelServerError
 from parforge.service.runners import ServiceError
 from parforge.settings import Settings, load_settings
 from sandbox.errors import SandboxError
@@ -20,7 +22,13 @@ console = Console(stderr=True)
 """Progress and messages go to stderr so that `--json` output on stdout stays clean."""
 
 # The one place where the project's root errors become a message and an exit status.
-EXPECTED_ERRORS: tuple[type[Exception], ...] = (SandboxError, CorpusError, ServiceError)
+EXPECTED_ERRORS: tuple[type[Exception], ...] = (
+    SandboxError,
+    CorpusError,
+    ServiceError,
+    ModelServerError,
+    LLMError,
+)
 
 
 def settings() -> Settings:

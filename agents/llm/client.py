@@ -1,0 +1,386 @@
+"""The async client for OpenAI-compatible servers (vLLM first): the one place that does HTTP.
+
+Every call streams under the hood, which gives each call a time to first token and lets a
+caller abort it: leaving a stream early, or cancelling the task that awaits a call, closes the
+HTTP connection, and vLLM aborts a request whose connection closed. Fan-out (parallel reasoning
+threads, `n` samples, parallel tool calls) is plain `asyncio` on top: the client bounds how many
+calls are in flight and every call yields a `CallRecord`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+import uuid
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Sequence
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from agents.llm.config import LLMConfig
+from agents.llm.errors import (
+    LLMAuthError,
+    LLMBadRequest,
+    LLMError,
+    LLMServerError,
+    LLMStatusError,
+    LLMStreamError,
+    LLMTimeout,
+    LLMUnavailable,
+    ModelNotFound,
+)
+from agents.llm.protocol import (
+    Assembler,
+    ChatRequest,
+    CompletionRequest,
+    Delta,
+    Request,
+    encode,
+    parse_sse_line,
+)
+from agents.llm.records import CallRecord, Generation
+
+RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+
+RecordSink = Callable[[CallRecord], None]
+
+
+class LLMClient:
+    """Chat and text completions against one endpoint, with retries and a concurrency limit.
+
+    Use it as an async context manager (or call `aclose()`); pass `transport` to run it against
+    an in-memory fake, and `on_record` to receive the record of every call, failed ones too.
+    """
+
+    def __init__(
+        self,
+        config: LLMConfig,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        on_record: RecordSink | None = None,
+    ) -> None:
+        if not config.url:
+            raise LLMUnavailable("no model endpoint configured (LLMConfig.url is empty)")
+        self.config = config
+        self._on_record = on_record
+        headers = {}
+        if config.api_key is not None:
+            headers["Authorization"] = f"Bearer {config.api_key.get_secret_value()}"
+        self._http = httpx.AsyncClient(
+            base_url=config.url.rstrip("/") + "/",
+            transport=transport,
+            headers=headers,
+            timeout=httpx.Timeout(
+                connect=config.connect_timeout_s,
+                read=config.read_timeout_s,
+                write=config.read_timeout_s,
+                pool=config.call_timeout_s,
+            ),
+            limits=httpx.Limits(
+                max_connections=config.max_concurrency,
+                max_keepalive_connections=config.max_concurrency,
+            ),
+        )
+        self._slots = asyncio.Semaphore(config.max_concurrency)
+        self._model = config.model
+        self._model_lock = asyncio.Lock()
+
+    async def __aenter__(self) -> LLMClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close every connection."""
+        await self._http.aclose()
+
+    async def models(self) -> list[dict[str, Any]]:
+        """The models the endpoint serves (`/v1/models` entries; LoRA adapters have a `parent`)."""
+        response = await self._send("GET", "models", None, deadline=self._deadline())
+        try:
+            body = json.loads(await response.aread())
+        except (json.JSONDecodeError, httpx.HTTPError) as exc:
+            raise LLMStreamError(f"unreadable /models reply: {exc}") from exc
+        finally:
+            await response.aclose()
+        return list(body.get("data") or [])
+
+    async def model_name(self) -> str:
+        """The configured model name, or the endpoint's first base model when none is set."""
+        async with self._model_lock:
+            if self._model is None:
+                served = [m for m in await self.models() if not m.get("parent")]
+                if not served:
+                    raise ModelNotFound("the endpoint serves no model", status_code=404)
+                self._model = str(served[0]["id"])
+            return self._model
+
+    async def chat(self, request: ChatRequest) -> Generation:
+        """Run a chat completion to the end."""
+        return await self.generate(request)
+
+    async def complete(self, request: CompletionRequest) -> Generation:
+        """Run a text completion to the end."""
+        return await self.generate(request)
+
+    async def generate(self, request: Request) -> Generation:
+        """Run either kind of request to the end; cancelling the awaiting task aborts it."""
+        async with self.stream(request) as stream:
+            async for _ in stream:
+                pass
+        return stream.generation()
+
+    async def generate_many(self, requests: Sequence[Request]) -> list[Generation | LLMError]:
+        """Fan out: run every request at once (within the concurrency limit), in order.
+
+        A call that fails takes its `LLMError` as its place in the list instead of failing the
+        others, so eight reasoning threads with one bad sample still give seven answers.
+        """
+        results = await asyncio.gather(
+            *(self.generate(r) for r in requests), return_exceptions=True
+        )
+        for result in results:
+            if not isinstance(result, Generation | LLMError):
+                raise result  # a bug or a cancellation, not a model failure
+        return [r for r in results if isinstance(r, Generation | LLMError)]
+
+    def stream(self, request: Request) -> CallStream:
+        """Stream a call: `async with client.stream(req) as s: async for delta in s: ...`.
+
+        Leaving the block before the end aborts the request on the server.
+        """
+        return CallStream(self, request)
+
+    def _deadline(self) -> float:
+        return time.monotonic() + self.config.call_timeout_s
+
+    async def _send(
+        self, method: str, path: str, body: dict[str, Any] | None, *, deadline: float
+    ) -> httpx.Response:
+        """Send with retries; return a response with status < 400 whose body is not yet read."""
+        attempt = 0
+        while True:
+            attempt += 1
+            retry_after: float | None = None
+            try:
+                request = self._http.build_request(method, path, json=body)
+                response = await self._http.send(request, stream=True)
+            except httpx.ConnectTimeout as exc:
+                error: LLMError = LLMTimeout(f"connecting to {self.config.url} timed out: {exc}")
+                retryable = True
+            except httpx.TimeoutException as exc:
+                raise LLMTimeout(f"{self.config.url} did not answer in time: {exc!r}") from exc
+            except httpx.TransportError as exc:
+                error = LLMUnavailable(f"cannot reach {self.config.url}: {exc!r}")
+                retryable = True
+            else:
+                if response.status_code < 400:
+                    response.extensions["parforge.attempts"] = attempt
+                    return response
+                text = await _read_error_body(response)
+                error = status_error(response.status_code, text)
+                retryable = response.status_code in RETRYABLE_STATUS
+                retry_after = _retry_after(response.headers.get("retry-after"))
+            delay = backoff_delay(
+                attempt, self.config.backoff_initial_s, self.config.backoff_max_s, retry_after
+            )
+            if not retryable or attempt > self.config.max_retries:
+                raise error
+            if time.monotonic() + delay > deadline:
+                raise LLMTimeout(f"call deadline reached after {attempt} attempts: {error}")
+            await asyncio.sleep(delay)
+
+
+class CallStream:
+    """One streaming call: iterate for `Delta`s; the record is complete after the block exits."""
+
+    def __init__(self, client: LLMClient, request: Request) -> None:
+        self._client = client
+        self._request = request
+        self._assembler = Assembler(request.sampling.n)
+        self._pending: deque[Delta] = deque()
+        self._response: httpx.Response | None = None
+        self._lines: AsyncIterator[str] | None = None
+        self._t0 = 0.0
+        self._deadline = 0.0
+        self._ended = False
+        self.record: CallRecord | None = None
+
+    async def __aenter__(self) -> CallStream:
+        client = self._client
+        await client._slots.acquire()
+        self._t0 = time.perf_counter()
+        self._deadline = client._deadline()
+        chat = isinstance(self._request, ChatRequest)
+        self.record = CallRecord(
+            id=uuid.uuid4().hex,
+            kind="chat" if chat else "completion",
+            model=self._request.model or client.config.model or "",
+            messages=self._request.messages if isinstance(self._request, ChatRequest) else None,
+            prompt=self._request.prompt if isinstance(self._request, CompletionRequest) else None,
+            sampling=self._request.sampling,
+            response_schema=self._request.response_schema,
+            started_at=datetime.now(UTC),
+        )
+        try:
+            self.record.model = self._request.model or await client.model_name()
+            body = encode(self._request, self.record.model)
+            path = "chat/completions" if chat else "completions"
+            self._response = await client._send("POST", path, body, deadline=self._deadline)
+            self.record.attempts = self._response.extensions.get("parforge.attempts", 1)
+            self._lines = self._response.aiter_lines()
+        except BaseException as exc:
+            await self._finish(exc)
+            raise
+        return self
+
+    def __aiter__(self) -> CallStream:
+        return self
+
+    async def __anext__(self) -> Delta:
+        while not self._pending:
+            if self._ended or self._lines is None:
+                raise StopAsyncIteration
+            line = await self._next_line()
+            if line is None:
+                self._ended = True
+                if not self._assembler.finished:
+                    raise LLMStreamError("the response ended before every sample finished")
+                raise StopAsyncIteration
+            chunk = parse_sse_line(line)
+            if chunk is None:
+                continue
+            deltas = self._assembler.feed(chunk)
+            if deltas and self.record is not None and self.record.ttft_s is None:
+                self.record.ttft_s = time.perf_counter() - self._t0
+            self._pending.extend(deltas)
+        return self._pending.popleft()
+
+    async def _next_line(self) -> str | None:
+        assert self._lines is not None
+        try:
+            async with asyncio.timeout(max(0.0, self._deadline - time.monotonic())):
+                return await anext(self._lines)
+        except StopAsyncIteration:
+            return None
+        except TimeoutError as exc:
+            raise LLMTimeout(
+                f"call exceeded its deadline of {self._client.config.call_timeout_s:g}s"
+            ) from exc
+        except httpx.ReadTimeout as exc:
+            raise LLMTimeout(
+                f"no data from the server for {self._client.config.read_timeout_s:g}s"
+            ) from exc
+        except httpx.HTTPError as exc:
+            raise LLMStreamError(f"the connection broke mid-stream: {exc!r}") from exc
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self._finish(exc)
+
+    def generation(self) -> Generation:
+        """The finished call (only after the stream was read to its end)."""
+        if self.record is None or self.record.status != "ok":
+            raise LLMStreamError("the call did not finish")
+        return Generation(record=self.record)
+
+    async def _finish(self, exc: BaseException | None) -> None:
+        """Close the connection (aborting an unfinished request) and emit the record."""
+        try:
+            if self._lines is not None and hasattr(self._lines, "aclose"):
+                await self._lines.aclose()
+            if self._response is not None:
+                await self._response.aclose()
+        finally:
+            self._client._slots.release()
+        record = self.record
+        if record is None:
+            return
+        a = self._assembler
+        record.choices = a.choices
+        record.usage = a.usage
+        record.response_id = a.response_id
+        record.response_model = a.response_model
+        record.latency_s = time.perf_counter() - self._t0
+        if exc is None and self._ended:
+            record.status = "ok"
+        elif isinstance(exc, LLMError):
+            record.status = "error"
+            record.error = f"{type(exc).__name__}: {exc}"
+        else:
+            # Left early, cancelled, or the caller's own code raised: the request was aborted.
+            record.status = "cancelled"
+        if self._client._on_record is not None:
+            self._client._on_record(record)
+
+
+def status_error(status_code: int, body: str) -> LLMStatusError:
+    """Map an HTTP error reply to the project's error type, with the server's own message."""
+    message = _error_message(body)
+    if status_code == 404:
+        if "model" in message.lower():
+            return ModelNotFound(message, status_code=404, body=body)
+        return LLMStatusError(
+            f"404 {message} (does the endpoint URL end in /v1?)", status_code=404, body=body
+        )
+    if status_code in (400, 422):
+        return LLMBadRequest(message, status_code=status_code, body=body)
+    if status_code in (401, 403):
+        return LLMAuthError(message, status_code=status_code, body=body)
+    if status_code in RETRYABLE_STATUS:
+        return LLMServerError(f"{status_code}: {message}", status_code=status_code, body=body)
+    return LLMStatusError(f"{status_code}: {message}", status_code=status_code, body=body)
+
+
+def backoff_delay(
+    attempt: int, initial: float, maximum: float, retry_after: float | None = None
+) -> float:
+    """Seconds to wait before retry number `attempt` (1-based): exponential with jitter, capped.
+
+    Half of the delay is random so that parallel threads failing together do not retry in step;
+    a server's `Retry-After` wins when it asks for longer, up to the cap.
+    """
+    base = min(maximum, initial * 2 ** (attempt - 1))
+    delay = base / 2 + random.uniform(0, base / 2)
+    if retry_after is not None:
+        delay = max(delay, min(retry_after, maximum))
+    return delay
+
+
+def _error_message(body: str) -> str:
+    try:
+        parsed = json.loads(body)
+    except json.JSONDecodeError:
+        return body.strip()[:500] or "(empty reply)"
+    if isinstance(parsed, dict):
+        error = parsed.get("error", parsed)
+        if isinstance(error, dict):
+            return str(error.get("message") or error.get("detail") or error)[:500]
+        return str(error)[:500]
+    return str(parsed)[:500]
+
+
+def _retry_after(value: str | None) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+async def _read_error_body(response: httpx.Response) -> str:
+    try:
+        return (await response.aread()).decode(errors="replace")
+    except httpx.HTTPError:
+        return ""
+    finally:
+        await response.aclose()
