@@ -25,10 +25,10 @@ class Command(BaseModel):
     def display(self) -> str:
         """The command as a copy-pasteable shell line (environment included)."""
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(self.env.items()))
-        line = shlex.join(self.argv)
+        line = f"{env} {shlex.join(self.argv)}" if env else shlex.join(self.argv)
         if self.cwd not in ("", "."):
             line = f"cd {shlex.quote(self.cwd)} && {line}"
-        return f"{env} {line}" if env else line
+        return line
 
 
 class CommandResult(BaseModel):

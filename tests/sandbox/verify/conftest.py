@@ -1,4 +1,4 @@
-"""Fixtures for the verify tests: a real sandbox (the local backend until Docker is wired in)."""
+"""Fixtures for the verify tests: the real Docker sandbox, as users run it."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 
 from sandbox.base import Sandbox
-from sandbox.config import LocalConfig
+from sandbox.config import DockerConfig
 
 PROGRAMS = Path(__file__).resolve().parent.parent / "programs"
 """The labelled OpenMP programs (manifest.json says which are racy) shared with the benchmark."""
 
 
 @pytest.fixture
-async def verify_sandbox() -> AsyncIterator[Sandbox]:
-    """A sandbox with the real toolchains (gcc, clang+Archer, OpenMPI, nvcc)."""
-    sandbox = LocalConfig().build()
+async def verify_sandbox(sandbox_image: str) -> AsyncIterator[Sandbox]:
+    """A warm Docker pool with the real toolchains (gcc, clang+Archer, OpenMPI, nvcc)."""
+    sandbox = DockerConfig(pool_size=2).build()
     try:
         yield sandbox
     finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from sandbox.config import LocalConfig
 from sandbox.spec import Candidate, Spec, Target, TestCase, Tolerance
 from sandbox.verdict import Status
 from sandbox.verify import verify
@@ -259,3 +260,16 @@ async def test_function_candidates_go_through_the_driver(verify_sandbox):
     assert r.status in (Status.RACE, Status.WRONG_ANSWER)
     if r.status is Status.RACE:
         assert r.concurrency.findings[0].file == "solution.inc"
+
+
+async def test_local_backend_gives_the_same_verdicts():
+    """Hosts without Docker (a bare GPU machine) verify with the local backend: same answers."""
+    sandbox = LocalConfig().build()
+    try:
+        good = await verify(sandbox, spec(), candidate(GOOD), timing=False)
+        racy = await verify(sandbox, spec(), candidate(RACY["missing reduction"][0]), timing=False)
+    finally:
+        await sandbox.aclose()
+    assert good.status is Status.PASSED, (good.status, good.reason)
+    assert racy.status is Status.RACE, (racy.status, racy.reason)
+    assert good.sandbox is not None and good.sandbox.backend == "local"

@@ -47,14 +47,11 @@ namespace pf {
 // splitmix64: tiny, fast and defined bit for bit, unlike std::*_distribution.
 class Rng {
  public:
-  explicit Rng(std::uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL) {}
+  // The seed goes through the finaliser so that neighbouring seeds start far apart: a plain
+  // `seed * gamma` start would make Rng(s + 1) replay Rng(s)'s stream shifted by one draw.
+  explicit Rng(std::uint64_t seed) : state_(mix(seed + 0x632BE59BD9B4E019ULL)) {}
 
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
+  std::uint64_t next() { return mix(state_ += 0x9E3779B97F4A7C15ULL); }
 
   // Uniform in [lo, hi).
   double uniform(double lo, double hi) {
@@ -77,6 +74,12 @@ class Rng {
   }
 
  private:
+  static std::uint64_t mix(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+
   std::uint64_t state_;
 };
 
