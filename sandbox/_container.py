@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,8 +146,15 @@ class Box:
         self.channel.close()
 
         def remove(client: docker.DockerClient) -> None:
-            with suppress(docker.errors.NotFound):
+            try:
                 client.api.remove_container(self.id, force=True)
+            except docker.errors.NotFound:
+                pass
+            except docker.errors.APIError as exc:
+                # A watchdog and a pool shutdown may both remove a stuck container; the engine
+                # answers 409 to the second while the first is under way. Gone is gone.
+                if exc.status_code != 409 or "already in progress" not in str(exc.explanation):
+                    raise
 
         await self.engine.call(remove, f"removing container {self.id[:12]}")
 

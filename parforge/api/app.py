@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from corpus.runner import TaskRunner
-from parforge.api.limits import BodyLimitMiddleware
+from parforge.api.limits import BodyLimitMiddleware, NoNulMiddleware
 from parforge.api.metrics import MetricsMiddleware
 from parforge.api.routers import evals, exports, health, tasks
 from parforge.api.services import Services
@@ -38,5 +38,6 @@ def create_app(settings: Settings, runner: TaskRunner | None = None) -> FastAPI:
     app.include_router(exports.router)
     app.include_router(health.router)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.server.max_body_bytes)
+    app.add_middleware(NoNulMiddleware)
     app.add_middleware(MetricsMiddleware)
     return app

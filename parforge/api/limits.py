@@ -1,8 +1,11 @@
-"""A cap on request bodies, enforced before the body is read into memory."""
+"""Limits on what a request may carry, enforced before any route sees it: a cap on the body
+(checked before the body is read into memory) and no NUL characters in the path or query
+(PostgreSQL text cannot hold them, so they would otherwise surface as a 5xx deep in a query)."""
 
 from __future__ import annotations
 
 import json
+from urllib.parse import unquote_to_bytes
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -59,17 +62,34 @@ class BodyLimitMiddleware:
                 await self._reject(send)
 
     async def _reject(self, send: Send) -> None:
-        body = json.dumps(
-            {"detail": f"request body is larger than the limit of {self.max_bytes} bytes"}
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await _reply(send, 413, f"request body is larger than the limit of {self.max_bytes} bytes")
+
+
+class NoNulMiddleware:
+    """400 for a request whose path or query string contains a NUL character."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            raw = scope.get("raw_path") or scope["path"].encode()
+            if b"\0" in unquote_to_bytes(raw) + unquote_to_bytes(scope.get("query_string", b"")):
+                await _reply(send, 400, "NUL characters are not allowed in the path or query")
+                return
+        await self.app(scope, receive, send)
+
+
+async def _reply(send: Send, status: int, detail: str) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

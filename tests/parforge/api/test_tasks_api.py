@@ -165,6 +165,8 @@ async def test_bad_input_is_a_4xx_with_a_reason(api_factory):
         assert r.status_code == 422
         assert (await c.get("/v1/tasks/not-an-id")).status_code == 422
         assert (await c.get("/v1/tasks", params={"limit": 0})).status_code == 422
+        r = await c.get("/v1/exports/openai", params={"model": "a\u0000b"})
+        assert r.status_code == 400 and "NUL" in r.text
 
 
 async def test_evals_health_and_metrics(api_factory):
