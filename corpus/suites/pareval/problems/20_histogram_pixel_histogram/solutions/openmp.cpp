@@ -1,0 +1,25 @@
+#include <omp.h>
+
+/* Count the number of pixels in image with each grayscale intensity.
+   The vector `image` is a grayscale image with values 0-255.
+   Store the results in `bins`.
+   Use OpenMP to count in parallel.
+   Example:
+   
+   input: image=[2, 116, 201, 11, 92, 92, 201, 4, 2]
+   output: [0, 0, 2, 0, 1, ...]
+*/
+ void pixelCounts(std::vector<int> const& image, std::array<size_t, 256> &bins) {
+  #pragma omp parallel
+  {
+    std::array<size_t, 256> local{};
+    #pragma omp for nowait
+    for (size_t i = 0; i < image.size(); ++i) {
+      local[image[i]]++;
+    }
+    #pragma omp critical
+    for (int b = 0; b < 256; ++b) {
+      bins[b] += local[b];
+    }
+  }
+}
