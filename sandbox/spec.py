@@ -69,6 +69,7 @@ class Spec(BaseModel):
     files: dict[str, str] = Field(default_factory=dict)
     """Support files (headers, data) written beside every program before it is built."""
     tests: list[TestCase] = Field(min_length=1)
+    """From small to large: the race checker runs the last ones (the timing input aside)."""
     timing: TestCase | None = None
     """A larger input for speed measurements; None = the last test."""
     tolerance: Tolerance | None = None
@@ -92,6 +93,11 @@ class Spec(BaseModel):
     @property
     def timing_case(self) -> TestCase:
         return self.timing or self.tests[-1]
+
+    @property
+    def race_cases(self) -> list[TestCase]:
+        """The tests worth instrumenting: all but a last test that doubles as the timing input."""
+        return self.tests if self.timing or len(self.tests) == 1 else self.tests[:-1]
 
 
 class Candidate(BaseModel):

@@ -280,7 +280,7 @@ class _Job:
                 ),
                 self.cand_files,
                 self.checked,
-                self.spec.tests,
+                self.spec.race_cases,
                 config,
             )
         elif target is Target.MPI:

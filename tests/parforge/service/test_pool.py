@@ -51,8 +51,12 @@ async def test_pool_runs_tasks_and_stores_every_step(engine):
             assert [st.seq for st in steps] == list(range(1, 7))
             assert [st.kind for st in steps] == ["llm_call", "tool_call"] * 3
             assert steps[1].parent_id == steps[0].id
-            cands = s.exec(select(Candidate).where(Candidate.task_id == task_id)).all()
-            verdicts = s.exec(select(Verdict).where(Verdict.task_id == task_id)).all()
+            cands = s.exec(
+                select(Candidate).where(Candidate.task_id == task_id).order_by(col(Candidate.id))
+            ).all()
+            verdicts = s.exec(
+                select(Verdict).where(Verdict.task_id == task_id).order_by(col(Verdict.id))
+            ).all()
             assert len(cands) == 3 and [v.passed for v in verdicts] == [True, False, False]
             task = tasks.get(s, task_id)
             assert task is not None and task.best_candidate_id == cands[0].id

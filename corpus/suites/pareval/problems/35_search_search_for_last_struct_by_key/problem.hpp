@@ -30,6 +30,8 @@ inline PfInput pf_generate(pf::Rng &rng, std::size_t n) {
     in.pages[i] = static_cast<int>(short_book ? rng.integer(1, 99) : rng.chance(0.1) ? 100 : rng.integer(100, 1000));
   }
   if (n > 0 && !any) in.pages[static_cast<std::size_t>(rng.integer(0, static_cast<long long>(n) - 1))] = static_cast<int>(rng.integer(1, 99));
+  // Half the inputs end with a short book, so a search that stops one short is caught.
+  if (n > 1 && rng.chance(0.5)) in.pages[n - 1] = static_cast<int>(rng.integer(1, 99));
   return in;
 }
 
