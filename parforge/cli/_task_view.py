@@ -27,6 +27,8 @@ _STAGE = {
     Status.PASSED: 6,
 }
 _LEXER = {"c": "c", "cpp": "cpp", "cuda": "cuda"}
+SHOWN_LINES = 80
+"""Lines of code printed; `--json` has all of it."""
 
 
 def _stage(c: CandidateWithVerdict) -> int:
@@ -100,7 +102,11 @@ def show_task(
     if code:
         language = _LEXER.get(str(candidate.language or task.language), "c")
         out.print()
-        if candidate.source.strip():
-            out.print(Syntax(candidate.source, language, line_numbers=True, word_wrap=True))
-        else:
+        lines = candidate.source.splitlines()
+        if not candidate.source.strip():
             out.print("(no code)")
+            return
+        shown = "\n".join(lines[:SHOWN_LINES])
+        out.print(Syntax(shown, language, line_numbers=True, word_wrap=True))
+        if len(lines) > SHOWN_LINES:
+            out.print(f"... {len(lines) - SHOWN_LINES} more lines (--json shows them all)")

@@ -136,7 +136,7 @@ async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> Job
         return table
 
     try:
-        with Live(view(), console=console, refresh_per_second=8) as live:
+        with Live(view(), console=console, refresh_per_second=8, transient=True) as live:
             async for event in follow(engine, notifier, task_id, poll_s=config.server.poll_s):
                 if event.kind == "status":
                     status, reason = JobStatus(str(event.data["status"])), str(event.data["reason"])
@@ -157,7 +157,8 @@ async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> Job
                 await job
         if runner is not None:
             await close_runner(runner)
-    console.print(f"task {task_id} {status}" + (f": {reason}" if reason else ""))
+    # The live line goes away; this one stays (with the run's own summary as the reason).
+    console.print(f"task {task_id} {status}" + (f": {reason}" if reason else ""), highlight=False)
     return status
 
 
