@@ -18,7 +18,8 @@ verifications (their workspaces are released).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import contextlib
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
@@ -106,12 +107,13 @@ class _Plan:
     task: TaskDetail
     target: Target
     spec: Spec
-    messages: ChatRequest
+    chat: ChatRequest
+    """The request for one sample; `request(n)` asks for more."""
     samples: int
 
     def request(self, n: int) -> ChatRequest:
-        sampling = self.messages.sampling.model_copy(update={"n": n})
-        return self.messages.model_copy(update={"sampling": sampling})
+        sampling = self.chat.sampling.model_copy(update={"n": n})
+        return self.chat.model_copy(update={"sampling": sampling})
 
 
 class PromptRunner:
@@ -188,7 +190,7 @@ class _Run:
 
     async def execute(self) -> None:
         identity = await self._identity()
-        sampling = self.plan.messages.sampling
+        sampling = self.plan.chat.sampling
         await self.rec.set_run(
             RunMeta(
                 model=identity.model,
@@ -202,8 +204,11 @@ class _Run:
                 },
             )
         )
-        async with asyncio.TaskGroup() as group:
-            async for record in self._calls(group):
+        async with (
+            asyncio.TaskGroup() as group,
+            contextlib.aclosing(self._calls(group)) as calls,
+        ):
+            async for record in calls:
                 await self._keep(record, identity, group)
         if self.made == 0 and self.call_errors:
             raise self.call_errors[-1]
@@ -219,7 +224,7 @@ class _Run:
         parent = parents.get(name)
         return Identity(model=str(parent), adapter=name) if parent else Identity(model=name)
 
-    async def _calls(self, group: asyncio.TaskGroup) -> AsyncIterator[CallRecord]:
+    async def _calls(self, group: asyncio.TaskGroup) -> AsyncGenerator[CallRecord, None]:
         """Each model call's record as it ends: one call with `n=K`, or K calls."""
         k = self.plan.samples
         if self.runner.config.one_request and k > 1:
