@@ -11,7 +11,9 @@ or raises:
 
 Cancellation arrives as ordinary asyncio cancellation at the runner's next `await`;
 `context.cancel_requested()` lets a long CPU-bound stretch check for it between awaits.
-A runner must not write task status itself: that is the pool's job.
+A runner must not write task status itself: that is the pool's job. A runner that holds
+long-lived resources (a model client, a sandbox pool) may offer `async aclose()`; whoever built
+it from the settings (the API's services, the CLI) calls it on shutdown.
 """
 
 from __future__ import annotations

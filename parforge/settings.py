@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from agents.runners.config import PromptModeConfig
 from corpus.store.config import StoreConfig
 from parforge.model_server.config import ModelSettings
 from parforge.service.config import ServerConfig
@@ -39,6 +40,8 @@ class Settings(BaseSettings):
 
     model: ModelSettings = Field(default_factory=ModelSettings)
     """The served model: the endpoint agents call and the server `parforge model serve` runs."""
+    prompt_mode: PromptModeConfig = Field(default_factory=PromptModeConfig)
+    """The prompt-mode task runner: sampling, test counts, time-outs, output tolerance."""
 
     @property
     def store_url(self) -> str:

@@ -12,7 +12,7 @@ from corpus.runner import TaskRunner
 from corpus.store import Notifier, open_store
 from parforge.api.metrics import Metrics
 from parforge.service.pool import WorkerPool
-from parforge.service.runners import load_runner
+from parforge.service.runners import close_runner, load_runner
 from parforge.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -25,22 +25,30 @@ class Services:
     notifier: Notifier
     metrics: Metrics
     pool: WorkerPool | None
+    owned_runner: TaskRunner | None = None
+    """A runner built here from the settings (not one handed in), closed on stop."""
 
     @classmethod
     async def start(cls, settings: Settings, runner: TaskRunner | None = None) -> Services:
         """Open (and migrate) the store, then start the worker pool if there is a runner."""
         engine = await asyncio.to_thread(open_store, settings.store_url, settings.store)
         notifier = Notifier()
-        runner = runner or load_runner(settings)
-        pool = None
-        if runner is None:
-            log.warning("no task runner configured: tasks are queued but not run here")
-        elif settings.server.workers > 0:
-            pool = WorkerPool(engine, runner, settings.server, notifier)
-            await pool.start()
-        return cls(settings, engine, notifier, Metrics(engine, pool), pool)
+        owned = pool = None
+        if settings.server.workers > 0:
+            if runner is None:
+                runner = owned = load_runner(settings)
+            if runner is None:
+                log.warning("no task runner configured: tasks are queued but not run here")
+            else:
+                pool = WorkerPool(engine, runner, settings.server, notifier)
+                await pool.start()
+        return cls(settings, engine, notifier, Metrics(engine, pool), pool, owned)
 
     async def stop(self) -> None:
-        if self.pool is not None:
-            await self.pool.stop()
-        self.engine.dispose()
+        try:
+            if self.pool is not None:
+                await self.pool.stop()
+            if self.owned_runner is not None:
+                await close_runner(self.owned_runner)
+        finally:
+            self.engine.dispose()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import shlex
 from pathlib import Path
 from typing import Annotated
 
@@ -27,9 +29,10 @@ from corpus.store.models import (
 )
 from parforge.cli._common import console, fail, run, settings
 from parforge.cli._store import store
+from parforge.cli._task_view import show_task
 from parforge.service.events import follow
 from parforge.service.pool import WorkerPool
-from parforge.service.runners import load_runner
+from parforge.service.runners import close_runner, load_runner
 from parforge.settings import Settings
 
 out = Console()
@@ -49,29 +52,50 @@ def submit(
     language: Annotated[
         SourceLanguage | None, typer.Option(help="Default: from the file suffix.")
     ] = None,
+    test: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--test",
+            help="A test's command-line arguments, shell-quoted (repeatable; the last one is "
+            "also timed).",
+        ),
+    ] = None,
     tests: Annotated[
         Path | None, typer.Option(exists=True, help="JSON list of {name, args, stdin}.")
     ] = None,
     samples: Annotated[
         int, typer.Option(min=1, max=64, help="Candidates to ask the model for.")
     ] = 4,
+    max_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Completion tokens per candidate.")
+    ] = None,
+    time_limit: Annotated[
+        float | None, typer.Option(min=1, help="Wall-clock seconds for the whole run.")
+    ] = None,
     wait: Annotated[
         bool, typer.Option("--wait", help="Run it here (or wait for a server).")
     ] = False,
 ) -> None:
-    """Queue a task; with --wait, run it and follow its progress."""
+    """Queue a task; with --wait, run it and follow its progress.
+
+    Without tests, candidates are checked on one run with no arguments and empty stdin.
+    """
     language = language or SourceLanguage(_SUFFIXES.get(file.suffix, "cpp"))
     try:
         test_inputs = (
-            [TestInput.model_validate(t) for t in json.loads(tests.read_text())] if tests else None
+            [TestInput.model_validate(t) for t in json.loads(tests.read_text())] if tests else []
         )
+        test_inputs += [
+            TestInput(name=f"test-{len(test_inputs) + i + 1}", args=shlex.split(args))
+            for i, args in enumerate(test or [])
+        ]
         create = TaskCreate(
             name=file.stem,
             source=file.read_text(),
             language=language,
             target=to,
-            tests=test_inputs,
-            budgets=Budgets(samples=samples),
+            tests=test_inputs or None,
+            budgets=Budgets(samples=samples, max_tokens=max_tokens, time_s=time_limit),
         )
     except ValueError as exc:
         fail(f"invalid task: {exc}")
@@ -112,7 +136,7 @@ async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> Job
         return table
 
     try:
-        with Live(view(), console=console, refresh_per_second=8) as live:
+        with Live(view(), console=console, refresh_per_second=8, transient=True) as live:
             async for event in follow(engine, notifier, task_id, poll_s=config.server.poll_s):
                 if event.kind == "status":
                     status, reason = JobStatus(str(event.data["status"])), str(event.data["reason"])
@@ -122,10 +146,19 @@ async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> Job
                 elif event.kind in counts:
                     counts[event.kind] += 1
                 live.update(view())
+    except BaseException:
+        # Interrupted: stop the run here too (the pool puts the task back in the queue).
+        if job is not None:
+            job.cancel()
+        raise
     finally:
         if job is not None:
-            await job
-    console.print(f"task {task_id} {status}" + (f": {reason}" if reason else ""))
+            with contextlib.suppress(asyncio.CancelledError):
+                await job
+        if runner is not None:
+            await close_runner(runner)
+    # The live line goes away; this one stays (with the run's own summary as the reason).
+    console.print(f"task {task_id} {status}" + (f": {reason}" if reason else ""), highlight=False)
     return status
 
 
@@ -143,8 +176,11 @@ def show(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print JSON (task and candidates).")
     ] = False,
+    code: Annotated[
+        bool, typer.Option("--code/--no-code", help="Print the featured candidate's code.")
+    ] = True,
 ) -> None:
-    """A task, its runs and its candidates with their verdicts."""
+    """A task, its runs, every candidate's verdict, and the best candidate with its code."""
     with store(settings()) as engine:
         task = _get(engine, task_id)
         with Session(engine) as session:
@@ -162,22 +198,7 @@ def show(
             )
         )
         return
-    out.print(
-        f"[bold]{task.id}[/] {task.name} ({task.language} → {task.target}): {task.status}"
-        + (f" — {task.reason}" if task.reason else "")
-    )
-    table = Table("candidate", "run", "strategy", "verdict", "speedup", "reason")
-    for c in candidates:
-        v = c.verdict
-        table.add_row(
-            str(c.id) + (" *" if c.id == task.best_candidate_id else ""),
-            str(c.run_id),
-            c.strategy,
-            v.status if v else "-",
-            f"{v.best_speedup:.2f}x" if v and v.passed else "-",
-            (v.reason[:60] if v else ""),
-        )
-    out.print(table)
+    show_task(out, task, runs, candidates, code=code)
 
 
 @app.command("list")

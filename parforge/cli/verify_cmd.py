@@ -19,7 +19,7 @@ from parforge.cli._common import console, fail, run, settings
 from parforge.specfile import SpecFileError, language_of, load_spec
 from sandbox.errors import SandboxError
 from sandbox.race import RaceCheckResult, check_program
-from sandbox.spec import Candidate, Language, Spec, Target, TestCase
+from sandbox.spec import Candidate, Language, Target, TestCase
 from sandbox.verdict import Finding, Status, Verdict
 from sandbox.verify import verify as run_verify
 
@@ -67,7 +67,7 @@ def verify(
     if as_json:
         typer.echo(verdict.model_dump_json(indent=2))
     else:
-        _show_verdict(Console(), spec, verdict)
+        show_verdict(Console(), verdict, spec.name)
     if verdict.passed:
         raise typer.Exit(0)
     raise typer.Exit(CANNOT_RUN if verdict.status in _NOT_VERIFIED else 1)
@@ -131,9 +131,10 @@ def race(
         raise typer.Exit(CANNOT_RUN)
 
 
-def _show_verdict(out: Console, spec: Spec, v: Verdict) -> None:
+def show_verdict(out: Console, v: Verdict, against: str) -> None:
+    """A verdict, stage by stage (also used by `parforge tasks show`)."""
     style = _STYLE.get(v.status, "bold red")
-    out.print(f"[{style}]{v.status.value.upper()}[/]  {v.target.value} candidate vs {spec.name}")
+    out.print(f"[{style}]{v.status.value.upper()}[/]  {v.target.value} candidate vs {against}")
     if v.reason:
         out.print(f"  {v.reason}", highlight=False)
     if v.build is not None:

@@ -11,12 +11,14 @@ class ServerConfig(BaseModel):
     """`PARFORGE_SERVER__<FIELD>`."""
 
     host: str = "127.0.0.1"
-    port: int = Field(default=8000, ge=0, le=65535)
+    port: int = Field(default=8080, ge=0, le=65535)
+    """8080: the embedded model server has vLLM's 8000."""
     workers: int = Field(default=2, ge=0)
     """Tasks run at once by this process (0: queue only, another process runs them)."""
-    runner: str | None = None
-    """Import path `module:attr` of the task runner, or of a factory `(Settings) -> TaskRunner`.
-    None: tasks are queued but no worker runs them (the prompt-mode runner is not wired yet)."""
+    runner: str | None = "parforge.service.runners:build_prompt_runner"
+    """Import path `module:attr` of the task runner, or of a factory `(Settings) -> TaskRunner`;
+    the default is prompt mode on the configured model and sandbox. None (or `none` in the
+    environment): tasks are queued but no worker of this process runs them."""
     runner_options: dict[str, Any] = Field(default_factory=dict)
     """Free-form options for the runner factory (JSON in the environment)."""
     poll_s: float = Field(default=1.0, gt=0)

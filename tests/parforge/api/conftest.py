@@ -40,7 +40,8 @@ ApiFactory = Callable[..., AbstractAsyncContextManager[Api]]
 
 
 def settings_for(store_url: str, data_dir: Path, **server: Any) -> Settings:
-    config = {"poll_s": 0.05, "heartbeat_s": 0.05, **server}
+    # No configured runner unless a test names one: `api_factory(runner=None)` queues only.
+    config = {"poll_s": 0.05, "heartbeat_s": 0.05, "runner": None, **server}
     return Settings(
         data_dir=data_dir, store=StoreConfig(url=store_url), server=ServerConfig(**config)
     )

@@ -65,3 +65,22 @@ def test_submit_queues_and_cancel(cli, tmp_path):
     cli("tasks", "cancel", task_id)
     assert json.loads(cli("tasks", "show", task_id, "--json"))["task"]["status"] == "cancelled"
     cli("tasks", "show", "f" * 32, code=1)
+
+
+def test_submit_with_tests_and_budgets_then_show_the_best_candidate(cli, tmp_path):
+    src = tmp_path / "heat.c"
+    src.write_text("int main(int argc, char **argv) { return 0; }\n")
+    args = ["--to", "openmp", "--test", "32 10", "--test", "'a b' c", "--samples", "2"]
+    args += ["--max-tokens", "300", "--time-limit", "60", "--wait"]
+    task_id = cli("tasks", "submit", str(src), *args).strip().splitlines()[-1]
+    task = json.loads(cli("tasks", "show", task_id, "--json"))["task"]
+    assert [(t["name"], t["args"]) for t in task["tests"]] == [
+        ("test-1", ["32", "10"]),
+        ("test-2", ["a b", "c"]),
+    ]
+    assert task["budgets"] == {"samples": 2, "max_tokens": 300, "time_s": 60.0}
+    shown = cli("tasks", "show", task_id)
+    assert "best candidate: 1" in shown and "PASSED" in shown
+    assert "2.50x" in shown and "race" in shown  # the statuses of all candidates
+    assert "// sample 0 of attempt 1" in shown  # the best candidate's code
+    assert "// sample 0" not in cli("tasks", "show", task_id, "--no-code")

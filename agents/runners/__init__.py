@@ -1,0 +1,22 @@
+"""Task runners: what the worker pool runs for a task (see `corpus.runner`).
+
+`PromptRunner` is prompt mode: K samples from the served model, each verified in the sandbox,
+the best kept, every step stored. The translate agent that comes next is another runner
+behind the same seam.
+"""
+
+from agents.runners.config import PromptModeConfig
+from agents.runners.extract import Extracted, extract_code
+from agents.runners.prompt_mode import PromptRunner, SandboxVerifier, Verifier, task_spec
+from agents.runners.prompts import build_messages
+
+__all__ = [
+    "Extracted",
+    "PromptModeConfig",
+    "PromptRunner",
+    "SandboxVerifier",
+    "Verifier",
+    "build_messages",
+    "extract_code",
+    "task_spec",
+]

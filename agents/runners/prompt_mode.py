@@ -1,0 +1,357 @@
+"""The prompt-mode runner: ask the model for K candidates, verify each, keep the best.
+
+One run of one task:
+
+1. ask the served model for K = `budgets.samples` programs with one prompt (`n=K` in one
+   request, or K requests), each reply stored as an `llm_call` step as soon as its call ends;
+2. take the code out of each reply and store it as a candidate of that step;
+3. verify the candidates at once in the sandbox (its pool bounds how many really run), each
+   stored as a `verify` tool step and a verdict as it completes;
+4. end with the best passed candidate (highest speedup) and a line that says what happened.
+
+A candidate that fails is data. Infrastructure failures (the model cannot be reached, the
+sandbox cannot run anything) end the run `failed` with the reason. Cancelling the run aborts
+the model calls in flight (their connections close, so vLLM stops generating) and the
+verifications (their workspaces are released).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Protocol
+
+from agents.llm import (
+    CallRecord,
+    ChatRequest,
+    LLMBadRequest,
+    LLMClient,
+    LLMError,
+    LLMStatusError,
+    LLMTimeout,
+    LLMUnavailable,
+    Sampling,
+)
+from agents.runners.config import PromptModeConfig
+from agents.runners.extract import extract_code
+from agents.runners.prompts import build_messages
+from agents.runners.trajectory import (
+    Identity,
+    Tally,
+    llm_steps,
+    verdict_summary,
+    verify_arguments,
+    verify_step,
+)
+from corpus.runner import RunOutcome, TaskContext
+from corpus.store.models import CandidateCreate, JobStatus, RunMeta, SourceLanguage, TaskDetail
+from sandbox.base import Sandbox
+from sandbox.errors import SandboxError, SandboxUnavailable
+from sandbox.spec import Candidate, Language, Spec, Target, TestCase
+from sandbox.verdict import BuildReport, Status, Verdict
+from sandbox.verify import VerifyOptions, verify
+
+NO_CODE = "the model's reply holds no code"
+
+
+class Verifier(Protocol):
+    """Checks one candidate against a spec (the sandbox's `verify`, or a fake in tests)."""
+
+    async def __call__(self, spec: Spec, candidate: Candidate) -> Verdict: ...
+
+    async def aclose(self) -> None: ...
+
+
+class SandboxVerifier:
+    """`sandbox.verify.verify` on one long-lived sandbox, with fixed options."""
+
+    def __init__(
+        self, sandbox: Sandbox, options: VerifyOptions | None = None, timing: bool = True
+    ) -> None:
+        self.sandbox = sandbox
+        self.options = options or VerifyOptions()
+        self.timing = timing
+
+    async def __call__(self, spec: Spec, candidate: Candidate) -> Verdict:
+        return await verify(self.sandbox, spec, candidate, timing=self.timing, options=self.options)
+
+    async def aclose(self) -> None:
+        """Release the sandbox (its warm containers)."""
+        await self.sandbox.aclose()
+
+
+def task_spec(task: TaskDetail, config: PromptModeConfig) -> Spec:
+    """What candidates of `task` are verified against: its source as the reference program,
+    its tests (one test with no arguments and empty stdin when it has none)."""
+    tests = [TestCase(name=t.name, args=t.args, stdin=t.stdin) for t in task.tests or []]
+    return Spec(
+        name=task.name,
+        language=Language(task.language.value),
+        reference=task.source,
+        tests=tests or [TestCase(name="default")],
+        tolerance=config.tolerance,
+        threads=config.threads,
+        ranks=config.ranks,
+        timeout_s=config.timeout_s,
+        timing_repeats=config.timing_repeats,
+    )
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """One run's fixed inputs."""
+
+    task: TaskDetail
+    target: Target
+    spec: Spec
+    chat: ChatRequest
+    """The request for one sample; `request(n)` asks for more."""
+    samples: int
+
+    def request(self, n: int) -> ChatRequest:
+        sampling = self.chat.sampling.model_copy(update={"n": n})
+        return self.chat.model_copy(update={"sampling": sampling})
+
+
+class PromptRunner:
+    """Prompt mode (`name = "prompt"`): K samples, each verified, the best kept."""
+
+    name = "prompt"
+
+    def __init__(
+        self, llm: LLMClient, verifier: Verifier, config: PromptModeConfig | None = None
+    ) -> None:
+        self.llm = llm
+        self.verifier = verifier
+        self.config = config or PromptModeConfig()
+
+    async def aclose(self) -> None:
+        """Close the model client and the sandbox."""
+        try:
+            await self.llm.aclose()
+        finally:
+            await self.verifier.aclose()
+
+    def plan(self, task: TaskDetail) -> _Plan:
+        """The spec and the request for `task` (pure)."""
+        config = self.config
+        target = Target(task.target.value)
+        spec = task_spec(task, config)
+        messages = build_messages(
+            task.source,
+            spec.language,
+            target,
+            spec.tests if task.tests else [],
+            threads=config.threads,
+            ranks=config.ranks,
+            tolerance=config.tolerance,
+            shown_tests=config.prompt_tests,
+        )
+        sampling = Sampling(
+            max_tokens=task.budgets.max_tokens or config.max_tokens,
+            temperature=config.temperature,
+            top_p=config.top_p,
+        )
+        request = ChatRequest(messages=messages, sampling=sampling)
+        return _Plan(task, target, spec, request, task.budgets.samples)
+
+    async def run(self, context: TaskContext) -> RunOutcome:
+        plan = self.plan(context.task)
+        time_s = context.task.budgets.time_s
+        run = _Run(self, context, plan)
+        try:
+            async with asyncio.timeout(time_s):
+                await run.execute()
+        except TimeoutError:
+            return run.out_of_time(f"time budget of {time_s:g}s ran out")
+        except Exception as exc:
+            failure = _infrastructure_failure(exc)
+            if failure is None:
+                raise
+            return run.failed(failure)
+        return run.finished()
+
+
+class _Run:
+    """The state of one run: what was made and verified so far."""
+
+    def __init__(self, runner: PromptRunner, context: TaskContext, plan: _Plan) -> None:
+        self.runner = runner
+        self.rec = context.recorder
+        self.plan = plan
+        self.tally = Tally()
+        self.made = 0
+        """Candidates stored."""
+        self.call_errors: list[LLMError] = []
+        """Model calls that failed and yielded no samples."""
+
+    async def execute(self) -> None:
+        identity = await self._identity()
+        sampling = self.plan.chat.sampling
+        await self.rec.set_run(
+            RunMeta(
+                model=identity.model,
+                adapter=identity.adapter,
+                budgets={
+                    "samples": self.plan.samples,
+                    "max_tokens": sampling.max_tokens,
+                    "time_s": self.plan.task.budgets.time_s,
+                    "temperature": sampling.temperature,
+                    "top_p": sampling.top_p,
+                },
+            )
+        )
+        async with (
+            asyncio.TaskGroup() as group,
+            contextlib.aclosing(self._calls(group)) as calls,
+        ):
+            async for record in calls:
+                await self._keep(record, identity, group)
+        if self.made == 0 and self.call_errors:
+            raise self.call_errors[-1]
+
+    async def _identity(self) -> Identity:
+        llm = self.runner.llm
+        try:
+            served = await llm.models()
+        except LLMStatusError:
+            served = []  # an endpoint without /models: the configured name is all we know
+        name = await llm.model_name() if llm.config.model is None else llm.config.model
+        parents = {str(m.get("id")): m.get("parent") for m in served}
+        parent = parents.get(name)
+        return Identity(model=str(parent), adapter=name) if parent else Identity(model=name)
+
+    async def _calls(self, group: asyncio.TaskGroup) -> AsyncGenerator[CallRecord, None]:
+        """Each model call's record as it ends: one call with `n=K`, or K calls."""
+        k = self.plan.samples
+        if self.runner.config.one_request and k > 1:
+            record, error = await self._call(self.plan.request(k))
+            yield record
+            if not isinstance(error, LLMBadRequest):
+                if error is not None:
+                    self.call_errors.append(error)
+                return
+            # Some endpoints refuse `n`: K requests of one sample each ask the same.
+        calls = [group.create_task(self._call(self.plan.request(1))) for _ in range(k)]
+        for next_done in asyncio.as_completed(calls):
+            record, error = await next_done
+            if error is not None:
+                self.call_errors.append(error)
+            yield record
+
+    async def _call(self, request: ChatRequest) -> tuple[CallRecord, LLMError | None]:
+        stream = self.runner.llm.stream(request)
+        try:
+            async with stream:
+                async for _ in stream:
+                    pass
+        except LLMError as exc:
+            if stream.record is None:
+                raise
+            return stream.record, exc
+        assert stream.record is not None
+        return stream.record, None
+
+    async def _keep(self, record: CallRecord, identity: Identity, group: asyncio.TaskGroup) -> None:
+        """Store a call's samples and their candidates; start verifying each."""
+        steps = llm_steps(record, identity)
+        for step in steps:
+            step_id = await self.rec.add_step(step)
+            if step.response is None:
+                continue
+            extracted = extract_code(str(step.response.get("content") or ""))
+            language = (
+                SourceLanguage.CUDA if self.plan.target is Target.CUDA else self.plan.task.language
+            )
+            candidate_id = await self.rec.add_candidate(
+                CandidateCreate(
+                    target=self.plan.target.value,
+                    language=language,
+                    source=extracted.code,
+                    strategy="prompt",
+                    step_id=step_id,
+                )
+            )
+            self.made += 1
+            arguments = verify_arguments(
+                candidate_id, self.plan.spec, self.plan.target, extracted.how
+            )
+            group.create_task(self._verify(candidate_id, step_id, extracted.code, arguments))
+
+    async def _verify(
+        self, candidate_id: int, step_id: int, code: str, arguments: dict[str, object]
+    ) -> None:
+        started = datetime.now(UTC)
+        if not code.strip():
+            verdict = Verdict(
+                target=self.plan.target,
+                status=Status.BUILD_FAILED,
+                reason=NO_CODE,
+                build=BuildReport(ok=False),
+            )
+        else:
+            candidate = Candidate(target=self.plan.target, source=code)
+            try:
+                verdict = await self.runner.verifier(self.plan.spec, candidate)
+            except SandboxError as exc:
+                await self.rec.add_step(
+                    verify_step(arguments, started, error=f"{exc}", parent_id=step_id)
+                )
+                raise
+        await self.rec.add_step(
+            verify_step(arguments, started, result=verdict_summary(verdict), parent_id=step_id)
+        )
+        await self.rec.add_verdict(candidate_id, verdict)
+        self.tally.add(candidate_id, verdict)
+
+    def finished(self) -> RunOutcome:
+        """Every sample verified: SUCCEEDED, whether or not one passed."""
+        summary = self.tally.reason(self.made)
+        if self.call_errors:
+            last = self.call_errors[-1]
+            summary += (
+                f"; {len(self.call_errors)} of {self.plan.samples} model calls failed"
+                f" ({type(last).__name__}: {last})"
+            )
+        return RunOutcome(JobStatus.SUCCEEDED, summary, self.tally.best())
+
+    def out_of_time(self, why: str) -> RunOutcome:
+        """The time budget ran out: a candidate that passed before is still the answer."""
+        best = self.tally.best()
+        status = JobStatus.SUCCEEDED if best is not None else JobStatus.FAILED
+        return RunOutcome(status, f"{why}; {self._progress()}", best)
+
+    def failed(self, why: str) -> RunOutcome:
+        """The model or the sandbox broke: FAILED, with what was done before."""
+        reason = f"{why}; {self._progress()}" if self.made else why
+        return RunOutcome(JobStatus.FAILED, reason, self.tally.best())
+
+    def _progress(self) -> str:
+        if not self.made:
+            return "no candidate was made"
+        summary = self.tally.reason(self.made)
+        unverified = self.made - len(self.tally.verdicts)
+        return summary + (f"; {unverified} not verified" if unverified else "")
+
+
+def _infrastructure_failure(exc: BaseException) -> str | None:
+    """The reason for an infrastructure failure in `exc` (or a group of them), else None."""
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := _infrastructure_failure(inner)) is not None:
+                return found
+        return None
+    if isinstance(exc, LLMUnavailable):
+        return f"model unreachable: {exc}"
+    if isinstance(exc, LLMTimeout):
+        return f"model timed out: {exc}"
+    if isinstance(exc, LLMError):
+        return f"model call failed: {type(exc).__name__}: {exc}"
+    if isinstance(exc, SandboxUnavailable):
+        return f"sandbox unavailable: {exc}"
+    if isinstance(exc, SandboxError):
+        return f"sandbox failed: {type(exc).__name__}: {exc}"
+    return None

@@ -1,0 +1,191 @@
+"""What the prompt-mode runner stores, and the line it ends with (pure functions).
+
+One model call that returns `n` samples becomes `n` `llm_call` steps with the same messages
+(one per choice), so that exports can pair samples of one prompt. Latency and time to first
+token are the call's and appear on each of them; the call's token counts appear on the first
+step only, so that summing steps counts each token once.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from agents.llm import CallRecord
+from corpus.store.models import StepCreate, StepKind
+from sandbox.spec import Spec, Target
+from sandbox.verdict import Verdict
+
+GENERATE = "generate"
+"""Name of the steps that ask the model for candidates."""
+VERIFY = "verify"
+"""Name (and tool name) of the steps that verify a candidate in the sandbox."""
+_UNIT = {Target.OPENMP: "thread", Target.MPI: "rank"}
+
+
+@dataclass(frozen=True)
+class Identity:
+    """The served model a call went to; `adapter` is set when the name was a LoRA adapter."""
+
+    model: str
+    adapter: str | None = None
+
+
+def _sampling(record: CallRecord) -> dict[str, Any]:
+    values = record.sampling.model_dump(exclude_none=True)
+    if not values.get("stop"):
+        values.pop("stop", None)
+    if not values.get("ignore_eos"):
+        values.pop("ignore_eos", None)
+    return values
+
+
+def llm_steps(record: CallRecord, identity: Identity) -> list[StepCreate]:
+    """The steps of one finished or failed call: one per choice (one, with the error, if none)."""
+    messages = [m.model_dump(exclude_none=True) for m in record.messages or []]
+    finished = record.started_at + timedelta(seconds=record.latency_s)
+    usage = record.usage
+    common: dict[str, Any] = {
+        "kind": StepKind.LLM_CALL,
+        "name": GENERATE,
+        "model": identity.model,
+        "adapter": identity.adapter,
+        "messages": messages,
+        "ttft_s": record.ttft_s,
+        "latency_s": record.latency_s,
+        "started_at": record.started_at,
+        "finished_at": finished,
+        "error": record.error,
+    }
+    if record.status != "ok" or not record.choices:
+        # A failed call leaves no samples to use, only its cost and its error.
+        return [
+            StepCreate(
+                **common,
+                sampling=_sampling(record) | {"call_id": record.id},
+                prompt_tokens=usage.prompt_tokens if usage else None,
+                completion_tokens=usage.completion_tokens if usage else None,
+                cached_tokens=usage.cached_tokens if usage else None,
+            )
+        ]
+    steps = []
+    for position, choice in enumerate(record.choices):
+        first = position == 0
+        steps.append(
+            StepCreate(
+                **common,
+                response={"role": "assistant", "content": choice.text},
+                sampling=_sampling(record)
+                | {
+                    "call_id": record.id,
+                    "choice": choice.index,
+                    "finish_reason": choice.finish_reason,
+                },
+                prompt_tokens=usage.prompt_tokens if usage and first else None,
+                completion_tokens=usage.completion_tokens if usage and first else None,
+                cached_tokens=usage.cached_tokens if usage and first else None,
+            )
+        )
+    return steps
+
+
+def verify_arguments(candidate_id: int, spec: Spec, target: Target, how: str) -> dict[str, Any]:
+    """What a `verify` step was asked: which candidate, against which tests and counts."""
+    counts = {Target.OPENMP: spec.threads, Target.MPI: spec.ranks}.get(target)
+    arguments: dict[str, Any] = {
+        "candidate_id": candidate_id,
+        "target": target.value,
+        "tests": [case.name for case in spec.tests],
+        "timing_test": spec.timing_case.name,
+        "extracted": how,
+    }
+    if counts is not None:
+        arguments[_UNIT[target] + "s"] = counts
+    return arguments
+
+
+def verdict_summary(verdict: Verdict) -> dict[str, Any]:
+    """A compact account of a verdict for the `verify` step's result (the full one is stored
+    as the candidate's verdict)."""
+    summary: dict[str, Any] = {"status": verdict.status.value, "reason": verdict.reason}
+    if verdict.build is not None:
+        summary["build_ok"] = verdict.build.ok
+        summary["diagnostics"] = len(verdict.build.diagnostics)
+    if verdict.equivalence is not None and verdict.equivalence.outcomes:
+        outcomes = verdict.equivalence.outcomes
+        summary["test_runs_ok"] = f"{sum(o.ok for o in outcomes)}/{len(outcomes)}"
+    if verdict.concurrency is not None:
+        c = verdict.concurrency
+        summary["concurrency"] = c.not_run or ("clean" if c.ok else f"{len(c.findings)} finding(s)")
+    if verdict.timing is not None:
+        summary["speedup"] = {str(n): round(s, 3) for n, s in verdict.timing.speedup.items()}
+    summary["duration_s"] = verdict.duration_s
+    return summary
+
+
+def verify_step(
+    arguments: dict[str, Any],
+    started: datetime,
+    result: dict[str, Any] | None = None,
+    error: str | None = None,
+    parent_id: int | None = None,
+) -> StepCreate:
+    """A `verify` tool call, branching from the LLM call that wrote the candidate."""
+    finished = datetime.now(UTC)
+    return StepCreate(
+        kind=StepKind.TOOL_CALL,
+        name=VERIFY,
+        tool_name=VERIFY,
+        parent_id=parent_id,
+        arguments=arguments,
+        result=result,
+        error=error,
+        latency_s=(finished - started).total_seconds(),
+        started_at=started,
+        finished_at=finished,
+    )
+
+
+@dataclass
+class Tally:
+    """The verdicts of one run so far, by candidate id."""
+
+    verdicts: dict[int, Verdict] = field(default_factory=dict)
+
+    def add(self, candidate_id: int, verdict: Verdict) -> None:
+        self.verdicts[candidate_id] = verdict
+
+    def best(self) -> int | None:
+        """The passed candidate with the highest speedup (the earliest among equals)."""
+        passed = [(cid, v) for cid, v in self.verdicts.items() if v.passed]
+        if not passed:
+            return None
+        return max(passed, key=lambda item: (item[1].speedup, -item[0]))[0]
+
+    def reason(self, made: int) -> str:
+        """`2 of 4 candidates passed; best 1.8x at 2 threads` or the failures by status."""
+        passed = sum(v.passed for v in self.verdicts.values())
+        head = f"{passed} of {made} candidate{'s' if made != 1 else ''} passed"
+        best = self.best()
+        if best is not None:
+            return f"{head}; best {_speed(self.verdicts[best])}"
+        counts = Counter(v.status.value for v in self.verdicts.values() if not v.passed)
+        if not counts:
+            return head
+        parts = [f"{n} {status}" for status, n in counts.most_common()]
+        not_run = sorted({v.reason for v in self.verdicts.values() if v.status == "not_run"})
+        detail = f"; {', '.join(not_run)}" if not_run else ""
+        return f"{head} ({', '.join(parts)}{detail})"
+
+
+def _speed(verdict: Verdict) -> str:
+    timing = verdict.timing
+    if timing is None or not timing.speedup:
+        return "passed (not timed)"
+    count, speedup = max(timing.speedup.items(), key=lambda item: (item[1], -item[0]))
+    unit = _UNIT.get(verdict.target)
+    if unit is None:
+        return f"{speedup:.2f}x"
+    return f"{speedup:.2f}x at {count} {unit}{'s' if count != 1 else ''}"
