@@ -13,6 +13,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from corpus.store.config import StoreConfig
+from evals.config import EvalSettings
 from parforge.model_server.config import ModelSettings
 from parforge.service.config import ServerConfig
 from sandbox.config import DockerConfig, SandboxConfig
@@ -39,6 +40,8 @@ class Settings(BaseSettings):
 
     model: ModelSettings = Field(default_factory=ModelSettings)
     """The served model: the endpoint agents call and the server `parforge model serve` runs."""
+    evals: EvalSettings = Field(default_factory=EvalSettings)
+    """Batch evaluations: eval workers of `parforge serve`, sampling and harness defaults."""
 
     @property
     def store_url(self) -> str:

@@ -11,6 +11,7 @@ from sqlalchemy import Engine
 from corpus.runner import TaskRunner
 from corpus.store import Notifier, open_store
 from parforge.api.metrics import Metrics
+from parforge.service.evals import EvalPool, build_eval_runner
 from parforge.service.pool import WorkerPool
 from parforge.service.runners import load_runner
 from parforge.settings import Settings
@@ -25,6 +26,7 @@ class Services:
     notifier: Notifier
     metrics: Metrics
     pool: WorkerPool | None
+    evals: EvalPool | None = None
 
     @classmethod
     async def start(cls, settings: Settings, runner: TaskRunner | None = None) -> Services:
@@ -38,9 +40,17 @@ class Services:
         elif settings.server.workers > 0:
             pool = WorkerPool(engine, runner, settings.server, notifier)
             await pool.start()
-        return cls(settings, engine, notifier, Metrics(engine, pool), pool)
+        evals = None
+        if settings.evals.workers > 0:
+            runner_ = build_eval_runner(settings, engine)
+            evals = EvalPool(engine, runner_, settings.server, settings.evals.workers, notifier)
+            await evals.start()
+        return cls(settings, engine, notifier, Metrics(engine, pool), pool, evals)
 
     async def stop(self) -> None:
         if self.pool is not None:
             await self.pool.stop()
+        if self.evals is not None:
+            await self.evals.stop()
+            await self.evals.runner.aclose()
         self.engine.dispose()
