@@ -54,7 +54,7 @@ def from_chat(prompt: str, reply: str, function: str) -> str:
     code = code_block(reply)
     definition = _definition(code, function)
     if definition is None:
-        return from_completion(prompt, code)
+        return from_completion(prompt, code if code.startswith("\n") else "\n" + code)
     head, body = definition
     _, end = _scan(code[body:], 0)
     function_text = code[head:] if end is None else code[head : body + end]

@@ -129,6 +129,10 @@ class EvalRunner:
             finally:
                 if own:
                     await source.aclose()
+            # Writes from worker threads may land out of order: end on the final count.
+            await asyncio.to_thread(
+                self._write, lambda s: store.set_progress(s, run_id, progress.as_dict())
+            )
         rows = await asyncio.to_thread(self._rows, run_id)
         return finish(rows, run.samples_k)
 
@@ -170,6 +174,7 @@ class _Job:
         self.progress, self.on_progress = progress, on_progress
         self.cache = ReferenceCache() if options.reference_cache else None
         self.gate = TimingGate() if run.timing and options.exclusive_timing else None
+        self.write_lock = asyncio.Lock()
         self.verify_slots = asyncio.Semaphore(options.concurrency or runner.pool_size)
         self.generate_slots = asyncio.Semaphore(runner.settings.generate_concurrency)
 
@@ -226,24 +231,26 @@ class _Job:
         await self._save(verified_result(task.name, task.problem_type, sample, verdict))
 
     async def _save(self, *results: EvalResultCreate) -> None:
-        for result in results:
-            if result.status in (GENERATED, GENERATION_FAILED):
-                self.progress.generated += 1
-            if result.status != GENERATED:
-                self.progress.add(result.status)
-        snapshot = self.progress.as_dict()
-        write = asyncio.ensure_future(
-            asyncio.to_thread(
-                self.runner._write,
-                lambda s: store.save_results(s, self.run_id, list(results), snapshot),
+        # One write at a time, in the order the counts change, so stored progress never regresses.
+        async with self.write_lock:
+            for result in results:
+                if result.status in (GENERATED, GENERATION_FAILED):
+                    self.progress.generated += 1
+                if result.status != GENERATED:
+                    self.progress.add(result.status)
+            snapshot = self.progress.as_dict()
+            write = asyncio.ensure_future(
+                asyncio.to_thread(
+                    self.runner._write,
+                    lambda s: store.save_results(s, self.run_id, list(results), snapshot),
+                )
             )
-        )
-        try:
-            await asyncio.shield(write)
-        except asyncio.CancelledError:
-            # The thread writes on regardless: let it land before the run counts as stopped.
-            await write
-            raise
+            try:
+                await asyncio.shield(write)
+            except asyncio.CancelledError:
+                # The thread writes on regardless: let it land before the run counts as stopped.
+                await write
+                raise
         self.report()
 
 

@@ -25,6 +25,11 @@ class TimingGate:
         self._exclusive = False
         self._waiting = 0
 
+    @property
+    def holders(self) -> tuple[int, bool]:
+        """(commands holding it together, whether a timing run holds it alone)."""
+        return self._shared, self._exclusive
+
     @asynccontextmanager
     async def shared(self) -> AsyncIterator[None]:
         """Hold the gate with other ordinary commands."""

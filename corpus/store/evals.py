@@ -63,6 +63,9 @@ def save_results(
 ) -> None:
     """Insert or replace the rows of some samples (a generated sample is replaced once
     verified) and update the run's progress, all in one transaction."""
+    # The run's row is locked first (before the inserts take their foreign-key locks on it),
+    # so that concurrent writers queue up instead of deadlocking, and the count cannot go back.
+    run = session.get(EvalRun, eval_id, with_for_update=True) if progress is not None else None
     for result in results:
         row = session.exec(
             select(EvalResult).where(
@@ -77,12 +80,15 @@ def save_results(
             for name, value in result.model_dump().items():
                 setattr(row, name, value)
             session.add(row)
-    if progress is not None:
-        run = session.get(EvalRun, eval_id)
-        if run is not None:
-            run.progress = progress
-            session.add(run)
+    if progress is not None and run is not None and _count(progress) >= _count(run.progress):
+        run.progress = progress
+        session.add(run)
     session.commit()
+
+
+def _count(progress: dict[str, Any] | None) -> tuple[int, int]:
+    progress = progress or {}
+    return int(progress.get("finished", 0)), int(progress.get("generated", 0))
 
 
 def set_progress(session: Session, eval_id: int, progress: dict[str, Any]) -> None:

@@ -3,17 +3,20 @@ with a run in it, and a source that replays given texts."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from agents.llm import LLMConfig
 from corpus.formats import Target
 from corpus.store import evals as store
 from corpus.store import open_store
 from corpus.store.models import EvalRunCreate, ExecutionTarget
 from corpus.tasks import Task
 from evals.config import RunOptions
+from evals.runner import EvalRunner
 from evals.sources import Sample
 from sandbox.models import Command, CommandResult
 from tests.conftest import ScriptedSandbox, ScriptedWorkspace
@@ -89,3 +92,35 @@ class ListSource:
 
     async def aclose(self) -> None:
         """Nothing to release."""
+
+
+class HeldSource:
+    """Known-good solutions, each call held until `release` is set (to stop a run midway)."""
+
+    name = "held"
+
+    def __init__(self, held_after: int = 1) -> None:
+        self.release = asyncio.Event()
+        self.calls = 0
+        self.held_after = held_after
+
+    async def generate(self, task: Task, target: Target, indices: list[int]) -> list[Sample]:
+        self.calls += 1
+        if self.calls > self.held_after:
+            await self.release.wait()
+        good = task.target(target).solutions[0].source
+        return [Sample(index=i, source=good) for i in indices]
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+
+class SourcedRunner(EvalRunner):
+    """An `EvalRunner` whose runs all use one given source (what the pool cannot pass)."""
+
+    def __init__(self, engine: Engine, source: object, sandbox: object | None = None) -> None:
+        super().__init__(engine, sandbox or scripted(), llm=LLMConfig(url="http://unused/v1"))  # type: ignore[arg-type]
+        self.source = source
+
+    async def run(self, run_id, *, on_progress=None, source=None):  # type: ignore[no-untyped-def]
+        return await super().run(run_id, on_progress=on_progress, source=self.source)  # type: ignore[arg-type]
