@@ -76,6 +76,9 @@ def verified_result(
         if verdict.concurrency
         else [],
         "stages": stage_seconds(verdict.steps),
+        "reused": [
+            s.name.removeprefix("reuse ") for s in verdict.steps if s.name.startswith("reuse ")
+        ],
         "duration_s": verdict.duration_s,
         "sandbox": verdict.sandbox.model_dump(mode="json") if verdict.sandbox else None,
         "failed_step": None if status is Status.PASSED else _failed_step(verdict),

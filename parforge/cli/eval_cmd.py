@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -23,7 +24,13 @@ from sqlmodel import Session
 from corpus.errors import CorpusError
 from corpus.formats import Target
 from corpus.store import evals as store
-from corpus.store.models import EvalRun, EvalRunCreate, ExecutionTarget, JobStatus
+from corpus.store.models import (
+    EvalRun,
+    EvalRunCreate,
+    EvalRunPublic,
+    ExecutionTarget,
+    JobStatus,
+)
 from corpus.suites import load_suite
 from evals.config import Api, RunOptions, SamplingOptions
 from evals.errors import EvalError
@@ -270,26 +277,37 @@ def _pct(value: float | None, not_run: int) -> str:
 @app.command("list")
 def list_cmd(
     limit: Annotated[int, typer.Option(min=1, help="Newest runs shown.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON on stdout.")] = False,
 ) -> None:
     """Eval runs in the store, newest first."""
     config = settings()
     with open_store(config) as engine, Session(engine) as session:
         runs = store.list_runs(session, limit)
+    if as_json:
+        rows = [EvalRunPublic.model_validate(r).model_dump(mode="json") for r in runs]
+        typer.echo(json.dumps(rows, indent=2))
+        return
     table = Table()
-    for column in ("id", "status", "suite", "target", "model", "K", "done", "result", "created"):
-        table.add_column(column)
+    for column in ("id", "status", "suite/target", "model", "K", "done", "pass@1", "created"):
+        table.add_column(column, no_wrap=column in ("model", "created"))
     for r in runs:
         p = r.progress or {}
         done = f"{p.get('finished', 0)}/{p.get('total', '?')}" if p else "–"
         table.add_row(
             str(r.id),
             str(r.status),
-            r.suite,
-            str(r.target),
+            f"{r.suite}/{r.target}",
             r.model or "(configured)",
             str(r.samples_k),
             done,
-            r.reason[:60],
-            r.created_at.strftime("%Y-%m-%d %H:%M"),
+            _overall_pass(r),
+            r.created_at.strftime("%m-%d %H:%M"),
         )
     out.print(table)
+
+
+def _overall_pass(run: EvalRun) -> str:
+    for row in run.summary.get("rows", []):
+        if row.get("group") == OVERALL and row.get("k") == 1:
+            return _pct(row.get("passed"), row.get("not_run", 0))
+    return "–"
