@@ -11,8 +11,9 @@ should share it:
 
 An entry is keyed by everything that decides how the reference behaves (its sources, flags,
 tests, timing input, time-out, the toolchain it is built with) and filled in lazily, part by
-part, by whichever verification needs the part first; verifications of the same spec wait for
-each other instead of computing a part twice. Only successes are kept: a reference that does not
+part: the first verification of a spec builds the reference and runs its tests beside its own
+candidate's build, the ones that start meanwhile wait for those outputs instead of building the
+reference too, and the timing runs are made by the first verification that gets that far. Only successes are kept: a reference that does not
 build or run is retried, and reported, by every verification. The cache lives in memory for one
 process and trusts one sandbox image: make a new one for another image.
 
@@ -41,6 +42,9 @@ class ReferenceResults:
     """stdout of the reference on each test, by test name."""
     timing_runs: list[CommandResult] | None = None
     """The reference's runs on the timing input."""
+    claimed: bool = False
+    """A verification has set out to build the reference and work out its outputs; the others
+    that start meanwhile skip building it and wait for the outputs."""
 
 
 @dataclass

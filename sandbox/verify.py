@@ -126,6 +126,8 @@ class _Job:
         self.cache = cache
         self.key = cache.key(spec, candidate.target) if cache is not None else ""
         self.ref_built = False
+        self.ref_runs: list[tuple[TestCase, CommandResult]] | None = None
+        """The reference's test runs, when this verification made them for the cache."""
         self.spec, self.candidate, self.opts, self.gpu = spec, candidate, opts, gpu
         arch = opts.cuda_arch or ("native" if gpu else DEFAULT_ARCH)
         self.tc: Toolchain = toolchain_for(candidate.target, arch)
@@ -181,11 +183,24 @@ class _Job:
 
     async def _build(self) -> Verdict | None:
         cand_build = self.rec.run("build candidate", self.tc.compile(self.cand, self.paths))
-        if self.cache is not None and self.cache.entry(self.key).outputs is not None:
-            # The reference's outputs are known: it is built later only if timing needs it.
+        entry = self.cache.entry(self.key) if self.cache is not None else None
+        ref: CommandResult | None
+        if entry is None:
+            ref, cand = await asyncio.gather(self._build_reference_step(), cand_build)
+        elif entry.outputs is not None or entry.claimed:
+            # Known, or being worked out by another verification: this one waits for the
+            # outputs later and builds the reference only if timing needs it.
             cand, ref = await cand_build, None
         else:
-            ref, cand = await asyncio.gather(self._build_reference_step(), cand_build)
+            assert self.cache is not None
+            entry.claimed = True
+            lock = self.cache.lock(self.key)
+            # Taken before anything can yield, so the others queue behind this one.
+            await lock.acquire()
+            try:
+                ref, cand = await asyncio.gather(self._prepare_reference(), cand_build)
+            finally:
+                lock.release()
         if missing := outcomes.missing_tool(cand):
             return self._finish(
                 Status.NOT_RUN, f"not run: {missing} is not installed in the sandbox"
@@ -251,24 +266,41 @@ class _Job:
         names = result.stdout.splitlines() if result.ok else []
         return apply_names(kernels, dict(zip(mangled, names, strict=False)))
 
+    async def _prepare_reference(self) -> CommandResult:
+        """Build the reference and work out its outputs for the cache (under the entry's lock),
+        beside the candidate's build; the other verifications of the spec wait for the outputs
+        instead of building the reference too."""
+        assert self.cache is not None
+        ref = await self._build_reference_step()
+        entry = self.cache.entry(self.key)
+        if ref.ok and entry.outputs is None:
+            self.ref_runs = await self._reference_runs()
+            if self._reference_runs_ok(self.ref_runs):
+                entry.outputs = {c.name: r.stdout for c, r in self.ref_runs}
+                self.cache.stats.count("outputs", hit=False)
+        return ref
+
     async def _reference_outputs(self) -> Verdict | None:
         if self.cache is None:
-            return await self._run_reference_tests()
+            return self._check_reference_runs(await self._reference_runs())
         async with self.cache.lock(self.key):
             entry = self.cache.entry(self.key)
-            self.cache.stats.count("outputs", hit=entry.outputs is not None)
             if entry.outputs is not None:
                 self.expected = dict(entry.outputs)
-                self._reused("reference outputs")
+                if self.ref_runs is None:
+                    self.cache.stats.count("outputs", hit=True)
+                    self._reused("reference outputs")
                 return None
             if failed := await self._ensure_reference():
                 return failed
-            if failed := await self._run_reference_tests():
+            runs = self.ref_runs or await self._reference_runs()
+            if failed := self._check_reference_runs(runs):
                 return failed
             entry.outputs = dict(self.expected)
+            self.cache.stats.count("outputs", hit=False)
         return None
 
-    async def _run_reference_tests(self) -> Verdict | None:
+    async def _reference_runs(self) -> list[tuple[TestCase, CommandResult]]:
         cases = self.spec.tests
         results = await gather_limited(
             self.opts.parallel_runs,
@@ -280,7 +312,13 @@ class _Job:
                 for c in cases
             ),
         )
-        for case, result in zip(cases, results, strict=True):
+        return list(zip(cases, results, strict=True))
+
+    def _reference_runs_ok(self, runs: list[tuple[TestCase, CommandResult]]) -> bool:
+        return all(r.ok and not self.ref_tc.timed_out(r.exit_code, r.stderr) for _, r in runs)
+
+    def _check_reference_runs(self, runs: list[tuple[TestCase, CommandResult]]) -> Verdict | None:
+        for case, result in runs:
             if not result.ok or self.ref_tc.timed_out(result.exit_code, result.stderr):
                 return self._finish(
                     Status.REFERENCE_FAILED,
