@@ -44,7 +44,7 @@ from evals.outcomes import (
 from evals.plan import Progress, TaskWork, default_resources, plan, tasks_of
 from evals.sources import Sample, SampleSource
 from evals.sources.factory import open_source
-from evals.summary import Summary, not_run_reasons, summarize
+from evals.summary import OVERALL, Summary, not_run_reasons, summarize
 from sandbox.base import Sandbox
 from sandbox.errors import SandboxError
 from sandbox.gate import TimingGate
@@ -65,8 +65,6 @@ class EvalOutcome:
 
 class EvalRunner:
     """Runs stored eval runs against one sandbox (and, in prompt mode, one model endpoint)."""
-
-    name = "prompt"
 
     def __init__(
         self,
@@ -277,7 +275,7 @@ def finish(rows: list[EvalResult], samples: int) -> EvalOutcome:
 
 def describe(summary: Summary, samples: int) -> str:
     """`pass@1 35.0%, build@1 60.0%, race-free@1 30.0% (40 problems, 80 samples)`."""
-    row = summary.row("all", 1)
+    row = summary.row(OVERALL, 1)
 
     def pct(value: float | None) -> str:
         return "not run" if value is None else f"{100 * value:.1f}%"
