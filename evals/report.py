@@ -13,7 +13,16 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from evals.summary import OVERALL, MetricRow, SampleOutcome, Summary, summarize
+from evals.summary import (
+    OVERALL,
+    MetricRow,
+    ProblemRow,
+    SampleOutcome,
+    Summary,
+    not_run_reasons,
+    problem_rows,
+    summarize,
+)
 
 
 class RunInfo(BaseModel):
@@ -31,6 +40,9 @@ class RunInfo(BaseModel):
 class RunData(BaseModel):
     info: RunInfo
     outcomes: list[SampleOutcome]
+    """Finished samples (verified, or impossible to produce)."""
+    unverified: int = 0
+    """Samples generated but never verified (the run was stopped before)."""
 
 
 class Report(BaseModel):
@@ -40,6 +52,7 @@ class Report(BaseModel):
     baseline_summary: Summary | None
     plots: dict[str, str]
     """Plot title → file name, relative to the report."""
+    problems: list[ProblemRow] = []
 
 
 _COLUMNS = [
@@ -52,9 +65,9 @@ _COLUMNS = [
 ]
 
 
-def _fmt(value: float | None, pct: bool) -> str:
+def _fmt(value: float | None, pct: bool, missing: str = "–") -> str:
     if value is None:
-        return "–"
+        return missing
     return f"{100 * value:.1f}%" if pct else f"{value:.2f}"
 
 
@@ -63,7 +76,8 @@ def _cells(row: MetricRow, base: MetricRow | None) -> list[str]:
     for field, _ in _COLUMNS:
         pct = field not in ("speedup", "efficiency")
         value = getattr(row, field)
-        text = _fmt(value, pct)
+        # Left empty because the tests could not run here: say so, never show it as a score.
+        text = _fmt(value, pct, "not run" if row.not_run and field != "correct_but_racy" else "–")
         if base is not None and value is not None and getattr(base, field) is not None:
             delta = value - getattr(base, field)
             text += f" ({'+' if delta >= 0 else ''}{_fmt(delta, pct)})"
@@ -72,7 +86,7 @@ def _cells(row: MetricRow, base: MetricRow | None) -> list[str]:
 
 
 def _table(report: Report) -> tuple[list[str], list[list[str]]]:
-    header = ["type", "k", "problems", "samples", *(title for _, title in _COLUMNS)]
+    header = ["type", "k", "problems", "samples", *(title for _, title in _COLUMNS), "not run"]
     rows = []
     for row in report.summary.rows:
         base = None
@@ -82,8 +96,63 @@ def _table(report: Report) -> tuple[list[str], list[list[str]]]:
                 None,
             )
         group = f"**{row.group}**" if row.group == OVERALL else row.group
-        rows.append([group, str(row.k), str(row.problems), str(row.samples), *_cells(row, base)])
+        rows.append(
+            [
+                group,
+                str(row.k),
+                str(row.problems),
+                str(row.samples),
+                *_cells(row, base),
+                str(row.not_run),
+            ]
+        )
     return header, rows
+
+
+def _problem_table(report: Report) -> tuple[list[str], list[list[str]]]:
+    n = report.summary.resources
+    header = [
+        "problem",
+        "type",
+        "samples",
+        "built",
+        "correct",
+        "race-free",
+        f"best speedup (n = {n})" if n else "best speedup",
+        "outcomes",
+    ]
+    rows = [
+        [
+            p.problem,
+            p.problem_type,
+            str(p.samples),
+            str(p.built),
+            "not run" if p.not_run == p.samples else str(p.correct),
+            "not run" if p.not_run == p.samples else str(p.race_free),
+            _fmt(p.best_speedup, False),
+            ", ".join(f"{k} ×{v}" for k, v in p.statuses.items()),
+        ]
+        for p in report.problems
+    ]
+    return header, rows
+
+
+def _notes(report: Report) -> list[str]:
+    """What was not run, and why: never to be read as a score."""
+    notes = []
+    for reason, count in not_run_reasons(report.run.outcomes).items():
+        notes.append(
+            f"{count} sample(s) {reason}: built and checked as far as this sandbox allows, "
+            "but counted neither as passes nor as failures."
+        )
+    if report.run.unverified:
+        notes.append(
+            f"{report.run.unverified} sample(s) were generated but not verified (the run was "
+            "stopped); they are not in the tables. Resume the run to verify them."
+        )
+    if report.run.info.notes:
+        notes.append(report.run.info.notes)
+    return notes
 
 
 def _facts(report: Report) -> list[tuple[str, str]]:
@@ -108,12 +177,16 @@ def render_markdown(report: Report) -> str:
     """The report as Markdown; deltas against the baseline in parentheses."""
     lines = [f"# Eval report: {report.run.info.suite} / {report.run.info.target}", ""]
     lines += [f"- {k}: {v}" for k, v in _facts(report)]
-    if report.run.info.notes:
-        lines += ["", report.run.info.notes]
+    notes = _notes(report)
+    if notes:
+        lines += ["", "Notes:", ""] + [f"- {note}" for note in notes]
     header, rows = _table(report)
     lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     lines += ["", _DEFINITIONS]
+    header, rows = _problem_table(report)
+    lines += ["", "## Problems", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
     for title, name in report.plots.items():
         lines += ["", f"![{title}]({name})"]
     return "\n".join(lines) + "\n"
@@ -122,12 +195,17 @@ def render_markdown(report: Report) -> str:
 def render_html(report: Report) -> str:
     """The same report as a standalone HTML page."""
     esc = html.escape
-    header, rows = _table(report)
+
+    def table(header: list[str], rows: list[list[str]]) -> str:
+        head = "".join(f"<th>{esc(h)}</th>" for h in header)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{esc(c.strip('*'))}</td>" for c in row) + "</tr>" for row in rows
+        )
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
     facts = "".join(f"<li><b>{esc(k)}</b>: {esc(v)}</li>" for k, v in _facts(report))
-    head = "".join(f"<th>{esc(h)}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{esc(c.strip('*'))}</td>" for c in row) + "</tr>" for row in rows
-    )
+    notes = "".join(f"<li>{esc(n)}</li>" for n in _notes(report))
+    notes = f"<p>Notes:</p><ul>{notes}</ul>" if notes else ""
     plots = "".join(
         f'<figure><img src="{esc(name)}" alt="{esc(title)}"><figcaption>{esc(title)}</figcaption></figure>'
         for title, name in report.plots.items()
@@ -135,9 +213,9 @@ def render_html(report: Report) -> str:
     title = f"Eval report: {report.run.info.suite} / {report.run.info.target}"
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
-        f"<style>{_CSS}</style></head><body><h1>{esc(title)}</h1><ul>{facts}</ul>"
-        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-        f"<p>{esc(_DEFINITIONS)}</p>{plots}</body></html>\n"
+        f"<style>{_CSS}</style></head><body><h1>{esc(title)}</h1><ul>{facts}</ul>{notes}"
+        f"{table(*_table(report))}<p>{esc(_DEFINITIONS)}</p>{plots}"
+        f"<h2>Problems</h2>{table(*_problem_table(report))}</body></html>\n"
     )
 
 
@@ -164,7 +242,7 @@ def _plot_rates(summary: Summary, path: Path, title: str) -> None:
     for i, (field, label) in enumerate(_COLUMNS[:3]):
         ax.bar(
             [x + (i - 1) * width for x in range(len(rows))],
-            [100 * getattr(r, field) for r in rows],
+            [_percent(getattr(r, field)) for r in rows],
             width,
             label=label.replace("k", str(k)),
         )
@@ -176,6 +254,11 @@ def _plot_rates(summary: Summary, path: Path, title: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _percent(value: float | None) -> float:
+    """A rate in percent; NaN (no bar) for a rate that could not be measured."""
+    return float("nan") if value is None else 100 * value
 
 
 def _plot_speedups(outcomes: Sequence[SampleOutcome], n: int, path: Path) -> bool:
@@ -207,7 +290,7 @@ def _plot_deltas(summary: Summary, baseline: Summary, path: Path) -> None:
     rows = [r for r in summary.rows if r.k == k]
     base = {r.group: r for r in baseline.rows if r.k == k}
     groups = [r.group for r in rows if r.group in base]
-    deltas = [100 * (r.passed - base[r.group].passed) for r in rows if r.group in base]
+    deltas = [_percent(r.passed) - _percent(base[r.group].passed) for r in rows if r.group in base]
     fig, ax = plt.subplots(figsize=(8, 4))
     ax.bar(groups, deltas, color=["tab:green" if d >= 0 else "tab:red" for d in deltas])
     ax.axhline(0, color="black", linewidth=0.8)
@@ -243,7 +326,12 @@ def write_report(
         _plot_deltas(summary, base_summary, out_dir / "deltas.png")
         plots["pass@k delta vs baseline"] = "deltas.png"
     report = Report(
-        run=run, baseline=baseline, summary=summary, baseline_summary=base_summary, plots=plots
+        run=run,
+        baseline=baseline,
+        summary=summary,
+        baseline_summary=base_summary,
+        plots=plots,
+        problems=problem_rows(run.outcomes, resources),
     )
     paths = {"markdown": out_dir / "report.md", "html": out_dir / "report.html"}
     paths["markdown"].write_text(render_markdown(report))

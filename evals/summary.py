@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
@@ -18,13 +18,19 @@ class SampleOutcome(BaseModel):
     problem: str
     problem_type: str
     sample: int
-    built: bool
+    built: bool | None
+    """None: unknown (the sandbox could not even build it, e.g. a missing compiler)."""
     correct: bool
     """Agrees with the reference on every test (ParEval's notion of a passing sample)."""
     race_free: bool
     """Correct *and* clean under the race/deadlock checks: ParForge's stricter notion."""
     speedups: dict[int, float] = Field(default_factory=dict)
     """Speedup over the reference at each resource count; only meaningful when race_free."""
+    status: str = ""
+    """The verdict's status (`passed`, `race`, `build_failed`, ...), for per-problem tables."""
+    not_run: str | None = None
+    """Why the tests could not run here (`not run: no GPU`): the sample is neither a pass nor a
+    failure, and its problem is left out of every column but build@k."""
 
 
 class MetricRow(BaseModel):
@@ -34,13 +40,17 @@ class MetricRow(BaseModel):
     k: int
     problems: int
     samples: int
-    build: float
-    passed: float
-    race_free: float
+    build: float | None
+    """None when no problem of the group could be built here (every column is None then)."""
+    passed: float | None
+    """None when no problem of the group had all its samples tested (CUDA without a GPU)."""
+    race_free: float | None
     speedup: float | None
     efficiency: float | None
     correct_but_racy: float | None
     """Share of test-passing samples that race: what a harness without a race check would miss."""
+    not_run: int = 0
+    """Samples whose tests could not run in this sandbox."""
 
 
 class Summary(BaseModel):
@@ -90,31 +100,87 @@ def summarize(
 def _row(
     group: str, problems: list[list[SampleOutcome]], k: int, resources: int | None
 ) -> MetricRow:
-    def rate(flag: str) -> float:
+    # A problem counts in a column only when every one of its samples was judged for it.
+    built_known = [s for s in problems if all(o.built is not None for o in s)]
+    judged = [s for s in problems if all(o.not_run is None for o in s)]
+
+    def rate(sets: list[list[SampleOutcome]], flag: str) -> float | None:
+        if not sets:
+            return None
         return mean_over_problems(
-            pass_at_k(len(s), sum(getattr(o, flag) for o in s), k) for s in problems
+            pass_at_k(len(s), sum(bool(getattr(o, flag)) for o in s), k) for s in sets
         )
 
     def speedups(s: list[SampleOutcome], n: int) -> list[float]:
         return [o.speedups.get(n, 0.0) if o.race_free else 0.0 for o in s]
 
-    correct = sum(o.correct for s in problems for o in s)
-    racy = sum(o.correct and not o.race_free for s in problems for o in s)
+    timed = resources is not None and bool(judged)
+    n = resources or 1
+    correct = sum(o.correct for s in judged for o in s)
+    racy = sum(o.correct and not o.race_free for s in judged for o in s)
     return MetricRow(
         group=group,
         k=k,
         problems=len(problems),
         samples=sum(len(s) for s in problems),
-        build=rate("built"),
-        passed=rate("correct"),
-        race_free=rate("race_free"),
-        speedup=None
-        if resources is None
-        else mean_over_problems(speedup_at_k(speedups(s, resources), k) for s in problems),
-        efficiency=None
-        if resources is None
-        else mean_over_problems(
-            efficiency_at_k(speedups(s, resources), k, resources) for s in problems
-        ),
+        build=rate(built_known, "built"),
+        passed=rate(judged, "correct"),
+        race_free=rate(judged, "race_free"),
+        speedup=mean_over_problems(speedup_at_k(speedups(s, n), k) for s in judged)
+        if timed
+        else None,
+        efficiency=mean_over_problems(efficiency_at_k(speedups(s, n), k, n) for s in judged)
+        if timed
+        else None,
         correct_but_racy=racy / correct if correct else None,
+        not_run=sum(o.not_run is not None for s in problems for o in s),
     )
+
+
+class ProblemRow(BaseModel):
+    """One problem of a run: its samples' fate at a glance."""
+
+    problem: str
+    problem_type: str
+    samples: int
+    built: int
+    correct: int
+    race_free: int
+    not_run: int
+    best_speedup: float | None
+    """Best speedup at the report's resource count among race-free samples (None: none timed)."""
+    statuses: dict[str, int]
+
+
+def problem_rows(outcomes: Iterable[SampleOutcome], resources: int | None) -> list[ProblemRow]:
+    """Per-problem counts, in problem order."""
+    by_problem: dict[str, list[SampleOutcome]] = defaultdict(list)
+    for o in outcomes:
+        by_problem[o.problem].append(o)
+    rows = []
+    for name in sorted(by_problem):
+        samples = by_problem[name]
+        speeds = [
+            o.speedups[resources]
+            for o in samples
+            if resources is not None and o.race_free and resources in o.speedups
+        ]
+        rows.append(
+            ProblemRow(
+                problem=name,
+                problem_type=samples[0].problem_type,
+                samples=len(samples),
+                built=sum(bool(o.built) for o in samples),
+                correct=sum(o.correct for o in samples),
+                race_free=sum(o.race_free for o in samples),
+                not_run=sum(o.not_run is not None for o in samples),
+                best_speedup=max(speeds) if speeds else None,
+                statuses=dict(Counter(o.status or "?" for o in samples).most_common()),
+            )
+        )
+    return rows
+
+
+def not_run_reasons(outcomes: Iterable[SampleOutcome]) -> dict[str, int]:
+    """How many samples could not be tested, by reason (`not run: no GPU`: 12)."""
+    return dict(Counter(o.not_run for o in outcomes if o.not_run is not None).most_common())

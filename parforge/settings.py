@@ -14,6 +14,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agents.runners.config import PromptModeConfig
 from corpus.store.config import StoreConfig
+from evals.config import EvalSettings
 from parforge.model_server.config import ModelSettings
 from parforge.service.config import ServerConfig
 from sandbox.config import DockerConfig, SandboxConfig
@@ -42,6 +43,8 @@ class Settings(BaseSettings):
     """The served model: the endpoint agents call and the server `parforge model serve` runs."""
     prompt_mode: PromptModeConfig = Field(default_factory=PromptModeConfig)
     """The prompt-mode task runner: sampling, test counts, time-outs, output tolerance."""
+    evals: EvalSettings = Field(default_factory=EvalSettings)
+    """Batch evaluations: eval workers of `parforge serve`, sampling and harness defaults."""
 
     @property
     def store_url(self) -> str:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import signal
 import statistics
+from contextlib import AbstractAsyncContextManager, nullcontext
 
 from sandbox.base import Workspace
+from sandbox.gate import TimingGate
 from sandbox.models import Command, CommandResult
 from sandbox.verdict import StepRecord
 
@@ -38,16 +40,24 @@ def step_record(name: str, command: Command, result: CommandResult) -> StepRecor
 
 
 class Recorder:
-    """A workspace plus the list of steps run in it so far."""
+    """A workspace plus the list of steps run in it so far (through a `TimingGate` if given)."""
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, gate: TimingGate | None = None) -> None:
         self.workspace = workspace
+        self.gate = gate
         self.steps: list[StepRecord] = []
 
-    async def run(self, name: str, command: Command) -> CommandResult:
-        result = await self.workspace.run(command)
+    async def run(self, name: str, command: Command, *, timed: bool = False) -> CommandResult:
+        """Run and record a command; `timed` ones hold the gate alone."""
+        async with self._hold(timed):
+            result = await self.workspace.run(command)
         self.steps.append(step_record(name, command, result))
         return result
+
+    def _hold(self, timed: bool) -> AbstractAsyncContextManager[None]:
+        if self.gate is None:
+            return nullcontext()
+        return self.gate.exclusive() if timed else self.gate.shared()
 
 
 def kernel_time(stderr: str) -> float | None:

@@ -9,6 +9,11 @@ One workspace per call, laid out as
 
 The pipeline stops at the first failing stage; every command it ran is in `Verdict.steps`.
 The decisions (what failed, why) are pure functions in `sandbox.outcomes`.
+
+With a `ReferenceCache` (`sandbox.refcache`), the reference's test outputs and timing runs come
+from an earlier verification of the same spec when there was one; the reference is then not
+built at all, and the verdict's steps say which results were reused. With a `TimingGate`
+(`sandbox.gate`) shared by concurrent verifications, each timing run has the sandbox to itself.
 """
 
 from __future__ import annotations
@@ -24,9 +29,11 @@ from sandbox import outcomes
 from sandbox.base import Sandbox, Workspace
 from sandbox.checkers.diagnostics import parse_diagnostics, summarize
 from sandbox.checkers.ptxas import apply_names, parse_ptxas
+from sandbox.gate import TimingGate
 from sandbox.gpu import NO_GPU, check_cuda_concurrency
 from sandbox.models import Command, CommandResult
 from sandbox.race import RaceCheckConfig, check_races, workspace_paths
+from sandbox.refcache import ReferenceCache
 from sandbox.spec import Candidate, Spec, Target, TestCase
 from sandbox.steps import Recorder
 from sandbox.toolchains import Program, Toolchain, reference_toolchain, toolchain_for
@@ -37,6 +44,7 @@ from sandbox.verdict import (
     Equivalence,
     KernelResources,
     Status,
+    StepRecord,
     TestOutcome,
     Verdict,
 )
@@ -65,11 +73,15 @@ async def verify(
     *,
     timing: bool = True,
     options: VerifyOptions | None = None,
+    reference_cache: ReferenceCache | None = None,
+    timing_gate: TimingGate | None = None,
 ) -> Verdict:
     """Check a candidate against a spec in one fresh workspace of `sandbox`.
 
     A failing candidate (or reference) is a verdict, never an exception; only the sandbox's
-    own failures raise (`SandboxError`).
+    own failures raise (`SandboxError`). `reference_cache` shares the reference's results with
+    other verifications of the same spec (see `sandbox.refcache`); `timing_gate` keeps the
+    timing runs of concurrent verifications apart from all their other commands.
     """
     opts = (options or VerifyOptions()).model_copy(
         update={"timing": timing and (options or VerifyOptions()).timing}
@@ -77,7 +89,9 @@ async def verify(
     info = sandbox.info()
     start = time.monotonic()
     async with sandbox.workspace() as workspace:
-        job = _Job(workspace, spec, candidate, opts, gpu=info.gpu)
+        job = _Job(
+            workspace, spec, candidate, opts, gpu=info.gpu, cache=reference_cache, gate=timing_gate
+        )
         verdict = await job.run()
     verdict.sandbox = info
     verdict.duration_s = round(time.monotonic() - start, 3)
@@ -99,9 +113,21 @@ class _Job:
     """One verification: the workspace, the programs in it, and the verdict being filled in."""
 
     def __init__(
-        self, workspace: Workspace, spec: Spec, candidate: Candidate, opts: VerifyOptions, gpu: bool
+        self,
+        workspace: Workspace,
+        spec: Spec,
+        candidate: Candidate,
+        opts: VerifyOptions,
+        gpu: bool,
+        cache: ReferenceCache | None = None,
+        gate: TimingGate | None = None,
     ) -> None:
-        self.rec = Recorder(workspace)
+        self.rec = Recorder(workspace, gate)
+        self.cache = cache
+        self.key = cache.key(spec, candidate.target) if cache is not None else ""
+        self.ref_built = False
+        self.ref_runs: list[tuple[TestCase, CommandResult]] | None = None
+        """The reference's test runs, when this verification made them for the cache."""
         self.spec, self.candidate, self.opts, self.gpu = spec, candidate, opts, gpu
         arch = opts.cuda_arch or ("native" if gpu else DEFAULT_ARCH)
         self.tc: Toolchain = toolchain_for(candidate.target, arch)
@@ -156,21 +182,31 @@ class _Job:
         return self._finish(Status.PASSED)
 
     async def _build(self) -> Verdict | None:
-        ref, cand = await asyncio.gather(
-            self.rec.run("build reference", self.ref_tc.compile(self.ref, self.paths)),
-            self.rec.run("build candidate", self.tc.compile(self.cand, self.paths)),
-        )
-        for result in (cand, ref):
-            if missing := outcomes.missing_tool(result):
-                return self._finish(
-                    Status.NOT_RUN, f"not run: {missing} is not installed in the sandbox"
-                )
-        if not ref.ok:
-            diags = parse_diagnostics(ref.stderr + "\n" + ref.stdout)
+        cand_build = self.rec.run("build candidate", self.tc.compile(self.cand, self.paths))
+        entry = self.cache.entry(self.key) if self.cache is not None else None
+        ref: CommandResult | None
+        if entry is None:
+            ref, cand = await asyncio.gather(self._build_reference_step(), cand_build)
+        elif entry.outputs is not None or entry.claimed:
+            # Known, or being worked out by another verification: this one waits for the
+            # outputs later and builds the reference only if timing needs it.
+            cand, ref = await cand_build, None
+        else:
+            assert self.cache is not None
+            entry.claimed = True
+            lock = self.cache.lock(self.key)
+            # Taken before anything can yield, so the others queue behind this one.
+            await lock.acquire()
+            try:
+                ref, cand = await asyncio.gather(self._prepare_reference(), cand_build)
+            finally:
+                lock.release()
+        if missing := outcomes.missing_tool(cand):
             return self._finish(
-                Status.REFERENCE_FAILED,
-                f"the reference does not build: {summarize(diags) or outcomes.tail(ref.stderr)}",
+                Status.NOT_RUN, f"not run: {missing} is not installed in the sandbox"
             )
+        if ref is not None and (failed := self._reference_build_failure(ref)):
+            return failed
         output = cand.stderr + "\n" + cand.stdout
         report = BuildReport(ok=cand.ok, diagnostics=parse_diagnostics(output))
         if self.candidate.target is Target.CUDA:
@@ -185,6 +221,40 @@ class _Job:
             return self._finish(Status.BUILD_FAILED, reason)
         return None
 
+    async def _build_reference_step(self) -> CommandResult:
+        result = await self.rec.run("build reference", self.ref_tc.compile(self.ref, self.paths))
+        self.ref_built = result.ok
+        return result
+
+    def _reference_build_failure(self, ref: CommandResult) -> Verdict | None:
+        if missing := outcomes.missing_tool(ref):
+            return self._finish(
+                Status.NOT_RUN, f"not run: {missing} is not installed in the sandbox"
+            )
+        if not ref.ok:
+            diags = parse_diagnostics(ref.stderr + "\n" + ref.stdout)
+            return self._finish(
+                Status.REFERENCE_FAILED,
+                f"the reference does not build: {summarize(diags) or outcomes.tail(ref.stderr)}",
+            )
+        return None
+
+    async def _ensure_reference(self) -> Verdict | None:
+        """Build the reference in this workspace unless it already was."""
+        if self.ref_built:
+            return None
+        return self._reference_build_failure(await self._build_reference_step())
+
+    def _reused(self, what: str) -> None:
+        self.rec.steps.append(
+            StepRecord(
+                name=f"reuse {what}",
+                command="(from an earlier verification of this spec)",
+                exit_code=0,
+                duration_s=0.0,
+            )
+        )
+
     async def _demangled(self, kernels: list[KernelResources]) -> list[KernelResources]:
         mangled = [k.name for k in kernels if k.name.startswith("_Z")]
         if not mangled:
@@ -196,7 +266,41 @@ class _Job:
         names = result.stdout.splitlines() if result.ok else []
         return apply_names(kernels, dict(zip(mangled, names, strict=False)))
 
+    async def _prepare_reference(self) -> CommandResult:
+        """Build the reference and work out its outputs for the cache (under the entry's lock),
+        beside the candidate's build; the other verifications of the spec wait for the outputs
+        instead of building the reference too."""
+        assert self.cache is not None
+        ref = await self._build_reference_step()
+        entry = self.cache.entry(self.key)
+        if ref.ok and entry.outputs is None:
+            self.ref_runs = await self._reference_runs()
+            if self._reference_runs_ok(self.ref_runs):
+                entry.outputs = {c.name: r.stdout for c, r in self.ref_runs}
+                self.cache.stats.count("outputs", hit=False)
+        return ref
+
     async def _reference_outputs(self) -> Verdict | None:
+        if self.cache is None:
+            return self._check_reference_runs(await self._reference_runs())
+        async with self.cache.lock(self.key):
+            entry = self.cache.entry(self.key)
+            if entry.outputs is not None:
+                self.expected = dict(entry.outputs)
+                if self.ref_runs is None:
+                    self.cache.stats.count("outputs", hit=True)
+                    self._reused("reference outputs")
+                return None
+            if failed := await self._ensure_reference():
+                return failed
+            runs = self.ref_runs or await self._reference_runs()
+            if failed := self._check_reference_runs(runs):
+                return failed
+            entry.outputs = dict(self.expected)
+            self.cache.stats.count("outputs", hit=False)
+        return None
+
+    async def _reference_runs(self) -> list[tuple[TestCase, CommandResult]]:
         cases = self.spec.tests
         results = await gather_limited(
             self.opts.parallel_runs,
@@ -208,7 +312,13 @@ class _Job:
                 for c in cases
             ),
         )
-        for case, result in zip(cases, results, strict=True):
+        return list(zip(cases, results, strict=True))
+
+    def _reference_runs_ok(self, runs: list[tuple[TestCase, CommandResult]]) -> bool:
+        return all(r.ok and not self.ref_tc.timed_out(r.exit_code, r.stderr) for _, r in runs)
+
+    def _check_reference_runs(self, runs: list[tuple[TestCase, CommandResult]]) -> Verdict | None:
+        for case, result in runs:
             if not result.ok or self.ref_tc.timed_out(result.exit_code, result.stderr):
                 return self._finish(
                     Status.REFERENCE_FAILED,
@@ -254,13 +364,15 @@ class _Job:
             )
         return self._finish(status, reason)
 
-    def _run_candidate(self, label: str, case: TestCase, workers: int) -> Awaitable[CommandResult]:
+    def _run_candidate(
+        self, label: str, case: TestCase, workers: int, timed: bool = False
+    ) -> Awaitable[CommandResult]:
         unit = {Target.OPENMP: " threads", Target.MPI: " ranks"}.get(self.tc.target, "")
         name = f"run candidate [{label}]" + (f" {workers}{unit}" if unit else "")
         command = self.tc.run(self.cand, case, workers, self.spec.timeout_s, self.paths)
         if self.tc.target is Target.OPENMP and self.opts.omp_wait_policy:
             command.env["OMP_WAIT_POLICY"] = self.opts.omp_wait_policy
-        return self.rec.run(name, command)
+        return self.rec.run(name, command, timed=timed)
 
     async def _concurrency(self) -> Verdict | None:
         target = self.candidate.target
@@ -303,15 +415,31 @@ class _Job:
             return self._finish(*outcomes.concurrency_failure(report.findings))
         return None
 
-    async def _timing(self) -> Verdict | None:
+    async def _reference_timing(self) -> list[CommandResult] | Verdict:
+        if self.cache is None:
+            return await self._time_reference()
+        async with self.cache.lock(self.key):
+            entry = self.cache.entry(self.key)
+            self.cache.stats.count("timing", hit=entry.timing_runs is not None)
+            if entry.timing_runs is not None:
+                self._reused("reference timing")
+                return entry.timing_runs
+            if failed := await self._ensure_reference():
+                return failed
+            runs = await self._time_reference()
+            if isinstance(runs, list):
+                entry.timing_runs = runs
+            return runs
+
+    async def _time_reference(self) -> list[CommandResult] | Verdict:
         case = self.spec.timing_case
-        repeats = self.spec.timing_repeats
         ref_runs: list[CommandResult] = []
-        for k in range(repeats):
+        for k in range(self.spec.timing_repeats):
             ref_runs.append(
                 await self.rec.run(
                     f"time reference #{k + 1}",
                     self.ref_tc.run(self.ref, case, 1, self.spec.timeout_s, self.paths),
+                    timed=True,
                 )
             )
         if not all(r.ok for r in ref_runs):
@@ -320,11 +448,19 @@ class _Job:
                 Status.REFERENCE_FAILED,
                 f"the reference fails on the timing input: {outcomes.describe_exit(bad)}",
             )
+        return ref_runs
+
+    async def _timing(self) -> Verdict | None:
+        case = self.spec.timing_case
+        repeats = self.spec.timing_repeats
+        ref_runs = await self._reference_timing()
+        if isinstance(ref_runs, Verdict):
+            return ref_runs
         cand_runs: dict[int, list[CommandResult]] = {}
         for n in self.tc.workers(self.spec):
             runs = cand_runs[n] = []
             for k in range(repeats):
-                result = await self._run_candidate(f"timing #{k + 1}", case, n)
+                result = await self._run_candidate(f"timing #{k + 1}", case, n, timed=True)
                 runs.append(result)
                 status, reason = outcomes.classify(
                     result,

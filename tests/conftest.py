@@ -271,18 +271,32 @@ class ScriptedWorkspace:
 
 
 class ScriptedSandbox:
-    """A `Sandbox` handing out one `ScriptedWorkspace`; `gpu` says what `info()` claims."""
+    """A `Sandbox` handing out one `ScriptedWorkspace`; `gpu` says what `info()` claims.
 
-    def __init__(self, handler: Callable[[Command], CommandResult], gpu: bool = False) -> None:
+    With `per_job`, every lease gets a fresh workspace instead (concurrent jobs do not share
+    files) and the handler is called as `handler(command, workspace)`, so that it can answer
+    from the files the job wrote; `leases` counts them and `workspaces` keeps them."""
+
+    def __init__(
+        self, handler: Callable[..., CommandResult], gpu: bool = False, per_job: bool = False
+    ) -> None:
+        self.handler = handler
         self.workspace_ = ScriptedWorkspace(handler)
         self.gpu = gpu
+        self.per_job = per_job
+        self.workspaces: list[ScriptedWorkspace] = []
 
     def info(self) -> SandboxInfo:
         return SandboxInfo(backend="scripted", isolation="none", gpu=self.gpu)
 
     @asynccontextmanager
     async def workspace(self) -> AsyncIterator[ScriptedWorkspace]:
-        yield self.workspace_
+        if not self.per_job:
+            yield self.workspace_
+            return
+        ws = ScriptedWorkspace(lambda command: self.handler(command, ws))
+        self.workspaces.append(ws)
+        yield ws
 
     async def aclose(self) -> None:
         """Nothing to release."""

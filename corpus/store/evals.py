@@ -1,21 +1,34 @@
-"""Eval runs: queued by the API, claimed and filled by the evals runner."""
+"""Eval runs: queued by the API (or created by the CLI), claimed and filled by the evals runner."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import update
 from sqlmodel import Session, col, select
 
+from corpus.store import queue
 from corpus.store.models import (
     EvalResult,
     EvalResultCreate,
     EvalResultPublic,
     EvalRun,
     EvalRunCreate,
+    JobStatus,
 )
 from corpus.store.tasks import ANY_OWNER, Owner, _AnyOwner
 
 
-def submit(session: Session, create: EvalRunCreate, owner_key_id: int | None = None) -> EvalRun:
-    run = EvalRun.model_validate(create.model_dump(mode="json") | {"owner_key_id": owner_key_id})
+def submit(
+    session: Session,
+    create: EvalRunCreate,
+    owner_key_id: int | None = None,
+    options: dict[str, Any] | None = None,
+) -> EvalRun:
+    run = EvalRun.model_validate(
+        create.model_dump(mode="json") | {"owner_key_id": owner_key_id, "options": options or {}}
+    )
     session.add(run)
     session.commit()
     session.refresh(run)
@@ -29,6 +42,11 @@ def get(session: Session, eval_id: int, owner: Owner = ANY_OWNER) -> EvalRun | N
     return None
 
 
+def list_runs(session: Session, limit: int = 50) -> list[EvalRun]:
+    """The newest runs first."""
+    return list(session.exec(select(EvalRun).order_by(col(EvalRun.id).desc()).limit(limit)).all())
+
+
 def add_result(session: Session, eval_id: int, result: EvalResultCreate) -> EvalResult:
     row = EvalResult.model_validate(result.model_dump() | {"eval_run_id": eval_id})
     session.add(row)
@@ -37,10 +55,145 @@ def add_result(session: Session, eval_id: int, result: EvalResultCreate) -> Eval
     return row
 
 
+def save_results(
+    session: Session,
+    eval_id: int,
+    results: list[EvalResultCreate],
+    progress: dict[str, Any] | None = None,
+) -> None:
+    """Insert or replace the rows of some samples (a generated sample is replaced once
+    verified) and update the run's progress, all in one transaction."""
+    # The run's row is locked first (before the inserts take their foreign-key locks on it),
+    # so that concurrent writers queue up instead of deadlocking, and the count cannot go back.
+    run = session.get(EvalRun, eval_id, with_for_update=True) if progress is not None else None
+    for result in results:
+        row = session.exec(
+            select(EvalResult).where(
+                EvalResult.eval_run_id == eval_id,
+                EvalResult.problem == result.problem,
+                EvalResult.sample_index == result.sample_index,
+            )
+        ).first()
+        if row is None:
+            session.add(EvalResult.model_validate(result.model_dump() | {"eval_run_id": eval_id}))
+        else:
+            for name, value in result.model_dump().items():
+                setattr(row, name, value)
+            session.add(row)
+    if progress is not None and run is not None and _count(progress) >= _count(run.progress):
+        run.progress = progress
+        session.add(run)
+    session.commit()
+
+
+def _count(progress: dict[str, Any] | None) -> tuple[int, int]:
+    progress = progress or {}
+    return int(progress.get("finished", 0)), int(progress.get("generated", 0))
+
+
+def set_progress(session: Session, eval_id: int, progress: dict[str, Any]) -> None:
+    run = session.get(EvalRun, eval_id)
+    if run is not None:
+        run.progress = progress
+        session.add(run)
+        session.commit()
+
+
+def set_model(session: Session, eval_id: int, model: str) -> None:
+    """Record which model a run that named none turned out to use."""
+    run = session.get(EvalRun, eval_id)
+    if run is not None:
+        run.model = model
+        session.add(run)
+        session.commit()
+
+
+def rows(session: Session, eval_id: int) -> list[EvalResult]:
+    """Every stored sample of a run, table rows (for the runner and reports)."""
+    return list(
+        session.exec(
+            select(EvalResult)
+            .where(EvalResult.eval_run_id == eval_id)
+            .order_by(col(EvalResult.problem), col(EvalResult.sample_index))
+        ).all()
+    )
+
+
 def results(session: Session, eval_id: int) -> list[EvalResultPublic]:
-    rows = session.exec(
-        select(EvalResult)
-        .where(EvalResult.eval_run_id == eval_id)
-        .order_by(col(EvalResult.problem), col(EvalResult.sample_index))
-    ).all()
-    return [EvalResultPublic.model_validate(r) for r in rows]
+    return [EvalResultPublic.model_validate(r) for r in rows(session, eval_id)]
+
+
+def reopen(session: Session, eval_id: int, alive: Callable[[str], bool]) -> EvalRun | None:
+    """Put a stopped run back in the queue so that its missing samples get done; None if there
+    is no such run. A run that a live worker holds comes back unchanged (still `running`); one
+    whose worker died is taken over."""
+    run = session.get(EvalRun, eval_id)
+    if run is None or run.status == JobStatus.QUEUED:
+        return run
+    if run.status == JobStatus.RUNNING and run.claimed_by and alive(run.claimed_by):
+        return run
+    run.status = JobStatus.QUEUED
+    run.reason = "resumed"
+    run.claimed_by = None
+    run.finished_at = None
+    run.cancel_requested = False
+    session.add(run)
+    session.commit()
+    session.refresh(run)
+    return run
+
+
+def claim(session: Session, worker: str, eval_id: int | None = None) -> EvalRun | None:
+    """Claim the oldest queued run (or `eval_id`, if queued) for `worker`."""
+    run = queue.claim(session, EvalRun, worker, eval_id)
+    session.commit()
+    if run is not None:
+        session.refresh(run)
+    return run
+
+
+def finish(
+    session: Session,
+    eval_id: int,
+    worker: str,
+    status: JobStatus,
+    reason: str,
+    summary: dict[str, Any] | None = None,
+) -> bool:
+    """End a run `worker` holds; False when it no longer holds it (nothing written)."""
+    values = {} if summary is None else {"summary": summary}
+    ended = queue.finish(session, EvalRun, eval_id, worker, status, reason, **values)
+    session.commit()
+    return ended
+
+
+def release(session: Session, eval_id: int, worker: str, why: str) -> bool:
+    """Back to the queue without spending an attempt (the server stops; the run is fine)."""
+    released = session.execute(
+        update(EvalRun)
+        .where(
+            col(EvalRun.id) == eval_id,
+            col(EvalRun.claimed_by) == worker,
+            col(EvalRun.status) == JobStatus.RUNNING,
+        )
+        .values(
+            status=JobStatus.QUEUED,
+            reason=f"{why}; re-queued",
+            claimed_by=None,
+            attempts=col(EvalRun.attempts) - 1,
+        )
+        .execution_options(synchronize_session=False)
+    ).rowcount  # type: ignore[attr-defined]
+    session.commit()
+    return bool(released)
+
+
+def recover(
+    session: Session, *, lease_s: float, max_attempts: int, alive: Callable[[str], bool]
+) -> list[queue.Recovered]:
+    """Take back runs of dead or silent workers (see `queue.recover`)."""
+    recovered = queue.recover(
+        session, EvalRun, lease_s=lease_s, max_attempts=max_attempts, alive=alive
+    )
+    session.commit()
+    return recovered

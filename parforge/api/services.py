@@ -11,6 +11,7 @@ from sqlalchemy import Engine
 from corpus.runner import TaskRunner
 from corpus.store import Notifier, open_store
 from parforge.api.metrics import Metrics
+from parforge.service.evals import EvalPool, build_eval_runner
 from parforge.service.pool import WorkerPool
 from parforge.service.runners import close_runner, load_runner
 from parforge.settings import Settings
@@ -27,6 +28,7 @@ class Services:
     pool: WorkerPool | None
     owned_runner: TaskRunner | None = None
     """A runner built here from the settings (not one handed in), closed on stop."""
+    evals: EvalPool | None = None
 
     @classmethod
     async def start(cls, settings: Settings, runner: TaskRunner | None = None) -> Services:
@@ -42,7 +44,12 @@ class Services:
             else:
                 pool = WorkerPool(engine, runner, settings.server, notifier)
                 await pool.start()
-        return cls(settings, engine, notifier, Metrics(engine, pool), pool, owned)
+        evals = None
+        if settings.evals.workers > 0:
+            eval_runner = build_eval_runner(settings, engine)
+            evals = EvalPool(engine, eval_runner, settings.server, settings.evals.workers, notifier)
+            await evals.start()
+        return cls(settings, engine, notifier, Metrics(engine, pool), pool, owned, evals)
 
     async def stop(self) -> None:
         try:
@@ -50,5 +57,8 @@ class Services:
                 await self.pool.stop()
             if self.owned_runner is not None:
                 await close_runner(self.owned_runner)
+            if self.evals is not None:
+                await self.evals.stop()
+                await self.evals.runner.aclose()
         finally:
             self.engine.dispose()

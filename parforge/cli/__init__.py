@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from parforge.cli import (
+    eval_cmd,
     export_cmd,
     keys_cmd,
     model_cmd,
@@ -28,6 +29,7 @@ app.add_typer(tasks_cmd.app, name="tasks")
 app.add_typer(keys_cmd.app, name="keys")
 app.command("export")(export_cmd.export)
 app.command("serve")(serve_cmd.serve)
+app.add_typer(eval_cmd.app, name="eval")
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from agents.llm.errors import LLMError
 from corpus.errors import CorpusError
+from evals.errors import EvalError
 from parforge.model_server.errors import ModelServerError
 from parforge.service.runners import ServiceError
 from parforge.settings import Settings, load_settings
@@ -28,6 +29,7 @@ EXPECTED_ERRORS: tuple[type[Exception], ...] = (
     ServiceError,
     ModelServerError,
     LLMError,
+    EvalError,
 )
 
 

@@ -31,6 +31,8 @@ class EvalRunBase(SQLModel):
     """Samples per problem (the k of pass@k)."""
     problems: list[str] | None = Field(default=None, max_length=10_000, sa_type=JSONType)
     """A subset of the suite's problems; None = all."""
+    timing: bool = True
+    """Measure speedups (off: correctness and race checks only, much faster)."""
 
 
 class EvalRunCreate(EvalRunBase):
@@ -49,6 +51,11 @@ class EvalRun(EvalRunBase, QueueFields, table=True):
     owner_key_id: int | None = Field(default=None, foreign_key="api_keys.id", index=True)
     summary: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
     """Aggregate metrics (pass@k, build@k, speedup_n@k, efficiency_n@k), set by the evals runner."""
+    options: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    """How the runner generates samples (endpoint, sampling, concurrency), so a resumed run
+    continues as it started."""
+    progress: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    """Samples planned, generated and verified so far, kept current while the run works."""
 
 
 class EvalRunPublic(EvalRunBase):
@@ -59,15 +66,19 @@ class EvalRunPublic(EvalRunBase):
     started_at: datetime | None
     finished_at: datetime | None
     summary: dict[str, Any]
+    options: dict[str, Any]
+    progress: dict[str, Any]
 
 
 class EvalResultBase(SQLModel):
     """One sample of one problem, verified."""
 
     problem: str = Field(max_length=200)
+    problem_type: str = Field(default="", max_length=100)
     sample_index: int = Field(ge=0)
     status: str = Field(max_length=32)
-    """The verdict's status (`passed`, `build_failed`, `race`, ...)."""
+    """The verdict's status (`passed`, `build_failed`, `race`, ...), `generated` while the
+    sample waits for verification, `generation_failed` when the model gave nothing to verify."""
     built: bool
     passed: bool
     race: bool = False
@@ -77,6 +88,8 @@ class EvalResultBase(SQLModel):
     verdict: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
     """A summary of the verdict (status, reason, timing), not its full step records."""
     source: str | None = Field(default=None, sa_type=Text)
+    call: dict[str, Any] | None = Field(default=None, sa_type=JSONType)
+    """The model call that produced the sample (an `agents.llm.CallRecord`), when one did."""
     task_id: str | None = Field(default=None, foreign_key="tasks.id", max_length=32)
     """The task whose trajectory produced the sample, when the eval went through tasks."""
 

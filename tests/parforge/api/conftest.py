@@ -15,6 +15,7 @@ from sqlmodel import Session
 from corpus.runner import TaskRunner
 from corpus.store import keys, open_store
 from corpus.store.config import StoreConfig
+from evals.config import EvalSettings
 from parforge.api import create_app
 from parforge.service.config import ServerConfig
 from parforge.settings import Settings
@@ -39,11 +40,17 @@ class Api:
 ApiFactory = Callable[..., AbstractAsyncContextManager[Api]]
 
 
-def settings_for(store_url: str, data_dir: Path, **server: Any) -> Settings:
+def settings_for(
+    store_url: str, data_dir: Path, evals: EvalSettings | None = None, **server: Any
+) -> Settings:
     # No configured runner unless a test names one: `api_factory(runner=None)` queues only.
     config = {"poll_s": 0.05, "heartbeat_s": 0.05, "runner": None, **server}
     return Settings(
-        data_dir=data_dir, store=StoreConfig(url=store_url), server=ServerConfig(**config)
+        data_dir=data_dir,
+        store=StoreConfig(url=store_url),
+        server=ServerConfig(**config),
+        # No eval workers unless a test asks: a queued eval would otherwise really run.
+        evals=evals or EvalSettings(workers=0),
     )
 
 

@@ -1,0 +1,117 @@
+"""What a run has to do: its tasks, and per task which samples to generate or verify (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import Any
+
+from corpus.formats import Target
+from corpus.store.models import EvalResult
+from corpus.suites import Suite
+from corpus.tasks import Task
+from evals.errors import EvalSetupError
+from evals.outcomes import GENERATED, is_finished
+from evals.summary import SampleOutcome
+
+
+def select_problems(
+    suite: Suite, target: Target, patterns: Sequence[str] = (), limit: int | None = None
+) -> list[str]:
+    """Names of the suite's tasks for `target` matching any glob (all when none), at most `limit`."""
+    names = [t.name for t in suite.tasks_for(target)]
+    if patterns:
+        names = [n for n in names if any(fnmatchcase(n, p) for p in patterns)]
+    if limit is not None:
+        names = names[:limit]
+    if not names:
+        wanted = f" matching {', '.join(patterns)}" if patterns else ""
+        raise EvalSetupError(f"suite {suite.name} has no {target} tasks{wanted}")
+    return names
+
+
+def tasks_of(suite: Suite, target: Target, problems: Sequence[str] | None) -> list[Task]:
+    """The run's tasks: the named problems (all of the suite's for `target` when None)."""
+    if problems is None:
+        tasks = suite.tasks_for(target)
+    else:
+        known = {t.name: t for t in suite.tasks_for(target)}
+        missing = [p for p in problems if p not in known]
+        if missing:
+            raise EvalSetupError(
+                f"suite {suite.name} has no {target} task named {', '.join(missing[:5])}"
+            )
+        tasks = [known[p] for p in problems]
+    if not tasks:
+        raise EvalSetupError(f"suite {suite.name} has no {target} tasks")
+    return tasks
+
+
+@dataclass
+class TaskWork:
+    """One task's share of the run."""
+
+    task: Task
+    generate: list[int]
+    """Sample indices with nothing stored yet."""
+    verify: list[EvalResult]
+    """Stored samples waiting for verification (generated before an interruption)."""
+
+
+def plan(tasks: Iterable[Task], samples: int, stored: Iterable[EvalResult]) -> list[TaskWork]:
+    """What is left to do, given what the store already holds (finished samples are skipped)."""
+    by_problem: dict[str, dict[int, EvalResult]] = {}
+    for row in stored:
+        by_problem.setdefault(row.problem, {})[row.sample_index] = row
+    work = []
+    for task in tasks:
+        have = by_problem.get(task.name, {})
+        generate = [i for i in range(samples) if i not in have]
+        verify = [have[i] for i in range(samples) if i in have and have[i].status == GENERATED]
+        if generate or verify:
+            work.append(TaskWork(task, generate, verify))
+    return work
+
+
+@dataclass
+class Progress:
+    """Where a run stands; stored with the run and shown by progress bars."""
+
+    total: int
+    generated: int = 0
+    """Samples stored (with a source or with the reason there is none)."""
+    finished: int = 0
+    """Samples that need nothing more (verified, or impossible to produce)."""
+    statuses: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, total: int, stored: Iterable[EvalResult]) -> Progress:
+        progress = cls(total=total)
+        for row in stored:
+            progress.generated += 1
+            if is_finished(row):
+                progress.add(row.status)
+        return progress
+
+    def add(self, status: str) -> None:
+        self.finished += 1
+        self.statuses[status] = self.statuses.get(status, 0) + 1
+
+    @property
+    def passed(self) -> int:
+        return self.statuses.get("passed", 0)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "generated": self.generated,
+            "finished": self.finished,
+            "statuses": dict(self.statuses),
+        }
+
+
+def default_resources(outcomes: Iterable[SampleOutcome]) -> int | None:
+    """The largest thread/rank count any sample was timed at (None: nothing was timed)."""
+    counts = {n for o in outcomes for n in o.speedups}
+    return max(counts) if counts else None

@@ -1,0 +1,313 @@
+"""`parforge eval ...`: run a model over a benchmark suite, list runs, write reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from corpus.errors import CorpusError
+from corpus.formats import Target
+from corpus.store import evals as store
+from corpus.store.models import (
+    EvalRun,
+    EvalRunCreate,
+    EvalRunPublic,
+    ExecutionTarget,
+    JobStatus,
+)
+from corpus.suites import load_suite
+from evals.config import Api, RunOptions, SamplingOptions
+from evals.errors import EvalError
+from evals.plan import Progress as RunProgress
+from evals.plan import select_problems
+from evals.report import write_report
+from evals.stored import load_run
+from evals.summary import OVERALL, summarize
+from parforge.cli._common import console, fail, run, settings
+from parforge.cli._store import store as open_store
+from parforge.service import identity
+from parforge.service.evals import EvalPool, build_eval_runner
+from parforge.settings import Settings
+
+out = Console()
+"""Tables go to stdout; progress and messages to stderr."""
+
+app = typer.Typer(
+    help="Batch evaluations: pass@k, build@k, speedup@k and efficiency@k over a suite.",
+    no_args_is_help=True,
+)
+
+TARGETS = ("openmp", "mpi", "cuda")
+
+
+@app.command("run")
+def run_cmd(
+    suite: Annotated[str, typer.Option(help="Built-in suite name or suite directory.")] = "pareval",
+    target: Annotated[str, typer.Option(help="openmp, mpi or cuda.")] = "openmp",
+    samples: Annotated[int, typer.Option(min=1, max=100, help="Samples per problem (K).")] = 1,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="Model or adapter name (default: the configured one), or replay:known-good, "
+            "replay:mutants, replay:run=ID."
+        ),
+    ] = None,
+    url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible endpoint, .../v1 (default: settings).")
+    ] = None,
+    api: Annotated[
+        str, typer.Option(help="completion, chat, or auto (completion, else chat).")
+    ] = "auto",
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, help="Verifications at once (default: sandbox pool).")
+    ] = None,
+    problems: Annotated[
+        list[str] | None, typer.Option(help="Glob of problem names; repeat for more.")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="At most this many problems.")] = None,
+    timing: Annotated[
+        bool, typer.Option("--timing/--no-timing", help="Measure speedups (slow).")
+    ] = True,
+    temperature: Annotated[float, typer.Option(min=0)] = SamplingOptions().temperature,
+    max_tokens: Annotated[int, typer.Option(min=1)] = SamplingOptions().max_tokens,
+    reference_cache: Annotated[
+        bool,
+        typer.Option(
+            "--reference-cache/--no-reference-cache",
+            help="Build, run and time each reference once per run (off: once per sample).",
+        ),
+    ] = True,
+    resume: Annotated[
+        int | None,
+        typer.Option(help="Continue a stopped run (its own options apply; others are ignored)."),
+    ] = None,
+) -> None:
+    """Generate K samples per problem, verify each in the sandbox, store and summarize them."""
+    config = settings()
+    with open_store(config) as engine:
+        if resume is not None:
+            eval_id = _reopen(engine, resume)
+        else:
+            if target not in TARGETS:
+                fail(f"unknown target {target!r}: use one of {', '.join(TARGETS)}")
+            if api not in ("auto", "completion", "chat"):
+                fail(f"unknown api {api!r}: use auto, completion or chat")
+            options = RunOptions(
+                url=url,
+                api=_api(api),
+                sampling=SamplingOptions(temperature=temperature, max_tokens=max_tokens),
+                concurrency=concurrency,
+                reference_cache=reference_cache,
+            )
+            eval_id = _create(
+                engine, suite, target, samples, model, problems or [], limit, timing, options
+            )
+        console.print(f"eval run [bold]{eval_id}[/]")
+        final = run(_execute(config, engine, eval_id))
+    _print_outcome(final)
+
+
+def _api(value: str) -> Api:
+    return "chat" if value == "chat" else "completion" if value == "completion" else "auto"
+
+
+def _create(
+    engine: Engine,
+    suite: str,
+    target: str,
+    samples: int,
+    model: str | None,
+    patterns: list[str],
+    limit: int | None,
+    timing: bool,
+    options: RunOptions,
+) -> int:
+    try:
+        loaded = load_suite(suite)
+        names = select_problems(loaded, Target(target), patterns, limit)
+    except (CorpusError, EvalError) as exc:
+        fail(str(exc))
+    create = EvalRunCreate(
+        suite=suite,
+        target=ExecutionTarget(target),
+        model=model,
+        samples_k=samples,
+        problems=names,
+        timing=timing,
+    )
+    with Session(engine) as session:
+        row = store.submit(session, create, options=options.model_dump(mode="json"))
+    assert row.id is not None
+    return row.id
+
+
+def _reopen(engine: Engine, eval_id: int) -> int:
+    with Session(engine) as session:
+        row = store.reopen(session, eval_id, identity.alive)
+    if row is None:
+        fail(f"no eval run {eval_id}")
+    if row.status == JobStatus.RUNNING:
+        fail(f"eval run {eval_id} is running in worker {row.claimed_by}")
+    return eval_id
+
+
+async def _execute(config: Settings, engine: Engine, eval_id: int) -> EvalRun:
+    runner = build_eval_runner(config, engine)
+    pool = EvalPool(engine, runner, config.server, workers=0)
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[detail]}"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+    try:
+        with Progress(*columns, console=console, transient=False) as bar:
+            task: TaskID | None = None
+
+            def show(progress: RunProgress) -> None:
+                nonlocal task
+                failed = progress.finished - progress.passed
+                detail = (
+                    f"generated {progress.generated} · passed {progress.passed} · failed {failed}"
+                )
+                if task is None:
+                    task = bar.add_task("verified", total=progress.total, detail=detail)
+                bar.update(task, completed=progress.finished, detail=detail)
+
+            return await pool.run_one(eval_id, on_progress=show)
+    finally:
+        await runner.aclose()
+
+
+def _print_outcome(final: EvalRun) -> None:
+    style = "green" if final.status == JobStatus.SUCCEEDED else "red"
+    console.print(f"eval run {final.id}: [{style}]{final.status}[/] {final.reason}")
+    if final.status != JobStatus.SUCCEEDED:
+        raise SystemExit(1)
+    console.print(f"report: parforge eval report {final.id}")
+
+
+@app.command("report")
+def report_cmd(
+    run_id: Annotated[int, typer.Argument(help="The eval run.")],
+    compare: Annotated[int | None, typer.Option(help="A baseline run to compare with.")] = None,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Directory (default: ./eval-report-RUN).")
+    ] = None,
+    k: Annotated[str, typer.Option(help="Comma-separated k values.")] = "1,5",
+    resources: Annotated[
+        int | None,
+        typer.Option(min=1, help="n of speedup_n@k (default: the largest count timed)."),
+    ] = None,
+) -> None:
+    """Write a Markdown and HTML report with plots; print its overall rows."""
+    try:
+        ks = [int(x) for x in k.split(",") if x.strip()]
+    except ValueError:
+        fail(f"--k takes comma-separated integers, not {k!r}")
+    config = settings()
+    with open_store(config) as engine:
+        try:
+            data = load_run(engine, run_id)
+            baseline = load_run(engine, compare) if compare is not None else None
+        except EvalError as exc:
+            fail(str(exc))
+    if not data.outcomes:
+        fail(f"eval run {run_id} has no finished samples yet")
+    n = resources or max((m for o in data.outcomes for m in o.speedups), default=None)
+    usable = [x for x in ks if x <= data.info.samples] or [1]
+    target = out_dir or Path(f"eval-report-{run_id}")
+    try:
+        paths = write_report(target, data, ks=usable, resources=n, baseline=baseline)
+    except ValueError as exc:
+        fail(str(exc))
+    summary = summarize(data.outcomes, usable, n)
+    table = Table(
+        title=f"eval run {run_id}: {data.info.model} on {data.info.suite}/{data.info.target}"
+    )
+    for column in (
+        "k",
+        "build",
+        "pass",
+        "race-free",
+        f"speedup_{n}" if n else "speedup",
+        "not run",
+    ):
+        table.add_column(column, justify="right")
+    for row in summary.rows:
+        if row.group != OVERALL:
+            continue
+        table.add_row(
+            str(row.k),
+            _pct(row.build, row.not_run),
+            _pct(row.passed, row.not_run),
+            _pct(row.race_free, row.not_run),
+            "–" if row.speedup is None else f"{row.speedup:.2f}",
+            str(row.not_run),
+        )
+    out.print(table)
+    console.print(f"report: {paths['markdown']} and {paths['html']}")
+
+
+def _pct(value: float | None, not_run: int) -> str:
+    if value is None:
+        return "not run" if not_run else "–"
+    return f"{100 * value:.1f}%"
+
+
+@app.command("list")
+def list_cmd(
+    limit: Annotated[int, typer.Option(min=1, help="Newest runs shown.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON on stdout.")] = False,
+) -> None:
+    """Eval runs in the store, newest first."""
+    config = settings()
+    with open_store(config) as engine, Session(engine) as session:
+        runs = store.list_runs(session, limit)
+    if as_json:
+        rows = [EvalRunPublic.model_validate(r).model_dump(mode="json") for r in runs]
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    table = Table()
+    for column in ("id", "status", "suite/target", "model", "K", "done", "pass@1", "created"):
+        table.add_column(column, no_wrap=column in ("model", "created"))
+    for r in runs:
+        p = r.progress or {}
+        done = f"{p.get('finished', 0)}/{p.get('total', '?')}" if p else "–"
+        table.add_row(
+            str(r.id),
+            str(r.status),
+            f"{r.suite}/{r.target}",
+            r.model or "(configured)",
+            str(r.samples_k),
+            done,
+            _overall_pass(r),
+            r.created_at.strftime("%m-%d %H:%M"),
+        )
+    out.print(table)
+
+
+def _overall_pass(run: EvalRun) -> str:
+    for row in run.summary.get("rows", []):
+        if row.get("group") == OVERALL and row.get("k") == 1:
+            return _pct(row.get("passed"), row.get("not_run", 0))
+    return "–"

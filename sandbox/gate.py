@@ -1,0 +1,61 @@
+"""A timing gate: timed runs have the sandbox to themselves, the rest of the work shares it.
+
+Verifications that run at once (an eval verifies as many as the pool holds) would otherwise time
+their candidates while other jobs compile and test beside them, and report the contention as
+slowness. With one `TimingGate` passed to all of them, every command takes the gate: ordinary
+commands together, each timing run alone. A timing run waits for the commands in flight to
+finish, and no new command starts while it waits or runs (so timing is never starved). Only one
+command holds the gate at a time in exclusive mode and nothing is acquired while holding it, so
+the gate cannot deadlock with other locks (such as the reference cache's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+
+class TimingGate:
+    """A writer-preferring readers-writer lock for one event loop."""
+
+    def __init__(self) -> None:
+        self._changed = asyncio.Condition()
+        self._shared = 0
+        self._exclusive = False
+        self._waiting = 0
+
+    @property
+    def holders(self) -> tuple[int, bool]:
+        """(commands holding it together, whether a timing run holds it alone)."""
+        return self._shared, self._exclusive
+
+    @asynccontextmanager
+    async def shared(self) -> AsyncIterator[None]:
+        """Hold the gate with other ordinary commands."""
+        async with self._changed:
+            await self._changed.wait_for(lambda: not self._exclusive and self._waiting == 0)
+            self._shared += 1
+        try:
+            yield
+        finally:
+            async with self._changed:
+                self._shared -= 1
+                self._changed.notify_all()
+
+    @asynccontextmanager
+    async def exclusive(self) -> AsyncIterator[None]:
+        """Hold the gate alone (a timing run)."""
+        async with self._changed:
+            self._waiting += 1
+            try:
+                await self._changed.wait_for(lambda: not self._exclusive and self._shared == 0)
+            finally:
+                self._waiting -= 1
+            self._exclusive = True
+        try:
+            yield
+        finally:
+            async with self._changed:
+                self._exclusive = False
+                self._changed.notify_all()

@@ -1,0 +1,98 @@
+"""Reference results shared by the verifications of one spec: what `verify` need not redo.
+
+A spec's sequential reference gives the same answers whatever the candidate. An eval verifies K
+samples of every task against one spec; building the reference, running it on every test and
+timing it once per spec instead of once per sample is most of what a warm harness can save
+without checking any candidate less. Pass one `ReferenceCache` to every `verify` call that
+should share it:
+
+    cache = ReferenceCache()
+    verdicts = [await verify(sandbox, spec, c, reference_cache=cache) for c in candidates]
+
+An entry is keyed by everything that decides how the reference behaves (its sources, flags,
+tests, timing input, time-out, the toolchain it is built with) and filled in lazily, part by
+part: the first verification of a spec builds the reference and runs its tests beside its own
+candidate's build, the ones that start meanwhile wait for those outputs instead of building the
+reference too, and the timing runs are made by the first verification that gets that far. Only successes are kept: a reference that does not
+build or run is retried, and reported, by every verification. The cache lives in memory for one
+process and trusts one sandbox image: make a new one for another image.
+
+Reusing the reference's timing means every sample is compared with one measurement of the
+reference (the median of `timing_repeats` runs) instead of a fresh one each time: the samples'
+speedups share a baseline, which makes them more comparable with each other, not less.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from sandbox.models import CommandResult
+from sandbox.spec import Spec, Target
+from sandbox.toolchains import reference_toolchain
+
+
+@dataclass
+class ReferenceResults:
+    """What is known so far about one spec's reference."""
+
+    outputs: dict[str, str] | None = None
+    """stdout of the reference on each test, by test name."""
+    timing_runs: list[CommandResult] | None = None
+    """The reference's runs on the timing input."""
+    claimed: bool = False
+    """A verification has set out to build the reference and work out its outputs; the others
+    that start meanwhile skip building it and wait for the outputs."""
+
+
+@dataclass
+class CacheStats:
+    """How often each part was reused or computed (for benchmarks and logs)."""
+
+    hits: dict[str, int] = field(default_factory=dict)
+    misses: dict[str, int] = field(default_factory=dict)
+
+    def count(self, part: str, hit: bool) -> None:
+        counter = self.hits if hit else self.misses
+        counter[part] = counter.get(part, 0) + 1
+
+
+class ReferenceCache:
+    """Reference outputs and timings per spec, shared by concurrent `verify` calls."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, ReferenceResults] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self.stats = CacheStats()
+
+    @staticmethod
+    def key(spec: Spec, target: Target) -> str:
+        """A digest of everything the reference's behaviour depends on."""
+        toolchain = reference_toolchain(target)
+        relevant = {
+            "toolchain": type(toolchain).__name__,
+            "language": spec.language,
+            "reference": spec.reference,
+            "files": spec.files,
+            "tests": [t.model_dump() for t in spec.tests],
+            "timing": spec.timing_case.model_dump(),
+            "cflags": spec.cflags,
+            "libs": spec.libs,
+            "timeout_s": spec.timeout_s,
+            "timing_repeats": spec.timing_repeats,
+        }
+        text = json.dumps(relevant, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def entry(self, key: str) -> ReferenceResults:
+        """The entry for `key` (empty at first); read it under `lock(key)` to fill it in."""
+        return self._entries.setdefault(key, ReferenceResults())
+
+    def lock(self, key: str) -> asyncio.Lock:
+        """Held while a verification computes a missing part of the entry."""
+        return self._locks.setdefault(key, asyncio.Lock())
+
+    def __len__(self) -> int:
+        return len(self._entries)

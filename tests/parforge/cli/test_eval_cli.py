@@ -1,0 +1,57 @@
+"""`parforge eval run / list / report` on a real store and real compilers (the local sandbox
+backend, so that it needs no image), replaying known-good solutions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from parforge.cli import app
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def cli(tmp_path: Path):
+    env = {
+        "PARFORGE_DATA_DIR": str(tmp_path / "data"),
+        "PARFORGE_STORE__URL": f"sqlite:///{tmp_path / 'cli.db'}",
+        "PARFORGE_SANDBOX__TYPE": "local",
+    }
+    runner = CliRunner()
+
+    def invoke(*args: str, code: int = 0) -> tuple[str, str]:
+        result = runner.invoke(app, list(args), env=env)
+        assert result.exit_code == code, result.output
+        return result.stdout, result.stderr
+
+    return invoke
+
+
+def test_run_list_report_and_resume(cli, tmp_path: Path) -> None:
+    args = ["--model", "replay:known-good", "--problems", "03_*", "--samples", "2", "--no-timing"]
+    _, err = cli("eval", "run", *args)
+    assert "eval run 1" in err and "succeeded pass@1 100.0%" in err.replace("\n", " ")
+    [listed] = json.loads(cli("eval", "list", "--json")[0])
+    assert listed["model"] == "replay:known-good" and listed["status"] == "succeeded"
+    assert listed["progress"]["finished"] == listed["progress"]["total"] == 2
+    assert listed["problems"] == ["03_dense_la_axpy"] and listed["timing"] is False
+    assert "100.0%" in cli("eval", "list")[0]
+
+    out = tmp_path / "report"
+    table, err = cli("eval", "report", "1", "--out", str(out), "--k", "1,2,5")
+    assert "100.0%" in table
+    md = (out / "report.md").read_text()
+    assert "| 03_dense_la_axpy | dense_la | 2 | 2 | 2 | 2 |" in md
+    assert "Speed was not measured" in md
+    assert (out / "rates.png").exists()
+
+    _, err = cli("eval", "run", "--resume", "1")  # nothing left to do: finishes at once
+    assert "succeeded" in err
+    cli("eval", "run", "--resume", "7", code=1)
+    cli("eval", "report", "7", code=1)
+    _, err = cli("eval", "run", "--problems", "nothing*", code=1)
+    assert "no openmp tasks matching nothing*" in err

@@ -1,0 +1,155 @@
+"""verify() with a shared reference cache and timing gate, on a scripted sandbox: what is reused,
+what is not, and that verdicts do not change."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sandbox.gate import TimingGate
+from sandbox.models import Command, CommandResult
+from sandbox.refcache import ReferenceCache
+from sandbox.spec import Candidate, Spec, Target, TestCase
+from sandbox.verdict import Status
+from sandbox.verify import verify
+from tests.conftest import ScriptedSandbox, ScriptedWorkspace
+
+SOURCE = "#pragma omp parallel for\nfor (int i = 0; i < 4; i++) {}\nint main() {}\n"
+
+
+def spec(**overrides: object) -> Spec:
+    fields = {
+        "reference": "int main() {}",
+        "tests": [TestCase(name="a", args=["1"]), TestCase(name="b", args=["2"])],
+        "timing_repeats": 3,
+    }
+    return Spec.model_validate(fields | overrides)
+
+
+def handler(reference_ok: bool = True):
+    def answer(command: Command, ws: ScriptedWorkspace) -> CommandResult:
+        if command.argv[0] in ("gcc", "g++", "clang", "clang++"):
+            return CommandResult(exit_code=0 if reference_ok or command.cwd != "ref" else 1)
+        seconds = 1.0 if command.cwd == "ref" else 0.5
+        return CommandResult(exit_code=0, stdout="42\n", duration_s=seconds)
+
+    return answer
+
+
+async def test_second_verification_reuses_outputs_and_timing_with_the_same_verdict() -> None:
+    cache = ReferenceCache()
+    box = ScriptedSandbox(handler(), per_job=True)
+    candidate = Candidate(target=Target.OPENMP, source=SOURCE)
+    first = await verify(box, spec(), candidate, reference_cache=cache)
+    second = await verify(box, spec(), candidate, reference_cache=cache)
+    plain = await verify(ScriptedSandbox(handler(), per_job=True), spec(), candidate)
+    assert first.status is second.status is plain.status is Status.PASSED
+    assert first.timing == second.timing == plain.timing
+    ref_runs = [[c for c in ws.commands if c.cwd == "ref"] for ws in box.workspaces]
+    assert len(ref_runs[0]) == 1 + 2 + 3  # build, two tests, three timing runs
+    assert ref_runs[1] == []  # not even built
+    assert [s.name for s in second.steps if s.name.startswith("reuse")] == [
+        "reuse reference outputs",
+        "reuse reference timing",
+    ]
+    assert cache.stats.hits == {"outputs": 1, "timing": 1} and len(cache) == 1
+
+
+async def test_a_different_spec_or_target_is_a_different_entry() -> None:
+    base = spec()
+    assert ReferenceCache.key(base, Target.OPENMP) == ReferenceCache.key(spec(), Target.OPENMP)
+    assert ReferenceCache.key(base, Target.OPENMP) != ReferenceCache.key(base, Target.MPI)
+    changed = spec(tests=[TestCase(name="a", args=["3"])])
+    assert ReferenceCache.key(base, Target.OPENMP) != ReferenceCache.key(changed, Target.OPENMP)
+    # What only concerns candidates does not change the reference.
+    assert ReferenceCache.key(base, Target.OPENMP) == ReferenceCache.key(
+        spec(threads=[1, 8]), Target.OPENMP
+    )
+
+
+async def test_timing_is_measured_later_when_the_first_run_had_none() -> None:
+    cache = ReferenceCache()
+    box = ScriptedSandbox(handler(), per_job=True)
+    candidate = Candidate(target=Target.OPENMP, source=SOURCE)
+    await verify(box, spec(), candidate, timing=False, reference_cache=cache)
+    timed = await verify(box, spec(), candidate, reference_cache=cache)
+    assert timed.status is Status.PASSED and timed.timing is not None
+    second = [c for c in box.workspaces[1].commands if c.cwd == "ref"]
+    assert len(second) == 1 + 3  # built for timing only; test outputs reused
+
+
+async def test_concurrent_verifications_run_the_reference_tests_once() -> None:
+    cache = ReferenceCache()
+    box = ScriptedSandbox(handler(), per_job=True)
+    candidate = Candidate(target=Target.OPENMP, source=SOURCE)
+    verdicts = await asyncio.gather(
+        *(verify(box, spec(), candidate, reference_cache=cache, timing=False) for _ in range(3))
+    )
+    assert all(v.passed for v in verdicts)
+    runs = [
+        c for ws in box.workspaces for c in ws.commands if c.cwd == "ref" and "prog" in c.argv[0]
+    ]
+    assert len(runs) == 2  # two tests, once
+    assert cache.stats.misses == {"outputs": 1} and cache.stats.hits == {"outputs": 2}
+
+
+async def test_a_failing_reference_is_not_cached() -> None:
+    cache = ReferenceCache()
+    box = ScriptedSandbox(handler(reference_ok=False), per_job=True)
+    candidate = Candidate(target=Target.OPENMP, source=SOURCE)
+    for _ in range(2):
+        verdict = await verify(box, spec(), candidate, reference_cache=cache, timing=False)
+        assert verdict.status is Status.REFERENCE_FAILED
+    assert cache.entry(cache.key(spec(), Target.OPENMP)).outputs is None
+
+
+async def test_timing_runs_hold_the_gate_alone_and_the_rest_share_it() -> None:
+    gate = TimingGate()
+    seen: list[tuple[bool, tuple[int, bool]]] = []
+
+    def answer(command: Command, ws: ScriptedWorkspace) -> CommandResult:
+        if command.argv != ["pwd"]:
+            seen.append(("#timing" in command.argv, gate.holders))
+        return handler()(command, ws)
+
+    timed_spec = spec(timing=TestCase(name="t", args=["#timing"]))
+    candidate = Candidate(target=Target.OPENMP, source=SOURCE)
+    verdicts = await asyncio.gather(
+        *(
+            verify(ScriptedSandbox(answer, per_job=True), timed_spec, candidate, timing_gate=gate)
+            for _ in range(2)
+        )
+    )
+    assert all(v.passed for v in verdicts)
+    timed = [holders for is_timed, holders in seen if is_timed]
+    assert len(timed) == 2 * (3 + 3 * 3)  # per job: 3 reference runs, 3 at each of 3 counts
+    assert set(timed) == {(0, True)}
+    assert all(not exclusive and shared >= 1 for t, (shared, exclusive) in seen if not t)
+    assert gate.holders == (0, False)
+
+
+async def test_the_gate_makes_timing_wait_for_commands_in_flight_and_hold_back_new_ones() -> None:
+    gate = TimingGate()
+    log: list[str] = []
+    release = asyncio.Event()
+
+    async def ordinary(name: str, wait: bool) -> None:
+        async with gate.shared():
+            log.append(f"{name} start")
+            if wait:
+                await release.wait()
+            log.append(f"{name} end")
+
+    async def timing() -> None:
+        async with gate.exclusive():
+            log.append("timing")
+
+    first = asyncio.create_task(ordinary("build", wait=True))
+    await asyncio.sleep(0)
+    timer = asyncio.create_task(timing())
+    await asyncio.sleep(0)
+    late = asyncio.create_task(ordinary("test", wait=False))
+    await asyncio.sleep(0.01)
+    assert log == ["build start"]  # timing waits for the build; the test waits for timing
+    release.set()
+    await asyncio.gather(first, timer, late)
+    assert log == ["build start", "build end", "timing", "test start", "test end"]
