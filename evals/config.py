@@ -32,6 +32,10 @@ class RunOptions(BaseModel):
     """Verifications at once; None = the sandbox's pool size."""
     reference_cache: bool = True
     """Build, run and time each task's reference once per run instead of once per sample."""
+    translate_from: Literal["serial", "cuda"] | None = None
+    """Translation instead of generation: the model completes the suite's translation prompt
+    (the `serial` or `cuda` implementation, then the target's prompt) and the candidate is
+    verified like any other. Only problems with such a translation task take part."""
     exclusive_timing: bool = True
     """Each timing run has the sandbox to itself while the run's other verifications pause
     between commands (off: timings taken beside other jobs' builds and tests)."""

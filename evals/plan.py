@@ -17,35 +17,73 @@ from evals.summary import SampleOutcome
 
 
 def select_problems(
-    suite: Suite, target: Target, patterns: Sequence[str] = (), limit: int | None = None
+    suite: Suite,
+    target: Target,
+    patterns: Sequence[str] = (),
+    limit: int | None = None,
+    translate_from: str | None = None,
 ) -> list[str]:
     """Names of the suite's tasks for `target` matching any glob (all when none), at most `limit`."""
-    names = [t.name for t in suite.tasks_for(target)]
+    names = [t.name for t in _candidates(suite, target, translate_from)]
     if patterns:
         names = [n for n in names if any(fnmatchcase(n, p) for p in patterns)]
     if limit is not None:
         names = names[:limit]
     if not names:
         wanted = f" matching {', '.join(patterns)}" if patterns else ""
-        raise EvalSetupError(f"suite {suite.name} has no {target} tasks{wanted}")
+        kind = f"{translate_from}->{target} translation" if translate_from else str(target)
+        raise EvalSetupError(f"suite {suite.name} has no {kind} tasks{wanted}")
     return names
 
 
-def tasks_of(suite: Suite, target: Target, problems: Sequence[str] | None) -> list[Task]:
-    """The run's tasks: the named problems (all of the suite's for `target` when None)."""
+def tasks_of(
+    suite: Suite,
+    target: Target,
+    problems: Sequence[str] | None,
+    translate_from: str | None = None,
+) -> list[Task]:
+    """The run's tasks: the named problems (all of the suite's for `target` when None).
+
+    With `translate_from`, each task's `target` prompt is its translation prompt, so samples
+    sources (prompt mode, replay, agents) need not know the difference."""
+    available = _candidates(suite, target, translate_from)
+    kind = f"{translate_from}->{target} translation" if translate_from else f"{target}"
     if problems is None:
-        tasks = suite.tasks_for(target)
+        tasks = available
     else:
-        known = {t.name: t for t in suite.tasks_for(target)}
+        known = {t.name: t for t in available}
         missing = [p for p in problems if p not in known]
         if missing:
             raise EvalSetupError(
-                f"suite {suite.name} has no {target} task named {', '.join(missing[:5])}"
+                f"suite {suite.name} has no {kind} task named {', '.join(missing[:5])}"
             )
         tasks = [known[p] for p in problems]
     if not tasks:
-        raise EvalSetupError(f"suite {suite.name} has no {target} tasks")
+        raise EvalSetupError(f"suite {suite.name} has no {kind} tasks")
     return tasks
+
+
+def _candidates(suite: Suite, target: Target, translate_from: str | None) -> list[Task]:
+    """The suite's tasks for `target`, with translation prompts when `translate_from` is set."""
+    if translate_from is None:
+        return suite.tasks_for(target)
+    prompts = {
+        t.problem: t.prompt
+        for t in suite.translations
+        if t.supported and t.source_model == translate_from and t.target_model == target.value
+    }
+    return [
+        task.model_copy(
+            update={
+                "targets": {
+                    **task.targets,
+                    target: task.targets[target].model_copy(update={"prompt": prompts[task.name]}),
+                }
+            }
+        )
+        for task in suite.tasks_for(target)
+        if task.name in prompts
+    ]
 
 
 @dataclass

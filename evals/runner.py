@@ -95,7 +95,7 @@ class EvalRunner:
         options = RunOptions.model_validate(run.options or self.settings.defaults.model_dump())
         target = Target(run.target)
         try:
-            tasks = tasks_of(load_suite(run.suite), target, run.problems)
+            tasks = tasks_of(load_suite(run.suite), target, run.problems, options.translate_from)
         except CorpusError as exc:
             raise EvalSetupError(str(exc)) from exc
         work = plan(tasks, run.samples_k, stored)

@@ -39,7 +39,7 @@ def load_run(engine: Engine, run_id: int) -> RunData:
     info = RunInfo(
         id=str(run_id),
         suite=run.suite,
-        target=run.target,
+        target=_target_label(run.target, (run.options or {}).get("translate_from")),
         model=run.model or "(configured model)",
         samples=run.samples_k,
         created=run.created_at.strftime("%Y-%m-%d %H:%M UTC"),
@@ -50,3 +50,8 @@ def load_run(engine: Engine, run_id: int) -> RunData:
         outcomes=[outcome(r) for r in rows if is_finished(r)],
         unverified=sum(not is_finished(r) for r in rows),
     )
+
+
+def _target_label(target: str, translate_from: str | None) -> str:
+    """`openmp`, or `serial->openmp translation` for a translation run."""
+    return f"{translate_from}->{target} translation" if translate_from else target

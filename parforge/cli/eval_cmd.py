@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -93,6 +93,13 @@ def run_cmd(
             help="Build, run and time each reference once per run (off: once per sample).",
         ),
     ] = True,
+    translate_from: Annotated[
+        str | None,
+        typer.Option(
+            help="serial or cuda: translate that implementation (the suite's translation "
+            "prompts) instead of generating from the description."
+        ),
+    ] = None,
     resume: Annotated[
         int | None,
         typer.Option(help="Continue a stopped run (its own options apply; others are ignored)."),
@@ -108,12 +115,15 @@ def run_cmd(
                 fail(f"unknown target {target!r}: use one of {', '.join(TARGETS)}")
             if api not in ("auto", "completion", "chat"):
                 fail(f"unknown api {api!r}: use auto, completion or chat")
+            if translate_from not in (None, "serial", "cuda"):
+                fail(f"unknown source model {translate_from!r}: use serial or cuda")
             options = RunOptions(
                 url=url,
                 api=_api(api),
                 sampling=SamplingOptions(temperature=temperature, max_tokens=max_tokens),
                 concurrency=concurrency,
                 reference_cache=reference_cache,
+                translate_from=_source_model(translate_from),
             )
             eval_id = _create(
                 engine, suite, target, samples, model, problems or [], limit, timing, options
@@ -121,6 +131,10 @@ def run_cmd(
         console.print(f"eval run [bold]{eval_id}[/]")
         final = run(_execute(config, engine, eval_id))
     _print_outcome(final)
+
+
+def _source_model(value: str | None) -> Literal["serial", "cuda"] | None:
+    return "serial" if value == "serial" else "cuda" if value == "cuda" else None
 
 
 def _api(value: str) -> Api:
@@ -140,7 +154,7 @@ def _create(
 ) -> int:
     try:
         loaded = load_suite(suite)
-        names = select_problems(loaded, Target(target), patterns, limit)
+        names = select_problems(loaded, Target(target), patterns, limit, options.translate_from)
     except (CorpusError, EvalError) as exc:
         fail(str(exc))
     create = EvalRunCreate(

@@ -89,6 +89,21 @@ async def test_prompt_mode_stores_sources_calls_and_verdicts(engine, fake_llm, l
     assert all(a.finished <= b.finished for a, b in itertools.pairwise(seen))
 
 
+async def test_a_translation_run_completes_the_translation_prompts(engine, fake_llm, llm_config):
+    fake_llm.script(Reply(texts=[GOOD]), Reply(texts=[GOOD]))
+    run_id = new_run(engine, samples=1, options=RunOptions(translate_from="serial"))
+    outcome = await runner(engine).run(run_id, source=prompt_source(fake_llm, llm_config))
+
+    suite = load_suite("pareval")
+    prompts = {suite.translation(f"{t}:serial->openmp").prompt for t in TASKS}
+    assert {body["prompt"] for body in fake_llm.requests} == prompts
+    stored = rows(engine, run_id)
+    assert [r.status for r in stored] == ["passed", "passed"]
+    assert all(r.source is not None and r.source.startswith(tuple(prompts)) for r in stored)
+    assert outcome.reason.startswith("pass@1 100.0%")
+    assert load_run(engine, run_id).info.target == "serial->openmp translation"
+
+
 async def test_a_broken_sandbox_stops_the_run_and_resume_verifies_without_regenerating(
     engine, fake_llm, llm_config
 ):
