@@ -92,5 +92,22 @@ def c_compiler(language: Language, c: str, cxx: str) -> str:
     return cxx if language is Language.CPP else c
 
 
+WARNINGS = ("-Wall",)
+
+
+def build_command(
+    program: Program, paths: Paths, c: str, cxx: str, flags: tuple[str, ...] = ("-O2", *WARNINGS)
+) -> Command:
+    """`cc FLAGS CFLAGS -o prog MAIN LIBS -lm` in the program's directory, C or C++ compiler
+    by the program's language."""
+    cc = c_compiler(program.language, c, cxx)
+    return Command(
+        argv=[cc, *flags, *program.cflags, "-o", EXE, program.main, *program.libs, "-lm"],
+        cwd=program.dir,
+        env=paths.env(),
+        timeout_s=BUILD_TIMEOUT_S,
+    )
+
+
 def whole_seconds(timeout_s: float) -> int:
     return max(1, math.ceil(timeout_s))

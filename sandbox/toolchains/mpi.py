@@ -9,15 +9,13 @@ from sandbox.checkers.clike import blank_comments_and_strings
 from sandbox.models import Command
 from sandbox.spec import Spec, Target, TestCase
 from sandbox.toolchains.base import (
-    BUILD_TIMEOUT_S,
     EXE,
     Paths,
     Program,
     Toolchain,
-    c_compiler,
+    build_command,
     whole_seconds,
 )
-from sandbox.toolchains.serial import WARNINGS
 from sandbox.verdict import SourceCheck
 
 _COMMUNICATION = re.compile(
@@ -39,23 +37,7 @@ class MPIToolchain(Toolchain):
     target = Target.MPI
 
     def compile(self, program: Program, paths: Paths) -> Command:
-        cc = c_compiler(program.language, "mpicc", "mpicxx")
-        return Command(
-            argv=[
-                cc,
-                "-O2",
-                *WARNINGS,
-                *program.cflags,
-                "-o",
-                EXE,
-                program.main,
-                *program.libs,
-                "-lm",
-            ],
-            cwd=program.dir,
-            env=paths.env(),
-            timeout_s=BUILD_TIMEOUT_S,
-        )
+        return build_command(program, paths, "mpicc", "mpicxx")
 
     def run(
         self, program: Program, case: TestCase, workers: int, timeout_s: float, paths: Paths

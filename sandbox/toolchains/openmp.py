@@ -7,8 +7,16 @@ import re
 from sandbox.checkers.clike import blank_comments_and_strings, pragmas
 from sandbox.models import Command
 from sandbox.spec import Spec, Target, TestCase
-from sandbox.toolchains.base import BUILD_TIMEOUT_S, EXE, Paths, Program, Toolchain, c_compiler
-from sandbox.toolchains.serial import WARNINGS
+from sandbox.toolchains.base import (
+    BUILD_TIMEOUT_S,
+    EXE,
+    WARNINGS,
+    Paths,
+    Program,
+    Toolchain,
+    build_command,
+    c_compiler,
+)
 from sandbox.verdict import SourceCheck
 
 # Constructs that create parallelism (a lone `critical` or `atomic` does not).
@@ -36,24 +44,7 @@ class OpenMPToolchain(Toolchain):
     target = Target.OPENMP
 
     def compile(self, program: Program, paths: Paths) -> Command:
-        cc = c_compiler(program.language, "gcc", "g++")
-        return Command(
-            argv=[
-                cc,
-                "-O2",
-                "-fopenmp",
-                *WARNINGS,
-                *program.cflags,
-                "-o",
-                EXE,
-                program.main,
-                *program.libs,
-                "-lm",
-            ],
-            cwd=program.dir,
-            env=paths.env(),
-            timeout_s=BUILD_TIMEOUT_S,
-        )
+        return build_command(program, paths, "gcc", "g++", ("-O2", "-fopenmp", *WARNINGS))
 
     def run(
         self, program: Program, case: TestCase, workers: int, timeout_s: float, paths: Paths

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from sandbox.models import Command
 from sandbox.spec import Target
-from sandbox.toolchains.base import BUILD_TIMEOUT_S, EXE, Paths, Program, Toolchain, c_compiler
-
-WARNINGS = ("-Wall",)
+from sandbox.toolchains.base import Paths, Program, Toolchain, build_command
 
 
 class SerialToolchain(Toolchain):
@@ -15,20 +13,4 @@ class SerialToolchain(Toolchain):
     target = Target.SERIAL
 
     def compile(self, program: Program, paths: Paths) -> Command:
-        cc = c_compiler(program.language, "gcc", "g++")
-        return Command(
-            argv=[
-                cc,
-                "-O2",
-                *WARNINGS,
-                *program.cflags,
-                "-o",
-                EXE,
-                program.main,
-                *program.libs,
-                "-lm",
-            ],
-            cwd=program.dir,
-            env=paths.env(),
-            timeout_s=BUILD_TIMEOUT_S,
-        )
+        return build_command(program, paths, "gcc", "g++")
