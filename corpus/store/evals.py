@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from corpus.store import queue
@@ -169,23 +168,9 @@ def finish(
 
 def release(session: Session, eval_id: int, worker: str, why: str) -> bool:
     """Back to the queue without spending an attempt (the server stops; the run is fine)."""
-    released = session.execute(
-        update(EvalRun)
-        .where(
-            col(EvalRun.id) == eval_id,
-            col(EvalRun.claimed_by) == worker,
-            col(EvalRun.status) == JobStatus.RUNNING,
-        )
-        .values(
-            status=JobStatus.QUEUED,
-            reason=f"{why}; re-queued",
-            claimed_by=None,
-            attempts=col(EvalRun.attempts) - 1,
-        )
-        .execution_options(synchronize_session=False)
-    ).rowcount  # type: ignore[attr-defined]
+    released = queue.release(session, EvalRun, eval_id, worker, f"{why}; re-queued")
     session.commit()
-    return bool(released)
+    return released
 
 
 def recover(

@@ -99,6 +99,18 @@ def finish(
     return bool(done)
 
 
+def release(session: Session, model: type[Job], job_id: Any, worker: str, reason: str) -> bool:
+    """Put a running job held by `worker` back in the queue without spending an attempt (the
+    server stops; the job is fine). False when it no longer holds it (nothing written)."""
+    c = _table(model).c
+    released = session.execute(
+        update(_table(model))
+        .where(c.id == job_id, c.claimed_by == worker, c.status == JobStatus.RUNNING)
+        .values(status=JobStatus.QUEUED, reason=reason, claimed_by=None, attempts=c.attempts - 1)
+    ).rowcount  # type: ignore[attr-defined]
+    return bool(released)
+
+
 @dataclass(frozen=True)
 class Recovered:
     """A job taken back from a worker that stopped."""

@@ -305,23 +305,9 @@ def events_after(
 def release(session: Session, task_id: str, run_id: int, worker: str, why: str) -> bool:
     """Put a task this worker holds back in the queue (shutdown), returning its attempt."""
     reason = f"{why}; re-queued"
-    released = session.execute(
-        update(Task)
-        .where(
-            col(Task.id) == task_id,
-            col(Task.claimed_by) == worker,
-            col(Task.status) == JobStatus.RUNNING,
-        )
-        .values(
-            status=JobStatus.QUEUED,
-            reason=reason,
-            claimed_by=None,
-            attempts=col(Task.attempts) - 1,
-        )
-        .execution_options(synchronize_session=False)
-    ).rowcount  # type: ignore[attr-defined]
+    released = queue.release(session, Task, task_id, worker, reason)
     _end_run(session, run_id, JobStatus.CANCELLED, why)
     if released:
         status_event(session, task_id, JobStatus.QUEUED, reason)
     session.commit()
-    return bool(released)
+    return released
