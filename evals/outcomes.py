@@ -70,7 +70,9 @@ def verified_result(
         "reason": verdict.reason,
         "correct": status in CORRECT,
         "race_free": status is Status.PASSED,
-        "not_run": verdict.reason if status is Status.NOT_RUN else None,
+        # A broken reference is the spec's fault, not the model's: left out like a check that
+        # could not run, and listed among the report's reasons.
+        "not_run": verdict.reason if status in (Status.NOT_RUN, Status.REFERENCE_FAILED) else None,
         "timing": verdict.timing.model_dump(mode="json") if timed and verdict.timing else None,
         "findings": [f.model_dump(mode="json") for f in (verdict.concurrency.findings[:5])]
         if verdict.concurrency
@@ -102,7 +104,7 @@ def verified_result(
 
 def unverified_result(problem: str, problem_type: str, sample: Sample) -> EvalResultCreate:
     """The stored row of a sample before verification, or of one that could not be produced."""
-    failed = sample.source is None
+    failed = not (sample.source or "").strip()
     return EvalResultCreate(
         problem=problem,
         problem_type=problem_type,
@@ -110,7 +112,11 @@ def unverified_result(problem: str, problem_type: str, sample: Sample) -> EvalRe
         status=GENERATION_FAILED if failed else GENERATED,
         built=False,
         passed=False,
-        verdict={"status": GENERATION_FAILED, "reason": sample.error, "correct": False}
+        verdict={
+            "status": GENERATION_FAILED,
+            "reason": sample.error or "the sample holds no code",
+            "correct": False,
+        }
         if failed
         else {},
         source=sample.source,

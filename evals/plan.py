@@ -31,7 +31,7 @@ def select_problems(
         names = names[:limit]
     if not names:
         wanted = f" matching {', '.join(patterns)}" if patterns else ""
-        kind = f"{translate_from}->{target} translation" if translate_from else str(target)
+        kind = kind_label(target, translate_from)
         raise EvalSetupError(f"suite {suite.name} has no {kind} tasks{wanted}")
     return names
 
@@ -47,7 +47,7 @@ def tasks_of(
     With `translate_from`, each task's `target` prompt is its translation prompt, so samples
     sources (prompt mode, replay, agents) need not know the difference."""
     available = _candidates(suite, target, translate_from)
-    kind = f"{translate_from}->{target} translation" if translate_from else f"{target}"
+    kind = kind_label(target, translate_from)
     if problems is None:
         tasks = available
     else:
@@ -61,6 +61,11 @@ def tasks_of(
     if not tasks:
         raise EvalSetupError(f"suite {suite.name} has no {kind} tasks")
     return tasks
+
+
+def kind_label(target: Target | str, translate_from: str | None) -> str:
+    """`openmp`, or `serial->openmp translation` for a translation run."""
+    return f"{translate_from}->{target} translation" if translate_from else str(target)
 
 
 def _candidates(suite: Suite, target: Target, translate_from: str | None) -> list[Task]:

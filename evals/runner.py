@@ -82,6 +82,9 @@ class EvalRunner:
         self.settings = settings or EvalSettings()
         self.verify_options = verify_options or VerifyOptions()
         self.pool_size = pool_size
+        self.gate = TimingGate()
+        """Shared by every run of this runner, so one run's timings are not taken beside another
+        run's builds (eval workers > 1)."""
 
     async def run(
         self,
@@ -171,7 +174,7 @@ class _Job:
         self.timing = run.timing
         self.progress, self.on_progress = progress, on_progress
         self.cache = ReferenceCache() if options.reference_cache else None
-        self.gate = TimingGate() if run.timing and options.exclusive_timing else None
+        self.gate = runner.gate if options.exclusive_timing else None
         self.write_lock = asyncio.Lock()
         self.verify_slots = asyncio.Semaphore(options.concurrency or runner.pool_size)
         self.generate_slots = asyncio.Semaphore(runner.settings.generate_concurrency)
@@ -206,15 +209,14 @@ class _Job:
                 async with self.generate_slots:
                     samples = await source.generate(task, self.target, work.generate)
                 # One transaction for the whole call: stored completely or not at all.
-                await self._save(
-                    *(unverified_result(task.name, task.problem_type, s) for s in samples)
-                )
-                for sample in samples:
-                    if sample.source is not None:
+                results = [unverified_result(task.name, task.problem_type, s) for s in samples]
+                await self._save(*results)
+                for result, sample in zip(results, samples, strict=True):
+                    if result.status == GENERATED:
                         group.create_task(self._verify(task, spec, sample))
 
     async def _verify(self, task: Task, spec: Spec, sample: Sample) -> None:
-        assert sample.source is not None
+        assert sample.source
         candidate = Candidate(target=self.target.value, source=sample.source)
         async with self.verify_slots:
             verdict = await verify(

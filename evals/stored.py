@@ -10,6 +10,7 @@ from corpus.store.models import EvalRun, JobStatus
 from evals.config import RunOptions
 from evals.errors import EvalSetupError
 from evals.outcomes import is_finished, outcome
+from evals.plan import kind_label
 from evals.report import RunData, RunInfo
 
 
@@ -39,7 +40,7 @@ def load_run(engine: Engine, run_id: int) -> RunData:
     info = RunInfo(
         id=str(run_id),
         suite=run.suite,
-        target=_target_label(run.target, (run.options or {}).get("translate_from")),
+        target=kind_label(run.target, (run.options or {}).get("translate_from")),
         model=run.model or "(configured model)",
         samples=run.samples_k,
         created=run.created_at.strftime("%Y-%m-%d %H:%M UTC"),
@@ -50,8 +51,3 @@ def load_run(engine: Engine, run_id: int) -> RunData:
         outcomes=[outcome(r) for r in rows if is_finished(r)],
         unverified=sum(not is_finished(r) for r in rows),
     )
-
-
-def _target_label(target: str, translate_from: str | None) -> str:
-    """`openmp`, or `serial->openmp translation` for a translation run."""
-    return f"{translate_from}->{target} translation" if translate_from else target

@@ -52,6 +52,8 @@ class TimingGate:
                 await self._changed.wait_for(lambda: not self._exclusive and self._shared == 0)
             finally:
                 self._waiting -= 1
+                # A cancelled waiter must wake the commands it was holding back.
+                self._changed.notify_all()
             self._exclusive = True
         try:
             yield

@@ -86,9 +86,10 @@ async def verify(
     opts = (options or VerifyOptions()).model_copy(
         update={"timing": timing and (options or VerifyOptions()).timing}
     )
-    info = sandbox.info()
     start = time.monotonic()
     async with sandbox.workspace() as workspace:
+        # After the lease: a backend may learn what it has (GPUs) only when it first starts.
+        info = sandbox.info()
         job = _Job(
             workspace, spec, candidate, opts, gpu=info.gpu, cache=reference_cache, gate=timing_gate
         )

@@ -46,14 +46,6 @@ def list_runs(session: Session, limit: int = 50) -> list[EvalRun]:
     return list(session.exec(select(EvalRun).order_by(col(EvalRun.id).desc()).limit(limit)).all())
 
 
-def add_result(session: Session, eval_id: int, result: EvalResultCreate) -> EvalResult:
-    row = EvalResult.model_validate(result.model_dump() | {"eval_run_id": eval_id})
-    session.add(row)
-    session.commit()
-    session.refresh(row)
-    return row
-
-
 def save_results(
     session: Session,
     eval_id: int,

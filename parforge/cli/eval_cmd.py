@@ -35,7 +35,7 @@ from corpus.suites import load_suite
 from evals.config import Api, RunOptions, SamplingOptions
 from evals.errors import EvalError
 from evals.plan import Progress as RunProgress
-from evals.plan import select_problems
+from evals.plan import default_resources, select_problems
 from evals.report import write_report
 from evals.stored import load_run
 from evals.summary import OVERALL, summarize
@@ -247,7 +247,7 @@ def report_cmd(
             fail(str(exc))
     if not data.outcomes:
         fail(f"eval run {run_id} has no finished samples yet")
-    n = resources or max((m for o in data.outcomes for m in o.speedups), default=None)
+    n = resources or default_resources(data.outcomes)
     usable = [x for x in ks if x <= data.info.samples] or [1]
     target = out_dir or Path(f"eval-report-{run_id}")
     try:

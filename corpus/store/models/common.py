@@ -7,13 +7,51 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, Integer, String, TypeDecorator
+from sqlalchemy import JSON, BigInteger, DateTime, Integer, String, Text, TypeDecorator
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlmodel import Field, SQLModel
 
-JSONType = JSON().with_variant(JSONB(), "postgresql")
-"""JSON on SQLite, JSONB on PostgreSQL."""
+NUL_STAND_IN = "\ufffd"
+"""What a NUL character in generated content (model output, program output) is stored as:
+PostgreSQL's text and JSONB cannot hold NUL, and a candidate that prints one must be a verdict,
+not a failed write."""
+
+
+def scrub_nul(value: Any) -> Any:
+    """`value` with every NUL in its strings (dict keys included) replaced by `NUL_STAND_IN`."""
+    if isinstance(value, str):
+        return value.replace("\x00", NUL_STAND_IN) if "\x00" in value else value
+    if isinstance(value, dict):
+        return {scrub_nul(k): scrub_nul(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub_nul(v) for v in value]
+    return value
+
+
+class _ScrubbedJSON(TypeDecorator[Any]):
+    impl = JSON
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> Any:
+        return dialect.type_descriptor(JSONB() if dialect.name == "postgresql" else JSON())
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
+        return scrub_nul(value)
+
+
+class GeneratedText(TypeDecorator[str]):
+    """Text written by models or programs: NULs are replaced (see `NUL_STAND_IN`)."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        return scrub_nul(value)
+
+
+JSONType = _ScrubbedJSON()
+"""JSON on SQLite, JSONB on PostgreSQL; NULs in strings are replaced (see `NUL_STAND_IN`)."""
 
 BigId = BigInteger().with_variant(Integer(), "sqlite")
 """64-bit ids on PostgreSQL; SQLite only auto-increments an `INTEGER PRIMARY KEY`."""

@@ -6,11 +6,12 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import model_validator
-from sqlalchemy import String, Text, UniqueConstraint
+from sqlalchemy import String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from corpus.store.models.common import (
     ExecutionTarget,
+    GeneratedText,
     JobStatus,
     JSONType,
     QueueFields,
@@ -87,7 +88,7 @@ class EvalResultBase(SQLModel):
     """Speedup over the sequential reference by resource count (threads, ranks): {"4": 3.1}."""
     verdict: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
     """A summary of the verdict (status, reason, timing), not its full step records."""
-    source: str | None = Field(default=None, sa_type=Text)
+    source: str | None = Field(default=None, sa_type=GeneratedText)
     call: dict[str, Any] | None = Field(default=None, sa_type=JSONType)
     """The model call that produced the sample (an `agents.llm.CallRecord`), when one did."""
     task_id: str | None = Field(default=None, foreign_key="tasks.id", max_length=32)

@@ -10,11 +10,12 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import String, Text
+from sqlalchemy import String
 from sqlmodel import Field, SQLModel
 
 from corpus.store.models.common import (
     BigId,
+    GeneratedText,
     JobStatus,
     JSONType,
     SourceLanguage,
@@ -96,7 +97,7 @@ class StepBase(SQLModel):
     """The id of the model's tool call this step executed, linking it to its LLM call."""
     arguments: dict[str, Any] | None = Field(default=None, sa_type=JSONType)
     result: Any = Field(default=None, sa_type=JSONType, nullable=True)
-    error: str | None = Field(default=None, sa_type=Text)
+    error: str | None = Field(default=None, sa_type=GeneratedText)
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cached_tokens: int | None = None
@@ -132,7 +133,7 @@ class StepPublic(StepBase):
 class CandidateBase(SQLModel):
     target: str = Field(max_length=16)
     language: SourceLanguage | None = Field(default=None, sa_type=String(16))
-    source: str = Field(sa_type=Text)
+    source: str = Field(sa_type=GeneratedText)
     strategy: str = Field(default="", max_length=200)
     """How it was made (`prompt`, `mutation`, `repair`, `crossover`)."""
     generation: int = 0
@@ -168,7 +169,7 @@ class VerdictBase(SQLModel):
     status: str = Field(max_length=32, index=True)
     passed: bool = Field(index=True)
     best_speedup: float = 0.0
-    reason: str = Field(default="", sa_type=Text)
+    reason: str = Field(default="", sa_type=GeneratedText)
     duration_s: float = 0.0
     data: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
 

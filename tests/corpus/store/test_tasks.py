@@ -9,7 +9,8 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from corpus.store import tasks
-from corpus.store.models import JobStatus, Task, TaskCreate
+from corpus.store.models import Candidate, JobStatus, Run, Task, TaskCreate, Verdict
+from corpus.store.models.common import NUL_STAND_IN
 from corpus.store.queue import heartbeat
 
 
@@ -114,3 +115,39 @@ def test_recover_requeues_then_fails_with_reason(engine):
         kinds = [(k, p.get("status")) for _, k, p in tasks.events_after(s, task_id)]
         assert kinds[0] == ("status", "queued")
         assert kinds[-1] == ("status", "failed")
+
+
+def test_nul_in_generated_content_is_stored_as_a_stand_in(engine):
+    """A candidate that prints NUL (or a model that writes one) is data, on PostgreSQL too."""
+    task_id = _submit(engine)
+    with Session(engine) as s:
+        run = Run(task_id=task_id, attempt=1, runner="test", worker="w")
+        s.add(run)
+        s.flush()
+        assert run.id is not None
+        cand = Candidate(task_id=task_id, run_id=run.id, target="openmp", source="int\x00 x;")
+        s.add(cand)
+        s.flush()
+        assert cand.id is not None
+        stdout = {"steps": [{"stdout": "a\x00b", "k\x00": ["\x00"]}]}
+        s.add(
+            Verdict(
+                candidate_id=cand.id,
+                task_id=task_id,
+                run_id=run.id,
+                target="openmp",
+                status="wrong_answer",
+                passed=False,
+                reason="got \x00",
+                data=stdout,
+            )
+        )
+        s.commit()
+    with Session(engine) as s:
+        stored = s.exec(select(Verdict).where(Verdict.task_id == task_id)).one()
+        assert stored.reason == f"got {NUL_STAND_IN}"
+        assert stored.data == {
+            "steps": [{"stdout": f"a{NUL_STAND_IN}b", f"k{NUL_STAND_IN}": [NUL_STAND_IN]}]
+        }
+        source = s.exec(select(Candidate.source).where(Candidate.task_id == task_id)).one()
+        assert source == f"int{NUL_STAND_IN} x;"
