@@ -1,9 +1,7 @@
 """Eval workers: claim queued eval runs (`POST /v1/evals`, or the CLI's own) and run them with
-the `EvalRunner`, alongside the task workers of `pool.py`.
-
-One asyncio task per worker slot and a keeper that renews the leases of running evals, delivers
-cancellations and takes back evals whose worker died. The CLI runs one eval through the same
-path (`run_one`), so an API process sharing the store sees it as held, not abandoned.
+the `EvalRunner`, alongside the task workers of `pool.py`, with the same loops and keeper
+(`jobs.JobPool`). The CLI runs one eval through the same path (`run_one`), so an API process
+sharing the store sees it as held, not abandoned.
 """
 
 from __future__ import annotations
@@ -11,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
@@ -19,12 +16,12 @@ from sqlmodel import Session
 
 from corpus.store import evals as store
 from corpus.store.models import EvalRun, JobStatus
-from corpus.store.notify import QUEUE, Notifier
-from corpus.store.queue import heartbeat
+from corpus.store.notify import Notifier
+from corpus.store.queue import Recovered
 from evals.errors import EvalError, EvalInterrupted
 from evals.runner import EvalRunner, ProgressSink
-from parforge.service import identity
 from parforge.service.config import ServerConfig
+from parforge.service.jobs import JobPool, Running
 from sandbox.config import DockerConfig, SandboxConfig
 
 if TYPE_CHECKING:
@@ -50,14 +47,11 @@ def build_eval_runner(settings: Settings, engine: Engine) -> EvalRunner:
     )
 
 
-@dataclass
-class _Running:
-    job: asyncio.Task[object]
-    why: str | None = None
-
-
-class EvalPool:
+class EvalPool(JobPool[EvalRun, int]):
     """`workers` eval runs at once over one store."""
+
+    model = EvalRun
+    kind = "eval"
 
     def __init__(
         self,
@@ -67,62 +61,28 @@ class EvalPool:
         workers: int,
         notifier: Notifier | None = None,
     ) -> None:
-        self.engine = engine
+        super().__init__(engine, config, workers, notifier)
         self.runner = runner
-        self.config = config
-        self.workers = workers
-        self.notifier = notifier or Notifier()
-        self.worker = identity.worker_id()
-        self._running: dict[int, _Running] = {}
-        self._loops: list[asyncio.Task[None]] = []
-
-    async def start(self) -> None:
-        await self._recover()
-        self._loops = [
-            asyncio.create_task(self._work(), name=f"eval-worker-{i}") for i in range(self.workers)
-        ]
-        self._loops.append(asyncio.create_task(self._keep(), name="eval-keeper"))
-
-    async def stop(self) -> None:
-        """Stop; running evals go back to the queue and resume where they stopped."""
-        for loop in self._loops:
-            loop.cancel()
-        await asyncio.gather(*self._loops, return_exceptions=True)
-        self._loops = []
 
     async def run_one(self, eval_id: int, on_progress: ProgressSink | None = None) -> EvalRun:
         """Claim one queued eval and run it here (the CLI); return its final row."""
         run = await asyncio.to_thread(self._claim, eval_id)
         if run is None:
             raise EvalError(f"eval run {eval_id} is not queued")
-        keeper = asyncio.create_task(self._keep())
-        try:
+        async with self._kept():
             await self._execute(run, on_progress, requeue_on_stop=False)
-        finally:
-            keeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await keeper
         final = await asyncio.to_thread(self._get, eval_id)
         assert final is not None
         return final
 
-    async def _work(self) -> None:
-        while True:
-            with self.notifier.subscribe(QUEUE) as wake:
-                run = await asyncio.to_thread(self._claim, None)
-                if run is None:
-                    await wake.wait(self.config.poll_s)
-                    continue
-            await self._execute(run, None, requeue_on_stop=True)
-
     async def _execute(
-        self, run: EvalRun, on_progress: ProgressSink | None, *, requeue_on_stop: bool
+        self, run: EvalRun, on_progress: ProgressSink | None = None, *, requeue_on_stop: bool = True
     ) -> None:
         assert run.id is not None
         eval_id = run.id
         job = asyncio.create_task(self.runner.run(eval_id, on_progress=on_progress))
-        running = self._running[eval_id] = _Running(job)
-        status, reason, summary = JobStatus.FAILED, "", None
+        running = self._running[eval_id] = Running(job)
+        status, reason, summary, stopping = JobStatus.FAILED, "", None, False
         resume = f"; resume with `parforge eval run --resume {eval_id}`"
         try:
             outcome = await asyncio.shield(job)
@@ -130,6 +90,7 @@ class EvalPool:
         except asyncio.CancelledError:
             me = asyncio.current_task()
             stopping = me is not None and me.cancelling() > 0
+            running.requeue = stopping and requeue_on_stop
             running.why = running.why or (
                 ("server stopped" if requeue_on_stop else "interrupted")
                 if stopping
@@ -138,16 +99,6 @@ class EvalPool:
             job.cancel()
             with contextlib.suppress(BaseException):
                 await job
-            if stopping and requeue_on_stop:
-                await asyncio.to_thread(self._release, eval_id, running.why)
-            else:
-                status = JobStatus.CANCELLED
-                reason = running.why + (resume if running.why == "interrupted" else "")
-                await asyncio.to_thread(self._finish, eval_id, status, reason, None)
-            del self._running[eval_id]
-            if stopping:
-                raise
-            return
         except EvalInterrupted as exc:
             reason = str(exc) + resume
         except EvalError as exc:
@@ -155,59 +106,35 @@ class EvalPool:
         except Exception as exc:
             log.exception("eval %s: runner failed", eval_id)
             reason = f"runner error: {type(exc).__name__}: {exc}" + resume
-        del self._running[eval_id]
-        if running.why is not None:
-            status, reason = JobStatus.CANCELLED, running.why
-        await asyncio.to_thread(self._finish, eval_id, status, reason, summary)
-
-    async def _keep(self) -> None:
-        beats = 0
-        while True:
-            before = dict(self._running)
-            beat = await asyncio.to_thread(self._beat)
-            for eval_id, running in before.items():
-                if running.why is not None:
-                    continue
-                if eval_id not in beat.held:
-                    running.why = "lease lost"
-                elif eval_id in beat.cancel:
-                    running.why = "cancelled on request"
-                else:
-                    continue
-                running.job.cancel()
-            beats += 1
-            if beats * self.config.heartbeat_s >= self.config.lease_s / 2:
-                beats = 0
-                await self._recover()
-            await asyncio.sleep(self.config.heartbeat_s)
-
-    async def _recover(self) -> None:
-        for item in await asyncio.to_thread(self._recover_sync):
-            log.warning("eval %s: %s", item.job_id, item.reason)
-            if item.status is JobStatus.QUEUED:
-                self.notifier.notify(QUEUE)
+        finally:
+            del self._running[eval_id]
+        if running.requeue:
+            await asyncio.to_thread(self._release, eval_id, running.why or "")
+        else:
+            if running.why is not None:
+                status = JobStatus.CANCELLED
+                reason = running.why + (resume if running.why == "interrupted" else "")
+            await asyncio.to_thread(self._finish, eval_id, status, reason, summary)
+        if stopping:
+            raise asyncio.CancelledError
 
     # Blocking database work, run in threads.
 
-    def _claim(self, eval_id: int | None) -> EvalRun | None:
+    def _claim(self, key: int | None) -> EvalRun | None:
         with Session(self.engine, expire_on_commit=False) as session:
-            return store.claim(session, self.worker, eval_id)
+            return store.claim(session, self.worker, key)
 
     def _get(self, eval_id: int) -> EvalRun | None:
         with Session(self.engine, expire_on_commit=False) as session:
             return store.get(session, eval_id)
 
-    def _beat(self) -> store.queue.Beat:
-        with Session(self.engine) as session:
-            return heartbeat(session, EvalRun, self.worker)
-
-    def _recover_sync(self) -> list[store.queue.Recovered]:
+    def _recover_sync(self) -> list[Recovered]:
         with Session(self.engine) as session:
             return store.recover(
                 session,
                 lease_s=self.config.lease_s,
                 max_attempts=self.config.max_attempts,
-                alive=lambda w: w == self.worker or identity.alive(w),
+                alive=self._alive,
             )
 
     def _finish(
