@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-_FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
+from agents.runners.extract import fenced_blocks
 
 
 def brace_depth(text: str) -> int:
@@ -33,10 +33,17 @@ def close_function(prompt: str, completion: str) -> str:
     return completion if end is None else completion[:end]
 
 
-def code_block(reply: str) -> str:
-    """The first fenced code block of a chat reply, or the whole reply when it has none."""
-    match = _FENCE.search(reply)
-    return match.group(1) if match else reply
+def code_block(reply: str, function: str | None = None) -> str:
+    """The code of a chat reply: the last fenced block that defines `function`, else the
+    largest block, else the whole reply (fences parsed as `agents.runners.extract` does)."""
+    blocks = [b for b in fenced_blocks(reply) if b.code.strip()]
+    if not blocks:
+        return reply
+    if function is not None:
+        defining = [b for b in blocks if _definition(b.code, function) is not None]
+        if defining:
+            return defining[-1].code + "\n"
+    return max(blocks, key=lambda b: len(b.code.strip())).code + "\n"
 
 
 def from_completion(prompt: str, completion: str) -> str:
@@ -51,7 +58,7 @@ def from_chat(prompt: str, reply: str, function: str) -> str:
     prompt's includes and description, and anything the reply defines before the function);
     a reply that does not is taken as the body that follows the prompt.
     """
-    code = code_block(reply)
+    code = code_block(reply, function)
     definition = _definition(code, function)
     if definition is None:
         return from_completion(prompt, code if code.startswith("\n") else "\n" + code)

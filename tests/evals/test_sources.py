@@ -49,6 +49,13 @@ def test_chat_reply_with_the_whole_function_or_only_its_body() -> None:
     assert code_block("no fence at all") == "no fence at all"
 
 
+def test_chat_reply_that_quotes_the_prompt_before_its_answer() -> None:
+    quoted = f"You asked:\n```cpp\n{PROMPT}\n```\nHere it is:\n~~~cpp\nvoid f(std::vector<P> &v) {{\n  v.pop_back();\n}}\n~~~\n"
+    candidate = from_chat(PROMPT, quoted, "f")
+    assert "v.pop_back();" in candidate and candidate.count("void f(") == 1
+    assert code_block("```\nint x;\n```\n```\nint longer_block;\n```") == "int longer_block;\n"
+
+
 async def test_replay_known_good_and_mutants_cycle() -> None:
     task = load_suite("pareval").task("03_dense_la_axpy")
     good = await ReplaySource("known-good").generate(task, Target.OPENMP, [0, 1])
