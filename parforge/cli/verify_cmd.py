@@ -8,15 +8,18 @@ it finds and 2 only when the check itself could not run.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from parforge.cli._common import console, fail, run, settings
+from parforge.settings import Settings
 from parforge.specfile import SpecFileError, language_of, load_spec
+from sandbox.base import Sandbox
 from sandbox.errors import SandboxError
 from sandbox.race import RaceCheckResult, check_program
 from sandbox.spec import Candidate, Language, Target, TestCase
@@ -28,6 +31,27 @@ _NOT_VERIFIED = {Status.NOT_RUN, Status.REFERENCE_FAILED}
 _STYLE = {Status.PASSED: "bold green", Status.NOT_RUN: "bold yellow"}
 
 check_app = typer.Typer(help="Check programs for concurrency defects.", no_args_is_help=True)
+
+T = TypeVar("T")
+
+
+def _in_sandbox(config: Settings, work: Callable[[Sandbox], Awaitable[T]]) -> T:
+    """`work` on a sandbox built from the settings and closed after; a sandbox failure is a
+    message and exit code 2."""
+
+    async def go() -> T | SandboxError:
+        sandbox = config.sandbox.build()
+        try:
+            return await work(sandbox)
+        except SandboxError as exc:
+            return exc
+        finally:
+            await sandbox.aclose()
+
+    result = run(go())
+    if isinstance(result, SandboxError):
+        fail(str(result), CANNOT_RUN)
+    return result
 
 
 def verify(
@@ -50,20 +74,14 @@ def verify(
         language = None
     candidate = Candidate(target=target, source=source, language=language)
 
-    async def _verify() -> Verdict | SandboxError:
-        config = settings()
-        sandbox = config.sandbox.build()
-        try:
-            return await run_verify(sandbox, spec, candidate, timing=timing, options=config.verify)
-        except SandboxError as exc:
-            return exc
-        finally:
-            await sandbox.aclose()
-
+    config = settings()
     with console.status(f"verifying {candidate_path.name} against {spec.name} ({target.value})"):
-        verdict = run(_verify())
-    if isinstance(verdict, SandboxError):
-        fail(str(verdict), CANNOT_RUN)
+        verdict = _in_sandbox(
+            config,
+            lambda sandbox: run_verify(
+                sandbox, spec, candidate, timing=timing, options=config.verify
+            ),
+        )
     if as_json:
         typer.echo(verdict.model_dump_json(indent=2))
     else:
@@ -102,27 +120,19 @@ def race(
     if file.suffix.lower() not in (".c", ".cpp", ".cc", ".cxx"):
         fail(f"{file.name}: expected a .c or .cpp file", CANNOT_RUN)
 
-    async def _check() -> RaceCheckResult | SandboxError:
-        loaded = settings()
-        config = loaded.verify.race.model_copy(update={"threads": counts, "timeout_s": timeout})
-        sandbox = loaded.sandbox.build()
-        try:
-            return await check_program(
+    loaded = settings()
+    config = loaded.verify.race.model_copy(update={"threads": counts, "timeout_s": timeout})
+    with console.status(f"race-checking {file.name}"):
+        result = _in_sandbox(
+            loaded,
+            lambda sandbox: check_program(
                 sandbox,
                 source,
                 file.name,
                 config=config,
                 case=TestCase(name="run", args=args or []),
-            )
-        except SandboxError as exc:
-            return exc
-        finally:
-            await sandbox.aclose()
-
-    with console.status(f"race-checking {file.name}"):
-        result = run(_check())
-    if isinstance(result, SandboxError):
-        fail(str(result), CANNOT_RUN)
+            ),
+        )
     if as_json:
         typer.echo(json.dumps(result.model_dump(mode="json", exclude={"steps"}), indent=2))
     else:
