@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Discriminator, Field, Tag, model_validator
 
 from sandbox.models import DEFAULT_OUTPUT_LIMIT
 
@@ -75,4 +75,15 @@ class LocalConfig(BaseModel):
         return LocalSandbox(self)
 
 
-SandboxConfig = Annotated[DockerConfig | LocalConfig, Field(discriminator="type")]
+def _backend(value: Any) -> str:
+    """The backend a config names; `docker` when it names none (`PARFORGE_SANDBOX__POOL_SIZE=4`
+    alone configures the default backend)."""
+    if isinstance(value, dict):
+        return str(value.get("type", "docker"))
+    return str(getattr(value, "type", "docker"))
+
+
+SandboxConfig = Annotated[
+    Annotated[DockerConfig, Tag("docker")] | Annotated[LocalConfig, Tag("local")],
+    Discriminator(_backend),
+]

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Coroutine
 from typing import Any, NoReturn, TypeVar
 
+from pydantic import ValidationError
 from rich.console import Console
 
 from agents.llm.errors import LLMError
@@ -34,7 +35,11 @@ EXPECTED_ERRORS: tuple[type[Exception], ...] = (
 
 
 def settings() -> Settings:
-    return load_settings()
+    try:
+        return load_settings()
+    except ValidationError as exc:
+        # A PARFORGE_* variable with a bad value: say which, without a traceback.
+        fail(f"invalid settings (PARFORGE_* environment variables): {exc}", 2)
 
 
 def fail(message: str, code: int = 1) -> NoReturn:

@@ -84,3 +84,11 @@ def test_submit_with_tests_and_budgets_then_show_the_best_candidate(cli, tmp_pat
     assert "2.50x" in shown and "race" in shown  # the statuses of all candidates
     assert "// sample 0 of attempt 1" in shown  # the best candidate's code
     assert "// sample 0" not in cli("tasks", "show", task_id, "--no-code")
+
+
+def test_a_bad_setting_is_a_message_and_exit_2(tmp_path):
+    env = {"PARFORGE_DATA_DIR": str(tmp_path), "PARFORGE_SANDBOX__TYPE": "bogus"}
+    result = CliRunner().invoke(app, ["tasks", "list"], env=env)
+    assert result.exit_code == 2
+    assert "invalid settings" in result.output and "bogus" in result.output
+    assert "Traceback" not in result.output
