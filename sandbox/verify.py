@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import TypeVar
 
 from pydantic import BaseModel, Field
@@ -306,9 +307,10 @@ class _Job:
         results = await gather_limited(
             self.opts.parallel_runs,
             *(
-                self.rec.run(
+                self._run_program(
                     f"run reference [{c.name}]",
-                    self.ref_tc.run(self.ref, c, 1, self.spec.timeout_s, self.paths),
+                    self.ref_tc,
+                    partial(self.ref_tc.run, self.ref, c, 1, self.spec.timeout_s, self.paths),
                 )
                 for c in cases
             ),
@@ -370,10 +372,24 @@ class _Job:
     ) -> Awaitable[CommandResult]:
         unit = {Target.OPENMP: " threads", Target.MPI: " ranks"}.get(self.tc.target, "")
         name = f"run candidate [{label}]" + (f" {workers}{unit}" if unit else "")
-        command = self.tc.run(self.cand, case, workers, self.spec.timeout_s, self.paths)
-        if self.tc.target is Target.OPENMP and self.opts.omp_wait_policy:
-            command.env["OMP_WAIT_POLICY"] = self.opts.omp_wait_policy
-        return self.rec.run(name, command, timed=timed)
+
+        def command() -> Command:
+            made = self.tc.run(self.cand, case, workers, self.spec.timeout_s, self.paths)
+            if self.tc.target is Target.OPENMP and self.opts.omp_wait_policy:
+                made.env["OMP_WAIT_POLICY"] = self.opts.omp_wait_policy
+            return made
+
+        return self._run_program(name, self.tc, command, timed=timed)
+
+    async def _run_program(
+        self, name: str, tc: Toolchain, command: Callable[[], Command], *, timed: bool = False
+    ) -> CommandResult:
+        """Run a built program; once more (with a fresh command) when the toolchain says the
+        failure was its runtime's, not the program's. Both runs are in the steps."""
+        result = await self.rec.run(name, command(), timed=timed)
+        if fault := tc.runtime_fault(result):
+            result = await self.rec.run(f"{name} again: {fault}", command(), timed=timed)
+        return result
 
     async def _concurrency(self) -> Verdict | None:
         target = self.candidate.target
@@ -437,9 +453,10 @@ class _Job:
         ref_runs: list[CommandResult] = []
         for k in range(self.spec.timing_repeats):
             ref_runs.append(
-                await self.rec.run(
+                await self._run_program(
                     f"time reference #{k + 1}",
-                    self.ref_tc.run(self.ref, case, 1, self.spec.timeout_s, self.paths),
+                    self.ref_tc,
+                    partial(self.ref_tc.run, self.ref, case, 1, self.spec.timeout_s, self.paths),
                     timed=True,
                 )
             )

@@ -6,7 +6,7 @@ import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
-from sandbox.models import Command
+from sandbox.models import Command, CommandResult
 from sandbox.spec import Language, Spec, Target, TestCase
 from sandbox.verdict import SourceCheck
 
@@ -86,6 +86,12 @@ class Toolchain(ABC):
     def timed_out(self, exit_code: int | None, stderr: str) -> bool:
         """Whether a run that ended by itself was stopped by the tool's own time limit."""
         return False
+
+    def runtime_fault(self, result: CommandResult) -> str | None:
+        """Why a failed run may be the fault of the tool's own runtime rather than the program's
+        (`verify` then runs it once more and only a failure that recurs counts), or None: by
+        default every failure is the program's."""
+        return None
 
 
 def c_compiler(language: Language, c: str, cxx: str) -> str:

@@ -97,7 +97,7 @@ async def test_planted_mutants_are_caught(sandbox: Sandbox) -> None:
     )
     survived = [c for c, v in zip(mutants, verdicts, strict=True) if v.passed]
     broken = [
-        (c, v.status)
+        (c, v.status, v.reason)
         for c, v in zip(mutants, verdicts, strict=True)
         if v.status in {"build_failed", "reference_failed"}
     ]

@@ -1,0 +1,123 @@
+"""Runs that fail by the MPI runtime's fault are run once more; the program's own failures not.
+
+Crash reports recorded from Open MPI 4.1.4 in the sandbox image: the runtime's own crash in
+MPI_Finalize (open-mpi/ompi#10117) and a program's null-pointer write.
+"""
+
+from __future__ import annotations
+
+from sandbox.models import Command, CommandResult
+from sandbox.spec import Candidate, Spec, Target, TestCase
+from sandbox.toolchains.mpi import TIME_LIMIT_MESSAGE, MPIToolchain
+from sandbox.toolchains.openmp import OpenMPToolchain
+from sandbox.verdict import Status
+from sandbox.verify import verify
+from tests.conftest import ScriptedSandbox
+
+ABORTED = (
+    "--------------------------------------------------------------------------\n"
+    "Primary job  terminated normally, but 1 process returned\n"
+    "a non-zero exit code. Per user-direction, the job has been aborted.\n"
+    "--------------------------------------------------------------------------\n"
+    "mpirun noticed that process rank 0 with PID 0 on node sandbox exited on signal 11 "
+    "(Segmentation fault).\n"
+)
+RUNTIME_CRASH = (
+    "[sandbox:00893] *** Process received signal ***\n"
+    "[sandbox:00893] Signal: Segmentation fault (11)\n"
+    "[sandbox:00893] Signal code: Address not mapped (1)\n"
+    "[sandbox:00893] Failing at address: 0x7f7f330866f0\n" + ABORTED
+)
+PROGRAM_CRASH = (
+    "[sandbox:00018] *** Process received signal ***\n"
+    "[sandbox:00018] Signal: Segmentation fault (11)\n"
+    "[sandbox:00018] Signal code: Address not mapped (1)\n"
+    "[sandbox:00018] Failing at address: (nil)\n"
+    "[sandbox:00018] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x3c050)[0x7f7582ce6050]\n"
+    "[sandbox:00018] [ 1] ./prog(+0x10a4)[0x5628c48d50a4]\n"
+    "[sandbox:00018] [ 2] /lib/x86_64-linux-gnu/libc.so.6(+0x2724a)[0x7f7582cd124a]\n"
+    "[sandbox:00018] *** End of error message ***\n" + ABORTED
+)
+
+
+def crashed(stderr: str) -> CommandResult:
+    return CommandResult(exit_code=139, stdout="42\n", stderr=stderr)
+
+
+def test_only_the_runtime_crash_signature_is_the_runtimes_fault():
+    mpi = MPIToolchain()
+    assert mpi.runtime_fault(crashed(RUNTIME_CRASH)) is not None
+    assert mpi.runtime_fault(crashed(PROGRAM_CRASH)) is None
+    # A jump to a small address (a null function pointer) is the program's.
+    assert mpi.runtime_fault(crashed(RUNTIME_CRASH.replace("0x7f7f330866f0", "0x10"))) is None
+    assert mpi.runtime_fault(crashed(ABORTED)) is None  # no crash report at all
+    assert mpi.runtime_fault(CommandResult(exit_code=0, stderr=RUNTIME_CRASH)) is None
+    # A hang may be Open MPI's own too: mpirun's time limit, or the sandbox's behind it.
+    hung = CommandResult(exit_code=1, stderr=f"The user-provided {TIME_LIMIT_MESSAGE}:\n")
+    assert mpi.runtime_fault(hung) is not None
+    assert mpi.runtime_fault(CommandResult(exit_code=None, timed_out=True)) is not None
+    assert OpenMPToolchain().runtime_fault(crashed(RUNTIME_CRASH)) is None
+
+
+def spec() -> Spec:
+    return Spec(reference="int main() { }", tests=[TestCase(name="t")], ranks=[2])
+
+
+MPI_SOURCE = "int main() { MPI_Send(0, 0, 0, 0, 0, 0); }"
+
+
+def sandbox_crashing(times: int, stderr: str) -> ScriptedSandbox:
+    """Candidate runs crash `times` times with `stderr`, then answer right."""
+    left = [times]
+
+    def handler(command: Command) -> CommandResult:
+        if command.argv[0] == "mpirun" and command.cwd == "cand" and left[0] > 0:
+            left[0] -= 1
+            return crashed(stderr)
+        return CommandResult(exit_code=0, stdout="42\n")
+
+    return ScriptedSandbox(handler)
+
+
+async def test_a_runtime_crash_once_is_run_again_and_both_runs_are_recorded():
+    box = sandbox_crashing(1, RUNTIME_CRASH)
+    v = await verify(box, spec(), Candidate(target=Target.MPI, source=MPI_SOURCE), timing=False)
+    assert v.status is Status.PASSED, v.reason
+    names = [s.name for s in v.steps if s.name.startswith("run candidate")]
+    assert names[0] == "run candidate [t] 2 ranks"
+    assert names[1].startswith("run candidate [t] 2 ranks again: Open MPI crashed")
+    # The second run gets a command of its own (a fresh Open MPI session directory).
+    sessions = [c.env["TMPDIR"] for c in box.workspace_.commands if c.cwd == "cand"][-2:]
+    assert sessions[0] != sessions[1]
+
+
+async def test_a_runtime_crash_twice_is_a_crash():
+    v = await verify(
+        sandbox_crashing(2, RUNTIME_CRASH),
+        spec(),
+        Candidate(target=Target.MPI, source=MPI_SOURCE),
+        timing=False,
+    )
+    assert v.status is Status.CRASHED
+
+
+async def test_a_hang_once_passes_and_a_hang_twice_is_a_deadlock():
+    hang = f"The user-provided {TIME_LIMIT_MESSAGE}:\n"
+    source = Candidate(target=Target.MPI, source=MPI_SOURCE)
+    once = await verify(sandbox_crashing(1, hang), spec(), source, timing=False)
+    assert once.status is Status.PASSED, once.reason
+    twice = await verify(sandbox_crashing(2, hang), spec(), source, timing=False)
+    assert twice.status is Status.DEADLOCK, twice.reason
+
+
+async def test_a_crash_of_the_program_is_not_run_again():
+    v = await verify(
+        sandbox_crashing(1, PROGRAM_CRASH),
+        spec(),
+        Candidate(target=Target.MPI, source=MPI_SOURCE),
+        timing=False,
+    )
+    assert v.status is Status.CRASHED
+    assert [s.name for s in v.steps if s.name.startswith("run candidate")] == [
+        "run candidate [t] 2 ranks"
+    ]
