@@ -385,7 +385,7 @@ class _Job:
         self, name: str, tc: Toolchain, command: Callable[[], Command], *, timed: bool = False
     ) -> CommandResult:
         """Run a built program; once more (with a fresh command) when the toolchain says the
-        failure was its runtime's, not the program's. Both runs are in the steps."""
+        failure may be its runtime's rather than the program's. Both runs are in the steps."""
         result = await self.rec.run(name, command(), timed=timed)
         if fault := tc.runtime_fault(result):
             result = await self.rec.run(f"{name} again: {fault}", command(), timed=timed)

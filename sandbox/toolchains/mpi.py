@@ -28,8 +28,8 @@ TIME_LIMIT_MESSAGE = "time limit for job execution has been reached"
 _GRACE_S = 15.0
 # Open MPI 4.1 with PMIx 4 now and then crashes or hangs inside MPI_Finalize: PMIx's progress
 # thread runs code of a component that finalize has already unloaded (open-mpi/ompi#10117, still
-# open; here about 1 run in 450 crashes when the machine is busy, fewer hang). Such a run is repeated
-# once and only a failure that recurs counts. A crash counts as the runtime's when Open MPI's report
+# open; here about 1 run in 450 crashes when the machine is busy, and rarely one hangs). Such a run
+# is repeated once and only a failure that recurs counts. A crash counts as the runtime's when Open MPI's report
 # has no stack frames (its handler cannot walk code that is gone) and the faulting address lies in
 # the shared-library area; a program's own crash prints frames, and one that jumps into unmapped
 # memory itself does it again. Any hang is run again: a deadlock hangs the second time too.
