@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import time
 from collections import Counter
+from functools import partial
 
 from sandbox.base import Workspace
 from sandbox.config import DockerConfig
@@ -65,19 +66,20 @@ async def one_sandbox(
     built = await workspace.run(tc.compile(program, paths))
     if not built.ok:
         raise SystemExit(f"the benchmark program does not build: {built.stderr}")
+    # A fresh command per run, as `verify` makes: each gets its own Open MPI session directory.
+    command = partial(tc.run, program, TestCase(name="t"), ranks, 20.0, paths)
 
     async def runner() -> None:
         while runs[0] > 0:
             runs[0] -= 1
-            run = lambda: tc.run(program, TestCase(name="t"), ranks, 20, paths)  # noqa: E731
-            result = await workspace.run(run())
+            result = await workspace.run(command())
             counts["runs"] += 1
             if correct(result):
                 continue
             counts["raw"] += 1
             if tc.runtime_fault(result):
                 counts["signature"] += 1
-                result = await workspace.run(run())
+                result = await workspace.run(command())
             if not correct(result):
                 counts["after retry"] += 1
                 print(f"still failing: exit {result.exit_code}\n{result.stderr[-600:]}")

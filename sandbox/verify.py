@@ -306,14 +306,7 @@ class _Job:
         cases = self.spec.tests
         results = await gather_limited(
             self.opts.parallel_runs,
-            *(
-                self._run_program(
-                    f"run reference [{c.name}]",
-                    self.ref_tc,
-                    partial(self.ref_tc.run, self.ref, c, 1, self.spec.timeout_s, self.paths),
-                )
-                for c in cases
-            ),
+            *(self._run_reference(f"run reference [{c.name}]", c) for c in cases),
         )
         return list(zip(cases, results, strict=True))
 
@@ -380,6 +373,12 @@ class _Job:
             return made
 
         return self._run_program(name, self.tc, command, timed=timed)
+
+    def _run_reference(
+        self, name: str, case: TestCase, timed: bool = False
+    ) -> Awaitable[CommandResult]:
+        command = partial(self.ref_tc.run, self.ref, case, 1, self.spec.timeout_s, self.paths)
+        return self._run_program(name, self.ref_tc, command, timed=timed)
 
     async def _run_program(
         self, name: str, tc: Toolchain, command: Callable[[], Command], *, timed: bool = False
@@ -452,14 +451,7 @@ class _Job:
         case = self.spec.timing_case
         ref_runs: list[CommandResult] = []
         for k in range(self.spec.timing_repeats):
-            ref_runs.append(
-                await self._run_program(
-                    f"time reference #{k + 1}",
-                    self.ref_tc,
-                    partial(self.ref_tc.run, self.ref, case, 1, self.spec.timeout_s, self.paths),
-                    timed=True,
-                )
-            )
+            ref_runs.append(await self._run_reference(f"time reference #{k + 1}", case, timed=True))
         if not all(r.ok for r in ref_runs):
             bad = next(r for r in ref_runs if not r.ok)
             return self._finish(

@@ -10,7 +10,7 @@ from sandbox.models import Command, CommandResult
 from sandbox.spec import Candidate, Spec, Target, TestCase
 from sandbox.toolchains.mpi import TIME_LIMIT_MESSAGE, MPIToolchain
 from sandbox.toolchains.openmp import OpenMPToolchain
-from sandbox.verdict import Status
+from sandbox.verdict import Status, Verdict
 from sandbox.verify import verify
 from tests.conftest import ScriptedSandbox
 
@@ -79,6 +79,12 @@ def sandbox_crashing(times: int, stderr: str) -> ScriptedSandbox:
     return ScriptedSandbox(handler)
 
 
+async def verify_crashing(times: int, stderr: str) -> Verdict:
+    """The verdict on an MPI candidate whose runs crash `times` times with `stderr`."""
+    candidate = Candidate(target=Target.MPI, source=MPI_SOURCE)
+    return await verify(sandbox_crashing(times, stderr), spec(), candidate, timing=False)
+
+
 async def test_a_runtime_crash_once_is_run_again_and_both_runs_are_recorded():
     box = sandbox_crashing(1, RUNTIME_CRASH)
     v = await verify(box, spec(), Candidate(target=Target.MPI, source=MPI_SOURCE), timing=False)
@@ -92,31 +98,20 @@ async def test_a_runtime_crash_once_is_run_again_and_both_runs_are_recorded():
 
 
 async def test_a_runtime_crash_twice_is_a_crash():
-    v = await verify(
-        sandbox_crashing(2, RUNTIME_CRASH),
-        spec(),
-        Candidate(target=Target.MPI, source=MPI_SOURCE),
-        timing=False,
-    )
+    v = await verify_crashing(2, RUNTIME_CRASH)
     assert v.status is Status.CRASHED
 
 
 async def test_a_hang_once_passes_and_a_hang_twice_is_a_deadlock():
     hang = f"The user-provided {TIME_LIMIT_MESSAGE}:\n"
-    source = Candidate(target=Target.MPI, source=MPI_SOURCE)
-    once = await verify(sandbox_crashing(1, hang), spec(), source, timing=False)
+    once = await verify_crashing(1, hang)
     assert once.status is Status.PASSED, once.reason
-    twice = await verify(sandbox_crashing(2, hang), spec(), source, timing=False)
+    twice = await verify_crashing(2, hang)
     assert twice.status is Status.DEADLOCK, twice.reason
 
 
 async def test_a_crash_of_the_program_is_not_run_again():
-    v = await verify(
-        sandbox_crashing(1, PROGRAM_CRASH),
-        spec(),
-        Candidate(target=Target.MPI, source=MPI_SOURCE),
-        timing=False,
-    )
+    v = await verify_crashing(1, PROGRAM_CRASH)
     assert v.status is Status.CRASHED
     assert [s.name for s in v.steps if s.name.startswith("run candidate")] == [
         "run candidate [t] 2 ranks"
