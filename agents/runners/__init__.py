@@ -7,8 +7,9 @@ behind the same seam.
 
 from agents.runners.config import PromptModeConfig
 from agents.runners.extract import Extracted, extract_code
-from agents.runners.prompt_mode import PromptRunner, SandboxVerifier, Verifier, task_spec
+from agents.runners.prompt_mode import PromptRunner
 from agents.runners.prompts import build_messages
+from agents.verifier import SandboxVerifier, Verifier, task_spec
 
 __all__ = [
     "Extracted",

@@ -22,7 +22,6 @@ import contextlib
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
 
 from agents.llm import (
     CallRecord,
@@ -46,58 +45,14 @@ from agents.runners.trajectory import (
     verify_arguments,
     verify_step,
 )
+from agents.verifier import Verifier, task_spec
 from corpus.runner import RunOutcome, TaskContext
 from corpus.store.models import CandidateCreate, JobStatus, RunMeta, SourceLanguage, TaskDetail
-from sandbox.base import Sandbox
 from sandbox.errors import SandboxError, SandboxUnavailable
-from sandbox.spec import Candidate, Language, Spec, Target, TestCase
+from sandbox.spec import Candidate, Spec, Target
 from sandbox.verdict import BuildReport, Status, Verdict
-from sandbox.verify import VerifyOptions, verify
 
 NO_CODE = "the model's reply holds no code"
-
-
-class Verifier(Protocol):
-    """Checks one candidate against a spec (the sandbox's `verify`, or a fake in tests)."""
-
-    async def __call__(self, spec: Spec, candidate: Candidate) -> Verdict: ...
-
-    async def aclose(self) -> None: ...
-
-
-class SandboxVerifier:
-    """`sandbox.verify.verify` on one long-lived sandbox, with fixed options."""
-
-    def __init__(
-        self, sandbox: Sandbox, options: VerifyOptions | None = None, timing: bool = True
-    ) -> None:
-        self.sandbox = sandbox
-        self.options = options or VerifyOptions()
-        self.timing = timing
-
-    async def __call__(self, spec: Spec, candidate: Candidate) -> Verdict:
-        return await verify(self.sandbox, spec, candidate, timing=self.timing, options=self.options)
-
-    async def aclose(self) -> None:
-        """Release the sandbox (its warm containers)."""
-        await self.sandbox.aclose()
-
-
-def task_spec(task: TaskDetail, config: PromptModeConfig) -> Spec:
-    """What candidates of `task` are verified against: its source as the reference program,
-    its tests (one test with no arguments and empty stdin when it has none)."""
-    tests = [TestCase(name=t.name, args=t.args, stdin=t.stdin) for t in task.tests or []]
-    return Spec(
-        name=task.name,
-        language=Language(task.language.value),
-        reference=task.source,
-        tests=tests or [TestCase(name="default")],
-        tolerance=config.tolerance,
-        threads=config.threads,
-        ranks=config.ranks,
-        timeout_s=config.timeout_s,
-        timing_repeats=config.timing_repeats,
-    )
 
 
 @dataclass(frozen=True)
