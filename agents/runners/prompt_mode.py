@@ -123,7 +123,7 @@ class PromptRunner:
         except TimeoutError:
             return run.out_of_time(f"time budget of {time_s:g}s ran out")
         except Exception as exc:
-            failure = _infrastructure_failure(exc)
+            failure = infrastructure_failure(exc)
             if failure is None:
                 raise
             return run.failed(failure)
@@ -292,11 +292,11 @@ class _Run:
         return summary + (f"; {unverified} not verified" if unverified else "")
 
 
-def _infrastructure_failure(exc: BaseException) -> str | None:
+def infrastructure_failure(exc: BaseException) -> str | None:
     """The reason for an infrastructure failure in `exc` (or a group of them), else None."""
     if isinstance(exc, BaseExceptionGroup):
         for inner in exc.exceptions:
-            if (found := _infrastructure_failure(inner)) is not None:
+            if (found := infrastructure_failure(inner)) is not None:
                 return found
         return None
     if isinstance(exc, LLMUnavailable):
