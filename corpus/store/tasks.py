@@ -311,3 +311,12 @@ def release(session: Session, task_id: str, run_id: int, worker: str, why: str) 
         status_event(session, task_id, JobStatus.QUEUED, reason)
     session.commit()
     return released
+
+
+def steps_of(session: Session, task_id: str) -> list[Step]:
+    """Every step of every run of a task, in the order they were stored."""
+    return list(
+        session.exec(
+            select(Step).where(Step.task_id == task_id).order_by(col(Step.run_id), col(Step.seq))
+        ).all()
+    )
