@@ -9,10 +9,11 @@ One run of one task:
    stored as a `verify` tool step and a verdict as it completes;
 4. end with the best passed candidate (highest speedup) and a line that says what happened.
 
-A candidate that fails is data. Infrastructure failures (the model cannot be reached, the
-sandbox cannot run anything) end the run `failed` with the reason. Cancelling the run aborts
-the model calls in flight (their connections close, so vLLM stops generating) and the
-verifications (their workspaces are released).
+A candidate that fails is data: a run whose candidates all fail ends `no_verified_candidate`.
+Infrastructure failures (the model cannot be reached, the sandbox cannot run anything) end the
+run `failed` with the reason. Cancelling the run aborts the model calls in flight (their
+connections close, so vLLM stops generating) and the verifications (their workspaces are
+released).
 """
 
 from __future__ import annotations
@@ -263,7 +264,7 @@ class _Run:
         self.tally.add(candidate_id, verdict)
 
     def finished(self) -> RunOutcome:
-        """Every sample verified: SUCCEEDED, whether or not one passed."""
+        """Every sample verified: SUCCEEDED if one passed, else NO_VERIFIED_CANDIDATE."""
         summary = self.tally.reason(self.made)
         if self.call_errors:
             last = self.call_errors[-1]
@@ -271,13 +272,13 @@ class _Run:
                 f"; {len(self.call_errors)} of {self.plan.samples} model calls failed"
                 f" ({type(last).__name__}: {last})"
             )
-        return RunOutcome(JobStatus.SUCCEEDED, summary, self.tally.best())
+        best = self.tally.best()
+        return RunOutcome(_status(best), summary, best)
 
     def out_of_time(self, why: str) -> RunOutcome:
         """The time budget ran out: a candidate that passed before is still the answer."""
         best = self.tally.best()
-        status = JobStatus.SUCCEEDED if best is not None else JobStatus.FAILED
-        return RunOutcome(status, f"{why}; {self._progress()}", best)
+        return RunOutcome(_status(best), f"{why}; {self._progress()}", best)
 
     def failed(self, why: str) -> RunOutcome:
         """The model or the sandbox broke: FAILED, with what was done before."""
@@ -290,6 +291,11 @@ class _Run:
         summary = self.tally.reason(self.made)
         unverified = self.made - len(self.tally.verdicts)
         return summary + (f"; {unverified} not verified" if unverified else "")
+
+
+def _status(best: int | None) -> JobStatus:
+    """How a run that was not broken ends: with the best passed candidate, or without one."""
+    return JobStatus.SUCCEEDED if best is not None else JobStatus.NO_VERIFIED_CANDIDATE
 
 
 def infrastructure_failure(exc: BaseException) -> str | None:

@@ -29,7 +29,7 @@ from corpus.store.models import (
 )
 from parforge.cli._common import console, fail, run, settings
 from parforge.cli._store import store
-from parforge.cli._task_view import show_task
+from parforge.cli._task_view import show_task, styled
 from parforge.service.events import follow
 from parforge.service.pool import WorkerPool
 from parforge.service.runners import close_runner, load_runner
@@ -126,7 +126,7 @@ async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> Job
     def view() -> Table:
         table = Table.grid(padding=(0, 2))
         table.add_row(
-            f"[bold]{task_id[:8]}[/] {status}",
+            f"[bold]{task_id[:8]}[/] {styled(status)}",
             f"steps {counts['step']}",
             f"candidates {counts['candidate']}",
             f"[green]passed {counts['passed']}[/]",
@@ -158,7 +158,9 @@ async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> Job
         if runner is not None:
             await close_runner(runner)
     # The live line goes away; this one stays (with the run's own summary as the reason).
-    console.print(f"task {task_id} {status}" + (f": {reason}" if reason else ""), highlight=False)
+    console.print(
+        f"task {task_id} {styled(status)}" + (f": {reason}" if reason else ""), highlight=False
+    )
     return status
 
 
@@ -221,7 +223,7 @@ def list_tasks(
             t.id,
             t.name,
             t.target,
-            t.status,
+            styled(t.status),
             f"{t.best_speedup:.2f}x" if t.best_speedup else "-",
             f"{t.created_at:%Y-%m-%d %H:%M:%S}",
         )

@@ -43,6 +43,11 @@ class Budgets(SQLModel):
     """Wall-clock limit of one run; None = no limit."""
 
 
+DEFAULT_AGENT = "graph"
+"""The agent a task runs on when its submitter names none."""
+AGENT_LENGTH = 32
+
+
 class TaskBase(SQLModel):
     name: str = Field(default="task", min_length=1, max_length=200)
     language: SourceLanguage = Field(default=SourceLanguage.CPP, sa_type=String(16))
@@ -55,6 +60,8 @@ class TaskCreate(TaskBase):
     source: str = Field(min_length=1)
     tests: list[TestInput] | None = Field(default=None, max_length=256)
     budgets: Budgets = Field(default_factory=Budgets)
+    agent: str = Field(default=DEFAULT_AGENT, min_length=1, max_length=AGENT_LENGTH)
+    """Which agent runs it (`graph`, `prompt`): one of the runners the server is configured with."""
 
     @field_validator("source")
     @classmethod
@@ -76,6 +83,8 @@ class Task(TaskBase, QueueFields, table=True):
     source: str = Field(sa_type=Text)
     tests: list[dict[str, Any]] | None = Field(default=None, sa_type=JSONType)
     budgets: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    agent: str | None = Field(default=None, max_length=AGENT_LENGTH)
+    """None for tasks stored before agents could be chosen: they run on the default agent."""
     owner_key_id: int | None = Field(default=None, foreign_key="api_keys.id", index=True)
     """The API key that submitted it; None for tasks submitted locally through the CLI."""
     best_candidate_id: int | None = Field(default=None)
@@ -95,6 +104,7 @@ class TaskPublic(TaskBase):
     attempts: int
     cancel_requested: bool
     budgets: Budgets
+    agent: str | None
     best_candidate_id: int | None
     best_speedup: float | None
 
