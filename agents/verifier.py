@@ -59,15 +59,22 @@ class SandboxVerifier:
 
 
 def task_spec(task: TaskDetail, checks: Checks) -> Spec:
-    """What candidates of `task` are verified against: its source as the reference program,
-    its tests (one test with no arguments and empty stdin when it has none)."""
+    """What candidates of `task` are verified against: the spec its options give, else its source
+    as the reference program with its tests (one test with no arguments and empty stdin when it
+    has none), compared within the task's tolerance or the runner's."""
+    options = task.options
+    if options is not None and options.spec is not None:
+        return Spec.model_validate(options.spec)
+    tolerance = checks.tolerance
+    if options is not None and (options.rtol is not None or options.atol is not None):
+        tolerance = Tolerance(rtol=options.rtol or 0.0, atol=options.atol or 0.0)
     tests = [TestCase(name=t.name, args=t.args, stdin=t.stdin) for t in task.tests or []]
     return Spec(
         name=task.name,
         language=Language(task.language.value),
         reference=task.source,
         tests=tests or [TestCase(name="default")],
-        tolerance=checks.tolerance,
+        tolerance=tolerance,
         threads=checks.threads,
         ranks=checks.ranks,
         timeout_s=checks.timeout_s,

@@ -112,12 +112,19 @@ def rewrite_messages(
     strategy: str,
     evidence: str = "",
     previous: str = "",
+    function_only: bool = False,
 ) -> list[Message]:
-    """Ask for a whole-program rewrite following one named strategy (or a repair of one)."""
+    """Ask for a whole-program rewrite following one named strategy (or a repair of one);
+    `function_only`: the code is a function that a test driver includes, not a program."""
     messages = build_messages(
         source, language, target, tests, threads=threads, ranks=ranks, tolerance=tolerance
     )
     extra = f"\n\nStrategy to follow: {strategy}."
+    if function_only:
+        extra += (
+            "\n\nThe code above is not a program but the function(s) a test driver includes: "
+            "answer with the same function(s), same signatures, parallelised, and no main()."
+        )
     if previous and evidence:
         fence = _FENCE.get(language, "")
         extra += (

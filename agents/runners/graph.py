@@ -56,10 +56,10 @@ async def identify(llm: LLMClient) -> Identity:
     return Identity(model=str(parent), adapter=name) if parent else Identity(model=name)
 
 
-def program_of(source: str, language: Language) -> Program:
+def program_of(source: str, language: Language, *, needs_main: bool = True) -> Program:
     """The analysed program, or `AnalysisError` naming what is wrong with the input."""
     program = analyse(source, language)
-    if not program.has_main:
+    if needs_main and not program.has_main:
         raise AnalysisError(
             "the program has no main(): give a complete program that prints its results"
         )
@@ -96,7 +96,7 @@ class GraphRunner:
     def budget(self, context: TaskContext) -> Budget:
         task, config = context.task, self.config
         return Budget(
-            tokens=config.tokens,
+            tokens=task.budgets.tokens or config.tokens,
             time_s=task.budgets.time_s,
             candidates=config.candidates,
             sandbox_runs=config.sandbox_runs,
@@ -107,8 +107,10 @@ class GraphRunner:
     async def run(self, context: TaskContext) -> RunOutcome:
         task = context.task
         target, language = Target(task.target.value), Language(task.language.value)
+        spec = task_spec(task, self.config)
+        function = task.options.function if task.options else None
         try:
-            program = program_of(task.source, language)
+            program = program_of(task.source, language, needs_main=spec.driver is None)
         except AnalysisError as exc:
             return RunOutcome(JobStatus.FAILED, f"the program cannot be analysed: {exc}")
         identity = await identify(self.llm)
@@ -121,7 +123,9 @@ class GraphRunner:
             verifier=self.verifier,
             recorder=context.recorder,
             task=task,
-            spec=task_spec(task, self.config),
+            source=task.source,
+            function=function,
+            spec=spec,
             target=target,
             language=language,
             program=program,

@@ -50,7 +50,7 @@ class Annotate:
     Args: ClassVar[type[BaseModel]] = AnnotateArgs
 
     async def run(self, args: AnnotateArgs, ctx: ToolContext) -> CandidateResult:
-        return await annotate(ctx, args.function, args.mode, examples=_examples(args.examples))
+        return await annotate(ctx, args.function or ctx.function, args.mode, examples=_examples(args.examples))
 
 
 async def annotate(
@@ -78,7 +78,7 @@ async def annotate(
         step_id = await _record_choice(ctx, choices)
     else:
         messages = annotate_messages(
-            ctx.spec.reference,
+            ctx.source,
             ctx.language,
             ctx.program,
             loops,
@@ -103,10 +103,10 @@ async def annotate(
         text, step_id = await ask(ctx, request, "annotate")
         choices, note = _parse(text, loops)
     try:
-        source = apply_choices(ctx.spec.reference, ctx.program, choices)
+        source = apply_choices(ctx.source, ctx.program, choices)
     except AnnotationError as exc:
         choices, note = first_options(loops), f"the model's choice was unusable ({exc})"
-        source = apply_choices(ctx.spec.reference, ctx.program, choices)
+        source = apply_choices(ctx.source, ctx.program, choices)
     strategy = label(ctx, choices)
     made = await keep(ctx, source, strategy, step_id, parent=parent_candidate)
     made.choices = choices

@@ -65,6 +65,10 @@ class ToolContext:
     verifier: Verifier
     recorder: Recorder
     task: TaskDetail
+    source: str
+    """The code the agent transforms: a program, or a function that the spec's driver includes."""
+    function: str | None
+    """The function the user asked to parallelise (None: any)."""
     spec: Spec
     target: Target
     language: Language

@@ -74,7 +74,7 @@ async def rewrite(
     spec = ctx.spec
     request = ChatRequest(
         messages=rewrite_messages(
-            spec.reference,
+            ctx.source,
             ctx.language,
             ctx.target,
             ctx.task_tests,
@@ -84,6 +84,7 @@ async def rewrite(
             strategy=hint,
             evidence=evidence,
             previous=previous,
+            function_only=spec.driver is not None,
         ),
         sampling=Sampling(
             max_tokens=ctx.settings.rewrite_tokens, temperature=ctx.settings.temperature

@@ -65,6 +65,8 @@ class Tests:
     Args: ClassVar[type[BaseModel]] = TestsArgs
 
     async def run(self, args: TestsArgs, ctx: ToolContext) -> TestsResult:
+        if ctx.spec.driver is not None:
+            return TestsResult(added=[], dropped=[])  # a problem's driver brings its own inputs
         proposed = variants(list(ctx.spec.tests), args.count) if ctx.task.tests else []
         if not proposed:
             return TestsResult(added=[], dropped=[])

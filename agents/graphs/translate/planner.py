@@ -71,7 +71,7 @@ class PlanStream:
         specs = ctx.registry.specs()
         request = ChatRequest(
             messages=plan_messages(
-                tools.spec.reference,
+                tools.source,
                 tools.language,
                 tools.target,
                 tools.program,

@@ -25,6 +25,7 @@ from corpus.store.models.tasks import (
     TaskAccepted,
     TaskCreate,
     TaskDetail,
+    TaskOptions,
     TaskPublic,
     TestInput,
 )
@@ -79,6 +80,7 @@ __all__ = [
     "TaskAccepted",
     "TaskCreate",
     "TaskDetail",
+    "TaskOptions",
     "TaskEvent",
     "TaskPublic",
     "TestInput",
