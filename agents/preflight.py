@@ -18,9 +18,13 @@ def check_program(source: str, language: Language, function: str | None = None) 
     try:
         program = analyse(source, language)
     except AnalysisError as exc:
-        raise InputRejected(f"not a {language.value} program the front end can read: {exc}") from exc
+        raise InputRejected(
+            f"not a {language.value} program the front end can read: {exc}"
+        ) from exc
     if not program.has_main:
-        raise InputRejected("the program has no main(): give a complete program that prints its results")
+        raise InputRejected(
+            "the program has no main(): give a complete program that prints its results"
+        )
     if function is not None and program.function(function) is None:
         names = ", ".join(f.name for f in program.functions) or "none"
         raise InputRejected(f"no function {function!r} in the program (functions: {names})")
@@ -34,6 +38,8 @@ async def check_original(verifier: Verifier, spec: Spec) -> None:
     if verdict.status is Status.PASSED or verdict.status is Status.NOT_RUN:
         return
     if verdict.build is not None and not verdict.build.ok:
-        first = verdict.build.diagnostics[0].message if verdict.build.diagnostics else verdict.reason
+        first = (
+            verdict.build.diagnostics[0].message if verdict.build.diagnostics else verdict.reason
+        )
         raise InputRejected(f"the original program does not build: {first}")
     raise InputRejected(f"the original program fails on its own tests: {verdict.reason}")

@@ -13,8 +13,8 @@ from agents.verifier import SandboxVerifier, Verifier, task_spec
 
 __all__ = [
     "Extracted",
-    "PromptModeConfig",
     "GraphRunner",
+    "PromptModeConfig",
     "PromptRunner",
     "SandboxVerifier",
     "Verifier",

@@ -100,8 +100,8 @@ class GraphRunner:
             time_s=task.budgets.time_s,
             candidates=config.candidates,
             sandbox_runs=config.sandbox_runs,
-            replans=config.replans,
-            repairs=config.repairs,
+            replans=config.replans if config.use_model else 0,
+            repairs=config.repairs if config.use_model else 0,
         )
 
     async def run(self, context: TaskContext) -> RunOutcome:

@@ -50,7 +50,9 @@ class Annotate:
     Args: ClassVar[type[BaseModel]] = AnnotateArgs
 
     async def run(self, args: AnnotateArgs, ctx: ToolContext) -> CandidateResult:
-        return await annotate(ctx, args.function or ctx.function, args.mode, examples=_examples(args.examples))
+        return await annotate(
+            ctx, args.function or ctx.function, args.mode, examples=_examples(args.examples)
+        )
 
 
 async def annotate(
@@ -158,6 +160,10 @@ def label(ctx: ToolContext, choices: list[LoopChoice]) -> str:
     tags: list[str] = []
     for choice in chosen:
         dep = ctx.program.loop(choice.loop).dependence
-        tags += [t for t in ([f"reduction:{r.op}" for r in dep.reductions] or [dep.kind]) if t not in tags]
+        tags += [
+            t
+            for t in ([f"reduction:{r.op}" for r in dep.reductions] or [dep.kind])
+            if t not in tags
+        ]
     loops = ",".join(f"{c.loop}/{c.schedule}{'+simd' if c.simd else ''}" for c in chosen)
     return f"annotate[{','.join(tags)}]:{loops}"[:200]

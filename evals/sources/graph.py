@@ -25,12 +25,16 @@ from evals.sources import Sample
 from sandbox.spec import Spec
 
 
+RunTask = Callable[[str], Awaitable[object]]
+"""Runs a stored task to its end with an agent (built by the service from its runners)."""
+
+
 class GraphSource:
     """Samples from an agent runner (the graph), one stored task per sample."""
 
     def __init__(
         self,
-        run_task: Callable[[str], Awaitable[object]],
+        run_task: RunTask,
         engine: Engine,
         suite: Suite,
         *,

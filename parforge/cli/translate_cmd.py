@@ -49,28 +49,40 @@ STATUS = {
 
 
 def translate(
-    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="A complete C/C++ program.")],
+    file: Annotated[
+        Path, typer.Argument(exists=True, dir_okay=False, help="A complete C/C++ program.")
+    ],
     to: Annotated[ParallelTarget, typer.Option("--to", help="openmp, mpi or cuda.")],
     function: Annotated[
         str | None, typer.Option(help="Parallelise this function (default: the agent looks).")
     ] = None,
     test: Annotated[
         list[str] | None,
-        typer.Option("--test", help="A test's arguments, shell-quoted (repeatable; the last is timed)."),
+        typer.Option(
+            "--test", help="A test's arguments, shell-quoted (repeatable; the last is timed)."
+        ),
     ] = None,
-    tests: Annotated[Path | None, typer.Option(exists=True, help="JSON list of {name, args, stdin}.")] = None,
+    tests: Annotated[
+        Path | None, typer.Option(exists=True, help="JSON list of {name, args, stdin}.")
+    ] = None,
     rtol: Annotated[
         float | None, typer.Option(min=0, help="Compare numbers with this relative tolerance.")
     ] = None,
-    budget_tokens: Annotated[int | None, typer.Option(min=1, help="Model tokens for the task.")] = None,
-    budget_time: Annotated[float | None, typer.Option(min=1, help="Wall-clock seconds for the task.")] = None,
+    budget_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Model tokens for the task.")
+    ] = None,
+    budget_time: Annotated[
+        float | None, typer.Option(min=1, help="Wall-clock seconds for the task.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Translate a sequential program into a verified parallel one."""
     language = SourceLanguage(SUFFIXES.get(file.suffix, "cpp"))
     source = file.read_text(errors="replace")
     try:
-        test_inputs = [TestInput.model_validate(t) for t in json.loads(tests.read_text())] if tests else []
+        test_inputs = (
+            [TestInput.model_validate(t) for t in json.loads(tests.read_text())] if tests else []
+        )
         test_inputs += [
             TestInput(name=f"test-{len(test_inputs) + i + 1}", args=shlex.split(args))
             for i, args in enumerate(test or [])
@@ -123,7 +135,9 @@ async def _translate(config: Settings, create: TaskCreate, as_json: bool) -> Job
     return status
 
 
-async def _run_and_show(config: Settings, engine: Engine, runner: Any, task_id: str, quiet: bool) -> JobStatus:
+async def _run_and_show(
+    config: Settings, engine: Engine, runner: Any, task_id: str, quiet: bool
+) -> JobStatus:
     notifier = Notifier()
     pool = WorkerPool(engine, runner, config.server, notifier)
     job = asyncio.create_task(pool.run_task(task_id))
@@ -205,7 +219,9 @@ def _summary(engine: Engine, task_id: str) -> dict[str, Any]:
 def _print(summary: dict[str, Any]) -> None:
     best = summary["best"]
     if best is None:
-        console.print(f"[bold red]no verified candidate[/]: {escape(summary['reason'])}", highlight=False)
+        console.print(
+            f"[bold red]no verified candidate[/]: {escape(summary['reason'])}", highlight=False
+        )
         return
     speedups = ", ".join(f"{v:.2f}x at {k}" for k, v in best["verdict"]["speedup"].items())
     console.print(

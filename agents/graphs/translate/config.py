@@ -15,7 +15,11 @@ class GraphConfig(Checks):
     """
 
     planner: bool = True
-    """Ask the model for the plan (False: always the default plan; what the tools alone do)."""
+    """Ask the model for the plan (False: always the default plan)."""
+    use_model: bool = True
+    """False: no model call at all; the default plan keeps only what the analysis does alone
+    (the first schema option of every loop), with no rewrites, repairs or replans. The baseline
+    that says what the model adds."""
     temperature: float = Field(default=0.7, ge=0)
     plan_tokens: int = Field(default=600, ge=16)
     annotate_tokens: int = Field(default=300, ge=16)

@@ -44,8 +44,8 @@ class PlanStream:
 
     async def steps(self) -> AsyncIterator[PlanStep]:
         config, tools = self.ctx.config, self.ctx.tools
-        why_fallback = "the planner is off"
-        if config.planner:
+        why_fallback = "the planner is off" if config.use_model else "no model: analysis only"
+        if config.planner and config.use_model:
             async for step in self._model_plan():
                 yield step
             makers = [s for s in self.accepted if s.tool in MAKERS]
@@ -55,13 +55,14 @@ class PlanStream:
         else:
             tools.parent.set_result(await self._record_default(why_fallback))
         if why_fallback:
-            if config.planner:
+            if config.planner and config.use_model:
                 self.notes.append(f"default plan used: {why_fallback}")
                 await self._record_default(why_fallback)
             for step in default_plan(
                 tools.target,
                 annotatable=any(loop.dependence.parallelisable for loop in tools.program.loops),
                 extra_tests=config.extra_tests if tools.task.tests else 0,
+                use_model=config.use_model,
             ):
                 self.accepted.append(step)
                 yield step

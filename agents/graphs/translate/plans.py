@@ -16,7 +16,9 @@ FIRST_ID = 101
 """Default steps are numbered from here, so they never clash with a model's plan."""
 
 
-def default_plan(target: Target, *, annotatable: bool, extra_tests: int) -> list[PlanStep]:
+def default_plan(
+    target: Target, *, annotatable: bool, extra_tests: int, use_model: bool = True
+) -> list[PlanStep]:
     steps: list[PlanStep] = []
 
     def add(tool: str, why: str, **args: object) -> str:
@@ -24,13 +26,17 @@ def default_plan(target: Target, *, annotatable: bool, extra_tests: int) -> list
         return f"${steps[-1].id}"
 
     tests = add("tests", "inputs at small and odd sizes", count=max(extra_tests, 1))
-    examples = add("examples", "verified code of similar loops")
     made: list[str] = []
-    if target is Target.OPENMP and annotatable:
+    if not use_model:
+        if target is Target.OPENMP and annotatable:
+            made.append(add("annotate", "the analysis's plain choice", mode="analysis"))
+    elif target is Target.OPENMP and annotatable:
+        examples = add("examples", "verified code of similar loops")
         made.append(add("annotate", "the model picks directives", mode="model", examples=examples))
         made.append(add("annotate", "the analysis's plain choice", mode="analysis"))
         made.append(add("rewrite", "a whole-program rewrite", strategy="", examples=examples))
     else:
+        examples = add("examples", "verified code of similar loops")
         for strategy in STRATEGIES[target][:2]:
             made.append(
                 add("rewrite", "a whole-program rewrite", strategy=strategy, examples=examples)

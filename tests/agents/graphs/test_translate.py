@@ -49,7 +49,11 @@ class RoutedLLM(FakeLLMServer):
 
     def __init__(self) -> None:
         super().__init__()
-        self.routes: dict[str, deque[Reply]] = {"plan": deque(), "choices": deque(), "code": deque()}
+        self.routes: dict[str, deque[Reply]] = {
+            "plan": deque(),
+            "choices": deque(),
+            "code": deque(),
+        }
         self.kinds: list[str] = []
 
     async def handle(self, request: httpx.Request) -> httpx.Response:
@@ -61,7 +65,9 @@ class RoutedLLM(FakeLLMServer):
             if self.routes[kind]:
                 self.replies.appendleft(self.routes[kind].popleft())
             elif kind == "code":
-                self.replies.appendleft(Reply(texts=["```c\n// model code\nint main(void) { return 1; }\n```"]))
+                self.replies.appendleft(
+                    Reply(texts=["```c\n// model code\nint main(void) { return 1; }\n```"])
+                )
             elif kind == "choices":
                 self.replies.appendleft(Reply(texts=['{"choices": []}']))
             else:
@@ -70,8 +76,12 @@ class RoutedLLM(FakeLLMServer):
 
 
 def verdict(status: Status, speedup: float = 1.7, race: bool = False) -> Verdict:
-    timing = Timing(reference_s=1.0, speedup={1: 1.0, 2: speedup}) if status is Status.PASSED else None
-    findings = [Finding(kind="race", tool="tsan", message="data race on sum", line=9)] if race else []
+    timing = (
+        Timing(reference_s=1.0, speedup={1: 1.0, 2: speedup}) if status is Status.PASSED else None
+    )
+    findings = (
+        [Finding(kind="race", tool="tsan", message="data race on sum", line=9)] if race else []
+    )
     return Verdict(
         target=Target.OPENMP,
         status=status,
@@ -98,7 +108,9 @@ def submit(engine: Engine, source: str = SOURCE, tests: bool = True) -> str:
         language="c",
         target="openmp",
         source=source,
-        tests=[TestInput(name="small", args=["100"]), TestInput(name="big", args=["100000"])] if tests else None,
+        tests=[TestInput(name="small", args=["100"]), TestInput(name="big", args=["100000"])]
+        if tests
+        else None,
     )
     with Session(engine) as s:
         return tasks.submit(s, create).id
@@ -120,7 +132,9 @@ async def run_one(engine: Engine, graph: GraphRunner, task_id: str) -> Task:
 def stored(engine: Engine, task_id: str) -> tuple[list[Step], list[Candidate]]:
     with Session(engine) as s:
         steps = s.exec(select(Step).where(Step.task_id == task_id).order_by(col(Step.seq))).all()
-        cands = s.exec(select(Candidate).where(Candidate.task_id == task_id).order_by(col(Candidate.id))).all()
+        cands = s.exec(
+            select(Candidate).where(Candidate.task_id == task_id).order_by(col(Candidate.id))
+        ).all()
     return list(steps), list(cands)
 
 
@@ -147,7 +161,9 @@ async def test_garbage_plan_falls_back_to_the_default_plan_and_says_so(engine, l
     fake = RoutedLLM()
     fake.routes["plan"].append(Reply(texts=['{"steps": [{"id": 1, "tool": "nonsense"']))
     task_id = submit(engine)
-    task = await run_one(engine, runner(fake, llm_config, ScriptedVerifier(passes_with_reduction)), task_id)
+    task = await run_one(
+        engine, runner(fake, llm_config, ScriptedVerifier(passes_with_reduction)), task_id
+    )
 
     assert task.status == JobStatus.SUCCEEDED
     steps, _ = stored(engine, task_id)
@@ -167,9 +183,13 @@ async def test_steps_run_while_the_plan_still_streams(engine, llm_config):
         ]
     }
     # Slow tokens: the plan takes a while to stream after its first step is complete.
-    fake.routes["plan"].append(Reply(texts=[json.dumps(plan).replace(",", " ,")], chunk_delay_s=0.02))
+    fake.routes["plan"].append(
+        Reply(texts=[json.dumps(plan).replace(",", " ,")], chunk_delay_s=0.02)
+    )
     task_id = submit(engine)
-    task = await run_one(engine, runner(fake, llm_config, ScriptedVerifier(passes_with_reduction)), task_id)
+    task = await run_one(
+        engine, runner(fake, llm_config, ScriptedVerifier(passes_with_reduction)), task_id
+    )
 
     assert task.status == JobStatus.SUCCEEDED
     steps, _ = stored(engine, task_id)
@@ -185,7 +205,18 @@ async def test_steps_run_while_the_plan_still_streams(engine, llm_config):
 async def test_a_failing_candidate_is_repaired_with_its_evidence(engine, llm_config):
     fake = RoutedLLM()
     fake.routes["plan"].append(
-        Reply(texts=[json.dumps({"steps": [{"id": 1, "tool": "rewrite", "args": {"strategy": "x"}}, {"id": 2, "tool": "verify", "args": {"candidate": "$1"}}]})])
+        Reply(
+            texts=[
+                json.dumps(
+                    {
+                        "steps": [
+                            {"id": 1, "tool": "rewrite", "args": {"strategy": "x"}},
+                            {"id": 2, "tool": "verify", "args": {"candidate": "$1"}},
+                        ]
+                    }
+                )
+            ]
+        )
     )
     fake.routes["code"].append(Reply(texts=["```c\n// racy\nint main(void) { return 0; }\n```"]))
     fake.routes["code"].append(Reply(texts=["```c\n// fixed\nint main(void) { return 0; }\n```"]))
@@ -200,7 +231,9 @@ async def test_a_failing_candidate_is_repaired_with_its_evidence(engine, llm_con
     _, cands = stored(engine, task_id)
     fixed = next(c for c in cands if "fixed" in c.source)
     racy = next(c for c in cands if "racy" in c.source)
-    assert fixed.parent_id == racy.id and fixed.generation == 1 and fixed.id == task.best_candidate_id
+    assert (
+        fixed.parent_id == racy.id and fixed.generation == 1 and fixed.id == task.best_candidate_id
+    )
     repair_request = next(r for r in fake.requests if "racy" in json.dumps(r.get("messages", [])))
     assert "data race on sum" in json.dumps(repair_request["messages"])
 
@@ -209,7 +242,9 @@ async def test_nothing_passes_ends_no_verified_candidate_within_the_budget(engin
     fake = RoutedLLM()
     verifier = ScriptedVerifier(lambda source: verdict(Status.WRONG_ANSWER))
     task_id = submit(engine)
-    task = await run_one(engine, runner(fake, llm_config, verifier, candidates=4, repairs=1), task_id)
+    task = await run_one(
+        engine, runner(fake, llm_config, verifier, candidates=4, repairs=1), task_id
+    )
 
     assert task.status == JobStatus.NO_VERIFIED_CANDIDATE
     assert task.best_candidate_id is None
@@ -307,7 +342,9 @@ async def test_budgets_stop_the_run(engine, llm_config, budget):
     fake = RoutedLLM()
     verifier = ScriptedVerifier(lambda source: verdict(Status.WRONG_ANSWER))
     task_id = submit(engine)
-    task = await run_one(engine, runner(fake, llm_config, verifier, planner=False, **budget), task_id)
+    task = await run_one(
+        engine, runner(fake, llm_config, verifier, planner=False, **budget), task_id
+    )
     _, cands = stored(engine, task_id)
     assert len(cands) <= 2  # candidates already in flight when the budget ran out may finish
     assert task.status == JobStatus.NO_VERIFIED_CANDIDATE

@@ -34,7 +34,9 @@ CASES = {
 
 
 @pytest.fixture(scope="module")
-def outcomes(vllm_server: Any, sandbox_image: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def outcomes(
+    vllm_server: Any, sandbox_image: str, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Any]:
     from parforge.model_server import ModelSettings
 
     url = f"sqlite:///{tmp_path_factory.mktemp('graph') / 'store.db'}"

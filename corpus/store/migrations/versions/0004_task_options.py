@@ -19,11 +19,13 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     with op.batch_alter_table("tasks", schema=None) as batch_op:
-        batch_op.add_column(sa.Column(
+        batch_op.add_column(
+            sa.Column(
                 "options",
                 sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql"),
                 nullable=True,
-            ))
+            )
+        )
 
 
 def downgrade() -> None:
