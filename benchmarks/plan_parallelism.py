@@ -25,9 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from agents.core import references
 from sqlmodel import Session
 
+from agents.core import references
 from agents.graphs.translate import GraphConfig
 from agents.graphs.translate.plans import default_plan
 from agents.llm import LLMClient

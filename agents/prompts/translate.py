@@ -14,7 +14,7 @@ from typing import Any
 from agents.analysis import Loop, Program
 from agents.core import ToolSpec
 from agents.llm import Message
-from agents.runners.prompts import SYSTEM, build_messages
+from agents.prompts.program import SYSTEM, build_messages
 from sandbox.spec import Language, Target, TestCase, Tolerance
 
 _FENCE = {Language.C: "c", Language.CPP: "cpp", Language.CUDA: "cuda"}

@@ -4,11 +4,11 @@
 the best kept, every step stored. `GraphRunner` runs the translate graph (agents.graphs.translate) behind the same seam.
 """
 
+from agents.extract import Extracted, extract_code
+from agents.prompts.program import build_messages
 from agents.runners.config import PromptModeConfig
-from agents.runners.extract import Extracted, extract_code
 from agents.runners.graph import GraphRunner
 from agents.runners.prompt_mode import PromptRunner
-from agents.runners.prompts import build_messages
 from agents.verifier import SandboxVerifier, Verifier, task_spec
 
 __all__ = [

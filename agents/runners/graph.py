@@ -20,12 +20,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from agents.analysis import AnalysisError, Program, analyse
 from agents.core import Budget, Ledger
+from agents.failures import infrastructure_failure
 from agents.graphs.translate import GraphConfig, TranslateContext, build
 from agents.graphs.translate.observe import restore
 from agents.llm import LLMClient, LLMStatusError
-from agents.runners.prompt_mode import infrastructure_failure
-from agents.runners.trajectory import Identity, Tally
 from agents.tools import Examples, ToolContext, registry
+from agents.trajectory import Identity, Tally
 from agents.verifier import Verifier, task_spec
 from corpus.runner import RunOutcome, TaskContext
 from corpus.store.models import JobStatus, RunMeta
@@ -161,7 +161,8 @@ class GraphRunner:
                 for item in values.get("observations", []):
                     made = restore(item)
                     ctx.tools.made[made.candidate_id] = made
-                    ctx.tools.verdicts.setdefault(made.key, (made.candidate_id, made.verdict))
+                    if made.verdict is not None:
+                        ctx.tools.verdicts.setdefault(made.key, (made.candidate_id, made.verdict))
             result = await graph.ainvoke(start, config, context=ctx)
             return dict(result)
 

@@ -24,6 +24,8 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from agents.extract import extract_code
+from agents.failures import infrastructure_failure
 from agents.llm import (
     CallRecord,
     ChatRequest,
@@ -31,14 +33,11 @@ from agents.llm import (
     LLMClient,
     LLMError,
     LLMStatusError,
-    LLMTimeout,
-    LLMUnavailable,
     Sampling,
 )
+from agents.prompts.program import build_messages
 from agents.runners.config import PromptModeConfig
-from agents.runners.extract import extract_code
-from agents.runners.prompts import build_messages
-from agents.runners.trajectory import (
+from agents.trajectory import (
     Identity,
     Tally,
     llm_steps,
@@ -49,7 +48,7 @@ from agents.runners.trajectory import (
 from agents.verifier import Verifier, task_spec
 from corpus.runner import RunOutcome, TaskContext
 from corpus.store.models import CandidateCreate, JobStatus, RunMeta, SourceLanguage, TaskDetail
-from sandbox.errors import SandboxError, SandboxUnavailable
+from sandbox.errors import SandboxError
 from sandbox.spec import Candidate, Spec, Target
 from sandbox.verdict import BuildReport, Status, Verdict
 
@@ -296,23 +295,3 @@ class _Run:
 def _status(best: int | None) -> JobStatus:
     """How a run that was not broken ends: with the best passed candidate, or without one."""
     return JobStatus.SUCCEEDED if best is not None else JobStatus.NO_VERIFIED_CANDIDATE
-
-
-def infrastructure_failure(exc: BaseException) -> str | None:
-    """The reason for an infrastructure failure in `exc` (or a group of them), else None."""
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            if (found := infrastructure_failure(inner)) is not None:
-                return found
-        return None
-    if isinstance(exc, LLMUnavailable):
-        return f"model unreachable: {exc}"
-    if isinstance(exc, LLMTimeout):
-        return f"model timed out: {exc}"
-    if isinstance(exc, LLMError):
-        return f"model call failed: {type(exc).__name__}: {exc}"
-    if isinstance(exc, SandboxUnavailable):
-        return f"sandbox unavailable: {exc}"
-    if isinstance(exc, SandboxError):
-        return f"sandbox failed: {type(exc).__name__}: {exc}"
-    return None

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from agents.analysis import Program
 from agents.core import Ledger, ToolSpec
 from agents.llm import LLMClient
-from agents.runners.trajectory import Identity
+from agents.trajectory import Identity
 from agents.verifier import Verifier
 from corpus.store.models import TaskDetail
 from corpus.store.recorder import Recorder
@@ -53,7 +53,7 @@ class Examples(Protocol):
     """Verified candidates of earlier tasks (the store), searched by loop pattern."""
 
     async def search(
-        self, target: Target, patterns: list[str], limit: int
+        self, target: Target, patterns: list[str], limit: int, exclude_task: str
     ) -> list[dict[str, Any]]: ...
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from agents.analysis import normalise
 from agents.llm import ChatRequest, LLMError
-from agents.runners.trajectory import llm_steps
 from agents.tools.base import Made, ToolContext
+from agents.trajectory import llm_steps
 from corpus.store.models import CandidateCreate, SourceLanguage
 from sandbox.spec import Target
 

@@ -10,9 +10,9 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from agents.extract import extract_code
 from agents.llm import ChatRequest, Sampling
 from agents.prompts.translate import rewrite_messages
-from agents.runners.extract import extract_code
 from agents.tools.annotate import CandidateResult, _examples
 from agents.tools.base import ToolContext
 from agents.tools.calls import ask, keep

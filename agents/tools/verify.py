@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, field_validator
 
-from agents.runners.trajectory import verdict_summary, verify_arguments, verify_step
 from agents.tools.base import Made, ToolContext, ToolError, ref_id
+from agents.trajectory import verdict_summary, verify_arguments, verify_step
 from sandbox.errors import SandboxError
 from sandbox.spec import Candidate, Spec
 from sandbox.verdict import BuildReport, Status, Verdict

@@ -18,12 +18,11 @@ from sqlmodel import Session
 
 from corpus.formats import Target
 from corpus.store import tasks as store_tasks
-from corpus.store.models import SourceLanguage, TaskCreate, TaskOptions
+from corpus.store.models import ParallelTarget, SourceLanguage, TaskCreate, TaskOptions
 from corpus.suites import Suite
 from corpus.tasks import Task
 from evals.sources import Sample
 from sandbox.spec import Spec
-
 
 RunTask = Callable[[str], Awaitable[object]]
 """Runs a stored task to its end with an agent (built by the service from its runners)."""
@@ -66,9 +65,9 @@ class GraphSource:
             name=f"{task.name}#{index}",
             source=self.source_for(task),
             language=SourceLanguage(task.language),
-            target=target.value,
+            target=ParallelTarget(target.value),
             agent="graph",
-            options=TaskOptions(spec=Spec.model_validate(task.spec_for(target))),
+            options=TaskOptions(spec=Spec.model_validate(task.spec_for(target)).model_dump()),
         )
         task_id = await asyncio.to_thread(self._submit, create)
         await self.run_task(task_id)

@@ -40,7 +40,7 @@ out = Console()
 
 app = typer.Typer(help="Translation tasks in the local store.", no_args_is_help=True)
 
-_SUFFIXES = {".c": "c", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".cu": "cuda"}
+SUFFIXES = {".c": "c", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".cu": "cuda"}
 
 
 @app.command()
@@ -80,7 +80,7 @@ def submit(
 
     Without tests, candidates are checked on one run with no arguments and empty stdin.
     """
-    language = language or SourceLanguage(_SUFFIXES.get(file.suffix, "cpp"))
+    language = language or SourceLanguage(SUFFIXES.get(file.suffix, "cpp"))
     try:
         test_inputs = (
             [TestInput.model_validate(t) for t in json.loads(tests.read_text())] if tests else []

@@ -31,12 +31,12 @@ from corpus.store.models import (
 )
 from parforge.cli._common import console, fail, run, settings
 from parforge.cli._store import store
-from parforge.cli._task_view import SUFFIXES
+from parforge.cli.tasks_cmd import SUFFIXES
 from parforge.service.events import follow
 from parforge.service.pool import WorkerPool
-from parforge.service.runners import close_runner, runner_for
+from parforge.service.runners import build_graph_runner, close_runner
 from parforge.settings import Settings
-from sandbox.spec import Language, Tolerance
+from sandbox.spec import Language
 
 out = Console()
 
@@ -94,12 +94,8 @@ def translate(
             target=to,
             tests=test_inputs or None,
             agent="graph",
-            options=TaskOptions(
-                function=function,
-                tolerance=Tolerance(rtol=rtol) if rtol is not None else None,
-                tokens=budget_tokens,
-            ),
-            budgets=Budgets(time_s=budget_time),
+            options=TaskOptions(function=function, rtol=rtol),
+            budgets=Budgets(time_s=budget_time, tokens=budget_tokens),
         )
         check_program(source, Language(language.value), function)
     except (ValueError, InputRejected) as exc:
@@ -111,7 +107,7 @@ def translate(
 
 async def _translate(config: Settings, create: TaskCreate, as_json: bool) -> JobStatus:
     with store(config) as engine:
-        runner = runner_for(config, "graph")
+        runner = build_graph_runner(config)
         try:
             verifier = SandboxVerifier(config.sandbox.build(), config.verify)
             try:

@@ -50,7 +50,8 @@ def build(
     graph.add_node("analyse", nodes.analyse)
     graph.add_node("plan_and_run", nodes.plan_and_run)
     graph.add_node("join", nodes.join)
-    graph.add_node("repair", nodes.repair)
+    # A `Send`-only node takes its own input, not the state; LangGraph's overloads cannot say so.
+    graph.add_node("repair", nodes.repair, input_schema=nodes.RepairInput)  # type: ignore[call-overload]
     graph.add_edge(START, "analyse")
     graph.add_edge("analyse", "plan_and_run")
     graph.add_edge("plan_and_run", "join")

@@ -6,16 +6,16 @@ from __future__ import annotations
 import asyncio
 import json
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
 from agents.core import PlanStep, decide, run_plan
+from agents.failures import infrastructure_failure
 from agents.graphs.translate.observe import as_core, feedback, observation, restore
 from agents.graphs.translate.planner import PlanStream, call_id
 from agents.graphs.translate.state import TranslateContext, TranslateState
-from agents.runners.prompt_mode import infrastructure_failure
 from agents.tools import Made, annotate, rewrite, verify_made
 from corpus.store.models import StepCreate, StepKind
 
@@ -47,10 +47,11 @@ async def plan_and_run(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
     ready step never waits for an unrelated slow one (LangGraph's supersteps would make it)."""
     ctx = runtime.context
     tools = ctx.tools
-    tools.parent = asyncio.get_running_loop().create_future()
+    parent: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    tools.parent = parent
     before = set(tools.made)
     previous = state.get("observations", [])
-    plan = PlanStream(ctx, feedback(previous) if state.get("rounds") else "")
+    plan = PlanStream(ctx, feedback(previous) if state.get("rounds") else "", parent)
     results = await run_plan(
         plan.steps(),
         lambda step, args: _execute(ctx, step, args),
@@ -139,7 +140,14 @@ async def join(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
     return update
 
 
-async def repair(payload: dict[str, Any], runtime: Ctx) -> dict[str, Any]:
+class RepairInput(TypedDict):
+    """What `Send` hands one repair branch."""
+
+    observation: dict[str, Any]
+    evidence: str
+
+
+async def repair(payload: RepairInput, runtime: Ctx) -> dict[str, Any]:
     """One failing candidate goes back with its evidence (fanned out with `Send`)."""
     ctx = runtime.context
     tools = ctx.tools

@@ -4,6 +4,7 @@ scheduler the moment it arrives, while the model is still writing the rest."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -14,7 +15,7 @@ from agents.graphs.translate.plans import default_plan
 from agents.graphs.translate.state import TranslateContext
 from agents.llm import ChatRequest, JsonSchema, LLMError, Sampling
 from agents.prompts.translate import plan_messages
-from agents.runners.trajectory import llm_steps
+from agents.trajectory import llm_steps
 from corpus.store.models import StepCreate, StepKind
 
 MAKERS = frozenset({"annotate", "rewrite"})
@@ -36,8 +37,12 @@ def check_step(step: PlanStep, known: set[int], tools: set[str]) -> str | None:
 class PlanStream:
     """One round's steps. `notes` says what was dropped and whether the fallback ran."""
 
-    def __init__(self, ctx: TranslateContext, observations: str) -> None:
+    def __init__(
+        self, ctx: TranslateContext, observations: str, parent: asyncio.Future[int]
+    ) -> None:
         self.ctx = ctx
+        self.parent = parent
+        """Resolved with the plan's step id once it is stored: the tool steps hang below it."""
         self.observations = observations
         self.notes: list[str] = []
         self.accepted: list[PlanStep] = []
@@ -53,7 +58,7 @@ class PlanStream:
                 "" if makers else (self.notes[-1] if self.notes else "no step makes a candidate")
             )
         else:
-            tools.parent.set_result(await self._record_default(why_fallback))
+            self.parent.set_result(await self._record_default(why_fallback))
         if why_fallback:
             if config.planner and config.use_model:
                 self.notes.append(f"default plan used: {why_fallback}")
@@ -87,6 +92,18 @@ class PlanStream:
         parser = StreamingPlanParser()
         known: set[int] = set()
         names = set(ctx.registry.tools)
+        # Stored before the first token, so the steps it dispatches hang below it at once.
+        opened = await tools.recorder.open_step(
+            StepCreate(
+                kind=StepKind.LLM_CALL,
+                name="plan",
+                model=tools.identity.model,
+                adapter=tools.identity.adapter,
+                messages=[m.model_dump(exclude_none=True) for m in request.messages],
+                started_at=datetime.now(UTC),
+            )
+        )
+        self.parent.set_result(opened)
         stream = tools.llm.stream(request)
         failure: str | None = None
         try:
@@ -108,15 +125,14 @@ class PlanStream:
         except LLMError as exc:
             failure = f"the planner's call failed ({type(exc).__name__}: {exc})"
         finally:
-            await self._record_plan(stream.record, failure)
+            await self._close_plan(opened, stream.record, failure)
         if failure:
             self.notes.append(failure)
 
-    async def _record_plan(self, record: Any, failure: str | None) -> None:
-        """The plan's model call as a step whose reply carries the accepted steps as tool calls."""
+    async def _close_plan(self, step_id: int, record: Any, failure: str | None) -> None:
+        """The plan's model call as it ended; its reply carries the accepted steps as tool calls."""
         tools = self.ctx.tools
         if record is None:
-            tools.parent.set_result(await self._record_default(failure or "no plan"))
             return
         if record.usage is not None:
             tools.ledger.charge_tokens(record.usage.prompt_tokens + record.usage.completion_tokens)
@@ -148,11 +164,11 @@ class PlanStream:
                 "error": step.error or failure,
             }
         )
-        tools.parent.set_result(await tools.recorder.add_step(step))
+        await tools.recorder.close_step(step_id, step)
 
     async def _record_default(self, why: str) -> int:
         tools = self.ctx.tools
-        parent = tools.parent.result() if tools.parent.done() else None
+        parent = self.parent.result() if self.parent.done() else None
         now = datetime.now(UTC)
         return await tools.recorder.add_step(
             StepCreate(
