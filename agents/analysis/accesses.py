@@ -50,6 +50,10 @@ class BodyFacts:
     def written(self) -> set[str]:
         return {e.name for e in self.events if e.kind == "write"}
 
+    def assigned(self) -> set[str]:
+        """Names assigned as a whole (not element by element)."""
+        return {e.name for e in self.events if e.kind == "write" and not e.indices}
+
 
 def body_facts(body: Node) -> BodyFacts:
     """Walk a loop (or function) body in evaluation order."""
