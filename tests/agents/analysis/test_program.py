@@ -49,13 +49,13 @@ def test_functions_in_source_order(program) -> None:
 
 def test_loops_are_numbered_across_the_program(program) -> None:
     loops = program.loops
-    assert [(l.id, l.function, l.line, l.kind, l.depth, l.parent) for l in loops] == [
+    assert [(lp.id, lp.function, lp.line, lp.kind, lp.depth, lp.parent) for lp in loops] == [
         ("L1", "fill", 5, "for", 0, None),
         ("L2", "count", 10, "for", 0, None),
         ("L3", "count", 11, "for", 1, "L2"),
         ("L4", "count", 14, "while", 0, None),
     ]
-    assert [l.id for l in program.function("count").loops] == ["L2", "L3", "L4"]
+    assert [lp.id for lp in program.function("count").loops] == ["L2", "L3", "L4"]
     assert program.loop("L3").end_line == 12
     with pytest.raises(AnalysisError):
         program.loop("L5")
