@@ -42,6 +42,8 @@ class BodyFacts:
     """`break at line 7`, `return at line 9`: ways out of the loop other than its test."""
     pointer_writes: list[str] = field(default_factory=list)
     """Writes the analysis cannot name: `*p = ...`, `p->x = ...`."""
+    unreadable: list[int] = field(default_factory=list)
+    """Lines where the parser recovered from an error: what they do is not known."""
     locals: set[str] = field(default_factory=set)
     """Names declared inside the body (inner loop variables included)."""
     inner_vars: set[str] = field(default_factory=set)
@@ -49,6 +51,10 @@ class BodyFacts:
 
     def written(self) -> set[str]:
         return {e.name for e in self.events if e.kind == "write"}
+
+    def assigned(self) -> set[str]:
+        """Names assigned as a whole (not element by element)."""
+        return {e.name for e in self.events if e.kind == "write" and not e.indices}
 
 
 def body_facts(body: Node) -> BodyFacts:
@@ -79,6 +85,8 @@ class _Walker:
         kind = node.type
         if kind in _SKIPPED:
             return
+        if kind == "ERROR" or node.is_missing:
+            self.facts.unreadable.append(line(node))
         if kind in ("expression_statement", "if_statement") and ctx.reduction is None:
             found = match_reduction(node)
             if found is not None:

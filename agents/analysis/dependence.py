@@ -36,6 +36,7 @@ def dependence(var: str, facts: BodyFacts, scope: Scope) -> Dependence:
     impure = list(dict.fromkeys(c for c in facts.calls if not is_pure(c, scope.pure_functions)))
     unknown += [f"calls {call}, which may have side effects" for call in impure]
     unknown += [f"writes through a pointer ({w})" for w in facts.pointer_writes]
+    unknown += [f"the parser could not read line {n}" for n in dict.fromkeys(facts.unreadable)]
     events = [e for e in facts.events if e.name != var and e.name not in facts.locals]
     carried += _array_conflicts(var, events, facts)
     reductions, private, scalar_problems = _scalars(events, scope)

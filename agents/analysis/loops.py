@@ -42,10 +42,8 @@ def loop_body(loop: Node) -> Node | None:
     return loop.child_by_field_name("body")
 
 
-def header(
-    loop: Node, written: set[str], calls: list[str], constants: dict[str, int], pure: set[str]
-) -> Header:
-    """Analyse a loop header given the names its body writes and the functions it calls."""
+def header(loop: Node, written: set[str], constants: dict[str, int], pure: set[str]) -> Header:
+    """Analyse a loop header given the names its body assigns and the program's pure functions."""
     if loop.type == "for_range_loop":
         return Header(why="a range-based for loop, which OpenMP cannot split by index")
     if loop.type != "for_statement":

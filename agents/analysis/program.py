@@ -108,7 +108,7 @@ def _loops(
         ancestors = (*by_node[parent.id].ancestors, by_node[parent.id].id) if parent else ()
         inner = loop_body(node)
         facts = body_facts(inner) if inner is not None else BodyFacts()
-        head = header(node, facts.written(), facts.calls, named, set(pure))
+        head = header(node, facts.assigned(), named, set(pure))
         scope = Scope(
             pure_functions=pure,
             used_after=frozenset(_names_after(body, node.end_byte)),

@@ -106,6 +106,9 @@ def _if_update(statement: Node) -> tuple[str, str] | None:
     if statement.child_by_field_name("alternative") is not None:
         return None
     condition = statement.child_by_field_name("condition")
+    if condition is not None and condition.type == "condition_clause":
+        # C++ wraps the condition (which may declare a variable) in a clause.
+        condition = condition.child_by_field_name("value")
     body = statement.child_by_field_name("consequence")
     if condition is None or body is None:
         return None
