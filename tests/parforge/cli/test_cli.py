@@ -53,6 +53,8 @@ def test_submit_wait_show_list_export(cli, tmp_path):
     cli("export", "--format", "sft", "--out", str(out), "--verified-only")
     [line] = [json.loads(x) for x in out.read_text().splitlines()]
     assert line["messages"][1]["content"].startswith("void saxpy")
+    assert len(cli("export", "-f", "openai", "-o", "-").splitlines()) == 1  # verified: the default
+    assert len(cli("export", "-f", "openai", "-o", "-", "--all").splitlines()) == 2
     dpo = cli("export", "-f", "dpo", "-o", "-")
     assert len(dpo.splitlines()) == 1
 
