@@ -9,8 +9,8 @@ from agents.prompts.program import SYSTEM, build_messages
 from agents.runners.config import PromptModeConfig
 from agents.trajectory import Identity, Tally, llm_steps, verdict_summary
 from agents.verifier import task_spec
-from corpus.store.models import Budgets, StepKind, TaskDetail, TestInput
-from sandbox.spec import Language, Target, TestCase, Tolerance
+from corpus.store.models import Budgets, StepKind, TaskDetail, TaskOptions, TestInput
+from sandbox.spec import Language, Spec, Target, TestCase, Tolerance
 from sandbox.verdict import BuildReport, Status, Timing, Verdict
 
 SOURCE = '#include <stdio.h>\nint main(int argc, char **argv) { printf("%d\\n", argc); }\n'
@@ -72,6 +72,7 @@ def _task(tests: list[TestInput] | None) -> TaskDetail:
         attempts=1,
         cancel_requested=False,
         budgets=Budgets(samples=2),
+        agent="prompt",
         best_candidate_id=None,
         best_speedup=None,
         source=SOURCE,
@@ -166,3 +167,22 @@ def test_verdict_summary_is_compact():
         "speedup": {"1": 1.0, "2": 1.912},
         "duration_s": 0.0,
     }
+
+
+def test_task_options_give_the_tolerance_or_the_whole_spec():
+    config = PromptModeConfig()
+    task = _task([TestInput(name="t1", args=["7"])])
+    exact = task_spec(task, config)
+    assert exact.tolerance is None
+    loose = task_spec(task.model_copy(update={"options": TaskOptions(rtol=1e-9)}), config)
+    assert loose.tolerance is not None and loose.tolerance.rtol == 1e-9
+    given = Spec(
+        name="problem",
+        reference="int main(void) { return 0; }",
+        driver='#include "solution.inc"\nint main(void) { return 0; }',
+        tests=[TestCase(name="seed1")],
+    )
+    spec = task_spec(
+        task.model_copy(update={"options": TaskOptions(spec=given.model_dump())}), config
+    )
+    assert spec == given  # the source is then the function the driver includes

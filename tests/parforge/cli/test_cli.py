@@ -80,7 +80,7 @@ def test_submit_with_tests_and_budgets_then_show_the_best_candidate(cli, tmp_pat
         ("test-1", ["32", "10"]),
         ("test-2", ["a b", "c"]),
     ]
-    assert task["budgets"] == {"samples": 2, "max_tokens": 300, "time_s": 60.0}
+    assert task["budgets"] == {"samples": 2, "max_tokens": 300, "time_s": 60.0, "tokens": None}
     shown = cli("tasks", "show", task_id)
     assert "best candidate: 1" in shown and "PASSED" in shown
     assert "2.50x" in shown and "race" in shown  # the statuses of all candidates
