@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 from agents.analysis import AnalysisError, Program, analyse
 from agents.verifier import Verifier
+from corpus.store.models import TaskCreate
 from sandbox.spec import Candidate, Language, Spec, Target
 from sandbox.verdict import Status
 
@@ -13,7 +16,25 @@ class InputRejected(ValueError):
     """The task cannot be translated as given; the message says why, for the user."""
 
 
-def check_program(source: str, language: Language, function: str | None = None) -> Program:
+def check_task(task: TaskCreate) -> Program:
+    """What a submission must be before it is stored: a spec that validates, if it gives one;
+    a program the front end reads, with `main` unless the spec's driver brings its own; the
+    function it names, if any. `InputRejected` says what is wrong."""
+    options = task.options
+    needs_main = True
+    if options is not None and options.spec is not None:
+        try:
+            needs_main = Spec.model_validate(options.spec).driver is None
+        except ValidationError as exc:
+            raise InputRejected(f"options.spec is not a valid verifier spec: {exc}") from exc
+    language = Language(task.language.value)
+    function = options.function if options is not None else None
+    return check_program(task.source, language, function, needs_main=needs_main)
+
+
+def check_program(
+    source: str, language: Language, function: str | None = None, *, needs_main: bool = True
+) -> Program:
     """The analysed program, or `InputRejected` naming the problem."""
     try:
         program = analyse(source, language)
@@ -21,7 +42,7 @@ def check_program(source: str, language: Language, function: str | None = None) 
         raise InputRejected(
             f"not a {language.value} program the front end can read: {exc}"
         ) from exc
-    if not program.has_main:
+    if needs_main and not program.has_main:
         raise InputRejected(
             "the program has no main(): give a complete program that prints its results"
         )

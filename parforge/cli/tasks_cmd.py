@@ -16,6 +16,7 @@ from rich.table import Table
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from agents.preflight import InputRejected, check_task
 from corpus.store import Notifier, tasks
 from corpus.store.models import (
     DEFAULT_AGENT,
@@ -106,8 +107,9 @@ def submit(
             budgets=Budgets(samples=samples, max_tokens=max_tokens, time_s=time_limit),
             agent=agent or DEFAULT_AGENT,
         )
-    except ValueError as exc:
-        fail(f"invalid task: {exc}")
+        check_task(create)
+    except (ValueError, InputRejected) as exc:
+        fail(f"invalid task: {exc}", 2)
     with store(config) as engine:
         with Session(engine) as session:
             task_id = tasks.submit(session, create).id

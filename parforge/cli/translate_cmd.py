@@ -16,7 +16,7 @@ from rich.markup import escape
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from agents.preflight import InputRejected, check_original, check_program
+from agents.preflight import InputRejected, check_original, check_task
 from agents.verifier import SandboxVerifier, task_spec
 from corpus.store import Notifier, tasks
 from corpus.store.models import (
@@ -35,7 +35,6 @@ from parforge.service.events import follow
 from parforge.service.pool import WorkerPool
 from parforge.service.runners import build_graph_runner, close_runner
 from parforge.settings import Settings
-from sandbox.spec import Language
 
 out = Console()
 
@@ -96,7 +95,7 @@ def translate(
             options=TaskOptions(function=function, rtol=rtol),
             budgets=Budgets(time_s=budget_time, tokens=budget_tokens),
         )
-        check_program(source, Language(language.value), function)
+        check_task(create)
     except (ValueError, InputRejected) as exc:
         fail(f"invalid input: {exc}", 2)
     config = settings()

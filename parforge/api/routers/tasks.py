@@ -9,6 +9,7 @@ from fastapi import APIRouter, Header, HTTPException, Path, Query, status
 from pydantic import BaseModel
 from sse_starlette import EventSourceResponse
 
+from agents.preflight import InputRejected, check_task
 from corpus.store import tasks
 from corpus.store.models import (
     CandidateWithVerdict,
@@ -65,6 +66,10 @@ def submit_task(
             status.HTTP_422_UNPROCESSABLE_CONTENT,
             f"unknown agent {body.agent!r}: use one of {', '.join(sorted(agents))}",
         )
+    try:
+        check_task(body)
+    except InputRejected as exc:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
     task = tasks.submit(session, body, owner)
     services.metrics.submitted.inc()
     services.notifier.notify(QUEUE)

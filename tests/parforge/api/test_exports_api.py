@@ -24,11 +24,15 @@ async def test_export_streams_only_the_callers_tasks(api_factory):
     async with api_factory(runner=ScriptedRunner(samples=2)) as api:
         other = {"Authorization": f"Bearer {api.new_key('other')}"}
         mine = (
-            await api.client.post("/v1/tasks", json={"source": "int a;", "target": "openmp"})
+            await api.client.post(
+                "/v1/tasks", json={"source": "int main(void) { return 0; }", "target": "openmp"}
+            )
         ).json()["id"]
         theirs = (
             await api.client.post(
-                "/v1/tasks", json={"source": "int b;", "target": "openmp"}, headers=other
+                "/v1/tasks",
+                json={"source": "int main(void) { return 1; }", "target": "openmp"},
+                headers=other,
             )
         ).json()["id"]
         for task_id, headers in ((mine, api.auth), (theirs, other)):
@@ -36,7 +40,9 @@ async def test_export_streams_only_the_callers_tasks(api_factory):
         r = await api.client.get("/v1/exports/openai", params={"verified_only": False})
         assert r.status_code == 200 and r.headers["content-type"] == "application/x-ndjson"
         lines = [json.loads(line) for line in r.text.splitlines()]
-        assert len(lines) == 2 and all(line["messages"][1]["content"] == "int a;" for line in lines)
+        assert len(lines) == 2 and all(
+            line["messages"][1]["content"] == "int main(void) { return 0; }" for line in lines
+        )
         [verified] = [
             json.loads(x) for x in (await api.client.get("/v1/exports/sft")).text.splitlines()
         ]

@@ -13,6 +13,7 @@ from tests.parforge.api.conftest import settings_for
 
 SOURCE = (
     "int sum(const int *a, int n) { int s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }"
+    "\nint main(void) { int a[3] = {1, 2, 3}; return sum(a, 3) != 6; }\n"
 )
 
 
@@ -165,6 +166,15 @@ async def test_bad_input_is_a_4xx_with_a_reason(api_factory):
 
         r = await post(content=chunks(), headers={"content-type": "application/json"})
         assert r.status_code == 413
+        # What the agents cannot work on is refused before it is stored, with the reason.
+        r = await post(json={"source": "print('not C')\n" * 5, "target": "openmp"})
+        assert r.status_code == 422 and "not a cpp program" in r.text
+        r = await post(json={"source": SOURCE.split("\nint main")[0], "target": "openmp"})
+        assert r.status_code == 422 and "no main()" in r.text
+        r = await post(json={"source": SOURCE, "target": "openmp", "options": {"function": "f"}})
+        assert r.status_code == 422 and "no function 'f'" in r.text
+        r = await post(json={"source": SOURCE, "target": "openmp", "options": {"spec": {"x": 1}}})
+        assert r.status_code == 422 and "not a valid verifier spec" in r.text
         r = await post(json={"source": SOURCE, "target": "openmp", "budgets": {"samples": 10**9}})
         assert r.status_code == 422
         assert (await c.get("/v1/tasks/not-an-id")).status_code == 422

@@ -40,7 +40,8 @@ def test_keys(cli):
 def test_submit_wait_show_list_export(cli, tmp_path):
     src = tmp_path / "saxpy.c"
     src.write_text(
-        "void saxpy(int n, float a, float *x, float *y) { for (int i=0;i<n;i++) y[i]+=a*x[i]; }"
+        "void saxpy(int n, float a, float *x, float *y) { for (int i=0;i<n;i++) y[i]+=a*x[i]; }\n"
+        "int main(void) { float x[4] = {1}, y[4] = {2}; saxpy(4, 2.0f, x, y); return 0; }\n"
     )
     task_id = cli("tasks", "submit", str(src), "--to", "openmp", "--wait").strip().splitlines()[-1]
     shown = json.loads(cli("tasks", "show", task_id, "--json"))
@@ -61,7 +62,7 @@ def test_submit_wait_show_list_export(cli, tmp_path):
 
 def test_submit_queues_and_cancel(cli, tmp_path):
     src = tmp_path / "k.cu"
-    src.write_text("__global__ void k() {}")
+    src.write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n")
     task_id = cli("tasks", "submit", str(src), "--to", "openmp").strip().splitlines()[-1]
     assert json.loads(cli("tasks", "show", task_id, "--json"))["task"]["language"] == "cuda"
     cli("tasks", "cancel", task_id)
