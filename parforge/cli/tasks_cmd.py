@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 from sqlalchemy import Engine
 from sqlmodel import Session
 
@@ -158,7 +159,11 @@ async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> Job
         if runner is not None:
             await close_runner(runner)
     # The live line goes away; this one stays (with the run's own summary as the reason).
-    console.print(f"task {task_id} {status}" + (f": {reason}" if reason else ""), highlight=False)
+    console.print(
+        f"task {task_id} {status}" + (f": {reason}" if reason else ""),
+        markup=False,
+        highlight=False,
+    )
     return status
 
 
@@ -219,7 +224,7 @@ def list_tasks(
     for t in items:
         table.add_row(
             t.id,
-            t.name,
+            Text(t.name),
             t.target,
             t.status,
             f"{t.best_speedup:.2f}x" if t.best_speedup else "-",
