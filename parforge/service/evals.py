@@ -22,6 +22,7 @@ from evals.errors import EvalError, EvalInterrupted
 from evals.runner import EvalRunner, ProgressSink
 from parforge.service.config import ServerConfig
 from parforge.service.jobs import JobPool, Running
+from parforge.service.reasons import public_reason, scrub
 from sandbox.config import DockerConfig, SandboxConfig
 
 if TYPE_CHECKING:
@@ -100,12 +101,13 @@ class EvalPool(JobPool[EvalRun, int]):
             with contextlib.suppress(BaseException):
                 await job
         except EvalInterrupted as exc:
-            reason = str(exc) + resume
+            log.warning("eval %s interrupted: %s", eval_id, exc)
+            reason = scrub(str(exc)) + resume
         except EvalError as exc:
-            reason = str(exc)
+            reason = scrub(str(exc))
         except Exception as exc:
             log.exception("eval %s: runner failed", eval_id)
-            reason = f"runner error: {type(exc).__name__}: {exc}" + resume
+            reason = public_reason(exc) + resume
         finally:
             del self._running[eval_id]
         if running.requeue:

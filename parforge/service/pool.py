@@ -21,6 +21,7 @@ from corpus.store.queue import Recovered
 from corpus.store.recorder import Recorder
 from parforge.service.config import ServerConfig
 from parforge.service.jobs import CANCEL, LEASE_LOST, JobPool, Running
+from parforge.service.reasons import public_reason
 
 __all__ = ["CANCEL", "WorkerPool"]
 
@@ -81,7 +82,7 @@ class WorkerPool(JobPool[Task, str]):
                     await job
         except Exception as exc:
             log.exception("task %s: runner failed", task.id)
-            reason = f"runner error: {type(exc).__name__}: {exc}"
+            reason = public_reason(exc)
         finally:
             await recorder.aclose()
             del self._running[task.id]

@@ -142,3 +142,18 @@ async def test_two_pools_share_the_queue(engine):
             await pool.stop()
     ran = [c.task.id for c in a.contexts + b.contexts]
     assert sorted(ran) == sorted(ids)  # every task ran exactly once
+
+
+async def test_a_runner_error_is_stored_without_internal_addresses_or_ids(engine):
+    [task_id] = _submit(engine)
+    container = "c0ffee" * 10 + "abcd"
+    fail = f"exec in {container} failed: http+docker://localhost/v1.43/exec/{container}/start"
+    pool = WorkerPool(engine, ScriptedRunner(samples=1, fail=fail), FAST)
+    await pool.start()
+    try:
+        task = await _wait_status(engine, task_id, {JobStatus.FAILED})
+    finally:
+        await pool.stop()
+    assert (
+        task.reason == "runner error: RuntimeError: exec in <container> failed: <internal address>"
+    )
