@@ -158,11 +158,12 @@ def finish(
     return ended
 
 
-def release(session: Session, eval_id: int, worker: str, why: str) -> bool:
-    """Back to the queue without spending an attempt (the server stops; the run is fine)."""
-    released = queue.release(session, EvalRun, eval_id, worker, f"{why}; re-queued")
+def release(session: Session, eval_id: int, worker: str, why: str) -> JobStatus | None:
+    """Back to the queue without spending an attempt (the server stops; the run is fine), or
+    cancelled if that was requested; None if `worker` no longer held it."""
+    status = queue.release(session, EvalRun, eval_id, worker, f"{why}; re-queued")
     session.commit()
-    return released
+    return status
 
 
 def recover(

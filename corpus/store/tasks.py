@@ -302,12 +302,15 @@ def events_after(
     return out
 
 
-def release(session: Session, task_id: str, run_id: int, worker: str, why: str) -> bool:
-    """Put a task this worker holds back in the queue (shutdown), returning its attempt."""
-    reason = f"{why}; re-queued"
-    released = queue.release(session, Task, task_id, worker, reason)
+def release(session: Session, task_id: str, run_id: int, worker: str, why: str) -> JobStatus | None:
+    """Put a task this worker holds back in the queue (shutdown), returning its attempt; one
+    whose cancellation was requested ends cancelled instead. The status it got, None if this
+    worker no longer held it."""
+    status = queue.release(session, Task, task_id, worker, f"{why}; re-queued")
     _end_run(session, run_id, JobStatus.CANCELLED, why)
-    if released:
-        status_event(session, task_id, JobStatus.QUEUED, reason)
+    if status is not None:
+        task = session.get(Task, task_id, populate_existing=True)
+        assert task is not None
+        status_event(session, task_id, status, task.reason)
     session.commit()
-    return released
+    return status

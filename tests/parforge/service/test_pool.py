@@ -157,3 +157,25 @@ async def test_a_runner_error_is_stored_without_internal_addresses_or_ids(engine
     assert (
         task.reason == "runner error: RuntimeError: exec in <container> failed: <internal address>"
     )
+
+
+async def test_a_cancel_not_yet_delivered_when_the_server_stops_ends_the_task_cancelled(engine):
+    [task_id] = _submit(engine)
+    # A slow keeper: the request below is still undelivered when the pool stops.
+    slow = ServerConfig(workers=1, poll_s=0.05, heartbeat_s=30, lease_s=60)
+    runner = ScriptedRunner(samples=50, delay_s=0.05)
+    pool = WorkerPool(engine, runner, slow)
+    await pool.start()
+    try:
+        for _ in range(500):  # until the runner has the task
+            if runner.contexts:
+                break
+            await asyncio.sleep(0.02)
+        with Session(engine) as s:
+            assert tasks.request_cancel(s, task_id) is tasks.CancelOutcome.REQUESTED
+    finally:
+        await pool.stop()
+    with Session(engine) as s:
+        task = tasks.get(s, task_id)
+        assert task is not None and task.status == JobStatus.CANCELLED
+        assert task.reason == "cancelled on request"
