@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -15,6 +15,7 @@ from corpus.store.models import (
     EvalRun,
     EvalRunCreate,
     JobStatus,
+    utcnow,
 )
 from corpus.store.tasks import ANY_OWNER, Owner, _AnyOwner
 
@@ -114,14 +115,17 @@ def results(session: Session, eval_id: int) -> list[EvalResultPublic]:
     return [EvalResultPublic.model_validate(r) for r in rows(session, eval_id)]
 
 
-def reopen(session: Session, eval_id: int, alive: Callable[[str], bool]) -> EvalRun | None:
+def reopen(session: Session, eval_id: int, lease_s: float) -> EvalRun | None:
     """Put a stopped run back in the queue so that its missing samples get done; None if there
-    is no such run. A run that a live worker holds comes back unchanged (still `running`); one
-    whose worker died is taken over."""
+    is no such run. A run whose worker beat within `lease_s` comes back unchanged (still
+    `running`); one whose worker has gone silent is taken over."""
     run = session.get(EvalRun, eval_id)
     if run is None or run.status == JobStatus.QUEUED:
         return run
-    if run.status == JobStatus.RUNNING and run.claimed_by and alive(run.claimed_by):
+    fresh = run.heartbeat_at is not None and run.heartbeat_at > utcnow() - timedelta(
+        seconds=lease_s
+    )
+    if run.status == JobStatus.RUNNING and run.claimed_by and fresh:
         return run
     run.status = JobStatus.QUEUED
     run.reason = "resumed"
@@ -166,12 +170,8 @@ def release(session: Session, eval_id: int, worker: str, why: str) -> JobStatus 
     return status
 
 
-def recover(
-    session: Session, *, lease_s: float, max_attempts: int, alive: Callable[[str], bool]
-) -> list[queue.Recovered]:
-    """Take back runs of dead or silent workers (see `queue.recover`)."""
-    recovered = queue.recover(
-        session, EvalRun, lease_s=lease_s, max_attempts=max_attempts, alive=alive
-    )
+def recover(session: Session, *, lease_s: float, max_attempts: int) -> list[queue.Recovered]:
+    """Take back runs of silent workers (see `queue.recover`)."""
+    recovered = queue.recover(session, EvalRun, lease_s=lease_s, max_attempts=max_attempts)
     session.commit()
     return recovered

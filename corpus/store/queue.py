@@ -11,7 +11,7 @@ statement under its database write lock.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
@@ -68,11 +68,16 @@ class Beat:
     """Held jobs whose cancellation was requested."""
 
 
-def heartbeat(session: Session, model: type[Job], worker: str) -> Beat:
-    """Renew the worker's lease on its running jobs; report which it holds and which to cancel."""
+def heartbeat(session: Session, model: type[Job], worker: str, jobs: Collection[Any]) -> Beat:
+    """Renew the worker's lease on `jobs`, those of its running jobs it is working on; report
+    which it still holds and which to cancel.
+
+    Only named jobs are renewed: one the worker claimed but lost track of (it failed between
+    the claim and the run) goes silent, and recovery takes it back.
+    """
     table = _table(model)
     c = table.c
-    mine = (c.claimed_by == worker, c.status == JobStatus.RUNNING)
+    mine = (c.claimed_by == worker, c.status == JobStatus.RUNNING, c.id.in_(list(jobs)))
     session.execute(update(table).where(*mine).values(heartbeat_at=utcnow()))
     rows = session.execute(select(c.id, c.cancel_requested).where(*mine)).all()
     session.commit()
@@ -151,9 +156,9 @@ def recover(
     *,
     lease_s: float,
     max_attempts: int,
-    alive: Callable[[str], bool],
 ) -> list[Recovered]:
-    """Take back running jobs whose worker is dead (`alive` says no) or silent past the lease.
+    """Take back running jobs whose worker has been silent past the lease (it died, or lost the
+    database): heartbeats are the only sign of life, since worker ids say nothing about hosts.
 
     Each comes back queued while it has attempts left, otherwise failed with the reason; one
     whose cancellation was requested ends cancelled. Queued jobs flagged for cancellation
@@ -169,11 +174,9 @@ def recover(
     for row in rows:
         seen = Seen(*row)
         silent = seen.heartbeat_at is None or seen.heartbeat_at < stale_before
-        if seen.owner is not None and not silent and alive(seen.owner):
+        if seen.owner is not None and not silent:
             continue
-        item = take_back(
-            session, model, seen, "stopped answering" if silent else "died", max_attempts
-        )
+        item = take_back(session, model, seen, "stopped answering", max_attempts)
         if item is not None:
             recovered.append(item)
     now = utcnow()

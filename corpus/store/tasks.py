@@ -224,13 +224,9 @@ def _end_run(session: Session, run_id: int, status: JobStatus, reason: str) -> N
     )
 
 
-def recover(
-    session: Session, *, lease_s: float, max_attempts: int, alive: Any
-) -> list[queue.Recovered]:
+def recover(session: Session, *, lease_s: float, max_attempts: int) -> list[queue.Recovered]:
     """Take back tasks of dead workers (see `queue.recover`) and close their open runs."""
-    recovered = queue.recover(
-        session, Task, lease_s=lease_s, max_attempts=max_attempts, alive=alive
-    )
+    recovered = queue.recover(session, Task, lease_s=lease_s, max_attempts=max_attempts)
     for item in recovered:
         open_runs = session.exec(
             select(Run.id).where(Run.task_id == item.job_id, Run.status == JobStatus.RUNNING)

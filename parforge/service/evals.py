@@ -111,12 +111,12 @@ class EvalPool(JobPool[EvalRun, int]):
         finally:
             del self._running[eval_id]
         if running.requeue:
-            await asyncio.to_thread(self._release, eval_id, running.why or "")
+            await self._retried("release", self._release, eval_id, running.why or "")
         else:
             if running.why is not None:
                 status = JobStatus.CANCELLED
                 reason = running.why + (resume if running.why == "interrupted" else "")
-            await asyncio.to_thread(self._finish, eval_id, status, reason, summary)
+            await self._retried("finish", self._finish, eval_id, status, reason, summary)
         if stopping:
             raise asyncio.CancelledError
 
@@ -136,7 +136,6 @@ class EvalPool(JobPool[EvalRun, int]):
                 session,
                 lease_s=self.config.lease_s,
                 max_attempts=self.config.max_attempts,
-                alive=self._alive,
             )
 
     def _finish(

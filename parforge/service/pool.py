@@ -90,11 +90,11 @@ class WorkerPool(JobPool[Task, str]):
             # Cancelled by the pool: that, not what the runner made of it, decides the status.
             status, reason = JobStatus.CANCELLED, running.why
         if running.requeue:
-            await asyncio.to_thread(self._release, task.id, run, running.why or "")
+            await self._retried("release", self._release, task.id, run, running.why or "")
         elif running.why == LEASE_LOST:
             log.warning("task %s was taken back from this worker; its result is dropped", task.id)
         else:
-            await asyncio.to_thread(self._finish, task.id, run, status, reason, best)
+            await self._retried("finish", self._finish, task.id, run, status, reason, best)
         self.notifier.notify(task_key(task.id))
         if stopping:
             raise asyncio.CancelledError
@@ -120,7 +120,6 @@ class WorkerPool(JobPool[Task, str]):
                 session,
                 lease_s=self.config.lease_s,
                 max_attempts=self.config.max_attempts,
-                alive=self._alive,
             )
 
     def _finish(
