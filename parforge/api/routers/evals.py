@@ -9,6 +9,7 @@ from fastapi import APIRouter, HTTPException, Path, status
 from corpus.store import evals
 from corpus.store.models import EvalRunCreate, EvalRunDetail, EvalRunPublic
 from corpus.store.notify import QUEUE
+from evals.sources.replay import replayed_run
 from parforge.api.deps import OwnerDep, ServicesDep, SessionDep
 
 router = APIRouter(prefix="/v1/evals", tags=["evals"])
@@ -18,7 +19,19 @@ router = APIRouter(prefix="/v1/evals", tags=["evals"])
 def submit_eval(
     body: EvalRunCreate, session: SessionDep, owner: OwnerDep, services: ServicesDep
 ) -> EvalRunPublic:
-    """Queue an eval run for the evals runner."""
+    """Queue an eval run for the evals runner.
+
+    `model = replay:run=ID` replays a stored run: only one that the caller's key can see.
+    """
+    try:
+        replayed = replayed_run(body.model)
+    except ValueError as exc:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
+    if replayed is not None and evals.get(session, replayed, owner) is None:
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_CONTENT,
+            f"{body.model}: no eval run {replayed} that this API key can see",
+        )
     run = evals.submit(session, body, owner)
     services.notifier.notify(QUEUE)
     return EvalRunPublic.model_validate(run)
