@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from corpus.store import queue
 from corpus.store.models import (
@@ -111,8 +111,23 @@ def rows(session: Session, eval_id: int) -> list[EvalResult]:
     )
 
 
-def results(session: Session, eval_id: int) -> list[EvalResultPublic]:
-    return [EvalResultPublic.model_validate(r) for r in rows(session, eval_id)]
+def results(
+    session: Session, eval_id: int, *, limit: int | None = None, offset: int = 0
+) -> list[EvalResultPublic]:
+    """A page of a run's results, in the order of `rows`."""
+    query = (
+        select(EvalResult)
+        .where(EvalResult.eval_run_id == eval_id)
+        .order_by(col(EvalResult.problem), col(EvalResult.sample_index))
+        .offset(offset)
+        .limit(limit)
+    )
+    return [EvalResultPublic.model_validate(r) for r in session.exec(query).all()]
+
+
+def count_results(session: Session, eval_id: int) -> int:
+    query = select(func.count()).where(EvalResult.eval_run_id == eval_id)
+    return int(session.exec(query).one())
 
 
 def reopen(session: Session, eval_id: int, lease_s: float) -> EvalRun | None:

@@ -58,6 +58,20 @@ def claim(session: Session, model: type[Job], worker: str, job_id: Any = None) -
     return None if claimed is None else session.get(model, claimed)
 
 
+def active(session: Session, model: type[Job], owner_key_id: int) -> int:
+    """How many jobs of one API key are queued or running."""
+    c = _table(model).c
+    count = session.execute(
+        select(func.count())
+        .select_from(_table(model))
+        .where(
+            c.owner_key_id == owner_key_id,
+            c.status.in_([JobStatus.QUEUED, JobStatus.RUNNING]),
+        )
+    ).scalar_one()
+    return int(count)
+
+
 @dataclass(frozen=True)
 class Beat:
     """What a heartbeat learned about the jobs a worker holds."""

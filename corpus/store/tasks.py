@@ -239,14 +239,21 @@ def recover(session: Session, *, lease_s: float, max_attempts: int) -> list[queu
     return recovered
 
 
-def candidates(session: Session, task_id: str) -> list[CandidateWithVerdict]:
-    """The task's candidates in creation order, each with its latest verdict."""
+def candidates(
+    session: Session, task_id: str, *, limit: int | None = None, offset: int = 0
+) -> list[CandidateWithVerdict]:
+    """The task's candidates in creation order (a page of them), each with its latest verdict."""
     rows = session.exec(
-        select(Candidate).where(Candidate.task_id == task_id).order_by(col(Candidate.id))
+        select(Candidate)
+        .where(Candidate.task_id == task_id)
+        .order_by(col(Candidate.id))
+        .offset(offset)
+        .limit(limit)
     ).all()
+    ids = [c.id for c in rows]
     verdicts: dict[int, Verdict] = {}
     for verdict in session.exec(
-        select(Verdict).where(Verdict.task_id == task_id).order_by(col(Verdict.id))
+        select(Verdict).where(col(Verdict.candidate_id).in_(ids)).order_by(col(Verdict.id))
     ):
         verdicts[verdict.candidate_id] = verdict
     return [
@@ -256,6 +263,11 @@ def candidates(session: Session, task_id: str) -> list[CandidateWithVerdict]:
         )
         for c in rows
     ]
+
+
+def count_candidates(session: Session, task_id: str) -> int:
+    query = select(func.count()).where(Candidate.task_id == task_id)
+    return int(session.exec(query).one())
 
 
 def runs(session: Session, task_id: str) -> list[RunPublic]:
