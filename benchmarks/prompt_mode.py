@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from agents.llm import ChatRequest, LLMClient, Sampling
-from agents.runners.prompts import build_messages
+from agents.prompts.program import build_messages
 from parforge.settings import load_settings
 from sandbox.spec import Language, Target, TestCase
 

@@ -5,7 +5,8 @@ through which it stores each LLM call, tool call, candidate and verdict *as it h
 worker pool creates the run, hands the context over, and ends the task from what `run` returns
 or raises:
 
-- returns a `RunOutcome`          → the task ends `succeeded` (or `failed` if the outcome says so);
+- returns a `RunOutcome`          → the task ends as the outcome says: `succeeded` (a candidate
+                                    passed), `no_verified_candidate` (none did) or `failed`;
 - raises an exception             → the task ends `failed`, the exception as the reason;
 - is cancelled (`CancelledError`) → the task ends `cancelled` (a user asked, or shutdown).
 
@@ -25,17 +26,28 @@ from typing import Protocol, runtime_checkable
 from corpus.store.models import JobStatus, TaskDetail
 from corpus.store.recorder import Recorder
 
+OUTCOME_STATUSES = frozenset(
+    {JobStatus.SUCCEEDED, JobStatus.NO_VERIFIED_CANDIDATE, JobStatus.FAILED}
+)
+"""What a runner may end a task with; cancellation is the pool's to say."""
+
 
 @dataclass(frozen=True)
 class RunOutcome:
     """How a run ended, as the runner sees it."""
 
     status: JobStatus = JobStatus.SUCCEEDED
-    """SUCCEEDED (the run did its job, whether or not a candidate passed) or FAILED."""
+    """SUCCEEDED (a candidate passed verification), NO_VERIFIED_CANDIDATE (the run did its job,
+    but none passed: a result, not an error) or FAILED (the model, the sandbox or the runner
+    broke)."""
     reason: str = ""
     """A line for the user: `3 of 4 candidates passed; best 3.4x at 4 threads`."""
     best_candidate_id: int | None = None
     """None: the fastest candidate whose verdict passed, if any."""
+
+    def __post_init__(self) -> None:
+        if self.status not in OUTCOME_STATUSES:
+            raise ValueError(f"a run cannot end a task as {self.status!r}")
 
 
 @dataclass(frozen=True)

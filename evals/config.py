@@ -32,6 +32,10 @@ class RunOptions(BaseModel):
     """Verifications at once; None = the sandbox's pool size."""
     reference_cache: bool = True
     """Build, run and time each task's reference once per run instead of once per sample."""
+    agent: Literal["prompt", "graph", "analysis"] = "prompt"
+    """Who writes the samples: `prompt` (the model completes the prompt, as in ParEval), `graph`
+    (the translate agent, one stored task per sample), `analysis` (the translate agent with
+    no model at all: the dependence analysis's first choice per loop)."""
     translate_from: Literal["serial", "cuda"] | None = None
     """Translation instead of generation: the model completes the suite's translation prompt
     (the `serial` or `cuda` implementation, then the target's prompt) and the candidate is

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from agents.runners.extract import fenced_blocks
+from agents.extract import fenced_blocks
 
 
 def brace_depth(text: str) -> int:
@@ -35,7 +35,7 @@ def close_function(prompt: str, completion: str) -> str:
 
 def code_block(reply: str, function: str | None = None) -> str:
     """The code of a chat reply: the last fenced block that defines `function`, else the
-    largest block, else the whole reply (fences parsed as `agents.runners.extract` does)."""
+    largest block, else the whole reply (fences parsed as `agents.extract` does)."""
     blocks = [b for b in fenced_blocks(reply) if b.code.strip()]
     if not blocks:
         return reply

@@ -17,7 +17,7 @@ model or the sandbox fails (`EvalInterrupted`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +45,7 @@ from evals.outcomes import (
 from evals.plan import Progress, TaskWork, default_resources, plan, tasks_of
 from evals.sources import Sample, SampleSource
 from evals.sources.factory import open_source
+from evals.sources.graph import GraphSource, RunTask
 from evals.summary import OVERALL, Summary, not_run_reasons, summarize
 from sandbox.base import Sandbox
 from sandbox.errors import SandboxError
@@ -76,6 +77,7 @@ class EvalRunner:
         settings: EvalSettings | None = None,
         verify_options: VerifyOptions | None = None,
         pool_size: int = 2,
+        agents: Mapping[str, RunTask] | None = None,
     ) -> None:
         self.engine = engine
         self.sandbox = sandbox
@@ -83,6 +85,8 @@ class EvalRunner:
         self.settings = settings or EvalSettings()
         self.verify_options = verify_options or VerifyOptions()
         self.pool_size = pool_size
+        self.agents = dict(agents or {})
+        """Agent name → how to run a stored task with it (`RunOptions.agent` other than prompt)."""
         self.gate = TimingGate()
         """Shared by every run of this runner, so one run's timings are not taken beside another
         run's builds (eval workers > 1)."""
@@ -114,7 +118,9 @@ class EvalRunner:
         job.report()
         if work:
             own = source is None
-            if source is None:
+            if source is None and options.agent != "prompt":
+                source = self._agent_source(options, run.suite)
+            elif source is None:
                 source = await open_source(
                     run.model,
                     options,
@@ -139,8 +145,24 @@ class EvalRunner:
         rows = await asyncio.to_thread(self._rows, run_id)
         return finish(rows, run.samples_k)
 
+    def _agent_source(self, options: RunOptions, suite: str) -> SampleSource:
+        run_task = self.agents.get(options.agent)
+        if run_task is None:
+            raise EvalSetupError(f"agent {options.agent!r} is not available to this eval runner")
+        return GraphSource(
+            run_task,
+            self.engine,
+            load_suite(suite),
+            translate_from=options.translate_from,
+            name=f"agent:{options.agent}",
+        )
+
     async def aclose(self) -> None:
-        """Release the sandbox (its warm containers)."""
+        """Release the sandbox (its warm containers) and the agents' runners."""
+        for run_task in self.agents.values():
+            close = getattr(run_task, "aclose", None)
+            if close is not None:
+                await close()
         await self.sandbox.aclose()
 
     def _load(self, run_id: int) -> tuple[EvalRun, list[EvalResult]]:

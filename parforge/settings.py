@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from agents.graphs.translate.config import GraphConfig
 from agents.runners.config import PromptModeConfig
 from corpus.store.config import StoreConfig
 from evals.config import EvalSettings
@@ -43,6 +44,8 @@ class Settings(BaseSettings):
     """The served model: the endpoint agents call and the server `parforge model serve` runs."""
     prompt_mode: PromptModeConfig = Field(default_factory=PromptModeConfig)
     """The prompt-mode task runner: sampling, test counts, time-outs, output tolerance."""
+    graph: GraphConfig = Field(default_factory=GraphConfig)
+    """The translate graph: planner, sampling per call, budgets, repairs, generated tests."""
     evals: EvalSettings = Field(default_factory=EvalSettings)
     """Batch evaluations: eval workers of `parforge serve`, sampling and harness defaults."""
 

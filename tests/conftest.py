@@ -123,7 +123,8 @@ FAILED_VERDICT: dict[str, Any] = {
 
 class ScriptedRunner:
     """Plays a fixed trajectory: per sample an LLM call, a `verify` tool call, a candidate and a
-    verdict (the first sample passes, the rest race). Optional delay between steps and failure."""
+    verdict (the first `passes` samples pass, the rest race). Optional delay between steps and
+    failure."""
 
     name = "scripted"
 
@@ -133,11 +134,13 @@ class ScriptedRunner:
         delay_s: float = 0.0,
         fail: str | None = None,
         model: str = "scripted-model",
+        passes: int = 1,
     ) -> None:
         self.samples = samples
         self.delay_s = delay_s
         self.fail = fail
         self.model = model
+        self.passes = passes
         self.contexts: list[TaskContext] = []
 
     async def run(self, context: TaskContext) -> RunOutcome:
@@ -182,7 +185,7 @@ class ScriptedRunner:
                 )
             )
             await asyncio.sleep(self.delay_s)
-            verdict = PASSED_VERDICT if i == 0 else FAILED_VERDICT
+            verdict = PASSED_VERDICT if i < self.passes else FAILED_VERDICT
             await rec.add_step(
                 StepCreate(
                     kind=StepKind.TOOL_CALL,
@@ -203,7 +206,8 @@ class ScriptedRunner:
             if self.fail is not None:
                 raise RuntimeError(self.fail)
             await asyncio.sleep(self.delay_s)
-        return RunOutcome(status=JobStatus.SUCCEEDED, reason=f"{passed} of {self.samples} passed")
+        status = JobStatus.SUCCEEDED if passed else JobStatus.NO_VERIFIED_CANDIDATE
+        return RunOutcome(status=status, reason=f"{passed} of {self.samples} passed")
 
 
 VERIFY_TOOL: dict[str, Any] = {

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from sandbox.spec import Tolerance
+from agents.verifier import Checks
 
 
-class PromptModeConfig(BaseModel):
+class PromptModeConfig(Checks):
     """`PARFORGE_PROMPT_MODE__<FIELD>`: how the prompt-mode runner samples and verifies.
 
     The task decides K (`budgets.samples`), the completion length (`budgets.max_tokens`) and
@@ -22,18 +22,5 @@ class PromptModeConfig(BaseModel):
     one_request: bool = True
     """Ask for the K samples in one request with `n=K` (vLLM); False: K requests of one sample
     each (endpoints without `n`). A server that rejects `n` gets K requests anyway."""
-    threads: list[int] = Field(default_factory=lambda: [1, 2, 4], min_length=1)
-    """OpenMP thread counts of the equivalence runs and the timing."""
-    ranks: list[int] = Field(default_factory=lambda: [1, 2, 4], min_length=1)
-    """MPI rank counts of the equivalence runs and the timing."""
-    timeout_s: float = Field(default=20.0, gt=0)
-    """Wall-clock limit of one program run."""
-    timing_repeats: int = Field(default=5, ge=1)
-    tolerance: Tolerance | None = None
-    """None: outputs must match the sequential program's exactly. Programs that print
-    floating-point sums that a parallel reduction reassociates need a small `rtol`
-    (`PARFORGE_PROMPT_MODE__TOLERANCE='{"rtol": 1e-9}'`)."""
-    timing: bool = True
-    """Time passing candidates against the sequential program (speedups)."""
     prompt_tests: int = Field(default=4, ge=0)
     """Test inputs shown to the model (the first ones), so it knows how the program is run."""

@@ -9,10 +9,11 @@ One run of one task:
    stored as a `verify` tool step and a verdict as it completes;
 4. end with the best passed candidate (highest speedup) and a line that says what happened.
 
-A candidate that fails is data. Infrastructure failures (the model cannot be reached, the
-sandbox cannot run anything) end the run `failed` with the reason. Cancelling the run aborts
-the model calls in flight (their connections close, so vLLM stops generating) and the
-verifications (their workspaces are released).
+A candidate that fails is data: a run whose candidates all fail ends `no_verified_candidate`.
+Infrastructure failures (the model cannot be reached, the sandbox cannot run anything) end the
+run `failed` with the reason. Cancelling the run aborts the model calls in flight (their
+connections close, so vLLM stops generating) and the verifications (their workspaces are
+released).
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ import contextlib
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
 
+from agents.extract import extract_code
+from agents.failures import infrastructure_failure
 from agents.llm import (
     CallRecord,
     ChatRequest,
@@ -31,14 +33,11 @@ from agents.llm import (
     LLMClient,
     LLMError,
     LLMStatusError,
-    LLMTimeout,
-    LLMUnavailable,
     Sampling,
 )
+from agents.prompts.program import build_messages
 from agents.runners.config import PromptModeConfig
-from agents.runners.extract import extract_code
-from agents.runners.prompts import build_messages
-from agents.runners.trajectory import (
+from agents.trajectory import (
     Identity,
     Tally,
     llm_steps,
@@ -46,58 +45,14 @@ from agents.runners.trajectory import (
     verify_arguments,
     verify_step,
 )
+from agents.verifier import Verifier, task_spec
 from corpus.runner import RunOutcome, TaskContext
 from corpus.store.models import CandidateCreate, JobStatus, RunMeta, SourceLanguage, TaskDetail
-from sandbox.base import Sandbox
-from sandbox.errors import SandboxError, SandboxUnavailable
-from sandbox.spec import Candidate, Language, Spec, Target, TestCase
+from sandbox.errors import SandboxError
+from sandbox.spec import Candidate, Spec, Target
 from sandbox.verdict import BuildReport, Status, Verdict
-from sandbox.verify import VerifyOptions, verify
 
 NO_CODE = "the model's reply holds no code"
-
-
-class Verifier(Protocol):
-    """Checks one candidate against a spec (the sandbox's `verify`, or a fake in tests)."""
-
-    async def __call__(self, spec: Spec, candidate: Candidate) -> Verdict: ...
-
-    async def aclose(self) -> None: ...
-
-
-class SandboxVerifier:
-    """`sandbox.verify.verify` on one long-lived sandbox, with fixed options."""
-
-    def __init__(
-        self, sandbox: Sandbox, options: VerifyOptions | None = None, timing: bool = True
-    ) -> None:
-        self.sandbox = sandbox
-        self.options = options or VerifyOptions()
-        self.timing = timing
-
-    async def __call__(self, spec: Spec, candidate: Candidate) -> Verdict:
-        return await verify(self.sandbox, spec, candidate, timing=self.timing, options=self.options)
-
-    async def aclose(self) -> None:
-        """Release the sandbox (its warm containers)."""
-        await self.sandbox.aclose()
-
-
-def task_spec(task: TaskDetail, config: PromptModeConfig) -> Spec:
-    """What candidates of `task` are verified against: its source as the reference program,
-    its tests (one test with no arguments and empty stdin when it has none)."""
-    tests = [TestCase(name=t.name, args=t.args, stdin=t.stdin) for t in task.tests or []]
-    return Spec(
-        name=task.name,
-        language=Language(task.language.value),
-        reference=task.source,
-        tests=tests or [TestCase(name="default")],
-        tolerance=config.tolerance,
-        threads=config.threads,
-        ranks=config.ranks,
-        timeout_s=config.timeout_s,
-        timing_repeats=config.timing_repeats,
-    )
 
 
 @dataclass(frozen=True)
@@ -168,7 +123,7 @@ class PromptRunner:
         except TimeoutError:
             return run.out_of_time(f"time budget of {time_s:g}s ran out")
         except Exception as exc:
-            failure = _infrastructure_failure(exc)
+            failure = infrastructure_failure(exc)
             if failure is None:
                 raise
             return run.failed(failure)
@@ -308,7 +263,7 @@ class _Run:
         self.tally.add(candidate_id, verdict)
 
     def finished(self) -> RunOutcome:
-        """Every sample verified: SUCCEEDED, whether or not one passed."""
+        """Every sample verified: SUCCEEDED if one passed, else NO_VERIFIED_CANDIDATE."""
         summary = self.tally.reason(self.made)
         if self.call_errors:
             last = self.call_errors[-1]
@@ -316,13 +271,13 @@ class _Run:
                 f"; {len(self.call_errors)} of {self.plan.samples} model calls failed"
                 f" ({type(last).__name__}: {last})"
             )
-        return RunOutcome(JobStatus.SUCCEEDED, summary, self.tally.best())
+        best = self.tally.best()
+        return RunOutcome(_status(best), summary, best)
 
     def out_of_time(self, why: str) -> RunOutcome:
         """The time budget ran out: a candidate that passed before is still the answer."""
         best = self.tally.best()
-        status = JobStatus.SUCCEEDED if best is not None else JobStatus.FAILED
-        return RunOutcome(status, f"{why}; {self._progress()}", best)
+        return RunOutcome(_status(best), f"{why}; {self._progress()}", best)
 
     def failed(self, why: str) -> RunOutcome:
         """The model or the sandbox broke: FAILED, with what was done before."""
@@ -337,21 +292,6 @@ class _Run:
         return summary + (f"; {unverified} not verified" if unverified else "")
 
 
-def _infrastructure_failure(exc: BaseException) -> str | None:
-    """The reason for an infrastructure failure in `exc` (or a group of them), else None."""
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            if (found := _infrastructure_failure(inner)) is not None:
-                return found
-        return None
-    if isinstance(exc, LLMUnavailable):
-        return f"model unreachable: {exc}"
-    if isinstance(exc, LLMTimeout):
-        return f"model timed out: {exc}"
-    if isinstance(exc, LLMError):
-        return f"model call failed: {type(exc).__name__}: {exc}"
-    if isinstance(exc, SandboxUnavailable):
-        return f"sandbox unavailable: {exc}"
-    if isinstance(exc, SandboxError):
-        return f"sandbox failed: {type(exc).__name__}: {exc}"
-    return None
+def _status(best: int | None) -> JobStatus:
+    """How a run that was not broken ends: with the best passed candidate, or without one."""
+    return JobStatus.SUCCEEDED if best is not None else JobStatus.NO_VERIFIED_CANDIDATE

@@ -60,6 +60,16 @@ class Recorder:
         seq = self._seq
         return await self._write(lambda s: self._insert_step(s, step, seq))
 
+    async def open_step(self, step: StepCreate) -> int:
+        """Store a step that has started and not finished yet (a plan still streaming), so that
+        what it causes can hang below it at once; `close_step` fills in how it ended."""
+        return await self.add_step(step)
+
+    async def close_step(self, step_id: int, step: StepCreate) -> None:
+        """Replace a step stored by `open_step` with how it ended (response, tokens, times)."""
+        fields = step.model_dump()
+        await self._write(lambda s: self._update_step(s, step_id, fields))
+
     async def add_candidate(self, candidate: CandidateCreate) -> int:
         """Store a candidate program; returns its id (for its verdict and its children)."""
         return await self._write(lambda s: self._insert_candidate(s, candidate))
@@ -96,6 +106,14 @@ class Recorder:
             update(Run)
             .where(col(Run.id) == self.run_id)
             .values(**values)
+            .execution_options(synchronize_session=False)
+        )
+
+    def _update_step(self, session: Session, step_id: int, fields: dict[str, Any]) -> None:
+        session.execute(
+            update(Step)
+            .where(col(Step.id) == step_id, col(Step.run_id) == self.run_id)
+            .values(**fields)
             .execution_options(synchronize_session=False)
         )
 

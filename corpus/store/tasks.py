@@ -322,3 +322,12 @@ def release(session: Session, task_id: str, run_id: int, worker: str, why: str) 
         status_event(session, task_id, status, task.reason)
     session.commit()
     return status
+
+
+def steps_of(session: Session, task_id: str) -> list[Step]:
+    """Every step of every run of a task, in the order they were stored."""
+    return list(
+        session.exec(
+            select(Step).where(Step.task_id == task_id).order_by(col(Step.run_id), col(Step.seq))
+        ).all()
+    )

@@ -12,6 +12,7 @@ from parforge.cli import (
     sandbox_cmd,
     serve_cmd,
     tasks_cmd,
+    translate_cmd,
     verify_cmd,
 )
 
@@ -23,6 +24,7 @@ app = typer.Typer(
 )
 app.add_typer(sandbox_cmd.app, name="sandbox")
 app.add_typer(model_cmd.app, name="model")
+app.command("translate")(translate_cmd.translate)
 app.command("verify")(verify_cmd.verify)
 app.add_typer(verify_cmd.check_app, name="check")
 app.add_typer(tasks_cmd.app, name="tasks")

@@ -10,7 +10,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from corpus.store.models import CandidateWithVerdict, RunPublic, TaskDetail
+from corpus.store.models import CandidateWithVerdict, JobStatus, RunPublic, TaskDetail
 from parforge.cli.verify_cmd import show_verdict
 from sandbox.verdict import Status, Verdict
 
@@ -29,8 +29,22 @@ _STAGE = {
     Status.PASSED: 6,
 }
 _LEXER = {"c": "c", "cpp": "cpp", "cuda": "cuda"}
+_STATUS_STYLE: dict[str, str] = {
+    JobStatus.QUEUED: "cyan",
+    JobStatus.RUNNING: "cyan",
+    JobStatus.SUCCEEDED: "green",
+    # The run did its job, but nothing passed: a result to read, not a breakdown.
+    JobStatus.NO_VERIFIED_CANDIDATE: "yellow",
+    JobStatus.FAILED: "red",
+    JobStatus.CANCELLED: "magenta",
+}
 SHOWN_LINES = 80
 """Lines of code printed; `--json` has all of it."""
+
+
+def styled(status: str) -> str:
+    """A task or run status as Rich markup, coloured by what it means for the user."""
+    return f"[{_STATUS_STYLE.get(status, 'bold')}]{status}[/]"
 
 
 def _stage(c: CandidateWithVerdict) -> int:
@@ -65,16 +79,17 @@ def show_task(
 ) -> None:
     """Print a task for people (the JSON form is `--json`); what users and programs wrote is
     printed as text, never as Rich markup."""
-    head = f"{task.name} ({task.language} → {task.target}): {task.status}"
+    agent = task.agent or "default"
     out.print(
-        f"[bold]{task.id}[/] {escape(head + (f' — {task.reason}' if task.reason else ''))}",
+        f"[bold]{task.id}[/] {escape(f'{task.name} ({task.language} → {task.target}, agent {agent})')}:"
+        f" {styled(task.status)}" + escape(f" — {task.reason}" if task.reason else ""),
         highlight=False,
     )
     for r in runs:
         model = r.model + (f" + {r.adapter}" if r.adapter else "") if r.model else "-"
         out.print(
-            f"run {r.id} (attempt {r.attempt}): {r.runner}, model {model}, {r.status}",
-            markup=False,
+            f"run {r.id} (attempt {r.attempt}): {escape(f'{r.runner}, model {model}')},"
+            f" {styled(r.status)}",
             highlight=False,
         )
     if not candidates:

@@ -99,6 +99,13 @@ def run_cmd(
             "prompts) instead of generating from the description."
         ),
     ] = None,
+    agent: Annotated[
+        str,
+        typer.Option(
+            help="prompt (the model completes the prompt), graph (the translate agent), or "
+            "analysis (the agent with no model: what the dependence analysis alone achieves)."
+        ),
+    ] = "prompt",
     resume: Annotated[
         int | None,
         typer.Option(help="Continue a stopped run (its own options apply; others are ignored)."),
@@ -114,6 +121,8 @@ def run_cmd(
                 fail(f"unknown target {target!r}: use one of {', '.join(TARGETS)}")
             if api not in ("auto", "completion", "chat"):
                 fail(f"unknown api {api!r}: use auto, completion or chat")
+            if agent not in ("prompt", "graph", "analysis"):
+                fail(f"unknown agent {agent!r}: use prompt, graph or analysis", 2)
             if translate_from not in (None, "serial", "cuda"):
                 fail(f"unknown source model {translate_from!r}: use serial or cuda")
             options = RunOptions(
@@ -123,6 +132,7 @@ def run_cmd(
                 concurrency=concurrency,
                 reference_cache=reference_cache,
                 translate_from=_source_model(translate_from),
+                agent=_agent(agent),
             )
             eval_id = _create(
                 engine, suite, target, samples, model, problems or [], limit, timing, options
@@ -130,6 +140,10 @@ def run_cmd(
         console.print(f"eval run [bold]{eval_id}[/]")
         final = run(_execute(config, engine, eval_id))
     _print_outcome(final)
+
+
+def _agent(value: str) -> Literal["prompt", "graph", "analysis"]:
+    return "graph" if value == "graph" else "analysis" if value == "analysis" else "prompt"
 
 
 def _source_model(value: str | None) -> Literal["serial", "cuda"] | None:

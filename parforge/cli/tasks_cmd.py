@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 from sqlalchemy import Engine
@@ -30,7 +31,7 @@ from corpus.store.models import (
 )
 from parforge.cli._common import console, fail, run, settings
 from parforge.cli._store import store
-from parforge.cli._task_view import show_task
+from parforge.cli._task_view import show_task, styled
 from parforge.service.events import follow
 from parforge.service.pool import WorkerPool
 from parforge.service.runners import close_runner, load_runner
@@ -41,7 +42,7 @@ out = Console()
 
 app = typer.Typer(help="Translation tasks in the local store.", no_args_is_help=True)
 
-_SUFFIXES = {".c": "c", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".cu": "cuda"}
+SUFFIXES = {".c": "c", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".cu": "cuda"}
 
 
 @app.command()
@@ -81,7 +82,7 @@ def submit(
 
     Without tests, candidates are checked on one run with no arguments and empty stdin.
     """
-    language = language or SourceLanguage(_SUFFIXES.get(file.suffix, "cpp"))
+    language = language or SourceLanguage(SUFFIXES.get(file.suffix, "cpp"))
     try:
         test_inputs = (
             [TestInput.model_validate(t) for t in json.loads(tests.read_text())] if tests else []
@@ -127,7 +128,7 @@ async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> Job
     def view() -> Table:
         table = Table.grid(padding=(0, 2))
         table.add_row(
-            f"[bold]{task_id[:8]}[/] {status}",
+            f"[bold]{task_id[:8]}[/] {styled(status)}",
             f"steps {counts['step']}",
             f"candidates {counts['candidate']}",
             f"[green]passed {counts['passed']}[/]",
@@ -160,8 +161,7 @@ async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> Job
             await close_runner(runner)
     # The live line goes away; this one stays (with the run's own summary as the reason).
     console.print(
-        f"task {task_id} {status}" + (f": {reason}" if reason else ""),
-        markup=False,
+        f"task {task_id} {styled(status)}" + (escape(f": {reason}") if reason else ""),
         highlight=False,
     )
     return status
@@ -226,7 +226,7 @@ def list_tasks(
             t.id,
             Text(t.name),
             t.target,
-            t.status,
+            styled(t.status),
             f"{t.best_speedup:.2f}x" if t.best_speedup else "-",
             f"{t.created_at:%Y-%m-%d %H:%M:%S}",
         )

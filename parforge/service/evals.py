@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from corpus.runner import TaskRunner
 from corpus.store import evals as store
 from corpus.store.models import EvalRun, JobStatus
 from corpus.store.notify import Notifier
@@ -23,6 +24,7 @@ from evals.runner import EvalRunner, ProgressSink
 from parforge.service.config import ServerConfig
 from parforge.service.jobs import JobPool, Running
 from parforge.service.reasons import public_reason, scrub
+from parforge.service.runners import close_runner
 from sandbox.config import DockerConfig, SandboxConfig
 
 if TYPE_CHECKING:
@@ -37,7 +39,9 @@ def pool_size(config: SandboxConfig) -> int:
 
 
 def build_eval_runner(settings: Settings, engine: Engine) -> EvalRunner:
-    """The eval runner the settings describe (its sandbox is connected on first use)."""
+    """The eval runner the settings describe (its sandbox is connected on first use), with the
+    translate agent as a sample source (`graph`, and `analysis` without the model)."""
+    no_model = settings.graph.model_copy(update={"use_model": False})
     return EvalRunner(
         engine,
         settings.sandbox.build(),
@@ -45,7 +49,34 @@ def build_eval_runner(settings: Settings, engine: Engine) -> EvalRunner:
         settings=settings.evals,
         verify_options=settings.verify,
         pool_size=pool_size(settings.sandbox),
+        agents={
+            "graph": AgentTasks(settings, engine),
+            "analysis": AgentTasks(settings.model_copy(update={"graph": no_model}), engine),
+        },
     )
+
+
+class AgentTasks:
+    """Runs stored tasks with the translate agent for an eval, through the task pool's path.
+    The runner (model client, sandbox) is built on first use and closed with the eval runner."""
+
+    def __init__(self, settings: Settings, engine: Engine) -> None:
+        self.settings = settings
+        self.engine = engine
+        self.runner: TaskRunner | None = None
+
+    async def __call__(self, task_id: str) -> None:
+        from parforge.service.pool import WorkerPool
+        from parforge.service.runners import build_graph_runner
+
+        if self.runner is None:
+            self.runner = build_graph_runner(self.settings)
+        await WorkerPool(self.engine, self.runner, self.settings.server).run_task(task_id)
+
+    async def aclose(self) -> None:
+        if self.runner is not None:
+            await close_runner(self.runner)
+            self.runner = None
 
 
 class EvalPool(JobPool[EvalRun, int]):

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Engine
 
 from corpus.runner import TaskRunner
+from corpus.store import examples
+from corpus.store.engine import make_engine
+from parforge.service.checkpoints import checkpoints_for
+from sandbox.spec import Target
 
 if TYPE_CHECKING:
-    from agents.runners import PromptRunner
+    from agents.runners import GraphRunner, PromptRunner
     from parforge.settings import Settings
 
 
@@ -55,3 +62,34 @@ def build_prompt_runner(settings: Settings) -> PromptRunner:
     config = settings.prompt_mode
     verifier = SandboxVerifier(settings.sandbox.build(), settings.verify, timing=config.timing)
     return PromptRunner(LLMClient(settings.model.client_config()), verifier, config)
+
+
+class StoreExamples:
+    """The `examples` tool's view of the store: passed candidates of earlier tasks."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    async def search(
+        self, target: Target, patterns: list[str], limit: int, exclude_task: str
+    ) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(
+            examples.search, self.engine, target.value, patterns, limit, exclude_task
+        )
+
+
+def build_graph_runner(settings: Settings) -> GraphRunner:
+    """The translate graph on the configured model endpoint and sandbox, checkpointed in the
+    store's database. Nothing connects before its first use."""
+    from agents.llm import LLMClient
+    from agents.runners import GraphRunner, SandboxVerifier
+
+    config = settings.graph
+    verifier = SandboxVerifier(settings.sandbox.build(), settings.verify, timing=config.timing)
+    return GraphRunner(
+        LLMClient(settings.model.client_config()),
+        verifier,
+        config,
+        checkpoints=checkpoints_for(settings.store_url),
+        examples=StoreExamples(make_engine(settings.store_url, settings.store)),
+    )

@@ -25,6 +25,7 @@ from corpus.store.models.tasks import (
     TaskAccepted,
     TaskCreate,
     TaskDetail,
+    TaskOptions,
     TaskPublic,
     TestInput,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "TaskCreate",
     "TaskDetail",
     "TaskEvent",
+    "TaskOptions",
     "TaskPublic",
     "TestInput",
     "Verdict",

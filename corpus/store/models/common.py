@@ -91,12 +91,16 @@ class JobStatus(StrEnum):
     QUEUED = "queued"
     RUNNING = "running"
     SUCCEEDED = "succeeded"
+    NO_VERIFIED_CANDIDATE = "no_verified_candidate"
+    """A task that ran to its end, but none of its candidates passed verification (tasks only:
+    an eval run's samples are scored, not judged as a whole)."""
     FAILED = "failed"
+    """The infrastructure broke (model, sandbox, worker), not merely every candidate."""
     CANCELLED = "cancelled"
 
     @property
     def terminal(self) -> bool:
-        return self in (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED)
+        return self not in (JobStatus.QUEUED, JobStatus.RUNNING)
 
 
 class ExecutionTarget(StrEnum):
@@ -122,10 +126,14 @@ class SourceLanguage(StrEnum):
     CUDA = "cuda"
 
 
+STATUS_LENGTH = 32
+"""Width of the job status columns (tasks, runs, eval runs): room for `no_verified_candidate`."""
+
+
 class QueueFields(SQLModel):
     """Columns that make a table a durable queue: claimed by one worker, kept alive by heartbeats."""
 
-    status: JobStatus = Field(default=JobStatus.QUEUED, index=True, sa_type=String(16))
+    status: JobStatus = Field(default=JobStatus.QUEUED, index=True, sa_type=String(STATUS_LENGTH))
     reason: str = Field(default="")
     """Why the job ended as it did (or was re-queued); empty while all goes well."""
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, index=True)

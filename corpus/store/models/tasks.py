@@ -41,6 +41,28 @@ class Budgets(SQLModel):
     """Completion tokens per model call; None = the runner's default."""
     time_s: float | None = Field(default=None, gt=0, le=86_400)
     """Wall-clock limit of one run; None = no limit."""
+    tokens: int | None = Field(default=None, ge=1, le=10_000_000)
+    """Model tokens (prompt + completion) of every call of one run, for agents; None = the
+    runner's default."""
+
+
+class TaskOptions(SQLModel):
+    """How a task is checked and steered beyond its tests and budgets (every field optional)."""
+
+    function: str | None = Field(default=None, min_length=1, max_length=200)
+    """Parallelise this function only (None: the agent finds the hot loops)."""
+    rtol: float | None = Field(default=None, ge=0, le=1)
+    """Compare numbers in the output with this relative tolerance (None: exactly)."""
+    atol: float | None = Field(default=None, ge=0)
+    spec: dict[str, Any] | None = None
+    """A verifier spec (the sandbox's `Spec` as JSON) to check candidates against instead of the
+    source as a reference program: the source is then a function that the spec's driver
+    includes (ParEval-style problems)."""
+
+
+DEFAULT_AGENT = "graph"
+"""The agent a task runs on when its submitter names none."""
+AGENT_LENGTH = 32
 
 
 class TaskBase(SQLModel):
@@ -55,6 +77,9 @@ class TaskCreate(TaskBase):
     source: str = Field(min_length=1)
     tests: list[TestInput] | None = Field(default=None, max_length=256)
     budgets: Budgets = Field(default_factory=Budgets)
+    agent: str = Field(default=DEFAULT_AGENT, min_length=1, max_length=AGENT_LENGTH)
+    """Which agent runs it (`graph`, `prompt`): one of the runners the server is configured with."""
+    options: TaskOptions | None = None
 
     @field_validator("source")
     @classmethod
@@ -76,6 +101,9 @@ class Task(TaskBase, QueueFields, table=True):
     source: str = Field(sa_type=Text)
     tests: list[dict[str, Any]] | None = Field(default=None, sa_type=JSONType)
     budgets: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    agent: str | None = Field(default=None, max_length=AGENT_LENGTH)
+    """None for tasks stored before agents could be chosen: they run on the default agent."""
+    options: dict[str, Any] | None = Field(default=None, sa_type=JSONType)
     owner_key_id: int | None = Field(default=None, foreign_key="api_keys.id", index=True)
     """The API key that submitted it; None for tasks submitted locally through the CLI."""
     best_candidate_id: int | None = Field(default=None)
@@ -95,6 +123,7 @@ class TaskPublic(TaskBase):
     attempts: int
     cancel_requested: bool
     budgets: Budgets
+    agent: str | None
     best_candidate_id: int | None
     best_speedup: float | None
 
@@ -104,6 +133,7 @@ class TaskDetail(TaskPublic):
 
     source: str
     tests: list[TestInput] | None
+    options: TaskOptions | None = None
 
 
 class TaskAccepted(SQLModel):

@@ -14,6 +14,7 @@ from sqlalchemy import String
 from sqlmodel import Field, SQLModel
 
 from corpus.store.models.common import (
+    STATUS_LENGTH,
     BigId,
     GeneratedText,
     JobStatus,
@@ -57,7 +58,7 @@ class Run(RunMeta, table=True):
     attempt: int
     runner: str = Field(max_length=200)
     worker: str = Field(max_length=200)
-    status: JobStatus = Field(default=JobStatus.RUNNING, sa_type=String(16))
+    status: JobStatus = Field(default=JobStatus.RUNNING, sa_type=String(STATUS_LENGTH))
     reason: str = ""
     started_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
     finished_at: datetime | None = Field(default=None, sa_type=UTCDateTime)

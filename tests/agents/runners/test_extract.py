@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.runners.extract import extract_code, fenced_blocks
+from agents.extract import extract_code, fenced_blocks
 
 PROGRAM = '#include <stdio.h>\nint main(void) {\n    printf("hi\\n");\n    return 0;\n}'
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from agents.llm import CallRecord, Choice, Message, Sampling, Usage
+from agents.prompts.program import SYSTEM, build_messages
 from agents.runners.config import PromptModeConfig
-from agents.runners.prompt_mode import task_spec
-from agents.runners.prompts import SYSTEM, build_messages
-from agents.runners.trajectory import Identity, Tally, llm_steps, verdict_summary
+from agents.trajectory import Identity, Tally, llm_steps, verdict_summary
+from agents.verifier import task_spec
 from corpus.store.models import Budgets, StepKind, TaskDetail, TestInput
 from sandbox.spec import Language, Target, TestCase, Tolerance
 from sandbox.verdict import BuildReport, Status, Timing, Verdict

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import inspect
+from alembic import command
+from sqlalchemy import inspect, text
+from sqlalchemy.exc import DBAPIError
 
 from corpus.store import make_engine, open_store
-from corpus.store.migrate import pending_changes, target_metadata, upgrade
+from corpus.store.migrate import alembic_config, pending_changes, target_metadata, upgrade
 from tests.conftest import new_postgres_database
 
 
@@ -39,3 +41,85 @@ def test_sqlite_is_wal_with_foreign_keys(tmp_path):
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
     engine.dispose()
+
+
+def _store_at_0002_with_rows(url: str):
+    """A store migrated to 0002 holding a task with a run and a step, and an eval run."""
+    engine = make_engine(url)
+    upgrade(engine, "0002")
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO tasks (id, status, reason, created_at, attempts, cancel_requested,"
+                " name, language, target, source, budgets) VALUES ('t1', 'succeeded', '',"
+                " '2026-01-01 00:00:00+00', 1, false, 'sum', 'c', 'openmp', 'int x;', '{}')"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO runs (id, task_id, attempt, runner, worker, status, reason,"
+                " started_at, budgets) VALUES (1, 't1', 1, 'prompt', 'w', 'succeeded', '',"
+                " '2026-01-01 00:00:00+00', '{}')"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO steps (id, task_id, run_id, seq, kind, name, created_at)"
+                " VALUES (1, 't1', 1, 1, 'llm_call', 'generate', '2026-01-01 00:00:00+00')"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO eval_runs (id, status, reason, created_at, attempts,"
+                " cancel_requested, suite, target, samples_k, summary, timing, options, progress)"
+                " VALUES (1, 'queued', '', '2026-01-01 00:00:00+00', 0, false, 'pareval',"
+                " 'openmp', 1, '{}', true, '{}', '{}')"
+            )
+        )
+    return engine
+
+
+def _check_0003_upgrade(url: str, engine) -> None:
+    try:
+        upgrade(engine)
+        assert pending_changes(engine) == []
+        with engine.begin() as conn:
+            assert conn.execute(text("SELECT id, agent FROM tasks")).all() == [("t1", None)]
+            assert conn.execute(text("SELECT task_id FROM steps")).all() == [("t1",)]
+            for table in ("tasks", "runs", "eval_runs"):
+                conn.execute(text(f"UPDATE {table} SET status = 'no_verified_candidate'"))
+                assert conn.execute(text(f"SELECT status FROM {table}")).scalar_one() == (
+                    "no_verified_candidate"
+                )
+            conn.execute(text("UPDATE tasks SET agent = 'prompt'"))
+        # The way back narrows the columns again, so it takes statuses that fit them.
+        with engine.begin() as conn:
+            for table in ("tasks", "runs", "eval_runs"):
+                conn.execute(text(f"UPDATE {table} SET status = 'failed'"))
+        command.downgrade(alembic_config(engine), "0002")
+        assert "agent" not in {c["name"] for c in inspect(engine).get_columns("tasks")}
+        upgrade(engine)
+        assert pending_changes(engine) == []
+    finally:
+        engine.dispose()
+    # Foreign keys are enforced again on the connections the store hands out afterwards.
+    if url.startswith("sqlite"):
+        store = open_store(url)
+        with store.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        store.dispose()
+
+
+def test_sqlite_0003_widens_status_and_adds_agent_keeping_rows(tmp_path):
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    _check_0003_upgrade(url, _store_at_0002_with_rows(url))
+
+
+@pytest.mark.postgres
+def test_postgres_0003_widens_status_and_adds_agent_keeping_rows(postgres_server):
+    url = new_postgres_database(postgres_server)
+    engine = _store_at_0002_with_rows(url)
+    # What the migration is for: PostgreSQL enforces the old width.
+    with pytest.raises(DBAPIError, match="too long"), engine.begin() as conn:
+        conn.execute(text("UPDATE tasks SET status = 'no_verified_candidate'"))
+    _check_0003_upgrade(url, engine)

@@ -16,7 +16,7 @@ async def _wait_done(client, task_id, limit_s=10.0):
     async with asyncio.timeout(limit_s):
         while True:
             task = (await client.get(f"/v1/tasks/{task_id}")).json()
-            if task["status"] in ("succeeded", "failed", "cancelled"):
+            if task["status"] in ("succeeded", "no_verified_candidate", "failed", "cancelled"):
                 return task
             await asyncio.sleep(0.02)
 
@@ -210,3 +210,30 @@ async def test_healthz_answers_503_naming_a_dead_loop(api_factory):
         assert r.status_code == 503
         assert r.json()["status"] == "unhealthy"
         assert r.json()["problems"] == ["task-worker-0: RuntimeError"]
+
+
+async def test_no_verified_candidate_is_a_status_of_its_own(api_factory):
+    async with api_factory(runner=ScriptedRunner(samples=2, passes=0)) as api:
+        task_id = (
+            await api.client.post("/v1/tasks", json={"source": SOURCE, "target": "openmp"})
+        ).json()["id"]
+        async with asyncio.timeout(10):
+            events = _sse((await api.client.get(f"/v1/tasks/{task_id}/events")).text)
+        assert events[-1] == (
+            "status",
+            {"status": "no_verified_candidate", "reason": "0 of 2 passed"},
+        )
+        task = (await api.client.get(f"/v1/tasks/{task_id}")).json()
+        assert task["status"] == "no_verified_candidate" and task["best_candidate_id"] is None
+        [run] = (await api.client.get(f"/v1/tasks/{task_id}/runs")).json()
+        assert run["status"] == "no_verified_candidate"
+        page = (
+            await api.client.get("/v1/tasks", params={"status": "no_verified_candidate"})
+        ).json()
+        assert [t["id"] for t in page["items"]] == [task_id]
+        assert (await api.client.get("/v1/tasks", params={"status": "succeeded"})).json()[
+            "total"
+        ] == 0
+        text = (await api.client.get("/metrics")).text
+        assert 'parforge_tasks{status="no_verified_candidate"} 1.0' in text
+        assert 'parforge_tasks{status="succeeded"} 0.0' in text

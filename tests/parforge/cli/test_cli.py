@@ -92,3 +92,26 @@ def test_a_bad_setting_is_a_message_and_exit_2(tmp_path):
     assert result.exit_code == 2
     assert "invalid settings" in result.output and "bogus" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_task_where_nothing_passed_says_so_and_exits_1(store_url, tmp_path):
+    env = {
+        "PARFORGE_DATA_DIR": str(tmp_path / "data"),
+        "PARFORGE_STORE__URL": store_url,
+        "PARFORGE_SERVER__RUNNER": "tests.conftest:build_scripted_runner",
+        "PARFORGE_SERVER__RUNNER_OPTIONS": json.dumps({"samples": 2, "passes": 0}),
+        "PARFORGE_SERVER__POLL_S": "0.05",
+    }
+    src = tmp_path / "sum.c"
+    src.write_text("int main(void) { return 0; }\n")
+    runner = CliRunner()
+    result = runner.invoke(app, ["tasks", "submit", str(src), "--to", "openmp", "--wait"], env=env)
+    assert result.exit_code == 1, result.output
+    task_id = result.stdout.strip().splitlines()[-1]
+    assert f"task {task_id} no_verified_candidate: 0 of 2 passed" in result.stderr
+    listed = runner.invoke(
+        app, ["tasks", "list", "--status", "no_verified_candidate", "--json"], env=env
+    )
+    assert [t["id"] for t in json.loads(listed.stdout)] == [task_id]
+    shown = runner.invoke(app, ["tasks", "show", task_id], env=env).stdout
+    assert "no_verified_candidate" in shown and "no candidate passed" in shown

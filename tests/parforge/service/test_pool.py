@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from sqlmodel import Session, col, select
 
+from corpus.runner import RunOutcome
 from corpus.store import Notifier, tasks
 from corpus.store.models import Candidate, JobStatus, Step, TaskCreate, Verdict
 from parforge.service.config import ServerConfig
@@ -179,3 +181,26 @@ async def test_a_cancel_not_yet_delivered_when_the_server_stops_ends_the_task_ca
         task = tasks.get(s, task_id)
         assert task is not None and task.status == JobStatus.CANCELLED
         assert task.reason == "cancelled on request"
+
+
+async def test_a_run_where_nothing_passed_ends_no_verified_candidate(engine):
+    [task_id] = _submit(engine)
+    pool = WorkerPool(engine, ScriptedRunner(samples=2, passes=0), FAST)
+    await pool.start()
+    try:
+        task = await _wait_status(engine, task_id, {JobStatus.NO_VERIFIED_CANDIDATE})
+    finally:
+        await pool.stop()
+    assert task.reason == "0 of 2 passed"
+    assert task.best_candidate_id is None and task.best_speedup is None
+    with Session(engine) as s:
+        [run] = tasks.runs(s, task_id)
+        assert run.status == JobStatus.NO_VERIFIED_CANDIDATE
+        _, kind, data = tasks.events_after(s, task_id)[-1]
+        assert kind == "status" and data["status"] == "no_verified_candidate"
+
+
+@pytest.mark.parametrize("status", [JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.CANCELLED])
+def test_a_runner_cannot_end_a_task_as_the_pool_would(status):
+    with pytest.raises(ValueError, match="cannot end a task"):
+        RunOutcome(status)

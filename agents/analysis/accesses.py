@@ -1,0 +1,291 @@
+"""What a loop body does: the variables it reads and writes, in evaluation order, its calls and
+its early exits. The dependence rules work on these facts, never on the syntax tree directly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from tree_sitter import Node
+
+from agents.analysis.parse import canon, declared_name, line, text, unwrap
+from agents.analysis.reductions import match_reduction
+
+# Nodes whose subtrees are never evaluated or hold no variable uses.
+_SKIPPED = frozenset(
+    {"sizeof_expression", "alignof_expression", "comment", "preproc_call", "type_descriptor"}
+)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One read or write of a variable (a scalar, or an array element when `indices` is set)."""
+
+    name: str
+    kind: Literal["read", "write"]
+    indices: tuple[str, ...]
+    index_nodes: tuple[Node, ...]
+    line: int
+    definite: bool
+    """Whether every iteration executes it (not under an `if`, an inner loop or `&&`/`||`)."""
+    reduction: str | None
+    """The operator when the event is part of a reduction statement on `name` (`s += e`)."""
+
+
+@dataclass
+class BodyFacts:
+    """Everything the dependence rules need from a loop body."""
+
+    events: list[Event] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+    exits: list[str] = field(default_factory=list)
+    """`break at line 7`, `return at line 9`: ways out of the loop other than its test."""
+    pointer_writes: list[str] = field(default_factory=list)
+    """Writes the analysis cannot name: `*p = ...`, `p->x = ...`."""
+    unreadable: list[int] = field(default_factory=list)
+    """Lines where the parser recovered from an error: what they do is not known."""
+    locals: set[str] = field(default_factory=set)
+    """Names declared inside the body (inner loop variables included)."""
+    inner_vars: set[str] = field(default_factory=set)
+    """Induction variables of the loops inside the body."""
+
+    def written(self) -> set[str]:
+        return {e.name for e in self.events if e.kind == "write"}
+
+    def assigned(self) -> set[str]:
+        """Names assigned as a whole (not element by element)."""
+        return {e.name for e in self.events if e.kind == "write" and not e.indices}
+
+
+def body_facts(body: Node) -> BodyFacts:
+    """Walk a loop (or function) body in evaluation order."""
+    facts = BodyFacts()
+    _Walker(facts).visit(body, _Ctx())
+    return facts
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    definite: bool = True
+    """Every iteration gets here (not under an `if`, an inner loop, `&&` or `||`)."""
+    breakable: int = 0
+    """Inner loops and switches around the node: a `break` there leaves only them."""
+    reduction: tuple[str, str] | None = None
+    """(variable, operator) of the reduction statement the node is part of."""
+
+    def maybe(self) -> _Ctx:
+        return replace(self, definite=False)
+
+
+class _Walker:
+    def __init__(self, facts: BodyFacts) -> None:
+        self.facts = facts
+
+    def visit(self, node: Node, ctx: _Ctx) -> None:
+        kind = node.type
+        if kind in _SKIPPED:
+            return
+        if kind == "ERROR" or node.is_missing:
+            self.facts.unreadable.append(line(node))
+        if kind in ("expression_statement", "if_statement") and ctx.reduction is None:
+            found = match_reduction(node)
+            if found is not None:
+                ctx = replace(ctx, reduction=found)
+        handler = getattr(self, f"_{kind}", None)
+        if handler is not None:
+            handler(node, ctx)
+        elif kind == "identifier":
+            self._event(node, "read", ctx)
+        else:
+            for child in node.children:
+                self.visit(child, ctx)
+
+    # --- accesses ---------------------------------------------------------------------------
+
+    def _event(
+        self,
+        node: Node,
+        kind: Literal["read", "write"],
+        ctx: _Ctx,
+        indices: tuple[Node, ...] = (),
+    ) -> None:
+        name = canon(node).replace(" ", "")
+        reduction = ctx.reduction
+        self.facts.events.append(
+            Event(
+                name=name,
+                kind=kind,
+                indices=tuple(canon(i) for i in indices),
+                index_nodes=indices,
+                line=line(node),
+                definite=ctx.definite,
+                reduction=reduction[1] if reduction and reduction[0] == name else None,
+            )
+        )
+
+    def _subscript_expression(self, node: Node, ctx: _Ctx) -> None:
+        self._access(node, "read", ctx)
+
+    def _access(self, node: Node, kind: Literal["read", "write"], ctx: _Ctx) -> None:
+        """A read or write of an lvalue: a name, an array element, a field, a dereference."""
+        node = unwrap(node)
+        if node.type == "identifier":
+            self._event(node, kind, ctx)
+        elif node.type == "subscript_expression":
+            base, indices = _subscript_parts(node)
+            for index in indices:
+                self.visit(index, ctx)
+            if base.type in ("identifier", "field_expression", "qualified_identifier"):
+                self._event(base, kind, ctx, indices)
+            else:
+                self.visit(base, ctx)
+                if kind == "write":
+                    self.facts.pointer_writes.append(f"{canon(node)} at line {line(node)}")
+        elif node.type == "field_expression" and _is_dot(node):
+            # A member of a struct or of an array element counts as a use of the whole.
+            self._access(node.children[0], kind, ctx)
+        else:
+            self.visit(node, ctx)
+            if kind == "write":
+                self.facts.pointer_writes.append(f"{canon(node)} at line {line(node)}")
+
+    def _assignment_expression(self, node: Node, ctx: _Ctx) -> None:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        operator = node.child_by_field_name("operator")
+        assert left is not None and right is not None and operator is not None
+        if text(operator) != "=":
+            self._access(left, "read", ctx)
+        self.visit(right, ctx)
+        self._access(left, "write", ctx)
+
+    def _update_expression(self, node: Node, ctx: _Ctx) -> None:
+        target = node.child_by_field_name("argument")
+        assert target is not None
+        self._access(target, "read", ctx)
+        self._access(target, "write", ctx)
+
+    def _declaration(self, node: Node, ctx: _Ctx) -> None:
+        for decl in node.children_by_field_name("declarator"):
+            name = declared_name(decl)
+            if name is not None:
+                self.facts.locals.add(name)
+            # Initial values and array sizes are reads; the declared name is not.
+            inner = (
+                decl.child_by_field_name("declarator") if decl.type == "init_declarator" else decl
+            )
+            while inner is not None:
+                size = inner.child_by_field_name("size")
+                if size is not None:
+                    self.visit(size, ctx)
+                inner = inner.child_by_field_name("declarator")
+            value = decl.child_by_field_name("value")
+            if value is not None:
+                self.visit(value, ctx)
+
+    def _call_expression(self, node: Node, ctx: _Ctx) -> None:
+        callee = node.child_by_field_name("function")
+        assert callee is not None
+        if callee.type == "field_expression":
+            member = callee.child_by_field_name("field")
+            self.facts.calls.append(text(member) if member is not None else canon(callee))
+            self.visit(callee.children[0], ctx)
+        elif callee.type == "template_function":
+            name = callee.child_by_field_name("name")
+            self.facts.calls.append(canon(name if name is not None else callee).replace(" ", ""))
+        elif callee.type in ("identifier", "qualified_identifier", "primitive_type"):
+            self.facts.calls.append(canon(callee).replace(" ", ""))
+        else:
+            self.facts.calls.append(canon(callee))
+            self.visit(callee, ctx)
+        arguments = node.child_by_field_name("arguments")
+        if arguments is not None:
+            self.visit(arguments, ctx)
+
+    # --- control flow -----------------------------------------------------------------------
+
+    def _branches(self, node: Node, first: str, ctx: _Ctx) -> None:
+        """Visit the `first` field as it is, every other child as maybe executed."""
+        head = node.child_by_field_name(first)
+        for child in node.children:
+            self.visit(child, ctx if child == head else ctx.maybe())
+
+    def _if_statement(self, node: Node, ctx: _Ctx) -> None:
+        self._branches(node, "condition", ctx)
+
+    def _conditional_expression(self, node: Node, ctx: _Ctx) -> None:
+        self._branches(node, "condition", ctx)
+
+    def _binary_expression(self, node: Node, ctx: _Ctx) -> None:
+        operator = node.child_by_field_name("operator")
+        if operator is not None and text(operator) in ("&&", "||"):
+            self._branches(node, "left", ctx)
+        else:
+            for child in node.children:
+                self.visit(child, ctx)
+
+    def _loop(self, node: Node, ctx: _Ctx) -> None:
+        self.facts.inner_vars.update(_induction_names(node))
+        inner = replace(ctx, breakable=ctx.breakable + 1)
+        init = node.child_by_field_name("initializer") if node.type == "for_statement" else None
+        # The initialiser runs once per outer iteration; the rest zero or more times.
+        for child in node.children:
+            self.visit(child, inner if child == init else inner.maybe())
+
+    _for_statement = _while_statement = _do_statement = _for_range_loop = _loop
+
+    def _switch_statement(self, node: Node, ctx: _Ctx) -> None:
+        self._branches(node, "condition", replace(ctx, breakable=ctx.breakable + 1))
+
+    def _break_statement(self, node: Node, ctx: _Ctx) -> None:
+        if ctx.breakable == 0:
+            self.facts.exits.append(f"break at line {line(node)}")
+
+    def _return_statement(self, node: Node, ctx: _Ctx) -> None:
+        self.facts.exits.append(f"return at line {line(node)}")
+        for child in node.children:
+            self.visit(child, ctx)
+
+    def _goto_statement(self, node: Node, ctx: _Ctx) -> None:
+        self.facts.exits.append(f"goto at line {line(node)}")
+
+    def _lambda_expression(self, node: Node, ctx: _Ctx) -> None:
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.visit(body, _Ctx(definite=False))
+
+
+def _is_dot(field_expr: Node) -> bool:
+    operator = field_expr.child_by_field_name("operator")
+    return operator is not None and text(operator) == "."
+
+
+def _subscript_parts(node: Node) -> tuple[Node, tuple[Node, ...]]:
+    """`a[i][j]` → (a, (i, j)); `v.data[k]` → (v.data, (k,))."""
+    indices: list[Node] = []
+    while node.type == "subscript_expression":
+        index = node.child_by_field_name("index")
+        if index is not None:
+            indices.append(index)
+        else:
+            holder = node.child_by_field_name("indices")
+            named = [c for c in holder.named_children if c.type != "comment"] if holder else []
+            indices.extend(reversed(named))
+        base = node.child_by_field_name("argument")
+        assert base is not None
+        node = unwrap(base)
+    return node, tuple(reversed(indices))
+
+
+def _induction_names(loop: Node) -> set[str]:
+    """The names a loop's initialiser assigns or declares."""
+    if loop.type != "for_statement":
+        return set()
+    init = loop.child_by_field_name("initializer")
+    if init is None:
+        return set()
+    if init.type == "declaration":
+        return {n for d in init.children_by_field_name("declarator") if (n := declared_name(d))}
+    if init.type == "assignment_expression":
+        left = init.child_by_field_name("left")
+        return {text(left)} if left is not None and left.type == "identifier" else set()
+    return set()

@@ -1,0 +1,225 @@
+"""Dependence verdicts for one canonical loop, from the facts its body yields.
+
+Conservative by design: a loop is "independent" only when every rule below has positive
+evidence; anything the rules cannot see through is "unknown" or "carried" with the reason.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from agents.analysis.accesses import BodyFacts, Event
+from agents.analysis.model import Dependence, Reduction, ReductionOp
+from agents.analysis.parse import identifiers, text, unwrap
+from agents.analysis.purity import is_pure
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What the rules need to know about the code around the loop."""
+
+    pure_functions: frozenset[str] = frozenset()
+    used_after: frozenset[str] = frozenset()
+    """Names the function reads after the loop ends."""
+    pointer_params: tuple[tuple[str, str], ...] = ()
+    """(name, element type) of the function's pointer and array parameters."""
+
+
+def dependence(var: str, facts: BodyFacts, scope: Scope) -> Dependence:
+    """The verdict on the iterations of a canonical loop with induction variable `var`."""
+    carried: list[str] = []
+    unknown: list[str] = []
+    carried += [f"early exit: {exit_}" for exit_ in facts.exits]
+    impure = list(dict.fromkeys(c for c in facts.calls if not is_pure(c, scope.pure_functions)))
+    unknown += [f"calls {call}, which may have side effects" for call in impure]
+    unknown += [f"writes through a pointer ({w})" for w in facts.pointer_writes]
+    unknown += [f"the parser could not read line {n}" for n in dict.fromkeys(facts.unreadable)]
+    events = [e for e in facts.events if e.name != var and e.name not in facts.locals]
+    carried += _array_conflicts(var, events, facts)
+    reductions, private, scalar_problems = _scalars(events, scope)
+    carried += scalar_problems
+    if carried or unknown:
+        if carried:
+            return Dependence(kind="carried", reason="; ".join(carried))
+        return Dependence(kind="unknown", reason="; ".join(unknown))
+    reason = _ok_reason(var, events, reductions)
+    aliasing = _aliasing(events, scope)
+    if aliasing:
+        reason += f"; {aliasing}"
+    return Dependence(
+        kind="reduction" if reductions else "independent",
+        reductions=tuple(reductions),
+        private=tuple(private),
+        reason=reason,
+    )
+
+
+# --- arrays --------------------------------------------------------------------------------
+
+
+def _array_conflicts(var: str, events: list[Event], facts: BodyFacts) -> list[str]:
+    varying = facts.written() | facts.locals
+    by_array: dict[str, list[Event]] = defaultdict(list)
+    for event in events:
+        if event.indices:
+            by_array[event.name].append(event)
+    problems = []
+    for uses in by_array.values():
+        writes = [e for e in uses if e.kind == "write"]
+        problem = _array_problem(var, uses, writes, varying, facts.inner_vars)
+        if problem:
+            problems.append(problem)
+    return problems
+
+
+def _array_problem(
+    var: str, uses: list[Event], writes: list[Event], varying: set[str], inner: set[str]
+) -> str | None:
+    for write in writes:
+        if not any(_distinct(var, index, varying, inner) for index in write.index_nodes):
+            shown = _show(write)
+            if any(_data_dependent(index) for index in write.index_nodes):
+                return f"histogram: write to {shown} at a data-dependent index"
+            return f"{shown} is written at the same element by different iterations of {var}"
+    for use in uses:
+        for write in writes:
+            if use is write or _same_dimension(var, use, write, varying, inner):
+                continue
+            return f"{_show(use)} and {_show(write)} may be the same element in different iterations of {var}"
+    return None
+
+
+def _same_dimension(var: str, use: Event, write: Event, varying: set[str], inner: set[str]) -> bool:
+    """Some subscript is the same expression, distinct for each value of `var`, in both."""
+    return any(
+        a == b and _distinct(var, node, varying, inner)
+        for a, b, node in zip(use.indices, write.indices, write.index_nodes, strict=False)
+    )
+
+
+def _distinct(var: str, index: Node, varying: set[str], inner: set[str]) -> bool:
+    """Whether `index` differs for different values of `var` (i, i + c, i * n + j, n - 1 - i)."""
+    index = unwrap(index)
+    if index.type == "identifier":
+        return text(index) == var
+    if index.type == "unary_expression" and text(index.children[0]) in ("-", "+"):
+        return _distinct(var, index.children[1], varying, inner)
+    if index.type != "binary_expression":
+        return False
+    left, right = index.child_by_field_name("left"), index.child_by_field_name("right")
+    operator = index.child_by_field_name("operator")
+    if left is None or right is None or operator is None or text(operator) not in ("+", "-", "*"):
+        return False
+    op = text(operator)
+    for one, other in ((left, right), (right, left)):
+        names = set(identifiers(other))
+        if var in names:
+            continue
+        if op == "*":
+            # Scaling by a loop-invariant, non-zero factor keeps values apart.
+            fixed = not names & varying and (bool(names) or _nonzero_literal(other))
+        else:
+            # An inner loop's variable may be added (a[i * n + j]), never a value the body computes.
+            fixed = not names & (varying - inner)
+        if fixed and _distinct(var, one, varying, inner):
+            return True
+    return False
+
+
+def _nonzero_literal(node: Node) -> bool:
+    node = unwrap(node)
+    return node.type == "number_literal" and text(node).strip("0.uUlLfF") != ""
+
+
+def _data_dependent(index: Node) -> bool:
+    """The index reads memory or calls something (x[i], idx[k], f(i))."""
+    if index.type in (
+        "subscript_expression",
+        "call_expression",
+        "pointer_expression",
+        "field_expression",
+    ):
+        return True
+    return any(_data_dependent(child) for child in index.children)
+
+
+def _show(event: Event) -> str:
+    return event.name + "".join(f"[{i}]" for i in event.indices)
+
+
+# --- scalars -------------------------------------------------------------------------------
+
+
+def _scalars(events: list[Event], scope: Scope) -> tuple[list[Reduction], list[str], list[str]]:
+    by_name: dict[str, list[Event]] = defaultdict(list)
+    for event in events:
+        if not event.indices:
+            by_name[event.name].append(event)
+    reductions: list[Reduction] = []
+    private: list[str] = []
+    problems: list[str] = []
+    for name, uses in by_name.items():
+        if all(e.kind == "read" for e in uses):
+            continue
+        ops = {e.reduction for e in uses}
+        first = uses[0]
+        if len(ops) == 1 and None not in ops:
+            op: ReductionOp = ops.pop()  # type: ignore[assignment]
+            reductions.append(Reduction(var=name, op=op))
+        elif first.kind == "write" and first.definite:
+            if name in scope.used_after:
+                problems.append(
+                    f"{name} is assigned in every iteration and read after the loop, "
+                    "so its last value matters (lastprivate)"
+                )
+            else:
+                private.append(name)
+        elif any(e.kind == "read" for e in uses):
+            read = next(e for e in uses if e.kind == "read")
+            if any(e.reduction for e in uses):
+                problems.append(
+                    f"scan: {name} is accumulated and also read in the body (line {read.line}), "
+                    "so each iteration needs the running value of the previous ones"
+                )
+            else:
+                problems.append(
+                    f"scan: {name} is read (line {read.line}) before this iteration assigns it, "
+                    "so it carries a value from the previous iteration"
+                )
+        else:
+            problems.append(
+                f"{name} is assigned only in some iterations and keeps the last value assigned"
+            )
+    return reductions, private, problems
+
+
+# --- reasons -------------------------------------------------------------------------------
+
+
+def _ok_reason(var: str, events: list[Event], reductions: list[Reduction]) -> str:
+    written = list(dict.fromkeys(_show(e) for e in events if e.kind == "write" and e.indices))
+    parts = []
+    if written:
+        parts.append(f"each iteration of {var} writes only its own elements ({', '.join(written)})")
+    else:
+        parts.append(f"no iteration of {var} writes an array element another one uses")
+    if reductions:
+        shown = ", ".join(f"{r.var} ({r.op})" for r in reductions)
+        parts.append(f"reduction: {shown}")
+    return "; ".join(parts)
+
+
+def _aliasing(events: list[Event], scope: Scope) -> str:
+    types = dict(scope.pointer_params)
+    written = {e.name for e in events if e.kind == "write" and e.indices and e.name in types}
+    read = {e.name for e in events if e.kind == "read" and e.indices and e.name in types}
+    pairs = sorted(f"{w} and {r}" for w in written for r in read - {w} if types[w] == types[r])
+    if not pairs:
+        return ""
+    return (
+        f"assumes the pointer parameters {', '.join(pairs)} do not overlap "
+        "(possible aliasing, as OpenMP programs assume)"
+    )

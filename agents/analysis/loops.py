@@ -1,0 +1,197 @@
+"""Loop headers: whether a `for` is in OpenMP canonical form, its bounds and trip count."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from agents.analysis.parse import LOOP_TYPES, declared_name, integer, mentions, text, unwrap
+from agents.analysis.purity import is_pure
+
+_TESTS = frozenset({"<", "<=", ">", ">=", "!="})
+_MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
+
+
+@dataclass(frozen=True)
+class Header:
+    """What a loop header says about its iterations."""
+
+    var: str | None = None
+    canonical: bool = False
+    why: str = ""
+    """Why the loop is not canonical (empty when it is)."""
+    lower: str | None = None
+    upper: str | None = None
+    trip_count: int | None = None
+    bound_names: frozenset[str] = frozenset()
+    """The variables the initial value, the bound and the step mention."""
+
+
+def loops_in(node: Node) -> Iterator[Node]:
+    """Every loop under `node`, outer first, in source order."""
+    for child in node.children:
+        if child.type in LOOP_TYPES:
+            yield child
+        yield from loops_in(child)
+
+
+def loop_body(loop: Node) -> Node | None:
+    return loop.child_by_field_name("body")
+
+
+def header(loop: Node, written: set[str], constants: dict[str, int], pure: set[str]) -> Header:
+    """Analyse a loop header given the names its body assigns and the program's pure functions."""
+    if loop.type == "for_range_loop":
+        return Header(why="a range-based for loop, which OpenMP cannot split by index")
+    if loop.type != "for_statement":
+        return Header(why=f"not a canonical for loop (a {loop.type.split('_')[0]} loop)")
+    init = loop.child_by_field_name("initializer")
+    test = loop.child_by_field_name("condition")
+    step = loop.child_by_field_name("update")
+    start = _init(init)
+    if start is None:
+        return Header(why="its initialiser does not assign one variable")
+    var, lower = start
+    comparison = _test(test, var) if test is not None else None
+    if comparison is None:
+        return Header(
+            var=var, why=f"its test does not compare {var} with a bound (<, <=, >, >=, !=)"
+        )
+    op, bound = comparison
+    increment = _step(step, var) if step is not None else None
+    if increment is None:
+        return Header(
+            var=var, why=f"its increment is not {var}++, {var}--, {var} += c or {var} -= c"
+        )
+    sign, amount = increment
+    found = Header(var=var, lower=text(lower), upper=text(bound))
+    names = {*_names(lower), *_names(bound), *(_names(amount) if amount is not None else [])}
+    if var in written:
+        return _not(found, f"the body assigns the loop variable {var}")
+    changing = sorted(names & written)
+    if changing:
+        return _not(found, f"the body changes {', '.join(changing)}, which the header reads")
+    impure = [c for c in _calls_in(bound) if not is_pure(c, pure)]
+    if impure:
+        return _not(found, f"its bound calls {impure[0]}, which may have side effects")
+    if (op in ("<", "<=") and sign < 0) or (op in (">", ">=") and sign > 0):
+        return _not(found, f"{var} moves away from its bound")
+    stride = 1 if amount is None else integer(amount, constants)
+    trips = _trips(integer(lower, constants), integer(bound, constants), op, sign, stride)
+    return Header(
+        var=var,
+        canonical=True,
+        lower=found.lower,
+        upper=found.upper,
+        trip_count=trips,
+        bound_names=frozenset(names),
+    )
+
+
+def _not(found: Header, why: str) -> Header:
+    return Header(var=found.var, lower=found.lower, upper=found.upper, why=why)
+
+
+def _init(init: Node | None) -> tuple[str, Node] | None:
+    if init is None:
+        return None
+    if init.type == "declaration":
+        declarators = init.children_by_field_name("declarator")
+        if len(declarators) != 1 or declarators[0].type != "init_declarator":
+            return None
+        value = declarators[0].child_by_field_name("value")
+        name = declared_name(declarators[0])
+        return (name, value) if name is not None and value is not None else None
+    init = unwrap(init)
+    if init.type == "assignment_expression" and text(init.children[1]) == "=":
+        left, right = init.child_by_field_name("left"), init.child_by_field_name("right")
+        if left is not None and right is not None and left.type == "identifier":
+            return text(left), right
+    return None
+
+
+def _test(test: Node, var: str) -> tuple[str, Node] | None:
+    """(operator with `var` on the left, bound)."""
+    test = unwrap(test)
+    if test.type != "binary_expression":
+        return None
+    left, right = test.child_by_field_name("left"), test.child_by_field_name("right")
+    operator = test.child_by_field_name("operator")
+    if left is None or right is None or operator is None or text(operator) not in _TESTS:
+        return None
+    left, right, op = unwrap(left), unwrap(right), text(operator)
+    if left.type == "identifier" and text(left) == var and not mentions(right, var):
+        return op, right
+    if right.type == "identifier" and text(right) == var and not mentions(left, var):
+        return _MIRROR[op], left
+    return None
+
+
+def _step(step: Node, var: str) -> tuple[int, Node | None] | None:
+    """(direction, amount) of the increment; amount None means 1."""
+    step = unwrap(step)
+    if step.type == "update_expression":
+        target = step.child_by_field_name("argument")
+        if target is None or text(unwrap(target)) != var:
+            return None
+        return (1 if "++" in text(step) else -1), None
+    if step.type != "assignment_expression":
+        return None
+    left, right = step.child_by_field_name("left"), step.child_by_field_name("right")
+    operator = step.child_by_field_name("operator")
+    if left is None or right is None or operator is None or text(unwrap(left)) != var:
+        return None
+    op, right = text(operator), unwrap(right)
+    if op in ("+=", "-=") and not mentions(right, var):
+        return (1 if op == "+=" else -1), right
+    if op == "=" and right.type == "binary_expression":
+        a, b = right.child_by_field_name("left"), right.child_by_field_name("right")
+        sign = text(right.children[1])
+        if a is None or b is None or sign not in ("+", "-"):
+            return None
+        a, b = unwrap(a), unwrap(b)
+        if text(a) == var and not mentions(b, var):
+            return (1 if sign == "+" else -1), b
+        if sign == "+" and text(b) == var and not mentions(a, var):
+            return 1, a
+    return None
+
+
+def _trips(
+    lower: int | None, bound: int | None, op: str, sign: int, stride: int | None
+) -> int | None:
+    if lower is None or bound is None or stride is None or stride <= 0:
+        return None
+    distance = (bound - lower) * sign
+    if op in ("<=", ">="):
+        distance += 1
+    elif op == "!=" and distance % stride:
+        return None
+    return max(0, math.ceil(distance / stride))
+
+
+def _names(node: Node) -> list[str]:
+    out = []
+    if node.type == "identifier":
+        out.append(text(node))
+    for child in node.children:
+        if child.type != "field_identifier":
+            out.extend(_names(child))
+    return out
+
+
+def _calls_in(node: Node) -> list[str]:
+    found = []
+    if node.type == "call_expression":
+        callee = node.child_by_field_name("function")
+        if callee is not None:
+            member = (
+                callee.child_by_field_name("field") if callee.type == "field_expression" else None
+            )
+            found.append(text(member if member is not None else callee).replace(" ", ""))
+    for child in node.children:
+        found.extend(_calls_in(child))
+    return found

@@ -1,0 +1,123 @@
+"""What the analysis finds: a program's functions, their loops and each loop's dependences."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from agents.analysis.errors import AnalysisError
+from sandbox.spec import Language
+
+LoopKind = Literal["for", "while", "do"]
+DependenceKind = Literal["independent", "reduction", "carried", "unknown"]
+ReductionOp = Literal["+", "*", "min", "max", "&", "|", "^", "&&", "||"]
+
+
+@dataclass(frozen=True)
+class Access:
+    """One variable read or written in a loop body: a scalar (no indices) or an array element."""
+
+    name: str
+    indices: tuple[str, ...] = ()
+    """The subscript expressions, outermost first, as tokens joined by spaces (`i * n + j`)."""
+
+    @property
+    def is_array(self) -> bool:
+        return bool(self.indices)
+
+    def __str__(self) -> str:
+        return self.name + "".join(f"[{index}]" for index in self.indices)
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """A scalar that every iteration combines into with one associative operator."""
+
+    var: str
+    op: ReductionOp
+
+
+@dataclass(frozen=True)
+class Dependence:
+    """The verdict on a loop's iterations, with the clauses a parallel version needs."""
+
+    kind: DependenceKind
+    reductions: tuple[Reduction, ...] = ()
+    private: tuple[str, ...] = ()
+    """Scalars declared outside the loop that every iteration assigns before it reads them."""
+    reason: str = ""
+
+    @property
+    def parallelisable(self) -> bool:
+        return self.kind in ("independent", "reduction")
+
+
+@dataclass(frozen=True)
+class Loop:
+    """One `for`, `while` or `do` loop in a function body."""
+
+    id: str
+    """`L1`, `L2`, ... in source order across the program."""
+    function: str
+    line: int
+    """1-based line of the loop keyword."""
+    end_line: int
+    column: int
+    """0-based column of the loop keyword, in bytes of the UTF-8 encoded line."""
+    kind: LoopKind
+    depth: int
+    """0 for a loop that is outermost in its function."""
+    parent: str | None
+    ancestors: tuple[str, ...]
+    """The ids of the loops around this one, outermost first."""
+    var: str | None
+    canonical: bool
+    lower: str | None
+    """The initial value of the induction variable (source text)."""
+    upper: str | None
+    """The bound the test compares the induction variable with (source text)."""
+    trip_count: int | None
+    reads: tuple[Access, ...]
+    writes: tuple[Access, ...]
+    calls: tuple[str, ...]
+    dependence: Dependence
+    perfect_nest: int
+    """How many loops from here down are perfectly nested parallelisable canonical loops (>= 1)."""
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function definition and the loops in its body, outer first, in source order."""
+
+    name: str
+    start_line: int
+    end_line: int
+    params: tuple[str, ...]
+    loops: tuple[Loop, ...]
+    start_byte: int
+    end_byte: int
+    """The definition's span in the UTF-8 encoded source."""
+
+
+@dataclass(frozen=True)
+class Program:
+    """An analysed translation unit."""
+
+    language: Language
+    functions: tuple[Function, ...]
+    has_main: bool
+    syntax_errors: tuple[int, ...]
+    """1-based lines where the parser had to recover from an error."""
+
+    def function(self, name: str) -> Function | None:
+        return next((f for f in self.functions if f.name == name), None)
+
+    @property
+    def loops(self) -> tuple[Loop, ...]:
+        return tuple(loop for f in self.functions for loop in f.loops)
+
+    def loop(self, loop_id: str) -> Loop:
+        for loop in self.loops:
+            if loop.id == loop_id:
+                return loop
+        raise AnalysisError(f"the program has no loop {loop_id}")

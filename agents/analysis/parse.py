@@ -1,0 +1,231 @@
+"""The tree-sitter front end: parsing, and small helpers over syntax nodes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+
+import tree_sitter_c
+import tree_sitter_cpp
+from tree_sitter import Language as Grammar
+from tree_sitter import Node, Parser, Tree
+
+from agents.analysis.errors import InputError
+from sandbox.spec import Language
+
+# Above this share of the source inside ERROR nodes the text is not taken for C/C++ at all.
+MAX_ERROR_SHARE = 0.5
+
+LOOP_TYPES = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
+
+
+@cache
+def _grammar(cpp: bool) -> Grammar:
+    return Grammar(tree_sitter_cpp.language() if cpp else tree_sitter_c.language())
+
+
+def parse(source: str, language: Language) -> Tree:
+    """Parse C with the C grammar, C++ and CUDA with the C++ one; reject what is not code."""
+    if not source.strip():
+        raise InputError("the source is empty")
+    tree = Parser(_grammar(language is not Language.C)).parse(source.encode())
+    root = tree.root_node
+    code = sum(1 for b in source.encode() if not chr(b).isspace())
+    broken = sum(_span_chars(n) for n in _top_errors(root))
+    if broken > MAX_ERROR_SHARE * code:
+        raise InputError(
+            f"this does not look like {'C' if language is Language.C else 'C++'}: "
+            f"the parser could not make sense of {100 * broken // max(code, 1)}% of it"
+        )
+    if not any(True for _ in function_definitions(root)):
+        raise InputError("the source defines no function")
+    return tree
+
+
+def _span_chars(node: Node) -> int:
+    return sum(1 for b in (node.text or b"") if not chr(b).isspace())
+
+
+def _top_errors(node: Node) -> Iterator[Node]:
+    if node.type == "ERROR":
+        yield node
+        return
+    for child in node.children:
+        if child.has_error:
+            yield from _top_errors(child)
+
+
+def syntax_error_lines(root: Node) -> tuple[int, ...]:
+    """The 1-based lines of ERROR and MISSING nodes."""
+    lines: set[int] = set()
+
+    def visit(node: Node) -> None:
+        if node.type == "ERROR" or node.is_missing:
+            lines.add(line(node))
+        for child in node.children:
+            if child.has_error or child.is_missing:
+                visit(child)
+
+    if root.has_error:
+        visit(root)
+    return tuple(sorted(lines))
+
+
+def text(node: Node) -> str:
+    return (node.text or b"").decode(errors="replace")
+
+
+def line(node: Node) -> int:
+    return node.start_point.row + 1
+
+
+def end_line(node: Node) -> int:
+    return node.end_point.row + 1
+
+
+def tokens(node: Node) -> Iterator[Node]:
+    """The leaves under `node`, comments left out."""
+    if node.type == "comment":
+        return
+    if node.child_count == 0:
+        yield node
+        return
+    for child in node.children:
+        yield from tokens(child)
+
+
+def canon(node: Node) -> str:
+    """The node's tokens joined by single spaces: equal for code that differs only in layout."""
+    return " ".join(text(t) for t in tokens(node))
+
+
+def unwrap(node: Node) -> Node:
+    """Strip parentheses around an expression."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        inner = node.named_children[0]
+        if inner.type == "comment":
+            break
+        node = inner
+    return node
+
+
+def identifiers(node: Node) -> Iterator[str]:
+    """Names of the variables an expression mentions."""
+    if node.type == "identifier":
+        yield text(node)
+    for child in node.children:
+        yield from identifiers(child)
+
+
+def mentions(node: Node, names: set[str] | frozenset[str] | str) -> bool:
+    wanted = {names} if isinstance(names, str) else names
+    return any(name in wanted for name in identifiers(node))
+
+
+def function_definitions(root: Node) -> Iterator[Node]:
+    """Every function definition, in source order (inside namespaces, classes and templates)."""
+    for child in root.children:
+        if child.type == "function_definition":
+            yield child
+        elif child.type != "compound_statement":
+            yield from function_definitions(child)
+
+
+def declared_name(declarator: Node | None) -> str | None:
+    """The name a declarator declares (`*p`, `a[10]`, `&x`, `x = 1` all declare their identifier)."""
+    while declarator is not None:
+        if declarator.type in ("identifier", "field_identifier"):
+            return text(declarator)
+        if declarator.type in ("qualified_identifier", "destructor_name", "operator_name"):
+            return text(declarator)
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None:
+            inner = next(
+                (
+                    c
+                    for c in declarator.named_children
+                    if c.type.endswith(("declarator", "identifier"))
+                ),
+                None,
+            )
+        declarator = inner
+    return None
+
+
+def is_scalar_declarator(declarator: Node | None) -> bool:
+    """Whether a parameter is passed by value as a plain name (not a pointer, array or reference)."""
+    return declarator is not None and declarator.type == "identifier"
+
+
+def function_name(definition: Node) -> str:
+    return declared_name(definition.child_by_field_name("declarator")) or "<anonymous>"
+
+
+def function_params(definition: Node) -> list[tuple[str, Node]]:
+    """(name, parameter_declaration) for each named parameter."""
+    declarator = definition.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    if declarator is None:
+        return []
+    params = declarator.child_by_field_name("parameters")
+    out = []
+    for param in params.named_children if params is not None else []:
+        name = declared_name(param.child_by_field_name("declarator"))
+        if name is not None:
+            out.append((name, param))
+    return out
+
+
+def integer(node: Node, constants: dict[str, int]) -> int | None:
+    """The value of an integer literal, a named constant, or a negated one; None otherwise."""
+    node = unwrap(node)
+    if node.type == "number_literal":
+        return parse_int(text(node))
+    if node.type == "identifier":
+        return constants.get(text(node))
+    if node.type == "unary_expression" and text(node.children[0]) == "-":
+        inner = integer(node.children[1], constants)
+        return None if inner is None else -inner
+    return None
+
+
+def parse_int(literal: str) -> int | None:
+    digits = literal.strip().strip("()").rstrip("uUlLzZ").replace("'", "")
+    try:
+        return int(digits, 0)
+    except ValueError:
+        return int(digits) if digits.isdigit() else None
+
+
+def constants(root: Node) -> dict[str, int]:
+    """Integer constants a loop bound may name: `#define N 100`, `const int N = 100;`."""
+    found: dict[str, int] = {}
+
+    def visit(node: Node) -> None:
+        if node.type == "preproc_def":
+            macro, body = node.child_by_field_name("name"), node.child_by_field_name("value")
+            if macro is not None and body is not None:
+                # A macro body is raw text to the parser; only a lone literal counts here.
+                number = parse_int(text(body).split("//")[0].split("/*")[0])
+                if number is not None:
+                    found[text(macro)] = number
+        elif node.type == "declaration" and _is_const(node):
+            for decl in node.children_by_field_name("declarator"):
+                value = decl.child_by_field_name("value")
+                name = declared_name(decl.child_by_field_name("declarator"))
+                number = integer(value, found) if value is not None else None
+                if name is not None and number is not None:
+                    found[name] = number
+        for child in node.children:
+            visit(child)
+
+    visit(root)
+    return found
+
+
+def _is_const(declaration: Node) -> bool:
+    return any(
+        c.type == "type_qualifier" and text(c) in ("const", "constexpr")
+        for c in declaration.children
+    )

@@ -1,0 +1,241 @@
+"""`analyse`: a source text in, its functions and loops with dependence verdicts out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from agents.analysis.accesses import BodyFacts, Event, body_facts
+from agents.analysis.dependence import Scope, dependence
+from agents.analysis.errors import InputError
+from agents.analysis.loops import Header, header, loop_body, loops_in
+from agents.analysis.model import Access, Dependence, Function, Loop, LoopKind, Program
+from agents.analysis.parse import (
+    canon,
+    constants,
+    end_line,
+    function_definitions,
+    function_name,
+    function_params,
+    is_scalar_declarator,
+    line,
+    mentions,
+    parse,
+    syntax_error_lines,
+    text,
+)
+from agents.analysis.purity import is_pure
+from sandbox.spec import Language
+
+_KINDS: dict[str, LoopKind] = {
+    "for_statement": "for",
+    "for_range_loop": "for",
+    "while_statement": "while",
+    "do_statement": "do",
+}
+
+
+@dataclass
+class _Found:
+    """One loop while the program is being assembled (its nest depth is known only at the end)."""
+
+    node: Node
+    id: str
+    ancestors: tuple[str, ...]
+    header: Header
+    facts: BodyFacts
+    dependence: Dependence
+    perfect_nest: int = 1
+
+
+def analyse(source: str, language: Language) -> Program:
+    """Parse `source` and analyse every loop of every function; raises InputError for non-code."""
+    tree = parse(source, language)
+    root = tree.root_node
+    named = constants(root)
+    definitions = list(function_definitions(root))
+    pure = _pure_functions(definitions)
+    functions = []
+    counter = 0
+    for definition in definitions:
+        found, counter = _loops(definition, named, pure, counter)
+        name = function_name(definition)
+        functions.append(
+            Function(
+                name=name,
+                start_line=line(definition),
+                end_line=end_line(definition),
+                params=tuple(p for p, _ in function_params(definition)),
+                loops=tuple(_loop(f, name, found) for f in found),
+                start_byte=definition.start_byte,
+                end_byte=definition.end_byte,
+            )
+        )
+    return Program(
+        language=language,
+        functions=tuple(functions),
+        has_main=any(f.name == "main" for f in functions),
+        syntax_errors=syntax_error_lines(root),
+    )
+
+
+def function_source(source: str, program: Program, name: str) -> str:
+    """The text of function `name` as it appears in `source` (the text `program` analysed)."""
+    function = program.function(name)
+    if function is None:
+        raise InputError(f"the program has no function {name}")
+    return source.encode()[function.start_byte : function.end_byte].decode()
+
+
+def _loops(
+    definition: Node, named: dict[str, int], pure: frozenset[str], counter: int
+) -> tuple[list[_Found], int]:
+    body = definition.child_by_field_name("body")
+    if body is None:
+        return [], counter
+    params = function_params(definition)
+    pointers = tuple(
+        (name, canon(p.child_by_field_name("type") or p))
+        for name, p in params
+        if not is_scalar_declarator(p.child_by_field_name("declarator"))
+    )
+    found: list[_Found] = []
+    by_node: dict[int, _Found] = {}
+    for node in loops_in(body):
+        counter += 1
+        parent = _enclosing_loop(node, body)
+        ancestors = (*by_node[parent.id].ancestors, by_node[parent.id].id) if parent else ()
+        inner = loop_body(node)
+        facts = body_facts(inner) if inner is not None else BodyFacts()
+        head = header(node, facts.assigned(), named, set(pure))
+        scope = Scope(
+            pure_functions=pure,
+            used_after=frozenset(_names_after(body, node.end_byte)),
+            pointer_params=pointers,
+        )
+        verdict = (
+            dependence(head.var, facts, scope)
+            if head.canonical and head.var is not None
+            else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")
+        )
+        item = _Found(node, f"L{counter}", ancestors, head, facts, verdict)
+        found.append(item)
+        by_node[node.id] = item
+    for item in reversed(found):
+        item.perfect_nest = _perfect_nest(item, by_node)
+    return found, counter
+
+
+def _enclosing_loop(node: Node, body: Node) -> Node | None:
+    parent = node.parent
+    while parent is not None and parent != body:
+        if parent.type in _KINDS:
+            return parent
+        parent = parent.parent
+    return None
+
+
+def _perfect_nest(item: _Found, by_node: dict[int, _Found]) -> int:
+    """1 + the inner loop's nest when the body is exactly one loop whose header ignores ours."""
+    if not (item.header.canonical and item.dependence.parallelisable):
+        return 1
+    body = loop_body(item.node)
+    while body is not None and body.type == "compound_statement":
+        statements = [c for c in body.named_children if c.type != "comment"]
+        body = statements[0] if len(statements) == 1 else None
+    child = by_node.get(body.id) if body is not None else None
+    if child is None or not (child.header.canonical and child.dependence.parallelisable):
+        return 1
+    if item.header.var in child.header.bound_names:
+        return 1
+    return 1 + child.perfect_nest
+
+
+def _loop(item: _Found, function: str, found: list[_Found]) -> Loop:
+    events = [e for e in item.facts.events if e.name not in item.facts.locals]
+    events = [e for e in events if e.name != item.header.var]
+    return Loop(
+        id=item.id,
+        function=function,
+        line=line(item.node),
+        end_line=end_line(item.node),
+        column=item.node.start_point.column,
+        kind=_KINDS[item.node.type],
+        depth=len(item.ancestors),
+        parent=item.ancestors[-1] if item.ancestors else None,
+        ancestors=item.ancestors,
+        var=item.header.var,
+        canonical=item.header.canonical,
+        lower=item.header.lower,
+        upper=item.header.upper,
+        trip_count=item.header.trip_count,
+        reads=_accesses(events, "read"),
+        writes=_accesses(events, "write"),
+        calls=tuple(dict.fromkeys(item.facts.calls)),
+        dependence=item.dependence,
+        perfect_nest=item.perfect_nest,
+    )
+
+
+def _accesses(events: list[Event], kind: str) -> tuple[Access, ...]:
+    return tuple(dict.fromkeys(Access(e.name, e.indices) for e in events if e.kind == kind))
+
+
+def _names_after(body: Node, offset: int) -> set[str]:
+    """Names whose first use after `offset` reads them (not a plain `name = ...` assignment)."""
+    first: dict[str, bool] = {}
+
+    def visit(node: Node) -> None:
+        if node.end_byte <= offset:
+            return
+        if node.type == "identifier" and node.start_byte >= offset:
+            first.setdefault(text(node), not _assigned(node))
+        for child in node.children:
+            visit(child)
+
+    visit(body)
+    return {name for name, read in first.items() if read}
+
+
+def _assigned(node: Node) -> bool:
+    parent = node.parent
+    return (
+        parent is not None
+        and parent.type == "assignment_expression"
+        and parent.child_by_field_name("left") == node
+        and text(parent.children[1]) == "="
+        and not mentions(parent.child_by_field_name("right") or parent, text(node))
+    )
+
+
+def _pure_functions(definitions: list[Node]) -> frozenset[str]:
+    """The program's functions that write nothing but their own locals and call only pure ones."""
+    candidates: dict[str, BodyFacts] = {}
+    for definition in definitions:
+        body = definition.child_by_field_name("body")
+        if body is None:
+            continue
+        facts = body_facts(body)
+        by_value = {
+            name
+            for name, p in function_params(definition)
+            if is_scalar_declarator(p.child_by_field_name("declarator"))
+        }
+        own = facts.locals | by_value
+        if facts.pointer_writes or any(
+            e.kind == "write" and (e.name not in own or (e.indices and e.name not in facts.locals))
+            for e in facts.events
+        ):
+            continue
+        candidates[function_name(definition)] = facts
+    # Drop functions that call impure ones until nothing changes (recursion stays pure).
+    pure = set(candidates)
+    changed = True
+    while changed:
+        changed = False
+        for name in list(pure):
+            if not all(is_pure(call, pure) for call in candidates[name].calls):
+                pure.discard(name)
+                changed = True
+    return frozenset(pure)

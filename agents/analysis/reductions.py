@@ -1,0 +1,172 @@
+"""Statements that fold a value into a scalar with one associative operator.
+
+`s += e`, `s = s * e`, `s |= e`, `s = fmax(s, e)`, `s = e < s ? e : s` and
+`if (e > s) s = e;` (with optional extra `&&` conditions that do not read `s`) are recognised;
+`e` must not mention `s`. Whether the scalar is a reduction of a loop also needs that it is not
+used anywhere else in the body, which the dependence rules check.
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from agents.analysis.parse import canon, mentions, text, unwrap
+
+_COMPOUND = {"+=": "+", "-=": "+", "*=": "*", "&=": "&", "|=": "|", "^=": "^"}
+_BINARY = {"+": "+", "-": "+", "*": "*", "&": "&", "|": "|", "^": "^", "&&": "&&", "||": "||"}
+_MIN = frozenset({"min", "fmin", "fminf", "fminl", "std::min", "std::fmin"})
+_MAX = frozenset({"max", "fmax", "fmaxf", "fmaxl", "std::max", "std::fmax"})
+# For `a OP b`: which of min/max picking `a` when the comparison holds gives.
+_PICKS_LEFT = {">": "max", ">=": "max", "<": "min", "<=": "min"}
+_FLIP = {"max": "min", "min": "max"}
+
+
+def match_reduction(statement: Node) -> tuple[str, str] | None:
+    """(variable, operator) when `statement` is a reduction update, else None."""
+    if statement.type == "if_statement":
+        return _if_update(statement)
+    if statement.type != "expression_statement" or statement.named_child_count != 1:
+        return None
+    expr = unwrap(statement.named_children[0])
+    if expr.type == "update_expression":
+        target = expr.child_by_field_name("argument")
+        return (text(target), "+") if target is not None and target.type == "identifier" else None
+    if expr.type != "assignment_expression":
+        return None
+    left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+    operator = expr.child_by_field_name("operator")
+    if left is None or right is None or operator is None or left.type != "identifier":
+        return None
+    name, op = text(left), text(operator)
+    if op in _COMPOUND:
+        return None if mentions(right, name) else (name, _COMPOUND[op])
+    if op != "=":
+        return None
+    found = _fold(name, unwrap(right))
+    return (name, found) if found else None
+
+
+def _fold(name: str, value: Node) -> str | None:
+    """The operator when `value` is `name OP e`, `e OP name`, `min(name, e)` or a min/max ternary."""
+    if value.type == "binary_expression":
+        left, right = value.child_by_field_name("left"), value.child_by_field_name("right")
+        operator = value.child_by_field_name("operator")
+        if left is None or right is None or operator is None:
+            return None
+        op = text(operator)
+        if op not in _BINARY:
+            return None
+        if _is(left, name) and not mentions(right, name):
+            return _BINARY[op]
+        if _is(right, name) and op != "-" and not mentions(left, name):
+            return _BINARY[op]
+        return None
+    if value.type == "call_expression":
+        callee, arguments = (
+            value.child_by_field_name("function"),
+            value.child_by_field_name("arguments"),
+        )
+        if callee is None or arguments is None:
+            return None
+        called = canon(callee).replace(" ", "")
+        args = [a for a in arguments.named_children if a.type != "comment"]
+        if called not in _MIN | _MAX or len(args) != 2:
+            return None
+        mine = [a for a in args if _is(a, name)]
+        other = [a for a in args if not _is(a, name)]
+        if len(mine) != 1 or len(other) != 1 or mentions(other[0], name):
+            return None
+        return "min" if called in _MIN else "max"
+    if value.type == "conditional_expression":
+        return _ternary(name, value)
+    return None
+
+
+def _ternary(name: str, value: Node) -> str | None:
+    """`c ? a : b` where c compares `name` with `e` and {a, b} are those two."""
+    condition = value.child_by_field_name("condition")
+    chosen = value.child_by_field_name("consequence")
+    other = value.child_by_field_name("alternative")
+    if condition is None or chosen is None or other is None:
+        return None
+    compared = _comparison(name, unwrap(condition))
+    if compared is None:
+        return None
+    left, op, right = compared
+    pair = (canon(unwrap(chosen)), canon(unwrap(other)))
+    if pair == (canon(left), canon(right)):
+        return _PICKS_LEFT[op]
+    if pair == (canon(right), canon(left)):
+        return _FLIP[_PICKS_LEFT[op]]
+    return None
+
+
+def _if_update(statement: Node) -> tuple[str, str] | None:
+    """`if (e > s) s = e;` → (s, max); extra `&&` conditions must not read `s`."""
+    if statement.child_by_field_name("alternative") is not None:
+        return None
+    condition = statement.child_by_field_name("condition")
+    if condition is not None and condition.type == "condition_clause":
+        # C++ wraps the condition (which may declare a variable) in a clause.
+        condition = condition.child_by_field_name("value")
+    body = statement.child_by_field_name("consequence")
+    if condition is None or body is None:
+        return None
+    while body.type == "compound_statement":
+        inner = [c for c in body.named_children if c.type != "comment"]
+        if len(inner) != 1:
+            return None
+        body = inner[0]
+    if body.type != "expression_statement" or body.named_child_count != 1:
+        return None
+    assign = unwrap(body.named_children[0])
+    if assign.type != "assignment_expression" or text(assign.children[1]) != "=":
+        return None
+    target, value = assign.child_by_field_name("left"), assign.child_by_field_name("right")
+    if target is None or value is None or target.type != "identifier":
+        return None
+    name = text(target)
+    conjuncts = _conjuncts(unwrap(condition))
+    tests = [c for c in conjuncts if mentions(c, name)]
+    if len(tests) != 1:
+        return None
+    compared = _comparison(name, unwrap(tests[0]))
+    if compared is None:
+        return None
+    left, op, right = compared
+    candidate = right if _is(left, name) else left
+    if canon(candidate) != canon(unwrap(value)):
+        return None
+    # The assignment keeps the candidate when the comparison holds.
+    picks = _PICKS_LEFT[op] if candidate is left else _FLIP[_PICKS_LEFT[op]]
+    return name, picks
+
+
+def _comparison(name: str, node: Node) -> tuple[Node, str, Node] | None:
+    """(left, op, right) for `left op right` comparing `name` with an expression free of it."""
+    if node.type != "binary_expression":
+        return None
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    operator = node.child_by_field_name("operator")
+    if left is None or right is None or operator is None or text(operator) not in _PICKS_LEFT:
+        return None
+    left, right = unwrap(left), unwrap(right)
+    if _is(left, name) and not mentions(right, name):
+        return left, text(operator), right
+    if _is(right, name) and not mentions(left, name):
+        return left, text(operator), right
+    return None
+
+
+def _conjuncts(node: Node) -> list[Node]:
+    operator = node.child_by_field_name("operator") if node.type == "binary_expression" else None
+    if operator is not None and text(operator) == "&&":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        assert left is not None and right is not None
+        return _conjuncts(unwrap(left)) + _conjuncts(unwrap(right))
+    return [node]
+
+
+def _is(node: Node, name: str) -> bool:
+    node = unwrap(node)
+    return node.type == "identifier" and text(node) == name

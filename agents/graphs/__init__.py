@@ -1,0 +1,1 @@
+"""LangGraph graphs of the agents: `translate` (plan, run tools in parallel, join, repair)."""

@@ -1,0 +1,41 @@
+"""Settings of the translate graph (`PARFORGE_GRAPH__<FIELD>`)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from agents.verifier import Checks
+
+
+class GraphConfig(Checks):
+    """How the translate agent plans, samples, repairs and how far it may go.
+
+    A task's own budgets win where it sets them (`budgets.time_s`, `budgets.max_tokens` as the
+    token budget, `budgets.samples` as the candidate budget).
+    """
+
+    planner: bool = True
+    """Ask the model for the plan (False: always the default plan)."""
+    use_model: bool = True
+    """False: no model call at all; the default plan keeps only what the analysis does alone
+    (the first schema option of every loop), with no rewrites, repairs or replans. The baseline
+    that says what the model adds."""
+    temperature: float = Field(default=0.7, ge=0)
+    plan_tokens: int = Field(default=600, ge=16)
+    annotate_tokens: int = Field(default=300, ge=16)
+    rewrite_tokens: int = Field(default=1536, ge=16)
+    max_steps: int = Field(default=10, ge=1, le=32)
+    """Steps one plan may have."""
+    tokens: int | None = Field(default=60_000, ge=1)
+    """Token budget of a task (prompt + completion, every call)."""
+    candidates: int | None = Field(default=10, ge=1)
+    sandbox_runs: int | None = Field(default=14, ge=1)
+    replans: int = Field(default=1, ge=0)
+    repairs: int = Field(default=2, ge=0)
+    """Repair rounds."""
+    repair_width: int = Field(default=2, ge=1)
+    """Failing candidates repaired at once in one round."""
+    extra_tests: int = Field(default=3, ge=0, le=8)
+    """Generated test inputs (0: none)."""
+    concurrency: int = Field(default=4, ge=1)
+    """Plan steps running at once (the sandbox pool and the model server bound them too)."""

@@ -1,0 +1,60 @@
+"""The translate graph (LLMCompiler's shape with the verifier as the judge):
+
+START → analyse → plan_and_run → join ─ finish ──────────────→ END
+                       ↑            ├─ replan ─→ plan_and_run
+                       │            └─ repair ×k (Send) ─→ join
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Send
+
+from agents.core import evidence
+from agents.graphs.translate import nodes
+from agents.graphs.translate.state import TranslateContext, TranslateState
+from sandbox.verdict import Verdict
+
+
+def route(state: TranslateState) -> Any:
+    """Where the join's decision leads (reads the state only)."""
+    decision = state.get("decision") or {}
+    action = decision.get("action")
+    if action == "replan":
+        return "plan_and_run"
+    if action == "repair":
+        wanted = set(decision.get("repair", []))
+        return [
+            Send(
+                "repair",
+                {
+                    "observation": item,
+                    "evidence": evidence(Verdict.model_validate(item["verdict"])),
+                },
+            )
+            for item in state.get("observations", [])
+            if item["candidate_id"] in wanted
+        ] or END
+    return END
+
+
+def build(
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The compiled graph; `checkpointer` makes every finished node resumable."""
+    graph = StateGraph(TranslateState, context_schema=TranslateContext)
+    graph.add_node("analyse", nodes.analyse)
+    graph.add_node("plan_and_run", nodes.plan_and_run)
+    graph.add_node("join", nodes.join)
+    # A `Send`-only node takes its own input, not the state; LangGraph's overloads cannot say so.
+    graph.add_node("repair", nodes.repair, input_schema=nodes.RepairInput)  # type: ignore[call-overload]
+    graph.add_edge(START, "analyse")
+    graph.add_edge("analyse", "plan_and_run")
+    graph.add_edge("plan_and_run", "join")
+    graph.add_conditional_edges("join", route, ["plan_and_run", "repair", END])
+    graph.add_edge("repair", "join")
+    return graph.compile(checkpointer=checkpointer)

@@ -1,0 +1,183 @@
+"""The translate graph's nodes: each reads the state, does one thing through the injected
+context, and returns a partial update."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime
+from typing import Any, TypedDict
+
+from langgraph.runtime import Runtime
+from pydantic import BaseModel
+
+from agents.core import PlanStep, decide, run_plan
+from agents.failures import infrastructure_failure
+from agents.graphs.translate.observe import as_core, feedback, observation, restore
+from agents.graphs.translate.planner import PlanStream, call_id
+from agents.graphs.translate.state import TranslateContext, TranslateState
+from agents.tools import Made, annotate, rewrite, verify_made
+from corpus.store.models import StepCreate, StepKind
+
+Ctx = Runtime[TranslateContext]
+
+
+async def analyse(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
+    """Store what the front end found (the analysis itself ran before the graph: bad input
+    must be refused before anything is stored)."""
+    ctx = runtime.context
+    started = datetime.now(UTC)
+    result = await ctx.registry.call("analyse", {}, ctx.tools)
+    await ctx.tools.recorder.add_step(
+        StepCreate(
+            kind=StepKind.TOOL_CALL,
+            name="analyse",
+            tool_name="analyse",
+            arguments={},
+            result=result.model_dump(mode="json"),
+            started_at=started,
+            finished_at=datetime.now(UTC),
+        )
+    )
+    return {"rounds": 0, "repair_rounds": 0, "ledger": ctx.tools.ledger.snapshot()}
+
+
+async def plan_and_run(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
+    """Plan and execute in one node: steps are dispatched while the plan still streams, and a
+    ready step never waits for an unrelated slow one (LangGraph's supersteps would make it)."""
+    ctx = runtime.context
+    tools = ctx.tools
+    parent: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    tools.parent = parent
+    before = set(tools.made)
+    previous = state.get("observations", [])
+    plan = PlanStream(ctx, feedback(previous) if state.get("rounds") else "", parent)
+    results = await run_plan(
+        plan.steps(),
+        lambda step, args: _execute(ctx, step, args),
+        max_concurrency=ctx.config.concurrency,
+    )
+    notes = plan.notes + [
+        f"step {r.step.id} ({r.step.tool}) {r.status}: {r.error}"
+        for r in results.values()
+        if r.status != "ok"
+    ]
+    # Candidates a plan made but never verified are verified now: the join needs verdicts.
+    new = [tools.made[i] for i in tools.made if i not in before]
+    await _verify_all([m for m in new if m.verdict is None], ctx)
+    return {
+        "observations": [observation(m) for m in new if m.verdict is not None],
+        "notes": notes,
+        "rounds": state.get("rounds", 0) + 1,
+        "ledger": tools.ledger.snapshot(),
+    }
+
+
+async def _execute(ctx: TranslateContext, step: PlanStep, args: dict[str, Any]) -> Any:
+    """Run one plan step's tool and store it as a tool call below the plan."""
+    tools = ctx.tools
+    spent = tools.ledger.exhausted()
+    if spent:
+        raise RuntimeError(f"not run: {spent}")
+    started = datetime.now(UTC)
+    error: str | None = None
+    result: BaseModel | None = None
+    try:
+        result = await ctx.registry.call(step.tool, args, tools)
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"
+        if (failure := infrastructure_failure(exc)) is not None:
+            tools.failures.append(failure)
+        raise
+    finally:
+        finished = datetime.now(UTC)
+        await tools.recorder.add_step(
+            StepCreate(
+                kind=StepKind.TOOL_CALL,
+                name=step.tool,
+                tool_name=step.tool,
+                tool_call_id=call_id(tools.task.id, step.id),
+                parent_id=await tools.parent_id(),
+                arguments=json.loads(json.dumps(args, default=_jsonable)),
+                result=result.model_dump(mode="json") if result is not None else None,
+                error=error,
+                latency_s=(finished - started).total_seconds(),
+                started_at=started,
+                finished_at=finished,
+            )
+        )
+    return result.model_dump(mode="json")
+
+
+def _jsonable(value: Any) -> Any:
+    return value.model_dump(mode="json") if isinstance(value, BaseModel) else str(value)
+
+
+async def _verify_all(made: list[Made], ctx: TranslateContext) -> None:
+    budget_left = [m for m in made if not ctx.tools.ledger.exhausted()]
+    await asyncio.gather(*(verify_made(ctx.tools, m) for m in budget_left))
+
+
+async def join(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
+    """Finish, repair or replan: a pure decision over what was verified and what is left."""
+    ctx = runtime.context
+    observations = [as_core(item) for item in state.get("observations", [])]
+    ledger = ctx.tools.ledger
+    decision = decide(observations, ledger, repair_width=ctx.config.repair_width)
+    update: dict[str, Any] = {
+        "decision": {
+            "action": decision.action,
+            "reason": decision.reason,
+            "repair": [o.candidate_id for o in decision.repair],
+        }
+    }
+    if decision.action == "repair":
+        ledger.charge_repair()
+        update["repair_rounds"] = state.get("repair_rounds", 0) + 1
+    elif decision.action == "replan":
+        ledger.charge_replan()
+    update["ledger"] = ledger.snapshot()
+    return update
+
+
+class RepairInput(TypedDict):
+    """What `Send` hands one repair branch."""
+
+    observation: dict[str, Any]
+    evidence: str
+
+
+async def repair(payload: RepairInput, runtime: Ctx) -> dict[str, Any]:
+    """One failing candidate goes back with its evidence (fanned out with `Send`)."""
+    ctx = runtime.context
+    tools = ctx.tools
+    item = payload["observation"]
+    made = tools.made.get(item["candidate_id"])
+    if made is None:  # resumed in a new process: the candidate is known from the state only
+        made = restore(item)
+        tools.made[made.candidate_id] = made
+    tools.parent = asyncio.get_running_loop().create_future()
+    tools.parent.set_result(made.step_id)
+    evidence = payload["evidence"]
+    if made.choices:
+        result = await annotate(
+            tools,
+            None,
+            "model",
+            evidence=evidence,
+            previous=made.choices,
+            parent_candidate=made.candidate_id,
+        )
+    else:
+        strategy = made.strategy.split(":", 1)[-1]
+        result = await rewrite(
+            tools,
+            strategy,
+            strategy,
+            evidence=evidence,
+            previous=made.source,
+            parent_candidate=made.candidate_id,
+        )
+    fixed = tools.made[result.candidate_id]
+    await verify_made(tools, fixed)
+    return {"observations": [observation(fixed)], "ledger": tools.ledger.snapshot()}

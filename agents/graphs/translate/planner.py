@@ -1,0 +1,188 @@
+"""The plan's steps as they stream in: the model's plan step by step, checked one at a time,
+then the default plan if the model's gave nothing usable. Each step is dispatched by the
+scheduler the moment it arrives, while the model is still writing the rest."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+from agents.core import PlanError, PlanStep, StreamingPlanParser, plan_schema, references
+from agents.graphs.translate.plans import default_plan
+from agents.graphs.translate.state import TranslateContext
+from agents.llm import ChatRequest, JsonSchema, LLMError, Sampling
+from agents.prompts.translate import plan_messages
+from agents.trajectory import llm_steps
+from corpus.store.models import StepCreate, StepKind
+
+MAKERS = frozenset({"annotate", "rewrite"})
+"""Tools that make candidates: a plan without one is no plan."""
+
+
+def check_step(step: PlanStep, known: set[int], tools: set[str]) -> str | None:
+    """Why a streamed step cannot run (None: it can) — pure."""
+    if step.tool not in tools:
+        return f"step {step.id}: unknown tool {step.tool!r}"
+    if step.id in known:
+        return f"step {step.id}: duplicate id"
+    missing = sorted(ref for ref in references(step.args) if ref not in known)
+    if missing:
+        return f"step {step.id}: refers to ${missing[0]}, which no earlier step defines"
+    return None
+
+
+class PlanStream:
+    """One round's steps. `notes` says what was dropped and whether the fallback ran."""
+
+    def __init__(
+        self, ctx: TranslateContext, observations: str, parent: asyncio.Future[int]
+    ) -> None:
+        self.ctx = ctx
+        self.parent = parent
+        """Resolved with the plan's step id once it is stored: the tool steps hang below it."""
+        self.observations = observations
+        self.notes: list[str] = []
+        self.accepted: list[PlanStep] = []
+
+    async def steps(self) -> AsyncIterator[PlanStep]:
+        config, tools = self.ctx.config, self.ctx.tools
+        why_fallback = "the planner is off" if config.use_model else "no model: analysis only"
+        if config.planner and config.use_model:
+            async for step in self._model_plan():
+                yield step
+            makers = [s for s in self.accepted if s.tool in MAKERS]
+            why_fallback = (
+                "" if makers else (self.notes[-1] if self.notes else "no step makes a candidate")
+            )
+        else:
+            self.parent.set_result(await self._record_default(why_fallback))
+        if why_fallback:
+            if config.planner and config.use_model:
+                self.notes.append(f"default plan used: {why_fallback}")
+                await self._record_default(why_fallback)
+            for step in default_plan(
+                tools.target,
+                annotatable=any(loop.dependence.parallelisable for loop in tools.program.loops),
+                extra_tests=config.extra_tests if tools.task.tests else 0,
+                use_model=config.use_model,
+            ):
+                self.accepted.append(step)
+                yield step
+
+    async def _model_plan(self) -> AsyncIterator[PlanStep]:
+        ctx, config, tools = self.ctx, self.ctx.config, self.ctx.tools
+        specs = ctx.registry.specs()
+        request = ChatRequest(
+            messages=plan_messages(
+                tools.source,
+                tools.language,
+                tools.target,
+                tools.program,
+                specs,
+                self.observations,
+            ),
+            sampling=Sampling(max_tokens=config.plan_tokens, temperature=config.temperature),
+            response_schema=JsonSchema(
+                json_schema=plan_schema(specs, config.max_steps), name="plan"
+            ),
+        )
+        parser = StreamingPlanParser()
+        known: set[int] = set()
+        names = set(ctx.registry.tools)
+        # Stored before the first token, so the steps it dispatches hang below it at once.
+        opened = await tools.recorder.open_step(
+            StepCreate(
+                kind=StepKind.LLM_CALL,
+                name="plan",
+                model=tools.identity.model,
+                adapter=tools.identity.adapter,
+                messages=[m.model_dump(exclude_none=True) for m in request.messages],
+                started_at=datetime.now(UTC),
+            )
+        )
+        self.parent.set_result(opened)
+        stream = tools.llm.stream(request)
+        failure: str | None = None
+        try:
+            async with stream:
+                async for delta in stream:
+                    try:
+                        finished = parser.feed(delta.text)
+                    except PlanError as exc:
+                        failure = f"the plan could not be read ({exc})"
+                        break
+                    for step in finished:
+                        problem = check_step(step, known, names)
+                        if problem:
+                            self.notes.append(problem)
+                            continue
+                        known.add(step.id)
+                        self.accepted.append(step)
+                        yield step
+        except LLMError as exc:
+            failure = f"the planner's call failed ({type(exc).__name__}: {exc})"
+        finally:
+            await self._close_plan(opened, stream.record, failure)
+        if failure:
+            self.notes.append(failure)
+
+    async def _close_plan(self, step_id: int, record: Any, failure: str | None) -> None:
+        """The plan's model call as it ended; its reply carries the accepted steps as tool calls."""
+        tools = self.ctx.tools
+        if record is None:
+            return
+        if record.usage is not None:
+            tools.ledger.charge_tokens(record.usage.prompt_tokens + record.usage.completion_tokens)
+        step = llm_steps(record, tools.identity)[0]
+        response = dict(step.response or {"role": "assistant", "content": None})
+        response["tool_calls"] = [
+            {
+                "id": call_id(tools.task.id, s.id),
+                "type": "function",
+                "function": {"name": s.tool, "arguments": json.dumps(s.args)},
+            }
+            for s in self.accepted
+        ]
+        step = step.model_copy(
+            update={
+                "name": "plan",
+                "response": response,
+                "tools": [
+                    {
+                        "type": "function",
+                        "function": {
+                            "name": t.name,
+                            "description": t.description,
+                            "parameters": t.args_schema,
+                        },
+                    }
+                    for t in self.ctx.registry.specs()
+                ],
+                "error": step.error or failure,
+            }
+        )
+        await tools.recorder.close_step(step_id, step)
+
+    async def _record_default(self, why: str) -> int:
+        tools = self.ctx.tools
+        parent = self.parent.result() if self.parent.done() else None
+        now = datetime.now(UTC)
+        return await tools.recorder.add_step(
+            StepCreate(
+                kind=StepKind.TOOL_CALL,
+                name="default-plan",
+                tool_name="default-plan",
+                parent_id=parent,
+                arguments={"why": why},
+                started_at=now,
+                finished_at=now,
+            )
+        )
+
+
+def call_id(task_id: str, step_id: int) -> str:
+    """The tool-call id of a plan step (ties the plan's reply to the tool's step)."""
+    return f"call_{task_id[:8]}_{step_id}"

@@ -1,0 +1,38 @@
+"""The translate graph's state and its per-run context (what nodes get injected)."""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Annotated, Any, TypedDict
+
+from agents.core import Budget
+from agents.graphs.translate.config import GraphConfig
+from agents.tools import Registry, ToolContext
+
+
+class TranslateState(TypedDict, total=False):
+    """What is checkpointed between nodes. Plain JSON-able values, so a re-queued task resumes
+    from the last finished node in a new process."""
+
+    observations: Annotated[list[dict[str, Any]], operator.add]
+    """One per verified candidate (fan-in from parallel repairs): id, code, strategy, verdict."""
+    notes: Annotated[list[str], operator.add]
+    """What the user should know: fallbacks taken, steps that failed."""
+    rounds: int
+    """Plans run so far (1 + replans)."""
+    repair_rounds: int
+    ledger: dict[str, Any]
+    """The budget ledger's snapshot after the last node."""
+    decision: dict[str, Any]
+    """The last join decision: action, reason, the candidates to repair."""
+
+
+@dataclass
+class TranslateContext:
+    """Injected through LangGraph's runtime context: clients and tools of one run."""
+
+    tools: ToolContext
+    registry: Registry
+    config: GraphConfig
+    budget: Budget

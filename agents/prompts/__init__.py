@@ -1,0 +1,1 @@
+"""Message builders of the translate agent's model calls (pure)."""

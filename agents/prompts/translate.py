@@ -1,0 +1,135 @@
+"""The translate agent's messages: the plan, the per-loop annotation choice, a strategy rewrite,
+and a repair with the verifier's evidence (pure functions of the task and the analysis).
+
+Every prompt starts with the same prefix (system message, program, analysis), so vLLM's prefix
+cache serves it once for all the calls of a task.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from agents.analysis import Loop, Program
+from agents.core import ToolSpec
+from agents.llm import Message
+from agents.prompts.program import SYSTEM, build_messages
+from sandbox.spec import Language, Target, TestCase, Tolerance
+
+_FENCE = {Language.C: "c", Language.CPP: "cpp", Language.CUDA: "cuda"}
+
+
+def numbered(source: str) -> str:
+    """The program with line numbers, so the analysis can name lines."""
+    return "\n".join(f"{n:4d} | {line}" for n, line in enumerate(source.splitlines(), 1))
+
+
+def loop_facts(loops: Sequence[Loop]) -> str:
+    """One line per loop: id, line, nesting, what the dependence analysis found."""
+    lines = []
+    for loop in loops:
+        dep = loop.dependence
+        clauses = ", ".join(f"reduction({r.op}:{r.var})" for r in dep.reductions)
+        private = f", private({', '.join(dep.private)})" if dep.private else ""
+        trips = f", {loop.trip_count} iterations" if loop.trip_count else ""
+        lines.append(
+            f"- {loop.id}: line {loop.line} in {loop.function}(), depth {loop.depth}{trips}: "
+            f"{dep.kind}{' ' + clauses if clauses else ''}{private} ({dep.reason})"
+        )
+    return "\n".join(lines) or "- (no loops found)"
+
+
+def _prefix(source: str, language: Language, program: Program) -> list[Message]:
+    user = (
+        f"The sequential {language.value} program, with line numbers:\n\n"
+        f"{numbered(source)}\n\nLoops and what the dependence analysis says about them:\n"
+        f"{loop_facts(program.loops)}\n"
+    )
+    return [Message(role="system", content=SYSTEM), Message(role="user", content=user)]
+
+
+def plan_messages(
+    source: str,
+    language: Language,
+    target: Target,
+    program: Program,
+    tools: Sequence[ToolSpec],
+    observations: str = "",
+) -> list[Message]:
+    """Ask for a plan: a JSON list of tool calls, later ones referring to earlier results."""
+    catalogue = "\n".join(
+        f"- {t.name}: {t.description} Arguments: {json.dumps(t.args_schema.get('properties', {}))}"
+        for t in tools
+    )
+    ask = (
+        f"Plan how to turn this program into a correct, faster {target.value} program. "
+        f"The tools you can call:\n{catalogue}\n\n"
+        'Answer with JSON {"steps": [{"id": 1, "tool": ..., "args": {...}, "why": ...}, ...]}. '
+        'An argument may be "$N", the result of step N (an earlier step). Steps that do not '
+        "depend on each other run at the same time. Make several candidates in different ways "
+        "and verify each one."
+    )
+    if observations:
+        ask += f"\n\nWhat happened with the previous plan:\n{observations}\nPlan differently."
+    return [*_prefix(source, language, program), Message(role="user", content=ask)]
+
+
+def annotate_messages(
+    source: str,
+    language: Language,
+    program: Program,
+    loops: Sequence[Loop],
+    evidence: str = "",
+    examples: Sequence[dict[str, Any]] = (),
+) -> list[Message]:
+    """Ask which of the analysable loops to parallelise and how (the schema holds the choices)."""
+    ask = (
+        "Choose OpenMP directives for these loops (only these may be parallelised; the tool "
+        "writes the directive with the reduction and private clauses the analysis found):\n"
+        f"{loop_facts(loops)}\n"
+        "Parallelise the loops that carry the most work (outer loops of nests, long loops). "
+        "Use schedule(static) for uniform iterations, dynamic or guided for uneven ones, and "
+        'collapse only for perfectly nested loops. Answer with JSON {"choices": [...]}.'
+    )
+    if examples:
+        shown = "\n\n".join(f"```\n{e['source'][:1500]}\n```" for e in examples[:2])
+        ask += f"\n\nVerified translations of similar loops from earlier tasks:\n{shown}"
+    if evidence:
+        ask += f"\n\nThe previous choice failed verification:\n{evidence}\nChoose differently."
+    return [*_prefix(source, language, program), Message(role="user", content=ask)]
+
+
+def rewrite_messages(
+    source: str,
+    language: Language,
+    target: Target,
+    tests: Sequence[TestCase],
+    *,
+    threads: Sequence[int],
+    ranks: Sequence[int],
+    tolerance: Tolerance | None,
+    strategy: str,
+    evidence: str = "",
+    previous: str = "",
+    function_only: bool = False,
+) -> list[Message]:
+    """Ask for a whole-program rewrite following one named strategy (or a repair of one);
+    `function_only`: the code is a function that a test driver includes, not a program."""
+    messages = build_messages(
+        source, language, target, tests, threads=threads, ranks=ranks, tolerance=tolerance
+    )
+    extra = f"\n\nStrategy to follow: {strategy}."
+    if function_only:
+        extra += (
+            "\n\nThe code above is not a program but the function(s) a test driver includes: "
+            "answer with the same function(s), same signatures, parallelised, and no main()."
+        )
+    if previous and evidence:
+        fence = _FENCE.get(language, "")
+        extra += (
+            f"\n\nA previous attempt failed verification:\n```{fence}\n{previous}\n```\n"
+            f"What the verifier found:\n{evidence}\nWrite a corrected complete program."
+        )
+    last = messages[-1]
+    return [*messages[:-1], last.model_copy(update={"content": (last.content or "") + extra})]

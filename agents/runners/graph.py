@@ -1,0 +1,186 @@
+"""The graph runner: the translate graph behind the task-runner seam (`name = "graph"`).
+
+One run of one task: analyse the program (bad input ends the run before anything else is
+stored), build the tools' context, and run the graph under the task's time budget with a
+checkpointer, so that a task re-queued after its worker died resumes from the last node that
+finished. The run ends with the fastest verified candidate, or, honestly, with
+`no_verified_candidate` and why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
+
+from agents.analysis import AnalysisError, Program, analyse
+from agents.core import Budget, Ledger
+from agents.failures import infrastructure_failure
+from agents.graphs.translate import GraphConfig, TranslateContext, build
+from agents.graphs.translate.observe import restore
+from agents.llm import LLMClient, LLMStatusError
+from agents.tools import Examples, ToolContext, registry
+from agents.trajectory import Identity, Tally
+from agents.verifier import Verifier, task_spec
+from corpus.runner import RunOutcome, TaskContext
+from corpus.store.models import JobStatus, RunMeta
+from sandbox.spec import Language, Target
+
+Checkpoints = Callable[[], AbstractAsyncContextManager[BaseCheckpointSaver[Any]]]
+"""Opens the checkpointer for one run (LangGraph's SQLite or PostgreSQL saver)."""
+
+
+@contextlib.asynccontextmanager
+async def in_memory() -> Any:
+    """Checkpoints that live as long as the process (tests; no resume across processes)."""
+    yield _MEMORY
+
+
+_MEMORY = InMemorySaver()
+
+
+async def identify(llm: LLMClient) -> Identity:
+    """The served model the calls go to; an adapter is told from its base by `/models`."""
+    try:
+        served = await llm.models()
+    except LLMStatusError:
+        served = []  # an endpoint without /models: the configured name is all we know
+    name = await llm.model_name() if llm.config.model is None else llm.config.model
+    parents = {str(m.get("id")): m.get("parent") for m in served}
+    parent = parents.get(name)
+    return Identity(model=str(parent), adapter=name) if parent else Identity(model=name)
+
+
+def program_of(source: str, language: Language, *, needs_main: bool = True) -> Program:
+    """The analysed program, or `AnalysisError` naming what is wrong with the input."""
+    program = analyse(source, language)
+    if needs_main and not program.has_main:
+        raise AnalysisError(
+            "the program has no main(): give a complete program that prints its results"
+        )
+    return program
+
+
+class GraphRunner:
+    """Runs the translate graph for a task."""
+
+    name = "graph"
+
+    def __init__(
+        self,
+        llm: LLMClient,
+        verifier: Verifier,
+        config: GraphConfig | None = None,
+        *,
+        checkpoints: Checkpoints = in_memory,
+        examples: Examples | None = None,
+    ) -> None:
+        self.llm = llm
+        self.verifier = verifier
+        self.config = config or GraphConfig()
+        self.checkpoints = checkpoints
+        self.examples = examples
+
+    async def aclose(self) -> None:
+        """Close the model client and the sandbox."""
+        try:
+            await self.llm.aclose()
+        finally:
+            await self.verifier.aclose()
+
+    def budget(self, context: TaskContext) -> Budget:
+        task, config = context.task, self.config
+        return Budget(
+            tokens=task.budgets.tokens or config.tokens,
+            time_s=task.budgets.time_s,
+            candidates=config.candidates,
+            sandbox_runs=config.sandbox_runs,
+            replans=config.replans if config.use_model else 0,
+            repairs=config.repairs if config.use_model else 0,
+        )
+
+    async def run(self, context: TaskContext) -> RunOutcome:
+        task = context.task
+        target, language = Target(task.target.value), Language(task.language.value)
+        spec = task_spec(task, self.config)
+        function = task.options.function if task.options else None
+        try:
+            program = program_of(task.source, language, needs_main=spec.driver is None)
+        except AnalysisError as exc:
+            return RunOutcome(JobStatus.FAILED, f"the program cannot be analysed: {exc}")
+        identity = await identify(self.llm)
+        budget = self.budget(context)
+        await context.recorder.set_run(
+            RunMeta(model=identity.model, adapter=identity.adapter, budgets=budget.model_dump())
+        )
+        tools = ToolContext(
+            llm=self.llm,
+            verifier=self.verifier,
+            recorder=context.recorder,
+            task=task,
+            source=task.source,
+            function=function,
+            spec=spec,
+            target=target,
+            language=language,
+            program=program,
+            ledger=Ledger(budget),
+            identity=identity,
+            settings=self.config,
+            examples=self.examples,
+        )
+        ctx = TranslateContext(tools, registry(target), self.config, budget)
+        try:
+            async with asyncio.timeout(budget.time_s):
+                state = await self._run_graph(ctx, context)
+        except TimeoutError:
+            return self._outcome(ctx, {}, f"time budget of {budget.time_s:g}s ran out")
+        except Exception as exc:
+            failure = infrastructure_failure(exc)
+            if failure is None:
+                raise
+            return RunOutcome(JobStatus.FAILED, failure, Tally(_verdicts(tools)).best())
+        return self._outcome(ctx, state, (state.get("decision") or {}).get("reason", ""))
+
+    async def _run_graph(self, ctx: TranslateContext, context: TaskContext) -> dict[str, Any]:
+        async with self.checkpoints() as saver:
+            graph = build(saver)
+            config: Any = {"configurable": {"thread_id": context.task.id}, "recursion_limit": 64}
+            snapshot = await graph.aget_state(config)
+            start: dict[str, Any] | None = {}
+            if snapshot.next:
+                # A re-queued task: resume after the last node that finished.
+                start = None
+                values = snapshot.values
+                ctx.tools.ledger = Ledger.from_snapshot(ctx.budget, values.get("ledger") or {})
+                for item in values.get("observations", []):
+                    made = restore(item)
+                    ctx.tools.made[made.candidate_id] = made
+                    if made.verdict is not None:
+                        ctx.tools.verdicts.setdefault(made.key, (made.candidate_id, made.verdict))
+            result = await graph.ainvoke(start, config, context=ctx)
+            return dict(result)
+
+    def _outcome(self, ctx: TranslateContext, state: dict[str, Any], why: str) -> RunOutcome:
+        tools = ctx.tools
+        tally = Tally(_verdicts(tools))
+        best = tally.best()
+        summary = tally.reason(len(tools.made))
+        notes = state.get("notes") or []
+        if why:
+            summary += f"; {why}"
+        if notes:
+            summary += f"; {len(notes)} note(s): {notes[0]}"
+        if best is None and tools.failures:
+            return RunOutcome(JobStatus.FAILED, f"{tools.failures[0]}; {summary}")
+        status = JobStatus.SUCCEEDED if best is not None else JobStatus.NO_VERIFIED_CANDIDATE
+        return RunOutcome(status, summary, best)
+
+
+def _verdicts(tools: ToolContext) -> dict[int, Any]:
+    return {cid: m.verdict for cid, m in tools.made.items() if m.verdict is not None}

@@ -1,0 +1,65 @@
+"""`analyse`: the loops of a function and what the dependence analysis says about each."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import BaseModel
+
+from agents.tools.base import ToolContext, ToolError
+
+
+class AnalyseArgs(BaseModel):
+    function: str | None = None
+    """None: every function."""
+
+
+class LoopFacts(BaseModel):
+    id: str
+    function: str
+    line: int
+    depth: int
+    dependence: str
+    reductions: list[str]
+    private: list[str]
+    reason: str
+
+
+class AnalyseResult(BaseModel):
+    loops: list[LoopFacts]
+    parallelisable: list[str]
+    """Ids of the loops whose iterations may run at once."""
+
+
+class Analyse:
+    name: ClassVar[str] = "analyse"
+    description: ClassVar[str] = (
+        "List a function's loops with their dependences (independent, reduction, "
+        "loop-carried) and the variables to privatise."
+    )
+    Args: ClassVar[type[BaseModel]] = AnalyseArgs
+
+    async def run(self, args: AnalyseArgs, ctx: ToolContext) -> AnalyseResult:
+        if args.function is not None and ctx.program.function(args.function) is None:
+            raise ToolError(f"no function {args.function!r} in the program")
+        loops = [
+            loop
+            for loop in ctx.program.loops
+            if args.function is None or loop.function == args.function
+        ]
+        return AnalyseResult(
+            loops=[
+                LoopFacts(
+                    id=loop.id,
+                    function=loop.function,
+                    line=loop.line,
+                    depth=loop.depth,
+                    dependence=loop.dependence.kind,
+                    reductions=[f"{r.op}:{r.var}" for r in loop.dependence.reductions],
+                    private=list(loop.dependence.private),
+                    reason=loop.dependence.reason,
+                )
+                for loop in loops
+            ],
+            parallelisable=[loop.id for loop in loops if loop.dependence.parallelisable],
+        )

@@ -1,0 +1,169 @@
+"""`annotate`: OpenMP directives chosen per loop from a schema the analysis built.
+
+The small-model way to write a candidate: the model never writes code, it picks per loop from
+the options that are sound for that loop (which loops, schedule, chunk, collapse, simd); the
+reduction and private clauses come from the dependence analysis, and the tool inserts the
+directive at the loop's line. Loops with a loop-carried dependence (a scan) are not in the
+schema, so they cannot be annotated naively. `mode="analysis"` skips the model and takes the
+first option of every loop: what the analysis alone achieves.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from agents.analysis import AnnotationError, LoopChoice, annotatable, apply_choices, choice_schema
+from agents.analysis import default_choices as first_options
+from agents.llm import ChatRequest, JsonSchema, Sampling
+from agents.prompts.translate import annotate_messages
+from agents.tools.base import ToolContext, ToolError
+from agents.tools.calls import ask, keep
+from corpus.store.models import StepCreate, StepKind
+from sandbox.spec import Target
+
+
+class AnnotateArgs(BaseModel):
+    function: str | None = None
+    """Only the loops of this function (None: every function)."""
+    mode: Literal["model", "analysis"] = "model"
+    examples: Any = None
+    """The result of an `examples` step (verified code of similar loops), or nothing."""
+
+
+class CandidateResult(BaseModel):
+    """A candidate a tool made (verify it with `{"candidate": "$N"}`)."""
+
+    candidate_id: int
+    strategy: str
+    note: str = ""
+
+
+class Annotate:
+    name: ClassVar[str] = "annotate"
+    description: ClassVar[str] = (
+        "Make an OpenMP candidate by choosing directives for the loops the analysis found safe; "
+        'mode "model" lets the model choose, "analysis" takes the plain default.'
+    )
+    Args: ClassVar[type[BaseModel]] = AnnotateArgs
+
+    async def run(self, args: AnnotateArgs, ctx: ToolContext) -> CandidateResult:
+        return await annotate(
+            ctx, args.function or ctx.function, args.mode, examples=_examples(args.examples)
+        )
+
+
+async def annotate(
+    ctx: ToolContext,
+    function: str | None,
+    mode: str,
+    *,
+    evidence: str = "",
+    previous: list[LoopChoice] | None = None,
+    parent_candidate: int | None = None,
+    examples: list[dict[str, Any]] | None = None,
+) -> CandidateResult:
+    """Choose, insert, keep; shared by the tool and by repair (`evidence` of a failed choice)."""
+    if ctx.target is not Target.OPENMP:
+        raise ToolError("annotate makes OpenMP candidates only")
+    loops = annotatable(ctx.program, function)
+    if not loops:
+        raise ToolError(
+            "no loop the analysis can prove safe to parallelise"
+            + (f" in {function}()" if function else "")
+        )
+    note = ""
+    if mode == "analysis":
+        choices = first_options(loops)
+        step_id = await _record_choice(ctx, choices)
+    else:
+        messages = annotate_messages(
+            ctx.source,
+            ctx.language,
+            ctx.program,
+            loops,
+            evidence,
+            examples or ctx.found_examples,
+        )
+        if previous:
+            messages[-1] = messages[-1].model_copy(
+                update={
+                    "content": (messages[-1].content or "")
+                    + "\nThe failed choice was: "
+                    + json.dumps([c.model_dump() for c in previous])
+                }
+            )
+        request = ChatRequest(
+            messages=messages,
+            sampling=Sampling(
+                max_tokens=ctx.settings.annotate_tokens, temperature=ctx.settings.temperature
+            ),
+            response_schema=JsonSchema(json_schema=choice_schema(loops), name="choices"),
+        )
+        text, step_id = await ask(ctx, request, "annotate")
+        choices, note = _parse(text, loops)
+    try:
+        source = apply_choices(ctx.source, ctx.program, choices)
+    except AnnotationError as exc:
+        choices, note = first_options(loops), f"the model's choice was unusable ({exc})"
+        source = apply_choices(ctx.source, ctx.program, choices)
+    strategy = label(ctx, choices)
+    made = await keep(ctx, source, strategy, step_id, parent=parent_candidate)
+    made.choices = choices
+    return CandidateResult(candidate_id=made.candidate_id, strategy=strategy, note=note)
+
+
+def _parse(text: str, loops: list[Any]) -> tuple[list[LoopChoice], str]:
+    """The model's choices, or the first options (with why) when its reply is not usable."""
+    try:
+        raw = json.loads(text)
+        choices = [LoopChoice.model_validate(c) for c in raw["choices"]]
+    except (ValueError, KeyError, TypeError, ValidationError) as exc:
+        return first_options(loops), f"the model's reply was not a valid choice ({exc})"[:300]
+    if not any(c.parallel for c in choices):
+        return first_options(loops), "the model parallelised nothing"
+    return choices, ""
+
+
+async def _record_choice(ctx: ToolContext, choices: list[LoopChoice]) -> int:
+    """The analysis-only choice as a tool step, so its candidate hangs below something."""
+    return await ctx.recorder.add_step(
+        StepCreate(
+            kind=StepKind.TOOL_CALL,
+            name="annotate",
+            tool_name="annotate",
+            parent_id=await ctx.parent_id(),
+            arguments={"mode": "analysis"},
+            result={"choices": [c.model_dump() for c in choices]},
+        )
+    )
+
+
+def _examples(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, BaseModel):
+        value = value.model_dump()
+    if isinstance(value, dict):
+        value = value.get("examples", [])
+    return (
+        [v for v in value if isinstance(v, dict) and "source" in v]
+        if isinstance(value, list)
+        else []
+    )
+
+
+def label(ctx: ToolContext, choices: list[LoopChoice]) -> str:
+    """`annotate[reduction:+,independent]:L1/static,L3/dynamic`: the loop patterns first, so
+    later tasks can retrieve this candidate as an example (see `corpus.store.examples`)."""
+    chosen = [c for c in choices if c.parallel]
+    tags: list[str] = []
+    for choice in chosen:
+        dep = ctx.program.loop(choice.loop).dependence
+        tags += [
+            t
+            for t in ([f"reduction:{r.op}" for r in dep.reductions] or [dep.kind])
+            if t not in tags
+        ]
+    loops = ",".join(f"{c.loop}/{c.schedule}{'+simd' if c.simd else ''}" for c in chosen)
+    return f"annotate[{','.join(tags)}]:{loops}"[:200]

@@ -1,0 +1,156 @@
+"""What a tool is, what it gets to work with, and the registry the planner chooses from.
+
+A tool is one file: a typed argument model, a result model, and `async run(args, ctx)`. Tools
+are called by the task-fetching scheduler with the plan step's arguments after `$N` references
+were replaced by earlier steps' results; a result that is an earlier candidate arrives as a
+dict or model with a `candidate_id`, and `ref_id` turns it into the id the argument wants.
+A tool that fails raises; the scheduler turns that into the step's error (a failing candidate
+is not an error: it is a verdict).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+from pydantic import BaseModel
+
+from agents.analysis import Program
+from agents.core import Ledger, ToolSpec
+from agents.llm import LLMClient
+from agents.trajectory import Identity
+from agents.verifier import Verifier
+from corpus.store.models import TaskDetail
+from corpus.store.recorder import Recorder
+from sandbox.spec import Language, Spec, Target, TestCase
+from sandbox.verdict import Verdict
+
+
+class ToolError(Exception):
+    """A tool could not do what the step asked (bad arguments, nothing to work on)."""
+
+
+@dataclass
+class Made:
+    """A candidate made in this task: its code and where it came from."""
+
+    candidate_id: int
+    source: str
+    strategy: str
+    key: str
+    """Normalised code: two candidates with the same key are the same program."""
+    step_id: int
+    generation: int = 0
+    """0 for a first candidate, n+1 for a repair of a candidate of generation n."""
+    choices: list[Any] | None = None
+    """The loop choices of an annotated candidate (what a repair changes)."""
+    verdict: Verdict | None = None
+
+
+class Examples(Protocol):
+    """Verified candidates of earlier tasks (the store), searched by loop pattern."""
+
+    async def search(
+        self, target: Target, patterns: list[str], limit: int, exclude_task: str
+    ) -> list[dict[str, Any]]: ...
+
+
+@dataclass
+class ToolContext:
+    """Everything the tools of one run share: clients, the task, and what was made so far."""
+
+    llm: LLMClient
+    verifier: Verifier
+    recorder: Recorder
+    task: TaskDetail
+    source: str
+    """The code the agent transforms: a program, or a function that the spec's driver includes."""
+    function: str | None
+    """The function the user asked to parallelise (None: any)."""
+    spec: Spec
+    target: Target
+    language: Language
+    program: Program
+    ledger: Ledger
+    identity: Identity
+    settings: Any
+    """The runner's `GraphConfig` (sampling per kind of call, repair width)."""
+    examples: Examples | None = None
+    parent: asyncio.Future[int] | None = None
+    """The id of the step the current calls hang below (the plan's model call)."""
+    made: dict[int, Made] = field(default_factory=dict)
+    """Candidates by id."""
+    verdicts: dict[str, tuple[int, Verdict]] = field(default_factory=dict)
+    """Verdicts by normalised code: a candidate already verified in this task is not run again."""
+    extra_tests: list[TestCase] = field(default_factory=list)
+    """Generated inputs that the sequential program ran cleanly (verify adds them)."""
+    failures: list[str] = field(default_factory=list)
+    """Infrastructure failures of steps (model unreachable, sandbox down): not the model's."""
+    found_examples: list[dict[str, Any]] = field(default_factory=list)
+    """Verified code of similar loops from earlier tasks, once an `examples` step ran."""
+
+    @property
+    def task_tests(self) -> list[TestCase]:
+        """The tests the user gave (shown to the model), not the generated ones."""
+        return list(self.spec.tests) if self.task.tests else []
+
+    async def parent_id(self) -> int | None:
+        """The step this run's rows hang below; waits until it is stored."""
+        return None if self.parent is None else await asyncio.shield(self.parent)
+
+
+class Tool(Protocol):
+    """One tool of the registry."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Args: ClassVar[type[BaseModel]]
+
+    async def run(self, args: Any, ctx: ToolContext) -> BaseModel: ...
+
+
+def ref_id(value: Any, key: str = "candidate_id") -> Any:
+    """An id out of an earlier step's result (`{"candidate_id": 3, ...}`) or the value itself."""
+    if isinstance(value, BaseModel):
+        value = value.model_dump()
+    if isinstance(value, Mapping) and key in value:
+        return value[key]
+    return value
+
+
+class Registry:
+    """The tools a plan may call, by name."""
+
+    def __init__(self, tools: Iterable[Tool]) -> None:
+        self.tools = {tool.name: tool for tool in tools}
+
+    def specs(self) -> list[ToolSpec]:
+        """What the planner is shown and its schema is built from."""
+        return [
+            ToolSpec(name=t.name, description=t.description, args_schema=_schema(t.Args))
+            for t in self.tools.values()
+        ]
+
+    def get(self, name: str) -> Tool:
+        try:
+            return self.tools[name]
+        except KeyError:
+            raise ToolError(f"no tool named {name!r}") from None
+
+    async def call(self, name: str, arguments: Mapping[str, Any], ctx: ToolContext) -> BaseModel:
+        """Validate the arguments against the tool's model and run it."""
+        tool = self.get(name)
+        args = tool.Args.model_validate(dict(arguments))
+        return await tool.run(args, ctx)
+
+
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A flat JSON schema of an argument model (no `$defs`, no titles), for structured output."""
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    schema["additionalProperties"] = False
+    return schema

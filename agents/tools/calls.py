@@ -1,0 +1,59 @@
+"""The two things most tools do: ask the model (recorded as a step), and keep a candidate."""
+
+from __future__ import annotations
+
+from agents.analysis import normalise
+from agents.llm import ChatRequest, LLMError
+from agents.tools.base import Made, ToolContext
+from agents.trajectory import llm_steps
+from corpus.store.models import CandidateCreate, SourceLanguage
+from sandbox.spec import Target
+
+
+async def ask(ctx: ToolContext, request: ChatRequest, name: str) -> tuple[str, int]:
+    """One model call, stored as an `llm_call` step named `name` below the plan; its tokens
+    are charged to the task's budget. Returns the reply and the step's id; a failed call is
+    stored too, then raised."""
+    stream = ctx.llm.stream(request)
+    error: LLMError | None = None
+    try:
+        async with stream:
+            async for _ in stream:
+                pass
+    except LLMError as exc:
+        if stream.record is None:
+            raise
+        error = exc
+    record = stream.record
+    assert record is not None
+    if record.usage is not None:
+        ctx.ledger.charge_tokens(record.usage.prompt_tokens + record.usage.completion_tokens)
+    parent = await ctx.parent_id()
+    step = llm_steps(record, ctx.identity)[0].model_copy(update={"name": name, "parent_id": parent})
+    step_id = await ctx.recorder.add_step(step)
+    if error is not None:
+        raise error
+    return (record.choices[0].text if record.choices else ""), step_id
+
+
+async def keep(
+    ctx: ToolContext, source: str, strategy: str, step_id: int, parent: int | None = None
+) -> Made:
+    """Store a candidate program made by `strategy` (below the step that wrote it)."""
+    language = SourceLanguage.CUDA if ctx.target is Target.CUDA else ctx.task.language
+    candidate_id = await ctx.recorder.add_candidate(
+        CandidateCreate(
+            target=ctx.target.value,
+            language=language,
+            source=source,
+            strategy=strategy,
+            step_id=step_id,
+            parent_id=parent,
+            generation=0 if parent is None else ctx.made[parent].generation + 1,
+        )
+    )
+    ctx.ledger.charge_candidate()
+    made = Made(candidate_id, source, strategy, normalise(source, ctx.language), step_id)
+    made.generation = 0 if parent is None else ctx.made[parent].generation + 1
+    ctx.made[candidate_id] = made
+    return made

@@ -1,0 +1,98 @@
+"""`rewrite`: the model writes the whole program again following a named strategy.
+
+The strong-model way to write a candidate (and the only one for MPI and CUDA, and for loops
+the analysis cannot annotate, such as a scan that needs a two-pass blocked rewrite).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from agents.extract import extract_code
+from agents.llm import ChatRequest, Sampling
+from agents.prompts.translate import rewrite_messages
+from agents.tools.annotate import CandidateResult, _examples
+from agents.tools.base import ToolContext
+from agents.tools.calls import ask, keep
+from sandbox.spec import Target
+
+STRATEGIES: dict[Target, list[str]] = {
+    Target.OPENMP: [
+        "parallel for on the outermost independent loops, with reduction clauses",
+        "two-pass blocked scan: per-thread partial sums, then an exclusive scan of the block "
+        "totals, then a second parallel pass",
+        "privatised per-thread histograms merged at the end",
+        "OpenMP tasks for recursive or irregular work",
+    ],
+    Target.MPI: [
+        "block decomposition of the outer loop, partial results combined with MPI_Reduce",
+        "cyclic decomposition with MPI_Allreduce",
+        "rank 0 scatters the input with MPI_Scatterv and gathers results with MPI_Gatherv",
+    ],
+    Target.CUDA: [
+        "one thread per element with a bounds guard",
+        "grid-stride loops",
+        "tree reduction in shared memory, one atomicAdd per block",
+    ],
+}
+
+
+class RewriteArgs(BaseModel):
+    strategy: str = ""
+    """How to parallelise (empty: the target's first strategy)."""
+    examples: Any = None
+
+
+class Rewrite:
+    name: ClassVar[str] = "rewrite"
+    description: ClassVar[str] = (
+        "Have the model write a complete parallel program following a named strategy."
+    )
+    Args: ClassVar[type[BaseModel]] = RewriteArgs
+
+    async def run(self, args: RewriteArgs, ctx: ToolContext) -> CandidateResult:
+        strategy = args.strategy.strip() or STRATEGIES[ctx.target][0]
+        found = _examples(args.examples) or ctx.found_examples
+        hint = strategy
+        if found:
+            hint += ". A verified translation of a similar loop:\n" + found[0]["source"][:1500]
+        return await rewrite(ctx, strategy, hint)
+
+
+async def rewrite(
+    ctx: ToolContext,
+    strategy: str,
+    hint: str,
+    *,
+    evidence: str = "",
+    previous: str = "",
+    parent_candidate: int | None = None,
+) -> CandidateResult:
+    """Ask, extract, keep; shared by the tool and by repair (`previous` code and `evidence`)."""
+    spec = ctx.spec
+    request = ChatRequest(
+        messages=rewrite_messages(
+            ctx.source,
+            ctx.language,
+            ctx.target,
+            ctx.task_tests,
+            threads=spec.threads,
+            ranks=spec.ranks,
+            tolerance=spec.tolerance,
+            strategy=hint,
+            evidence=evidence,
+            previous=previous,
+            function_only=spec.driver is not None,
+        ),
+        sampling=Sampling(
+            max_tokens=ctx.settings.rewrite_tokens, temperature=ctx.settings.temperature
+        ),
+    )
+    text, step_id = await ask(ctx, request, "repair" if previous else "rewrite")
+    extracted = extract_code(text)
+    note = "" if extracted.code.strip() else "the model's reply holds no code"
+    label = ("repair:" if previous else "rewrite:") + strategy[:150]
+    made = await keep(ctx, extracted.code or " ", label, step_id, parent=parent_candidate)
+    return CandidateResult(candidate_id=made.candidate_id, strategy=label, note=note)

@@ -1,0 +1,111 @@
+"""`verify`: build, test, race-check and time a candidate in the sandbox.
+
+A candidate whose normalised code was already verified in this task reuses that verdict
+(comments, white space and clause order do not make a new program). Generated tests that the
+sequential program ran cleanly are added in front of the user's, whose last one stays the
+timing input.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, field_validator
+
+from agents.tools.base import Made, ToolContext, ToolError, ref_id
+from agents.trajectory import verdict_summary, verify_arguments, verify_step
+from sandbox.errors import SandboxError
+from sandbox.spec import Candidate, Spec
+from sandbox.verdict import BuildReport, Status, Verdict
+
+
+class VerifyArgs(BaseModel):
+    candidate: int
+    """The candidate's id, or "$N" of the step that made it."""
+    tests: Any = None
+    """"$N" of a `tests` step, to wait for the generated tests first."""
+
+    @field_validator("candidate", mode="before")
+    @classmethod
+    def _from_result(cls, value: Any) -> Any:
+        return ref_id(value)
+
+
+class VerdictResult(BaseModel):
+    candidate_id: int
+    status: str
+    reason: str
+    speedup: dict[int, float] = {}
+    reused: bool = False
+
+
+class Verify:
+    name: ClassVar[str] = "verify"
+    description: ClassVar[str] = (
+        "Check a candidate in the sandbox: build, compare with the original on the tests at "
+        "several thread or rank counts, race-check, time."
+    )
+    Args: ClassVar[type[BaseModel]] = VerifyArgs
+
+    async def run(self, args: VerifyArgs, ctx: ToolContext) -> VerdictResult:
+        made = ctx.made.get(args.candidate)
+        if made is None:
+            raise ToolError(f"no candidate {args.candidate} in this task")
+        verdict, reused = await verify_made(ctx, made)
+        timing = verdict.timing
+        return VerdictResult(
+            candidate_id=made.candidate_id,
+            status=verdict.status.value,
+            reason=verdict.reason,
+            speedup=dict(timing.speedup) if timing else {},
+            reused=reused,
+        )
+
+
+def checked_spec(ctx: ToolContext) -> Spec:
+    """The task's spec with the generated tests in front."""
+    if not ctx.extra_tests:
+        return ctx.spec
+    timing = ctx.spec.timing or ctx.spec.tests[-1]
+    return ctx.spec.model_copy(
+        update={"tests": [*ctx.extra_tests, *ctx.spec.tests], "timing": timing}
+    )
+
+
+async def verify_made(ctx: ToolContext, made: Made) -> tuple[Verdict, bool]:
+    """The candidate's verdict (reused when the same program was verified), stored."""
+    if made.verdict is not None:
+        return made.verdict, True
+    started = datetime.now(UTC)
+    spec = checked_spec(ctx)
+    arguments: dict[str, Any] = verify_arguments(made.candidate_id, spec, ctx.target, made.strategy)
+    seen = ctx.verdicts.get(made.key)
+    reused = seen is not None
+    if seen is not None:
+        arguments["same_as"] = seen[0]
+        verdict = seen[1]
+    elif not made.source.strip():
+        verdict = Verdict(
+            target=ctx.target,
+            status=Status.BUILD_FAILED,
+            reason="the model's reply holds no code",
+            build=BuildReport(ok=False),
+        )
+    else:
+        ctx.ledger.charge_sandbox_run()
+        try:
+            verdict = await ctx.verifier(spec, Candidate(target=ctx.target, source=made.source))
+        except SandboxError as exc:
+            await ctx.recorder.add_step(
+                verify_step(arguments, started, error=str(exc), parent_id=made.step_id)
+            )
+            raise
+        ctx.verdicts[made.key] = (made.candidate_id, verdict)
+    summary = verdict_summary(verdict) | ({"reused": True} if reused else {})
+    await ctx.recorder.add_step(
+        verify_step(arguments, started, result=summary, parent_id=made.step_id)
+    )
+    await ctx.recorder.add_verdict(made.candidate_id, verdict)
+    made.verdict = verdict
+    return verdict, reused

@@ -1,0 +1,82 @@
+"""What every runner shares to judge candidates: the checks a task asks for, the spec a task
+becomes, and the `Verifier` seam over the sandbox's `verify` (a fake in tests)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from corpus.store.models import TaskDetail
+from sandbox.base import Sandbox
+from sandbox.spec import Candidate, Language, Spec, TestCase, Tolerance
+from sandbox.verdict import Verdict
+from sandbox.verify import VerifyOptions, verify
+
+
+class Checks(BaseModel):
+    """How a task's candidates are checked: counts, limits, tolerance, timing."""
+
+    threads: list[int] = Field(default_factory=lambda: [1, 2, 4], min_length=1)
+    """OpenMP thread counts of the equivalence runs and the timing."""
+    ranks: list[int] = Field(default_factory=lambda: [1, 2, 4], min_length=1)
+    """MPI rank counts of the equivalence runs and the timing."""
+    timeout_s: float = Field(default=20.0, gt=0)
+    """Wall-clock limit of one program run."""
+    timing_repeats: int = Field(default=5, ge=1)
+    tolerance: Tolerance | None = None
+    """None: outputs must match the sequential program's exactly. Programs that print
+    floating-point sums that a parallel reduction reassociates need a small `rtol`
+    (`PARFORGE_PROMPT_MODE__TOLERANCE='{"rtol": 1e-9}'`)."""
+    timing: bool = True
+    """Time passing candidates against the sequential program (speedups)."""
+
+
+class Verifier(Protocol):
+    """Checks one candidate against a spec (the sandbox's `verify`, or a fake in tests)."""
+
+    async def __call__(self, spec: Spec, candidate: Candidate) -> Verdict: ...
+
+    async def aclose(self) -> None: ...
+
+
+class SandboxVerifier:
+    """`sandbox.verify.verify` on one long-lived sandbox, with fixed options."""
+
+    def __init__(
+        self, sandbox: Sandbox, options: VerifyOptions | None = None, timing: bool = True
+    ) -> None:
+        self.sandbox = sandbox
+        self.options = options or VerifyOptions()
+        self.timing = timing
+
+    async def __call__(self, spec: Spec, candidate: Candidate) -> Verdict:
+        return await verify(self.sandbox, spec, candidate, timing=self.timing, options=self.options)
+
+    async def aclose(self) -> None:
+        """Release the sandbox (its warm containers)."""
+        await self.sandbox.aclose()
+
+
+def task_spec(task: TaskDetail, checks: Checks) -> Spec:
+    """What candidates of `task` are verified against: the spec its options give, else its source
+    as the reference program with its tests (one test with no arguments and empty stdin when it
+    has none), compared within the task's tolerance or the runner's."""
+    options = task.options
+    if options is not None and options.spec is not None:
+        return Spec.model_validate(options.spec)
+    tolerance = checks.tolerance
+    if options is not None and (options.rtol is not None or options.atol is not None):
+        tolerance = Tolerance(rtol=options.rtol or 0.0, atol=options.atol or 0.0)
+    tests = [TestCase(name=t.name, args=t.args, stdin=t.stdin) for t in task.tests or []]
+    return Spec(
+        name=task.name,
+        language=Language(task.language.value),
+        reference=task.source,
+        tests=tests or [TestCase(name="default")],
+        tolerance=tolerance,
+        threads=checks.threads,
+        ranks=checks.ranks,
+        timeout_s=checks.timeout_s,
+        timing_repeats=checks.timing_repeats,
+    )

@@ -1,0 +1,228 @@
+"""`parforge translate FILE --to openmp`: the main job. The translate agent plans, makes and
+verifies candidates; the command shows its steps as they happen and prints the best verified
+program with its verdict, or, honestly, that no candidate passed and why."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from agents.preflight import InputRejected, check_original, check_program
+from agents.verifier import SandboxVerifier, task_spec
+from corpus.store import Notifier, tasks
+from corpus.store.models import (
+    Budgets,
+    JobStatus,
+    ParallelTarget,
+    SourceLanguage,
+    TaskCreate,
+    TaskDetail,
+    TaskOptions,
+    TestInput,
+)
+from parforge.cli._common import console, fail, run, settings
+from parforge.cli._store import store
+from parforge.cli.tasks_cmd import SUFFIXES
+from parforge.service.events import follow
+from parforge.service.pool import WorkerPool
+from parforge.service.runners import build_graph_runner, close_runner
+from parforge.settings import Settings
+from sandbox.spec import Language
+
+out = Console()
+
+STATUS = {
+    JobStatus.SUCCEEDED: "verified",
+    JobStatus.NO_VERIFIED_CANDIDATE: "no_verified_candidate",
+    JobStatus.FAILED: "failed",
+    JobStatus.CANCELLED: "cancelled",
+}
+
+
+def translate(
+    file: Annotated[
+        Path, typer.Argument(exists=True, dir_okay=False, help="A complete C/C++ program.")
+    ],
+    to: Annotated[ParallelTarget, typer.Option("--to", help="openmp, mpi or cuda.")],
+    function: Annotated[
+        str | None, typer.Option(help="Parallelise this function (default: the agent looks).")
+    ] = None,
+    test: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--test", help="A test's arguments, shell-quoted (repeatable; the last is timed)."
+        ),
+    ] = None,
+    tests: Annotated[
+        Path | None, typer.Option(exists=True, help="JSON list of {name, args, stdin}.")
+    ] = None,
+    rtol: Annotated[
+        float | None, typer.Option(min=0, help="Compare numbers with this relative tolerance.")
+    ] = None,
+    budget_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Model tokens for the task.")
+    ] = None,
+    budget_time: Annotated[
+        float | None, typer.Option(min=1, help="Wall-clock seconds for the task.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Translate a sequential program into a verified parallel one."""
+    language = SourceLanguage(SUFFIXES.get(file.suffix, "cpp"))
+    source = file.read_text(errors="replace")
+    try:
+        test_inputs = (
+            [TestInput.model_validate(t) for t in json.loads(tests.read_text())] if tests else []
+        )
+        test_inputs += [
+            TestInput(name=f"test-{len(test_inputs) + i + 1}", args=shlex.split(args))
+            for i, args in enumerate(test or [])
+        ]
+        create = TaskCreate(
+            name=file.stem,
+            source=source,
+            language=language,
+            target=to,
+            tests=test_inputs or None,
+            agent="graph",
+            options=TaskOptions(function=function, rtol=rtol),
+            budgets=Budgets(time_s=budget_time, tokens=budget_tokens),
+        )
+        check_program(source, Language(language.value), function)
+    except (ValueError, InputRejected) as exc:
+        fail(f"invalid input: {exc}", 2)
+    config = settings()
+    status = run(_translate(config, create, as_json))
+    raise SystemExit(0 if status is JobStatus.SUCCEEDED else 1)
+
+
+async def _translate(config: Settings, create: TaskCreate, as_json: bool) -> JobStatus:
+    with store(config) as engine:
+        runner = build_graph_runner(config)
+        try:
+            verifier = SandboxVerifier(config.sandbox.build(), config.verify)
+            try:
+                detail = TaskDetail.model_validate(create.model_dump() | {"id": "preflight"})
+                await check_original(verifier, task_spec(detail, config.graph))
+            except InputRejected as exc:
+                fail(f"invalid input: {exc}", 2)
+            finally:
+                await verifier.aclose()
+            with Session(engine) as session:
+                task_id = tasks.submit(session, create).id
+            console.print(f"task {task_id} queued", highlight=False)
+            status = await _run_and_show(config, engine, runner, task_id, quiet=as_json)
+        finally:
+            await close_runner(runner)
+        summary = _summary(engine, task_id)
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
+    else:
+        _print(summary)
+    return status
+
+
+async def _run_and_show(
+    config: Settings, engine: Engine, runner: Any, task_id: str, quiet: bool
+) -> JobStatus:
+    notifier = Notifier()
+    pool = WorkerPool(engine, runner, config.server, notifier)
+    job = asyncio.create_task(pool.run_task(task_id))
+    status = JobStatus.QUEUED
+    try:
+        async for event in follow(engine, notifier, task_id, poll_s=config.server.poll_s):
+            if event.kind == "status":
+                status = JobStatus(str(event.data["status"]))
+            if not quiet:
+                line = describe(event.kind, event.data)
+                if line:
+                    console.print(escape(line), highlight=False)
+    except BaseException:
+        job.cancel()
+        raise
+    finally:
+        await asyncio.gather(job, return_exceptions=True)
+    return status
+
+
+def describe(kind: str, data: dict[str, Any]) -> str | None:
+    """One progress line per event (pure)."""
+    if kind == "step":
+        name = data.get("name") or ""
+        took = f" {float(data['latency_s']):.1f}s" if data.get("latency_s") else ""
+        if data.get("kind") == "llm_call":
+            tokens = data.get("completion_tokens")
+            return f"  model  {name}{took}" + (f", {tokens} tokens" if tokens else "")
+        result = data.get("result") or {}
+        if name == "analyse" and isinstance(result, dict):
+            loops = result.get("loops", [])
+            return f"  tool   analyse: {len(loops)} loops, parallelisable {', '.join(result.get('parallelisable', [])) or 'none'}"
+        if name == "verify":
+            status = result.get("status", "error") if isinstance(result, dict) else "error"
+            cid = (data.get("arguments") or {}).get("candidate_id")
+            return f"  tool   verify candidate {cid}: {status}{took}"
+        error = f" ({data['error']})" if data.get("error") else ""
+        return f"  tool   {name}{took}{error}"
+    if kind == "candidate":
+        return f"  candidate {data.get('id')}: {data.get('strategy')}"
+    if kind == "status":
+        return f"task {data.get('status')}" + (f": {data['reason']}" if data.get("reason") else "")
+    return None
+
+
+def _summary(engine: Engine, task_id: str) -> dict[str, Any]:
+    """The `--json` object: status, reason, best candidate with its verdict, counts."""
+    with Session(engine) as session:
+        task = tasks.get(session, task_id)
+        assert task is not None
+        candidates = tasks.candidates(session, task_id)
+        steps = tasks.steps_of(session, task_id)
+    best = next((c for c in candidates if c.id == task.best_candidate_id), None)
+    verdict = best.verdict.data if best and best.verdict else None
+    return {
+        "task_id": task_id,
+        "status": STATUS.get(JobStatus(task.status), str(task.status)),
+        "reason": task.reason,
+        "best": None
+        if best is None or verdict is None
+        else {
+            "candidate_id": best.id,
+            "strategy": best.strategy,
+            "source": best.source,
+            "verdict": {
+                "status": verdict.get("status"),
+                "race_free": bool((verdict.get("concurrency") or {}).get("ok")),
+                "speedup": (verdict.get("timing") or {}).get("speedup", {}),
+                "reason": verdict.get("reason", ""),
+            },
+        },
+        "candidates": len(candidates),
+        "llm_calls": sum(1 for s in steps if s.kind == "llm_call"),
+        "tool_calls": sum(1 for s in steps if s.kind == "tool_call"),
+        "tokens": sum((s.prompt_tokens or 0) + (s.completion_tokens or 0) for s in steps),
+    }
+
+
+def _print(summary: dict[str, Any]) -> None:
+    best = summary["best"]
+    if best is None:
+        console.print(
+            f"[bold red]no verified candidate[/]: {escape(summary['reason'])}", highlight=False
+        )
+        return
+    speedups = ", ".join(f"{v:.2f}x at {k}" for k, v in best["verdict"]["speedup"].items())
+    console.print(
+        f"[bold green]verified[/] candidate {best['candidate_id']} ({escape(best['strategy'])}): "
+        f"race-free {best['verdict']['race_free']}, speedup {speedups or 'not timed'}",
+        highlight=False,
+    )
+    out.print(best["source"], markup=False, highlight=False)

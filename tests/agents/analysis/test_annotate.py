@@ -1,0 +1,187 @@
+"""OpenMP annotation: the choice schema, directives, and inserting them into the source."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from agents.analysis import (
+    AnnotationError,
+    LoopChoice,
+    analyse,
+    annotatable,
+    apply_choices,
+    choice_schema,
+    default_choices,
+    directive,
+)
+from sandbox.spec import Language
+
+PROGRAM = """#include <stdio.h>
+#include <stdlib.h>
+
+double work(int n, double *a, double *b, double *y) {
+    double sum = 0.0, t;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            a[i * n + j] = b[i * n + j] * 2.0;
+    for (int i = 1; i < n; i++) {
+        y[i] = y[i - 1] + b[i];
+    }
+    for (int i = 0; i < n; i++) {
+        t = b[i] * b[i];
+        sum += t;
+    }
+    return sum;
+}
+
+int main(void) {
+    int n = 100;
+    double *a = calloc(n * n, sizeof *a), *b = calloc(n * n, sizeof *b), *y = calloc(n, sizeof *y);
+    printf("%f\\n", work(n, a, b, y));
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def program():
+    return analyse(PROGRAM, Language.C)
+
+
+def test_the_loops_that_can_be_annotated_are_outermost_first(program) -> None:
+    ids = [loop.id for loop in annotatable(program)]
+    assert ids == ["L1", "L4", "L2"]  # L3 is a scan
+    assert program.loop("L1").perfect_nest == 2
+    assert annotatable(program, "main") == []
+
+
+def test_the_schema_accepts_the_default_choices_and_rejects_a_scan(program) -> None:
+    loops = annotatable(program)
+    schema = choice_schema(loops)
+    defaults = [c.model_dump() for c in default_choices(loops)]
+    assert [c["loop"] for c in defaults] == ["L1", "L4"]
+    jsonschema.validate({"choices": defaults}, schema)
+    scan = {**defaults[0], "loop": "L3"}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"choices": [scan]}, schema)
+
+
+def test_the_schema_bounds_collapse_per_loop(program) -> None:
+    schema = choice_schema(annotatable(program))
+    base = LoopChoice(loop="L1", collapse=2).model_dump()
+    jsonschema.validate({"choices": [base]}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"choices": [{**base, "loop": "L4"}]}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"choices": [{**base, "chunk": 3}]}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"choices": []}, schema)
+
+
+def test_no_annotatable_loop_means_no_schema() -> None:
+    with pytest.raises(AnnotationError):
+        choice_schema([])
+
+
+def test_clauses_come_from_the_analysis(program) -> None:
+    loop = program.loop("L4")
+    assert directive(loop, LoopChoice(loop="L4")) == (
+        "#pragma omp parallel for reduction(+:sum) private(t) schedule(static)"
+    )
+    choice = LoopChoice(loop="L1", schedule="dynamic", chunk=16, collapse=2, simd=True)
+    assert directive(program.loop("L1"), choice) == (
+        "#pragma omp parallel for simd schedule(dynamic,16) collapse(2)"
+    )
+
+
+def test_directives_go_above_their_loops_with_their_indentation(program) -> None:
+    choices = [LoopChoice(loop="L1", collapse=2), LoopChoice(loop="L4", schedule="guided")]
+    out = apply_choices(PROGRAM, program, choices).split("\n")
+    assert out[5] == "    #pragma omp parallel for schedule(static) collapse(2)"
+    assert out[6].startswith("    for (int i = 0; i < n; i++)")
+    pragma = out.index("    #pragma omp parallel for reduction(+:sum) private(t) schedule(guided)")
+    assert out[pragma + 1] == "    for (int i = 0; i < n; i++) {"
+    assert len(out) == len(PROGRAM.split("\n")) + 2
+    assert "omp.h" not in "\n".join(out)
+
+
+def test_an_inner_loop_gets_its_own_indentation(program) -> None:
+    out = apply_choices(PROGRAM, program, [LoopChoice(loop="L2")]).split("\n")
+    assert out[6] == "        #pragma omp parallel for schedule(static)"
+    assert out[7].startswith("        for (int j = 0;")
+
+
+def test_a_loop_sharing_its_line_with_code_is_split() -> None:
+    source = "void f(int n, int *x, int c) {\n    if (c) for (int i = 0; i < n; i++) x[i] = 0;\n}\n"
+    program = analyse(source, Language.C)
+    out = apply_choices(source, program, [LoopChoice(loop="L1")])
+    assert out.split("\n")[1:4] == [
+        "    if (c)",
+        "    #pragma omp parallel for schedule(static)",
+        "    for (int i = 0; i < n; i++) x[i] = 0;",
+    ]
+    _compiles(out, "c")
+
+
+def test_loops_not_chosen_for_parallelism_get_nothing(program) -> None:
+    assert apply_choices(PROGRAM, program, [LoopChoice(loop="L1", parallel=False)]) == PROGRAM
+
+
+@pytest.mark.parametrize(
+    ("choices", "message"),
+    [
+        ([LoopChoice(loop="L3")], "cannot run its iterations in parallel"),
+        ([LoopChoice(loop="L9")], "no loop L9"),
+        ([LoopChoice(loop="L1", collapse=3)], "too deep"),
+        ([LoopChoice(loop="L1"), LoopChoice(loop="L2")], "nested inside loop L1"),
+        ([LoopChoice(loop="L4"), LoopChoice(loop="L4", schedule="dynamic")], "twice"),
+    ],
+)
+def test_impossible_choices_are_rejected(program, choices, message) -> None:
+    with pytest.raises(AnnotationError, match=message):
+        apply_choices(PROGRAM, program, choices)
+
+
+def test_annotation_errors_are_value_errors() -> None:
+    assert issubclass(AnnotationError, ValueError)
+
+
+def test_the_annotated_programs_compile(program) -> None:
+    loops = annotatable(program)
+    _compiles(apply_choices(PROGRAM, program, default_choices(loops)), "c")
+    every = [
+        LoopChoice(loop="L1", schedule="dynamic", chunk=4, collapse=2, simd=True),
+        LoopChoice(loop="L4", schedule="guided", chunk=256),
+    ]
+    _compiles(apply_choices(PROGRAM, program, every), "c")
+
+
+def test_the_annotated_heat2d_compiles() -> None:
+    source = (Path(__file__).parents[3] / "examples" / "heat2d" / "heat2d.c").read_text()
+    program = analyse(source, Language.C)
+    loops = annotatable(program)
+    choices = [
+        LoopChoice(loop=c.loop, collapse=program.loop(c.loop).perfect_nest)
+        for c in default_choices(loops)
+    ]
+    out = apply_choices(source, program, choices)
+    assert "reduction(+:total) reduction(max:hottest)" in out
+    _compiles(out, "c")
+
+
+def _compiles(source: str, language: str) -> None:
+    compiler = shutil.which("gcc") if language == "c" else shutil.which("g++")
+    assert compiler is not None, "gcc is needed to check the annotated programs"
+    done = subprocess.run(
+        [compiler, "-fopenmp", "-fsyntax-only", "-Werror", "-x", language, "-"],
+        input=source,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr + source

@@ -1,0 +1,445 @@
+"""Dependence verdicts on tricky loops, against hand labels.
+
+Each case is a C or C++ function; the label is for the loop at the given position (0 = the
+first loop in source order) and names the verdict, and the reductions or private scalars the
+parallel version needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from agents.analysis import Reduction, analyse
+from sandbox.spec import Language
+
+C, CPP = Language.C, Language.CPP
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    language: Language
+    source: str
+    kind: str
+    loop: int = 0
+    reductions: tuple[tuple[str, str], ...] = ()
+    private: tuple[str, ...] = ()
+    reason: str = ""
+    """A phrase the reason must contain."""
+
+
+CASES = [
+    Case(
+        "map",
+        C,
+        "void f(int n, double *x, const double *y) { for (int i = 0; i < n; i++) x[i] = 2 * y[i] + 1; }",
+        "independent",
+        reason="do not overlap",
+    ),
+    Case(
+        "in-place map",
+        C,
+        "void f(int n, double *x) { for (int i = 0; i < n; ++i) x[i] = x[i] * x[i]; }",
+        "independent",
+    ),
+    Case(
+        "sum +=",
+        C,
+        "double f(int n, double *x) { double s = 0; for (int i = 0; i < n; i++) s += x[i]; return s; }",
+        "reduction",
+        reductions=(("s", "+"),),
+    ),
+    Case(
+        "sum s = s + e",
+        C,
+        "double f(int n, double *x) { double s = 0; for (int i = 0; i < n; i++) s = s + x[i] * x[i]; return s; }",
+        "reduction",
+        reductions=(("s", "+"),),
+    ),
+    Case(
+        "product",
+        C,
+        "double f(int n, double *x) { double p = 1; for (int i = 0; i < n; i++) p *= 1.0 / x[i]; return p; }",
+        "reduction",
+        reductions=(("p", "*"),),
+    ),
+    Case(
+        "product p = e * p",
+        C,
+        "double f(int n, double *x) { double p = 1; for (int i = 0; i < n; i++) p = x[i] * p; return p; }",
+        "reduction",
+        reductions=(("p", "*"),),
+    ),
+    Case(
+        "min via if",
+        C,
+        "int f(int n, int *x) { int m = x[0]; for (int i = 0; i < n; i++) { if (x[i] < m) m = x[i]; } return m; }",
+        "reduction",
+        reductions=(("m", "min"),),
+    ),
+    Case(
+        "min via if with filter",
+        C,
+        "int f(int n, int *x) { int m = 1 << 30; for (int i = 0; i < n; i++) if (x[i] % 2 == 1 && x[i] < m) m = x[i]; return m; }",
+        "reduction",
+        reductions=(("m", "min"),),
+    ),
+    Case(
+        "max via fmax",
+        C,
+        "#include <math.h>\ndouble f(int n, double *x) { double m = x[0]; for (int i = 0; i < n; i++) m = fmax(m, x[i]); return m; }",
+        "reduction",
+        reductions=(("m", "max"),),
+    ),
+    Case(
+        "max via ternary",
+        C,
+        "int f(int n, int *x) { int m = 0; for (int i = 0; i < n; i++) m = x[i] > m ? x[i] : m; return m; }",
+        "reduction",
+        reductions=(("m", "max"),),
+    ),
+    Case(
+        "std::min",
+        CPP,
+        "#include <vector>\n#include <algorithm>\nint f(std::vector<int> const& x) { int m = x[0]; for (size_t i = 0; i < x.size(); ++i) m = std::min(m, x[i]); return m; }",
+        "reduction",
+        reductions=(("m", "min"),),
+    ),
+    Case(
+        "bitwise and",
+        C,
+        "unsigned f(int n, unsigned *x) { unsigned a = ~0u; for (int i = 0; i < n; i++) a &= x[i]; return a; }",
+        "reduction",
+        reductions=(("a", "&"),),
+    ),
+    Case(
+        "bitwise or",
+        C,
+        "unsigned f(int n, unsigned *x) { unsigned a = 0; for (int i = 0; i < n; i++) a |= x[i]; return a; }",
+        "reduction",
+        reductions=(("a", "|"),),
+    ),
+    Case(
+        "xor",
+        CPP,
+        "bool f(std::vector<bool> const& x) { bool r = false; for (int i = 0; i < x.size(); i++) r = r ^ x[i]; return r; }",
+        "reduction",
+        reductions=(("r", "^"),),
+    ),
+    Case(
+        "logical and",
+        C,
+        "int f(int n, int *x) { int ok = 1; for (int i = 0; i < n; i++) ok = ok && x[i] > 0; return ok; }",
+        "reduction",
+        reductions=(("ok", "&&"),),
+    ),
+    Case(
+        "logical or",
+        C,
+        "int f(int n, int *x, int v) { int found = 0; for (int i = 0; i < n; i++) found = found || x[i] == v; return found; }",
+        "reduction",
+        reductions=(("found", "||"),),
+    ),
+    Case(
+        "two reductions",
+        C,
+        "void f(int n, double *x, double *out) { double s = 0, m = 0; for (int i = 0; i < n; i++) { s += x[i]; if (x[i] > m) m = x[i]; } out[0] = s; out[1] = m; }",
+        "reduction",
+        reductions=(("s", "+"), ("m", "max")),
+    ),
+    Case(
+        "counter ++",
+        C,
+        "int f(int n, int *x) { int c = 0; for (int i = 0; i < n; i++) if (x[i] > 0) c++; return c; }",
+        "reduction",
+        reductions=(("c", "+"),),
+    ),
+    Case(
+        "histogram",
+        C,
+        "void f(int n, const int *x, int *hist) { for (int i = 0; i < n; i++) hist[x[i]]++; }",
+        "carried",
+        reason="histogram",
+    ),
+    Case(
+        "indirect write",
+        C,
+        "void f(int n, const int *idx, double *a, const double *b) { for (int i = 0; i < n; i++) a[idx[i]] = b[i]; }",
+        "carried",
+        reason="data-dependent",
+    ),
+    Case(
+        "stencil into another array",
+        C,
+        "void f(int n, const double *u, double *v) { for (int i = 1; i < n - 1; i++) v[i] = (u[i - 1] + u[i] + u[i + 1]) / 3; }",
+        "independent",
+    ),
+    Case(
+        "stencil in place",
+        C,
+        "void f(int n, double *u) { for (int i = 1; i < n - 1; i++) u[i] = (u[i - 1] + u[i] + u[i + 1]) / 3; }",
+        "carried",
+        reason="u[i - 1]",
+    ),
+    Case(
+        "forward read in place",
+        C,
+        "void f(int n, double *u) { for (int i = 0; i < n - 1; i++) u[i] = u[i + 1]; }",
+        "carried",
+    ),
+    Case(
+        "prefix sum",
+        CPP,
+        "void f(std::vector<double> const& x, std::vector<double> &y) { y[0] = x[0]; for (int i = 1; i < x.size(); ++i) y[i] = y[i - 1] + x[i]; }",
+        "carried",
+    ),
+    Case(
+        "running sum scan",
+        C,
+        "void f(int n, const int *x, int *y) { int sum = 0; for (int i = 0; i < n; i++) { sum += x[i]; y[i] = sum; } }",
+        "carried",
+        reason="scan",
+    ),
+    Case(
+        "running min scan",
+        CPP,
+        "void f(std::vector<float> &x) { float m = x[0]; for (int i = 0; i < x.size(); i++) { if (x[i] < m) m = x[i]; x[i] = m; } }",
+        "carried",
+        reason="scan",
+    ),
+    Case(
+        "recurrence",
+        C,
+        "double f(int n, double *x) { double v = 1; for (int i = 0; i < n; i++) v = v * 0.5 + x[i] * v; return v; }",
+        "carried",
+        reason="scan",
+    ),
+    Case(
+        "printf",
+        C,
+        '#include <stdio.h>\nvoid f(int n, double *x) { for (int i = 0; i < n; i++) printf("%f\\n", x[i]); }',
+        "unknown",
+        reason="printf",
+    ),
+    Case(
+        "rand",
+        C,
+        "#include <stdlib.h>\nvoid f(int n, int *x) { for (int i = 0; i < n; i++) x[i] = rand(); }",
+        "unknown",
+        reason="rand",
+    ),
+    Case(
+        "pure math calls",
+        C,
+        "#include <math.h>\nvoid f(int n, double *x) { for (int i = 0; i < n; i++) x[i] = sqrt(fabs(x[i])) + exp(sin(x[i])) + pow(x[i], 2); }",
+        "independent",
+    ),
+    Case(
+        "pure function of the program",
+        C,
+        "static int sq(int v) { return v * v; }\nvoid f(int n, int *x) { for (int i = 0; i < n; i++) x[i] = sq(x[i]); }",
+        "independent",
+    ),
+    Case(
+        "impure function of the program",
+        C,
+        "int calls = 0;\nstatic int sq(int v) { calls++; return v * v; }\nvoid f(int n, int *x) { for (int i = 0; i < n; i++) x[i] = sq(x[i]); }",
+        "unknown",
+        reason="sq",
+    ),
+    Case(
+        "early exit break",
+        C,
+        "int f(int n, int *x) { int k = -1; for (int i = 0; i < n; i++) { if (x[i] == 0) { k = i; break; } } return k; }",
+        "carried",
+        reason="early exit",
+    ),
+    Case(
+        "early exit return",
+        CPP,
+        "bool f(std::vector<int> const& x, int v) { for (size_t i = 0; i < x.size(); ++i) if (x[i] == v) return true; return false; }",
+        "carried",
+        reason="return",
+    ),
+    Case(
+        "break in an inner loop is not an exit",
+        C,
+        "void f(int n, int m, int *a) { for (int i = 0; i < n; i++) { for (int j = 0; j < m; j++) { if (j > i) break; } a[i] = i; } }",
+        "independent",
+    ),
+    Case(
+        "while loop",
+        C,
+        "int f(int n) { int i = 0; while (i < n) i++; return i; }",
+        "unknown",
+        reason="canonical",
+    ),
+    Case(
+        "do loop",
+        C,
+        "int f(int n) { int i = 0; do { i++; } while (i < n); return i; }",
+        "unknown",
+        reason="canonical",
+    ),
+    Case(
+        "outer independent, inner reduction into a[i]",
+        C,
+        "void f(int n, int m, double *a, double **b) { for (int i = 0; i < n; i++) { a[i] = 0; for (int j = 0; j < m; j++) a[i] += b[i][j]; } }",
+        "independent",
+    ),
+    Case(
+        "inner accumulation into a[i]",
+        C,
+        "void f(int n, int m, double *a, double **b) { for (int i = 0; i < n; i++) { a[i] = 0; for (int j = 0; j < m; j++) a[i] += b[i][j]; } }",
+        "carried",
+        loop=1,
+        reason="a[i]",
+    ),
+    Case(
+        "matrix-vector with inner sum",
+        C,
+        "void f(int n, double A[n][n], double *x, double *y) { for (int i = 0; i < n; i++) { double s = 0; for (int j = 0; j < n; j++) s += A[i][j] * x[j]; y[i] = s; } }",
+        "independent",
+    ),
+    Case(
+        "private temporary",
+        C,
+        "void f(int n, double *x, double *y) { double t; for (int i = 0; i < n; i++) { t = x[i] * 2; y[i] = t + t * t; } }",
+        "independent",
+        private=("t",),
+    ),
+    Case(
+        "temporary read after the loop",
+        C,
+        "double f(int n, double *x, double *y) { double t = 0; for (int i = 0; i < n; i++) { t = x[i] * 2; y[i] = t; } return t; }",
+        "carried",
+        reason="lastprivate",
+    ),
+    Case(
+        "conditional assignment",
+        C,
+        "int f(int n, int *x) { int last = -1; for (int i = 0; i < n; i++) if (x[i] > 0) last = i; return last; }",
+        "carried",
+        reason="some iterations",
+    ),
+    Case(
+        "loop variables declared outside",
+        C,
+        "void f(int n, int m, double *a) { int i, j; for (i = 0; i < n; i++) for (j = 0; j < m; j++) a[i * m + j] = i + j; }",
+        "independent",
+        private=("j",),
+    ),
+    Case(
+        "triangular",
+        C,
+        "void f(int n, double *a) { for (int i = 0; i < n; i++) for (int j = 0; j <= i; j++) a[i * n + j] = 1.0; }",
+        "independent",
+    ),
+    Case(
+        "2-D in place by rows",
+        C,
+        "void f(int n, int m, double a[n][m]) { for (int i = 1; i < n; i++) for (int j = 0; j < m; j++) a[i][j] += a[i - 1][j]; }",
+        "carried",
+    ),
+    Case(
+        "2-D in place by rows: the inner loop",
+        C,
+        "void f(int n, int m, double a[n][m]) { for (int i = 1; i < n; i++) for (int j = 0; j < m; j++) a[i][j] += a[i - 1][j]; }",
+        "independent",
+        loop=1,
+    ),
+    Case(
+        "write to one element",
+        C,
+        "void f(int n, double *a, double *x) { for (int i = 0; i < n; i++) a[0] = x[i]; }",
+        "carried",
+        reason="same element",
+    ),
+    Case(
+        "C++ vectors and size()",
+        CPP,
+        "#include <vector>\nvoid f(std::vector<int> &x) { for (size_t i = 0; i < x.size(); ++i) x[i] = -x[i]; }",
+        "independent",
+    ),
+    Case(
+        "push_back",
+        CPP,
+        "#include <vector>\nvoid f(std::vector<int> const& x, std::vector<int> &y) { for (size_t i = 0; i < x.size(); ++i) y.push_back(x[i]); }",
+        "unknown",
+        reason="push_back",
+    ),
+    Case(
+        "range-for",
+        CPP,
+        "#include <vector>\nint f(std::vector<int> const& x) { int s = 0; for (int v : x) s += v; return s; }",
+        "unknown",
+        reason="range-based",
+    ),
+    Case(
+        "reverse index",
+        C,
+        "void f(int n, const int *x, int *y) { for (int i = 0; i < n; i++) y[n - 1 - i] = x[i]; }",
+        "independent",
+    ),
+    Case(
+        "pointer store",
+        C,
+        "void f(int n, double *p) { for (int i = 0; i < n; i++) *(p + i) = 0; }",
+        "unknown",
+        reason="pointer",
+    ),
+    Case(
+        "bound changed in body",
+        C,
+        "void f(int n, int *x) { for (int i = 0; i < n; i++) { x[i] = 0; n--; } }",
+        "unknown",
+        reason="changes n",
+    ),
+    Case(
+        "loop variable changed in body",
+        C,
+        "void f(int n, int *x) { for (int i = 0; i < n; i++) { x[i] = 0; i++; } }",
+        "unknown",
+        reason="assigns the loop variable",
+    ),
+    Case(
+        "stride two",
+        C,
+        "void f(int n, int *x) { for (int i = 0; i < n; i += 2) x[i] = x[i + 1]; }",
+        "carried",
+    ),
+    Case(
+        "index through a temporary",
+        C,
+        "void f(int n, int *x, const int *o) { for (int i = 0; i < n; i++) { int k = o[i]; x[i + k] = 1; } }",
+        "carried",
+    ),
+    Case(
+        "reduction also read",
+        C,
+        "void f(int n, double *x) { double s = 0; for (int i = 0; i < n; i++) { s += x[i]; x[i] = x[i] / s; } }",
+        "carried",
+        reason="scan",
+    ),
+]
+
+
+def _loop(case: Case):
+    program = analyse(case.source, case.language)
+    return program.loops[case.loop]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_verdict_matches_the_hand_label(case: Case) -> None:
+    dep = _loop(case).dependence
+    assert dep.kind == case.kind, dep.reason
+    assert dep.reductions == tuple(Reduction(v, op) for v, op in case.reductions)  # type: ignore[arg-type]
+    assert dep.private == case.private
+    assert case.reason in dep.reason
+
+
+def test_parallelisable_means_independent_or_reduction() -> None:
+    kinds = {c.kind: _loop(c).dependence.parallelisable for c in CASES}
+    assert kinds == {"independent": True, "reduction": True, "carried": False, "unknown": False}

@@ -1,0 +1,350 @@
+"""The translate graph's logic under the real worker pool and store, with the scripted LLM
+server (answers routed by what each call asks for) and a scripted verifier."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections import deque
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import Session, col, select
+
+from agents.graphs.translate import GraphConfig
+from agents.llm import LLMClient, LLMConfig
+from agents.runners import GraphRunner
+from corpus.store import tasks
+from corpus.store.models import Candidate, JobStatus, Step, Task, TaskCreate, TestInput
+from parforge.service.checkpoints import checkpoints_for
+from parforge.service.pool import WorkerPool
+from sandbox.spec import Target
+from sandbox.verdict import ConcurrencyReport, Finding, Status, Timing, Verdict
+from tests.agents.runners.test_prompt_runner import FAST
+from tests.conftest import FakeLLMServer, Reply, ScriptedVerifier
+
+SOURCE = """#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int n = argc > 1 ? atoi(argv[1]) : 1000;
+    double *a = malloc(n * sizeof *a);
+    double sum = 0.0;
+    for (int i = 0; i < n; i++)
+        a[i] = i * 0.5;
+    for (int i = 0; i < n; i++)
+        sum += a[i];
+    printf("%.3f\\n", sum);
+    free(a);
+    return 0;
+}
+"""
+
+
+class RoutedLLM(FakeLLMServer):
+    """Answers by what a call asks for: a plan, loop choices, or code (parallel calls arrive in
+    any order, so one FIFO script would not do)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.routes: dict[str, deque[Reply]] = {
+            "plan": deque(),
+            "choices": deque(),
+            "code": deque(),
+        }
+        self.kinds: list[str] = []
+
+    async def handle(self, request: httpx.Request) -> httpx.Response:
+        if not request.url.path.endswith("/models"):
+            body = json.loads(request.content)
+            kind = (body.get("response_format") or {}).get("json_schema", {}).get("name", "code")
+            kind = kind if kind in self.routes else "code"
+            self.kinds.append(kind)
+            if self.routes[kind]:
+                self.replies.appendleft(self.routes[kind].popleft())
+            elif kind == "code":
+                self.replies.appendleft(
+                    Reply(texts=["```c\n// model code\nint main(void) { return 1; }\n```"])
+                )
+            elif kind == "choices":
+                self.replies.appendleft(Reply(texts=['{"choices": []}']))
+            else:
+                self.replies.appendleft(Reply(texts=["not json at all"]))
+        return await super().handle(request)
+
+
+def verdict(status: Status, speedup: float = 1.7, race: bool = False) -> Verdict:
+    timing = (
+        Timing(reference_s=1.0, speedup={1: 1.0, 2: speedup}) if status is Status.PASSED else None
+    )
+    findings = (
+        [Finding(kind="race", tool="tsan", message="data race on sum", line=9)] if race else []
+    )
+    return Verdict(
+        target=Target.OPENMP,
+        status=status,
+        reason=status.value,
+        timing=timing,
+        concurrency=ConcurrencyReport(ok=not race, findings=findings),
+    )
+
+
+def passes_with_reduction(source: str) -> Verdict:
+    """Like the real verifier on SOURCE: parallel only with the sum's reduction clause."""
+    if "model code" in source:
+        return verdict(Status.BUILD_FAILED)
+    if "#pragma omp" not in source:
+        return verdict(Status.NOT_PARALLEL)
+    if "reduction(+:sum)" not in source:
+        return verdict(Status.RACE, race=True)
+    return verdict(Status.PASSED)
+
+
+def submit(engine: Engine, source: str = SOURCE, tests: bool = True) -> str:
+    create = TaskCreate(
+        name="sum",
+        language="c",
+        target="openmp",
+        source=source,
+        tests=[TestInput(name="small", args=["100"]), TestInput(name="big", args=["100000"])]
+        if tests
+        else None,
+    )
+    with Session(engine) as s:
+        return tasks.submit(s, create).id
+
+
+def runner(fake: FakeLLMServer, llm_config: LLMConfig, verifier: Any, **config: Any) -> GraphRunner:
+    llm = LLMClient(llm_config, transport=fake.transport())
+    return GraphRunner(llm, verifier, GraphConfig(**config))
+
+
+async def run_one(engine: Engine, graph: GraphRunner, task_id: str) -> Task:
+    assert await WorkerPool(engine, graph, FAST).run_task(task_id)
+    with Session(engine) as s:
+        task = tasks.get(s, task_id)
+        assert task is not None
+        return task
+
+
+def stored(engine: Engine, task_id: str) -> tuple[list[Step], list[Candidate]]:
+    with Session(engine) as s:
+        steps = s.exec(select(Step).where(Step.task_id == task_id).order_by(col(Step.seq))).all()
+        cands = s.exec(
+            select(Candidate).where(Candidate.task_id == task_id).order_by(col(Candidate.id))
+        ).all()
+    return list(steps), list(cands)
+
+
+async def test_default_plan_makes_a_verified_candidate_from_the_analysis(engine, llm_config):
+    fake = RoutedLLM()
+    verifier = ScriptedVerifier(passes_with_reduction)
+    task_id = submit(engine)
+    task = await run_one(engine, runner(fake, llm_config, verifier, planner=False), task_id)
+
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    steps, cands = stored(engine, task_id)
+    best = next(c for c in cands if c.id == task.best_candidate_id)
+    assert "reduction(+:sum)" in best.source
+    assert best.strategy.startswith("annotate[")
+    names = [s.name for s in steps]
+    assert names[0] == "analyse" and "default-plan" in names
+    # Every tool step of the plan hangs below the plan's step.
+    plan_id = next(s.id for s in steps if s.name == "default-plan")
+    assert all(s.parent_id == plan_id for s in steps if s.tool_call_id)
+    assert "plan" not in fake.kinds  # the planner was off
+
+
+async def test_garbage_plan_falls_back_to_the_default_plan_and_says_so(engine, llm_config):
+    fake = RoutedLLM()
+    fake.routes["plan"].append(Reply(texts=['{"steps": [{"id": 1, "tool": "nonsense"']))
+    task_id = submit(engine)
+    task = await run_one(
+        engine, runner(fake, llm_config, ScriptedVerifier(passes_with_reduction)), task_id
+    )
+
+    assert task.status == JobStatus.SUCCEEDED
+    steps, _ = stored(engine, task_id)
+    plan = next(s for s in steps if s.name == "plan")
+    fallback = next(s for s in steps if s.name == "default-plan")
+    assert fallback.parent_id == plan.id
+    assert "default plan used" in task.reason or fallback.arguments["why"]
+
+
+async def test_steps_run_while_the_plan_still_streams(engine, llm_config):
+    fake = RoutedLLM()
+    plan = {
+        "steps": [
+            {"id": 1, "tool": "annotate", "args": {"mode": "analysis"}, "why": "plain"},
+            {"id": 2, "tool": "verify", "args": {"candidate": "$1"}, "why": "prove"},
+            {"id": 3, "tool": "analyse", "args": {}, "why": "look"},
+        ]
+    }
+    # Slow tokens: the plan takes a while to stream after its first step is complete.
+    fake.routes["plan"].append(
+        Reply(texts=[json.dumps(plan).replace(",", " ,")], chunk_delay_s=0.02)
+    )
+    task_id = submit(engine)
+    task = await run_one(
+        engine, runner(fake, llm_config, ScriptedVerifier(passes_with_reduction)), task_id
+    )
+
+    assert task.status == JobStatus.SUCCEEDED
+    steps, _ = stored(engine, task_id)
+    plan_step = next(s for s in steps if s.name == "plan")
+    verify = next(s for s in steps if s.name == "verify" and s.tool_call_id)
+    assert plan_step.finished_at is not None and verify.started_at is not None
+    assert verify.started_at < plan_step.finished_at  # dispatched before the plan was done
+    calls = plan_step.response["tool_calls"]
+    assert [c["function"]["name"] for c in calls] == ["annotate", "verify", "analyse"]
+    assert {s.tool_call_id for s in steps if s.tool_call_id} == {c["id"] for c in calls}
+
+
+async def test_a_failing_candidate_is_repaired_with_its_evidence(engine, llm_config):
+    fake = RoutedLLM()
+    fake.routes["plan"].append(
+        Reply(
+            texts=[
+                json.dumps(
+                    {
+                        "steps": [
+                            {"id": 1, "tool": "rewrite", "args": {"strategy": "x"}},
+                            {"id": 2, "tool": "verify", "args": {"candidate": "$1"}},
+                        ]
+                    }
+                )
+            ]
+        )
+    )
+    fake.routes["code"].append(Reply(texts=["```c\n// racy\nint main(void) { return 0; }\n```"]))
+    fake.routes["code"].append(Reply(texts=["```c\n// fixed\nint main(void) { return 0; }\n```"]))
+
+    def judge(source: str) -> Verdict:
+        return verdict(Status.RACE, race=True) if "racy" in source else verdict(Status.PASSED)
+
+    task_id = submit(engine)
+    task = await run_one(engine, runner(fake, llm_config, ScriptedVerifier(judge)), task_id)
+
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    _, cands = stored(engine, task_id)
+    fixed = next(c for c in cands if "fixed" in c.source)
+    racy = next(c for c in cands if "racy" in c.source)
+    assert (
+        fixed.parent_id == racy.id and fixed.generation == 1 and fixed.id == task.best_candidate_id
+    )
+    repair_request = next(r for r in fake.requests if "racy" in json.dumps(r.get("messages", [])))
+    assert "data race on sum" in json.dumps(repair_request["messages"])
+
+
+async def test_nothing_passes_ends_no_verified_candidate_within_the_budget(engine, llm_config):
+    fake = RoutedLLM()
+    verifier = ScriptedVerifier(lambda source: verdict(Status.WRONG_ANSWER))
+    task_id = submit(engine)
+    task = await run_one(
+        engine, runner(fake, llm_config, verifier, candidates=4, repairs=1), task_id
+    )
+
+    assert task.status == JobStatus.NO_VERIFIED_CANDIDATE
+    assert task.best_candidate_id is None
+    _, cands = stored(engine, task_id)
+    assert 1 <= len(cands) <= 4 + 2  # the budget is checked before a step starts
+
+
+async def test_a_scan_is_never_annotated(engine, llm_config):
+    scan = SOURCE.replace("sum += a[i];", "sum += a[i];\n        a[i] = sum;")
+    fake = RoutedLLM()
+    verifier = ScriptedVerifier(passes_with_reduction)
+    task_id = submit(engine, scan)
+    await run_one(engine, runner(fake, llm_config, verifier, planner=False), task_id)
+
+    _, cands = stored(engine, task_id)
+    for cand in cands:
+        if cand.strategy.startswith("annotate"):
+            scan_loop = cand.source.split("a[i] = i * 0.5;")[1]
+            assert "#pragma omp" not in scan_loop
+
+
+async def test_cancel_stops_every_branch(engine, llm_config):
+    fake = RoutedLLM()
+    gate = asyncio.Event()
+    verifier = ScriptedVerifier(passes_with_reduction, gate=gate)
+    graph = runner(fake, llm_config, verifier, planner=False)
+    task_id = submit(engine)
+    pool = WorkerPool(engine, graph, FAST)
+    job = asyncio.create_task(pool.run_task(task_id))
+    for _ in range(200):
+        await asyncio.sleep(0.02)
+        if verifier.sources:
+            break
+    assert verifier.sources, "no verification started"
+    with Session(engine) as s:
+        tasks.request_cancel(s, task_id)
+    await asyncio.wait_for(job, 10)
+    assert verifier.cancelled >= 1
+    with Session(engine) as s:
+        assert tasks.get(s, task_id).status == JobStatus.CANCELLED
+
+
+async def test_a_requeued_task_resumes_from_its_checkpoint(engine, llm_config, store_url):
+    """The worker dies in the middle of the plan: the next attempt does not analyse again."""
+    fake = RoutedLLM()
+    gate = asyncio.Event()
+    checkpoints = checkpoints_for(store_url)
+    first = GraphRunner(
+        LLMClient(llm_config, transport=fake.transport()),
+        ScriptedVerifier(passes_with_reduction, gate=gate),
+        GraphConfig(planner=False),
+        checkpoints=checkpoints,
+    )
+    task_id = submit(engine)
+    with Session(engine) as s:
+        task = tasks.claim(s, "w1", task_id)
+        run = tasks.start_run(s, task, first.name, "w1")
+        run_id, detail = run.id, tasks_detail(task)
+    from corpus.runner import TaskContext
+    from corpus.store.recorder import Recorder
+
+    recorder = Recorder(engine, task_id, run_id)
+    job = asyncio.create_task(first.run(TaskContext(detail, run_id, 1, recorder)))
+    for _ in range(200):
+        await asyncio.sleep(0.02)
+        if first.verifier.sources:
+            break
+    job.cancel()  # the worker died mid-plan
+    with contextlib.suppress(asyncio.CancelledError):
+        await job
+    await recorder.aclose()
+
+    second = GraphRunner(
+        LLMClient(llm_config, transport=fake.transport()),
+        ScriptedVerifier(passes_with_reduction),
+        GraphConfig(planner=False),
+        checkpoints=checkpoints,
+    )
+    recorder2 = Recorder(engine, task_id, run_id)
+    outcome = await second.run(TaskContext(detail, run_id, 2, recorder2))
+    await recorder2.aclose()
+    assert outcome.status == JobStatus.SUCCEEDED
+    steps, _ = stored(engine, task_id)
+    assert [s.name for s in steps].count("analyse") == 1
+
+
+def tasks_detail(task: Task) -> Any:
+    from corpus.store.models import TaskDetail
+
+    return TaskDetail.model_validate(task)
+
+
+@pytest.mark.parametrize("budget", [{"candidates": 1, "repairs": 0, "replans": 0}])
+async def test_budgets_stop_the_run(engine, llm_config, budget):
+    fake = RoutedLLM()
+    verifier = ScriptedVerifier(lambda source: verdict(Status.WRONG_ANSWER))
+    task_id = submit(engine)
+    task = await run_one(
+        engine, runner(fake, llm_config, verifier, planner=False, **budget), task_id
+    )
+    _, cands = stored(engine, task_id)
+    assert len(cands) <= 2  # candidates already in flight when the budget ran out may finish
+    assert task.status == JobStatus.NO_VERIFIED_CANDIDATE

@@ -1,0 +1,102 @@
+"""The translate graph end to end, real everything: the embedded vLLM server, the Docker
+sandbox, the worker pool and the store with its checkpoints. Simple loops must come out as
+verified, race-free OpenMP (the verifier says so, not the test); a scan must never come out
+as a naive `parallel for`; a program the agent cannot parallelise ends honestly."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlmodel import Session
+
+from agents.graphs.translate import GraphConfig
+from agents.llm import LLMClient
+from agents.runners import GraphRunner, SandboxVerifier
+from corpus.store import open_store, tasks
+from corpus.store.models import JobStatus, TaskCreate, TestInput
+from parforge.service.checkpoints import checkpoints_for
+from parforge.service.config import ServerConfig
+from parforge.service.pool import WorkerPool
+from sandbox.config import DockerConfig
+
+pytestmark = [pytest.mark.vllm, pytest.mark.docker, pytest.mark.slow]
+
+PROGRAMS = Path(__file__).parent / "programs"
+CASES = {
+    "reduce": [["1000"], ["5000"], ["3000000"]],
+    "map": [["1000"], ["4099"], ["3000000"]],
+    "stencil": [["100", "3"], ["999", "5"], ["200000", "50"]],
+    "scan": [["1000"], ["4099"], ["2000000"]],
+}
+
+
+@pytest.fixture(scope="module")
+def outcomes(
+    vllm_server: Any, sandbox_image: str, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Any]:
+    from parforge.model_server import ModelSettings
+
+    url = f"sqlite:///{tmp_path_factory.mktemp('graph') / 'store.db'}"
+    engine = open_store(url)
+    ids: dict[str, str] = {}
+    with Session(engine) as s:
+        for name, tests in CASES.items():
+            create = TaskCreate(
+                name=name,
+                language="c",
+                target="openmp",
+                source=(PROGRAMS / f"{name}.c").read_text(),
+                tests=[TestInput(name=f"t{i}", args=args) for i, args in enumerate(tests)],
+                budgets={"time_s": 420},
+            )
+            ids[name] = tasks.submit(s, create).id
+
+    async def run_all() -> None:
+        llm = LLMClient(ModelSettings().client_config())
+        verifier = SandboxVerifier(DockerConfig(pool_size=2).build())
+        config = GraphConfig(plan_tokens=400, rewrite_tokens=512, repairs=1, replans=0)
+        runner = GraphRunner(llm, verifier, config, checkpoints=checkpoints_for(url))
+        pool = WorkerPool(engine, runner, ServerConfig(workers=2, poll_s=0.1, heartbeat_s=0.5))
+        try:
+            await asyncio.gather(*(pool.run_task(i) for i in ids.values()))
+        finally:
+            await runner.aclose()
+
+    asyncio.run(run_all())
+    found: dict[str, Any] = {}
+    with Session(engine) as s:
+        for name, task_id in ids.items():
+            task = tasks.get(s, task_id)
+            found[name] = (task, tasks.candidates(s, task_id), tasks.steps_of(s, task_id))
+    engine.dispose()
+    return found
+
+
+@pytest.mark.parametrize("name", ["reduce", "map", "stencil"])
+def test_simple_loops_become_verified_race_free_openmp(outcomes: dict[str, Any], name: str) -> None:
+    task, candidates, steps = outcomes[name]
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    best = next(c for c in candidates if c.id == task.best_candidate_id)
+    verdict = best.verdict.data
+    assert verdict["status"] == "passed"
+    assert verdict["concurrency"]["ok"] and verdict["concurrency"]["runs"] > 0
+    assert "#pragma omp" in best.source
+    assert any(s.name == "analyse" for s in steps) and any(s.name == "verify" for s in steps)
+
+
+def test_a_scan_is_never_returned_as_a_naive_parallel_for(outcomes: dict[str, Any]) -> None:
+    task, candidates, steps = outcomes["scan"]
+    for candidate in candidates:
+        if candidate.strategy.startswith("annotate"):
+            lines = candidate.source.splitlines()
+            body = next(i for i, line in enumerate(lines) if "running += x[i];" in line)
+            assert "#pragma omp" not in lines[body - 2], candidate.source  # above its `for`
+    if task.status == JobStatus.SUCCEEDED:
+        best = next(c for c in candidates if c.id == task.best_candidate_id)
+        assert best.verdict.data["status"] == "passed"
+    else:
+        assert task.status == JobStatus.NO_VERIFIED_CANDIDATE, task.reason
+        assert steps and candidates and all(c.verdict is not None for c in candidates)
