@@ -63,6 +63,7 @@ def test_tasks_show_prints_markup_in_names_reasons_and_verdicts_as_text():
     task = TaskDetail(
         id="a" * 32,
         name="[bold]name",
+        agent="[/]agent",
         target="openmp",
         status="failed",
         reason=HOSTILE,
@@ -111,7 +112,7 @@ def test_tasks_show_prints_markup_in_names_reasons_and_verdicts_as_text():
     out, buffer = _console()
     show_task(out, task, [run], [candidate])
     text = buffer.getvalue()
-    assert f"[bold]name (cpp → openmp): failed — {HOSTILE}" in text
+    assert f"[bold]name (cpp → openmp, agent [/]agent): failed — {HOSTILE}" in text
     assert "run 1 (attempt 1): [/], model m[/], failed" in text
     assert text.count(HOSTILE) >= 5
     assert "/* [/] */" in text
