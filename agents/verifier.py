@@ -7,7 +7,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from corpus.store.models import TaskDetail
+from corpus.store.models import TaskCreate, TaskDetail
 from sandbox.base import Sandbox
 from sandbox.spec import Candidate, Language, Spec, TestCase, Tolerance
 from sandbox.verdict import Verdict
@@ -58,7 +58,7 @@ class SandboxVerifier:
         await self.sandbox.aclose()
 
 
-def task_spec(task: TaskDetail, checks: Checks) -> Spec:
+def task_spec(task: TaskCreate | TaskDetail, checks: Checks) -> Spec:
     """What candidates of `task` are verified against: the spec its options give, else its source
     as the reference program with its tests (one test with no arguments and empty stdin when it
     has none), compared within the task's tolerance or the runner's."""

@@ -120,9 +120,7 @@ def decide(
     spent = ledger.exhausted()
     if spent is not None:
         return Decision("finish", f"Stopping: the {spent}, and no candidate passed{standing}.")
-    repairable = _distinct(
-        o for o in rank(observations) if o.verdict is not None and o.verdict.status in _REPAIRABLE
-    )
+    repairable = _distinct(o for o in rank(observations) if _repairable(o.verdict))
     built = any(progress(o.verdict) >= _PROGRESS[Status.NOT_PARALLEL] for o in observations)
     if repairable and ledger.can("repair"):
         chosen = repairable[: max(1, repair_width)]
@@ -176,7 +174,8 @@ _OUTPUT_CHARS = 400
 
 
 def _build_evidence(verdict: Verdict) -> list[str]:
-    assert verdict.build is not None
+    if verdict.build is None:
+        return []
     diagnostics = sorted(verdict.build.diagnostics, key=lambda d: d.severity != "error")
     if diagnostics:
         return [
@@ -246,6 +245,14 @@ def _clip(text: str, max_chars: int) -> str:
         return text
     note = "\n[evidence cut]"
     return text[: max(0, max_chars - len(note))] + note
+
+
+def _repairable(verdict: Verdict | None) -> bool:
+    """A failure a repair prompt can work from: one that built, or a build with diagnostics or
+    compiler output (not, say, a reply that held no code)."""
+    if verdict is None or verdict.status not in _REPAIRABLE:
+        return False
+    return verdict.status is not Status.BUILD_FAILED or bool(_build_evidence(verdict))
 
 
 def _nothing_left(repairable: list[Observation], built: bool) -> str:

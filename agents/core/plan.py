@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError as ValidationError_
+from jsonschema.exceptions import relevance
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.core.refs import REF_PATTERN, references
@@ -191,9 +193,20 @@ def step_problems(
         checkers[tool.name] = Draft202012Validator(args_schema(tool))
     errors = sorted(checkers[tool.name].iter_errors(step.args), key=lambda e: list(e.path))
     for error in errors[:_MAX_ARG_PROBLEMS]:
-        where = ".".join(str(p) for p in error.path) or "args"
+        error = _real_mismatch(error)
+        where = ".".join(str(p) for p in error.absolute_path) or "args"
         problems.append(f"step {step.id} ({step.tool}): {where}: {error.message}")
     return problems
+
+
+def _real_mismatch(error: ValidationError_) -> ValidationError_:
+    """For a field that may also be a reference, why its value fails the field's own schema
+    (not that it is no reference)."""
+    branches = error.validator_value
+    if error.validator != "anyOf" or not branches or branches[-1] != _REF:
+        return error
+    own = [e for e in error.context or [] if e.schema_path[0] != len(branches) - 1]
+    return _real_mismatch(max(own, key=relevance)) if own else error
 
 
 def parse_plan(text: str, tools: Tools) -> Plan:

@@ -20,7 +20,7 @@ from agents.analysis import default_choices as first_options
 from agents.llm import ChatRequest, JsonSchema, Sampling
 from agents.prompts.translate import annotate_messages
 from agents.tools.base import ToolContext, ToolError
-from agents.tools.calls import ask, keep
+from agents.tools.calls import ask, keep, reserve
 from corpus.store.models import StepCreate, StepKind
 from sandbox.spec import Target
 
@@ -74,6 +74,7 @@ async def annotate(
             "no loop the analysis can prove safe to parallelise"
             + (f" in {function}()" if function else "")
         )
+    reserve(ctx, "candidate")
     note = ""
     if mode == "analysis":
         choices = first_options(loops)

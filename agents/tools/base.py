@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -26,6 +27,8 @@ from corpus.store.models import TaskDetail
 from corpus.store.recorder import Recorder
 from sandbox.spec import Language, Spec, Target, TestCase
 from sandbox.verdict import Verdict
+
+_PARENT: ContextVar[asyncio.Future[int] | None] = ContextVar("parforge_parent_step", default=None)
 
 
 class ToolError(Exception):
@@ -78,8 +81,6 @@ class ToolContext:
     settings: Any
     """The runner's `GraphConfig` (sampling per kind of call, repair width)."""
     examples: Examples | None = None
-    parent: asyncio.Future[int] | None = None
-    """The id of the step the current calls hang below (the plan's model call)."""
     made: dict[int, Made] = field(default_factory=dict)
     """Candidates by id."""
     verdicts: dict[str, tuple[int, Verdict]] = field(default_factory=dict)
@@ -96,9 +97,16 @@ class ToolContext:
         """The tests the user gave (shown to the model), not the generated ones."""
         return list(self.spec.tests) if self.task.tests else []
 
+    def hang_below(self, step: asyncio.Future[int]) -> None:
+        """Rows stored from this asyncio task (and the tasks it starts) hang below `step`: the
+        plan's model call, or for a repair branch the failing candidate's step. A context
+        variable, because parallel branches share this context but not their parent."""
+        _PARENT.set(step)
+
     async def parent_id(self) -> int | None:
-        """The step this run's rows hang below; waits until it is stored."""
-        return None if self.parent is None else await asyncio.shield(self.parent)
+        """The step this branch's rows hang below; waits until it is stored."""
+        step = _PARENT.get()
+        return None if step is None else await asyncio.shield(step)
 
 
 class Tool(Protocol):

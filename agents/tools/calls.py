@@ -2,12 +2,31 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from agents.analysis import normalise
 from agents.llm import ChatRequest, LLMError
-from agents.tools.base import Made, ToolContext
+from agents.tools.base import Made, ToolContext, ToolError
 from agents.trajectory import llm_steps
 from corpus.store.models import CandidateCreate, SourceLanguage
 from sandbox.spec import Target
+
+
+class BudgetSpent(ToolError):
+    """The task's budget has no room for what the step wanted to do."""
+
+
+def reserve(ctx: ToolContext, kind: Literal["candidate", "sandbox_run"]) -> None:
+    """Charge one candidate or sandbox run before starting it; `BudgetSpent` when none is left.
+    Checked and charged with no await in between, so steps that start together cannot all
+    squeeze through the last unit of the budget."""
+    spent = ctx.ledger.exhausted()
+    if spent is not None:
+        raise BudgetSpent(f"not run: the {spent}")
+    if kind == "candidate":
+        ctx.ledger.charge_candidate()
+    else:
+        ctx.ledger.charge_sandbox_run()
 
 
 async def ask(ctx: ToolContext, request: ChatRequest, name: str) -> tuple[str, int]:
@@ -52,7 +71,6 @@ async def keep(
             generation=0 if parent is None else ctx.made[parent].generation + 1,
         )
     )
-    ctx.ledger.charge_candidate()
     made = Made(candidate_id, source, strategy, normalise(source, ctx.language), step_id)
     made.generation = 0 if parent is None else ctx.made[parent].generation + 1
     ctx.made[candidate_id] = made

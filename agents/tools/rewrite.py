@@ -15,7 +15,7 @@ from agents.llm import ChatRequest, Sampling
 from agents.prompts.translate import rewrite_messages
 from agents.tools.annotate import CandidateResult, _examples
 from agents.tools.base import ToolContext
-from agents.tools.calls import ask, keep
+from agents.tools.calls import ask, keep, reserve
 from sandbox.spec import Target
 
 STRATEGIES: dict[Target, list[str]] = {
@@ -71,6 +71,7 @@ async def rewrite(
     parent_candidate: int | None = None,
 ) -> CandidateResult:
     """Ask, extract, keep; shared by the tool and by repair (`previous` code and `evidence`)."""
+    reserve(ctx, "candidate")
     spec = ctx.spec
     request = ChatRequest(
         messages=rewrite_messages(

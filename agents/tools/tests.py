@@ -15,6 +15,7 @@ from typing import ClassVar
 from pydantic import BaseModel, Field
 
 from agents.tools.base import ToolContext
+from agents.tools.calls import reserve
 from sandbox.spec import Candidate, Target, TestCase
 
 SIZES = (1, 2, 3, 7, 17)
@@ -72,7 +73,7 @@ class Tests:
             return TestsResult(added=[], dropped=[])
         # The original against itself: a clean run at every count is what "runs cleanly" means.
         spec = ctx.spec.model_copy(update={"tests": proposed, "timing": None, "timing_repeats": 1})
-        ctx.ledger.charge_sandbox_run()
+        reserve(ctx, "sandbox_run")
         verdict = await ctx.verifier(spec, Candidate(target=Target.SERIAL, source=spec.reference))
         outcomes = verdict.equivalence.outcomes if verdict.equivalence else []
         failed = {o.test for o in outcomes if not o.ok}

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, field_validator
 
 from agents.tools.base import Made, ToolContext, ToolError, ref_id
+from agents.tools.calls import reserve
 from agents.trajectory import verdict_summary, verify_arguments, verify_step
 from sandbox.errors import SandboxError
 from sandbox.spec import Candidate, Spec
@@ -93,7 +94,7 @@ async def verify_made(ctx: ToolContext, made: Made) -> tuple[Verdict, bool]:
             build=BuildReport(ok=False),
         )
     else:
-        ctx.ledger.charge_sandbox_run()
+        reserve(ctx, "sandbox_run")
         try:
             verdict = await ctx.verifier(spec, Candidate(target=ctx.target, source=made.source))
         except SandboxError as exc:

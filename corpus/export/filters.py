@@ -29,8 +29,9 @@ class Split(StrEnum):
 class ExportFilter(BaseModel):
     """Which samples to export. For DPO, `verified_only` and `min_speedup` apply to `chosen`."""
 
-    verified_only: bool = False
-    """Only LLM calls whose candidate passed verification."""
+    verified_only: bool = True
+    """Only LLM calls whose candidate passed verification: failing code would teach a model to
+    write broken code. False includes the failures and the calls that wrote no candidate."""
     min_speedup: float | None = Field(default=None, ge=0)
     """Only candidates that passed at least this fast (implies verified_only)."""
     target: ParallelTarget | None = None

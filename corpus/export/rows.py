@@ -1,9 +1,10 @@
-"""The export query: LLM calls with their candidate's verdict, streamed in task order."""
+"""The export query: LLM calls with their candidate's verdict, streamed in task order; an agent
+run's candidates come with the tool-call conversation that led to them (see `agent`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -11,6 +12,7 @@ from sqlalchemy import Engine, and_, func, select
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
 
+from corpus.export.agent import StepNode, children, planning_call, tool_turn
 from corpus.export.filters import ExportFilter
 from corpus.store.models import Candidate, Run, Step, StepKind, Task, Verdict
 from corpus.store.tasks import Owner, _AnyOwner
@@ -23,6 +25,9 @@ BATCH = 500
 class SampleRow:
     task_id: str
     step_id: int
+    run_id: int
+    parent_id: int | None
+    """The step this LLM call was made under (a tool call of an agent), if any."""
     messages: list[dict[str, Any]]
     response: dict[str, Any]
     tools: list[dict[str, Any]] | None
@@ -52,6 +57,8 @@ def stream_rows(
         select(
             col(Step.task_id),
             col(Step.id),
+            col(Step.run_id),
+            col(Step.parent_id),
             col(Step.messages),
             col(Step.response),
             col(Step.tools),
@@ -101,13 +108,69 @@ def stream_rows(
             yield SampleRow(
                 task_id=r[0],
                 step_id=r[1],
-                messages=r[2],
-                response=r[3],
-                tools=r[4],
-                model=r[5],
-                adapter=r[6],
-                created_at=r[7],
-                candidate_id=r[8],
-                passed=r[9],
-                speedup=r[10] or 0.0,
+                run_id=r[2],
+                parent_id=r[3],
+                messages=r[4],
+                response=r[5],
+                tools=r[6],
+                model=r[7],
+                adapter=r[8],
+                created_at=r[9],
+                candidate_id=r[10],
+                passed=r[11],
+                speedup=r[12] or 0.0,
             )
+
+
+def with_tool_turns(engine: Engine, rows: Iterable[SampleRow]) -> Iterator[SampleRow]:
+    """`rows`, where a candidate written under an agent's tool call becomes the conversation
+    from the planning prompt through the tool calls and their results to the call that wrote it.
+
+    Loads the steps of one run at a time, and only for runs that have such candidates.
+    """
+    run_id: int | None = None
+    nodes: dict[int, StepNode] = {}
+    kids: dict[int, list[StepNode]] = {}
+    for row in rows:
+        if row.parent_id is None or row.candidate_id is None:
+            yield row
+            continue
+        if row.run_id != run_id:
+            run_id, nodes = row.run_id, _run_steps(engine, row.run_id)
+            kids = children(nodes)
+        plan = planning_call(row.step_id, nodes, kids)
+        if plan is None:
+            yield row
+            continue
+        messages, tools = _call(engine, plan)
+        if messages is None:
+            yield row
+            continue
+        yield replace(row, messages=[*messages, *tool_turn(plan, kids)], tools=tools)
+
+
+def _run_steps(engine: Engine, run_id: int) -> dict[int, StepNode]:
+    query = select(
+        col(Step.id),
+        col(Step.parent_id),
+        col(Step.kind),
+        col(Step.name),
+        col(Step.tool_name),
+        col(Step.tool_call_id),
+        col(Step.arguments),
+        col(Step.result),
+        col(Step.error),
+    ).where(col(Step.run_id) == run_id)
+    with Session(engine) as session:
+        return {r[0]: StepNode(*r) for r in session.execute(query)}
+
+
+def _call(
+    engine: Engine, step_id: int
+) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
+    """The messages an LLM call sent and the tools it offered."""
+    with Session(engine) as session:
+        row = session.execute(
+            select(col(Step.messages), col(Step.tools)).where(col(Step.id) == step_id)
+        ).one()
+    return row[0], row[1]

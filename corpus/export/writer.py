@@ -15,7 +15,7 @@ from corpus.errors import ExportError
 from corpus.export.dedupe import DigestSet
 from corpus.export.filters import ExportFilter, ExportFormat, Split, split_of
 from corpus.export.formats import dpo_records, openai_record, sft_record
-from corpus.export.rows import stream_rows
+from corpus.export.rows import stream_rows, with_tool_turns
 from corpus.store.tasks import ANY_OWNER, Owner
 
 
@@ -51,9 +51,9 @@ def export_lines(
             for record in dpo_records(task_rows, filters)
         )
     elif fmt is ExportFormat.OPENAI:
-        records = (openai_record(r) for r in rows)
+        records = (openai_record(r) for r in with_tool_turns(engine, rows))
     elif fmt is ExportFormat.SFT:
-        records = (sft_record(r) for r in rows)
+        records = (sft_record(r) for r in with_tool_turns(engine, rows))
     else:
         raise ExportError(f"unknown export format {fmt!r}")
     with DigestSet() as seen:

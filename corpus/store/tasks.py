@@ -176,13 +176,14 @@ def start_run(session: Session, task: Task, runner: str, worker: str) -> Run:
 def finish(
     session: Session,
     task_id: str,
-    run_id: int,
+    run_id: int | None,
     worker: str,
     status: JobStatus,
     reason: str = "",
     best_candidate_id: int | None = None,
 ) -> bool:
-    """End a task and its run; the best candidate defaults to the fastest passing one."""
+    """End a task and its run (None: no run was started); the best candidate defaults to the
+    fastest passing one."""
     best = _best(session, task_id, best_candidate_id)
     ended = queue.finish(
         session,
@@ -194,7 +195,8 @@ def finish(
         best_candidate_id=best[0] if best else None,
         best_speedup=best[1] if best else None,
     )
-    _end_run(session, run_id, status, reason)
+    if run_id is not None:
+        _end_run(session, run_id, status, reason)
     if ended:
         status_event(session, task_id, status, reason)
     session.commit()

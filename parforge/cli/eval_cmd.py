@@ -110,6 +110,9 @@ def run_cmd(
         int | None,
         typer.Option(help="Continue a stopped run (its own options apply; others are ignored)."),
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the finished run (summary included) as JSON.")
+    ] = False,
 ) -> None:
     """Generate K samples per problem, verify each in the sandbox, store and summarize them."""
     config = settings()
@@ -139,6 +142,10 @@ def run_cmd(
             )
         console.print(f"eval run [bold]{eval_id}[/]")
         final = run(_execute(config, engine, eval_id))
+    if as_json:
+        typer.echo(
+            json.dumps(EvalRunPublic.model_validate(final).model_dump(mode="json"), indent=2)
+        )
     _print_outcome(final)
 
 

@@ -20,8 +20,13 @@ def export(
     fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="openai, sft or dpo.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="JSONL file to write ('-': stdout).")],
     verified_only: Annotated[
-        bool, typer.Option(help="Only samples whose candidate passed.")
-    ] = False,
+        bool,
+        typer.Option(
+            "--verified-only/--all",
+            help="Only samples whose candidate passed (the default), or all of them, failures "
+            "included (DPO always pairs a passing candidate against failures).",
+        ),
+    ] = True,
     min_speedup: Annotated[
         float | None, typer.Option(min=0, help="Only candidates this fast.")
     ] = None,

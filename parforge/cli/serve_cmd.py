@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from parforge.cli._common import console, fail, settings
+from parforge.service.runners import Runners
 
 
 def serve(
@@ -25,7 +26,7 @@ def serve(
     }
     config.server = config.server.model_copy(update=overrides)
     server = config.server
-    if server.runner is None and server.workers > 0:
+    if server.workers > 0 and Runners.from_settings(config) is None:
         console.print(
             "[yellow]no task runner configured (PARFORGE_SERVER__RUNNER): "
             "tasks are queued but not run[/]"

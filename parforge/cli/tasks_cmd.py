@@ -20,6 +20,7 @@ from sqlmodel import Session
 
 from corpus.store import Notifier, tasks
 from corpus.store.models import (
+    DEFAULT_AGENT,
     Budgets,
     JobStatus,
     ParallelTarget,
@@ -34,7 +35,7 @@ from parforge.cli._store import store
 from parforge.cli._task_view import show_task, styled
 from parforge.service.events import follow
 from parforge.service.pool import WorkerPool
-from parforge.service.runners import close_runner, load_runner
+from parforge.service.runners import Runners
 from parforge.settings import Settings
 
 out = Console()
@@ -74,6 +75,9 @@ def submit(
     time_limit: Annotated[
         float | None, typer.Option(min=1, help="Wall-clock seconds for the whole run.")
     ] = None,
+    agent: Annotated[
+        str | None, typer.Option(help="The agent that runs it: graph (default) or prompt.")
+    ] = None,
     wait: Annotated[
         bool, typer.Option("--wait", help="Run it here (or wait for a server).")
     ] = False,
@@ -83,6 +87,10 @@ def submit(
     Without tests, candidates are checked on one run with no arguments and empty stdin.
     """
     language = language or SourceLanguage(SUFFIXES.get(file.suffix, "cpp"))
+    config = settings()
+    agents = config.server.runners
+    if agent is not None and agent not in agents:
+        fail(f"unknown agent {agent!r}: use one of {', '.join(sorted(agents))}", 2)
     try:
         test_inputs = (
             [TestInput.model_validate(t) for t in json.loads(tests.read_text())] if tests else []
@@ -98,10 +106,10 @@ def submit(
             target=to,
             tests=test_inputs or None,
             budgets=Budgets(samples=samples, max_tokens=max_tokens, time_s=time_limit),
+            agent=agent or DEFAULT_AGENT,
         )
     except ValueError as exc:
         fail(f"invalid task: {exc}")
-    config = settings()
     with store(config) as engine:
         with Session(engine) as session:
             task_id = tasks.submit(session, create).id
@@ -115,12 +123,12 @@ def submit(
 
 async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> JobStatus:
     notifier = Notifier()
-    runner = load_runner(config)
+    runners = Runners.from_settings(config)
     job = None
-    if runner is None:
+    if runners is None:
         console.print("[yellow]no task runner configured here: waiting for a server to run it[/]")
     else:
-        pool = WorkerPool(engine, runner, config.server, notifier)
+        pool = WorkerPool(engine, runners, config.server, notifier)
         job = asyncio.create_task(pool.run_task(task_id))
     counts = {"step": 0, "candidate": 0, "passed": 0, "failed": 0}
     status, reason, best = JobStatus.QUEUED, "", 0.0
@@ -157,8 +165,8 @@ async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> Job
         if job is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await job
-        if runner is not None:
-            await close_runner(runner)
+        if runners is not None:
+            await runners.aclose()
     # The live line goes away; this one stays (with the run's own summary as the reason).
     console.print(
         f"task {task_id} {styled(status)}" + (escape(f": {reason}") if reason else ""),

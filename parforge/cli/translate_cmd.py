@@ -25,7 +25,6 @@ from corpus.store.models import (
     ParallelTarget,
     SourceLanguage,
     TaskCreate,
-    TaskDetail,
     TaskOptions,
     TestInput,
 )
@@ -111,8 +110,7 @@ async def _translate(config: Settings, create: TaskCreate, as_json: bool) -> Job
         try:
             verifier = SandboxVerifier(config.sandbox.build(), config.verify)
             try:
-                detail = TaskDetail.model_validate(create.model_dump() | {"id": "preflight"})
-                await check_original(verifier, task_spec(detail, config.graph))
+                await check_original(verifier, task_spec(create, config.graph))
             except InputRejected as exc:
                 fail(f"invalid input: {exc}", 2)
             finally:
@@ -166,10 +164,12 @@ def describe(kind: str, data: dict[str, Any]) -> str | None:
         if name == "analyse" and isinstance(result, dict):
             loops = result.get("loops", [])
             return f"  tool   analyse: {len(loops)} loops, parallelisable {', '.join(result.get('parallelisable', [])) or 'none'}"
-        if name == "verify":
+        if name == "verify" and not data.get("tool_call_id"):
+            # The sandbox's own step (a plan's `verify` call, or a check the agent added).
             status = result.get("status", "error") if isinstance(result, dict) else "error"
             cid = (data.get("arguments") or {}).get("candidate_id")
-            return f"  tool   verify candidate {cid}: {status}{took}"
+            reused = " (same program as before)" if result.get("reused") else ""
+            return f"  sandbox verify candidate {cid}: {status}{took}{reused}"
         error = f" ({data['error']})" if data.get("error") else ""
         return f"  tool   {name}{took}{error}"
     if kind == "candidate":

@@ -34,12 +34,21 @@ class ServerConfig(BaseModel):
     """8080: the embedded model server has vLLM's 8000."""
     workers: int = Field(default=2, ge=0)
     """Tasks run at once by this process (0: queue only, another process runs them)."""
-    runner: str | None = "parforge.service.runners:build_prompt_runner"
-    """Import path `module:attr` of the task runner, or of a factory `(Settings) -> TaskRunner`;
-    the default is prompt mode on the configured model and sandbox. None (or `none` in the
-    environment): tasks are queued but no worker of this process runs them."""
+    runners: dict[str, str] = Field(
+        default_factory=lambda: {
+            "graph": "parforge.service.runners:build_graph_runner",
+            "prompt": "parforge.service.runners:build_prompt_runner",
+        }
+    )
+    """The agents a task may ask for, each with the import path `module:attr` of its runner or
+    of a factory `(Settings) -> TaskRunner`, built when its first task runs (JSON in the
+    environment). `graph`: the translate agent; `prompt`: prompt mode."""
+    runner: str | None = None
+    """One runner (`module:attr`, as in `runners`) for every task whatever its agent, for tests
+    and deployments that plug their own; `none` (or empty): tasks are queued but no worker of
+    this process runs them. Unset: each task runs on its agent's runner."""
     runner_options: dict[str, Any] = Field(default_factory=dict)
-    """Free-form options for the runner factory (JSON in the environment)."""
+    """Free-form options for the runner factories (JSON in the environment)."""
     poll_s: float = Field(default=1.0, gt=0)
     """How often idle workers and event streams look at the database for other processes' writes."""
     heartbeat_s: float = Field(default=2.0, gt=0)

@@ -1,4 +1,4 @@
-"""The worker pool: claims queued tasks, runs them through the `TaskRunner`, ends them.
+"""The worker pool: claims queued tasks, runs each through its agent's `TaskRunner`, ends them.
 
 One asyncio task per worker slot, plus the keeper of `jobs.JobPool` that renews leases,
 delivers cancellations and takes back tasks whose worker died.
@@ -21,7 +21,8 @@ from corpus.store.queue import Recovered
 from corpus.store.recorder import Recorder
 from parforge.service.config import ServerConfig
 from parforge.service.jobs import CANCEL, LEASE_LOST, JobPool, Running
-from parforge.service.reasons import public_reason
+from parforge.service.reasons import public_reason, scrub
+from parforge.service.runners import Runners, ServiceError
 
 __all__ = ["CANCEL", "WorkerPool"]
 
@@ -37,12 +38,13 @@ class WorkerPool(JobPool[Task, str]):
     def __init__(
         self,
         engine: Engine,
-        runner: TaskRunner,
+        runners: Runners | TaskRunner,
         config: ServerConfig,
         notifier: Notifier | None = None,
     ) -> None:
+        """`runners`: the runner of each agent, or one runner for every task."""
         super().__init__(engine, config, config.workers, notifier)
-        self.runner = runner
+        self.runners = runners if isinstance(runners, Runners) else Runners.one(runners)
 
     async def run_task(self, task_id: str) -> bool:
         """Claim one given task and run it here (the CLI's `--wait`); False if it was not queued."""
@@ -55,7 +57,18 @@ class WorkerPool(JobPool[Task, str]):
 
     async def _execute(self, task: Task) -> None:
         self.notifier.notify(task_key(task.id))
-        run = await asyncio.to_thread(self._start_run, task)
+        try:
+            runner = self.runners.get(task.agent)
+        except ServiceError as exc:
+            # Nothing ran: the task fails with the reason, and the service goes on.
+            log.error("task %s: %s", task.id, exc)
+            reason = f"cannot run it: {scrub(str(exc))}"
+            await self._retried(
+                "finish", self._finish, task.id, None, JobStatus.FAILED, reason, None
+            )
+            self.notifier.notify(task_key(task.id))
+            return
+        run = await asyncio.to_thread(self._start_run, task, runner.name)
         recorder = Recorder(self.engine, task.id, run, self.notifier)
         running = Running()
         context = TaskContext(
@@ -65,7 +78,7 @@ class WorkerPool(JobPool[Task, str]):
             recorder=recorder,
             cancel_requested=lambda: running.why is not None,
         )
-        running.job = job = asyncio.create_task(self.runner.run(context), name=f"task-{task.id}")
+        running.job = job = asyncio.create_task(runner.run(context), name=f"task-{task.id}")
         self._running[task.id] = running
         status, reason, best, stopping = JobStatus.FAILED, "", None, False
         try:
@@ -108,9 +121,9 @@ class WorkerPool(JobPool[Task, str]):
         with Session(self.engine, expire_on_commit=False) as session:
             return store_tasks.claim(session, self.worker, key)
 
-    def _start_run(self, task: Task) -> int:
+    def _start_run(self, task: Task, runner: str) -> int:
         with Session(self.engine) as session:
-            run = store_tasks.start_run(session, task, self.runner.name, self.worker)
+            run = store_tasks.start_run(session, task, runner, self.worker)
             assert run.id is not None
             return run.id
 
@@ -123,7 +136,7 @@ class WorkerPool(JobPool[Task, str]):
             )
 
     def _finish(
-        self, task_id: str, run_id: int, status: JobStatus, reason: str, best: int | None
+        self, task_id: str, run_id: int | None, status: JobStatus, reason: str, best: int | None
     ) -> None:
         with Session(self.engine) as session:
             store_tasks.finish(session, task_id, run_id, self.worker, status, reason, best)

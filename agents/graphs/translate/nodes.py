@@ -16,7 +16,15 @@ from agents.failures import infrastructure_failure
 from agents.graphs.translate.observe import as_core, feedback, observation, restore
 from agents.graphs.translate.planner import PlanStream, call_id
 from agents.graphs.translate.state import TranslateContext, TranslateState
-from agents.tools import Made, annotate, rewrite, verify_made
+from agents.tools import (
+    CandidateResult,
+    Made,
+    ToolContext,
+    ToolError,
+    annotate,
+    rewrite,
+    verify_made,
+)
 from corpus.store.models import StepCreate, StepKind
 
 Ctx = Runtime[TranslateContext]
@@ -48,7 +56,7 @@ async def plan_and_run(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
     ctx = runtime.context
     tools = ctx.tools
     parent: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-    tools.parent = parent
+    tools.hang_below(parent)
     before = set(tools.made)
     previous = state.get("observations", [])
     plan = PlanStream(ctx, feedback(previous) if state.get("rounds") else "", parent)
@@ -64,7 +72,7 @@ async def plan_and_run(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
     ]
     # Candidates a plan made but never verified are verified now: the join needs verdicts.
     new = [tools.made[i] for i in tools.made if i not in before]
-    await _verify_all([m for m in new if m.verdict is None], ctx)
+    notes += await _verify_all([m for m in new if m.verdict is None], ctx)
     return {
         "observations": [observation(m) for m in new if m.verdict is not None],
         "notes": notes,
@@ -76,9 +84,6 @@ async def plan_and_run(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
 async def _execute(ctx: TranslateContext, step: PlanStep, args: dict[str, Any]) -> Any:
     """Run one plan step's tool and store it as a tool call below the plan."""
     tools = ctx.tools
-    spent = tools.ledger.exhausted()
-    if spent:
-        raise RuntimeError(f"not run: {spent}")
     started = datetime.now(UTC)
     error: str | None = None
     result: BaseModel | None = None
@@ -113,9 +118,18 @@ def _jsonable(value: Any) -> Any:
     return value.model_dump(mode="json") if isinstance(value, BaseModel) else str(value)
 
 
-async def _verify_all(made: list[Made], ctx: TranslateContext) -> None:
-    budget_left = [m for m in made if not ctx.tools.ledger.exhausted()]
-    await asyncio.gather(*(verify_made(ctx.tools, m) for m in budget_left))
+async def _verify_all(made: list[Made], ctx: TranslateContext) -> list[str]:
+    """Verify what a plan made but did not verify; what the budget did not allow, as notes."""
+    results = await asyncio.gather(
+        *(verify_made(ctx.tools, m) for m in made), return_exceptions=True
+    )
+    notes = []
+    for m, result in zip(made, results, strict=True):
+        if isinstance(result, ToolError):
+            notes.append(f"candidate {m.candidate_id} not verified: {result}")
+        elif isinstance(result, BaseException):
+            raise result
+    return notes
 
 
 async def join(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
@@ -156,28 +170,36 @@ async def repair(payload: RepairInput, runtime: Ctx) -> dict[str, Any]:
     if made is None:  # resumed in a new process: the candidate is known from the state only
         made = restore(item)
         tools.made[made.candidate_id] = made
-    tools.parent = asyncio.get_running_loop().create_future()
-    tools.parent.set_result(made.step_id)
-    evidence = payload["evidence"]
+    below: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    below.set_result(made.step_id)
+    tools.hang_below(below)  # this branch's own rows hang below the repaired candidate's step
+    try:
+        result = await _repair_one(tools, made, payload["evidence"])
+        fixed = tools.made[result.candidate_id]
+        await verify_made(tools, fixed)
+    except ToolError as exc:  # the budget ran out, or nothing to repair with: a note, not a crash
+        return {"notes": [f"repair of candidate {made.candidate_id}: {exc}"]}
+    return {"observations": [observation(fixed)], "ledger": tools.ledger.snapshot()}
+
+
+async def _repair_one(tools: ToolContext, made: Made, evidence: str) -> CandidateResult:
+    """A new candidate from a failing one: new loop choices for an annotated one, a corrected
+    rewrite for a rewritten one."""
     if made.choices:
-        result = await annotate(
+        return await annotate(
             tools,
-            None,
+            tools.function,
             "model",
             evidence=evidence,
             previous=made.choices,
             parent_candidate=made.candidate_id,
         )
-    else:
-        strategy = made.strategy.split(":", 1)[-1]
-        result = await rewrite(
-            tools,
-            strategy,
-            strategy,
-            evidence=evidence,
-            previous=made.source,
-            parent_candidate=made.candidate_id,
-        )
-    fixed = tools.made[result.candidate_id]
-    await verify_made(tools, fixed)
-    return {"observations": [observation(fixed)], "ledger": tools.ledger.snapshot()}
+    strategy = made.strategy.split(":", 1)[-1]
+    return await rewrite(
+        tools,
+        strategy,
+        strategy,
+        evidence=evidence,
+        previous=made.source,
+        parent_candidate=made.candidate_id,
+    )

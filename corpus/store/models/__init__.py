@@ -17,6 +17,7 @@ from corpus.store.models.evals import (
     EvalRunPublic,
 )
 from corpus.store.models.tasks import (
+    DEFAULT_AGENT,
     ApiKey,
     ApiKeyCreated,
     ApiKeyPublic,
@@ -49,6 +50,7 @@ from corpus.store.models.trajectory import (
 )
 
 __all__ = [
+    "DEFAULT_AGENT",
     "ApiKey",
     "ApiKeyCreated",
     "ApiKeyPublic",

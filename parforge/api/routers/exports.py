@@ -26,8 +26,10 @@ def export(
 ) -> StreamingResponse:
     """Stream an export (`openai`, `sft` or `dpo`) of the caller's trajectories.
 
-    Lines are produced as the database cursor advances, so any store size exports in constant
-    memory; split `train` / `validation` by a hash of the task id.
+    Only samples whose candidate passed verification unless `verified_only=false`; an agent's
+    candidates come as tool-call conversations. Lines are produced as the database cursor
+    advances, so any store size exports in constant memory; split `train` / `validation` by a
+    hash of the task id.
     """
     lines = export_lines(services.engine, fmt, filters, owner)
     return StreamingResponse(

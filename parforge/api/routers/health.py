@@ -41,7 +41,7 @@ def healthz(session: SessionDep, services: ServicesDep, response: Response) -> H
         status="unhealthy" if problems else "ok",
         database=services.engine.dialect.name,
         workers=pool.config.workers if pool else 0,
-        runner=pool.runner.name if pool else None,
+        runner=pool.runners.label if pool else None,
         problems=problems,
     )
 

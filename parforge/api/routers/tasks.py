@@ -54,12 +54,19 @@ def _not_found(task_id: str) -> HTTPException:
 def submit_task(
     body: TaskCreate, session: SessionDep, owner: OwnerDep, services: ServicesDep
 ) -> TaskAccepted:
-    """Queue a translation task; follow it with `GET /v1/tasks/{id}/events`."""
+    """Queue a translation task for its agent (`graph` unless it names `prompt`); follow it
+    with `GET /v1/tasks/{id}/events`."""
     limit = services.settings.server.max_source_chars
     if len(body.source) > limit:
         raise HTTPException(
             status.HTTP_422_UNPROCESSABLE_CONTENT,
             f"source is {len(body.source)} characters; the limit is {limit}",
+        )
+    agents = services.settings.server.runners
+    if body.agent not in agents:
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_CONTENT,
+            f"unknown agent {body.agent!r}: use one of {', '.join(sorted(agents))}",
         )
     active = None if owner is None else queue.active(session, TaskRow, owner)
     refuse(task_refusal(body, active, services.settings.server.limits))

@@ -151,7 +151,8 @@ async def test_default_plan_makes_a_verified_candidate_from_the_analysis(engine,
     assert best.strategy.startswith("annotate[")
     names = [s.name for s in steps]
     assert names[0] == "analyse" and "default-plan" in names
-    # Every tool step of the plan hangs below the plan's step.
+    # Every tool step of the plan hangs below the plan's step. (Candidates that differ only in
+    # comments are one program: the scripted code differs in identifiers.)
     plan_id = next(s.id for s in steps if s.name == "default-plan")
     assert all(s.parent_id == plan_id for s in steps if s.tool_call_id)
     assert "plan" not in fake.kinds  # the planner was off
@@ -218,8 +219,12 @@ async def test_a_failing_candidate_is_repaired_with_its_evidence(engine, llm_con
             ]
         )
     )
-    fake.routes["code"].append(Reply(texts=["```c\n// racy\nint main(void) { return 0; }\n```"]))
-    fake.routes["code"].append(Reply(texts=["```c\n// fixed\nint main(void) { return 0; }\n```"]))
+    fake.routes["code"].append(
+        Reply(texts=["```c\nint main(void) { int racy = 0; return racy; }\n```"])
+    )
+    fake.routes["code"].append(
+        Reply(texts=["```c\nint main(void) { int fixed = 0; return fixed; }\n```"])
+    )
 
     def judge(source: str) -> Verdict:
         return verdict(Status.RACE, race=True) if "racy" in source else verdict(Status.PASSED)
@@ -253,7 +258,9 @@ async def test_nothing_passes_ends_no_verified_candidate_within_the_budget(engin
 
 
 async def test_a_scan_is_never_annotated(engine, llm_config):
-    scan = SOURCE.replace("sum += a[i];", "sum += a[i];\n        a[i] = sum;")
+    scan = SOURCE.replace(
+        "        sum += a[i];", "    {\n        sum += a[i];\n        a[i] = sum;\n    }"
+    )
     fake = RoutedLLM()
     verifier = ScriptedVerifier(passes_with_reduction)
     task_id = submit(engine, scan)

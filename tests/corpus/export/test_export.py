@@ -60,8 +60,8 @@ async def test_every_line_matches_its_schema(filled, fmt):
 
 async def test_openai_and_sft_tool_call_arguments(filled):
     engine, ids = filled
-    openai = _lines(engine, ExportFormat.OPENAI)
-    sft = _lines(engine, ExportFormat.SFT)
+    openai = _lines(engine, ExportFormat.OPENAI, verified_only=False)
+    sft = _lines(engine, ExportFormat.SFT, verified_only=False)
     assert len(openai) == len(sft) == len(ids) * 3
     for o, s in zip(openai, sft, strict=True):
         assert o["messages"][-1]["role"] == s["messages"][-1]["role"] == "assistant"
@@ -84,17 +84,27 @@ async def test_dpo_pairs_are_verified_against_failing(filled):
     assert _lines(engine, ExportFormat.DPO, min_speedup=100) == []
 
 
+async def test_only_verified_candidates_unless_all_are_asked_for(filled):
+    engine, ids = filled
+    for fmt in (ExportFormat.SFT, ExportFormat.OPENAI):
+        verified = _lines(engine, fmt)
+        assert len(verified) == len(ids)  # one passing sample of three per task
+        assert all("// sample 0" in json.dumps(line["messages"][-1]) for line in verified)
+        assert len(_lines(engine, fmt, verified_only=False)) == len(ids) * 3
+
+
 async def test_filters(filled):
     engine, ids = filled
     assert len(_lines(engine, ExportFormat.SFT, verified_only=True)) == len(ids)
     assert len(_lines(engine, ExportFormat.SFT, min_speedup=2.5)) == len(ids)
     assert _lines(engine, ExportFormat.SFT, min_speedup=2.6) == []
-    assert len(_lines(engine, ExportFormat.SFT, target="mpi")) == 3
-    assert len(_lines(engine, ExportFormat.SFT, model="other-model")) == 3
+    assert len(_lines(engine, ExportFormat.SFT, target="mpi", verified_only=False)) == 3
+    assert len(_lines(engine, ExportFormat.SFT, model="other-model", verified_only=False)) == 3
+    assert len(_lines(engine, ExportFormat.SFT, model="other-model")) == 1
     assert _lines(engine, ExportFormat.SFT, adapter="lora-1") == []
     tomorrow = datetime.now(UTC) + timedelta(days=1)
     assert _lines(engine, ExportFormat.SFT, since=tomorrow) == []
-    assert len(_lines(engine, ExportFormat.SFT, until=tomorrow)) == len(ids) * 3
+    assert len(_lines(engine, ExportFormat.SFT, until=tomorrow)) == len(ids)
 
 
 async def test_split_by_task_is_disjoint_and_complete(filled):
@@ -116,6 +126,6 @@ async def test_split_by_task_is_disjoint_and_complete(filled):
 async def test_identical_samples_are_written_once(engine, tmp_path):
     await _fill(engine, ["int same(void);"] * 3, samples=2)
     out = tmp_path / "out.jsonl"
-    stats = export_file(engine, ExportFormat.OPENAI, out)
+    stats = export_file(engine, ExportFormat.OPENAI, out, ExportFilter(verified_only=False))
     assert stats.written == 2 and stats.duplicates == 4
     assert len(out.read_text().splitlines()) == 2

@@ -44,7 +44,7 @@ def settings_for(
     store_url: str, data_dir: Path, evals: EvalSettings | None = None, **server: Any
 ) -> Settings:
     # No configured runner unless a test names one: `api_factory(runner=None)` queues only.
-    config = {"poll_s": 0.05, "heartbeat_s": 0.05, "runner": None, **server}
+    config = {"poll_s": 0.05, "heartbeat_s": 0.05, "runner": "none", **server}
     return Settings(
         data_dir=data_dir,
         store=StoreConfig(url=store_url),

@@ -33,10 +33,17 @@ async def test_export_streams_only_the_callers_tasks(api_factory):
         ).json()["id"]
         for task_id, headers in ((mine, api.auth), (theirs, other)):
             await _wait_succeeded(api.client, task_id, headers)
-        r = await api.client.get("/v1/exports/openai")
+        r = await api.client.get("/v1/exports/openai", params={"verified_only": False})
         assert r.status_code == 200 and r.headers["content-type"] == "application/x-ndjson"
         lines = [json.loads(line) for line in r.text.splitlines()]
         assert len(lines) == 2 and all(line["messages"][1]["content"] == "int a;" for line in lines)
+        [verified] = [
+            json.loads(x) for x in (await api.client.get("/v1/exports/sft")).text.splitlines()
+        ]
+        assert (
+            "// sample 0"
+            in verified["messages"][-1]["tool_calls"][0]["function"]["arguments"]["source"]
+        )
         for line in lines:
             jsonschema.validate(line, schema_for(ExportFormat.OPENAI))
         r = await api.client.get("/v1/exports/dpo", params={"verified_only": True}, headers=other)

@@ -5,7 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 
+import httpx
+
+from parforge.api import create_app
 from tests.conftest import ScriptedRunner
+from tests.parforge.api.conftest import settings_for
 
 SOURCE = (
     "int sum(const int *a, int n) { int s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }"
@@ -237,3 +241,42 @@ async def test_no_verified_candidate_is_a_status_of_its_own(api_factory):
         text = (await api.client.get("/metrics")).text
         assert 'parforge_tasks{status="no_verified_candidate"} 1.0' in text
         assert 'parforge_tasks{status="succeeded"} 0.0' in text
+
+
+async def test_a_task_names_its_agent(api_factory):
+    async with api_factory(runner=None) as api:
+        post = api.client.post
+        r = await post("/v1/tasks", json={"source": SOURCE, "target": "openmp", "agent": "prompt"})
+        assert r.status_code == 202, r.text
+        assert (await api.client.get(f"/v1/tasks/{r.json()['id']}")).json()["agent"] == "prompt"
+        r = await post("/v1/tasks", json={"source": SOURCE, "target": "openmp"})
+        assert (await api.client.get(f"/v1/tasks/{r.json()['id']}")).json()["agent"] == "graph"
+        items = (await api.client.get("/v1/tasks")).json()["items"]
+        assert sorted(t["agent"] for t in items) == ["graph", "prompt"]
+        r = await post("/v1/tasks", json={"source": SOURCE, "target": "openmp", "agent": "evolve"})
+        assert r.status_code == 422
+        assert r.json()["detail"] == "unknown agent 'evolve': use one of graph, prompt"
+        r = await post("/v1/tasks", json={"source": SOURCE, "target": "openmp", "agent": ""})
+        assert r.status_code == 422 and "agent" in r.text
+        assert (await api.client.get("/v1/tasks")).json()["total"] == 2  # nothing half-stored
+
+
+async def test_the_server_runs_each_task_on_its_agents_runner(store_url, tmp_path):
+    here = "tests.parforge.service.test_runners"
+    runners = {"graph": f"{here}:build_graph", "prompt": f"{here}:build_broken"}
+    settings = settings_for(store_url, tmp_path, runner=None, runners=runners, require_key=False)
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            assert (await client.get("/healthz")).json()["runner"] == "graph, prompt"
+            ids = {}
+            for agent in ("graph", "prompt"):
+                body = {"source": SOURCE, "target": "openmp", "agent": agent}
+                ids[agent] = (await client.post("/v1/tasks", json=body)).json()["id"]
+            graph = await _wait_done(client, ids["graph"])
+            prompt = await _wait_done(client, ids["prompt"])
+            # The broken factory failed its task, not the server.
+            assert (await client.get("/healthz")).json()["status"] == "ok"
+    assert graph["status"] == "succeeded"
+    assert prompt["status"] == "failed" and "failed: no model configured" in prompt["reason"]

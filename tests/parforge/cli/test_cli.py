@@ -53,6 +53,8 @@ def test_submit_wait_show_list_export(cli, tmp_path):
     cli("export", "--format", "sft", "--out", str(out), "--verified-only")
     [line] = [json.loads(x) for x in out.read_text().splitlines()]
     assert line["messages"][1]["content"].startswith("void saxpy")
+    assert len(cli("export", "-f", "openai", "-o", "-").splitlines()) == 1  # verified: the default
+    assert len(cli("export", "-f", "openai", "-o", "-", "--all").splitlines()) == 2
     dpo = cli("export", "-f", "dpo", "-o", "-")
     assert len(dpo.splitlines()) == 1
 
@@ -115,3 +117,19 @@ def test_a_task_where_nothing_passed_says_so_and_exits_1(store_url, tmp_path):
     assert [t["id"] for t in json.loads(listed.stdout)] == [task_id]
     shown = runner.invoke(app, ["tasks", "show", task_id], env=env).stdout
     assert "no_verified_candidate" in shown and "no candidate passed" in shown
+
+
+def test_submit_names_the_agent_and_refuses_an_unknown_one(cli, tmp_path):
+    src = tmp_path / "sum.c"
+    src.write_text("int main(void) { return 0; }\n")
+    task_id = cli("tasks", "submit", str(src), "--to", "openmp", "--agent", "prompt")
+    task = json.loads(cli("tasks", "show", task_id.strip().splitlines()[-1], "--json"))["task"]
+    assert task["agent"] == "prompt"
+    result = CliRunner().invoke(
+        app,
+        ["tasks", "submit", str(src), "--to", "openmp", "--agent", "evolve"],
+        env={"PARFORGE_DATA_DIR": str(tmp_path / "data")},
+    )
+    assert result.exit_code == 2
+    assert "unknown agent 'evolve': use one of graph, prompt" in result.stderr
+    assert json.loads(cli("tasks", "list", "--json"))[0]["agent"] == "prompt"

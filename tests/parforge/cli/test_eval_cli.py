@@ -51,6 +51,11 @@ def test_run_list_report_and_resume(cli, tmp_path: Path) -> None:
 
     _, err = cli("eval", "run", "--resume", "1")  # nothing left to do: finishes at once
     assert "succeeded" in err
+    printed, _ = cli("eval", "run", "--resume", "1", "--json")
+    summary = json.loads(printed)  # one object on stdout; the progress went to stderr
+    assert summary["id"] == 1 and summary["status"] == "succeeded"
+    assert summary["progress"]["statuses"] == {"passed": 2}
+    assert summary["summary"] == listed["summary"] and summary["summary"]["rows"]
     cli("eval", "run", "--resume", "7", code=1)
     cli("eval", "report", "7", code=1)
     _, err = cli("eval", "run", "--problems", "nothing*", code=1)

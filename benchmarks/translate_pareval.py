@@ -1,0 +1,103 @@
+"""ParEval serial→OpenMP translation, one sample per problem, three ways side by side:
+
+- `prompt`: prompt mode (the model completes ParEval's translation prompt);
+- `graph`: the translate agent (plan, tools in parallel, annotation, rewrite, repair);
+- `analysis`: the translate agent with the model's choices replaced by the first schema option
+  and no model call at all: what the dependence analysis alone achieves.
+
+Every sample is verified by the same eval harness (build, tests at 1/2/4 threads, race check);
+pass@1 counts a sample only when it is correct, and race-free@1 when it is also free of races.
+Runs on the configured model (the embedded one by default) and the Docker sandbox:
+
+    .venv/bin/python benchmarks/translate_pareval.py [--problems 'PATTERN' ...] [--limit N]
+        [--agents prompt graph analysis] [--timing]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+from pathlib import Path
+
+from sqlmodel import Session
+
+from corpus.formats import Target
+from corpus.store import evals as store
+from corpus.store import open_store
+from corpus.store.models import EvalRunCreate, ExecutionTarget
+from corpus.suites import load_suite
+from evals.config import RunOptions
+from evals.plan import select_problems
+from evals.stored import load_run
+from evals.summary import OVERALL, summarize
+from parforge.service.evals import EvalPool, build_eval_runner
+from parforge.settings import load_settings
+
+
+async def one(
+    agent: str, names: list[str], timing: bool, url: str
+) -> tuple[dict[str, float | None], float]:
+    settings = load_settings().model_copy(
+        update={"store": load_settings().store.model_copy(update={"url": url})}
+    )
+    engine = open_store(url)
+    options = RunOptions(agent=agent, translate_from="serial")  # type: ignore[arg-type]
+    create = EvalRunCreate(
+        suite="pareval",
+        target=ExecutionTarget("openmp"),
+        samples_k=1,
+        problems=names,
+        timing=timing,
+    )
+    with Session(engine) as session:
+        row = store.submit(session, create, options=options.model_dump(mode="json"))
+    assert row.id is not None
+    runner = build_eval_runner(settings, engine)
+    pool = EvalPool(engine, runner, settings.server, workers=0)
+    t0 = time.perf_counter()
+    try:
+        await pool.run_one(row.id)
+    finally:
+        await runner.aclose()
+    took = time.perf_counter() - t0
+    data = load_run(engine, row.id)
+    engine.dispose()
+    summary = summarize(data.outcomes, [1], 4 if timing else None)
+    overall = summary.row(OVERALL, 1)
+    return {
+        "build@1": overall.build,
+        "pass@1": overall.passed,
+        "race-free@1": overall.race_free,
+        "speedup_4@1": overall.speedup,
+    }, took
+
+
+async def main(patterns: list[str], limit: int | None, agents: list[str], timing: bool) -> None:
+    suite = load_suite("pareval")
+    names = select_problems(suite, Target.OPENMP, patterns, limit, "serial")
+    print(
+        f"{len(names)} ParEval serial->openmp translation problems, 1 sample each: {', '.join(names)}"
+    )
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for agent in agents:
+            metrics, took = await one(
+                agent, names, timing, f"sqlite:///{Path(tmp) / (agent + '.db')}"
+            )
+            results[agent] = metrics
+            shown = ", ".join(
+                f"{k} {v:.3f}" if v is not None else f"{k} -" for k, v in metrics.items()
+            )
+            print(f"{agent:9s} {shown}  ({took:.0f}s)")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--problems", nargs="*", default=[])
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--agents", nargs="*", default=["analysis", "graph", "prompt"])
+    parser.add_argument("--timing", action="store_true")
+    args = parser.parse_args()
+    asyncio.run(main(args.problems, args.limit, args.agents, args.timing))
