@@ -29,6 +29,7 @@ from corpus.errors import CorpusError
 from corpus.formats import Target
 from corpus.store import evals as store
 from corpus.store.models import EvalResult, EvalResultCreate, EvalRun
+from corpus.store.tasks import ANY_OWNER, Owner
 from corpus.suites import load_suite
 from corpus.tasks import Task
 from evals.config import EvalSettings, RunOptions
@@ -126,6 +127,7 @@ class EvalRunner:
                     self.llm,
                     self.engine,
                     max_concurrency=self.settings.generate_concurrency,
+                    owner=_owner(run),
                 )
             if run.model is None:
                 await asyncio.to_thread(
@@ -177,6 +179,12 @@ class EvalRunner:
     def _write(self, action: Callable[[Session], None]) -> None:
         with Session(self.engine) as session:
             action(session)
+
+
+def _owner(run: EvalRun) -> Owner:
+    """Whose stored runs this run may replay: its API key's; a run without a key (the CLI's, or
+    one queued anonymously, which the API checked when it was submitted) sees every run."""
+    return ANY_OWNER if run.owner_key_id is None else run.owner_key_id
 
 
 class _Job:

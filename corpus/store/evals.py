@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from corpus.store import queue
 from corpus.store.models import (
@@ -15,6 +15,7 @@ from corpus.store.models import (
     EvalRun,
     EvalRunCreate,
     JobStatus,
+    utcnow,
 )
 from corpus.store.tasks import ANY_OWNER, Owner, _AnyOwner
 
@@ -110,18 +111,36 @@ def rows(session: Session, eval_id: int) -> list[EvalResult]:
     )
 
 
-def results(session: Session, eval_id: int) -> list[EvalResultPublic]:
-    return [EvalResultPublic.model_validate(r) for r in rows(session, eval_id)]
+def results(
+    session: Session, eval_id: int, *, limit: int | None = None, offset: int = 0
+) -> list[EvalResultPublic]:
+    """A page of a run's results, in the order of `rows`."""
+    query = (
+        select(EvalResult)
+        .where(EvalResult.eval_run_id == eval_id)
+        .order_by(col(EvalResult.problem), col(EvalResult.sample_index))
+        .offset(offset)
+        .limit(limit)
+    )
+    return [EvalResultPublic.model_validate(r) for r in session.exec(query).all()]
 
 
-def reopen(session: Session, eval_id: int, alive: Callable[[str], bool]) -> EvalRun | None:
+def count_results(session: Session, eval_id: int) -> int:
+    query = select(func.count()).where(EvalResult.eval_run_id == eval_id)
+    return int(session.exec(query).one())
+
+
+def reopen(session: Session, eval_id: int, lease_s: float) -> EvalRun | None:
     """Put a stopped run back in the queue so that its missing samples get done; None if there
-    is no such run. A run that a live worker holds comes back unchanged (still `running`); one
-    whose worker died is taken over."""
+    is no such run. A run whose worker beat within `lease_s` comes back unchanged (still
+    `running`); one whose worker has gone silent is taken over."""
     run = session.get(EvalRun, eval_id)
     if run is None or run.status == JobStatus.QUEUED:
         return run
-    if run.status == JobStatus.RUNNING and run.claimed_by and alive(run.claimed_by):
+    fresh = run.heartbeat_at is not None and run.heartbeat_at > utcnow() - timedelta(
+        seconds=lease_s
+    )
+    if run.status == JobStatus.RUNNING and run.claimed_by and fresh:
         return run
     run.status = JobStatus.QUEUED
     run.reason = "resumed"
@@ -158,19 +177,16 @@ def finish(
     return ended
 
 
-def release(session: Session, eval_id: int, worker: str, why: str) -> bool:
-    """Back to the queue without spending an attempt (the server stops; the run is fine)."""
-    released = queue.release(session, EvalRun, eval_id, worker, f"{why}; re-queued")
+def release(session: Session, eval_id: int, worker: str, why: str) -> JobStatus | None:
+    """Back to the queue without spending an attempt (the server stops; the run is fine), or
+    cancelled if that was requested; None if `worker` no longer held it."""
+    status = queue.release(session, EvalRun, eval_id, worker, f"{why}; re-queued")
     session.commit()
-    return released
+    return status
 
 
-def recover(
-    session: Session, *, lease_s: float, max_attempts: int, alive: Callable[[str], bool]
-) -> list[queue.Recovered]:
-    """Take back runs of dead or silent workers (see `queue.recover`)."""
-    recovered = queue.recover(
-        session, EvalRun, lease_s=lease_s, max_attempts=max_attempts, alive=alive
-    )
+def recover(session: Session, *, lease_s: float, max_attempts: int) -> list[queue.Recovered]:
+    """Take back runs of silent workers (see `queue.recover`)."""
+    recovered = queue.recover(session, EvalRun, lease_s=lease_s, max_attempts=max_attempts)
     session.commit()
     return recovered

@@ -226,13 +226,9 @@ def _end_run(session: Session, run_id: int, status: JobStatus, reason: str) -> N
     )
 
 
-def recover(
-    session: Session, *, lease_s: float, max_attempts: int, alive: Any
-) -> list[queue.Recovered]:
+def recover(session: Session, *, lease_s: float, max_attempts: int) -> list[queue.Recovered]:
     """Take back tasks of dead workers (see `queue.recover`) and close their open runs."""
-    recovered = queue.recover(
-        session, Task, lease_s=lease_s, max_attempts=max_attempts, alive=alive
-    )
+    recovered = queue.recover(session, Task, lease_s=lease_s, max_attempts=max_attempts)
     for item in recovered:
         open_runs = session.exec(
             select(Run.id).where(Run.task_id == item.job_id, Run.status == JobStatus.RUNNING)
@@ -245,14 +241,21 @@ def recover(
     return recovered
 
 
-def candidates(session: Session, task_id: str) -> list[CandidateWithVerdict]:
-    """The task's candidates in creation order, each with its latest verdict."""
+def candidates(
+    session: Session, task_id: str, *, limit: int | None = None, offset: int = 0
+) -> list[CandidateWithVerdict]:
+    """The task's candidates in creation order (a page of them), each with its latest verdict."""
     rows = session.exec(
-        select(Candidate).where(Candidate.task_id == task_id).order_by(col(Candidate.id))
+        select(Candidate)
+        .where(Candidate.task_id == task_id)
+        .order_by(col(Candidate.id))
+        .offset(offset)
+        .limit(limit)
     ).all()
+    ids = [c.id for c in rows]
     verdicts: dict[int, Verdict] = {}
     for verdict in session.exec(
-        select(Verdict).where(Verdict.task_id == task_id).order_by(col(Verdict.id))
+        select(Verdict).where(col(Verdict.candidate_id).in_(ids)).order_by(col(Verdict.id))
     ):
         verdicts[verdict.candidate_id] = verdict
     return [
@@ -262,6 +265,11 @@ def candidates(session: Session, task_id: str) -> list[CandidateWithVerdict]:
         )
         for c in rows
     ]
+
+
+def count_candidates(session: Session, task_id: str) -> int:
+    query = select(func.count()).where(Candidate.task_id == task_id)
+    return int(session.exec(query).one())
 
 
 def runs(session: Session, task_id: str) -> list[RunPublic]:
@@ -304,15 +312,18 @@ def events_after(
     return out
 
 
-def release(session: Session, task_id: str, run_id: int, worker: str, why: str) -> bool:
-    """Put a task this worker holds back in the queue (shutdown), returning its attempt."""
-    reason = f"{why}; re-queued"
-    released = queue.release(session, Task, task_id, worker, reason)
+def release(session: Session, task_id: str, run_id: int, worker: str, why: str) -> JobStatus | None:
+    """Put a task this worker holds back in the queue (shutdown), returning its attempt; one
+    whose cancellation was requested ends cancelled instead. The status it got, None if this
+    worker no longer held it."""
+    status = queue.release(session, Task, task_id, worker, f"{why}; re-queued")
     _end_run(session, run_id, JobStatus.CANCELLED, why)
-    if released:
-        status_event(session, task_id, JobStatus.QUEUED, reason)
+    if status is not None:
+        task = session.get(Task, task_id, populate_existing=True)
+        assert task is not None
+        status_event(session, task_id, status, task.reason)
     session.commit()
-    return released
+    return status
 
 
 def steps_of(session: Session, task_id: str) -> list[Step]:

@@ -13,6 +13,20 @@ from evals.sources import Sample
 
 ReplayKind = Literal["known-good", "mutants"]
 PREFIX = "replay:"
+_RUN = PREFIX + "run="
+
+
+def replayed_run(model: str | None) -> int | None:
+    """The stored run that `model` (`replay:run=ID`) replays; None for any other model.
+
+    Raises ValueError when the id is not a number.
+    """
+    if model is None or not model.startswith(_RUN):
+        return None
+    text = model.removeprefix(_RUN)
+    if not text.isdigit():
+        raise ValueError(f"{model}: the run id must be a number")
+    return int(text)
 
 
 class ReplaySource:

@@ -10,6 +10,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlmodel import Session
 
 from corpus.store import keys
+from parforge.api.limits import Refusal
 from parforge.api.services import Services
 
 _bearer = HTTPBearer(auto_error=False, description="An API key from `parforge keys create`.")
@@ -56,3 +57,9 @@ def get_owner(
 
 
 OwnerDep = Annotated[int | None, Depends(get_owner)]
+
+
+def refuse(refusal: Refusal | None) -> None:
+    """Answer a refusal of `limits` as an HTTP error with its reason."""
+    if refusal is not None:
+        raise HTTPException(refusal.status, refusal.reason)

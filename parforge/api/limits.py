@@ -1,13 +1,99 @@
-"""Limits on what a request may carry, enforced before any route sees it: a cap on the body
-(checked before the body is read into memory) and no NUL characters in the path or query
-(PostgreSQL text cannot hold them, so they would otherwise surface as a 5xx deep in a query)."""
+"""Limits on what a request may carry and on what one API key may have at once.
+
+Enforced before any route sees it: a cap on the body (checked before the body is read into
+memory) and no NUL characters in the path or query (PostgreSQL text cannot hold them, so they
+would otherwise surface as a 5xx deep in a query). Decided here, applied by the routes: the
+per-key limits of `KeyLimits` (jobs queued or running, samples and tests per task, open event
+streams), each refusal with its status and a reason for people.
+"""
 
 from __future__ import annotations
 
 import json
+import threading
+from dataclasses import dataclass, field
 from urllib.parse import unquote_to_bytes
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from corpus.store.models import TaskCreate
+from parforge.service.config import KeyLimits
+
+PAGE_MAX = 500
+"""The most candidates or eval results one response carries."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a request is turned down, and with which status."""
+
+    status: int
+    reason: str
+
+
+def task_refusal(create: TaskCreate, active: int | None, limits: KeyLimits) -> Refusal | None:
+    """Whether a key that has `active` tasks queued or running (None: an anonymous caller, not
+    counted) may submit `create`."""
+    tests = len(create.tests or [])
+    if tests > limits.tests_per_task:
+        return Refusal(422, f"{tests} tests; the limit per task is {limits.tests_per_task}")
+    if create.budgets.samples > limits.samples_per_task:
+        return Refusal(
+            422,
+            f"{create.budgets.samples} samples; the limit per task is {limits.samples_per_task}",
+        )
+    return _active_refusal("tasks", active, limits.active_tasks)
+
+
+def eval_refusal(active: int | None, limits: KeyLimits) -> Refusal | None:
+    """Whether a key that has `active` eval runs queued or running may submit another."""
+    return _active_refusal("eval runs", active, limits.active_evals)
+
+
+def _active_refusal(what: str, active: int | None, limit: int) -> Refusal | None:
+    if active is None or active < limit:
+        return None
+    return Refusal(429, f"this API key has {active} {what} queued or running; the limit is {limit}")
+
+
+@dataclass
+class StreamSlot:
+    """One open event stream of a key; `release` may be called more than once."""
+
+    slots: StreamSlots
+    owner: int
+    released: bool = False
+
+    def release(self) -> None:
+        if not self.released:
+            self.released = True
+            self.slots._release(self.owner)
+
+
+@dataclass
+class StreamSlots:
+    """Event streams open at once per key, in this process."""
+
+    open: dict[int, int] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def acquire(self, owner: int, limit: int) -> StreamSlot | Refusal:
+        with self._lock:
+            count = self.open.get(owner, 0)
+            if count >= limit:
+                return Refusal(
+                    429, f"this API key has {count} event streams open; the limit is {limit}"
+                )
+            self.open[owner] = count + 1
+        return StreamSlot(self, owner)
+
+    def _release(self, owner: int) -> None:
+        with self._lock:
+            left = self.open.get(owner, 0) - 1
+            if left > 0:
+                self.open[owner] = left
+            else:
+                self.open.pop(owner, None)
 
 
 class _TooLarge(Exception):

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 
 from corpus.runner import TaskRunner
 from corpus.store import Notifier, open_store
+from parforge.api.limits import StreamSlots
 from parforge.api.metrics import Metrics
 from parforge.service.evals import EvalPool, build_eval_runner
 from parforge.service.pool import WorkerPool
@@ -29,6 +30,8 @@ class Services:
     runners: Runners | None = None
     """The task runners of the pool; those built here from the settings are closed on stop."""
     evals: EvalPool | None = None
+    streams: StreamSlots = field(default_factory=StreamSlots)
+    """Event streams open per API key."""
 
     @classmethod
     async def start(cls, settings: Settings, runner: TaskRunner | None = None) -> Services:

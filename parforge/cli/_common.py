@@ -9,6 +9,7 @@ from typing import Any, NoReturn, TypeVar
 
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 
 from agents.llm.errors import LLMError
 from corpus.errors import CorpusError
@@ -43,7 +44,7 @@ def settings() -> Settings:
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    console.print(f"[bold red]error:[/] {message}")
+    console.print(f"[bold red]error:[/] {escape(message)}")
     raise SystemExit(code)
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
+from rich.text import Text
 
 from corpus.store.models import CandidateWithVerdict, JobStatus, RunPublic, TaskDetail
 from parforge.cli.verify_cmd import show_verdict
@@ -75,17 +77,19 @@ def show_task(
     candidates: list[CandidateWithVerdict],
     code: bool = True,
 ) -> None:
-    """Print a task for people (the JSON form is `--json`)."""
+    """Print a task for people (the JSON form is `--json`); what users and programs wrote is
+    printed as text, never as Rich markup."""
+    agent = task.agent or "default"
     out.print(
-        f"[bold]{task.id}[/] {task.name} ({task.language} → {task.target},"
-        f" agent {task.agent or 'default'}): {styled(task.status)}"
-        + (f" — {task.reason}" if task.reason else ""),
+        f"[bold]{task.id}[/] {escape(f'{task.name} ({task.language} → {task.target}, agent {agent})')}:"
+        f" {styled(task.status)}" + escape(f" — {task.reason}" if task.reason else ""),
         highlight=False,
     )
     for r in runs:
         model = r.model + (f" + {r.adapter}" if r.adapter else "") if r.model else "-"
         out.print(
-            f"run {r.id} (attempt {r.attempt}): {r.runner}, model {model}, {styled(r.status)}",
+            f"run {r.id} (attempt {r.attempt}): {escape(f'{r.runner}, model {model}')},"
+            f" {styled(r.status)}",
             highlight=False,
         )
     if not candidates:
@@ -96,10 +100,10 @@ def show_task(
         table.add_row(
             str(c.id) + (" *" if c.id == task.best_candidate_id else ""),
             str(c.run_id),
-            c.strategy,
-            v.status if v else "-",
+            Text(c.strategy),
+            Text(v.status if v else "-"),
             f"{v.best_speedup:.2f}x" if v and v.passed else "-",
-            (v.reason.splitlines()[0][:70] if v and v.reason else ""),
+            Text(v.reason.splitlines()[0][:70] if v and v.reason else ""),
         )
     out.print(table)
     featured = _featured(task, candidates)
@@ -111,7 +115,11 @@ def show_task(
         try:
             verdict = Verdict.model_validate(candidate.verdict.data)
         except ValidationError:
-            out.print(f"{candidate.verdict.status}: {candidate.verdict.reason}", highlight=False)
+            out.print(
+                f"{candidate.verdict.status}: {candidate.verdict.reason}",
+                markup=False,
+                highlight=False,
+            )
         else:
             show_verdict(out, verdict, f"{task.name} (sequential)")
     if code:

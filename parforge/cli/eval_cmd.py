@@ -41,7 +41,6 @@ from evals.stored import load_run
 from evals.summary import OVERALL, summarize
 from parforge.cli._common import console, fail, run, settings
 from parforge.cli._store import store as open_store
-from parforge.service import identity
 from parforge.service.evals import EvalPool, build_eval_runner
 from parforge.settings import Settings
 
@@ -119,7 +118,7 @@ def run_cmd(
     config = settings()
     with open_store(config) as engine:
         if resume is not None:
-            eval_id = _reopen(engine, resume)
+            eval_id = _reopen(engine, resume, config.server.lease_s)
         else:
             if target not in TARGETS:
                 fail(f"unknown target {target!r}: use one of {', '.join(TARGETS)}")
@@ -192,9 +191,9 @@ def _create(
     return row.id
 
 
-def _reopen(engine: Engine, eval_id: int) -> int:
+def _reopen(engine: Engine, eval_id: int, lease_s: float) -> int:
     with Session(engine) as session:
-        row = store.reopen(session, eval_id, identity.alive)
+        row = store.reopen(session, eval_id, lease_s)
     if row is None:
         fail(f"no eval run {eval_id}")
     if row.status == JobStatus.RUNNING:

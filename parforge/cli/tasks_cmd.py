@@ -12,7 +12,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 from sqlalchemy import Engine
 from sqlmodel import Session
 
@@ -169,7 +171,8 @@ async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> Job
             await runners.aclose()
     # The live line goes away; this one stays (with the run's own summary as the reason).
     console.print(
-        f"task {task_id} {styled(status)}" + (f": {reason}" if reason else ""), highlight=False
+        f"task {task_id} {styled(status)}" + (escape(f": {reason}") if reason else ""),
+        highlight=False,
     )
     return status
 
@@ -231,7 +234,7 @@ def list_tasks(
     for t in items:
         table.add_row(
             t.id,
-            t.name,
+            Text(t.name),
             t.target,
             styled(t.status),
             f"{t.best_speedup:.2f}x" if t.best_speedup else "-",

@@ -14,7 +14,9 @@ from typing import Annotated, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from parforge.cli._common import console, fail, run, settings
 from parforge.settings import Settings
@@ -142,47 +144,54 @@ def race(
 
 
 def show_verdict(out: Console, v: Verdict, against: str) -> None:
-    """A verdict, stage by stage (also used by `parforge tasks show`)."""
+    """A verdict, stage by stage (also used by `parforge tasks show`).
+
+    Everything a program or a user wrote (reasons, diagnostics, findings, names) is printed as
+    text, never parsed as Rich markup: a `[/]` in a candidate's stderr must not crash the CLI.
+    """
     style = _STYLE.get(v.status, "bold red")
-    out.print(f"[{style}]{v.status.value.upper()}[/]  {v.target.value} candidate vs {against}")
+    out.print(
+        f"[{style}]{v.status.value.upper()}[/]  {v.target.value} candidate vs {escape(against)}"
+    )
     if v.reason:
-        out.print(f"  {v.reason}", highlight=False)
+        out.print(f"  {v.reason}", markup=False, highlight=False)
     if v.build is not None:
         out.print(
             f"\n[bold]build[/] {'ok' if v.build.ok else 'failed'}, {len(v.build.diagnostics)} diagnostic(s)"
         )
         for d in v.build.diagnostics[:10]:
             where = f"{d.file}:{d.line}" if d.file and d.line else (d.file or "")
-            out.print(f"  {d.severity:7} {where} {d.message}", highlight=False)
+            out.print(f"  {d.severity:7} {where} {d.message}", markup=False, highlight=False)
         if v.build.kernels:
             table = Table("kernel", "registers", "shared B", "stack B", "spill st/ld B")
             for k in v.build.kernels:
                 spill = f"{k.spill_stores_bytes}/{k.spill_loads_bytes}"
                 table.add_row(
-                    k.name, str(k.registers), str(k.shared_bytes), str(k.stack_bytes), spill
+                    Text(k.name), str(k.registers), str(k.shared_bytes), str(k.stack_bytes), spill
                 )
             out.print(table)
     if v.source_check is not None:
         shown = ", ".join(v.source_check.found[:5]) or v.source_check.message
         out.print(
-            f"[bold]source[/] {'ok' if v.source_check.ok else 'not parallel'}: {shown}",
+            f"[bold]source[/] {'ok' if v.source_check.ok else 'not parallel'}: {escape(shown)}",
             highlight=False,
         )
     if v.equivalence is not None:
         eq = v.equivalence
         if eq.not_run:
-            out.print(f"[bold]tests[/] {eq.not_run}")
+            out.print(f"[bold]tests[/] {escape(eq.not_run)}", highlight=False)
         else:
             passed = sum(o.ok for o in eq.outcomes)
             out.print(f"[bold]tests[/] {passed}/{len(eq.outcomes)} runs agree with the reference")
             for o in [o for o in eq.outcomes if not o.ok][:5]:
-                out.print(f"  {o.test} @ {o.workers}: {o.reason}", highlight=False)
+                out.print(f"  {o.test} @ {o.workers}: {o.reason}", markup=False, highlight=False)
     if v.concurrency is not None:
         c = v.concurrency
         head = c.not_run or (
             f"clean over {c.runs} run(s)" if c.ok else f"{len(c.findings)} finding(s)"
         )
-        out.print(f"[bold]concurrency[/] ({', '.join(c.tools) or '-'}): {head}", highlight=False)
+        tools = escape(", ".join(c.tools) or "-")
+        out.print(f"[bold]concurrency[/] ({tools}): {escape(head)}", highlight=False)
         if c.findings:
             out.print(_findings_table(c.findings))
     if v.timing is not None:
@@ -202,12 +211,11 @@ def show_verdict(out: Console, v: Verdict, against: str) -> None:
 
 def _show_race(out: Console, r: RaceCheckResult) -> None:
     if r.race is None:
-        out.print(f"[bold yellow]NOT RUN[/] {r.file}: {r.not_run}", highlight=False)
+        out.print(f"[bold yellow]NOT RUN[/] {escape(f'{r.file}: {r.not_run}')}", highlight=False)
         return
     verdict = "[bold red]RACE[/]" if r.race else "[bold green]NO RACE FOUND[/]"
-    out.print(
-        f"{verdict} {r.file} ({r.runs} instrumented runs, {', '.join(r.tools)}, {r.duration_s:.1f}s)"
-    )
+    detail = f"{r.file} ({r.runs} instrumented runs, {', '.join(r.tools)}, {r.duration_s:.1f}s)"
+    out.print(f"{verdict} {escape(detail)}")
     if r.findings:
         out.print(_findings_table(r.findings))
 
@@ -217,5 +225,7 @@ def _findings_table(findings: list[Finding]) -> Table:
     for f in findings[:20]:
         where = f"{f.file or ''}:{f.line}" if f.line else (f.file or "")
         workers = str(f.workers) if f.workers else ""
-        table.add_row(f.kind, where, f.variable or "", workers, f.message)
+        table.add_row(
+            *(Text(cell) for cell in (f.kind, where, f.variable or "", workers, f.message))
+        )
     return table

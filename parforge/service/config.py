@@ -7,6 +7,25 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 
+class KeyLimits(BaseModel):
+    """What one API key may have at once or ask for (`PARFORGE_SERVER__LIMITS__<FIELD>`).
+
+    The limits per task hold for everyone; those on what is active at once are per key (an
+    anonymous caller, when keys are not required, is local use and is not counted).
+    """
+
+    active_tasks: int = Field(default=32, ge=1)
+    """Tasks queued or running at once; a submission over it is answered 429."""
+    active_evals: int = Field(default=2, ge=1)
+    """Eval runs queued or running at once."""
+    samples_per_task: int = Field(default=16, ge=1)
+    """Candidates one task may ask for (`budgets.samples`); more is answered 422."""
+    tests_per_task: int = Field(default=64, ge=1)
+    """Test inputs one task may carry."""
+    event_streams: int = Field(default=8, ge=1)
+    """Event streams (`/v1/tasks/{id}/events`) open at once in this process."""
+
+
 class ServerConfig(BaseModel):
     """`PARFORGE_SERVER__<FIELD>`."""
 
@@ -41,3 +60,4 @@ class ServerConfig(BaseModel):
     """Every /v1 request needs `Authorization: Bearer <key>`; off: anonymous local use."""
     max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
     max_source_chars: int = Field(default=200_000, ge=1)
+    limits: KeyLimits = Field(default_factory=KeyLimits)

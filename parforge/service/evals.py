@@ -23,6 +23,7 @@ from evals.errors import EvalError, EvalInterrupted
 from evals.runner import EvalRunner, ProgressSink
 from parforge.service.config import ServerConfig
 from parforge.service.jobs import JobPool, Running
+from parforge.service.reasons import public_reason, scrub
 from parforge.service.runners import close_runner
 from sandbox.config import DockerConfig, SandboxConfig
 
@@ -131,21 +132,22 @@ class EvalPool(JobPool[EvalRun, int]):
             with contextlib.suppress(BaseException):
                 await job
         except EvalInterrupted as exc:
-            reason = str(exc) + resume
+            log.warning("eval %s interrupted: %s", eval_id, exc)
+            reason = scrub(str(exc)) + resume
         except EvalError as exc:
-            reason = str(exc)
+            reason = scrub(str(exc))
         except Exception as exc:
             log.exception("eval %s: runner failed", eval_id)
-            reason = f"runner error: {type(exc).__name__}: {exc}" + resume
+            reason = public_reason(exc) + resume
         finally:
             del self._running[eval_id]
         if running.requeue:
-            await asyncio.to_thread(self._release, eval_id, running.why or "")
+            await self._retried("release", self._release, eval_id, running.why or "")
         else:
             if running.why is not None:
                 status = JobStatus.CANCELLED
                 reason = running.why + (resume if running.why == "interrupted" else "")
-            await asyncio.to_thread(self._finish, eval_id, status, reason, summary)
+            await self._retried("finish", self._finish, eval_id, status, reason, summary)
         if stopping:
             raise asyncio.CancelledError
 
@@ -165,7 +167,6 @@ class EvalPool(JobPool[EvalRun, int]):
                 session,
                 lease_s=self.config.lease_s,
                 max_attempts=self.config.max_attempts,
-                alive=self._alive,
             )
 
     def _finish(

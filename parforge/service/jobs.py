@@ -4,6 +4,10 @@ cancellations and takes back jobs whose worker died (in this process or another)
 
 Database calls run in threads; the jobs run on the event loop. Subclasses say how to claim,
 run and recover their kind of job.
+
+The loops outlive database errors (the server restarts, a lock times out): each pass that
+fails is logged and tried again after a jittered, growing pause. A loop that ends any other way
+is dead, and `dead_loops` (read by `/healthz`) says which.
 """
 
 from __future__ import annotations
@@ -11,12 +15,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Hashable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
 from corpus.store.models import EvalRun, JobStatus, Task
@@ -34,6 +40,15 @@ LEASE_LOST = "lease lost"
 
 Row = TypeVar("Row", Task, EvalRun)
 Key = TypeVar("Key", bound=Hashable)
+T = TypeVar("T")
+
+
+def backoff_s(failures: int, base_s: float, cap_s: float, jitter: float) -> float:
+    """The pause after `failures` failures in a row: "full jitter", `jitter` (in [0, 1)) of an
+    exponentially growing ceiling, so that workers that lost the database together do not all
+    come back at the same instant."""
+    ceiling = min(cap_s, base_s * 2 ** min(failures - 1, 30))
+    return jitter * ceiling
 
 
 @dataclass
@@ -69,6 +84,11 @@ class JobPool(ABC, Generic[Row, Key]):
     def busy(self) -> int:
         return len(self._running)
 
+    def dead_loops(self) -> list[str]:
+        """The loops that ended while they should run, each as `name: ExceptionType`."""
+        dead = [loop for loop in self._loops if loop.done() and not loop.cancelled()]
+        return [f"{loop.get_name()}: {type(loop.exception()).__name__}" for loop in dead]
+
     async def start(self) -> None:
         """Take back what dead workers left running, then start the workers and the keeper."""
         await self.recover()
@@ -77,6 +97,8 @@ class JobPool(ABC, Generic[Row, Key]):
             for i in range(self.workers)
         ]
         self._loops.append(asyncio.create_task(self._keep(), name=f"{self.kind}-keeper"))
+        for loop in self._loops:
+            loop.add_done_callback(_report_death)
 
     async def stop(self) -> None:
         """Stop claiming; running jobs go back to the queue for the next start."""
@@ -103,23 +125,72 @@ class JobPool(ABC, Generic[Row, Key]):
             with contextlib.suppress(asyncio.CancelledError):
                 await keeper
 
-    async def _work(self) -> None:
+    async def _survive(self, what: str, step: Callable[[], Awaitable[None]]) -> None:
+        """Run `step` over and over; a database error pauses the loop instead of ending it."""
+        failures = 0
         while True:
-            with self.notifier.subscribe(QUEUE) as wake:
-                row = await asyncio.to_thread(self._claim, None)
-                if row is None:
-                    await wake.wait(self.config.poll_s)
-                    continue
-            await self._execute(row)
+            try:
+                await step()
+            except SQLAlchemyError as exc:
+                failures += 1
+                pause = self._pause(failures)
+                log.warning(
+                    "%s %s: database error (%s failure(s) in a row), retrying in %.2fs: %s",
+                    self.kind,
+                    what,
+                    failures,
+                    pause,
+                    exc,
+                )
+                await asyncio.sleep(pause)
+            else:
+                failures = 0
+
+    async def _retried(self, what: str, write: Callable[..., T], *args: Any) -> T | None:
+        """A job's final write, tried again on database errors while its lease would still
+        hold; None when it never landed (recovery then takes the job back)."""
+        failures, waited = 0, 0.0
+        while True:
+            try:
+                return await asyncio.to_thread(write, *args)
+            except SQLAlchemyError as exc:
+                failures += 1
+                pause = self._pause(failures)
+                if waited + pause > self.config.lease_s:
+                    log.error(
+                        "%s %s: giving up after %s failures: %s", self.kind, what, failures, exc
+                    )
+                    return None
+                log.warning(
+                    "%s %s: database error, retrying in %.2fs: %s", self.kind, what, pause, exc
+                )
+                waited += pause
+                await asyncio.sleep(pause)
+
+    def _pause(self, failures: int) -> float:
+        return backoff_s(failures, self.config.poll_s, self.config.lease_s / 4, random.random())
+
+    async def _work(self) -> None:
+        await self._survive("worker", self._work_once)
+
+    async def _work_once(self) -> None:
+        with self.notifier.subscribe(QUEUE) as wake:
+            row = await asyncio.to_thread(self._claim, None)
+            if row is None:
+                await wake.wait(self.config.poll_s)
+                return
+        await self._execute(row)
 
     async def _keep(self) -> None:
         beats = 0
-        while True:
+
+        async def once() -> None:
+            nonlocal beats
             with self.notifier.subscribe(CANCEL) as poke:
                 # Only jobs registered before the beat can be judged by it: one claimed while
                 # the beat was in flight would look taken away.
                 before = dict(self._running)
-                beat = await asyncio.to_thread(self._beat)
+                beat = await asyncio.to_thread(self._beat, list(before))
                 for key, running in before.items():
                     if running.why is not None:
                         continue
@@ -137,12 +208,11 @@ class JobPool(ABC, Generic[Row, Key]):
                     await self.recover()
                 await poke.wait(self.config.heartbeat_s)
 
-    def _beat(self) -> Beat:
-        with Session(self.engine) as session:
-            return heartbeat(session, self.model, self.worker)
+        await self._survive("keeper", once)
 
-    def _alive(self, worker: str) -> bool:
-        return worker == self.worker or identity.alive(worker)
+    def _beat(self, jobs: list[Key]) -> Beat:
+        with Session(self.engine) as session:
+            return heartbeat(session, self.model, self.worker, jobs)
 
     def _recovered(self, item: Recovered) -> None:
         """Called for every job taken back from a dead worker."""
@@ -158,3 +228,8 @@ class JobPool(ABC, Generic[Row, Key]):
     @abstractmethod
     def _recover_sync(self) -> list[Recovered]:
         """Take back the jobs of dead or silent workers (blocking)."""
+
+
+def _report_death(loop: asyncio.Task[None]) -> None:
+    if not loop.cancelled() and loop.exception() is not None:
+        log.error("%s died", loop.get_name(), exc_info=loop.exception())

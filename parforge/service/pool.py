@@ -21,6 +21,7 @@ from corpus.store.queue import Recovered
 from corpus.store.recorder import Recorder
 from parforge.service.config import ServerConfig
 from parforge.service.jobs import CANCEL, LEASE_LOST, JobPool, Running
+from parforge.service.reasons import public_reason, scrub
 from parforge.service.runners import Runners, ServiceError
 
 __all__ = ["CANCEL", "WorkerPool"]
@@ -61,8 +62,9 @@ class WorkerPool(JobPool[Task, str]):
         except ServiceError as exc:
             # Nothing ran: the task fails with the reason, and the service goes on.
             log.error("task %s: %s", task.id, exc)
-            await asyncio.to_thread(
-                self._finish, task.id, None, JobStatus.FAILED, f"cannot run it: {exc}", None
+            reason = f"cannot run it: {scrub(str(exc))}"
+            await self._retried(
+                "finish", self._finish, task.id, None, JobStatus.FAILED, reason, None
             )
             self.notifier.notify(task_key(task.id))
             return
@@ -93,7 +95,7 @@ class WorkerPool(JobPool[Task, str]):
                     await job
         except Exception as exc:
             log.exception("task %s: runner failed", task.id)
-            reason = f"runner error: {type(exc).__name__}: {exc}"
+            reason = public_reason(exc)
         finally:
             await recorder.aclose()
             del self._running[task.id]
@@ -101,11 +103,11 @@ class WorkerPool(JobPool[Task, str]):
             # Cancelled by the pool: that, not what the runner made of it, decides the status.
             status, reason = JobStatus.CANCELLED, running.why
         if running.requeue:
-            await asyncio.to_thread(self._release, task.id, run, running.why or "")
+            await self._retried("release", self._release, task.id, run, running.why or "")
         elif running.why == LEASE_LOST:
             log.warning("task %s was taken back from this worker; its result is dropped", task.id)
         else:
-            await asyncio.to_thread(self._finish, task.id, run, status, reason, best)
+            await self._retried("finish", self._finish, task.id, run, status, reason, best)
         self.notifier.notify(task_key(task.id))
         if stopping:
             raise asyncio.CancelledError
@@ -131,7 +133,6 @@ class WorkerPool(JobPool[Task, str]):
                 session,
                 lease_s=self.config.lease_s,
                 max_attempts=self.config.max_attempts,
-                alive=self._alive,
             )
 
     def _finish(

@@ -5,11 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from sqlalchemy import update
 from sqlmodel import Session
 
 from agents.llm import LLMConfig
 from corpus.formats import Target
 from corpus.store import evals as store
+from corpus.store import keys
+from corpus.store.models import EvalRun
+from corpus.store.tasks import ANY_OWNER
 from corpus.suites import load_suite
 from evals.config import RunOptions
 from evals.errors import EvalSetupError
@@ -97,3 +101,27 @@ async def test_a_model_name_opens_a_prompt_source_on_the_given_url(tmp_path: Pat
         assert source.client.config.url == "http://elsewhere:9000/v1"
     finally:
         await source.aclose()
+
+
+async def test_a_stored_run_is_replayed_only_for_the_key_that_can_see_it(tmp_path: Path) -> None:
+    engine = new_store(tmp_path)
+    with Session(engine) as session:
+        mine, theirs = keys.create(session, "mine").id, keys.create(session, "theirs").id
+    run_id = new_run(engine, problems=["03_dense_la_axpy"])
+    with Session(engine) as session:
+        store.save_results(
+            session,
+            run_id,
+            [unverified_result("03_dense_la_axpy", "dense_la", Sample(index=0, source="int x;"))],
+        )
+        session.execute(update(EvalRun).values(owner_key_id=mine))
+        session.commit()
+    llm, model = LLMConfig(url="http://unused/v1"), f"replay:run={run_id}"
+    with pytest.raises(
+        EvalSetupError, match=f"no eval run {run_id} that this run's API key can see"
+    ):
+        await open_source(model, RunOptions(), llm, engine, owner=theirs)
+    with pytest.raises(EvalSetupError, match="can see"):
+        await open_source(model, RunOptions(), llm, engine, owner=None)  # anonymous
+    for owner in (mine, ANY_OWNER):
+        assert (await open_source(model, RunOptions(), llm, engine, owner=owner)).name == model

@@ -41,6 +41,8 @@ class Server:
             "PARFORGE_SERVER__RUNNER_OPTIONS": json.dumps({"samples": 12, "delay_s": 0.1}),
             "PARFORGE_SERVER__MAX_ATTEMPTS": str(max_attempts),
             "PARFORGE_SERVER__HEARTBEAT_S": "0.2",
+            # The dead server's jobs are taken back once its heartbeats stop for this long.
+            "PARFORGE_SERVER__LEASE_S": "2",
             "PARFORGE_SERVER__POLL_S": "0.1",
         }
         self.proc: subprocess.Popen[bytes] | None = None
@@ -134,7 +136,7 @@ def test_sigkill_mid_task_then_restart(store_url, tmp_path, max_attempts):
             assert len(after) == len(before) + 24  # the second run's 12 samples, 2 steps each
         else:
             assert task["status"] == "failed", task
-            assert "died during attempt 1 of 1; giving up" in task["reason"]
+            assert "stopped answering during attempt 1 of 1; giving up" in task["reason"]
             assert after == before
     finally:
         server.stop()

@@ -117,6 +117,8 @@ class EvalResultPublic(EvalResultBase):
 
 
 class EvalRunDetail(EvalRunPublic):
-    """An eval run with its per-sample results."""
+    """An eval run with a page of its per-sample results."""
 
     results: list[EvalResultPublic]
+    results_total: int
+    """All the run's results, of which `results` is a page."""

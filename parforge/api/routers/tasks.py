@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import APIRouter, Header, HTTPException, Path, Query, status
+from fastapi import APIRouter, Header, HTTPException, Path, Query, Response, status
 from pydantic import BaseModel
 from sse_starlette import EventSourceResponse
+from starlette.background import BackgroundTask
 
 from agents.preflight import InputRejected, check_task
-from corpus.store import tasks
+from corpus.store import queue, tasks
 from corpus.store.models import (
     CandidateWithVerdict,
     JobStatus,
@@ -21,8 +22,10 @@ from corpus.store.models import (
     TaskDetail,
     TaskPublic,
 )
+from corpus.store.models import Task as TaskRow
 from corpus.store.notify import QUEUE
-from parforge.api.deps import OwnerDep, ServicesDep, SessionDep
+from parforge.api.deps import OwnerDep, ServicesDep, SessionDep, refuse
+from parforge.api.limits import PAGE_MAX, Refusal, task_refusal
 from parforge.service.events import follow, to_sse
 from parforge.service.pool import CANCEL
 
@@ -66,6 +69,8 @@ def submit_task(
             status.HTTP_422_UNPROCESSABLE_CONTENT,
             f"unknown agent {body.agent!r}: use one of {', '.join(sorted(agents))}",
         )
+    active = None if owner is None else queue.active(session, TaskRow, owner)
+    refuse(task_refusal(body, active, services.settings.server.limits))
     try:
         check_task(body)
     except InputRejected as exc:
@@ -124,12 +129,19 @@ def cancel_task(
 
 @router.get("/{task_id}/candidates")
 def list_candidates(
-    task_id: TaskId, session: SessionDep, owner: OwnerDep
+    task_id: TaskId,
+    session: SessionDep,
+    owner: OwnerDep,
+    response: Response,
+    limit: Annotated[int, Query(ge=1, le=PAGE_MAX)] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
 ) -> list[CandidateWithVerdict]:
-    """Every candidate of the task with its verdict, in the order they were made."""
+    """The task's candidates with their verdicts, in the order they were made, a page at a
+    time; the `X-Total-Count` header says how many there are."""
     if tasks.get(session, task_id, owner) is None:
         raise _not_found(task_id)
-    return tasks.candidates(session, task_id)
+    response.headers["X-Total-Count"] = str(tasks.count_candidates(session, task_id))
+    return tasks.candidates(session, task_id, limit=limit, offset=offset)
 
 
 @router.get("/{task_id}/runs")
@@ -156,10 +168,18 @@ def task_events(
     """Server-sent events: `status`, `run`, `step`, `candidate`, `verdict`, as they are written.
 
     Replays from the start (or after `after` / `Last-Event-ID`), then follows the task until it
-    ends; `follow=false` stops after the replay.
+    ends; `follow=false` stops after the replay. A key has at most `limits.event_streams` open
+    at once (429 beyond).
     """
     if tasks.get(session, task_id, owner) is None:
         raise _not_found(task_id)
+    slot = None
+    if owner is not None:
+        taken = services.streams.acquire(owner, services.settings.server.limits.event_streams)
+        if isinstance(taken, Refusal):
+            refuse(taken)
+        else:
+            slot = taken
     if last_event_id is not None and last_event_id.isdigit():
         after = max(after, int(last_event_id))
     stream = follow(
@@ -172,7 +192,13 @@ def task_events(
     )
 
     async def events() -> AsyncIterator[dict[str, str]]:
-        async for event in stream:
-            yield to_sse(event)
+        try:
+            async for event in stream:
+                yield to_sse(event)
+        finally:
+            if slot is not None:
+                slot.release()
 
-    return EventSourceResponse(events(), ping=15)
+    # The background task frees the slot also when the stream never started.
+    release = BackgroundTask(slot.release) if slot is not None else None
+    return EventSourceResponse(events(), ping=15, background=release)

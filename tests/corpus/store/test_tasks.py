@@ -80,32 +80,43 @@ def test_cancel_queued_and_running(engine):
         assert tasks.request_cancel(s, running) == tasks.CancelOutcome.REQUESTED
         assert tasks.request_cancel(s, done) == tasks.CancelOutcome.FINISHED
         assert tasks.request_cancel(s, "nope") == tasks.CancelOutcome.NOT_FOUND
-        assert heartbeat(s, Task, "w").cancel == {running}
+        assert heartbeat(s, Task, "w", [running]).cancel == {running}
+        assert heartbeat(s, Task, "w", []).held == set()  # only named jobs are renewed
         # A cancelled task is never claimed.
         assert tasks.claim(s, "w2") is None
+
+
+def _silence(s: Session, task: Task) -> None:
+    """Make the task's worker look silent for two minutes."""
+    assert task.heartbeat_at is not None
+    s.execute(
+        update(Task)
+        .where(col(Task.id) == task.id)
+        .values(heartbeat_at=task.heartbeat_at - timedelta(seconds=120))
+    )
+    s.commit()
 
 
 def test_recover_requeues_then_fails_with_reason(engine):
     task_id = _submit(engine)
     with Session(engine) as s:
-        task = tasks.claim(s, "host:1:1:dead")
+        task = tasks.claim(s, "worker-dead")
         assert task is not None
-        tasks.start_run(s, task, "scripted", "host:1:1:dead")
-        # Alive and fresh: left alone.
-        assert tasks.recover(s, lease_s=60, max_attempts=2, alive=lambda w: True) == []
-        # Dead owner: back to the queue, attempt 1 of 2.
-        [item] = tasks.recover(s, lease_s=60, max_attempts=2, alive=lambda w: False)
-        assert item.status == JobStatus.QUEUED and "died" in item.reason
-        again = tasks.claim(s, "host:2:2:other")
-        assert again is not None and again.attempts == 2
-        # Silent past its lease (alive says yes, but the heartbeat is old): attempts used up.
-        s.execute(
-            update(Task)
-            .where(col(Task.id) == task_id)
-            .values(heartbeat_at=again.heartbeat_at - timedelta(seconds=120))
+        tasks.start_run(s, task, "scripted", "worker-dead")
+        # A fresh heartbeat: left alone, whoever the worker is.
+        assert tasks.recover(s, lease_s=60, max_attempts=2) == []
+        # Silent past its lease: back to the queue, attempt 1 of 2.
+        _silence(s, task)
+        [item] = tasks.recover(s, lease_s=60, max_attempts=2)
+        assert item.status == JobStatus.QUEUED
+        assert (
+            item.reason == "worker worker-dead stopped answering during attempt 1 of 2; re-queued"
         )
-        s.commit()
-        [item] = tasks.recover(s, lease_s=60, max_attempts=2, alive=lambda w: True)
+        again = tasks.claim(s, "worker-other")
+        assert again is not None and again.attempts == 2
+        # Silent again: attempts used up.
+        _silence(s, again)
+        [item] = tasks.recover(s, lease_s=60, max_attempts=2)
         assert item.status == JobStatus.FAILED
         s.expire_all()
         task = tasks.get(s, task_id)

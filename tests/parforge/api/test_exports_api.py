@@ -54,7 +54,7 @@ async def test_export_streams_only_the_callers_tasks(api_factory):
             jsonschema.validate(line, schema_for(ExportFormat.OPENAI))
         r = await api.client.get("/v1/exports/dpo", params={"verified_only": True}, headers=other)
         [pair] = [json.loads(line) for line in r.text.splitlines()]
-        assert pair["prompt"][1]["content"] == "int b;"
+        assert pair["prompt"][1]["content"] == "int main(void) { return 1; }"
         assert (await api.client.get("/v1/exports/csv")).status_code == 422
         assert (
             await api.client.get("/v1/exports/sft", params={"min_speedup": -1})

@@ -209,6 +209,23 @@ async def test_evals_health_and_metrics(api_factory):
         assert 'parforge_tasks{status="queued"}' in text
 
 
+async def test_healthz_answers_503_naming_a_dead_loop(api_factory):
+    async with api_factory(runner=ScriptedRunner(), workers=1) as api:
+        pool = api.app.state.services.pool
+
+        def broken(key):
+            raise RuntimeError("a bug")
+
+        pool._claim = broken
+        async with asyncio.timeout(5):
+            while not pool.dead_loops():  # noqa: ASYNC110 - polls the pool
+                await asyncio.sleep(0.02)
+        r = await api.client.get("/healthz", headers={"Authorization": ""})
+        assert r.status_code == 503
+        assert r.json()["status"] == "unhealthy"
+        assert r.json()["problems"] == ["task-worker-0: RuntimeError"]
+
+
 async def test_no_verified_candidate_is_a_status_of_its_own(api_factory):
     async with api_factory(runner=ScriptedRunner(samples=2, passes=0)) as api:
         task_id = (

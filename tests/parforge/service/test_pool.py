@@ -146,6 +146,43 @@ async def test_two_pools_share_the_queue(engine):
     assert sorted(ran) == sorted(ids)  # every task ran exactly once
 
 
+async def test_a_runner_error_is_stored_without_internal_addresses_or_ids(engine):
+    [task_id] = _submit(engine)
+    container = "c0ffee" * 10 + "abcd"
+    fail = f"exec in {container} failed: http+docker://localhost/v1.43/exec/{container}/start"
+    pool = WorkerPool(engine, ScriptedRunner(samples=1, fail=fail), FAST)
+    await pool.start()
+    try:
+        task = await _wait_status(engine, task_id, {JobStatus.FAILED})
+    finally:
+        await pool.stop()
+    assert (
+        task.reason == "runner error: RuntimeError: exec in <container> failed: <internal address>"
+    )
+
+
+async def test_a_cancel_not_yet_delivered_when_the_server_stops_ends_the_task_cancelled(engine):
+    [task_id] = _submit(engine)
+    # A slow keeper: the request below is still undelivered when the pool stops.
+    slow = ServerConfig(workers=1, poll_s=0.05, heartbeat_s=30, lease_s=60)
+    runner = ScriptedRunner(samples=50, delay_s=0.05)
+    pool = WorkerPool(engine, runner, slow)
+    await pool.start()
+    try:
+        for _ in range(500):  # until the runner has the task
+            if runner.contexts:
+                break
+            await asyncio.sleep(0.02)
+        with Session(engine) as s:
+            assert tasks.request_cancel(s, task_id) is tasks.CancelOutcome.REQUESTED
+    finally:
+        await pool.stop()
+    with Session(engine) as s:
+        task = tasks.get(s, task_id)
+        assert task is not None and task.status == JobStatus.CANCELLED
+        assert task.reason == "cancelled on request"
+
+
 async def test_a_run_where_nothing_passed_ends_no_verified_candidate(engine):
     [task_id] = _submit(engine)
     pool = WorkerPool(engine, ScriptedRunner(samples=2, passes=0), FAST)
