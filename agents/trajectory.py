@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from agents.identity import Identity
 from agents.llm import CallRecord
 from corpus.store.models import StepCreate, StepKind
 from sandbox.spec import Spec, Target
@@ -23,14 +24,6 @@ GENERATE = "generate"
 VERIFY = "verify"
 """Name (and tool name) of the steps that verify a candidate in the sandbox."""
 _UNIT = {Target.OPENMP: "thread", Target.MPI: "rank"}
-
-
-@dataclass(frozen=True)
-class Identity:
-    """The served model a call went to; `adapter` is set when the name was a LoRA adapter."""
-
-    model: str
-    adapter: str | None = None
 
 
 def _sampling(record: CallRecord) -> dict[str, Any]:

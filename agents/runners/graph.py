@@ -23,9 +23,10 @@ from agents.core import Budget, Ledger
 from agents.failures import infrastructure_failure
 from agents.graphs.translate import GraphConfig, TranslateContext, build
 from agents.graphs.translate.observe import restore
-from agents.llm import LLMClient, LLMStatusError
+from agents.identity import identify
+from agents.llm import LLMClient
 from agents.tools import Examples, ToolContext, registry
-from agents.trajectory import Identity, Tally
+from agents.trajectory import Tally
 from agents.verifier import Verifier, task_spec
 from corpus.runner import RunOutcome, TaskContext
 from corpus.store.models import JobStatus, RunMeta
@@ -42,18 +43,6 @@ async def in_memory() -> Any:
 
 
 _MEMORY = InMemorySaver()
-
-
-async def identify(llm: LLMClient) -> Identity:
-    """The served model the calls go to; an adapter is told from its base by `/models`."""
-    try:
-        served = await llm.models()
-    except LLMStatusError:
-        served = []  # an endpoint without /models: the configured name is all we know
-    name = await llm.model_name() if llm.config.model is None else llm.config.model
-    parents = {str(m.get("id")): m.get("parent") for m in served}
-    parent = parents.get(name)
-    return Identity(model=str(parent), adapter=name) if parent else Identity(model=name)
 
 
 def program_of(source: str, language: Language, *, needs_main: bool = True) -> Program:

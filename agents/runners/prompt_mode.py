@@ -26,13 +26,13 @@ from datetime import UTC, datetime
 
 from agents.extract import extract_code
 from agents.failures import infrastructure_failure
+from agents.identity import identify
 from agents.llm import (
     CallRecord,
     ChatRequest,
     LLMBadRequest,
     LLMClient,
     LLMError,
-    LLMStatusError,
     Sampling,
 )
 from agents.prompts.program import build_messages
@@ -144,7 +144,7 @@ class _Run:
         """Model calls that failed and yielded no samples."""
 
     async def execute(self) -> None:
-        identity = await self._identity()
+        identity = await identify(self.runner.llm)
         sampling = self.plan.chat.sampling
         await self.rec.set_run(
             RunMeta(
@@ -167,17 +167,6 @@ class _Run:
                 await self._keep(record, identity, group)
         if self.made == 0 and self.call_errors:
             raise self.call_errors[-1]
-
-    async def _identity(self) -> Identity:
-        llm = self.runner.llm
-        try:
-            served = await llm.models()
-        except LLMStatusError:
-            served = []  # an endpoint without /models: the configured name is all we know
-        name = await llm.model_name() if llm.config.model is None else llm.config.model
-        parents = {str(m.get("id")): m.get("parent") for m in served}
-        parent = parents.get(name)
-        return Identity(model=str(parent), adapter=name) if parent else Identity(model=name)
 
     async def _calls(self, group: asyncio.TaskGroup) -> AsyncGenerator[CallRecord, None]:
         """Each model call's record as it ends: one call with `n=K`, or K calls."""
