@@ -14,9 +14,9 @@ import asyncio
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Annotated, Any, ClassVar, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, BeforeValidator
 
 from agents.analysis import Program
 from agents.core import Ledger, ToolSpec
@@ -126,6 +126,10 @@ def ref_id(value: Any, key: str = "candidate_id") -> Any:
     if isinstance(value, Mapping) and key in value:
         return value[key]
     return value
+
+
+CandidateRef = Annotated[int, BeforeValidator(ref_id)]
+"""A candidate's id as a tool argument: the id itself, or an earlier step's result (`$N`)."""
 
 
 class Registry:

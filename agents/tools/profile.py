@@ -7,21 +7,16 @@ iterations first), not a measurement, and say so.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel
 
-from agents.tools.base import ToolContext, ToolError, ref_id
+from agents.tools.base import CandidateRef, ToolContext, ToolError
 from agents.tools.verify import verify_made
 
 
 class ProfileArgs(BaseModel):
-    candidate: int
-
-    @field_validator("candidate", mode="before")
-    @classmethod
-    def _from_result(cls, value: Any) -> Any:
-        return ref_id(value)
+    candidate: CandidateRef
 
 
 class ProfileResult(BaseModel):

@@ -11,9 +11,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel
 
-from agents.tools.base import Made, ToolContext, ToolError, ref_id
+from agents.tools.base import CandidateRef, Made, ToolContext, ToolError
 from agents.tools.calls import reserve
 from agents.trajectory import verdict_summary, verify_arguments, verify_step
 from sandbox.errors import SandboxError
@@ -22,15 +22,10 @@ from sandbox.verdict import BuildReport, Status, Verdict
 
 
 class VerifyArgs(BaseModel):
-    candidate: int
+    candidate: CandidateRef
     """The candidate's id, or "$N" of the step that made it."""
     tests: Any = None
     """"$N" of a `tests` step, to wait for the generated tests first."""
-
-    @field_validator("candidate", mode="before")
-    @classmethod
-    def _from_result(cls, value: Any) -> Any:
-        return ref_id(value)
 
 
 class VerdictResult(BaseModel):

@@ -47,6 +47,16 @@ app = typer.Typer(help="Translation tasks in the local store.", no_args_is_help=
 SUFFIXES = {".c": "c", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".cu": "cuda"}
 
 
+def read_tests(tests: Path | None, test: list[str] | None) -> list[TestInput]:
+    """The tests of a submission: a JSON file of `{name, args, stdin}`, then `--test` argument
+    strings (shell-quoted), numbered after the file's."""
+    inputs = [TestInput.model_validate(t) for t in json.loads(tests.read_text())] if tests else []
+    return inputs + [
+        TestInput(name=f"test-{len(inputs) + i + 1}", args=shlex.split(args))
+        for i, args in enumerate(test or [])
+    ]
+
+
 @app.command()
 def submit(
     file: Annotated[
@@ -93,13 +103,7 @@ def submit(
     if agent is not None and agent not in agents:
         fail(f"unknown agent {agent!r}: use one of {', '.join(sorted(agents))}", 2)
     try:
-        test_inputs = (
-            [TestInput.model_validate(t) for t in json.loads(tests.read_text())] if tests else []
-        )
-        test_inputs += [
-            TestInput(name=f"test-{len(test_inputs) + i + 1}", args=shlex.split(args))
-            for i, args in enumerate(test or [])
-        ]
+        test_inputs = read_tests(tests, test)
         create = TaskCreate(
             name=file.stem,
             source=file.read_text(),

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shlex
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,11 +25,10 @@ from corpus.store.models import (
     SourceLanguage,
     TaskCreate,
     TaskOptions,
-    TestInput,
 )
 from parforge.cli._common import console, fail, run, settings
 from parforge.cli._store import store
-from parforge.cli.tasks_cmd import SUFFIXES
+from parforge.cli.tasks_cmd import SUFFIXES, read_tests
 from parforge.service.events import follow
 from parforge.service.pool import WorkerPool
 from parforge.service.runners import build_graph_runner, close_runner
@@ -78,13 +76,7 @@ def translate(
     language = SourceLanguage(SUFFIXES.get(file.suffix, "cpp"))
     source = file.read_text(errors="replace")
     try:
-        test_inputs = (
-            [TestInput.model_validate(t) for t in json.loads(tests.read_text())] if tests else []
-        )
-        test_inputs += [
-            TestInput(name=f"test-{len(test_inputs) + i + 1}", args=shlex.split(args))
-            for i, args in enumerate(test or [])
-        ]
+        test_inputs = read_tests(tests, test)
         create = TaskCreate(
             name=file.stem,
             source=source,
