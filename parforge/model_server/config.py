@@ -35,7 +35,9 @@ class ServerConfig(BaseModel):
     """Sequences decoded together; parallel reasoning threads and `n` samples share this.
     None = chosen from the CPU (embedded server), vLLM's default elsewhere; likewise below."""
     max_num_batched_tokens: int | None = Field(default=None, ge=1)
-    """Tokens one engine step may process: caps how long a new prompt's prefill stalls decoding."""
+    """Tokens one engine step may process (None: vLLM's default, 2048 on CPU). Smaller budgets
+    split prompts over steps, which kills vLLM 0.32's CPU engine when such a request is seeded
+    ("CPU Generator does not use offset"): not chosen from the CPU for that reason."""
     dtype: str | None = None
     """None on CPU: bfloat16 where the CPU has native bf16 (AVX512-BF16, AMX), else float32."""
     enforce_eager: bool | None = None

@@ -48,7 +48,6 @@ class CpuTuning(BaseModel):
     """VLLM_CPU_OMP_THREADS_BIND: `auto`, or an explicit list such as `0-1`."""
     enforce_eager: bool
     max_num_seqs: int
-    max_num_batched_tokens: int
 
 
 def parse_cpuinfo(text: str, allowed: Iterable[int]) -> CpuInfo:
@@ -110,10 +109,6 @@ def tune_for_cpu(cpu: CpuInfo) -> CpuTuning:
         # Agents fan out 4-8 threads and `n` samples; more cores decode wider batches at the
         # same step time.
         max_num_seqs=min(128, max(16, 8 * n)),
-        # One engine step prefills at most this many tokens beside the running decodes: small
-        # on few cores, so that a new long prompt stalls the threads already decoding for a
-        # fraction of a second rather than seconds. 2048 is vLLM's own CPU default.
-        max_num_batched_tokens=min(2048, max(512, 256 * n)),
     )
 
 
@@ -125,7 +120,6 @@ def with_cpu_defaults(config: ServerConfig, cpu: CpuInfo) -> ServerConfig:
         "cpu_threads_bind": tuning.threads_bind,
         "enforce_eager": tuning.enforce_eager,
         "max_num_seqs": tuning.max_num_seqs,
-        "max_num_batched_tokens": tuning.max_num_batched_tokens,
     }
     return config.model_copy(
         update={name: value for name, value in chosen.items() if getattr(config, name) is None}

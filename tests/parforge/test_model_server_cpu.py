@@ -61,7 +61,7 @@ def test_small_avx2_machine_gets_float32_on_every_core_eager() -> None:
     assert tuning.dtype == "float32"
     assert tuning.threads_bind == "0-1"
     assert tuning.enforce_eager
-    assert tuning.max_num_seqs == 16 and tuning.max_num_batched_tokens == 512
+    assert tuning.max_num_seqs == 16
 
 
 @pytest.mark.parametrize("flag", ["avx512_bf16", "amx_bf16"])
@@ -79,7 +79,7 @@ def test_large_machine_keeps_vllm_binding_and_compiles() -> None:
     tuning = tune_for_cpu(CpuInfo(flags=frozenset(SAPPHIRE_RAPIDS.split()), cores=tuple(range(32))))
     assert tuning.threads_bind == "auto"
     assert not tuning.enforce_eager
-    assert tuning.max_num_seqs == 128 and tuning.max_num_batched_tokens == 2048
+    assert tuning.max_num_seqs == 128
 
 
 def test_binding_and_compilation_thresholds() -> None:
@@ -97,7 +97,7 @@ def test_explicit_settings_win_over_the_cpu() -> None:
     cpu = CpuInfo(flags=frozenset(AVX2.split()), cores=(0, 1))
     chosen = with_cpu_defaults(ServerConfig(), cpu)
     assert (chosen.dtype, chosen.cpu_threads_bind, chosen.enforce_eager) == ("float32", "0-1", True)
-    assert (chosen.max_num_seqs, chosen.max_num_batched_tokens) == (16, 512)
+    assert (chosen.max_num_seqs, chosen.max_num_batched_tokens) == (16, None)
     explicit = ServerConfig(
         dtype="bfloat16",
         cpu_threads_bind="auto",
@@ -125,7 +125,11 @@ def test_chosen_settings_reach_the_command_and_environment() -> None:
     argv = build_command(config, Path("/env/bin/python"), "/models/smol")
     assert argv[argv.index("--dtype") + 1] == "float32"
     assert argv[argv.index("--max-num-seqs") + 1] == "16"
-    assert argv[argv.index("--max-num-batched-tokens") + 1] == "512"
+    assert "--max-num-batched-tokens" not in argv
+    tokens = build_command(
+        config.model_copy(update={"max_num_batched_tokens": 1024}), Path("/p"), "/m"
+    )
+    assert tokens[tokens.index("--max-num-batched-tokens") + 1] == "1024"
     assert "--enforce-eager" in argv
     env = build_environment(config, Path("/c"))
     assert env["VLLM_CPU_OMP_THREADS_BIND"] == "0-1"
