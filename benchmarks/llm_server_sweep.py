@@ -9,7 +9,7 @@ aggregate tokens/s, its spread (min-max), the median TTFT and the load average s
 configuration's median over the first one's.
 
     python benchmarks/llm_server_sweep.py                       # old vs new defaults
-    python benchmarks/llm_server_sweep.py old new fp32-auto compiled --rounds 5
+    python benchmarks/llm_server_sweep.py old new both-cores passive --rounds 5
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
         },
     ),
     "new": ("new defaults (chosen from the CPU)", {}),
-    "fp32-auto": ("new, but bind auto (one core)", {"cpu_threads_bind": "auto"}),
+    "both-cores": ("new, but bound to both cores", {"cpu_threads_bind": "0-1"}),
     "bf16": ("new, but bfloat16", {"dtype": "bfloat16"}),
     "compiled": ("new, compiled", {"enforce_eager": False}),
     "chunk512": ("new, 512 batched tokens", {"max_num_batched_tokens": 512}),
@@ -53,8 +53,8 @@ CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     # Intel OpenMP (preloaded) spins 5 ms after each parallel region, a value vLLM forces; GNU
     # OpenMP can be told to sleep at once, which leaves the core to whoever else needs it.
     "passive": (
-        "new, GNU OpenMP, passive wait",
-        {"cpu_preload": False, "env": {"OMP_WAIT_POLICY": "PASSIVE"}},
+        "new, both cores, GNU OpenMP, passive wait",
+        {"cpu_threads_bind": "0-1", "cpu_preload": False, "env": {"OMP_WAIT_POLICY": "PASSIVE"}},
     ),
 }
 FIRST_PORT = 8100

@@ -45,8 +45,8 @@ class ServerConfig(BaseModel):
     cpu_kv_cache_gib: float = Field(default=2.0, gt=0)
     """CPU only: KV-cache size. An explicit size also skips vLLM's start-up memory probe."""
     cpu_threads_bind: str | None = None
-    """CPU only: VLLM_CPU_OMP_THREADS_BIND (`auto`, `0-1`, ...). None: every core below 4
-    cores, else `auto` (vLLM keeps one core for its API server)."""
+    """CPU only: VLLM_CPU_OMP_THREADS_BIND (`auto`, `0-1`, ...). None: `auto` (vLLM keeps one
+    core for its API server), the one core on a single-core machine."""
     cpu_preload: bool = True
     """CPU only: LD_PRELOAD tcmalloc (when the system has it) and the env's Intel OpenMP, as
     vLLM's CPU guide advises; no measurable change on a 2-core machine, never slower."""

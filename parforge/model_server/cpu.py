@@ -7,7 +7,8 @@ turns what it found into vLLM settings and `with_cpu_defaults()` fills every set
 What the choices rest on (`benchmarks/llm_server_sweep.py`, README "Performance"): vLLM's CPU
 kernels compute bfloat16 natively only with AVX512-BF16 or AMX; elsewhere every bf16 matmul
 converts through float32, and float32 itself is faster. vLLM's `auto` binding keeps one core for
-its API server and scheduler, which on a 2-core machine halves the compute for little gain.
+its API server and scheduler: on a busy 2-core machine that is steadier and faster than an
+OpenMP team on both cores, whose barriers wait for whichever core another process holds.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from parforge.model_server.config import ServerConfig
 
 BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})
 """/proc/cpuinfo flags of CPUs with native bfloat16 arithmetic that vLLM's CPU kernels use."""
-ALL_CORES_BELOW = 4
-"""Machines with fewer physical cores bind the engine to all of them: keeping one core free for
-the API server (vLLM's `auto`) costs half the compute at 2 cores and a third at 3."""
+ALL_CORES_BELOW = 2
+"""Only a single-core machine binds the engine to its one core; from 2 cores vLLM's `auto`
+keeps one core for the API server and scheduler. Measured on 2 cores shared with other jobs
+(load 8-17): the engine on both cores ran at 2-26 tok/s at 8 threads as the others came and
+went (its OpenMP team waits for whichever core was taken), on one core steadily at 28-31."""
 COMPILE_FROM = 8
 """Cores from which the server is compiled: torch.compile's start-up cost (minutes on 2 cores)
 shrinks with the cores that compile in parallel, and long-lived servers repay it."""

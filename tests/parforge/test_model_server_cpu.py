@@ -56,10 +56,10 @@ def test_id_list() -> None:
     assert id_list([5]) == "5"
 
 
-def test_small_avx2_machine_gets_float32_on_every_core_eager() -> None:
+def test_small_avx2_machine_gets_float32_eager_with_vllm_binding() -> None:
     tuning = tune_for_cpu(CpuInfo(flags=frozenset(AVX2.split()), cores=(0, 1)))
     assert tuning.dtype == "float32"
-    assert tuning.threads_bind == "0-1"
+    assert tuning.threads_bind == "auto"
     assert tuning.enforce_eager
     assert tuning.max_num_seqs == 16
 
@@ -88,19 +88,23 @@ def test_binding_and_compilation_thresholds() -> None:
         return t.threads_bind, t.enforce_eager
 
     assert tuned(1) == ("0", True)
-    assert tuned(3) == ("0-2", True)
-    assert tuned(4) == ("auto", True)
+    assert tuned(2) == ("auto", True)
+    assert tuned(7) == ("auto", True)
     assert tuned(8) == ("auto", False)
 
 
 def test_explicit_settings_win_over_the_cpu() -> None:
     cpu = CpuInfo(flags=frozenset(AVX2.split()), cores=(0, 1))
     chosen = with_cpu_defaults(ServerConfig(), cpu)
-    assert (chosen.dtype, chosen.cpu_threads_bind, chosen.enforce_eager) == ("float32", "0-1", True)
+    assert (chosen.dtype, chosen.cpu_threads_bind, chosen.enforce_eager) == (
+        "float32",
+        "auto",
+        True,
+    )
     assert (chosen.max_num_seqs, chosen.max_num_batched_tokens) == (16, None)
     explicit = ServerConfig(
         dtype="bfloat16",
-        cpu_threads_bind="auto",
+        cpu_threads_bind="0-1",
         enforce_eager=False,
         max_num_seqs=4,
         max_num_batched_tokens=4096,
@@ -117,7 +121,7 @@ def test_settings_from_the_environment_win(monkeypatch: pytest.MonkeyPatch, tmp_
     server = load_settings().model.server
     chosen = with_cpu_defaults(server, CpuInfo(flags=frozenset({"avx2"}), cores=(0, 1)))
     assert chosen.dtype == "bfloat16" and chosen.enforce_eager is False
-    assert chosen.cpu_threads_bind == "0-1"
+    assert chosen.cpu_threads_bind == "auto"
 
 
 def test_chosen_settings_reach_the_command_and_environment() -> None:
@@ -132,7 +136,7 @@ def test_chosen_settings_reach_the_command_and_environment() -> None:
     assert tokens[tokens.index("--max-num-batched-tokens") + 1] == "1024"
     assert "--enforce-eager" in argv
     env = build_environment(config, Path("/c"))
-    assert env["VLLM_CPU_OMP_THREADS_BIND"] == "0-1"
+    assert env["VLLM_CPU_OMP_THREADS_BIND"] == "auto"
 
 
 async def test_the_launcher_tunes_only_the_cpu_server(tmp_path: Path) -> None:
