@@ -5,11 +5,10 @@ prefix; vLLM batches them and serves the prefix from its cache. This measures, s
 one run, the aggregate tokens/s at each thread count, the ratio of 8 threads to 1, the time to
 first token and the prefix-cache hit rate read from the server's /metrics.
 
-    python benchmarks/llm_throughput.py                 # against the configured server
-    python benchmarks/llm_throughput.py --sweep [NAME ...]  # restart the embedded server
-                                                            # under CPU settings and compare
+    python benchmarks/llm_throughput.py     # against the configured server
 
-Without --sweep the server must be running (`parforge model serve`).
+The server must be running (`parforge model serve`). `llm_server_sweep.py` compares server
+settings with this measurement, each on a server of its own.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ import time
 from typing import Any
 
 from agents.llm import CompletionRequest, LLMClient, LLMConfig, Sampling
-from parforge.model_server import ModelServer, ServerConfig, read_metrics
+from parforge.model_server import read_metrics
 from parforge.settings import load_settings
 
 PREFIX = (
@@ -45,17 +44,6 @@ STRATEGIES = [
     "tasks",
     "guided schedule",
 ]
-
-# name -> (label, ServerConfig overrides)
-SWEEP: dict[str, tuple[str, dict[str, Any]]] = {
-    "default": ("default (eager, bf16, bind auto, preload)", {}),
-    "nopreload": ("no tcmalloc/iomp preload", {"cpu_preload": False}),
-    "bind": ("omp bind 0-1 (both cores compute)", {"cpu_threads_bind": "0-1"}),
-    "fp32": ("dtype float32", {"dtype": "float32"}),
-    "seqs4": ("max-num-seqs 4", {"max_num_seqs": 4}),
-    "kv05": ("kv cache 0.5 GiB", {"cpu_kv_cache_gib": 0.5}),
-    "compiled": ("compiled (no --enforce-eager)", {"enforce_eager": False}),
-}
 
 
 async def fan_out(llm: LLMClient, threads: int, max_tokens: int, round_: int) -> dict[str, Any]:
@@ -119,47 +107,12 @@ def report(label: str, rows: list[dict[str, Any]]) -> float:
     return float(ratio)
 
 
-async def sweep(args: argparse.Namespace) -> None:
-    settings = load_settings()
-    base = settings.model.server
-    summary = []
-    for name in args.sweep:
-        label, overrides = SWEEP[name]
-        config = ServerConfig.model_validate({**base.model_dump(), **overrides})
-        server = ModelServer(config, settings.data_dir)
-        await server.stop()
-        t0 = time.perf_counter()
-        await server.start()
-        start_s = time.perf_counter() - t0
-        try:
-            client = settings.model.model_copy(update={"server": config}).client_config()
-            rows = await measure(client, args.levels, args.max_tokens, args.rounds)
-        finally:
-            await server.stop()
-        ratio = report(f"{label}; start {start_s:.0f}s", rows)
-        summary.append((label, start_s, rows[0]["tok_s"], rows[-1]["tok_s"], ratio))
-    print("\n## summary")
-    print(f"{'setting':<36} {'start':>6} {'1 thr':>7} {'8 thr':>7} {'ratio':>6}")
-    for label, start_s, one, many, ratio in summary:
-        print(f"{label:<36} {start_s:>5.0f}s {one:>7.1f} {many:>7.1f} {ratio:>5.2f}x")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", type=int, nargs="+", default=[1, 4, 8])
     parser.add_argument("--max-tokens", type=int, default=96)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument(
-        "--sweep",
-        nargs="*",
-        choices=list(SWEEP),
-        help="restart the embedded server under these settings (none named: all) and compare",
-    )
     args = parser.parse_args()
-    if args.sweep is not None:
-        args.sweep = args.sweep or list(SWEEP)
-        asyncio.run(sweep(args))
-        return
     config = load_settings().model.client_config()
     rows = asyncio.run(measure(config, args.levels, args.max_tokens, args.rounds))
     report(f"{config.model} at {config.url}", rows)

@@ -31,15 +31,22 @@ class ServerConfig(BaseModel):
     loras: dict[str, str] = Field(default_factory=dict)
     """LoRA adapters, name -> path; a request selects one by sending its name as `model`."""
     max_model_len: int = Field(default=4096, ge=256)
-    max_num_seqs: int = Field(default=16, ge=1)
-    """Sequences decoded together; parallel reasoning threads and `n` samples share this."""
-    dtype: str = "bfloat16"
-    enforce_eager: bool = True
-    """Skip torch.compile: measured faster to start and no slower at this model size on CPU."""
+    max_num_seqs: int | None = Field(default=None, ge=1)
+    """Sequences decoded together; parallel reasoning threads and `n` samples share this.
+    None = chosen from the CPU (embedded server), vLLM's default elsewhere; likewise below."""
+    max_num_batched_tokens: int | None = Field(default=None, ge=1)
+    """Tokens one engine step may process (None: vLLM's default, 2048 on CPU). Smaller budgets
+    split prompts over steps, which kills vLLM 0.32's CPU engine when such a request is seeded
+    ("CPU Generator does not use offset"): not chosen from the CPU for that reason."""
+    dtype: str | None = None
+    """None on CPU: bfloat16 where the CPU has native bf16 (AVX512-BF16, AMX), else float32."""
+    enforce_eager: bool | None = None
+    """Skip torch.compile. None on CPU: eager below 8 cores, where compiling takes minutes."""
     cpu_kv_cache_gib: float = Field(default=2.0, gt=0)
     """CPU only: KV-cache size. An explicit size also skips vLLM's start-up memory probe."""
-    cpu_threads_bind: str = "auto"
-    """CPU only: VLLM_CPU_OMP_THREADS_BIND (`auto`, `0-1`, ...)."""
+    cpu_threads_bind: str | None = None
+    """CPU only: VLLM_CPU_OMP_THREADS_BIND (`auto`, `0-1`, ...). None: `auto` (vLLM keeps one
+    core for its API server), the one core on a single-core machine."""
     cpu_preload: bool = True
     """CPU only: LD_PRELOAD tcmalloc (when the system has it) and the env's Intel OpenMP, as
     vLLM's CPU guide advises; no measurable change on a 2-core machine, never slower."""

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from parforge.model_server import process
 from parforge.model_server.config import EMBEDDED_NAME, ServerConfig
+from parforge.model_server.cpu import read_cpu, with_cpu_defaults
 from parforge.model_server.embedded import ensure_embedded_model, is_converted
 from parforge.model_server.environment import ensure_cpu_env, is_current
 from parforge.model_server.errors import ServerConflict, ServerStartError
@@ -63,10 +64,6 @@ def build_command(config: ServerConfig, python: Path, model: str) -> list[str]:
         str(config.port),
         "--max-model-len",
         str(config.max_model_len),
-        "--max-num-seqs",
-        str(config.max_num_seqs),
-        "--dtype",
-        config.dtype,
         "--tensor-parallel-size",
         str(config.tensor_parallel_size),
         "--enable-prefix-caching",
@@ -75,6 +72,14 @@ def build_command(config: ServerConfig, python: Path, model: str) -> list[str]:
         "--structured-outputs-config",
         json.dumps({"backend": "xgrammar", "disable_any_whitespace": True}),
     ]
+    # Unset (None) settings are left to vLLM; on the embedded server `with_cpu_defaults` has
+    # filled them before this runs.
+    if config.max_num_seqs is not None:
+        argv += ["--max-num-seqs", str(config.max_num_seqs)]
+    if config.max_num_batched_tokens is not None:
+        argv += ["--max-num-batched-tokens", str(config.max_num_batched_tokens)]
+    if config.dtype is not None:
+        argv += ["--dtype", config.dtype]
     if config.enforce_eager:
         argv.append("--enforce-eager")
     if config.python is None:
@@ -93,7 +98,8 @@ def build_environment(
     # time, and the cache leaves with the data dir.
     env = {"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "VLLM_CACHE_ROOT": str(cache_dir)}
     if config.python is None:
-        env["VLLM_CPU_OMP_THREADS_BIND"] = config.cpu_threads_bind
+        if config.cpu_threads_bind is not None:
+            env["VLLM_CPU_OMP_THREADS_BIND"] = config.cpu_threads_bind
         if config.cpu_preload and preload:
             env["LD_PRELOAD"] = ":".join(preload)
     if config.model is None:
@@ -164,9 +170,10 @@ class ModelServer:
                 "choose another with PARFORGE_MODEL__SERVER__PORT"
             )
         python, model = await self.prepare(progress)
-        argv = build_command(self.config, python, model)
+        config = await self.effective_config()
+        argv = build_command(config, python, model)
         preload = await asyncio.to_thread(cpu_preload_libs, python)
-        env = build_environment(self.config, self.cache_dir, preload)
+        env = build_environment(config, self.cache_dir, preload)
         proc = await asyncio.to_thread(process.spawn, argv, env, self.log_file)
         state = ServerState(
             pid=proc.pid,
@@ -179,6 +186,12 @@ class ModelServer:
         )
         process.write_state(self.state_file, state)
         return await self.wait_healthy(progress) if wait else state
+
+    async def effective_config(self) -> ServerConfig:
+        """The config the server runs with: on CPU, unset settings chosen from the CPU found."""
+        if self.config.python is not None:
+            return self.config
+        return with_cpu_defaults(self.config, await asyncio.to_thread(read_cpu))
 
     async def wait_healthy(
         self, progress: Progress | None = None, timeout_s: float | None = None

@@ -29,7 +29,8 @@ def test_embedded_cpu_command() -> None:
     joined = " ".join(argv)
     assert "--model /models/smol --served-model-name smollm2-135m-instruct" in joined
     assert "--enable-prefix-caching" in argv and "--enable-prompt-tokens-details" in argv
-    assert "--enforce-eager" in argv
+    # Left unset here: the launcher chooses them from the CPU (test_model_server_cpu.py).
+    assert "--enforce-eager" not in argv and "--dtype" not in argv
     assert argv[argv.index("--kv-cache-memory-bytes") + 1] == str(2 * 2**30)
     assert '"disable_any_whitespace": true' in joined
 
