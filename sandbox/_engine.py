@@ -17,8 +17,8 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import docker
-from docker.utils import kwargs_from_env
 import requests
+from docker.utils import kwargs_from_env
 
 from sandbox.errors import SandboxError, SandboxUnavailable
 

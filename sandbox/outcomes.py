@@ -116,7 +116,12 @@ _FAILING_KINDS_STATUS = {
 def concurrency_failure(findings: list[Finding]) -> tuple[Status, str]:
     """The status for a concurrency report with findings: race, deadlock or sanitizer error."""
     statuses = [_FAILING_KINDS_STATUS.get(f.kind, Status.RACE) for f in findings]
-    for wanted in (Status.SANITIZER_ERROR, Status.RACE, Status.DEADLOCK):
+    if "checker interference" in (f.kind for f in findings):
+        # Interference voids the rest: the other findings came from silenced checkers.
+        return Status.SANITIZER_ERROR, next(
+            f.message for f in findings if f.kind == "checker interference"
+        )
+    for wanted in (Status.RACE, Status.DEADLOCK, Status.SANITIZER_ERROR):
         if wanted in statuses:
             first = findings[statuses.index(wanted)]
             more = f" (+{len(findings) - 1} more)" if len(findings) > 1 else ""

@@ -103,7 +103,7 @@ _NO_SANITIZE = re.compile(
 )
 _WATCHED_TEXT = re.compile(
     r"TSAN_OPTIONS|ARCHER|OMP_TOOL|ASAN_OPTIONS|UBSAN_OPTIONS|MSAN_OPTIONS|LD_PRELOAD"
-    r"|PARFORGE|/proc/|/sys/"
+    r"|/proc/|/sys/"
 )
 """Text in string literals that only a program probing its checker needs."""
 _MAIN_WITH_ENVP = re.compile(r"\bmain\s*\(\s*[^(),]+,[^(),]+,[^()]+\)")
