@@ -75,8 +75,6 @@ def container_spec(config: DockerConfig, setup: Setup) -> dict[str, Any]:
         # Not detached: docker-py then sets StdinOnce, so the engine closes stdin when the host's
         # attach connection goes (its owner died); the agent exits and the container with it.
         "detach": False,
-        # System V shared memory goes with the last process attached to it, not with the job.
-        "sysctls": {"kernel.shm_rmid_forced": "1"},
         "network_mode": "none",
         "read_only": True,
         "tmpfs": {

@@ -411,7 +411,9 @@ IPC_RMID = 0
 
 def remove_ipc() -> None:
     """Remove the container's System V shared memory, message queues and semaphores (its own
-    IPC namespace): a job must not leave data or a signalling channel for the next one."""
+    IPC namespace): a job must not leave data or a signalling channel for the next one.
+    Not `kernel.shm_rmid_forced` instead: Open MPI's shared-memory start-up needs a segment to
+    outlive its creator's detach, and its runs hang with it."""
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)

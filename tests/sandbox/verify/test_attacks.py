@@ -208,3 +208,13 @@ async def test_no_process_survives_its_command(verify_sandbox):
         listed = await ws.run(Command(argv=["python3", "-c", LIST_PROCESSES]))
     pids = eval(listed.stdout)  # a list of ints printed by the line above
     assert len(pids) == 2, pids  # the agent (PID 1) and the lister: the daemon is gone
+
+
+async def test_no_shared_memory_survives_the_job(verify_sandbox):
+    make = "import ctypes; print(ctypes.CDLL(None).shmget(0, 4096, 0o1600))"
+    async with verify_sandbox.workspace() as ws:
+        made = await ws.run(Command(argv=["python3", "-c", make]))
+        assert int(made.stdout) >= 0, made
+    async with verify_sandbox.workspace() as ws:
+        table = await ws.run(Command(argv=["cat", "/proc/sysvipc/shm"]))
+    assert table.stdout.strip().count("\n") == 0, table.stdout  # the header line only
