@@ -262,7 +262,14 @@ async def _run_one(
     log = f"{paths.tmp}/race-{secrets.token_hex(8)}"
     command = tsan_run(program, run.case, run.threads, schedule, config.timeout_s, paths, log)
     result = await rec.run(run.label, command)
-    logs = await rec.run(f"{run.label}: tool logs", tsan_logs(log))
+    try:
+        logs = await rec.run(f"{run.label}: tool logs", tsan_logs(log))
+    except WorkspaceError:
+        if not result.timed_out:
+            raise
+        # The host's watchdog removed the container of a run that did not stop in time: its
+        # logs went with it, and the time-out is what the report says.
+        return result, "", ""
     omp_log, _, tsan_log = logs.stdout.partition(LOG_SEPARATOR)
     return result, omp_log, tsan_log
 

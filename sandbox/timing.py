@@ -13,8 +13,8 @@ consistent with what the sandbox saw:
   run where the reference's kernel is most of it.
 
 Otherwise wall times are used, and a note says why. A speedup above the cores the run could
-use (its worker count, capped by the sandbox's CPU limit) is flagged and left out of the best
-speedup; a reference faster than `FLOOR_S` is too short to time, and no speedup is reported.
+use (its worker count, capped by the sandbox's CPU limit) over the candidate's own one-worker
+time is flagged and left out of the best speedup (a better serial algorithm is not flagged); a reference faster than `FLOOR_S` is too short to time, and no speedup is reported.
 """
 
 from __future__ import annotations
@@ -64,15 +64,19 @@ def timing(
             "too short to time, no speedup reported (use a larger timing input)"
         )
         return result
+    single = cand_s.get(1)
     for n, s in cand_s.items():
         speedup = ref_s / s if s > 0 else 0.0
         result.speedup[n] = round(speedup, 3)
         usable = min(float(n), cores) if cores else float(n)
-        if speedup > usable * CORE_MARGIN:
+        # A better serial algorithm may beat the reference on one thread; what parallelism adds
+        # on top of that (the candidate's own one-worker time) cannot exceed the cores.
+        scaling = single / s if single and s > 0 else speedup
+        if scaling > usable * CORE_MARGIN:
             result.above_cores.append(n)
             result.notes.append(
-                f"speedup {speedup:.2f}x at {n} exceeds the {usable:g} cores the run had: "
-                "implausible, not counted"
+                f"speedup {speedup:.2f}x at {n} scales {scaling:.2f}x over one worker, above "
+                f"the {usable:g} cores the run had: implausible, not counted"
             )
     return result
 

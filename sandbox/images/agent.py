@@ -352,9 +352,15 @@ class Agent:
             return f.read(int(limit))
 
     def sweep(self) -> None:
-        """Kill every process but this one, and wait until they are gone (PID 1 only)."""
-        if os.getpid() != 1:
-            return
+        """SIGKILL every process but this one (PID 1 only). No waiting: a killed process runs
+        no more code, and a large one (TSan maps terabytes) may take seconds to be torn down."""
+        if os.getpid() == 1:
+            with suppress(ProcessLookupError):
+                os.kill(-1, signal.SIGKILL)
+            self.reap()
+
+    def kill_all(self) -> None:
+        """Kill every other process and wait until they are gone."""
         deadline = time.monotonic() + WIPE_DEADLINE_S
         while True:
             try:
@@ -372,7 +378,7 @@ class Agent:
         empty the writable places."""
         if os.getpid() != 1:
             raise RuntimeError("wipe is only allowed as PID 1 of a sandbox container")
-        self.sweep()
+        self.kill_all()
         remove_ipc()
         for job in list(self.jobs.values()):
             job.linger_until = time.monotonic()

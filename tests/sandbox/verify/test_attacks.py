@@ -26,7 +26,9 @@ def openmp(source: str) -> Candidate:
 
 TIMER = """
     struct timespec t0, t1; clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int r = 0; r < 20; r++) {  /* a kernel that dominates the set-up */
 BODY
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double kernel = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
     fprintf(stderr, "PARFORGE_TIME_S=%.9f\\n", kernel / DIVISOR);
@@ -47,10 +49,7 @@ async def test_a_printed_kernel_time_is_not_trusted(verify_sandbox):
     assert honest.timing is not None and honest.timing.source == "kernel", honest.timing
     v = await verify(verify_sandbox, timed, openmp(FORGED_TIME))
     assert v.timing is not None
-    # Either the forged kernel times are refused (wall time, with a note), or, where the
-    # input's set-up hides them in its noise, every speedup they give exceeds the cores.
-    refused = v.timing.source == "wall" and any("wall time used" in n for n in v.timing.notes)
-    assert refused or set(v.timing.above_cores) == set(v.timing.speedup), v.timing
+    assert v.timing.source == "wall" and any("wall time used" in n for n in v.timing.notes)
     assert v.speedup <= 2 * 1.15  # the cores the sandbox has, with the noise margin
 
 

@@ -84,7 +84,7 @@ def test_timing_uses_kernel_times_only_when_every_run_has_one():
     wall = timing(ref, cand)
     assert wall.source == "wall"
     assert wall.speedup[2] == 36.0
-    assert wall.above_cores == [2]  # 36x on 2 threads: flagged, not counted
+    assert wall.above_cores == [2]  # 36x scaling from 1 to 2 threads: flagged, not counted
 
 
 def test_kernel_time_cap_and_signal_names():
@@ -124,5 +124,8 @@ def test_speedups_above_the_cores_are_flagged_and_short_references_not_timed():
     t = timing(ref, {1: [run(seconds=1.0)] * 3, 4: [run(seconds=0.1)] * 3}, cores=2)
     assert t.above_cores == [4] and t.speedup[4] == 10.0
     assert t.best_speedup == 1.0
+    # A better serial algorithm: 3x on one thread, 2x more on two cores, nothing flagged.
+    better = timing(ref, {1: [run(seconds=0.33)] * 3, 2: [run(seconds=0.17)] * 3}, cores=2)
+    assert better.above_cores == [] and better.best_speedup > 5
     short = timing([run(seconds=0.004)] * 3, {2: [run(seconds=0.002)] * 3}, cores=2)
     assert short.too_short and short.speedup == {} and short.best_speedup == 0.0
