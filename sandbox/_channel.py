@@ -20,7 +20,7 @@ from typing import Any
 
 from docker.utils.socket import read as socket_read
 
-from sandbox.errors import WorkspaceError
+from sandbox.errors import WorkspaceError, WorkspaceRefused
 
 _HEADER = struct.Struct(">BxxxL")
 _STDOUT, _STDERR = 1, 2
@@ -83,7 +83,7 @@ class AgentChannel:
         finally:
             self._pending.pop(rid, None)
         if not response.get("ok"):
-            raise WorkspaceError(f"sandbox agent refused a request: {response.get('error')}")
+            raise WorkspaceRefused(f"sandbox agent refused a request: {response.get('error')}")
         return response
 
     def _send(self, data: bytes) -> None:

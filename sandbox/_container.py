@@ -72,6 +72,9 @@ def container_spec(config: DockerConfig, setup: Setup) -> dict[str, Any]:
         "working_dir": WORKDIR,
         "environment": environment,
         "stdin_open": True,  # the agent's request channel
+        # Not detached: docker-py then sets StdinOnce, so the engine closes stdin when the host's
+        # attach connection goes (its owner died); the agent exits and the container with it.
+        "detach": False,
         "network_mode": "none",
         "read_only": True,
         "tmpfs": {

@@ -22,6 +22,8 @@ class DockerConfig(BaseModel):
     """Image to run; None means the tag `parforge sandbox build` derives from the Dockerfile."""
     docker_host: str | None = None
     """Engine URL (`unix://...`, `tcp://gpu-host:2376`); None uses DOCKER_HOST or the local socket."""
+    allow_plain_tcp: bool = False
+    """Accept a `tcp://` engine without TLS (DOCKER_TLS_VERIFY/DOCKER_CERT_PATH); off: refused."""
     pool_size: int = Field(default=2, ge=1)
     """Containers kept warm and reused across jobs; also the number of concurrent jobs."""
     cpus: float = Field(default=2.0, gt=0)

@@ -52,7 +52,7 @@ class DockerSandbox:
 
     def __init__(self, config: DockerConfig) -> None:
         self.config = config
-        self.engine = Engine(config.docker_host)
+        self.engine = Engine(config.docker_host, config.allow_plain_tcp)
         self._slots = asyncio.Semaphore(config.pool_size)
         self._setup: Setup | None = None
         self._setup_lock = asyncio.Lock()
@@ -67,7 +67,10 @@ class DockerSandbox:
         setup = self._setup
         gpu = setup.gpu if setup else self.config.gpus == "on"
         image = setup.image if setup else self.config.image or image_tag()
-        return SandboxInfo(backend="docker", isolation=_ISOLATION, gpu=gpu, image=image)
+        cpus = self.config.cpus
+        if setup and setup.engine_cpus:
+            cpus = min(cpus, float(setup.engine_cpus))
+        return SandboxInfo(backend="docker", isolation=_ISOLATION, gpu=gpu, image=image, cpus=cpus)
 
     async def start(self) -> None:
         """Check the engine and image, then warm the whole pool (with `reuse`) before any job."""
@@ -115,6 +118,8 @@ class DockerSandbox:
     async def _prepare(self) -> Setup:
         async with self._setup_lock:
             if self._setup is None:
+                # Containers of ParForge processes that died on this host go before new ones start.
+                await self.prune()
                 image = await ensure_image(self.engine, self.config.image)
                 engine = await self.engine.call(
                     lambda client: client.info(), "asking the engine about itself"
@@ -259,7 +264,7 @@ class DockerWorkspace:
         try:
             return await self._box.channel.request(message, watchdog or _FILE_TIMEOUT_S)
         except WorkspaceError as exc:
-            raise WorkspaceError(f"{what}: {exc}") from exc
+            raise type(exc)(f"{what}: {exc}") from exc
         except TimeoutError as exc:
             if watchdog is not None:
                 raise

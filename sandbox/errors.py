@@ -8,7 +8,10 @@ never an exception.
     ├── SandboxUnavailable        the engine, the image or a required tool is missing
     ├── ImageBuildError           building the sandbox image failed
     └── WorkspaceError            a workspace broke underneath a job (container vanished,
-                                  file transfer failed)
+        │                         file transfer failed)
+        └── WorkspaceRefused      the workspace refused a file operation (a path that is
+                                  now a symlink, a full disk): once a candidate has run
+                                  there, `verify` makes it the candidate's verdict
 """
 
 
@@ -26,3 +29,7 @@ class ImageBuildError(SandboxError):
 
 class WorkspaceError(SandboxError):
     """A workspace failed for reasons that are not the program's fault."""
+
+
+class WorkspaceRefused(WorkspaceError):
+    """The workspace is reachable but refused an operation on its files."""

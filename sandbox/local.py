@@ -64,7 +64,12 @@ class LocalSandbox:
             if self._bwrap
             else "rlimits only"
         )
-        return SandboxInfo(backend="local", isolation=isolation, gpu=_host_has_gpu())
+        return SandboxInfo(
+            backend="local",
+            isolation=isolation,
+            gpu=_host_has_gpu(),
+            cpus=float(len(os.sched_getaffinity(0))),
+        )
 
     @asynccontextmanager
     async def workspace(self) -> AsyncIterator[LocalWorkspace]:

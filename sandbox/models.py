@@ -56,3 +56,5 @@ class SandboxInfo(BaseModel):
     isolation: str
     gpu: bool = False
     image: str | None = None
+    cpus: float | None = None
+    """CPUs a job can use at once (a container's CPU limit); None when unknown."""

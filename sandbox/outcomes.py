@@ -7,8 +7,8 @@ import re
 from sandbox.checkers.compare import compare_outputs
 from sandbox.models import CommandResult
 from sandbox.spec import Target, Tolerance
-from sandbox.steps import kernel_time, median, signal_name
-from sandbox.verdict import Finding, Status, TestOutcome, Timing
+from sandbox.steps import signal_name
+from sandbox.verdict import Finding, Status, TestOutcome
 
 # Which failure a verdict names when several runs fail differently: the concurrency defect
 # first (it explains the others), then the most drastic.
@@ -108,6 +108,7 @@ _FAILING_KINDS_STATUS = {
     "racecheck error": Status.RACE,
     "synccheck error": Status.SANITIZER_ERROR,
     "hang": Status.DEADLOCK,
+    "checker interference": Status.SANITIZER_ERROR,
     "deadlock": Status.DEADLOCK,
 }
 
@@ -115,29 +116,14 @@ _FAILING_KINDS_STATUS = {
 def concurrency_failure(findings: list[Finding]) -> tuple[Status, str]:
     """The status for a concurrency report with findings: race, deadlock or sanitizer error."""
     statuses = [_FAILING_KINDS_STATUS.get(f.kind, Status.RACE) for f in findings]
+    if "checker interference" in (f.kind for f in findings):
+        # Interference voids the rest: the other findings came from silenced checkers.
+        return Status.SANITIZER_ERROR, next(
+            f.message for f in findings if f.kind == "checker interference"
+        )
     for wanted in (Status.RACE, Status.DEADLOCK, Status.SANITIZER_ERROR):
         if wanted in statuses:
             first = findings[statuses.index(wanted)]
             more = f" (+{len(findings) - 1} more)" if len(findings) > 1 else ""
             return wanted, f"{first.message}{more}"
     return Status.RACE, findings[0].message
-
-
-def timing(reference: list[CommandResult], candidate: dict[int, list[CommandResult]]) -> Timing:
-    """Medians and speedups; kernel times when every run reported one, else wall times."""
-    every = reference + [r for runs in candidate.values() for r in runs]
-    kernel = all(kernel_time(r.stderr) is not None for r in every)
-
-    def seconds(r: CommandResult) -> float:
-        t = kernel_time(r.stderr) if kernel else None
-        return t if t is not None else r.duration_s
-
-    ref_s = median([seconds(r) for r in reference])
-    cand_s = {n: median([seconds(r) for r in runs]) for n, runs in candidate.items()}
-    speedup = {n: (ref_s / s if s > 0 else 0.0) for n, s in cand_s.items()}
-    return Timing(
-        reference_s=round(ref_s, 6),
-        candidate_s={n: round(s, 6) for n, s in cand_s.items()},
-        speedup={n: round(x, 3) for n, x in speedup.items()},
-        source="kernel" if kernel else "wall",
-    )

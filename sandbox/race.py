@@ -18,20 +18,29 @@ it never sees a `simd` loop's lanes. So the checker:
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
 from sandbox.base import Sandbox
-from sandbox.checkers import omp_rewrite, omp_static, tsan
+from sandbox.checkers import integrity, omp_rewrite, omp_static, tsan
 from sandbox.checkers.diagnostics import parse_diagnostics, summarize
 from sandbox.errors import WorkspaceError
 from sandbox.models import Command, CommandResult
+from sandbox.outcomes import describe_exit
 from sandbox.spec import Language, TestCase
 from sandbox.steps import Recorder
 from sandbox.toolchains.base import TMP_KEEP, Paths, Program
-from sandbox.toolchains.openmp import tsan_compile, tsan_run
+from sandbox.toolchains.openmp import (
+    LOG_SEPARATOR,
+    OBJECT,
+    tsan_compile,
+    tsan_link,
+    tsan_logs,
+    tsan_run,
+)
 from sandbox.verdict import ConcurrencyReport, Finding, StepRecord
 
 DEFAULT_SCHEDULE = "default"
@@ -116,14 +125,24 @@ async def check_races(
 
     if static_findings and config.stop_at_first_race:
         return ConcurrencyReport(ok=False, tools=[omp_static.TOOL], findings=static_findings)
-    build = await rec.run("race: build with ThreadSanitizer", tsan_compile(program, paths))
-    if not build.ok:
-        reason = summarize(parse_diagnostics(build.stderr)) or build.stderr[-300:]
+    interference = [m for name in checked for m in integrity.source_findings(files[name])]
+    if not interference and (failed := await _build(rec, paths, program, tools)):
+        return failed
+    if not interference:
+        symbols = await rec.run(
+            "race: symbols of the instrumented object",
+            Command(argv=["nm", OBJECT], cwd=program.dir, timeout_s=30),
+        )
+        if not symbols.ok:
+            return ConcurrencyReport(
+                ok=False, tools=tools, not_run=f"nm failed: {symbols.stderr[-300:]}"
+            )
+        interference = integrity.symbol_findings(symbols.stdout)
+    if interference:
         return ConcurrencyReport(
             ok=False,
-            tools=tools,
-            findings=static_findings,
-            not_run=f"clang could not build it for ThreadSanitizer: {reason}",
+            tools=[*tools, integrity.TOOL],
+            findings=[interference_finding(interference)],
         )
 
     # Without rewritten loops the schedules would all run the same program; the runs still help
@@ -142,32 +161,59 @@ async def check_races(
     ]
     findings: dict[tuple[str, str | None, int | None, str | None], Finding] = {}
     archer_seen = runtime_seen = False
+    timed_out: list[str] = []
     runs = 0
     for start in range(0, len(plan), config.parallel):
         batch = plan[start : start + config.parallel]
-        results = await asyncio.gather(
+        outcomes = await asyncio.gather(
             *(_run_one(rec, paths, program, run, config) for run in batch)
         )
         runs += len(batch)
-        for run, result in zip(batch, results, strict=True):
+        for run, (result, omp_log, tsan_log) in zip(batch, outcomes, strict=True):
             archer_seen |= tsan.ARCHER_BANNER in result.stdout + result.stderr
-            runtime_seen |= tsan.RUNTIME_STARTED in result.stderr
-            for f in _findings(run, result, sources, config.skip_runtime_internals):
+            runtime_seen |= tsan.RUNTIME_STARTED in omp_log
+            for f in _findings(run, tsan_log, sources, config.skip_runtime_internals):
                 findings.setdefault((f.kind, f.file, f.line, f.variable), f)
+            if result.timed_out:
+                timed_out.append(f"no end within {result.duration_s:.0f}s at {_where(run)}")
+            elif tsan.ACTIVE not in tsan_log:
+                # Fail closed: without TSan's own first line in its log, this run proves nothing.
+                return ConcurrencyReport(
+                    ok=False,
+                    tools=tools,
+                    findings=static_findings,
+                    runs=runs,
+                    not_run=(
+                        f"ThreadSanitizer left no trace of running ({run.label}, "
+                        f"{describe_exit(result)}): the race check cannot vouch for it"
+                    ),
+                )
+            elif failure := tsan.tsan_failure(tsan_log):
+                return ConcurrencyReport(
+                    ok=False,
+                    tools=tools,
+                    findings=static_findings,
+                    runs=runs,
+                    not_run=f"ThreadSanitizer failed: {failure}",
+                )
         if findings and config.stop_at_first_race:
             break
+        if timed_out:
+            break  # each further run would cost a whole time-out too
         if not runtime_seen:
             break  # the OpenMP runtime never started: there are no threads to race
-        if failure := next(
-            (tsan.tsan_failure(r.stderr) for r in results if tsan.tsan_failure(r.stderr)), None
-        ):
-            return ConcurrencyReport(
-                ok=False,
-                tools=tools,
-                findings=static_findings,
-                runs=runs,
-                not_run=f"ThreadSanitizer failed: {failure}",
-            )
+    everything = static_findings + list(findings.values())
+    if timed_out and not everything:
+        # TSan slows loops many times: a run past the limit is the check's time-out, not a race.
+        return ConcurrencyReport(
+            ok=False,
+            tools=tools,
+            runs=runs,
+            not_run=(
+                f"the race check timed out under ThreadSanitizer ({timed_out[0]}); "
+                "no race was seen, none is ruled out"
+            ),
+        )
     if runtime_seen and not archer_seen and not findings:
         return ConcurrencyReport(
             ok=False,
@@ -176,36 +222,70 @@ async def check_races(
             runs=runs,
             not_run="the OpenMP runtime started without Archer (is libarcher.so installed?)",
         )
-    everything = static_findings + list(findings.values())
     return ConcurrencyReport(ok=not everything, tools=tools, findings=everything, runs=runs)
+
+
+def interference_finding(reasons: list[str]) -> Finding:
+    """The finding that rejects a candidate interfering with the checkers."""
+    more = f" (+{len(reasons) - 1} more)" if len(reasons) > 1 else ""
+    return Finding(
+        kind=integrity.KIND,
+        tool=integrity.TOOL,
+        message=f"rejected: the candidate {reasons[0]}{more}; the checkers must see the program as it runs",
+    )
+
+
+async def _build(
+    rec: Recorder, paths: Paths, program: Program, tools: list[str]
+) -> ConcurrencyReport | None:
+    for name, command in (
+        ("race: build with ThreadSanitizer", tsan_compile(program, paths)),
+        ("race: link", tsan_link(program, paths)),
+    ):
+        build = await rec.run(name, command)
+        if not build.ok:
+            reason = summarize(parse_diagnostics(build.stderr)) or build.stderr[-300:]
+            return ConcurrencyReport(
+                ok=False,
+                tools=tools,
+                not_run=f"clang could not build it for ThreadSanitizer: {reason}",
+            )
+    return None
 
 
 async def _run_one(
     rec: Recorder, paths: Paths, program: Program, run: _Run, config: RaceCheckConfig
-) -> CommandResult:
+) -> tuple[CommandResult, str, str]:
+    """One instrumented run and its tools' logs (libomp's, TSan's) from files the harness
+    named: a fresh random prefix per run, so the program can neither guess nor pre-plant them."""
     schedule = "static" if run.schedule == DEFAULT_SCHEDULE else run.schedule
-    command = tsan_run(program, run.case, run.threads, schedule, config.timeout_s, paths)
-    return await rec.run(run.label, command)
+    log = f"{paths.tmp}/race-{secrets.token_hex(8)}"
+    command = tsan_run(program, run.case, run.threads, schedule, config.timeout_s, paths, log)
+    result = await rec.run(run.label, command)
+    try:
+        logs = await rec.run(f"{run.label}: tool logs", tsan_logs(log))
+    except WorkspaceError:
+        if not result.timed_out:
+            raise
+        # The host's watchdog removed the container of a run that did not stop in time: its
+        # logs went with it, and the time-out is what the report says.
+        return result, "", ""
+    omp_log, _, tsan_log = logs.stdout.partition(LOG_SEPARATOR)
+    return result, omp_log, tsan_log
+
+
+def _where(run: _Run) -> str:
+    return f"{run.threads} threads" + (
+        "" if run.schedule == DEFAULT_SCHEDULE else f", OMP_SCHEDULE={run.schedule}"
+    )
 
 
 def _findings(
-    run: _Run, result: CommandResult, sources: dict[str, str], skip_runtime_internals: bool
+    run: _Run, tsan_log: str, sources: dict[str, str], skip_runtime_internals: bool
 ) -> list[Finding]:
-    where = f"{run.threads} threads" + (
-        "" if run.schedule == DEFAULT_SCHEDULE else f", OMP_SCHEDULE={run.schedule}"
-    )
-    if result.timed_out:
-        return [
-            Finding(
-                kind="hang",
-                tool=tsan.TOOL,
-                message=f"no end within {result.duration_s:.0f}s under ThreadSanitizer at {where} (deadlock?)",
-                workers=run.threads,
-            )
-        ]
-    found = tsan.parse_tsan(result.stderr, sources, skip_runtime_internals=skip_runtime_internals)
+    found = tsan.parse_tsan(tsan_log, sources, skip_runtime_internals=skip_runtime_internals)
     return [
-        f.model_copy(update={"workers": run.threads, "message": f"{f.message} ({where})"})
+        f.model_copy(update={"workers": run.threads, "message": f"{f.message} ({_where(run)})"})
         for f in found
     ]
 

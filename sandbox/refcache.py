@@ -10,11 +10,11 @@ should share it:
     verdicts = [await verify(sandbox, spec, c, reference_cache=cache) for c in candidates]
 
 An entry is keyed by everything that decides how the reference behaves (its sources, flags,
-tests, timing input, time-out, the toolchain it is built with) and filled in lazily, part by
-part: the first verification of a spec builds the reference and runs its tests beside its own
-candidate's build, the ones that start meanwhile wait for those outputs instead of building the
-reference too, and the timing runs are made by the first verification that gets that far. Only successes are kept: a reference that does not
-build or run is retried, and reported, by every verification. The cache lives in memory for one
+tests, timing input, time-out, the toolchain it is built with) and filled in under the entry's
+lock by the first verification of the spec, before it writes any candidate file into its freshly
+leased workspace (see `sandbox.verify`): no candidate process has run where a cached result was
+made. The verifications that start meanwhile wait for it. Only successes are kept: a reference
+that does not build or run is retried, and reported, by every verification. The cache lives in memory for one
 process and trusts one sandbox image: make a new one for another image.
 
 Reusing the reference's timing means every sample is compared with one measurement of the
@@ -42,9 +42,6 @@ class ReferenceResults:
     """stdout of the reference on each test, by test name."""
     timing_runs: list[CommandResult] | None = None
     """The reference's runs on the timing input."""
-    claimed: bool = False
-    """A verification has set out to build the reference and work out its outputs; the others
-    that start meanwhile skip building it and wait for the outputs."""
 
 
 @dataclass

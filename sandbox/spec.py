@@ -90,6 +90,15 @@ class Spec(BaseModel):
             raise ValueError('a driver must #include "solution.inc"')
         return self
 
+    @model_validator(mode="after")
+    def _test_names_unique(self) -> Spec:
+        # Expected outputs are keyed by test name: a repeated name would compare a candidate's
+        # run with another input's answer.
+        names = [t.name for t in self.tests]
+        if repeated := sorted({n for n in names if names.count(n) > 1}):
+            raise ValueError(f"test names must be unique; repeated: {', '.join(repeated)}")
+        return self
+
     @property
     def timing_case(self) -> TestCase:
         return self.timing or self.tests[-1]

@@ -23,7 +23,8 @@ class Status(StrEnum):
     RACE = "race"
     DEADLOCK = "deadlock"
     SANITIZER_ERROR = "sanitizer_error"
-    """compute-sanitizer's memcheck or synccheck reported an error."""
+    """compute-sanitizer's memcheck or synccheck reported an error, or the candidate interferes
+    with the checkers (defines sanitizer hooks, tests for them, reads its environment)."""
     REFERENCE_FAILED = "reference_failed"
     """The spec's own reference did not build or run: the spec is broken, not the candidate."""
     NOT_RUN = "not_run"
@@ -120,18 +121,33 @@ class ConcurrencyReport(BaseModel):
 
 
 class Timing(BaseModel):
-    """Medians of repeated runs in one sandbox; speedup = reference / candidate."""
+    """Medians of repeated runs in one sandbox; speedup = reference / candidate.
+
+    The sandbox measures every run's wall time itself; a kernel time a program prints is only
+    used when it is consistent with those (see `sandbox.timing`), and `notes` say why not.
+    """
 
     reference_s: float
     candidate_s: dict[int, float] = Field(default_factory=dict)
     """Median time at each thread or rank count."""
     speedup: dict[int, float] = Field(default_factory=dict)
+    """Empty when the reference ran too briefly to time (`too_short`)."""
     source: str = "wall"
-    """`kernel` when the programs reported PARFORGE_TIME_S, `wall` for whole-process time."""
+    """`kernel` when the programs reported consistent PARFORGE_TIME_S, else `wall`."""
+    cores: float | None = None
+    """CPUs the runs really had (the sandbox's limit); None when the backend cannot say."""
+    above_cores: list[int] = Field(default_factory=list)
+    """Worker counts whose speedup exceeds the cores they could use: implausible, not counted."""
+    too_short: bool = False
+    """The reference ran below the timing floor: no speedup is reported."""
+    notes: list[str] = Field(default_factory=list)
+    """Why kernel times were refused, which speedups were flagged, or why there are none."""
 
     @property
     def best_speedup(self) -> float:
-        return max(self.speedup.values(), default=0.0)
+        """The best plausible speedup (0 when too short to time)."""
+        kept = [s for n, s in self.speedup.items() if n not in self.above_cores]
+        return max(kept, default=0.0)
 
 
 class Verdict(BaseModel):

@@ -4,8 +4,18 @@ One workspace per call, laid out as
 
     ref/    the spec's reference (main.<ext>) and support files, built into ref/prog
     cand/   the candidate (main.<ext>, or the spec's driver plus solution.inc), into cand/prog
-    race/   the candidate again, instrumented for the OpenMP race checker
-    .tmp/   TMPDIR and OpenMPI session files
+    race-*/ the candidate again, instrumented for the OpenMP race checker (a random name)
+    .tmp/   TMPDIR, OpenMPI session files, the race checker's logs
+
+The reference comes first and alone: it is built, run on every test and timed in the freshly
+leased (or wiped) workspace before any candidate file is written, then removed. No candidate
+process can read, run or replace it, and a reference result shared through the cache was made
+where no candidate had run. Its outputs stay on the host.
+
+A candidate that interferes with the checkers (sanitizer hooks, compiler or sanitizer tests,
+reading its environment: `sandbox.checkers.integrity`) is rejected before its tests run, and a
+candidate that breaks its own workspace (a directory replaced by a symlink, a full disk) fails
+with a verdict, not an exception.
 
 The pipeline stops at the first failing stage; every command it ran is in `Verdict.steps`.
 The decisions (what failed, why) are pure functions in `sandbox.outcomes`.
@@ -19,6 +29,7 @@ built at all, and the verdict's steps say which results were reused. With a `Tim
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -28,15 +39,18 @@ from pydantic import BaseModel, Field
 
 from sandbox import outcomes
 from sandbox.base import Sandbox, Workspace
+from sandbox.checkers import integrity
 from sandbox.checkers.diagnostics import parse_diagnostics, summarize
 from sandbox.checkers.ptxas import apply_names, parse_ptxas
+from sandbox.errors import WorkspaceError, WorkspaceRefused
 from sandbox.gate import TimingGate
 from sandbox.gpu import NO_GPU, check_cuda_concurrency
-from sandbox.models import Command, CommandResult
-from sandbox.race import RaceCheckConfig, check_races, workspace_paths
+from sandbox.models import Command, CommandResult, SandboxInfo
+from sandbox.race import RaceCheckConfig, check_races, interference_finding, workspace_paths
 from sandbox.refcache import ReferenceCache
 from sandbox.spec import Candidate, Spec, Target, TestCase
 from sandbox.steps import Recorder
+from sandbox.timing import timing
 from sandbox.toolchains import Program, Toolchain, reference_toolchain, toolchain_for
 from sandbox.toolchains.cuda import DEFAULT_ARCH, CUDAToolchain
 from sandbox.verdict import (
@@ -91,9 +105,7 @@ async def verify(
     async with sandbox.workspace() as workspace:
         # After the lease: a backend may learn what it has (GPUs) only when it first starts.
         info = sandbox.info()
-        job = _Job(
-            workspace, spec, candidate, opts, gpu=info.gpu, cache=reference_cache, gate=timing_gate
-        )
+        job = _Job(workspace, spec, candidate, opts, info, cache=reference_cache, gate=timing_gate)
         verdict = await job.run()
     verdict.sandbox = info
     verdict.duration_s = round(time.monotonic() - start, 3)
@@ -120,18 +132,16 @@ class _Job:
         spec: Spec,
         candidate: Candidate,
         opts: VerifyOptions,
-        gpu: bool,
+        info: SandboxInfo,
         cache: ReferenceCache | None = None,
         gate: TimingGate | None = None,
     ) -> None:
         self.rec = Recorder(workspace, gate)
         self.cache = cache
         self.key = cache.key(spec, candidate.target) if cache is not None else ""
-        self.ref_built = False
-        self.ref_runs: list[tuple[TestCase, CommandResult]] | None = None
-        """The reference's test runs, when this verification made them for the cache."""
-        self.spec, self.candidate, self.opts, self.gpu = spec, candidate, opts, gpu
-        arch = opts.cuda_arch or ("native" if gpu else DEFAULT_ARCH)
+        self.spec, self.candidate, self.opts = spec, candidate, opts
+        self.gpu, self.cores = info.gpu, info.cpus
+        arch = opts.cuda_arch or ("native" if self.gpu else DEFAULT_ARCH)
         self.tc: Toolchain = toolchain_for(candidate.target, arch)
         self.ref_tc = reference_toolchain(candidate.target)
         flags, libs = tuple(spec.cflags), tuple(spec.libs)
@@ -148,6 +158,7 @@ class _Job:
         self.cand = Program("cand", main, lang, flags, libs)
         self.verdict = Verdict(target=candidate.target, status=Status.PASSED)
         self.expected: dict[str, str] = {}
+        self.ref_timing: list[CommandResult] = []
 
     def _finish(self, status: Status, reason: str = "") -> Verdict:
         self.verdict.status, self.verdict.reason = status, reason
@@ -156,20 +167,23 @@ class _Job:
 
     async def run(self) -> Verdict:
         self.paths = await workspace_paths(self.rec)
-        await self.rec.workspace.write_files(
-            {
-                **{f"ref/{k}": v for k, v in self.spec.files.items()},
-                f"ref/{self.ref.main}": self.spec.reference,
-            }
-            | {f"cand/{k}": v for k, v in self.cand_files.items()}
-        )
+        if failed := await self._reference():
+            return failed
+        await self.rec.workspace.write_files({f"cand/{k}": v for k, v in self.cand_files.items()})
+        try:
+            return await self._candidate()
+        except WorkspaceRefused as exc:
+            # The workspace was healthy before the candidate ran: what broke it is the candidate.
+            return self._finish(Status.CRASHED, f"the candidate broke its workspace: {exc}")
+
+    async def _candidate(self) -> Verdict:
         if failed := await self._build():
             return failed
         source = self.tc.source_check(self.candidate.source)
         self.verdict.source_check = source
         if not source.ok:
             return self._finish(Status.NOT_PARALLEL, source.message)
-        if failed := await self._reference_outputs():
+        if failed := await self._integrity():
             return failed
         if self.candidate.target is Target.CUDA and not self.gpu:
             self.verdict.equivalence = Equivalence(ok=False, not_run=NO_GPU)
@@ -181,52 +195,59 @@ class _Job:
             return failed
         if self.opts.timing and (failed := await self._timing()):
             return failed
-        return self._finish(Status.PASSED)
+        notes = self.verdict.timing.notes if self.verdict.timing else []
+        return self._finish(Status.PASSED, "; ".join(notes))
 
-    async def _build(self) -> Verdict | None:
-        cand_build = self.rec.run("build candidate", self.tc.compile(self.cand, self.paths))
-        entry = self.cache.entry(self.key) if self.cache is not None else None
-        ref: CommandResult | None
-        if entry is None:
-            ref, cand = await asyncio.gather(self._build_reference_step(), cand_build)
-        elif entry.outputs is not None or entry.claimed:
-            # Known, or being worked out by another verification: this one waits for the
-            # outputs later and builds the reference only if timing needs it.
-            cand, ref = await cand_build, None
-        else:
-            assert self.cache is not None
-            entry.claimed = True
-            lock = self.cache.lock(self.key)
-            # Taken before anything can yield, so the others queue behind this one.
-            await lock.acquire()
-            try:
-                ref, cand = await asyncio.gather(self._prepare_reference(), cand_build)
-            finally:
-                lock.release()
-        if missing := outcomes.missing_tool(cand):
-            return self._finish(
-                Status.NOT_RUN, f"not run: {missing} is not installed in the sandbox"
-            )
-        if ref is not None and (failed := self._reference_build_failure(ref)):
-            return failed
-        output = cand.stderr + "\n" + cand.stdout
-        report = BuildReport(ok=cand.ok, diagnostics=parse_diagnostics(output))
-        if self.candidate.target is Target.CUDA:
-            report.kernels = await self._demangled(parse_ptxas(output))
-        self.verdict.build = report
-        if not cand.ok:
-            reason = (
-                summarize(report.diagnostics)
-                or outcomes.tail(cand.stderr)
-                or outcomes.describe_exit(cand)
-            )
-            return self._finish(Status.BUILD_FAILED, reason)
+    # --- the reference, before any candidate file exists ---------------------------------
+
+    async def _reference(self) -> Verdict | None:
+        """Outputs (and timing runs) of the reference, from the cache or made here; then the
+        reference leaves the workspace."""
+        if self.cache is None:
+            return await self._reference_here(need_outputs=True)
+        async with self.cache.lock(self.key):
+            entry = self.cache.entry(self.key)
+            need_outputs = entry.outputs is None
+            need_timing = self.opts.timing and entry.timing_runs is None
+            self.cache.stats.count("outputs", hit=not need_outputs)
+            if self.opts.timing:
+                self.cache.stats.count("timing", hit=not need_timing)
+            if (need_outputs or need_timing) and (
+                failed := await self._reference_here(need_outputs)
+            ):
+                return failed
+            if need_outputs:
+                entry.outputs = dict(self.expected)
+            else:
+                assert entry.outputs is not None
+                self.expected = dict(entry.outputs)
+                self._reused("reference outputs")
+            if need_timing:
+                entry.timing_runs = self.ref_timing
+            elif self.opts.timing:
+                assert entry.timing_runs is not None
+                self.ref_timing = entry.timing_runs
+                self._reused("reference timing")
         return None
 
-    async def _build_reference_step(self) -> CommandResult:
-        result = await self.rec.run("build reference", self.ref_tc.compile(self.ref, self.paths))
-        self.ref_built = result.ok
-        return result
+    async def _reference_here(self, need_outputs: bool) -> Verdict | None:
+        await self.rec.workspace.write_files(
+            {f"ref/{k}": v for k, v in self.spec.files.items()}
+            | {f"ref/{self.ref.main}": self.spec.reference}
+        )
+        build = await self.rec.run("build reference", self.ref_tc.compile(self.ref, self.paths))
+        if failed := self._reference_build_failure(build):
+            return failed
+        if need_outputs and (failed := self._check_reference_runs(await self._reference_runs())):
+            return failed
+        if self.opts.timing and (failed := await self._time_reference()):
+            return failed
+        removed = await self.rec.run(
+            "remove the reference", Command(argv=["rm", "-rf", "ref"], timeout_s=30)
+        )
+        if not removed.ok:
+            raise WorkspaceError(f"cannot remove the reference: {removed.stderr.strip()}")
+        return None
 
     def _reference_build_failure(self, ref: CommandResult) -> Verdict | None:
         if missing := outcomes.missing_tool(ref):
@@ -241,11 +262,35 @@ class _Job:
             )
         return None
 
-    async def _ensure_reference(self) -> Verdict | None:
-        """Build the reference in this workspace unless it already was."""
-        if self.ref_built:
-            return None
-        return self._reference_build_failure(await self._build_reference_step())
+    async def _reference_runs(self) -> list[tuple[TestCase, CommandResult]]:
+        cases = self.spec.tests
+        results = await gather_limited(
+            self.opts.parallel_runs,
+            *(self._run_reference(f"run reference [{c.name}]", c) for c in cases),
+        )
+        return list(zip(cases, results, strict=True))
+
+    def _check_reference_runs(self, runs: list[tuple[TestCase, CommandResult]]) -> Verdict | None:
+        for case, result in runs:
+            if not result.ok or self.ref_tc.timed_out(result.exit_code, result.stderr):
+                return self._finish(
+                    Status.REFERENCE_FAILED,
+                    f"the reference fails on test {case.name!r}: {outcomes.describe_exit(result)}",
+                )
+            self.expected[case.name] = result.stdout
+        return None
+
+    async def _time_reference(self) -> Verdict | None:
+        case = self.spec.timing_case
+        for k in range(self.spec.timing_repeats):
+            run = await self._run_reference(f"time reference #{k + 1}", case, timed=True)
+            if not run.ok:
+                return self._finish(
+                    Status.REFERENCE_FAILED,
+                    f"the reference fails on the timing input: {outcomes.describe_exit(run)}",
+                )
+            self.ref_timing.append(run)
+        return None
 
     def _reused(self, what: str) -> None:
         self.rec.steps.append(
@@ -257,6 +302,47 @@ class _Job:
             )
         )
 
+    # --- the candidate -------------------------------------------------------------------
+
+    async def _build(self) -> Verdict | None:
+        cand = await self.rec.run("build candidate", self.tc.compile(self.cand, self.paths))
+        if missing := outcomes.missing_tool(cand):
+            return self._finish(
+                Status.NOT_RUN, f"not run: {missing} is not installed in the sandbox"
+            )
+        output = cand.stderr + "\n" + cand.stdout
+        report = BuildReport(ok=cand.ok, diagnostics=parse_diagnostics(output))
+        if self.candidate.target is Target.CUDA:
+            report.kernels = await self._demangled(parse_ptxas(output))
+        self.verdict.build = report
+        if not cand.ok:
+            reason = (
+                summarize(report.diagnostics)
+                or outcomes.tail(cand.stderr)
+                or outcomes.describe_exit(cand)
+            )
+            return self._finish(Status.BUILD_FAILED, reason)
+        return None
+
+    async def _integrity(self) -> Verdict | None:
+        """Reject a candidate that interferes with the checkers (before any of it runs)."""
+        found = [
+            m for name in self.checked for m in integrity.source_findings(self.cand_files[name])
+        ]
+        if not found and self.candidate.target is not Target.CUDA:
+            # CUDA programs link the runtime statically, which imports dlopen and getenv itself.
+            symbols = await self.rec.run(
+                "candidate's symbols", Command(argv=["nm", self.cand.exe], timeout_s=30)
+            )
+            found = integrity.symbol_findings(symbols.stdout) if symbols.ok else []
+        if not found:
+            return None
+        finding = interference_finding(found)
+        self.verdict.concurrency = ConcurrencyReport(
+            ok=False, tools=[integrity.TOOL], findings=[finding]
+        )
+        return self._finish(Status.SANITIZER_ERROR, finding.message)
+
     async def _demangled(self, kernels: list[KernelResources]) -> list[KernelResources]:
         mangled = [k.name for k in kernels if k.name.startswith("_Z")]
         if not mangled:
@@ -267,61 +353,6 @@ class _Job:
         )
         names = result.stdout.splitlines() if result.ok else []
         return apply_names(kernels, dict(zip(mangled, names, strict=False)))
-
-    async def _prepare_reference(self) -> CommandResult:
-        """Build the reference and work out its outputs for the cache (under the entry's lock),
-        beside the candidate's build; the other verifications of the spec wait for the outputs
-        instead of building the reference too."""
-        assert self.cache is not None
-        ref = await self._build_reference_step()
-        entry = self.cache.entry(self.key)
-        if ref.ok and entry.outputs is None:
-            self.ref_runs = await self._reference_runs()
-            if self._reference_runs_ok(self.ref_runs):
-                entry.outputs = {c.name: r.stdout for c, r in self.ref_runs}
-                self.cache.stats.count("outputs", hit=False)
-        return ref
-
-    async def _reference_outputs(self) -> Verdict | None:
-        if self.cache is None:
-            return self._check_reference_runs(await self._reference_runs())
-        async with self.cache.lock(self.key):
-            entry = self.cache.entry(self.key)
-            if entry.outputs is not None:
-                self.expected = dict(entry.outputs)
-                if self.ref_runs is None:
-                    self.cache.stats.count("outputs", hit=True)
-                    self._reused("reference outputs")
-                return None
-            if failed := await self._ensure_reference():
-                return failed
-            runs = self.ref_runs or await self._reference_runs()
-            if failed := self._check_reference_runs(runs):
-                return failed
-            entry.outputs = dict(self.expected)
-            self.cache.stats.count("outputs", hit=False)
-        return None
-
-    async def _reference_runs(self) -> list[tuple[TestCase, CommandResult]]:
-        cases = self.spec.tests
-        results = await gather_limited(
-            self.opts.parallel_runs,
-            *(self._run_reference(f"run reference [{c.name}]", c) for c in cases),
-        )
-        return list(zip(cases, results, strict=True))
-
-    def _reference_runs_ok(self, runs: list[tuple[TestCase, CommandResult]]) -> bool:
-        return all(r.ok and not self.ref_tc.timed_out(r.exit_code, r.stderr) for _, r in runs)
-
-    def _check_reference_runs(self, runs: list[tuple[TestCase, CommandResult]]) -> Verdict | None:
-        for case, result in runs:
-            if not result.ok or self.ref_tc.timed_out(result.exit_code, result.stderr):
-                return self._finish(
-                    Status.REFERENCE_FAILED,
-                    f"the reference fails on test {case.name!r}: {outcomes.describe_exit(result)}",
-                )
-            self.expected[case.name] = result.stdout
-        return None
 
     async def _equivalence(self) -> Verdict | None:
         plan = [(case, n) for case in self.spec.tests for n in self.tc.workers(self.spec)]
@@ -404,7 +435,11 @@ class _Job:
                 self.rec,
                 self.paths,
                 Program(
-                    "race", self.cand.main, self.cand.language, self.cand.cflags, self.cand.libs
+                    f"race-{secrets.token_hex(6)}",
+                    self.cand.main,
+                    self.cand.language,
+                    self.cand.cflags,
+                    self.cand.libs,
                 ),
                 self.cand_files,
                 self.checked,
@@ -431,57 +466,24 @@ class _Job:
             return self._finish(*outcomes.concurrency_failure(report.findings))
         return None
 
-    async def _reference_timing(self) -> list[CommandResult] | Verdict:
-        if self.cache is None:
-            return await self._time_reference()
-        async with self.cache.lock(self.key):
-            entry = self.cache.entry(self.key)
-            self.cache.stats.count("timing", hit=entry.timing_runs is not None)
-            if entry.timing_runs is not None:
-                self._reused("reference timing")
-                return entry.timing_runs
-            if failed := await self._ensure_reference():
-                return failed
-            runs = await self._time_reference()
-            if isinstance(runs, list):
-                entry.timing_runs = runs
-            return runs
-
-    async def _time_reference(self) -> list[CommandResult] | Verdict:
-        case = self.spec.timing_case
-        ref_runs: list[CommandResult] = []
-        for k in range(self.spec.timing_repeats):
-            ref_runs.append(await self._run_reference(f"time reference #{k + 1}", case, timed=True))
-        if not all(r.ok for r in ref_runs):
-            bad = next(r for r in ref_runs if not r.ok)
-            return self._finish(
-                Status.REFERENCE_FAILED,
-                f"the reference fails on the timing input: {outcomes.describe_exit(bad)}",
-            )
-        return ref_runs
-
     async def _timing(self) -> Verdict | None:
         case = self.spec.timing_case
-        repeats = self.spec.timing_repeats
-        ref_runs = await self._reference_timing()
-        if isinstance(ref_runs, Verdict):
-            return ref_runs
         cand_runs: dict[int, list[CommandResult]] = {}
         for n in self.tc.workers(self.spec):
             runs = cand_runs[n] = []
-            for k in range(repeats):
+            for k in range(self.spec.timing_repeats):
                 result = await self._run_candidate(f"timing #{k + 1}", case, n, timed=True)
                 runs.append(result)
                 status, reason = outcomes.classify(
                     result,
-                    ref_runs[0].stdout,
+                    self.ref_timing[0].stdout,
                     self.spec.tolerance,
                     self.tc.target,
                     self.tc.timed_out(result.exit_code, result.stderr),
                 )
                 if status is not None:
                     return self._finish(status, f"timing input {case.name!r} at {n}: {reason}")
-        self.verdict.timing = outcomes.timing(ref_runs, cand_runs)
+        self.verdict.timing = timing(self.ref_timing, cand_runs, self.cores)
         return None
 
 

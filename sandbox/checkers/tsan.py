@@ -28,7 +28,10 @@ ARCHER_BANNER = "Archer detected OpenMP application with TSan"
 """Printed (on stdout) by libarcher with `ARCHER_OPTIONS=verbose=1` once it is active."""
 
 RUNTIME_STARTED = "START LOGGING OF TOOL REGISTRATION"
-"""What libomp prints on stderr at start-up with `OMP_TOOL_VERBOSE_INIT=stderr`."""
+"""What libomp writes to its log at start-up with `OMP_TOOL_VERBOSE_INIT=<file>`."""
+
+ACTIVE = "***** Running under ThreadSanitizer"
+"""TSan's first line in its log with `verbosity=1`: proof that it ran with the harness's options."""
 
 _WARNING = re.compile(r"^WARNING: ThreadSanitizer: (?P<kind>.+?)(?: \(pid=\d+\))?\s*$")
 _ACCESS = re.compile(

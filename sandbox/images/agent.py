@@ -333,6 +333,10 @@ class Agent:
                 self.sel.unregister(key.fileobj)
                 key.fileobj.close()  # type: ignore[union-attr]
         del self.jobs[job.proc.pid]
+        if not self.jobs:
+            # No command is running: whatever process is left was started by one that ended
+            # (a double-forked or setsid daemon escapes its process group, not PID 1's kill).
+            self.sweep()
         self.send(job.result())
 
     def write(self, files: dict[str, str]) -> None:
@@ -347,10 +351,16 @@ class Agent:
         with open(inside(WORK, rel), "rb") as f:
             return f.read(int(limit))
 
-    def wipe(self) -> None:
-        """Kill every other process in the container and empty the writable places."""
-        if os.getpid() != 1:
-            raise RuntimeError("wipe is only allowed as PID 1 of a sandbox container")
+    def sweep(self) -> None:
+        """SIGKILL every process but this one (PID 1 only). No waiting: a killed process runs
+        no more code, and a large one (TSan maps terabytes) may take seconds to be torn down."""
+        if os.getpid() == 1:
+            with suppress(ProcessLookupError):
+                os.kill(-1, signal.SIGKILL)
+            self.reap()
+
+    def kill_all(self) -> None:
+        """Kill every other process and wait until they are gone."""
         deadline = time.monotonic() + WIPE_DEADLINE_S
         while True:
             try:
@@ -362,6 +372,14 @@ class Agent:
             self.reap()
             time.sleep(0.001)  # killed but not yet dead, or not yet reparented to us
         self.reap()
+
+    def wipe(self) -> None:
+        """Kill every other process in the container, remove its System V IPC objects and
+        empty the writable places."""
+        if os.getpid() != 1:
+            raise RuntimeError("wipe is only allowed as PID 1 of a sandbox container")
+        self.kill_all()
+        remove_ipc()
         for job in list(self.jobs.values()):
             job.linger_until = time.monotonic()
         self.enforce_deadlines()
@@ -387,6 +405,39 @@ def remove(path: str) -> None:
         shutil.rmtree(path, onerror=retry)
     else:
         os.unlink(path)
+
+
+IPC_TABLES = (
+    ("/proc/sysvipc/shm", "shmctl"),
+    ("/proc/sysvipc/msg", "msgctl"),
+    ("/proc/sysvipc/sem", "semctl"),
+)
+IPC_RMID = 0
+
+
+def remove_ipc() -> None:
+    """Remove the container's System V shared memory, message queues and semaphores (its own
+    IPC namespace): a job must not leave data or a signalling channel for the next one.
+    Not `kernel.shm_rmid_forced` instead: Open MPI's shared-memory start-up needs a segment to
+    outlive its creator's detach, and its runs hang with it."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for table, call in IPC_TABLES:
+        try:
+            with open(table) as f:
+                rows = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            ipc_id = int(row.split()[1])
+            if call == "semctl":
+                getattr(libc, call)(ipc_id, 0, IPC_RMID)
+            else:
+                getattr(libc, call)(ipc_id, IPC_RMID, None)
+        with open(table) as f:
+            if f.read().splitlines()[1:]:
+                raise RuntimeError(f"could not remove every object of {table}")
 
 
 def non_dumpable() -> None:

@@ -36,6 +36,9 @@ _PARALLEL_WORDS = frozenset(
 )
 
 TSAN_FLAGS = ("-fopenmp", "-fsanitize=thread", "-g", "-O1", "-fno-omit-frame-pointer")
+TSAN_EXITCODE = 66
+OBJECT = "prog.o"
+LOG_SEPARATOR = "==> parforge: end of the OpenMP runtime's log <=="
 
 
 class OpenMPToolchain(Toolchain):
@@ -71,11 +74,23 @@ class OpenMPToolchain(Toolchain):
 
 
 def tsan_compile(program: Program, paths: Paths) -> Command:
-    """clang with ThreadSanitizer and debug info; libomp loads Archer by itself under TSan."""
+    """clang with ThreadSanitizer and debug info, to an object (`OBJECT`) whose symbols the
+    integrity check reads before `tsan_link` makes the program."""
     cc = c_compiler(program.language, "clang", "clang++")
     flags = [f for f in program.cflags if not re.match(r"-O\d?$|-march=|-fopenmp", f)]
     return Command(
-        argv=[cc, *TSAN_FLAGS, *flags, "-o", EXE, program.main, *program.libs, "-lm"],
+        argv=[cc, *TSAN_FLAGS, *flags, "-c", "-o", OBJECT, program.main],
+        cwd=program.dir,
+        env=paths.env(),
+        timeout_s=BUILD_TIMEOUT_S,
+    )
+
+
+def tsan_link(program: Program, paths: Paths) -> Command:
+    """Link the instrumented object; libomp loads Archer by itself under TSan."""
+    cc = c_compiler(program.language, "clang", "clang++")
+    return Command(
+        argv=[cc, "-fopenmp", "-fsanitize=thread", "-o", EXE, OBJECT, *program.libs, "-lm"],
         cwd=program.dir,
         env=paths.env(),
         timeout_s=BUILD_TIMEOUT_S,
@@ -89,19 +104,29 @@ def tsan_run(
     schedule: str | None,
     timeout_s: float,
     paths: Paths,
+    log: str,
 ) -> Command:
-    """One instrumented run; `schedule` sets OMP_SCHEDULE (for loops rewritten to runtime)."""
+    """One instrumented run; `schedule` sets OMP_SCHEDULE (for loops rewritten to runtime).
+
+    The tools write to files under the absolute prefix `log`, never to the program's own output:
+    TSan to `<log>.tsan.<pid>` (with `verbosity=1` its first line proves it was active with these
+    options), libomp's tool search to `<log>.omp`. Options set here override any the program
+    defines for itself (`report_bugs=1` against a `__tsan_default_options` that turns it off).
+    """
     env = paths.env(
         OMP_NUM_THREADS=str(threads),
         # Archer tells libomp's synchronization to TSan; verbose=1 prints a banner we check for.
         ARCHER_OPTIONS="verbose=1",
         # libomp logs its tool search once it starts: tells "no OpenMP ran" from "no Archer".
-        OMP_TOOL_VERBOSE_INIT="stderr",
+        OMP_TOOL_VERBOSE_INIT=f"{log}.omp",
         TSAN_OPTIONS=" ".join(
             [
                 "ignore_noninstrumented_modules=1",
                 "halt_on_error=0",
-                "exitcode=66",
+                f"exitcode={TSAN_EXITCODE}",
+                "report_bugs=1",
+                "verbosity=1",
+                f"log_path={log}.tsan",
                 "report_signal_unsafe=0",
                 f"strip_path_prefix={paths.root}/{program.dir}/",
             ]
@@ -116,3 +141,11 @@ def tsan_run(
         env=env,
         timeout_s=timeout_s,
     )
+
+
+def tsan_logs(log: str) -> Command:
+    """Print the logs of one `tsan_run`: libomp's, a separator line, TSan's."""
+    script = (
+        f'cat -- "$0.omp" 2>/dev/null; echo "{LOG_SEPARATOR}"; cat -- "$0".tsan.* 2>/dev/null; true'
+    )
+    return Command(argv=["sh", "-c", script, log], timeout_s=30)

@@ -260,9 +260,13 @@ async def test_prune_removes_containers_of_dead_processes(docker_sandbox: Docker
     try:
         image = docker_sandbox.info().image
         stale = client.containers.create(image, labels=labels, network_mode="none")
+        assert await docker_sandbox.prune() == [stale.id]
+        again = client.containers.create(image, labels=labels, network_mode="none")
         async with docker_sandbox.workspace():
-            removed = await docker_sandbox.prune()
-            assert removed == [stale.id]
+            # The sandbox pruned at start, before its first container.
+            with pytest.raises(docker.errors.NotFound):
+                client.containers.get(again.id)
+            assert await docker_sandbox.prune() == []
             assert len(our_containers()) == 1  # our own live container stays
     finally:
         client.close()

@@ -5,10 +5,10 @@ from sandbox.outcomes import (
     deadlock_findings,
     first_failure,
     missing_tool,
-    timing,
 )
 from sandbox.spec import Target, Tolerance
 from sandbox.steps import cap, kernel_time, signal_name
+from sandbox.timing import timing
 from sandbox.verdict import Finding, Status, TestOutcome
 
 
@@ -72,18 +72,19 @@ def test_concurrency_failure_status_by_finding_kind():
 def test_timing_uses_kernel_times_only_when_every_run_has_one():
     ref = [run(stderr=f"PARFORGE_TIME_S={t}\n", seconds=9) for t in (2.0, 2.2, 1.8)]
     cand = {
-        1: [run(stderr="PARFORGE_TIME_S=2.0\n")] * 3,
-        2: [run(stderr="PARFORGE_TIME_S=0.5\n")] * 3,
+        1: [run(stderr="PARFORGE_TIME_S=2.0\n", seconds=9)] * 3,
+        2: [run(stderr="PARFORGE_TIME_S=1.0\n", seconds=8.0)] * 3,
     }
     t = timing(ref, cand)
     assert t.source == "kernel"
     assert t.reference_s == 2.0
-    assert t.speedup == {1: 1.0, 2: 4.0}
-    assert t.best_speedup == 4.0
+    assert t.speedup == {1: 1.0, 2: 2.0}
+    assert t.best_speedup == 2.0
     cand[2] = [run(seconds=0.25)] * 3
     wall = timing(ref, cand)
     assert wall.source == "wall"
     assert wall.speedup[2] == 36.0
+    assert wall.above_cores == [2]  # 36x scaling from 1 to 2 threads: flagged, not counted
 
 
 def test_kernel_time_cap_and_signal_names():
@@ -105,3 +106,26 @@ def test_a_missing_compiler_is_named():
     assert missing_tool(run(code=127, stderr="sh: 1: mpicc: not found")) == "mpicc"
     assert missing_tool(run(code=127, stderr="")) == "a required program"
     assert missing_tool(run(code=1, stderr="cannot execute nvcc")) is None
+
+
+def test_forged_kernel_times_fall_back_to_wall_time_with_a_reason():
+    ref = [run(stderr="PARFORGE_TIME_S=0.9\n", seconds=1.0)] * 3
+    forged = {2: [run(stderr="PARFORGE_TIME_S=0.0005\n", seconds=0.5)] * 3}
+    t = timing(ref, forged, cores=2)
+    assert t.source == "wall" and "wall time used" in t.notes[0]
+    above_wall = {2: [run(stderr="PARFORGE_TIME_S=0.9\n", seconds=0.5)] * 3}
+    assert "exceeds its run's wall time" in timing(ref, above_wall).notes[0]
+    honest = {2: [run(stderr="PARFORGE_TIME_S=0.46\n", seconds=0.56)] * 3}
+    assert timing(ref, honest, cores=2).source == "kernel"
+
+
+def test_speedups_above_the_cores_are_flagged_and_short_references_not_timed():
+    ref = [run(seconds=1.0)] * 3
+    t = timing(ref, {1: [run(seconds=1.0)] * 3, 4: [run(seconds=0.1)] * 3}, cores=2)
+    assert t.above_cores == [4] and t.speedup[4] == 10.0
+    assert t.best_speedup == 1.0
+    # A better serial algorithm: 3x on one thread, 2x more on two cores, nothing flagged.
+    better = timing(ref, {1: [run(seconds=0.33)] * 3, 2: [run(seconds=0.17)] * 3}, cores=2)
+    assert better.above_cores == [] and better.best_speedup > 5
+    short = timing([run(seconds=0.004)] * 3, {2: [run(seconds=0.002)] * 3}, cores=2)
+    assert short.too_short and short.speedup == {} and short.best_speedup == 0.0

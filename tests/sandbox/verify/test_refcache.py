@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 
+from sandbox.checkers import tsan
 from sandbox.gate import TimingGate
 from sandbox.models import Command, CommandResult
 from sandbox.refcache import ReferenceCache
 from sandbox.spec import Candidate, Spec, Target, TestCase
+from sandbox.toolchains.openmp import LOG_SEPARATOR
 from sandbox.verdict import Status
 from sandbox.verify import verify
 from tests.conftest import ScriptedSandbox, ScriptedWorkspace
@@ -29,6 +31,10 @@ def handler(reference_ok: bool = True):
     def answer(command: Command, ws: ScriptedWorkspace) -> CommandResult:
         if command.argv[0] in ("gcc", "g++", "clang", "clang++"):
             return CommandResult(exit_code=0 if reference_ok or command.cwd != "ref" else 1)
+        if command.argv[0] in ("nm", "rm"):
+            return CommandResult(exit_code=0)
+        if command.argv[0] == "sh":  # the race checker's tool logs: TSan was active, no race
+            return CommandResult(exit_code=0, stdout=f"{LOG_SEPARATOR}\n{tsan.ACTIVE} v3 *****\n")
         seconds = 1.0 if command.cwd == "ref" else 0.5
         return CommandResult(exit_code=0, stdout="42\n", duration_s=seconds)
 

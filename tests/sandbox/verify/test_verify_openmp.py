@@ -69,7 +69,10 @@ def candidate(body: str) -> Candidate:
 
 
 async def test_good_candidate_passes_with_steps_and_timing(verify_sandbox):
-    v = await verify(verify_sandbox, spec(), candidate(GOOD))
+    # A timing input above the 50 ms floor (smaller ones are reported as too short to time).
+    v = await verify(
+        verify_sandbox, spec(timing=TestCase(name="big", args=["30000000"])), candidate(GOOD)
+    )
     assert v.status is Status.PASSED, v.reason
     assert v.build and v.build.ok
     assert v.source_check and v.source_check.found == ["#pragma omp parallel for reduction(+:s)"]

@@ -1,0 +1,158 @@
+"""Candidates that try to fool the checkers: sanitizer hooks, checker detection, escapes.
+
+A race checker that the program under test can switch off is no checker: a candidate may define
+`__tsan_default_options` (reporting off), call TSan's annotation API, mark functions
+`no_sanitize`, build differently under clang or a sanitizer (`__has_feature(thread_sanitizer)`,
+`__SANITIZE_THREAD__`, `__clang__`: the tests and timing use gcc, the race check clang), read its
+environment to notice the checker (`getenv("TSAN_OPTIONS")`, `environ`, `/proc/self/environ`),
+or reach outside its own program (run another binary, list directories, raw system calls).
+None of that is needed to parallelise a loop, so each is a reason to reject the candidate.
+
+Two views, because each alone can be dodged:
+
+- `source_findings`: the candidate's own files (comments and strings aside, but string
+  contents checked for the names of the checkers' variables and of /proc files);
+- `symbol_findings`: `nm` of objects built from them: the hooks the program *defines* (a guarded
+  `#if __has_feature(...)` definition exists only in the instrumented build) and the functions it
+  *imports* (what macros and token pasting hide from the source check).
+"""
+
+from __future__ import annotations
+
+import re
+
+from sandbox.checkers.clike import blank_comments_and_strings, identifiers
+
+TOOL = "integrity"
+KIND = "checker interference"
+
+SANITIZER_PREFIXES = (
+    "__tsan_",
+    "__sanitizer_",
+    "__asan_",
+    "__msan_",
+    "__ubsan_",
+    "__lsan_",
+    "__hwasan_",
+    "__dfsan_",
+    "__archer_",
+)
+"""Names of the sanitizer runtimes' interfaces and hooks."""
+_HOOK_NAMES = frozenset(["ompt_start_tool"])
+"""Defining it replaces the OpenMP tool (Archer) with the candidate's own."""
+_ANNOTATIONS = re.compile(r"^(Annotate[A-Z]\w*|WTFAnnotate\w*|ValgrindSlowdown|RunningOnValgrind)$")
+"""TSan's dynamic annotations (benign races, ignored reads and writes)."""
+_DETECT_MACROS = re.compile(
+    r"^(__SANITIZE_\w+__|__has_feature|__has_extension|__has_attribute|__has_builtin"
+    r"|__has_include(_next)?|__clang\w*|__llvm\w*|__GNUC\w*|__OPTIMIZE\w*|__NO_INLINE__"
+    r"|__INTEL\w*|__apple_build_version__|__VERSION__)$"
+)
+"""Macros that tell compilers, sanitizers and optimisation levels apart."""
+_FORBIDDEN_CALLS = frozenset(
+    [
+        # the environment, where the checkers' options are
+        "getenv",
+        "secure_getenv",
+        "__secure_getenv",
+        "environ",
+        "__environ",
+        "_environ",
+        "getauxval",
+        # other programs and the dynamic linker
+        "system",
+        "popen",
+        "execl",
+        "execle",
+        "execlp",
+        "execv",
+        "execve",
+        "execvp",
+        "execvpe",
+        "fexecve",
+        "execveat",
+        "posix_spawn",
+        "posix_spawnp",
+        "dlopen",
+        "dlmopen",
+        "dlsym",
+        "dlvsym",
+        "dladdr",
+        "dl_iterate_phdr",
+        # listing and probing the workspace, raw system calls
+        "syscall",
+        "opendir",
+        "fdopendir",
+        "readdir",
+        "readdir64",
+        "scandir",
+        "scandir64",
+        "nftw",
+        "nftw64",
+        "ftw",
+        "glob",
+        "glob64",
+        "readlink",
+        "readlinkat",
+        "ptrace",
+        "prctl",
+    ]
+)
+_ASM = frozenset(["asm", "__asm", "__asm__"])
+_NO_SANITIZE = re.compile(
+    r"^(no_sanitize\w*|__no_sanitize\w*__|disable_sanitizer_instrumentation)$"
+)
+_WATCHED_TEXT = re.compile(
+    r"TSAN_OPTIONS|ARCHER|OMP_TOOL|ASAN_OPTIONS|UBSAN_OPTIONS|MSAN_OPTIONS|LD_PRELOAD"
+    r"|/proc/|/sys/"
+)
+"""Text in string literals that only a program probing its checker needs."""
+_MAIN_WITH_ENVP = re.compile(r"\bmain\s*\(\s*[^(),]+,[^(),]+,[^()]+\)")
+
+
+def source_findings(source: str) -> list[str]:
+    """Why this source interferes with the checkers (empty when it does not)."""
+    blanked = blank_comments_and_strings(source)
+    found: dict[str, None] = {}
+    for word in dict.fromkeys(identifiers(blanked)):
+        if word.startswith(SANITIZER_PREFIXES) or word in _HOOK_NAMES or _ANNOTATIONS.match(word):
+            found[f"uses the sanitizer interface `{word}`"] = None
+        elif _NO_SANITIZE.match(word):
+            found[f"turns instrumentation off with `{word}`"] = None
+        elif _DETECT_MACROS.match(word):
+            found[f"tests `{word}` (behaviour that depends on the compiler or a sanitizer)"] = None
+        elif word in _FORBIDDEN_CALLS:
+            found[f"calls `{word}` (reads its environment or reaches outside the program)"] = None
+        elif word in _ASM:
+            found["contains inline assembly"] = None
+    if _MAIN_WITH_ENVP.search(blanked):
+        found["takes the environment as a third argument of main"] = None
+    no_comments = _strip_comments(source)
+    for m in _WATCHED_TEXT.finditer(no_comments):
+        found[f"mentions `{m.group(0)}` (probing the checker or the sandbox)"] = None
+    return list(found)
+
+
+def symbol_findings(nm_output: str) -> list[str]:
+    """Why an object or program (as `nm` lists it) interferes with the checkers.
+
+    Defined sanitizer hooks count; undefined sanitizer symbols do not (the instrumentation
+    itself calls `__tsan_read4` and friends), but imports of forbidden functions do.
+    """
+    found: dict[str, None] = {}
+    for line in nm_output.splitlines():
+        parts = line.split()
+        if len(parts) < 2:
+            continue
+        kind, name = parts[-2], parts[-1].split("@", 1)[0]
+        if kind == "U":
+            if name in _FORBIDDEN_CALLS:
+                found[
+                    f"imports `{name}` (reads its environment or reaches outside the program)"
+                ] = None
+        elif name.startswith(SANITIZER_PREFIXES) or name in _HOOK_NAMES:
+            found[f"defines the sanitizer hook `{name}`"] = None
+    return list(found)
+
+
+def _strip_comments(source: str) -> str:
+    return re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)

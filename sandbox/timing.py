@@ -1,0 +1,111 @@
+"""Pure timing decisions: which clock to trust, what speedup to report, what to flag.
+
+A candidate's speedup is the reward that evolution and fine-tuning optimise, so nothing a
+program prints is taken on trust. The sandbox measures every run's wall time itself. A kernel
+time a program prints (`PARFORGE_TIME_S=`) is used only when every run printed one and each is
+consistent with what the sandbox saw:
+
+- a kernel time never exceeds its run's wall time;
+- the part of a run outside the kernel (input generation, output, start-up) is the same code
+  in the reference and in the candidate, so the candidate's may not grow much beyond the
+  reference's. Put differently, the kernel/wall ratio of the candidate stays plausible next to
+  the reference's: a program that divides its real time by 1000 claims a kernel of 0.1% of its
+  run where the reference's kernel is most of it.
+
+Otherwise wall times are used, and a note says why. A speedup above the cores the run could
+use (its worker count, capped by the sandbox's CPU limit) over the candidate's own one-worker
+time is flagged and left out of the best speedup (a better serial algorithm is not flagged); a reference faster than `FLOOR_S` is too short to time, and no speedup is reported.
+"""
+
+from __future__ import annotations
+
+from sandbox.models import CommandResult
+from sandbox.steps import kernel_time, median
+from sandbox.verdict import Timing
+
+FLOOR_S = 0.05
+"""Below this median reference time, process start-up and noise dominate any speedup."""
+CORE_MARGIN = 1.15
+"""Speedups up to this factor above the cores are noise (and cache effects), not forgery."""
+OVERHEAD_FACTOR = 2.0
+OVERHEAD_SLACK_S = 0.02
+"""The candidate's non-kernel time may reach `OVERHEAD_FACTOR` times the reference's, plus a
+tenth of the reference's whole run and this slack (start-up of a thread pool, noise)."""
+_EPSILON_S = 0.001
+
+
+def timing(
+    reference: list[CommandResult],
+    candidate: dict[int, list[CommandResult]],
+    cores: float | None = None,
+) -> Timing:
+    """Medians, speedups and flags of the timing runs (see the module docstring)."""
+    refusal = kernel_refusal(reference, candidate)
+    kernel = refusal is None
+    notes = [] if kernel or refusal == "" else [f"wall time used: {refusal}"]
+
+    def seconds(r: CommandResult) -> float:
+        t = kernel_time(r.stderr) if kernel else None
+        return t if t is not None else r.duration_s
+
+    ref_s = median([seconds(r) for r in reference])
+    cand_s = {n: median([seconds(r) for r in runs]) for n, runs in candidate.items()}
+    result = Timing(
+        reference_s=round(ref_s, 6),
+        candidate_s={n: round(s, 6) for n, s in cand_s.items()},
+        source="kernel" if kernel else "wall",
+        cores=cores,
+        notes=notes,
+    )
+    if ref_s < FLOOR_S:
+        result.too_short = True
+        result.notes.append(
+            f"the reference ran {ref_s * 1000:.1f} ms, below the {FLOOR_S * 1000:.0f} ms floor: "
+            "too short to time, no speedup reported (use a larger timing input)"
+        )
+        return result
+    single = cand_s.get(1)
+    for n, s in cand_s.items():
+        speedup = ref_s / s if s > 0 else 0.0
+        result.speedup[n] = round(speedup, 3)
+        usable = min(float(n), cores) if cores else float(n)
+        # A better serial algorithm may beat the reference on one thread; what parallelism adds
+        # on top of that (the candidate's own one-worker time) cannot exceed the cores.
+        scaling = single / s if single and s > 0 else speedup
+        if scaling > usable * CORE_MARGIN:
+            result.above_cores.append(n)
+            result.notes.append(
+                f"speedup {speedup:.2f}x at {n} scales {scaling:.2f}x over one worker, above "
+                f"the {usable:g} cores the run had: implausible, not counted"
+            )
+    return result
+
+
+def kernel_refusal(
+    reference: list[CommandResult], candidate: dict[int, list[CommandResult]]
+) -> str | None:
+    """None when the printed kernel times may be used; else why not ("" when some run printed
+    none, the ordinary case of a program that does not time itself)."""
+    every = reference + [r for runs in candidate.values() for r in runs]
+    kernels = [kernel_time(r.stderr) for r in every]
+    if any(k is None for k in kernels):
+        return ""
+    for r, k in zip(every, kernels, strict=True):
+        assert k is not None
+        if k > r.duration_s + _EPSILON_S:
+            return f"a printed kernel time ({k:.4g} s) exceeds its run's wall time ({r.duration_s:.4g} s)"
+    ref_wall = median([r.duration_s for r in reference])
+    ref_outside = median([r.duration_s - (kernel_time(r.stderr) or 0.0) for r in reference])
+    allowed = OVERHEAD_FACTOR * ref_outside + 0.1 * ref_wall + OVERHEAD_SLACK_S
+    for n, runs in candidate.items():
+        outside = median([r.duration_s - (kernel_time(r.stderr) or 0.0) for r in runs])
+        if outside > allowed:
+            wall = median([r.duration_s for r in runs])
+            ratio = (wall - outside) / wall if wall > 0 else 0.0
+            ref_ratio = (ref_wall - ref_outside) / ref_wall if ref_wall > 0 else 0.0
+            return (
+                f"at {n} the printed kernel time is {ratio:.1%} of the run's wall time against "
+                f"{ref_ratio:.1%} for the reference ({outside:.3f} s outside the kernel, "
+                f"at most {allowed:.3f} s is plausible)"
+            )
+    return None

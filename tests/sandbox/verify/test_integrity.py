@@ -1,0 +1,83 @@
+"""The pure checks behind the integrity rejections: source, symbols, engine transport, spec."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from sandbox._engine import plain_tcp_problem
+from sandbox.checkers.integrity import source_findings, symbol_findings
+from sandbox.spec import Spec, TestCase
+
+CLEAN = """
+#include <stdio.h>
+#include <omp.h>
+int main(int argc, char **argv) {  /* getenv in a comment is fine */
+    double s = 0;
+    #pragma omp parallel for reduction(+:s)
+    for (int i = 0; i < 10; i++) s += i;
+    printf("getenv %f\\n", s);
+    fprintf(stderr, "PARFORGE_TIME_S=%f\\n", s);
+    return 0;
+}
+"""
+
+
+def test_a_plain_openmp_program_is_clean():
+    assert source_findings(CLEAN) == []
+
+
+@pytest.mark.parametrize(
+    "snippet, words",
+    [
+        ('const char *__tsan_default_options(void) { return ""; }', "__tsan_default_options"),
+        ("void f(void) { __sanitizer_set_report_path(0); }", "__sanitizer_set_report_path"),
+        ("#ifdef __SANITIZE_THREAD__\n#endif", "__SANITIZE_THREAD__"),
+        ("#if __has_feature(thread_sanitizer)\n#endif", "__has_feature"),
+        ("#ifdef __clang__\n#endif", "__clang__"),
+        ('__attribute__((no_sanitize("thread"))) void f(void) {}', "no_sanitize"),
+        ('char *p = getenv("OMP_TOOL");', "getenv"),
+        ("extern char **environ;", "environ"),
+        ("int main(int c, char **v, char **envp) { return 0; }", "third argument"),
+        ('FILE *f = fopen("/proc/self/environ", "r");', "/proc/"),
+        ('const char *k = "TSAN_OPTIONS";', "TSAN_OPTIONS"),
+        ('void f(void) { AnnotateBenignRaceSized("", 0, 0, 0, ""); }', "AnnotateBenignRaceSized"),
+        ('void f(void) { __asm__("nop"); }', "assembly"),
+        ("int ompt_start_tool(void) { return 0; }", "ompt_start_tool"),
+        ('int r = execv("../ref/prog", 0);', "execv"),
+    ],
+)
+def test_each_way_to_fool_the_checkers_is_named(snippet, words):
+    found = source_findings(snippet)
+    assert any(words in f for f in found), found
+
+
+def test_symbols_defined_hooks_and_imports_count_instrumentation_calls_do_not():
+    nm = """0000000000000000 T __tsan_default_options
+                 U __tsan_read4
+                 U __tsan_func_entry
+0000000000000010 T main
+                 U getenv@GLIBC_2.2.5
+                 U printf@GLIBC_2.2.5
+"""
+    found = symbol_findings(nm)
+    assert found == [
+        "defines the sanitizer hook `__tsan_default_options`",
+        "imports `getenv` (reads its environment or reaches outside the program)",
+    ]
+    assert symbol_findings("0 T main\n  U printf\n  U __tsan_write8\n") == []
+
+
+def test_plain_tcp_engines_are_refused_unless_allowed():
+    assert plain_tcp_problem("tcp://gpu:2375", tls=False, allow_plain_tcp=False)
+    assert plain_tcp_problem("http://gpu:2375", tls=False, allow_plain_tcp=False)
+    assert plain_tcp_problem("tcp://gpu:2376", tls=True, allow_plain_tcp=False) is None
+    assert plain_tcp_problem("tcp://gpu:2375", tls=False, allow_plain_tcp=True) is None
+    assert plain_tcp_problem("ssh://me@gpu", tls=False, allow_plain_tcp=False) is None
+    assert plain_tcp_problem("unix:///var/run/docker.sock", False, False) is None
+    assert plain_tcp_problem(None, False, False) is None
+
+
+def test_duplicate_test_names_are_rejected_at_the_spec():
+    with pytest.raises(ValidationError, match="repeated: a"):
+        Spec(reference="int main(){}", tests=[TestCase(name="a"), TestCase(name="a", args=["1"])])

@@ -1,0 +1,37 @@
+"""No false rejections: known-good OpenMP solutions of ParEval problems still pass the hardened
+verifier (integrity checks, fail-closed race checker, isolated reference) with a plausible
+timing: a speedup within the cores, or an honest `too short to time`."""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus.formats import Target
+from sandbox.spec import Candidate, Spec
+from sandbox.verdict import Status
+from sandbox.verify import verify
+from tests.corpus.test_fidelity import cases, source_of, suite
+from tests.corpus.test_fidelity import sandbox as sandbox
+
+pytestmark = pytest.mark.docker
+
+PROBLEMS = [
+    "02_dense_la_gemm",
+    "03_dense_la_axpy",
+    "06_fft_dft",
+    "11_geometry_convex_hull_perimeter",
+]
+
+
+@pytest.mark.parametrize("task_name", PROBLEMS)
+async def test_known_good_openmp_solutions_pass_with_a_plausible_speedup(sandbox, task_name):
+    goods = [n for t, target, n in cases("good") if t == task_name and target is Target.OPENMP]
+    assert goods
+    spec = Spec.model_validate(suite().task(task_name).spec_for(Target.OPENMP))
+    for name in goods:
+        source = source_of(task_name, Target.OPENMP, name)
+        v = await verify(sandbox, spec, Candidate(target="openmp", source=source))
+        assert v.status is Status.PASSED, (name, v.reason)
+        assert v.timing is not None
+        assert v.timing.too_short or not v.timing.above_cores, v.timing
+        assert v.timing.too_short or v.speedup > 0, v.timing
