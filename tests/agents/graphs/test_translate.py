@@ -355,3 +355,28 @@ async def test_budgets_stop_the_run(engine, llm_config, budget):
     _, cands = stored(engine, task_id)
     assert len(cands) <= 2  # candidates already in flight when the budget ran out may finish
     assert task.status == JobStatus.NO_VERIFIED_CANDIDATE
+
+
+async def test_a_plan_whose_candidates_do_not_build_is_replanned_with_what_happened(
+    engine, llm_config
+):
+    fake = RoutedLLM()
+    rewrite_only = {"steps": [{"id": 1, "tool": "rewrite", "args": {"strategy": "x"}}]}
+    fake.routes["plan"].append(Reply(texts=[json.dumps(rewrite_only)]))
+    fake.routes["plan"].append(Reply(texts=[json.dumps(rewrite_only)]))
+    fake.routes["code"].append(Reply(texts=["I cannot do that."]))  # no code: nothing to repair
+    fake.routes["code"].append(Reply(texts=["```c\nint main(void) { int ok = 1; return 0; }\n```"]))
+    verifier = ScriptedVerifier(lambda source: verdict(Status.PASSED))
+    task_id = submit(engine)
+    task = await run_one(engine, runner(fake, llm_config, verifier, replans=1), task_id)
+
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    assert fake.kinds.count("plan") == 2
+    replan = [
+        r
+        for r in fake.requests
+        if (r.get("response_format") or {}).get("json_schema", {}).get("name") == "plan"
+    ][1]
+    assert "What happened with the previous plan" in replan["messages"][-1]["content"]
+    steps, _ = stored(engine, task_id)
+    assert [s.name for s in steps].count("plan") == 2
