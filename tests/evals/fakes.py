@@ -18,7 +18,9 @@ from corpus.tasks import Task
 from evals.config import RunOptions
 from evals.runner import EvalRunner
 from evals.sources import Sample
+from sandbox.checkers import tsan
 from sandbox.models import Command, CommandResult
+from sandbox.toolchains.openmp import LOG_SEPARATOR
 from tests.conftest import ScriptedSandbox, ScriptedWorkspace
 
 TASKS = ["03_dense_la_axpy", "55_transform_relu"]
@@ -38,6 +40,10 @@ def judge(command: Command, ws: ScriptedWorkspace) -> CommandResult:
                 exit_code=1, stderr="solution.inc:3:5: error: BROKEN is not a type"
             )
         return CommandResult(exit_code=0)
+    if command.argv[0] in ("nm", "rm"):  # the integrity check's symbol table, clean-up
+        return CommandResult(exit_code=0)
+    if command.argv[0] == "sh":  # the race checker's tool logs: TSan was active, no race
+        return CommandResult(exit_code=0, stdout=f"{LOG_SEPARATOR}\n{tsan.ACTIVE} v3 *****\n")
     wrong = candidate and WRONG in solution
     return CommandResult(exit_code=0, stdout="43\n" if wrong else "42\n", duration_s=0.01)
 

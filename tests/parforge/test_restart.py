@@ -100,7 +100,9 @@ def test_sigkill_mid_task_then_restart(store_url, tmp_path, max_attempts):
     server.start()
     try:
         r = httpx.post(
-            f"{server.url}/v1/tasks", json={"source": "int f();", "target": "openmp"}, headers=auth
+            f"{server.url}/v1/tasks",
+            json={"source": "int main(void) { return 0; }", "target": "openmp"},
+            headers=auth,
         )
         task_id = r.json()["id"]
         # Follow the live event stream until a few steps are in, then kill the server.
