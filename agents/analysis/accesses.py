@@ -80,6 +80,8 @@ class _Ctx:
 class _Walker:
     def __init__(self, facts: BodyFacts) -> None:
         self.facts = facts
+        self.aliases: dict[str, Node] = {}
+        """Reference elements of inner range-based for loops → the range they write into."""
 
     def visit(self, node: Node, ctx: _Ctx) -> None:
         kind = node.type
@@ -131,6 +133,10 @@ class _Walker:
         node = unwrap(node)
         if node.type == "identifier":
             self._event(node, kind, ctx)
+            target = self.aliases.get(text(node)) if kind == "write" else None
+            if target is not None:
+                # Writing a reference element of an inner range-based for writes its range.
+                self._access(target, "write", ctx)
         elif node.type == "subscript_expression":
             base, indices = _subscript_parts(node)
             for index in indices:
@@ -231,7 +237,29 @@ class _Walker:
         for child in node.children:
             self.visit(child, inner if child == init else inner.maybe())
 
-    _for_statement = _while_statement = _do_statement = _for_range_loop = _loop
+    _for_statement = _while_statement = _do_statement = _loop
+
+    def _for_range_loop(self, node: Node, ctx: _Ctx) -> None:
+        inner = replace(ctx, breakable=ctx.breakable + 1)
+        declarator = node.child_by_field_name("declarator")
+        name = declared_name(declarator)
+        right = node.child_by_field_name("right")
+        if right is not None:
+            self.visit(right, inner)
+        if name is None:
+            self.facts.unreadable.append(line(node))
+            return
+        # The element is a fresh variable in every inner iteration; it is never an index.
+        self.facts.locals.add(name)
+        saved = dict(self.aliases)
+        self.aliases.pop(name, None)
+        by_reference = declarator is not None and declarator.type == "reference_declarator"
+        if by_reference and right is not None and text(unwrap(right)) != name:
+            self.aliases[name] = right
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.visit(body, inner.maybe())
+        self.aliases = saved
 
     def _switch_statement(self, node: Node, ctx: _Ctx) -> None:
         self._branches(node, "condition", replace(ctx, breakable=ctx.breakable + 1))

@@ -371,11 +371,120 @@ CASES = [
         reason="push_back",
     ),
     Case(
-        "range-for",
+        "range-for sum by value",
         CPP,
         "#include <vector>\nint f(std::vector<int> const& x) { int s = 0; for (int v : x) s += v; return s; }",
+        "reduction",
+        reductions=(("s", "+"),),
+    ),
+    Case(
+        "range-for map through auto&",
+        CPP,
+        "#include <vector>\nvoid f(std::vector<double> &x) { for (auto &e : x) { e = 1.0 - 1.0 / e; } }",
+        "independent",
+        reason="its own element of x",
+    ),
+    Case(
+        "range-for compound write through auto&",
+        CPP,
+        "#include <array>\nvoid f(std::array<int, 8> &x, int k) { for (auto &e : x) e += k; }",
+        "independent",
+    ),
+    Case(
+        "range-for sum over const&",
+        CPP,
+        "#include <vector>\ndouble f(std::vector<double> const& x) { double sum = 0; for (auto const& v : x) { sum += v; } return sum / x.size(); }",
+        "reduction",
+        reductions=(("sum", "+"),),
+    ),
+    Case(
+        "range-for xor over const&",
+        CPP,
+        "#include <vector>\nbool f(std::vector<bool> const& x) { bool result = false; for (auto const& i : x) { result ^= i; } return result; }",
+        "reduction",
+        reductions=(("result", "^"),),
+    ),
+    Case(
+        "range-for max via if over a local array",
+        CPP,
+        "int f() { int a[4] = {3, 1, 4, 1}; int m = a[0]; for (const int &v : a) { if (v > m) m = v; } return m; }",
+        "reduction",
+        reductions=(("m", "max"),),
+    ),
+    Case(
+        "range-for histogram",
+        CPP,
+        "#include <vector>\n#include <array>\nvoid f(std::vector<int> const& image, std::array<size_t, 256> &bins) { for (auto const& pixel : image) bins[pixel]++; }",
+        "carried",
+        reason="histogram",
+    ),
+    Case(
+        "range-for spmm",
+        CPP,
+        "#include <vector>\nstruct E { size_t row, column; double value; };\n"
+        "void f(std::vector<E> const& A, std::vector<E> const& X, std::vector<double> &Ytemp, size_t N) {\n"
+        "  for (auto const& a : A) {\n    for (auto const& x : X) {\n"
+        "      if (a.column == x.row) { Ytemp[a.row*N + x.column] += a.value * x.value; }\n    }\n  }\n}",
+        "carried",
+        reason="data-dependent",
+    ),
+    Case(
+        "range-for spmm inner",
+        CPP,
+        "#include <vector>\nstruct E { size_t row, column; double value; };\n"
+        "void f(std::vector<E> const& A, std::vector<E> const& X, std::vector<double> &Ytemp, size_t N) {\n"
+        "  for (auto const& a : A) {\n    for (auto const& x : X) {\n"
+        "      if (a.column == x.row) { Ytemp[a.row*N + x.column] += a.value * x.value; }\n    }\n  }\n}",
+        "carried",
+        loop=1,
+        reason="data-dependent",
+    ),
+    Case(
+        "range-for writes through the element and reads the container",
+        CPP,
+        "#include <vector>\nvoid f(std::vector<int> &x) { for (auto &e : x) e = x[0] + e; }",
+        "carried",
+        reason="also uses x[0]",
+    ),
+    Case(
+        "range-for over a std::map",
+        CPP,
+        "#include <map>\nint f(std::map<int, int> const& m) { int s = 0; for (auto const& kv : m) s += kv.second; return s; }",
         "unknown",
-        reason="range-based",
+        reason="container type not known to be random access",
+    ),
+    Case(
+        "range-for over a function call",
+        CPP,
+        "#include <vector>\nstd::vector<int> g();\nint f() { int s = 0; for (int v : g()) s += v; return s; }",
+        "unknown",
+        reason="not a container named by a variable",
+    ),
+    Case(
+        "range-for over a braced list",
+        CPP,
+        "int f() { int s = 0; for (int v : {1, 2, 3}) s += v; return s; }",
+        "unknown",
+        reason="not a container named by a variable",
+    ),
+    Case(
+        "range-for over a container of unknown type",
+        CPP,
+        "template <typename T> int f(T const& c) { int s = 0; for (int v : c) s += v; return s; }",
+        "unknown",
+        reason="container type not known to be random access",
+    ),
+    Case(
+        "inner range-for writes a shared container",
+        CPP,
+        "#include <vector>\nvoid f(int n, std::vector<int> &y) { for (int i = 0; i < n; i++) for (auto &a : y) a = i; }",
+        "carried",
+    ),
+    Case(
+        "inner range-for writes the outer row",
+        CPP,
+        "#include <vector>\nvoid f(int n, std::vector<std::vector<int>> &m) { for (int i = 0; i < n; i++) for (auto &a : m[i]) a = i; }",
+        "independent",
     ),
     Case(
         "reverse index",
