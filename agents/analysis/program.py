@@ -195,6 +195,7 @@ def _loop(item: _Found, function: str, found: list[_Found]) -> Loop:
         calls=tuple(dict.fromkeys(item.facts.calls)),
         dependence=item.dependence,
         perfect_nest=item.perfect_nest,
+        range_over=item.header.container,
     )
 
 
