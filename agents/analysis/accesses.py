@@ -42,6 +42,9 @@ class BodyFacts:
     """`break at line 7`, `return at line 9`: ways out of the loop other than its test."""
     pointer_writes: list[str] = field(default_factory=list)
     """Writes the analysis cannot name: `*p = ...`, `p->x = ...`."""
+    range_writes: list[tuple[str, str, int]] = field(default_factory=list)
+    """(container, element, line): an inner range-based loop writes a named container's
+    elements through its reference element, so every outer iteration writes all of them."""
     unreadable: list[int] = field(default_factory=list)
     """Lines where the parser recovered from an error: what they do is not known."""
     locals: set[str] = field(default_factory=set)
@@ -134,8 +137,10 @@ class _Walker:
         if node.type == "identifier":
             self._event(node, kind, ctx)
             target = self.aliases.get(text(node)) if kind == "write" else None
-            if target is not None:
-                # Writing a reference element of an inner range-based for writes its range.
+            # Writing a reference element of an inner range-based for writes its range.
+            if target is not None and unwrap(target).type == "identifier":
+                self.facts.range_writes.append((text(unwrap(target)), text(node), line(node)))
+            elif target is not None:
                 self._access(target, "write", ctx)
         elif node.type == "subscript_expression":
             base, indices = _subscript_parts(node)

@@ -50,6 +50,11 @@ def dependence(
     unknown += [f"the parser could not read line {n}" for n in dict.fromkeys(facts.unreadable)]
     events = [e for e in facts.events if e.name != var and e.name not in facts.locals]
     carried += _array_conflicts(var, events, facts, range_for)
+    carried += [
+        f"every iteration of {var} writes all of {name} through {element} (line {at})"
+        for name, element, at in facts.range_writes
+        if name != var and name not in facts.locals
+    ]
     if written_through is not None:
         carried += _container_conflicts(var, written_through, events)
     reductions, private, scalar_problems = _scalars(events, scope)

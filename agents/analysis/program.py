@@ -139,7 +139,9 @@ def _written_through(head: Header, facts: BodyFacts) -> str | None:
     """The container a range-based for loop writes through its reference element, if any."""
     if head.container is None or not head.by_reference:
         return None
-    writes = any(e.name == head.var and e.kind == "write" for e in facts.events)
+    writes = any(e.name == head.var and e.kind == "write" for e in facts.events) or any(
+        name == head.var for name, _, _ in facts.range_writes
+    )
     return head.container if writes else None
 
 
@@ -244,9 +246,14 @@ def _pure_functions(definitions: list[Node]) -> frozenset[str]:
             if is_scalar_declarator(p.child_by_field_name("declarator"))
         }
         own = facts.locals | by_value
-        if facts.pointer_writes or any(
-            e.kind == "write" and (e.name not in own or (e.indices and e.name not in facts.locals))
-            for e in facts.events
+        if (
+            facts.pointer_writes
+            or any(name not in facts.locals for name, _, _ in facts.range_writes)
+            or any(
+                e.kind == "write"
+                and (e.name not in own or (e.indices and e.name not in facts.locals))
+                for e in facts.events
+            )
         ):
             continue
         candidates[function_name(definition)] = facts

@@ -479,6 +479,23 @@ CASES = [
         CPP,
         "#include <vector>\nvoid f(int n, std::vector<int> &y) { for (int i = 0; i < n; i++) for (auto &a : y) a = i; }",
         "carried",
+        reason="writes all of y through a",
+    ),
+    Case(
+        "nested range-for writes rows and reads the matrix",
+        CPP,
+        "#include <vector>\nvoid f(std::vector<std::vector<int>> &m) { for (auto &r : m) for (auto &a : r) a = m[0][0]; }",
+        "carried",
+        reason="also uses m",
+    ),
+    Case(
+        "a helper that fills its argument through a range-for is not pure",
+        CPP,
+        "#include <vector>\nvoid fill(std::vector<int> &y) { for (auto &a : y) a = 0; }\n"
+        "void f(int n, std::vector<int> &y) { for (int i = 0; i < n; i++) fill(y); }",
+        "unknown",
+        loop=1,
+        reason="calls fill",
     ),
     Case(
         "inner range-for writes the outer row",
