@@ -42,6 +42,9 @@ class BodyFacts:
     """`break at line 7`, `return at line 9`: ways out of the loop other than its test."""
     pointer_writes: list[str] = field(default_factory=list)
     """Writes the analysis cannot name: `*p = ...`, `p->x = ...`."""
+    range_writes: list[tuple[str, str, int]] = field(default_factory=list)
+    """(container, element, line): an inner range-based loop writes a named container's
+    elements through its reference element, so every outer iteration writes all of them."""
     unreadable: list[int] = field(default_factory=list)
     """Lines where the parser recovered from an error: what they do is not known."""
     locals: set[str] = field(default_factory=set)
@@ -80,6 +83,8 @@ class _Ctx:
 class _Walker:
     def __init__(self, facts: BodyFacts) -> None:
         self.facts = facts
+        self.aliases: dict[str, Node] = {}
+        """Reference elements of inner range-based for loops → the range they write into."""
 
     def visit(self, node: Node, ctx: _Ctx) -> None:
         kind = node.type
@@ -131,6 +136,12 @@ class _Walker:
         node = unwrap(node)
         if node.type == "identifier":
             self._event(node, kind, ctx)
+            target = self.aliases.get(text(node)) if kind == "write" else None
+            # Writing a reference element of an inner range-based for writes its range.
+            if target is not None and unwrap(target).type == "identifier":
+                self.facts.range_writes.append((text(unwrap(target)), text(node), line(node)))
+            elif target is not None:
+                self._access(target, "write", ctx)
         elif node.type == "subscript_expression":
             base, indices = _subscript_parts(node)
             for index in indices:
@@ -231,7 +242,29 @@ class _Walker:
         for child in node.children:
             self.visit(child, inner if child == init else inner.maybe())
 
-    _for_statement = _while_statement = _do_statement = _for_range_loop = _loop
+    _for_statement = _while_statement = _do_statement = _loop
+
+    def _for_range_loop(self, node: Node, ctx: _Ctx) -> None:
+        inner = replace(ctx, breakable=ctx.breakable + 1)
+        declarator = node.child_by_field_name("declarator")
+        name = declared_name(declarator)
+        right = node.child_by_field_name("right")
+        if right is not None:
+            self.visit(right, inner)
+        if name is None:
+            self.facts.unreadable.append(line(node))
+            return
+        # The element is a fresh variable in every inner iteration; it is never an index.
+        self.facts.locals.add(name)
+        saved = dict(self.aliases)
+        self.aliases.pop(name, None)
+        by_reference = declarator is not None and declarator.type == "reference_declarator"
+        if by_reference and right is not None and text(unwrap(right)) != name:
+            self.aliases[name] = right
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.visit(body, inner.maybe())
+        self.aliases = saved
 
     def _switch_statement(self, node: Node, ctx: _Ctx) -> None:
         self._branches(node, "condition", replace(ctx, breakable=ctx.breakable + 1))

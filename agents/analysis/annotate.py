@@ -74,7 +74,8 @@ def _loop_schema(loop: Loop) -> dict[str, Any]:
             "schedule": {"type": "string", "enum": list(SCHEDULES)},
             "chunk": {"enum": list(CHUNKS)},
             "collapse": {"type": "integer", "enum": list(range(1, loop.perfect_nest + 1))},
-            "simd": {"type": "boolean"},
+            # g++ rejects `simd` on a range-based loop over a class (its iterator is no integer).
+            "simd": {"type": "boolean", "enum": [False] if loop.range_over else [False, True]},
         },
         "required": ["loop", "parallel", "schedule", "chunk", "collapse", "simd"],
         "additionalProperties": False,
@@ -140,6 +141,11 @@ def _check(loop: Loop, choice: LoopChoice) -> None:
         raise AnnotationError(
             f"loop {loop.id} (line {loop.line}) cannot run its iterations in parallel: "
             f"{loop.dependence.reason}"
+        )
+    if choice.simd and loop.range_over is not None:
+        raise AnnotationError(
+            f"loop {loop.id} is a range-based for loop, which cannot take simd "
+            "(its iterator is not an integer)"
         )
     if choice.collapse > loop.perfect_nest:
         raise AnnotationError(

@@ -13,7 +13,7 @@ from tree_sitter import Node
 
 from agents.analysis.accesses import BodyFacts, Event
 from agents.analysis.model import Dependence, Reduction, ReductionOp
-from agents.analysis.parse import identifiers, text, unwrap
+from agents.analysis.parse import identifiers, mentions, text, unwrap
 from agents.analysis.purity import is_pure
 
 
@@ -28,8 +28,19 @@ class Scope:
     """(name, element type) of the function's pointer and array parameters."""
 
 
-def dependence(var: str, facts: BodyFacts, scope: Scope) -> Dependence:
-    """The verdict on the iterations of a canonical loop with induction variable `var`."""
+def dependence(
+    var: str,
+    facts: BodyFacts,
+    scope: Scope,
+    range_for: bool = False,
+    written_through: str | None = None,
+) -> Dependence:
+    """The verdict on the iterations of a canonical loop with induction variable `var`.
+
+    For a range-based for loop (`range_for`) `var` is the element: a value, never an index that
+    keeps subscripts apart. `written_through` names the container when the body writes its
+    elements through a reference `var` (each iteration its own element).
+    """
     carried: list[str] = []
     unknown: list[str] = []
     carried += [f"early exit: {exit_}" for exit_ in facts.exits]
@@ -38,7 +49,14 @@ def dependence(var: str, facts: BodyFacts, scope: Scope) -> Dependence:
     unknown += [f"writes through a pointer ({w})" for w in facts.pointer_writes]
     unknown += [f"the parser could not read line {n}" for n in dict.fromkeys(facts.unreadable)]
     events = [e for e in facts.events if e.name != var and e.name not in facts.locals]
-    carried += _array_conflicts(var, events, facts)
+    carried += _array_conflicts(var, events, facts, range_for)
+    carried += [
+        f"every iteration of {var} writes all of {name} through {element} (line {at})"
+        for name, element, at in facts.range_writes
+        if name != var and name not in facts.locals
+    ]
+    if written_through is not None:
+        carried += _container_conflicts(var, written_through, events)
     reductions, private, scalar_problems = _scalars(events, scope)
     carried += scalar_problems
     if carried or unknown:
@@ -46,6 +64,10 @@ def dependence(var: str, facts: BodyFacts, scope: Scope) -> Dependence:
             return Dependence(kind="carried", reason="; ".join(carried))
         return Dependence(kind="unknown", reason="; ".join(unknown))
     reason = _ok_reason(var, events, reductions)
+    if written_through is not None:
+        reason = (
+            f"each iteration writes only its own element of {written_through} ({var}); {reason}"
+        )
     aliasing = _aliasing(events, scope)
     if aliasing:
         reason += f"; {aliasing}"
@@ -60,8 +82,8 @@ def dependence(var: str, facts: BodyFacts, scope: Scope) -> Dependence:
 # --- arrays --------------------------------------------------------------------------------
 
 
-def _array_conflicts(var: str, events: list[Event], facts: BodyFacts) -> list[str]:
-    varying = facts.written() | facts.locals
+def _array_conflicts(var: str, events: list[Event], facts: BodyFacts, range_for: bool) -> list[str]:
+    varying = facts.written() | facts.locals | ({var} if range_for else set())
     by_array: dict[str, list[Event]] = defaultdict(list)
     for event in events:
         if event.indices:
@@ -69,30 +91,52 @@ def _array_conflicts(var: str, events: list[Event], facts: BodyFacts) -> list[st
     problems = []
     for uses in by_array.values():
         writes = [e for e in uses if e.kind == "write"]
-        problem = _array_problem(var, uses, writes, varying, facts.inner_vars)
+        problem = _array_problem(var, uses, writes, varying, facts.inner_vars, range_for)
         if problem:
             problems.append(problem)
     return problems
 
 
+def _container_conflicts(var: str, container: str, events: list[Event]) -> list[str]:
+    """Writes through the element of a range-based for loop clash with other uses of the range."""
+    other = next((e for e in events if e.name == container), None)
+    if other is None:
+        return []
+    return [
+        f"the body writes {container}'s elements through {var} and also uses {_show(other)} "
+        f"(line {other.line}), which may be another iteration's element"
+    ]
+
+
 def _array_problem(
-    var: str, uses: list[Event], writes: list[Event], varying: set[str], inner: set[str]
+    var: str,
+    uses: list[Event],
+    writes: list[Event],
+    varying: set[str],
+    inner: set[str],
+    range_for: bool,
 ) -> str | None:
+    # A range-based loop's element is a value read from memory, never an index apart per iteration.
+    index = None if range_for else var
     for write in writes:
-        if not any(_distinct(var, index, varying, inner) for index in write.index_nodes):
+        if not any(_distinct(index, i, varying, inner) for i in write.index_nodes):
             shown = _show(write)
-            if any(_data_dependent(index) for index in write.index_nodes):
+            if any(
+                _data_dependent(i) or (range_for and mentions(i, var)) for i in write.index_nodes
+            ):
                 return f"histogram: write to {shown} at a data-dependent index"
             return f"{shown} is written at the same element by different iterations of {var}"
     for use in uses:
         for write in writes:
-            if use is write or _same_dimension(var, use, write, varying, inner):
+            if use is write or _same_dimension(index, use, write, varying, inner):
                 continue
             return f"{_show(use)} and {_show(write)} may be the same element in different iterations of {var}"
     return None
 
 
-def _same_dimension(var: str, use: Event, write: Event, varying: set[str], inner: set[str]) -> bool:
+def _same_dimension(
+    var: str | None, use: Event, write: Event, varying: set[str], inner: set[str]
+) -> bool:
     """Some subscript is the same expression, distinct for each value of `var`, in both."""
     return any(
         a == b and _distinct(var, node, varying, inner)
@@ -100,7 +144,7 @@ def _same_dimension(var: str, use: Event, write: Event, varying: set[str], inner
     )
 
 
-def _distinct(var: str, index: Node, varying: set[str], inner: set[str]) -> bool:
+def _distinct(var: str | None, index: Node, varying: set[str], inner: set[str]) -> bool:
     """Whether `index` differs for different values of `var` (i, i + c, i * n + j, n - 1 - i)."""
     index = unwrap(index)
     if index.type == "identifier":

@@ -28,6 +28,10 @@ class Header:
     trip_count: int | None = None
     bound_names: frozenset[str] = frozenset()
     """The variables the initial value, the bound and the step mention."""
+    container: str | None = None
+    """The container a range-based for loop runs over (None for an index loop)."""
+    by_reference: bool = False
+    """Whether a range-based for loop's element is a reference (its writes reach the container)."""
 
 
 def loops_in(node: Node) -> Iterator[Node]:
@@ -42,10 +46,17 @@ def loop_body(loop: Node) -> Node | None:
     return loop.child_by_field_name("body")
 
 
-def header(loop: Node, written: set[str], constants: dict[str, int], pure: set[str]) -> Header:
-    """Analyse a loop header given the names its body assigns and the program's pure functions."""
+def header(
+    loop: Node,
+    written: set[str],
+    constants: dict[str, int],
+    pure: set[str],
+    containers: frozenset[str] = frozenset(),
+) -> Header:
+    """Analyse a loop header given the names its body assigns, the program's pure functions and
+    the function's random-access containers (the ranges a range-based for loop may run over)."""
     if loop.type == "for_range_loop":
-        return Header(why="a range-based for loop, which OpenMP cannot split by index")
+        return range_header(loop, written, containers)
     if loop.type != "for_statement":
         return Header(why=f"not a canonical for loop (a {loop.type.split('_')[0]} loop)")
     init = loop.child_by_field_name("initializer")
@@ -88,6 +99,38 @@ def header(loop: Node, written: set[str], constants: dict[str, int], pure: set[s
         upper=found.upper,
         trip_count=trips,
         bound_names=frozenset(names),
+    )
+
+
+def range_header(loop: Node, written: set[str], containers: frozenset[str]) -> Header:
+    """A range-based for loop is canonical (OpenMP 5.0) over a random-access container."""
+    declarator = loop.child_by_field_name("declarator")
+    var = declared_name(declarator)
+    right = loop.child_by_field_name("right")
+    if var is None or right is None:
+        return Header(why="a range-based for loop whose element or range the parser cannot read")
+    right = unwrap(right)
+    if right.type != "identifier":
+        return Header(
+            var=var,
+            why=f"a range-based for loop over {text(right)}, not a container named by a variable",
+        )
+    container = text(right)
+    if container not in containers:
+        return Header(
+            var=var,
+            why=f"a range-based for loop over {container}: "
+            "container type not known to be random access",
+        )
+    if container in written:
+        return Header(var=var, why=f"the body assigns the container {container}")
+    return Header(
+        var=var,
+        canonical=True,
+        upper=container,
+        bound_names=frozenset({container}),
+        container=container,
+        by_reference=declarator is not None and declarator.type == "reference_declarator",
     )
 
 

@@ -83,6 +83,8 @@ class Loop:
     dependence: Dependence
     perfect_nest: int
     """How many loops from here down are perfectly nested parallelisable canonical loops (>= 1)."""
+    range_over: str | None = None
+    """The container a range-based for loop runs over (None for any other loop)."""
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from agents.analysis.accesses import BodyFacts, Event, body_facts
+from agents.analysis.containers import random_access_names
 from agents.analysis.dependence import Scope, dependence
 from agents.analysis.errors import InputError
 from agents.analysis.loops import Header, header, loop_body, loops_in
@@ -100,6 +101,7 @@ def _loops(
         for name, p in params
         if not is_scalar_declarator(p.child_by_field_name("declarator"))
     )
+    containers = random_access_names(definition)
     found: list[_Found] = []
     by_node: dict[int, _Found] = {}
     for node in loops_in(body):
@@ -108,14 +110,20 @@ def _loops(
         ancestors = (*by_node[parent.id].ancestors, by_node[parent.id].id) if parent else ()
         inner = loop_body(node)
         facts = body_facts(inner) if inner is not None else BodyFacts()
-        head = header(node, facts.assigned(), named, set(pure))
+        head = header(node, facts.assigned(), named, set(pure), containers)
         scope = Scope(
             pure_functions=pure,
             used_after=frozenset(_names_after(body, node.end_byte)),
             pointer_params=pointers,
         )
         verdict = (
-            dependence(head.var, facts, scope)
+            dependence(
+                head.var,
+                facts,
+                scope,
+                range_for=head.container is not None,
+                written_through=_written_through(head, facts),
+            )
             if head.canonical and head.var is not None
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")
         )
@@ -125,6 +133,16 @@ def _loops(
     for item in reversed(found):
         item.perfect_nest = _perfect_nest(item, by_node)
     return found, counter
+
+
+def _written_through(head: Header, facts: BodyFacts) -> str | None:
+    """The container a range-based for loop writes through its reference element, if any."""
+    if head.container is None or not head.by_reference:
+        return None
+    writes = any(e.name == head.var and e.kind == "write" for e in facts.events) or any(
+        name == head.var for name, _, _ in facts.range_writes
+    )
+    return head.container if writes else None
 
 
 def _enclosing_loop(node: Node, body: Node) -> Node | None:
@@ -140,12 +158,16 @@ def _perfect_nest(item: _Found, by_node: dict[int, _Found]) -> int:
     """1 + the inner loop's nest when the body is exactly one loop whose header ignores ours."""
     if not (item.header.canonical and item.dependence.parallelisable):
         return 1
+    if item.header.container is not None:
+        return 1  # OpenMP does not collapse a range-based for loop
     body = loop_body(item.node)
     while body is not None and body.type == "compound_statement":
         statements = [c for c in body.named_children if c.type != "comment"]
         body = statements[0] if len(statements) == 1 else None
     child = by_node.get(body.id) if body is not None else None
     if child is None or not (child.header.canonical and child.dependence.parallelisable):
+        return 1
+    if child.header.container is not None:
         return 1
     if item.header.var in child.header.bound_names:
         return 1
@@ -175,6 +197,7 @@ def _loop(item: _Found, function: str, found: list[_Found]) -> Loop:
         calls=tuple(dict.fromkeys(item.facts.calls)),
         dependence=item.dependence,
         perfect_nest=item.perfect_nest,
+        range_over=item.header.container,
     )
 
 
@@ -223,9 +246,14 @@ def _pure_functions(definitions: list[Node]) -> frozenset[str]:
             if is_scalar_declarator(p.child_by_field_name("declarator"))
         }
         own = facts.locals | by_value
-        if facts.pointer_writes or any(
-            e.kind == "write" and (e.name not in own or (e.indices and e.name not in facts.locals))
-            for e in facts.events
+        if (
+            facts.pointer_writes
+            or any(name not in facts.locals for name, _, _ in facts.range_writes)
+            or any(
+                e.kind == "write"
+                and (e.name not in own or (e.indices and e.name not in facts.locals))
+                for e in facts.events
+            )
         ):
             continue
         candidates[function_name(definition)] = facts

@@ -185,3 +185,59 @@ def _compiles(source: str, language: str) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr + source
+
+
+RANGE_FOR = """#include <vector>
+
+int total(std::vector<int> const& v) {
+    int s = 0;
+    for (int x : v) s += x;
+    return s;
+}
+
+bool parity(std::vector<bool> const& x) {
+    bool result = false;
+    for (auto const& i : x) {
+        result ^= i;
+    }
+    return result;
+}
+
+void scale(std::vector<double> &x, double k) {
+    for (auto &e : x) {
+        e *= k;
+    }
+}
+"""
+
+
+def test_range_for_loops_are_annotated_without_collapse() -> None:
+    program = analyse(RANGE_FOR, Language.CPP)
+    loops = annotatable(program)
+    assert [loop.id for loop in loops] == ["L1", "L2", "L3"]
+    schema = choice_schema(loops)
+    jsonschema.validate({"choices": [c.model_dump() for c in default_choices(loops)]}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"choices": [LoopChoice(loop="L1", collapse=2).model_dump()]}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"choices": [LoopChoice(loop="L1", simd=True).model_dump()]}, schema)
+    with pytest.raises(AnnotationError, match="too deep"):
+        apply_choices(RANGE_FOR, program, [LoopChoice(loop="L3", collapse=2)])
+    with pytest.raises(AnnotationError, match="simd"):
+        apply_choices(RANGE_FOR, program, [LoopChoice(loop="L3", simd=True)])
+
+
+def test_annotated_range_for_loops_compile() -> None:
+    program = analyse(RANGE_FOR, Language.CPP)
+    choices = [
+        LoopChoice(loop="L1"),
+        LoopChoice(loop="L2", schedule="dynamic", chunk=64),
+        LoopChoice(loop="L3", schedule="guided"),
+    ]
+    out = apply_choices(RANGE_FOR, program, choices)
+    lines = out.split("\n")
+    pragma = lines.index("    #pragma omp parallel for reduction(+:s) schedule(static)")
+    assert lines[pragma + 1] == "    for (int x : v) s += x;"
+    assert "    #pragma omp parallel for reduction(^:result) schedule(dynamic,64)" in lines
+    assert "    #pragma omp parallel for schedule(guided)" in lines
+    _compiles(out, "c++")

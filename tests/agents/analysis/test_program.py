@@ -112,7 +112,7 @@ template <typename T> T total(std::vector<T> const& x) {
     assert [f.name for f in program.functions] == ["scale", "total"]
     scale, total = program.loops
     assert scale.dependence.kind == "independent"
-    assert total.dependence.kind == "unknown"
+    assert total.dependence.kind == "reduction" and total.range_over == "x"
 
 
 def test_cuda_sources_parse_with_the_cpp_grammar() -> None:
@@ -155,3 +155,19 @@ def test_markdown_and_python_are_not_c() -> None:
     python = "def main():\n    for i in range(10):\n        print(i)\n\nif __name__ == '__main__':\n    main()\n"
     with pytest.raises(InputError):
         analyse(python, Language.C)
+
+
+def test_a_range_for_over_a_vector_is_canonical_without_bounds() -> None:
+    source = (
+        "#include <vector>\n"
+        "void f(std::vector<std::vector<int>> &m) {\n"
+        "  for (auto &row : m)\n"
+        "    for (auto &a : row) a = 0;\n"
+        "}\n"
+    )
+    outer, inner = analyse(source, Language.CPP).loops
+    assert (outer.canonical, outer.var, outer.upper, outer.trip_count) == (True, "row", "m", None)
+    assert outer.dependence.kind == "independent"
+    # OpenMP does not collapse range-based loops, so each is a nest of one.
+    assert outer.perfect_nest == 1 and inner.perfect_nest == 1
+    assert not inner.canonical and "not known to be random access" in inner.dependence.reason

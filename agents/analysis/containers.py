@@ -1,0 +1,70 @@
+"""Which names in a function are random-access containers, as far as their declarations show.
+
+OpenMP splits a range-based for loop only over a random-access range, and the analysis knows a
+container's type only from a declaration it can see: a parameter or a local of the function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tree_sitter import Node
+
+from agents.analysis.parse import canon, declared_name, function_params
+
+RANDOM_ACCESS = ("std::vector", "std::array", "std::span", "std::deque", "std::string")
+"""Type names whose iterators are random-access (a prefix of the declared type's text)."""
+
+
+def random_access_names(definition: Node) -> frozenset[str]:
+    """Names every declaration of which in `definition` is a random-access container.
+
+    A name declared twice (shadowed in an inner block) counts only when both declarations are
+    random-access, since the analysis does not track which one a loop sees.
+    """
+    verdicts: dict[str, bool] = {}
+    for _, param in function_params(definition):
+        _record(verdicts, param, is_parameter=True)
+    body = definition.child_by_field_name("body")
+    for declaration in _declarations(body) if body is not None else ():
+        _record(verdicts, declaration, is_parameter=False)
+    return frozenset(name for name, ok in verdicts.items() if ok)
+
+
+def _record(verdicts: dict[str, bool], declaration: Node, is_parameter: bool) -> None:
+    kind = declaration.child_by_field_name("type")
+    type_text = canon(kind).replace(" ", "") if kind is not None else ""
+    for declarator in declaration.children_by_field_name("declarator"):
+        name = declared_name(declarator)
+        if name is None:
+            continue
+        shape = _shape(declarator)
+        if shape == "array":
+            # An array parameter is a pointer: a range-based for over it does not compile.
+            ok = not is_parameter
+        else:
+            ok = shape in ("plain", "reference") and type_text.startswith(RANDOM_ACCESS)
+        verdicts[name] = verdicts.get(name, True) and ok
+
+
+def _shape(declarator: Node) -> str:
+    """`plain`, `reference`, `array` or `other` (a pointer, a function...)."""
+    if declarator.type == "init_declarator":
+        inner = declarator.child_by_field_name("declarator")
+        return _shape(inner) if inner is not None else "other"
+    if declarator.type == "identifier":
+        return "plain"
+    if declarator.type == "reference_declarator":
+        named = declarator.named_children
+        return "reference" if len(named) == 1 and named[0].type == "identifier" else "other"
+    if declarator.type == "array_declarator":
+        return "array"
+    return "other"
+
+
+def _declarations(node: Node) -> Iterator[Node]:
+    for child in node.children:
+        if child.type == "declaration":
+            yield child
+        if child.type != "lambda_expression":
+            yield from _declarations(child)
