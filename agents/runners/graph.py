@@ -23,7 +23,7 @@ from agents.core import Budget, Ledger
 from agents.failures import infrastructure_failure
 from agents.graphs.translate import GraphConfig, TranslateContext, build
 from agents.graphs.translate.observe import restore
-from agents.identity import identify
+from agents.identity import Identity, identify
 from agents.llm import LLMClient
 from agents.tools import Examples, ToolContext, registry
 from agents.trajectory import Tally
@@ -102,7 +102,8 @@ class GraphRunner:
             program = program_of(task.source, language, needs_main=spec.driver is None)
         except AnalysisError as exc:
             return RunOutcome(JobStatus.FAILED, f"the program cannot be analysed: {exc}")
-        identity = await identify(self.llm)
+        # Without the model (the analysis-only baseline) the server need not even be up.
+        identity = await identify(self.llm) if self.config.use_model else Identity("none")
         budget = self.budget(context)
         await context.recorder.set_run(
             RunMeta(model=identity.model, adapter=identity.adapter, budgets=budget.model_dump())

@@ -57,6 +57,10 @@ async def test_worker_and_keeper_survive_database_errors(engine, caplog):
         await pool.start()
         try:
             task = await _wait_status(engine, task_id, {JobStatus.SUCCEEDED})
+            # The keeper beats on its own clock: a fast task can end before its third failure.
+            async with asyncio.timeout(5):
+                while pool.beats > 0:  # noqa: ASYNC110 - polls the pool
+                    await asyncio.sleep(0.02)
             assert pool.dead_loops() == []
         finally:
             await pool.stop()
