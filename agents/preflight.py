@@ -11,6 +11,17 @@ from corpus.store.models import TaskCreate
 from sandbox.spec import Candidate, Language, Spec, Target
 from sandbox.verdict import Status
 
+_BROKEN = frozenset(
+    {
+        Status.BUILD_FAILED,
+        Status.CRASHED,
+        Status.TIMED_OUT,
+        Status.WRONG_ANSWER,
+        Status.REFERENCE_FAILED,
+    }
+)
+"""Verdicts on the original against itself that mean it cannot be a reference."""
+
 
 class InputRejected(ValueError):
     """The task cannot be translated as given; the message says why, for the user."""
@@ -56,7 +67,9 @@ async def check_original(verifier: Verifier, spec: Spec) -> None:
     """Build and run the original against itself on its tests; `InputRejected` if it fails."""
     spec = spec.model_copy(update={"timing_repeats": 1})
     verdict = await verifier(spec, Candidate(target=Target.SERIAL, source=spec.reference))
-    if verdict.status is Status.PASSED or verdict.status is Status.NOT_RUN:
+    if verdict.status not in _BROKEN:
+        # Only whether the original builds and runs its tests matters here; the candidate-only
+        # checks (integrity, races) are not the user's program's business.
         return
     if verdict.build is not None and not verdict.build.ok:
         first = (
