@@ -157,6 +157,22 @@ class LLMClient:
         """
         return CallStream(self, request)
 
+    async def call(self, request: Request) -> tuple[CallRecord, LLMError | None]:
+        """Run a call to its end and keep its record even when it fails: (record, None), or
+        (record, the error) for a call that failed after it started. A call that never got a
+        record (it could not start) raises."""
+        stream = self.stream(request)
+        try:
+            async with stream:
+                async for _ in stream:
+                    pass
+        except LLMError as exc:
+            if stream.record is None:
+                raise
+            return stream.record, exc
+        assert stream.record is not None
+        return stream.record, None
+
     def _deadline(self) -> float:
         return time.monotonic() + self.config.call_timeout_s
 

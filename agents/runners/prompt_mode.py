@@ -187,17 +187,7 @@ class _Run:
             yield record
 
     async def _call(self, request: ChatRequest) -> tuple[CallRecord, LLMError | None]:
-        stream = self.runner.llm.stream(request)
-        try:
-            async with stream:
-                async for _ in stream:
-                    pass
-        except LLMError as exc:
-            if stream.record is None:
-                raise
-            return stream.record, exc
-        assert stream.record is not None
-        return stream.record, None
+        return await self.runner.llm.call(request)
 
     async def _keep(self, record: CallRecord, identity: Identity, group: asyncio.TaskGroup) -> None:
         """Store a call's samples and their candidates; start verifying each."""

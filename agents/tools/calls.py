@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from agents.analysis import normalise
-from agents.llm import ChatRequest, LLMError
+from agents.llm import ChatRequest
 from agents.tools.base import Made, ToolContext, ToolError
 from agents.trajectory import llm_steps
 from corpus.store.models import CandidateCreate, SourceLanguage
@@ -33,18 +33,7 @@ async def ask(ctx: ToolContext, request: ChatRequest, name: str) -> tuple[str, i
     """One model call, stored as an `llm_call` step named `name` below the plan; its tokens
     are charged to the task's budget. Returns the reply and the step's id; a failed call is
     stored too, then raised."""
-    stream = ctx.llm.stream(request)
-    error: LLMError | None = None
-    try:
-        async with stream:
-            async for _ in stream:
-                pass
-    except LLMError as exc:
-        if stream.record is None:
-            raise
-        error = exc
-    record = stream.record
-    assert record is not None
+    record, error = await ctx.llm.call(request)
     if record.usage is not None:
         ctx.ledger.charge_tokens(record.usage.prompt_tokens + record.usage.completion_tokens)
     parent = await ctx.parent_id()
