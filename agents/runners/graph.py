@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 
-from agents.analysis import AnalysisError, Program, analyse
 from agents.core import Budget, Ledger
 from agents.failures import infrastructure_failure
 from agents.graphs.translate import GraphConfig, TranslateContext, build
 from agents.graphs.translate.observe import restore
 from agents.identity import Identity, identify
 from agents.llm import LLMClient
+from agents.preflight import InputRejected, check_program
 from agents.tools import Examples, ToolContext, registry
 from agents.trajectory import Tally
 from agents.verifier import Verifier, task_spec
@@ -36,23 +36,15 @@ Checkpoints = Callable[[], AbstractAsyncContextManager[BaseCheckpointSaver[Any]]
 """Opens the checkpointer for one run (LangGraph's SQLite or PostgreSQL saver)."""
 
 
-@contextlib.asynccontextmanager
-async def in_memory() -> Any:
-    """Checkpoints that live as long as the process (tests; no resume across processes)."""
-    yield _MEMORY
+def in_memory() -> Checkpoints:
+    """Checkpoints that live as long as the runner (tests; no resume across processes)."""
+    saver = InMemorySaver()
 
+    @contextlib.asynccontextmanager
+    async def open_saver() -> AsyncIterator[BaseCheckpointSaver[Any]]:
+        yield saver
 
-_MEMORY = InMemorySaver()
-
-
-def program_of(source: str, language: Language, *, needs_main: bool = True) -> Program:
-    """The analysed program, or `AnalysisError` naming what is wrong with the input."""
-    program = analyse(source, language)
-    if needs_main and not program.has_main:
-        raise AnalysisError(
-            "the program has no main(): give a complete program that prints its results"
-        )
-    return program
+    return open_saver
 
 
 class GraphRunner:
@@ -66,13 +58,13 @@ class GraphRunner:
         verifier: Verifier,
         config: GraphConfig | None = None,
         *,
-        checkpoints: Checkpoints = in_memory,
+        checkpoints: Checkpoints | None = None,
         examples: Examples | None = None,
     ) -> None:
         self.llm = llm
         self.verifier = verifier
         self.config = config or GraphConfig()
-        self.checkpoints = checkpoints
+        self.checkpoints = checkpoints or in_memory()
         self.examples = examples
 
     async def aclose(self) -> None:
@@ -99,8 +91,9 @@ class GraphRunner:
         spec = task_spec(task, self.config)
         function = task.options.function if task.options else None
         try:
-            program = program_of(task.source, language, needs_main=spec.driver is None)
-        except AnalysisError as exc:
+            # The same checks as at submission, for tasks stored by other means (the store).
+            program = check_program(task.source, language, function, needs_main=spec.driver is None)
+        except InputRejected as exc:
             return RunOutcome(JobStatus.FAILED, f"the program cannot be analysed: {exc}")
         # Without the model (the analysis-only baseline) the server need not even be up.
         identity = await identify(self.llm) if self.config.use_model else Identity("none")
