@@ -6,9 +6,9 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from agents.analysis import AnalysisError, Program, analyse
-from agents.verifier import Verifier
+from agents.verifier import Verifier, check_against_itself
 from corpus.store.models import TaskCreate
-from sandbox.spec import Candidate, Language, Spec, Target
+from sandbox.spec import Language, Spec
 from sandbox.verdict import Status
 
 _BROKEN = frozenset(
@@ -65,8 +65,7 @@ def check_program(
 
 async def check_original(verifier: Verifier, spec: Spec) -> None:
     """Build and run the original against itself on its tests; `InputRejected` if it fails."""
-    spec = spec.model_copy(update={"timing_repeats": 1})
-    verdict = await verifier(spec, Candidate(target=Target.SERIAL, source=spec.reference))
+    verdict = await check_against_itself(verifier, spec)
     if verdict.status not in _BROKEN:
         # Only whether the original builds and runs its tests matters here; the candidate-only
         # checks (integrity, races) are not the user's program's business.

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from corpus.store.models import TaskCreate, TaskDetail
 from sandbox.base import Sandbox
-from sandbox.spec import Candidate, Language, Spec, TestCase, Tolerance
+from sandbox.spec import Candidate, Language, Spec, Target, TestCase, Tolerance
 from sandbox.verdict import Verdict
 from sandbox.verify import VerifyOptions, verify
 
@@ -56,6 +56,13 @@ class SandboxVerifier:
     async def aclose(self) -> None:
         """Release the sandbox (its warm containers)."""
         await self.sandbox.aclose()
+
+
+async def check_against_itself(verifier: Verifier, spec: Spec) -> Verdict:
+    """The spec's reference verified as a serial candidate against itself, timed once: does it
+    build, and does it run each test cleanly (what the preflight and generated tests ask)."""
+    spec = spec.model_copy(update={"timing_repeats": 1})
+    return await verifier(spec, Candidate(target=Target.SERIAL, source=spec.reference))
 
 
 def task_spec(task: TaskCreate | TaskDetail, checks: Checks) -> Spec:

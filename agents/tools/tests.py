@@ -16,7 +16,8 @@ from pydantic import BaseModel, Field
 
 from agents.tools.base import ToolContext
 from agents.tools.calls import reserve
-from sandbox.spec import Candidate, Target, TestCase
+from agents.verifier import check_against_itself
+from sandbox.spec import TestCase
 
 SIZES = (1, 2, 3, 7, 17)
 
@@ -72,9 +73,9 @@ class Tests:
         if not proposed:
             return TestsResult(added=[], dropped=[])
         # The original against itself: a clean run at every count is what "runs cleanly" means.
-        spec = ctx.spec.model_copy(update={"tests": proposed, "timing": None, "timing_repeats": 1})
+        spec = ctx.spec.model_copy(update={"tests": proposed, "timing": None})
         reserve(ctx, "sandbox_run")
-        verdict = await ctx.verifier(spec, Candidate(target=Target.SERIAL, source=spec.reference))
+        verdict = await check_against_itself(ctx.verifier, spec)
         outcomes = verdict.equivalence.outcomes if verdict.equivalence else []
         failed = {o.test for o in outcomes if not o.ok}
         ran = {o.test for o in outcomes}
