@@ -38,7 +38,7 @@ from parforge.settings import load_settings
 
 async def one(
     agent: str, names: list[str], timing: bool, url: str
-) -> tuple[dict[str, float | None], float]:
+) -> tuple[dict[str, float | None], float, dict[str, str]]:
     settings = load_settings().model_copy(
         update={"store": load_settings().store.model_copy(update={"url": url})}
     )
@@ -66,12 +66,17 @@ async def one(
     engine.dispose()
     summary = summarize(data.outcomes, [1], 4 if timing else None)
     overall = summary.row(OVERALL, 1)
-    return {
-        "build@1": overall.build,
-        "pass@1": overall.passed,
-        "race-free@1": overall.race_free,
-        "speedup_4@1": overall.speedup,
-    }, took
+    statuses = {o.problem: o.status or ("passed" if o.correct else "failed") for o in data.outcomes}
+    return (
+        {
+            "build@1": overall.build,
+            "pass@1": overall.passed,
+            "race-free@1": overall.race_free,
+            "speedup_4@1": overall.speedup,
+        },
+        took,
+        statuses,
+    )
 
 
 async def main(patterns: list[str], limit: int | None, agents: list[str], timing: bool) -> None:
@@ -81,16 +86,22 @@ async def main(patterns: list[str], limit: int | None, agents: list[str], timing
         f"{len(names)} ParEval serial->openmp translation problems, 1 sample each: {', '.join(names)}"
     )
     results = {}
+    per_problem: dict[str, dict[str, str]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for agent in agents:
-            metrics, took = await one(
+            metrics, took, statuses = await one(
                 agent, names, timing, f"sqlite:///{Path(tmp) / (agent + '.db')}"
             )
-            results[agent] = metrics
+            results[agent], per_problem[agent] = metrics, statuses
             shown = ", ".join(
                 f"{k} {v:.3f}" if v is not None else f"{k} -" for k, v in metrics.items()
             )
-            print(f"{agent:9s} {shown}  ({took:.0f}s)")
+            print(f"{agent:9s} {shown}  ({took:.0f}s)", flush=True)
+    print("\nper problem (the verdict's status of the one sample):")
+    print(f"{'problem':40s} " + " ".join(f"{a:>14s}" for a in agents))
+    for name in names:
+        cells = " ".join(f"{per_problem[a].get(name, 'not finished'):>14s}" for a in agents)
+        print(f"{name:40s} {cells}")
 
 
 if __name__ == "__main__":
