@@ -10,7 +10,7 @@ pass@1 counts a sample only when it is correct, and race-free@1 when it is also 
 Runs on the configured model (the embedded one by default) and the Docker sandbox:
 
     .venv/bin/python benchmarks/translate_pareval.py [--problems 'PATTERN' ...] [--limit N]
-        [--agents prompt graph analysis] [--timing]
+        [--agents prompt graph analysis] [--timing] [--one-per-type]
 """
 
 from __future__ import annotations
@@ -79,9 +79,17 @@ async def one(
     )
 
 
-async def main(patterns: list[str], limit: int | None, agents: list[str], timing: bool) -> None:
+async def main(
+    patterns: list[str], limit: int | None, agents: list[str], timing: bool, per_type: bool
+) -> None:
     suite = load_suite("pareval")
-    names = select_problems(suite, Target.OPENMP, patterns, limit, "serial")
+    names = select_problems(suite, Target.OPENMP, patterns, None, "serial")
+    if per_type:  # the first problem of each type (ParEval's names are NN_type_..._name)
+        firsts: dict[str, str] = {}
+        for name in names:
+            firsts.setdefault(name.split("_")[1], name)
+        names = list(firsts.values())
+    names = names[:limit] if limit is not None else names
     print(
         f"{len(names)} ParEval serial->openmp translation problems, 1 sample each: {', '.join(names)}"
     )
@@ -110,5 +118,8 @@ if __name__ == "__main__":
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--agents", nargs="*", default=["analysis", "graph", "prompt"])
     parser.add_argument("--timing", action="store_true")
+    parser.add_argument(
+        "--one-per-type", action="store_true", help="only the first problem of each problem type"
+    )
     args = parser.parse_args()
-    asyncio.run(main(args.problems, args.limit, args.agents, args.timing))
+    asyncio.run(main(args.problems, args.limit, args.agents, args.timing, args.one_per_type))
