@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -149,17 +150,27 @@ class Box:
         self.channel.close()
 
         def remove(client: docker.DockerClient) -> None:
-            try:
-                client.api.remove_container(self.id, force=True)
-            except docker.errors.NotFound:
-                pass
-            except docker.errors.APIError as exc:
-                # A watchdog and a pool shutdown may both remove a stuck container; the engine
-                # answers 409 to the second while the first is under way. Gone is gone.
-                if exc.status_code != 409 or "already in progress" not in str(exc.explanation):
-                    raise
+            for attempt in range(1, _REMOVE_ATTEMPTS + 1):
+                try:
+                    client.api.remove_container(self.id, force=True)
+                    return
+                except docker.errors.NotFound:
+                    return
+                except docker.errors.APIError as exc:
+                    # A watchdog and a pool shutdown may both remove a stuck container; the
+                    # engine answers 409 to the second while the first is under way. Gone is gone.
+                    if exc.status_code == 409 and "already in progress" in str(exc.explanation):
+                        return
+                    # A loaded engine may give up waiting for the kill ("did not receive an
+                    # exit event", 500); the kill is under way, so ask again a little later.
+                    if not exc.is_server_error() or attempt == _REMOVE_ATTEMPTS:
+                        raise
+                    time.sleep(attempt)
 
         await self.engine.call(remove, f"removing container {self.id[:12]}")
+
+
+_REMOVE_ATTEMPTS = 3
 
 
 async def prune(engine: Engine, everything: bool = False) -> list[str]:

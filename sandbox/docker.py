@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import logging
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Mapping
@@ -38,6 +39,8 @@ from sandbox.config import DockerConfig
 from sandbox.errors import SandboxError, SandboxUnavailable, WorkspaceError
 from sandbox.image import BuildProgress, build_image, ensure_image, image_tag
 from sandbox.models import DEFAULT_OUTPUT_LIMIT, Command, CommandResult, SandboxInfo
+
+log = logging.getLogger(__name__)
 
 _WIPE_TIMEOUT_S = 30.0
 _FILE_TIMEOUT_S = 60.0
@@ -205,7 +208,15 @@ class DockerSandbox:
         task = asyncio.ensure_future(work)
         self._chores.add(task)
         task.add_done_callback(self._chores.discard)
+        task.add_done_callback(_log_failed_chore)
         return task
+
+
+def _log_failed_chore(task: asyncio.Task[Any]) -> None:
+    """A background chore's failure is logged (a container left behind goes at the next
+    `prune`), never an unretrieved exception; whoever awaits the task still gets it."""
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.warning("sandbox pool: %s", exc)
 
 
 class DockerWorkspace:

@@ -283,3 +283,62 @@ async def test_missing_image_and_engine_are_infrastructure_errors(sandbox_image:
         async with nowhere.workspace():
             pass
     await nowhere.aclose()
+
+
+class _Client:
+    """A Docker client whose engine fails to kill a container `failures` times (answer 500)."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures, self.calls = failures, 0
+        self.api = self
+
+    def remove_container(self, container_id: str, force: bool) -> None:
+        self.calls += 1
+        if self.calls <= self.failures:
+            response = type("Response", (), {"status_code": 500, "reason": "Server Error"})()
+            raise docker.errors.APIError(
+                "500", response=response, explanation="did not receive an exit event"
+            )
+
+
+class _Engine:
+    def __init__(self, client: _Client) -> None:
+        self.client = client
+
+    async def call(self, fn: object, what: str) -> object:
+        return fn(self.client)  # type: ignore[operator]
+
+
+class _Channel:
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize(("failures", "removed"), [(0, True), (2, True), (3, False)])
+async def test_removal_is_retried_when_a_loaded_engine_misses_the_exit_event(
+    monkeypatch: pytest.MonkeyPatch, failures: int, removed: bool
+) -> None:
+    monkeypatch.setattr(_container.time, "sleep", lambda s: None)
+    client = _Client(failures)
+    box = _container.Box(_Engine(client), "c0ffee", _Channel())  # type: ignore[arg-type]
+    if removed:
+        await box.remove()
+    else:
+        with pytest.raises(docker.errors.APIError):
+            await box.remove()
+    assert client.calls == min(failures + 1, 3)
+
+
+async def test_a_failed_background_chore_is_logged_not_lost(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from sandbox.docker import _log_failed_chore
+
+    async def fails() -> None:
+        raise SandboxUnavailable("removing container c0ffee: did not receive an exit event")
+
+    task = asyncio.ensure_future(fails())
+    task.add_done_callback(_log_failed_chore)
+    await asyncio.wait([task])
+    await asyncio.sleep(0)
+    assert "did not receive an exit event" in caplog.text
