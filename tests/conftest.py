@@ -560,7 +560,11 @@ def vllm_config(vllm_server: Any) -> Any:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests that kill the model server run last, so the others share one warm server."""
+    """Tests that kill the model server run last, so the others share one warm server; a test
+    that uses the sandbox image needs Docker, whether or not it says so itself."""
+    for item in items:
+        if "sandbox_image" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.docker)
     items.sort(key=lambda item: item.get_closest_marker("kills_server") is not None)
 
 
