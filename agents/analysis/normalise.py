@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from agents.analysis.parse import parse, text
+from agents.analysis.parse import syntax_tree, text
 from sandbox.spec import Language
 
 # Directive words (OpenMP 5.2) that start a pragma; everything after them is a clause.
@@ -53,8 +53,9 @@ _VERBATIM = frozenset({"string_literal", "char_literal", "raw_string_literal", "
 
 def normalise(source: str, language: Language) -> str:
     """The source's tokens one space apart, preprocessor lines on their own lines, comments gone
-    and OpenMP directives in canonical form."""
-    root = parse(source, language).root_node
+    and OpenMP directives in canonical form. Any text normalises (a broken candidate too: dedup
+    must never fail on what a model wrote)."""
+    root = syntax_tree(source, language).root_node
     out: list[str] = []
     _emit(root, out)
     lines = (line.strip() for line in " ".join(out).split("\n"))

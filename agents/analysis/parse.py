@@ -24,11 +24,17 @@ def _grammar(cpp: bool) -> Grammar:
     return Grammar(tree_sitter_cpp.language() if cpp else tree_sitter_c.language())
 
 
+def syntax_tree(source: str, language: Language) -> Tree:
+    """Parse C with the C grammar, C++ and CUDA with the C++ one, whatever the text is (a
+    candidate a model wrote may be anything: tree-sitter still gives a tree, with ERROR nodes)."""
+    return Parser(_grammar(language is not Language.C)).parse(source.encode())
+
+
 def parse(source: str, language: Language) -> Tree:
-    """Parse C with the C grammar, C++ and CUDA with the C++ one; reject what is not code."""
+    """`syntax_tree`, rejecting what is not code: empty, mostly unparseable, no function."""
     if not source.strip():
         raise InputError("the source is empty")
-    tree = Parser(_grammar(language is not Language.C)).parse(source.encode())
+    tree = syntax_tree(source, language)
     root = tree.root_node
     code = sum(1 for b in source.encode() if not chr(b).isspace())
     broken = sum(_span_chars(n) for n in _top_errors(root))

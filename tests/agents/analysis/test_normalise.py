@@ -57,3 +57,14 @@ def test_cpp_sources_normalise_too() -> None:
     a = "#include <vector>\nint f(std::vector<int> const& x) { return x[0]; } // first\n"
     b = "#include <vector>\n\nint f(std::vector<int> const &x)\n{\n  return x[0];\n}\n"
     assert normalise(a, Language.CPP) == normalise(b, Language.CPP)
+
+
+@pytest.mark.parametrize(
+    "broken",
+    ["", "Sure! Here is the parallel code:", "int x = ;", "#pragma omp parallel for\n}}}"],
+)
+def test_any_text_a_model_writes_normalises_without_error(broken: str) -> None:
+    # A candidate is stored and deduplicated before the verifier judges it; a rewrite with no
+    # function in it (the embedded model writes those) must become a verdict, not a crash.
+    assert normalise(broken, Language.C) == normalise(broken + "\n\n", Language.C)
+    assert normalise(broken, Language.CPP) != normalise(BASE, Language.CPP)
