@@ -284,7 +284,12 @@ class DockerWorkspace:
     async def _kill_container(self, elapsed: float) -> CommandResult:
         """The watchdog: the agent did not end the command in time, so the container goes."""
         self._box.broken = "killed by the host watchdog after a time-out"
-        await self._box.remove()
+        try:
+            await self._box.remove()
+        except SandboxError as exc:
+            # The verdict is a time-out either way: the container is broken, so the pool removes
+            # it again on release, and `prune` at the next start if that fails too.
+            log.warning("sandbox watchdog: %s", exc)
         return CommandResult(
             exit_code=-9,
             stderr="[parforge: the sandbox did not stop the program at its time-out; container killed]",

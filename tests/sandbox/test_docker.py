@@ -295,7 +295,9 @@ class _Client:
     def remove_container(self, container_id: str, force: bool) -> None:
         self.calls += 1
         if self.calls <= self.failures:
-            response = type("Response", (), {"status_code": 500, "reason": "Server Error"})()
+            response = type(
+                "Response", (), {"status_code": 500, "reason": "Server Error", "url": "/containers"}
+            )()
             raise docker.errors.APIError(
                 "500", response=response, explanation="did not receive an exit event"
             )
@@ -306,7 +308,10 @@ class _Engine:
         self.client = client
 
     async def call(self, fn: object, what: str) -> object:
-        return fn(self.client)  # type: ignore[operator]
+        try:
+            return fn(self.client)  # type: ignore[operator]
+        except docker.errors.APIError as exc:  # as the real engine wraps what the SDK raises
+            raise SandboxUnavailable(f"{what}: {exc.explanation}") from exc
 
 
 class _Channel:
@@ -324,7 +329,7 @@ async def test_removal_is_retried_when_a_loaded_engine_misses_the_exit_event(
     if removed:
         await box.remove()
     else:
-        with pytest.raises(docker.errors.APIError):
+        with pytest.raises(SandboxUnavailable, match="exit event"):
             await box.remove()
     assert client.calls == min(failures + 1, 3)
 
@@ -342,3 +347,17 @@ async def test_a_failed_background_chore_is_logged_not_lost(
     await asyncio.wait([task])
     await asyncio.sleep(0)
     assert "did not receive an exit event" in caplog.text
+
+
+async def test_a_watchdog_kill_the_engine_fumbles_is_still_a_time_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Under load the agent may miss a command's time-out and the engine may then fail to kill
+    # the container: the command is a time-out (a verdict), not a sandbox error that fails the task.
+    from sandbox.docker import DockerWorkspace
+
+    monkeypatch.setattr(_container.time, "sleep", lambda s: None)
+    box = _container.Box(_Engine(_Client(failures=9)), "c0ffee", _Channel())  # type: ignore[arg-type]
+    result = await DockerWorkspace(box, DOCKER_TEST_CONFIG)._kill_container(12.0)
+    assert result.timed_out and result.exit_code == -9
+    assert box.broken is not None  # the pool will not reuse it, and removes it again on release
