@@ -10,11 +10,13 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from agents.analysis.errors import InputError
+from agents.analysis.parse import parse
 from agents.extract import extract_code
 from agents.llm import ChatRequest, Sampling
 from agents.prompts.translate import rewrite_messages
 from agents.tools.annotate import CandidateResult, _examples
-from agents.tools.base import ToolContext
+from agents.tools.base import ToolContext, ToolError
 from agents.tools.calls import ask, keep, reserve
 from sandbox.spec import Target
 
@@ -93,7 +95,10 @@ async def rewrite(
     )
     text, step_id = await ask(ctx, request, "repair" if previous else "rewrite")
     extracted = extract_code(text)
-    note = "" if extracted.code.strip() else "the model's reply holds no code"
+    try:  # prose, an empty reply or mostly garbage is no candidate: it would only cost a build
+        parse(extracted.code, ctx.language)
+    except InputError as exc:
+        raise ToolError(f"the model's reply holds no program ({extracted.how}): {exc}") from exc
     label = ("repair:" if previous else "rewrite:") + strategy[:150]
-    made = await keep(ctx, extracted.code or " ", label, step_id, parent=parent_candidate)
-    return CandidateResult(candidate_id=made.candidate_id, strategy=label, note=note)
+    made = await keep(ctx, extracted.code, label, step_id, parent=parent_candidate)
+    return CandidateResult(candidate_id=made.candidate_id, strategy=label)
