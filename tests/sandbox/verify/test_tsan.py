@@ -204,3 +204,17 @@ def test_runtime_failure_is_recognized():
 )
 def test_variable_at_a_column(line, column, name):
     assert variable_at(line, column) == name
+
+
+def test_instrumented_runs_do_not_let_libomp_probe_cpu_affinity() -> None:
+    # libomp's start-up topology probe (sched_setaffinity to each CPU in turn) stalled 28 of 40
+    # instrumented runs for tens of seconds on a 2-vCPU VM, so correct programs timed out under
+    # the race check; with binding off, 0 of 40 did.
+    from sandbox.spec import Language, TestCase
+    from sandbox.toolchains.base import Paths, Program
+    from sandbox.toolchains.openmp import tsan_run
+
+    program = Program("race-x", "main.c", Language.C, (), ())
+    command = tsan_run(program, TestCase(name="t"), 4, None, 60, Paths("/work"), "/work/.tmp/l")
+    assert command.env["KMP_AFFINITY"] == "disabled"
+    assert command.env["OMP_NUM_THREADS"] == "4"
