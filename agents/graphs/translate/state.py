@@ -11,6 +11,12 @@ from agents.graphs.translate.config import GraphConfig
 from agents.tools import Registry, ToolContext
 
 
+def latest_spending(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """Fan-in of ledger snapshots: parallel repair branches each report the one shared ledger,
+    and what is spent only grows, so the larger figure of each counter is the latest."""
+    return {k: max(old.get(k, 0), new.get(k, 0)) for k in {*old, *new}}
+
+
 class TranslateState(TypedDict, total=False):
     """What is checkpointed between nodes. Plain JSON-able values, so a re-queued task resumes
     from the last finished node in a new process."""
@@ -22,8 +28,8 @@ class TranslateState(TypedDict, total=False):
     rounds: int
     """Plans run so far (1 + replans)."""
     repair_rounds: int
-    ledger: dict[str, Any]
-    """The budget ledger's snapshot after the last node."""
+    ledger: Annotated[dict[str, Any], latest_spending]
+    """The budget ledger's snapshot after the last node (or parallel nodes)."""
     decision: dict[str, Any]
     """The last join decision: action, reason, the candidates to repair."""
 

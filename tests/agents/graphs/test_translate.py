@@ -243,6 +243,34 @@ async def test_a_failing_candidate_is_repaired_with_its_evidence(engine, llm_con
     assert "data race on sum" in json.dumps(repair_request["messages"])
 
 
+async def test_parallel_repairs_that_both_succeed_join_cleanly(engine, llm_config):
+    # Two repair branches (Send) finish in one superstep, each reporting the budget ledger:
+    # the state must merge them, not fail the task ("can receive only one value per step").
+    fake = RoutedLLM()
+    steps = [
+        {"id": 1, "tool": "rewrite", "args": {"strategy": "a"}},
+        {"id": 2, "tool": "rewrite", "args": {"strategy": "b"}},
+        {"id": 3, "tool": "verify", "args": {"candidate": "$1"}},
+        {"id": 4, "tool": "verify", "args": {"candidate": "$2"}},
+    ]
+    fake.routes["plan"].append(Reply(texts=[json.dumps({"steps": steps})]))
+    for word in ("racy_a", "racy_b", "fixed_a", "fixed_b"):
+        fake.routes["code"].append(
+            Reply(texts=[f"```c\nint main(void) {{ int {word} = 0; return {word}; }}\n```"])
+        )
+
+    def judge(source: str) -> Verdict:
+        return verdict(Status.RACE, race=True) if "racy" in source else verdict(Status.PASSED)
+
+    task_id = submit(engine)
+    graph = runner(fake, llm_config, ScriptedVerifier(judge), repair_width=2, repairs=1)
+    task = await run_one(engine, graph, task_id)
+
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    _, cands = stored(engine, task_id)
+    assert sum("fixed" in c.source for c in cands) == 2
+
+
 async def test_nothing_passes_ends_no_verified_candidate_within_the_budget(engine, llm_config):
     fake = RoutedLLM()
     verifier = ScriptedVerifier(lambda source: verdict(Status.WRONG_ANSWER))
