@@ -102,11 +102,13 @@ async def check_races(
     checked: list[str],
     inputs: list[TestCase],
     config: RaceCheckConfig,
+    allowed: frozenset[str] = frozenset(),
 ) -> ConcurrencyReport:
     """Race-check one OpenMP program.
 
     `files` are the program's sources (written into `program.dir`); `checked` names those that
-    are the candidate's own: they get the static pass and the schedule rewrite.
+    are the candidate's own: they get the static pass and the schedule rewrite. `allowed`: the
+    otherwise forbidden calls the reference makes (`integrity.calls_used`).
     """
     rewrite = any(s != DEFAULT_SCHEDULE for s in config.schedules)
     sources = dict(files)
@@ -125,7 +127,7 @@ async def check_races(
 
     if static_findings and config.stop_at_first_race:
         return ConcurrencyReport(ok=False, tools=[omp_static.TOOL], findings=static_findings)
-    interference = [m for name in checked for m in integrity.source_findings(files[name])]
+    interference = [m for name in checked for m in integrity.source_findings(files[name], allowed)]
     if not interference and (failed := await _build(rec, paths, program, tools)):
         return failed
     if not interference:
@@ -137,7 +139,7 @@ async def check_races(
             return ConcurrencyReport(
                 ok=False, tools=tools, not_run=f"nm failed: {symbols.stderr[-300:]}"
             )
-        interference = integrity.symbol_findings(symbols.stdout)
+        interference = integrity.symbol_findings(symbols.stdout, allowed)
     if interference:
         return ConcurrencyReport(
             ok=False,

@@ -326,15 +326,18 @@ class _Job:
 
     async def _integrity(self) -> Verdict | None:
         """Reject a candidate that interferes with the checkers (before any of it runs)."""
+        allowed = integrity.calls_used(self.spec.reference)
         found = [
-            m for name in self.checked for m in integrity.source_findings(self.cand_files[name])
+            m
+            for name in self.checked
+            for m in integrity.source_findings(self.cand_files[name], allowed)
         ]
         if not found and self.candidate.target is not Target.CUDA:
             # CUDA programs link the runtime statically, which imports dlopen and getenv itself.
             symbols = await self.rec.run(
                 "candidate's symbols", Command(argv=["nm", self.cand.exe], timeout_s=30)
             )
-            found = integrity.symbol_findings(symbols.stdout) if symbols.ok else []
+            found = integrity.symbol_findings(symbols.stdout, allowed) if symbols.ok else []
         if not found:
             return None
         finding = interference_finding(found)
@@ -445,6 +448,7 @@ class _Job:
                 self.checked,
                 self.spec.race_cases,
                 config,
+                integrity.calls_used(self.spec.reference),
             )
         elif target is Target.MPI:
             report = ConcurrencyReport(

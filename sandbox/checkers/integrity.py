@@ -7,6 +7,10 @@ A race checker that the program under test can switch off is no checker: a candi
 environment to notice the checker (`getenv("TSAN_OPTIONS")`, `environ`, `/proc/self/environ`),
 or reach outside its own program (run another binary, list directories, raw system calls).
 None of that is needed to parallelise a loop, so each is a reason to reject the candidate.
+The one exception is a call the reference program makes itself (a size read with `getenv`, say):
+the candidate may make it too (`calls_used`). Everything else stays forbidden whatever the
+reference does: hooks, detection macros, inline assembly, `main`'s third argument, and the
+checkers' variable names and /proc paths in strings, so `getenv("TSAN_OPTIONS")` is still out.
 
 Two views, because each alone can be dodged:
 
@@ -109,8 +113,14 @@ _WATCHED_TEXT = re.compile(
 _MAIN_WITH_ENVP = re.compile(r"\bmain\s*\(\s*[^(),]+,[^(),]+,[^()]+\)")
 
 
-def source_findings(source: str) -> list[str]:
-    """Why this source interferes with the checkers (empty when it does not)."""
+def calls_used(source: str) -> frozenset[str]:
+    """The forbidden calls a source makes: a reference's are allowed to its candidates."""
+    return frozenset(identifiers(blank_comments_and_strings(source))) & _FORBIDDEN_CALLS
+
+
+def source_findings(source: str, allowed: frozenset[str] = frozenset()) -> list[str]:
+    """Why this source interferes with the checkers (empty when it does not); `allowed`: the
+    forbidden calls the reference makes itself (`calls_used`)."""
     blanked = blank_comments_and_strings(source)
     found: dict[str, None] = {}
     for word in dict.fromkeys(identifiers(blanked)):
@@ -120,7 +130,7 @@ def source_findings(source: str) -> list[str]:
             found[f"turns instrumentation off with `{word}`"] = None
         elif _DETECT_MACROS.match(word):
             found[f"tests `{word}` (behaviour that depends on the compiler or a sanitizer)"] = None
-        elif word in _FORBIDDEN_CALLS:
+        elif word in _FORBIDDEN_CALLS and word not in allowed:
             found[f"calls `{word}` (reads its environment or reaches outside the program)"] = None
         elif word in _ASM:
             found["contains inline assembly"] = None
@@ -132,7 +142,7 @@ def source_findings(source: str) -> list[str]:
     return list(found)
 
 
-def symbol_findings(nm_output: str) -> list[str]:
+def symbol_findings(nm_output: str, allowed: frozenset[str] = frozenset()) -> list[str]:
     """Why an object or program (as `nm` lists it) interferes with the checkers.
 
     Defined sanitizer hooks count; undefined sanitizer symbols do not (the instrumentation
@@ -145,7 +155,7 @@ def symbol_findings(nm_output: str) -> list[str]:
             continue
         kind, name = parts[-2], parts[-1].split("@", 1)[0]
         if kind == "U":
-            if name in _FORBIDDEN_CALLS:
+            if name in _FORBIDDEN_CALLS and name not in allowed:
                 found[
                     f"imports `{name}` (reads its environment or reaches outside the program)"
                 ] = None

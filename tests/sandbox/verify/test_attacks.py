@@ -218,3 +218,25 @@ async def test_no_shared_memory_survives_the_job(verify_sandbox):
     async with verify_sandbox.workspace() as ws:
         table = await ws.run(Command(argv=["cat", "/proc/sysvipc/shm"]))
     assert table.stdout.strip().count("\n") == 0, table.stdout  # the header line only
+
+
+# No false rejection: a call the reference makes itself is the candidate's to make too.
+SCALED = '    double scale = getenv("SCALE") ? atof(getenv("SCALE")) : 1.0;\n'
+SCALED_REFERENCE = TEMPLATE.replace(
+    "BODY", SCALED + "    for (int i = 0; i < n; i++) s += scale * x[i] * x[i];"
+)
+SCALED_GOOD = TEMPLATE.replace(
+    "BODY",
+    SCALED
+    + "    #pragma omp parallel for reduction(+:s)\n"
+    + "    for (int i = 0; i < n; i++) s += scale * x[i] * x[i];",
+)
+
+
+async def test_a_call_the_reference_makes_is_no_reason_to_reject(verify_sandbox):
+    passed = await verify(
+        verify_sandbox, spec(reference=SCALED_REFERENCE), openmp(SCALED_GOOD), timing=False
+    )
+    assert passed.status is Status.PASSED, (passed.status, passed.reason)
+    refused = await verify(verify_sandbox, spec(), openmp(SCALED_GOOD), timing=False)
+    assert refused.status is Status.SANITIZER_ERROR and "getenv" in refused.reason

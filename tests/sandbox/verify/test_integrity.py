@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from sandbox._engine import plain_tcp_problem
-from sandbox.checkers.integrity import source_findings, symbol_findings
+from sandbox.checkers.integrity import calls_used, source_findings, symbol_findings
 from sandbox.spec import Spec, TestCase
 
 CLEAN = """
@@ -50,6 +50,38 @@ def test_a_plain_openmp_program_is_clean():
 def test_each_way_to_fool_the_checkers_is_named(snippet, words):
     found = source_findings(snippet)
     assert any(words in f for f in found), found
+
+
+SIZED_BY_ENV = """
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+    const char *n = getenv("N");  /* the reference reads its size from the environment */
+    long s = 0, len = n ? atol(n) : 1000;
+    for (long i = 0; i < len; i++) s += i;
+    printf("%ld\\n", s);
+    return 0;
+}
+"""
+
+
+def test_a_call_the_reference_makes_is_allowed_to_its_candidates():
+    allowed = calls_used(SIZED_BY_ENV)
+    assert allowed == {"getenv"}
+    candidate = SIZED_BY_ENV.replace(
+        "for (long", "#pragma omp parallel for reduction(+:s)\n    for (long"
+    )
+    assert source_findings(candidate) != []  # without the reference's licence: rejected
+    assert source_findings(candidate, allowed) == []
+    assert symbol_findings("0 T main\n  U getenv@GLIBC_2.2.5\n", allowed) == []
+    # Only the calls: probing the checker's own variables stays forbidden whatever the reference.
+    probing = candidate.replace('getenv("N")', 'getenv("TSAN_OPTIONS")')
+    assert any("TSAN_OPTIONS" in f for f in source_findings(probing, allowed))
+    assert any(
+        "system" in f
+        for f in source_findings(candidate + 'int f(void){return system("x");}', allowed)
+    )
+    assert calls_used('/* getenv() */ int main(void) { puts("getenv"); }') == frozenset()
 
 
 def test_symbols_defined_hooks_and_imports_count_instrumentation_calls_do_not():
