@@ -177,7 +177,11 @@ def _speed(verdict: Verdict) -> str:
     timing = verdict.timing
     if timing is None or not timing.speedup:
         return "passed (not timed)"
-    count, speedup = max(timing.speedup.items(), key=lambda item: (item[1], -item[0]))
+    # The plausible ones only, as `Verdict.speedup` (and so the ranking) counts them.
+    kept = {n: s for n, s in timing.speedup.items() if n not in timing.above_cores}
+    if not kept:
+        return "passed (no plausible speedup: above the cores the runs had)"
+    count, speedup = max(kept.items(), key=lambda item: (item[1], -item[0]))
     unit = _UNIT.get(verdict.target)
     if unit is None:
         return f"{speedup:.2f}x"

@@ -150,6 +150,12 @@ def test_tally_names_the_best_and_counts_failures():
         failing.add(i, _verdict(status))
     assert failing.best() is None
     assert failing.reason(3) == "0 of 3 candidates passed (2 build_failed, 1 wrong_answer)"
+    flagged = Tally()  # 4 threads on 2 cores at 3.5x is flagged: the reason says 2 threads too
+    implausible = _verdict(Status.PASSED, {2: 1.4, 4: 3.5})
+    assert implausible.timing is not None
+    implausible.timing.above_cores = [4]
+    flagged.add(1, implausible)
+    assert flagged.reason(1) == "1 of 1 candidate passed; best 1.40x at 2 threads"
     no_gpu = Tally()
     no_gpu.add(1, _verdict(Status.NOT_RUN, reason="not run: no GPU"))
     assert no_gpu.reason(1) == "0 of 1 candidate passed (1 not_run; not run: no GPU)"
