@@ -39,6 +39,7 @@ from evals.config import RunOptions
 from evals.outcomes import STAGES
 from evals.runner import EvalRunner
 from evals.sources.replay import ReplaySource
+from sandbox.backends import open_sandbox
 from sandbox.config import DockerConfig
 
 DEFAULT_PROBLEMS = ["03_dense_la_axpy", "15_graph_edge_count", "55_transform_relu"]
@@ -125,7 +126,7 @@ async def main() -> None:
     problems = list(dict.fromkeys(problems))[: args.problems]
     timing = not args.no_timing
     replay = ReplaySource(kind="known-good" if args.model == "known-good" else "mutants")
-    sandbox = DockerConfig(pool_size=args.pool).build()
+    sandbox = open_sandbox(DockerConfig(pool_size=args.pool))
     with tempfile.TemporaryDirectory() as tmp:
         engine = open_store(f"sqlite:///{Path(tmp) / 'bench.db'}")
         runner = EvalRunner(

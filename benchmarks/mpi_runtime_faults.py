@@ -24,6 +24,7 @@ import time
 from collections import Counter
 from functools import partial
 
+from sandbox.backends import open_sandbox
 from sandbox.base import Workspace
 from sandbox.config import DockerConfig
 from sandbox.models import Command, CommandResult
@@ -93,7 +94,7 @@ async def main() -> None:
     parser.add_argument("--ranks", type=int, default=1)
     parser.add_argument("--at-once", type=int, default=2, help="runs at once in each sandbox")
     args = parser.parse_args()
-    sandbox = DockerConfig(pool_size=2).build()
+    sandbox = open_sandbox(DockerConfig(pool_size=2))
     counts: Counter[str] = Counter()
     runs = [args.runs]
     start = time.monotonic()

@@ -37,6 +37,7 @@ from corpus.store.models import TaskCreate, TaskOptions, TestInput
 from parforge.service.config import ServerConfig
 from parforge.service.pool import WorkerPool
 from parforge.settings import load_settings
+from sandbox.backends import open_sandbox
 from sandbox.spec import Target
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,7 +72,7 @@ async def one_run(concurrency: int, store_url: str) -> tuple[float, dict[int, fl
     runner = GraphRunner(
         LLMClient(settings.model.client_config()),
         SandboxVerifier(
-            settings.sandbox.model_copy(update={"pool_size": 4}).build(), settings.verify
+            open_sandbox(settings.sandbox.model_copy(update={"pool_size": 4})), settings.verify
         ),
         config,
     )

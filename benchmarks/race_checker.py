@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox.backends import open_sandbox
 from sandbox.base import Sandbox
 from sandbox.config import DockerConfig, LocalConfig
 from sandbox.race import RaceCheckConfig, RaceCheckResult, check_program
@@ -119,4 +120,4 @@ if __name__ == "__main__":
     parser.add_argument("--only", nargs="*", default=[], help="program file names to run")
     args = parser.parse_args()
     config = LocalConfig() if args.sandbox == "local" else DockerConfig()
-    asyncio.run(main(config.build(), args.only))
+    asyncio.run(main(open_sandbox(config), args.only))

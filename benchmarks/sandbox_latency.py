@@ -37,9 +37,10 @@ from typing import Any
 
 import docker
 
+from sandbox.backends import open_sandbox
+from sandbox.backends.docker import DockerSandbox
 from sandbox.base import Sandbox, Workspace
 from sandbox.config import DockerConfig, LocalConfig
-from sandbox.docker import DockerSandbox
 from sandbox.models import DEFAULT_OUTPUT_LIMIT, Command, CommandResult
 
 KERNEL = r"""
@@ -222,7 +223,7 @@ async def trivial_command_costs(
 async def main(reps: int) -> None:
     warm = DockerSandbox(DockerConfig(pool_size=2))
     cold = DockerSandbox(DockerConfig(pool_size=2, reuse=False))
-    host = LocalConfig(bubblewrap="off").build()
+    host = open_sandbox(LocalConfig(bubblewrap="off"))
     print("preparing: image, warm pool")
     await warm.build_image()
     await warm.start()

@@ -1,17 +1,14 @@
-"""Backend configurations: a union discriminated by `type`, each with `.build()`."""
+"""Backend configurations: a union discriminated by `type`; `sandbox.backends.open_sandbox`
+turns one into a `Sandbox`. Plain data: nothing here imports a backend."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Discriminator, Field, Tag, model_validator
 
 from sandbox.models import DEFAULT_OUTPUT_LIMIT
-
-if TYPE_CHECKING:
-    from sandbox.docker import DockerSandbox
-    from sandbox.local import LocalSandbox
 
 
 class DockerConfig(BaseModel):
@@ -53,11 +50,6 @@ class DockerConfig(BaseModel):
             raise ValueError("memory_mb must exceed workdir_mb + 2 * tmp_mb by at least 256")
         return self
 
-    def build(self) -> DockerSandbox:
-        from sandbox.docker import DockerSandbox
-
-        return DockerSandbox(self)
-
 
 class LocalConfig(BaseModel):
     """Plain subprocesses with rlimits (and bubblewrap when present): weaker isolation."""
@@ -70,11 +62,6 @@ class LocalConfig(BaseModel):
     file_size_mb: int = Field(default=512, ge=1)
     output_limit: int = Field(default=DEFAULT_OUTPUT_LIMIT, ge=1024)
     bubblewrap: Literal["auto", "on", "off"] = "auto"
-
-    def build(self) -> LocalSandbox:
-        from sandbox.local import LocalSandbox
-
-        return LocalSandbox(self)
 
 
 def _backend(value: Any) -> str:

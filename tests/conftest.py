@@ -26,8 +26,8 @@ from corpus.runner import RunOutcome, TaskContext
 from corpus.store import open_store
 from corpus.store.migrate import target_metadata
 from corpus.store.models import CandidateCreate, JobStatus, RunMeta, StepCreate, StepKind
-from sandbox._engine import Engine as DockerEngine
-from sandbox.image import build_image
+from sandbox.backends.engine import Engine as DockerEngine
+from sandbox.backends.image import build_image
 from sandbox.models import Command, CommandResult, SandboxInfo
 
 ROOT = Path(__file__).resolve().parent.parent

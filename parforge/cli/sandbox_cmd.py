@@ -10,8 +10,9 @@ from rich.markup import escape
 from rich.status import Status
 
 from parforge.cli._common import console, run, settings
+from sandbox.backends import open_sandbox
+from sandbox.backends.docker import DockerSandbox
 from sandbox.config import DockerConfig
-from sandbox.docker import DockerSandbox
 
 app = typer.Typer(help="The sandbox that builds and checks candidates.", no_args_is_help=True)
 
@@ -21,7 +22,7 @@ def info(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> N
     """Show the configured backend and its isolation."""
 
     async def _info() -> str:
-        sandbox = settings().sandbox.build()
+        sandbox = open_sandbox(settings().sandbox)
         try:
             return sandbox.info().model_dump_json(indent=None if as_json else 2)
         finally:

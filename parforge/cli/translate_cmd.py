@@ -33,6 +33,7 @@ from parforge.service.events import follow
 from parforge.service.pool import WorkerPool
 from parforge.service.runners import build_graph_runner, close_runner
 from parforge.settings import Settings
+from sandbox.backends import open_sandbox
 
 out = Console()
 
@@ -99,7 +100,7 @@ async def _translate(config: Settings, create: TaskCreate, as_json: bool) -> Job
     with store(config) as engine:
         runner = build_graph_runner(config)
         try:
-            verifier = SandboxVerifier(config.sandbox.build(), config.verify)
+            verifier = SandboxVerifier(open_sandbox(config.sandbox), config.verify)
             try:
                 await check_original(verifier, task_spec(create, config.graph))
             except InputRejected as exc:

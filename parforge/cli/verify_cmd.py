@@ -21,6 +21,7 @@ from rich.text import Text
 from parforge.cli._common import console, fail, run, settings
 from parforge.settings import Settings
 from parforge.specfile import SpecFileError, language_of, load_spec
+from sandbox.backends import open_sandbox
 from sandbox.base import Sandbox
 from sandbox.errors import SandboxError
 from sandbox.race import RaceCheckResult, check_program
@@ -42,7 +43,7 @@ def _in_sandbox(config: Settings, work: Callable[[Sandbox], Awaitable[T]]) -> T:
     message and exit code 2."""
 
     async def go() -> T | SandboxError:
-        sandbox = config.sandbox.build()
+        sandbox = open_sandbox(config.sandbox)
         try:
             return await work(sandbox)
         except SandboxError as exc:

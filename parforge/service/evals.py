@@ -25,6 +25,7 @@ from parforge.service.config import ServerConfig
 from parforge.service.jobs import JobPool, Running
 from parforge.service.reasons import public_reason, scrub
 from parforge.service.runners import close_runner
+from sandbox.backends import open_sandbox
 from sandbox.config import DockerConfig, SandboxConfig
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ def build_eval_runner(settings: Settings, engine: Engine) -> EvalRunner:
     no_model = settings.graph.model_copy(update={"use_model": False})
     return EvalRunner(
         engine,
-        settings.sandbox.build(),
+        open_sandbox(settings.sandbox),
         llm=settings.model.client_config(),
         settings=settings.evals,
         verify_options=settings.verify,

@@ -21,6 +21,7 @@ from corpus.store import examples
 from corpus.store.engine import make_engine
 from corpus.store.models import DEFAULT_AGENT
 from parforge.service.checkpoints import checkpoints_for
+from sandbox.backends import open_sandbox
 from sandbox.spec import Target
 
 if TYPE_CHECKING:
@@ -134,7 +135,9 @@ def build_prompt_runner(settings: Settings) -> PromptRunner:
     from agents.runners import PromptRunner, SandboxVerifier
 
     config = settings.prompt_mode
-    verifier = SandboxVerifier(settings.sandbox.build(), settings.verify, timing=config.timing)
+    verifier = SandboxVerifier(
+        open_sandbox(settings.sandbox), settings.verify, timing=config.timing
+    )
     return PromptRunner(LLMClient(settings.model.client_config()), verifier, config)
 
 
@@ -159,7 +162,9 @@ def build_graph_runner(settings: Settings) -> GraphRunner:
     from agents.runners import GraphRunner, SandboxVerifier
 
     config = settings.graph
-    verifier = SandboxVerifier(settings.sandbox.build(), settings.verify, timing=config.timing)
+    verifier = SandboxVerifier(
+        open_sandbox(settings.sandbox), settings.verify, timing=config.timing
+    )
     return GraphRunner(
         LLMClient(settings.model.client_config()),
         verifier,

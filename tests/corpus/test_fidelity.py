@@ -12,6 +12,7 @@ import pytest
 
 from corpus.formats import Target
 from corpus.suites import Suite, load_suite
+from sandbox.backends import open_sandbox
 from sandbox.base import Sandbox
 from sandbox.config import DockerConfig
 from sandbox.spec import Candidate, Spec
@@ -58,7 +59,7 @@ async def verify_one(sandbox: Sandbox, task_name: str, target: Target, source: s
 
 @pytest.fixture
 async def sandbox(sandbox_image: str) -> AsyncIterator[Sandbox]:
-    box = DockerConfig(pool_size=2).build()
+    box = open_sandbox(DockerConfig(pool_size=2))
     try:
         yield box
     finally:

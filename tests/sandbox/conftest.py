@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.backends import open_sandbox
 from sandbox.base import Sandbox
 from sandbox.config import DockerConfig, LocalConfig
 
@@ -30,8 +31,8 @@ LOCAL_TEST_CONFIG = LocalConfig(max_concurrency=2, memory_mb=512, file_size_mb=6
 def make_sandbox(backend: str, **overrides: object) -> Sandbox:
     """A sandbox of the named backend with the test limits, optionally overridden."""
     if backend == "docker":
-        return DOCKER_TEST_CONFIG.model_copy(update=overrides).build()
-    return LOCAL_TEST_CONFIG.model_copy(update=overrides).build()
+        return open_sandbox(DOCKER_TEST_CONFIG.model_copy(update=overrides))
+    return open_sandbox(LOCAL_TEST_CONFIG.model_copy(update=overrides))
 
 
 @pytest.fixture(params=BACKENDS)

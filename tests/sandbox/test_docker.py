@@ -10,11 +10,11 @@ from pathlib import Path
 import docker
 import pytest
 
-from sandbox import _container
-from sandbox._container import Setup, container_spec
+from sandbox.backends import container
+from sandbox.backends.container import Setup, container_spec
+from sandbox.backends.docker import DockerSandbox
 from sandbox.base import Sandbox
 from sandbox.config import DockerConfig
-from sandbox.docker import DockerSandbox
 from sandbox.errors import SandboxUnavailable, WorkspaceError
 from sandbox.models import Command
 from tests.sandbox.conftest import DOCKER_TEST_CONFIG
@@ -51,7 +51,7 @@ def our_containers() -> list[str]:
     client = docker.from_env()
     try:
         found = client.containers.list(
-            all=True, filters={"label": f"parforge.owner={_container.OWNER}"}
+            all=True, filters={"label": f"parforge.owner={container.OWNER}"}
         )
         return [str(c.id) for c in found]
     finally:
@@ -255,7 +255,7 @@ async def test_race_checker_and_mpi_in_the_image(docker_sandbox: Sandbox) -> Non
 async def test_prune_removes_containers_of_dead_processes(docker_sandbox: DockerSandbox) -> None:
     dead = await asyncio.create_subprocess_exec("true")
     await dead.wait()
-    labels = {**_container.owner_labels(), "parforge.owner": "gone", "parforge.pid": str(dead.pid)}
+    labels = {**container.owner_labels(), "parforge.owner": "gone", "parforge.pid": str(dead.pid)}
     client = docker.from_env()
     try:
         image = docker_sandbox.info().image
@@ -323,9 +323,9 @@ class _Channel:
 async def test_removal_is_retried_when_a_loaded_engine_misses_the_exit_event(
     monkeypatch: pytest.MonkeyPatch, failures: int, removed: bool
 ) -> None:
-    monkeypatch.setattr(_container.time, "sleep", lambda s: None)
+    monkeypatch.setattr(container.time, "sleep", lambda s: None)
     client = _Client(failures)
-    box = _container.Box(_Engine(client), "c0ffee", _Channel())  # type: ignore[arg-type]
+    box = container.Box(_Engine(client), "c0ffee", _Channel())  # type: ignore[arg-type]
     if removed:
         await box.remove()
     else:
@@ -337,7 +337,7 @@ async def test_removal_is_retried_when_a_loaded_engine_misses_the_exit_event(
 async def test_a_failed_background_chore_is_logged_not_lost(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from sandbox.docker import _log_failed_chore
+    from sandbox.backends.docker import _log_failed_chore
 
     async def fails() -> None:
         raise SandboxUnavailable("removing container c0ffee: did not receive an exit event")
@@ -354,10 +354,10 @@ async def test_a_watchdog_kill_the_engine_fumbles_is_still_a_time_out(
 ) -> None:
     # Under load the agent may miss a command's time-out and the engine may then fail to kill
     # the container: the command is a time-out (a verdict), not a sandbox error that fails the task.
-    from sandbox.docker import DockerWorkspace
+    from sandbox.backends.docker import DockerWorkspace
 
-    monkeypatch.setattr(_container.time, "sleep", lambda s: None)
-    box = _container.Box(_Engine(_Client(failures=9)), "c0ffee", _Channel())  # type: ignore[arg-type]
+    monkeypatch.setattr(container.time, "sleep", lambda s: None)
+    box = container.Box(_Engine(_Client(failures=9)), "c0ffee", _Channel())  # type: ignore[arg-type]
     result = await DockerWorkspace(box, DOCKER_TEST_CONFIG)._kill_container(12.0)
     assert result.timed_out and result.exit_code == -9
     assert box.broken is not None  # the pool will not reuse it, and removes it again on release

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import image
-from sandbox._engine import Engine
+from sandbox.backends import image
+from sandbox.backends.engine import Engine
 from sandbox.errors import ImageBuildError
 
 DEB822 = """\

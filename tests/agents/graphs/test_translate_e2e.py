@@ -20,6 +20,7 @@ from corpus.store.models import JobStatus, TaskCreate, TestInput
 from parforge.service.checkpoints import checkpoints_for
 from parforge.service.config import ServerConfig
 from parforge.service.pool import WorkerPool
+from sandbox.backends import open_sandbox
 from sandbox.config import DockerConfig
 
 pytestmark = [pytest.mark.vllm, pytest.mark.docker, pytest.mark.slow]
@@ -56,7 +57,7 @@ def outcomes(
 
     async def run_all() -> None:
         llm = LLMClient(ModelSettings().client_config())
-        verifier = SandboxVerifier(DockerConfig(pool_size=2).build())
+        verifier = SandboxVerifier(open_sandbox(DockerConfig(pool_size=2)))
         config = GraphConfig(plan_tokens=400, rewrite_tokens=512, repairs=1, replans=0)
         runner = GraphRunner(llm, verifier, config, checkpoints=checkpoints_for(url))
         pool = WorkerPool(engine, runner, ServerConfig(workers=2, poll_s=0.1, heartbeat_s=0.5))

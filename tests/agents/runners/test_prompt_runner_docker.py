@@ -15,6 +15,7 @@ from agents.llm import LLMClient
 from agents.runners import PromptModeConfig, PromptRunner, SandboxVerifier
 from corpus.store import keys, open_store
 from parforge.api import create_app
+from sandbox.backends import open_sandbox
 from sandbox.config import DockerConfig
 from tests.conftest import Reply
 from tests.parforge.api.conftest import settings_for
@@ -51,7 +52,7 @@ async def test_a_known_good_program_passes_with_speedups(
     )
     runner = PromptRunner(
         LLMClient(llm_config, transport=fake_llm.transport()),
-        SandboxVerifier(DockerConfig(pool_size=2).build()),
+        SandboxVerifier(open_sandbox(DockerConfig(pool_size=2))),
         PromptModeConfig(threads=[1, 2], timing_repeats=3),
     )
     url = f"sqlite:///{tmp_path / 'store.db'}"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.backends import open_sandbox
 from sandbox.base import Sandbox
 from sandbox.config import DockerConfig
 
@@ -17,7 +18,7 @@ PROGRAMS = Path(__file__).resolve().parent.parent / "programs"
 @pytest.fixture
 async def verify_sandbox(sandbox_image: str) -> AsyncIterator[Sandbox]:
     """A warm Docker pool with the real toolchains (gcc, clang+Archer, OpenMPI, nvcc)."""
-    sandbox = DockerConfig(pool_size=2).build()
+    sandbox = open_sandbox(DockerConfig(pool_size=2))
     try:
         yield sandbox
     finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from sandbox._engine import plain_tcp_problem
+from sandbox.backends.engine import plain_tcp_problem
 from sandbox.checkers.integrity import calls_used, source_findings, symbol_findings
 from sandbox.spec import Spec, TestCase
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from sandbox.backends import open_sandbox
 from sandbox.config import LocalConfig
 from sandbox.spec import Candidate, Spec, Target, TestCase, Tolerance
 from sandbox.verdict import Status
@@ -267,7 +268,7 @@ async def test_function_candidates_go_through_the_driver(verify_sandbox):
 
 async def test_local_backend_gives_the_same_verdicts():
     """Hosts without Docker (a bare GPU machine) verify with the local backend: same answers."""
-    sandbox = LocalConfig().build()
+    sandbox = open_sandbox(LocalConfig())
     try:
         good = await verify(sandbox, spec(), candidate(GOOD), timing=False)
         racy = await verify(sandbox, spec(), candidate(RACY["missing reduction"][0]), timing=False)

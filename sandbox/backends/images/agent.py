@@ -1,7 +1,7 @@
 """PID 1 of a ParForge sandbox container: runs the host's requests, reaps orphans, wipes jobs.
 
 Standard library only; copied into the image and run there by `python3 -I`, never imported by
-the project. The host side is `sandbox/_channel.py`.
+the project. The host side is `sandbox/backends/channel.py`.
 
 Why an agent rather than one `docker exec` per command: measured on a 2-core host, an exec round
 trip costs ~65 ms (runc builds a new process in the container's namespaces each time) and a

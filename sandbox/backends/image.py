@@ -28,7 +28,7 @@ from typing import Protocol
 
 import docker
 
-from sandbox._engine import Engine
+from sandbox.backends.engine import Engine
 from sandbox.errors import ImageBuildError, SandboxUnavailable
 
 CONTEXT_DIR = Path(__file__).parent / "images"
@@ -233,7 +233,7 @@ def _build(
         forcerm=True,
         nocache=force,
         decode=True,
-        labels={"parforge.sandbox.image": "1"},
+        labels={"parforge.sandbox.backends.image": "1"},
     )
     for chunk in stream:
         if "error" in chunk:

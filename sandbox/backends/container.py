@@ -17,8 +17,8 @@ from typing import Any
 import docker
 from docker.types import DeviceRequest, LogConfig, Mount, Ulimit
 
-from sandbox._channel import AgentChannel
-from sandbox._engine import Engine
+from sandbox.backends.channel import AgentChannel
+from sandbox.backends.engine import Engine
 from sandbox.config import DockerConfig
 from sandbox.errors import SandboxUnavailable, WorkspaceError
 

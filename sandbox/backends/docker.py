@@ -3,7 +3,7 @@
 Each container runs the ParForge agent (`images/agent.py`) as PID 1, as the unprivileged
 `sandbox` user (uid 1000), with no network, a read-only root file system, a tmpfs `/work` (the
 workspace) and `/tmp`, no capabilities, no-new-privileges, and pids, memory, CPU, file-size and
-core-dump limits (`_container.container_spec`). The host talks to the agent over the container's
+core-dump limits (`container.container_spec`). The host talks to the agent over the container's
 attach stream (`_channel.py`): files go in and commands run without a `docker exec` or a
 `put_archive` per operation, which is what keeps a warm sandbox close to running on the host.
 
@@ -31,13 +31,13 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from sandbox import _container
-from sandbox._container import Box, Setup
-from sandbox._engine import Engine
 from sandbox._paths import safe_relative
+from sandbox.backends import container
+from sandbox.backends.container import Box, Setup
+from sandbox.backends.engine import Engine
+from sandbox.backends.image import BuildProgress, build_image, ensure_image, image_tag
 from sandbox.config import DockerConfig
 from sandbox.errors import SandboxError, SandboxUnavailable, WorkspaceError
-from sandbox.image import BuildProgress, build_image, ensure_image, image_tag
 from sandbox.models import DEFAULT_OUTPUT_LIMIT, Command, CommandResult, SandboxInfo
 
 log = logging.getLogger(__name__)
@@ -109,13 +109,13 @@ class DockerSandbox:
             await asyncio.gather(*self._chores, return_exceptions=True)
 
     async def prune(self, everything: bool = False) -> list[str]:
-        """Remove containers left behind by crashed ParForge processes (see `_container.prune`)."""
-        return await _container.prune(self.engine, everything)
+        """Remove containers left behind by crashed ParForge processes (see `container.prune`)."""
+        return await container.prune(self.engine, everything)
 
     async def build_image(
         self, base: str | None = None, force: bool = False, progress: BuildProgress | None = None
     ) -> str:
-        """Build the sandbox image in this sandbox's engine (see `sandbox.image.build_image`)."""
+        """Build the sandbox image in this sandbox's engine (see `sandbox.backends.image.build_image`)."""
         return await build_image(self.engine, base=base, force=force, progress=progress)
 
     async def _prepare(self) -> Setup:
@@ -147,7 +147,7 @@ class DockerSandbox:
         for item in (attrs.get("Config") or {}).get("Env") or []:
             if item.startswith("PATH="):
                 return str(item[len("PATH=") :])
-        return _container.DEFAULT_PATH
+        return container.DEFAULT_PATH
 
     def _cuda_root(self) -> Path | None:
         """The host's CUDA toolkit when it can be mounted (a local engine and nvcc present)."""
@@ -165,7 +165,7 @@ class DockerSandbox:
         self._starting += 1
         try:
             setup = await self._prepare()
-            spec = _container.container_spec(self.config, setup)
+            spec = container.container_spec(self.config, setup)
             box = await Box.start(self.engine, spec, self.config.start_timeout_s)
         finally:
             self._starting -= 1

@@ -1,0 +1,126 @@
+"""The job record every stage works on, and the helpers they share to run programs."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import TypeVar
+
+from pydantic import BaseModel, Field
+
+from sandbox.base import Workspace
+from sandbox.gate import TimingGate
+from sandbox.models import Command, CommandResult, SandboxInfo
+from sandbox.race import RaceCheckConfig
+from sandbox.refcache import ReferenceCache
+from sandbox.spec import Candidate, Spec, Target, TestCase
+from sandbox.steps import Recorder
+from sandbox.toolchains import Paths, Program, Toolchain, reference_toolchain, toolchain_for
+from sandbox.toolchains.cuda import DEFAULT_ARCH
+from sandbox.verdict import Status, Verdict
+
+T = TypeVar("T")
+
+
+class VerifyOptions(BaseModel):
+    """Knobs of one verification (the spec holds the task's own: tests, counts, time-outs)."""
+
+    timing: bool = True
+    race: RaceCheckConfig = Field(default_factory=RaceCheckConfig)
+    parallel_runs: int = Field(default=2, ge=1)
+    """Test runs at once in the workspace (timing runs are always one at a time)."""
+    omp_wait_policy: str | None = "passive"
+    """OMP_WAIT_POLICY of OpenMP candidate runs (None: the runtime's default). Sandboxes share
+    cores; threads spinning at barriers turn any contention into slowdowns of several times."""
+    cuda_arch: str | None = None
+    """nvcc `-arch`; None = `native` on a GPU sandbox, `sm_80` without one."""
+
+
+async def gather_limited(limit: int, *aws: Awaitable[T]) -> list[T]:
+    """`asyncio.gather` with at most `limit` awaitables running at once."""
+    slots = asyncio.Semaphore(limit)
+
+    async def one(aw: Awaitable[T]) -> T:
+        async with slots:
+            return await aw
+
+    return list(await asyncio.gather(*(one(a) for a in aws)))
+
+
+class Job:
+    """One verification: the workspace, the programs in it, and the verdict being filled in."""
+
+    paths: Paths
+    """Where the workspace is; set by the pipeline once the workspace has told it."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        spec: Spec,
+        candidate: Candidate,
+        opts: VerifyOptions,
+        info: SandboxInfo,
+        cache: ReferenceCache | None = None,
+        gate: TimingGate | None = None,
+    ) -> None:
+        self.rec = Recorder(workspace, gate)
+        self.cache = cache
+        self.key = cache.key(spec, candidate.target) if cache is not None else ""
+        self.spec, self.candidate, self.opts = spec, candidate, opts
+        self.gpu, self.cores = info.gpu, info.cpus
+        arch = opts.cuda_arch or ("native" if self.gpu else DEFAULT_ARCH)
+        self.tc: Toolchain = toolchain_for(candidate.target, arch)
+        self.ref_tc = reference_toolchain(candidate.target)
+        flags, libs = tuple(spec.cflags), tuple(spec.libs)
+        self.ref = Program("ref", f"main{spec.language.suffix}", spec.language, flags, libs)
+        lang = candidate.language_for(spec)
+        if spec.driver is not None:
+            main = f"driver{lang.suffix}"
+            self.cand_files = {**spec.files, main: spec.driver, "solution.inc": candidate.source}
+            self.checked = ["solution.inc"]
+        else:
+            main = f"main{lang.suffix}"
+            self.cand_files = {**spec.files, main: candidate.source}
+            self.checked = [main]
+        self.cand = Program("cand", main, lang, flags, libs)
+        self.verdict = Verdict(target=candidate.target, status=Status.PASSED)
+        self.expected: dict[str, str] = {}
+        """The reference's output per test name."""
+        self.ref_timing: list[CommandResult] = []
+
+    def finish(self, status: Status, reason: str = "") -> Verdict:
+        """The verdict, ended with `status` and every step run so far."""
+        self.verdict.status, self.verdict.reason = status, reason
+        self.verdict.steps = self.rec.steps
+        return self.verdict
+
+    def run_candidate(
+        self, label: str, case: TestCase, workers: int, timed: bool = False
+    ) -> Awaitable[CommandResult]:
+        unit = {Target.OPENMP: " threads", Target.MPI: " ranks"}.get(self.tc.target, "")
+        name = f"run candidate [{label}]" + (f" {workers}{unit}" if unit else "")
+
+        def command() -> Command:
+            made = self.tc.run(self.cand, case, workers, self.spec.timeout_s, self.paths)
+            if self.tc.target is Target.OPENMP and self.opts.omp_wait_policy:
+                made.env["OMP_WAIT_POLICY"] = self.opts.omp_wait_policy
+            return made
+
+        return self._run_program(name, self.tc, command, timed=timed)
+
+    def run_reference(
+        self, name: str, case: TestCase, timed: bool = False
+    ) -> Awaitable[CommandResult]:
+        command = partial(self.ref_tc.run, self.ref, case, 1, self.spec.timeout_s, self.paths)
+        return self._run_program(name, self.ref_tc, command, timed=timed)
+
+    async def _run_program(
+        self, name: str, tc: Toolchain, command: Callable[[], Command], *, timed: bool = False
+    ) -> CommandResult:
+        """Run a built program; once more (with a fresh command) when the toolchain says the
+        failure may be its runtime's rather than the program's. Both runs are in the steps."""
+        result = await self.rec.run(name, command(), timed=timed)
+        if fault := tc.runtime_fault(result):
+            result = await self.rec.run(f"{name} again: {fault}", command(), timed=timed)
+        return result
