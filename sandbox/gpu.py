@@ -1,16 +1,28 @@
 """CUDA concurrency checks: compute-sanitizer's memcheck, racecheck and synccheck.
 
 They need a GPU. Without one the verdict says so (`NO_GPU`) instead of guessing.
+
+The checks fail closed: only the report the tool wrote to its own log file is read (the
+program's output is the candidate's to fill, fake reports included), a run whose log does not
+prove the tool checked it is `not_run`, and the tool's error exit status fails the candidate
+even when the log looks clean.
 """
 
 from __future__ import annotations
 
-from sandbox.checkers.cuda_sanitizer import TOOL, error_count, parse_sanitizer
+import secrets
+
+from sandbox.checkers.cuda_sanitizer import TOOL, error_count, has_proof, parse_sanitizer
 from sandbox.outcomes import missing_tool
 from sandbox.spec import Spec
 from sandbox.steps import Recorder
 from sandbox.toolchains.base import Paths, Program
-from sandbox.toolchains.cuda import SANITIZER_TOOLS, CUDAToolchain
+from sandbox.toolchains.cuda import (
+    SANITIZER_EXITCODE,
+    SANITIZER_TOOLS,
+    CUDAToolchain,
+    sanitizer_log,
+)
 from sandbox.verdict import ConcurrencyReport, Finding
 
 NO_GPU = "not run: no GPU"
@@ -25,10 +37,12 @@ async def check_cuda_concurrency(
     findings: list[Finding] = []
     runs = 0
     for tool in SANITIZER_TOOLS:
-        command = toolchain.sanitizer(program, tool, case, spec.timeout_s * _SLOWDOWN, paths)
-        result = await rec.run(f"compute-sanitizer {tool} [{case.name}]", command)
+        label = f"compute-sanitizer {tool} [{case.name}]"
+        # A fresh random name per run: the program can neither guess it nor plant a report.
+        log = f"{paths.tmp}/sanitizer-{secrets.token_hex(8)}"
+        command = toolchain.sanitizer(program, tool, case, spec.timeout_s * _SLOWDOWN, paths, log)
+        result = await rec.run(label, command)
         runs += 1
-        output = result.stdout + "\n" + result.stderr
         if missing_tool(result):
             return ConcurrencyReport(
                 ok=False,
@@ -37,6 +51,8 @@ async def check_cuda_concurrency(
                 not_run="not run: compute-sanitizer is not installed",
             )
         if result.timed_out:
+            # The hang is the finding whatever the log says; the other tools would hang too
+            # (and the workspace may be gone with the run that did not stop).
             findings.append(
                 Finding(
                     kind="hang",
@@ -44,24 +60,36 @@ async def check_cuda_concurrency(
                     message=f"{tool}: no end within {result.duration_s:.0f}s",
                 )
             )
-            continue
-        found = parse_sanitizer(tool, output)
-        counted = error_count(output)
-        if counted is None and result.exit_code not in (0, 99):
-            # No summary at all: the tool itself did not get to check anything.
+            break
+        report = (await rec.run(f"{label}: tool log", sanitizer_log(log))).stdout
+        if not has_proof(report):
             return ConcurrencyReport(
                 ok=False,
                 tools=[TOOL],
                 findings=findings,
                 runs=runs,
-                not_run=f"not run: compute-sanitizer {tool} failed (exit {result.exit_code})",
+                not_run=(
+                    f"not run: compute-sanitizer {tool} left no report (exit {result.exit_code})"
+                ),
             )
-        if counted and not any(f.kind != "racecheck warning" for f in found):
+        found = parse_sanitizer(tool, report)
+        counted = error_count(report)
+        shown = any(f.kind != "racecheck warning" for f in found)
+        if not shown and counted:
+            found.append(_error(tool, f"{tool} counted {counted} error(s)"))
+        elif not shown and result.exit_code == SANITIZER_EXITCODE:
+            # The exit status comes from the tool itself; the log is a file the program
+            # could reach while it ran.
             found.append(
-                Finding(
-                    kind=f"{tool} error", tool=TOOL, message=f"{tool} counted {counted} error(s)"
+                _error(
+                    tool,
+                    f"{tool}: exit code {SANITIZER_EXITCODE} reports errors the log does not show",
                 )
             )
         findings += found
     failing = [f for f in findings if f.kind != "racecheck warning"]
     return ConcurrencyReport(ok=not failing, tools=[TOOL], findings=findings, runs=runs)
+
+
+def _error(tool: str, message: str) -> Finding:
+    return Finding(kind=f"{tool} error", tool=TOOL, message=message)

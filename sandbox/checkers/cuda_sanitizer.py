@@ -26,6 +26,8 @@ from sandbox.verdict import Finding
 
 TOOL = "compute-sanitizer"
 PREFIX = "========="
+BANNER = f"{PREFIX} COMPUTE-SANITIZER"
+"""The first line compute-sanitizer writes to its log."""
 
 _PLACE = re.compile(r"\bin (?P<file>[^\s:]+):(?P<line>\d+)")
 _ERROR_SUMMARY = re.compile(r"ERROR SUMMARY: (?P<n>\d+) errors?")
@@ -77,6 +79,15 @@ def error_count(output: str) -> int | None:
     if m := _ERROR_SUMMARY.search(output):
         return int(m.group("n"))
     return None
+
+
+def has_proof(log: str) -> bool:
+    """Whether `log` shows the tool checked a whole run: its banner first, its summary after.
+
+    The tool writes the summary once the program has ended; a log without it (empty, cut short
+    by a crash of the tool, or never written) vouches for nothing.
+    """
+    return log.startswith(BANNER) and error_count(log) is not None
 
 
 def _kind(tool: str, headline: str) -> str:

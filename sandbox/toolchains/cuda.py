@@ -13,6 +13,8 @@ from sandbox.verdict import SourceCheck
 DEFAULT_ARCH = "sm_80"
 """What CPU-only hosts compile for: SASS for Ampere plus PTX that newer GPUs JIT-compile."""
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck")
+SANITIZER_EXITCODE = 99
+"""compute-sanitizer's exit status when its tool found errors (`--error-exitcode`)."""
 
 
 class CUDAToolchain(Toolchain):
@@ -43,10 +45,27 @@ class CUDAToolchain(Toolchain):
         return SourceCheck(ok=True, found=found, message=f"{len(kernels)} kernel(s)")
 
     def sanitizer(
-        self, program: Program, tool: str, case: TestCase, timeout_s: float, paths: Paths
+        self,
+        program: Program,
+        tool: str,
+        case: TestCase,
+        timeout_s: float,
+        paths: Paths,
+        log: str,
     ) -> Command:
-        """The program under compute-sanitizer's `tool`, failing with exit 99 on any error."""
-        options = [f"--tool={tool}", "--error-exitcode=99", "--print-limit=50"]
+        """The program under compute-sanitizer's `tool`, exiting `SANITIZER_EXITCODE` on errors.
+
+        The tool writes its report to the file `log` (an absolute path the caller picks fresh
+        for each run), never to the program's own output: what the program prints cannot pass
+        for the tool's report. `%` starts a pattern in that option, hence the doubling.
+        """
+        options = [
+            f"--tool={tool}",
+            f"--error-exitcode={SANITIZER_EXITCODE}",
+            "--print-limit=50",
+            "--log-file",
+            log.replace("%", "%%"),
+        ]
         if tool == "racecheck":
             options.append("--racecheck-report=hazard")
         return Command(
@@ -56,3 +75,8 @@ class CUDAToolchain(Toolchain):
             env=paths.env(),
             timeout_s=timeout_s,
         )
+
+
+def sanitizer_log(log: str) -> Command:
+    """Print the report one `CUDAToolchain.sanitizer` run wrote to `log` (nothing if none)."""
+    return Command(argv=["sh", "-c", 'cat -- "$0" 2>/dev/null; true', log], timeout_s=30)

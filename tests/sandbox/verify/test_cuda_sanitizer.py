@@ -1,6 +1,6 @@
 """compute-sanitizer output written from the documented format (no GPU on the CI host)."""
 
-from sandbox.checkers.cuda_sanitizer import error_count, parse_sanitizer
+from sandbox.checkers.cuda_sanitizer import error_count, has_proof, parse_sanitizer
 
 MEMCHECK = """\
 ========= COMPUTE-SANITIZER
@@ -82,3 +82,10 @@ def test_clean_run_has_no_findings():
     assert parse_sanitizer("memcheck", CLEAN) == []
     assert error_count(CLEAN) == 0
     assert error_count("no summary") is None
+
+
+def test_proof_is_the_banner_first_and_a_summary():
+    assert all(has_proof(log) for log in (MEMCHECK, RACECHECK, SYNCCHECK, CLEAN))
+    assert not has_proof("")
+    assert not has_proof("========= COMPUTE-SANITIZER\n")  # cut short before the summary
+    assert not has_proof("hello\n" + CLEAN)  # the banner is not the log's first line

@@ -1,7 +1,8 @@
 """The GPU branch of verify() (tests, compute-sanitizer, timing) with a scripted sandbox.
 
 No GPU here: the sandbox claims one and answers each command from a script, with sanitizer
-output written from compute-sanitizer's documented format.
+reports written from compute-sanitizer's documented format. The script keeps each report under
+the `--log-file` the harness named and hands it back when the harness reads that file.
 """
 
 from __future__ import annotations
@@ -24,7 +25,12 @@ RACE_CLEAN = "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazard
 SOURCE = "__global__ void add(float *x, int n) { }\nint main() { add<<<1, 1>>>(0, 0); }\n"
 
 
-def script(sanitizer: dict[str, str]):
+def script(logs: dict[str, str], exits: dict[str, int] | None = None, printed: str = "42\n"):
+    """`logs`: what each sanitizer tool writes to its log file (default: a clean report);
+    `exits`: its exit status (default 99 when the log shows errors); `printed`: what the
+    program itself prints under the tool."""
+    written: dict[str, str] = {}
+
     def handler(command: Command) -> CommandResult:
         tool = command.argv[0]
         if tool in ("nvcc", "gcc"):
@@ -33,10 +39,12 @@ def script(sanitizer: dict[str, str]):
             return CommandResult(exit_code=0, stdout="add(float*, int)\n")
         if tool == "compute-sanitizer":
             name = command.argv[1].removeprefix("--tool=")
-            text = sanitizer.get(name, RACE_CLEAN if name == "racecheck" else CLEAN)
-            return CommandResult(
-                exit_code=99 if "Error" in text or "Invalid" in text else 0, stdout=text
-            )
+            text = logs.get(name, RACE_CLEAN if name == "racecheck" else CLEAN)
+            written[command.argv[command.argv.index("--log-file") + 1]] = text
+            found = 99 if "Error" in text or "Invalid" in text else 0
+            return CommandResult(exit_code=(exits or {}).get(name, found), stdout=printed)
+        if tool == "sh" and command.argv[-1] in written:
+            return CommandResult(exit_code=0, stdout=written[command.argv[-1]])
         seconds = 1.0 if command.cwd == "ref" else 0.25
         return CommandResult(exit_code=0, stdout="42\n", duration_s=seconds)
 
@@ -56,6 +64,13 @@ async def test_clean_kernel_passes_with_native_arch_and_a_speedup():
     assert v.timing.speedup == {1: 4.0}
     nvcc = next(c for c in sandbox.workspace_.commands if c.argv[0] == "nvcc")
     assert "-arch=native" in nvcc.argv
+    logs = [
+        c.argv[c.argv.index("--log-file") + 1]
+        for c in sandbox.workspace_.commands
+        if c.argv[0] == "compute-sanitizer"
+    ]
+    assert len(set(logs)) == 3  # a fresh name per run, in the workspace's TMPDIR
+    assert all(log.startswith("/ws/.tmp/sanitizer-") for log in logs)
 
 
 async def test_memcheck_error_is_a_sanitizer_error():
@@ -93,3 +108,4 @@ async def test_missing_compute_sanitizer_means_not_run():
     )
     assert v.status is Status.NOT_RUN
     assert v.reason == "not run: compute-sanitizer is not installed"
+
