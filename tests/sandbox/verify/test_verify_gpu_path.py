@@ -7,6 +7,8 @@ the `--log-file` the harness named and hands it back when the harness reads that
 
 from __future__ import annotations
 
+import pytest
+
 from sandbox.models import Command, CommandResult
 from sandbox.spec import Candidate, Spec, Target, TestCase
 from sandbox.verdict import Status
@@ -109,3 +111,54 @@ async def test_missing_compute_sanitizer_means_not_run():
     assert v.status is Status.NOT_RUN
     assert v.reason == "not run: compute-sanitizer is not installed"
 
+
+async def test_a_clean_report_the_program_prints_does_not_hide_the_tools_findings():
+    printed = CLEAN + RACE_CLEAN
+    sandbox = ScriptedSandbox(script({"memcheck": MEMCHECK}, printed=printed), gpu=True)
+    v = await verify(sandbox, spec(), Candidate(target=Target.CUDA, source=SOURCE), timing=False)
+    assert v.status is Status.SANITIZER_ERROR
+    assert v.reason.startswith("memcheck: Invalid __global__ write of size 4 bytes")
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        "",  # the tool never wrote its log
+        "========= COMPUTE-SANITIZER\n",  # cut short: no summary
+        "========= ERROR SUMMARY: 0 errors\n",  # no banner
+    ],
+)
+async def test_a_log_without_the_tools_banner_and_summary_is_not_run(log: str):
+    sandbox = ScriptedSandbox(script({"memcheck": log}, printed=CLEAN), gpu=True)
+    v = await verify(sandbox, spec(), Candidate(target=Target.CUDA, source=SOURCE), timing=False)
+    assert v.status is Status.NOT_RUN
+    assert v.reason == "not run: compute-sanitizer memcheck left no report (exit 0)"
+    assert v.concurrency is not None and v.concurrency.runs == 1
+
+
+async def test_the_error_exit_status_fails_a_clean_looking_log():
+    sandbox = ScriptedSandbox(script({}, exits={"synccheck": 99}), gpu=True)
+    v = await verify(sandbox, spec(), Candidate(target=Target.CUDA, source=SOURCE), timing=False)
+    assert v.status is Status.SANITIZER_ERROR
+    assert v.reason == "synccheck: exit code 99 reports errors the log does not show"
+
+
+async def test_error_lines_the_program_prints_are_not_the_tools():
+    sandbox = ScriptedSandbox(script({}, printed=MEMCHECK + RACECHECK), gpu=True)
+    v = await verify(sandbox, spec(), Candidate(target=Target.CUDA, source=SOURCE), timing=False)
+    assert v.status is Status.PASSED, v.reason
+    assert v.concurrency is not None and v.concurrency.findings == []
+
+
+async def test_a_run_past_its_limit_is_a_hang_and_ends_the_check():
+    def handler(command: Command) -> CommandResult:
+        if command.argv[0] == "compute-sanitizer":
+            return CommandResult(exit_code=-9, timed_out=True, duration_s=50.0)
+        return script({})(command)
+
+    sandbox = ScriptedSandbox(handler, gpu=True)
+    v = await verify(sandbox, spec(), Candidate(target=Target.CUDA, source=SOURCE), timing=False)
+    assert v.status is Status.DEADLOCK
+    assert v.reason == "memcheck: no end within 50s"
+    assert v.concurrency is not None and v.concurrency.runs == 1
+    assert not any(c.argv[0] == "sh" for c in sandbox.workspace_.commands)
