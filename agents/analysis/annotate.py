@@ -2,6 +2,16 @@
 
 Data-sharing clauses (reduction, private) come from the dependence analysis, never from the
 model, so a choice can only make a loop faster or slower, never wrong.
+
+A histogram over a `std::array` (`bins[k]++`) needs one rewrite besides the directive: OpenMP
+reduces arrays and pointers, not classes, so the loop counts through a pointer to the array's
+data, declared with the directive in a block of its own:
+
+    {
+    size_t *bins_data = bins.data();
+    #pragma omp parallel for reduction(+:bins_data[:256]) schedule(static)
+    for (auto const& pixel : image) { bins_data[pixel]++; }
+    }
 """
 
 from __future__ import annotations
@@ -13,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import Loop, Program
+from agents.analysis.parse import syntax_tree, text
 
 CHUNKS: tuple[int | None, ...] = (None, 1, 4, 16, 64, 256)
 """The chunk sizes a choice may name (None: the schedule's default)."""
@@ -88,14 +99,18 @@ def default_choices(loops: Sequence[Loop]) -> list[LoopChoice]:
     return [LoopChoice(loop=loop.id) for loop in loops if not ids & set(loop.ancestors)]
 
 
-def directive(loop: Loop, choice: LoopChoice) -> str:
-    """The `#pragma omp parallel for ...` line for a loop (no indentation, no newline)."""
+def directive(loop: Loop, choice: LoopChoice, aliases: dict[str, str] | None = None) -> str:
+    """The `#pragma omp parallel for ...` line for a loop (no indentation, no newline);
+    `aliases` names the pointers that `std::array` histograms are counted through."""
     words = ["#pragma omp parallel for"]
     if choice.simd:
         words[0] += " simd"
     by_op: dict[str, list[str]] = {}
     for reduction in loop.dependence.reductions:
         by_op.setdefault(reduction.op, []).append(reduction.var)
+    for array in loop.dependence.array_reductions:
+        name = (aliases or {}).get(array.var, array.var)
+        by_op.setdefault(array.op, []).append(f"{name}[:{array.length}]")
     words += [f"reduction({op}:{','.join(names)})" for op, names in by_op.items()]
     if loop.dependence.private:
         words.append(f"private({','.join(loop.dependence.private)})")
@@ -128,12 +143,113 @@ def apply_choices(source: str, program: Program, choices: Sequence[LoopChoice]) 
         nested = [a for a in known[loop_id].ancestors if a in chosen]
         if nested:
             raise AnnotationError(f"loop {loop_id} is nested inside loop {nested[0]}, also chosen")
+    spans = _loop_spans(source, program, [known[i] for i in chosen])
+    names = _identifiers(source, program)
     lines = source.split("\n")
     # Bottom-up, so that inserting lines leaves the positions still to use unchanged.
     for loop_id in sorted(chosen, key=lambda i: (known[i].line, known[i].column), reverse=True):
         loop = known[loop_id]
-        lines[loop.line - 1 : loop.line] = _insert(lines[loop.line - 1], loop, chosen[loop_id])
+        if any(a.container for a in loop.dependence.array_reductions):
+            lines = _through_pointers(lines, loop, chosen[loop_id], spans[loop_id], names)
+        else:
+            lines[loop.line - 1 : loop.line] = _insert(lines[loop.line - 1], loop, chosen[loop_id])
     return "\n".join(lines)
+
+
+def _loop_spans(
+    source: str, program: Program, loops: Sequence[Loop]
+) -> dict[str, tuple[int, list[tuple[int, str]]]]:
+    """For loops with `std::array` histograms: the loop's length in bytes and (offset from its
+    start, name) of every identifier naming one of those arrays, from a parse of `source`."""
+    wanted = {
+        (loop.line - 1, loop.column): loop
+        for loop in loops
+        if any(a.container for a in loop.dependence.array_reductions)
+    }
+    if not wanted:
+        return {}
+    spans: dict[str, tuple[int, list[tuple[int, str]]]] = {}
+    stack = [syntax_tree(source, program.language).root_node]
+    while stack:
+        node = stack.pop()
+        loop = wanted.get(node.start_point)
+        if loop is not None and node.type in ("for_statement", "for_range_loop"):
+            arrays = {a.var for a in loop.dependence.array_reductions if a.container}
+            offsets = [
+                (n.start_byte - node.start_byte, text(n)) for n in _walk(node) if _names(n, arrays)
+            ]
+            spans[loop.id] = (node.end_byte - node.start_byte, offsets)
+        stack.extend(node.children)
+    missing = [loop.id for loop in wanted.values() if loop.id not in spans]
+    if missing:
+        raise AnnotationError(f"cannot find loop {missing[0]} in the source it was analysed from")
+    return spans
+
+
+def _walk(node: Any) -> list[Any]:
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(current.children)
+    return found
+
+
+def _names(node: Any, arrays: set[str]) -> bool:
+    return bool(node.type == "identifier" and text(node) in arrays)
+
+
+def _identifiers(source: str, program: Program) -> set[str]:
+    return {
+        text(n)
+        for n in _walk(syntax_tree(source, program.language).root_node)
+        if n.type == "identifier"
+    }
+
+
+def _through_pointers(
+    lines: list[str],
+    loop: Loop,
+    choice: LoopChoice,
+    span: tuple[int, list[tuple[int, str]]],
+    names: set[str],
+) -> list[str]:
+    """Replace the loop by a block that declares a pointer to each `std::array` histogram's
+    data, the directive reducing through those pointers, and the loop counting through them."""
+    aliases: dict[str, str] = {}
+    declarations = []
+    for array in loop.dependence.array_reductions:
+        if not array.container:
+            continue
+        alias = f"{array.var}_data"
+        while alias in names:
+            alias += "_"
+        names.add(alias)
+        aliases[array.var] = alias
+        declarations.append(f"{array.element} *{alias} = {array.var}.data();")
+    source = "\n".join(lines).encode()
+    start = sum(len(row.encode()) + 1 for row in lines[: loop.line - 1]) + loop.column
+    length, offsets = span
+    body = bytearray(source[start : start + length])
+    for offset, name in sorted(offsets, reverse=True):
+        body[offset : offset + len(name.encode())] = aliases[name].encode()
+    first = lines[loop.line - 1]
+    indent = first[: len(first) - len(first.lstrip())]
+    block = "\n".join(
+        ["{", *(indent + d for d in declarations), indent + directive(loop, choice, aliases)]
+    )
+    replaced = (
+        source[:start].decode()
+        + block
+        + "\n"
+        + indent
+        + body.decode()
+        + "\n"
+        + indent
+        + "}"
+        + source[start + length :].decode()
+    )
+    return replaced.split("\n")
 
 
 def _check(loop: Loop, choice: LoopChoice) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from agents.analysis.accesses import BodyFacts, Event
-from agents.analysis.model import Dependence, Reduction, ReductionOp
+from agents.analysis.model import ArrayReduction, Dependence, Reduction, ReductionOp
 from agents.analysis.parse import identifiers, mentions, text, unwrap
 from agents.analysis.purity import is_pure
 
@@ -26,6 +26,9 @@ class Scope:
     """Names the function reads after the loop ends."""
     pointer_params: tuple[tuple[str, str], ...] = ()
     """(name, element type) of the function's pointer and array parameters."""
+    arrays: tuple[tuple[str, str, str, bool], ...] = ()
+    """(name, element type, length, is a `std::array`) of the arrays whose length the
+    function's parameters or declarations give: what an array reduction needs."""
 
 
 def dependence(
@@ -49,7 +52,10 @@ def dependence(
     unknown += [f"writes through a pointer ({w})" for w in facts.pointer_writes]
     unknown += [f"the parser could not read line {n}" for n in dict.fromkeys(facts.unreadable)]
     events = [e for e in facts.events if e.name != var and e.name not in facts.locals]
-    carried += _array_conflicts(var, events, facts, range_for)
+    conflicts, reduced = _array_conflicts(var, events, facts, range_for)
+    carried += conflicts
+    array_reductions, unsized = _array_reductions(reduced, scope)
+    carried += unsized
     carried += [
         f"every iteration of {var} writes all of {name} through {element} (line {at})"
         for name, element, at in facts.range_writes
@@ -63,7 +69,7 @@ def dependence(
         if carried:
             return Dependence(kind="carried", reason="; ".join(carried))
         return Dependence(kind="unknown", reason="; ".join(unknown))
-    reason = _ok_reason(var, events, reductions)
+    reason = _ok_reason(var, events, reductions, array_reductions)
     if written_through is not None:
         reason = (
             f"each iteration writes only its own element of {written_through} ({var}); {reason}"
@@ -72,8 +78,9 @@ def dependence(
     if aliasing:
         reason += f"; {aliasing}"
     return Dependence(
-        kind="reduction" if reductions else "independent",
+        kind="reduction" if reductions or array_reductions else "independent",
         reductions=tuple(reductions),
+        array_reductions=tuple(array_reductions),
         private=tuple(private),
         reason=reason,
     )
@@ -82,19 +89,48 @@ def dependence(
 # --- arrays --------------------------------------------------------------------------------
 
 
-def _array_conflicts(var: str, events: list[Event], facts: BodyFacts, range_for: bool) -> list[str]:
+def _array_conflicts(
+    var: str, events: list[Event], facts: BodyFacts, range_for: bool
+) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """The conflicts between iterations over arrays, and (array, operator, conflict) of the
+    arrays whose only conflict is that iterations update the same elements in place with one
+    operator: array reductions, when the array's length is known."""
     varying = facts.written() | facts.locals | ({var} if range_for else set())
     by_array: dict[str, list[Event]] = defaultdict(list)
     for event in events:
         if event.indices:
             by_array[event.name].append(event)
     problems = []
-    for uses in by_array.values():
+    reduced = []
+    for name, uses in by_array.items():
         writes = [e for e in uses if e.kind == "write"]
         problem = _array_problem(var, uses, writes, varying, facts.inner_vars, range_for)
-        if problem:
+        ops = {e.reduction for e in uses}
+        if problem and len(ops) == 1 and None not in ops and name not in facts.assigned():
+            reduced.append((name, str(ops.pop()), problem))
+        elif problem:
             problems.append(problem)
-    return problems
+    return problems, reduced
+
+
+def _array_reductions(
+    reduced: list[tuple[str, str, str]], scope: Scope
+) -> tuple[list[ArrayReduction], list[str]]:
+    """Array reductions for the arrays whose length is known; a problem for each other one."""
+    known = {
+        name: (element, length, container) for name, element, length, container in scope.arrays
+    }
+    found, problems = [], []
+    for name, op, conflict in reduced:
+        if name not in known:
+            problems.append(
+                f"{conflict} (updated with {op}: an array reduction would need the length of "
+                f"{name}, which no declaration in the function gives)"
+            )
+            continue
+        element, length, container = known[name]
+        found.append(ArrayReduction(name, op, length, element, container))  # type: ignore[arg-type]
+    return found, problems
 
 
 def _container_conflicts(var: str, container: str, events: list[Event]) -> list[str]:
@@ -243,16 +279,31 @@ def _scalars(events: list[Event], scope: Scope) -> tuple[list[Reduction], list[s
 # --- reasons -------------------------------------------------------------------------------
 
 
-def _ok_reason(var: str, events: list[Event], reductions: list[Reduction]) -> str:
-    written = list(dict.fromkeys(_show(e) for e in events if e.kind == "write" and e.indices))
+def _ok_reason(
+    var: str,
+    events: list[Event],
+    reductions: list[Reduction],
+    array_reductions: list[ArrayReduction],
+) -> str:
+    binned = {r.var for r in array_reductions}
+    written = list(
+        dict.fromkeys(
+            _show(e) for e in events if e.kind == "write" and e.indices and e.name not in binned
+        )
+    )
     parts = []
     if written:
         parts.append(f"each iteration of {var} writes only its own elements ({', '.join(written)})")
-    else:
+    elif not array_reductions:
         parts.append(f"no iteration of {var} writes an array element another one uses")
     if reductions:
         shown = ", ".join(f"{r.var} ({r.op})" for r in reductions)
         parts.append(f"reduction: {shown}")
+    if array_reductions:
+        shown = ", ".join(f"{r.var}[0:{r.length}] ({r.op})" for r in array_reductions)
+        parts.append(
+            f"array reduction (a histogram: each thread counts into its own copy): {shown}"
+        )
     return "; ".join(parts)
 
 

@@ -38,11 +38,28 @@ class Reduction:
 
 
 @dataclass(frozen=True)
+class ArrayReduction:
+    """An array whose elements iterations only update in place with one operator (a histogram:
+    `bins[k]++` where any iteration may hit any bin): each thread counts into its own copy."""
+
+    var: str
+    op: ReductionOp
+    length: str
+    """The number of elements, from the array's declaration (source text: `256`, `N`)."""
+    element: str
+    """The element type (`size_t`)."""
+    container: bool = False
+    """A `std::array`: OpenMP reduces only arrays and pointers, so the annotation reduces
+    through a pointer to its data (`agents.analysis.annotate`)."""
+
+
+@dataclass(frozen=True)
 class Dependence:
     """The verdict on a loop's iterations, with the clauses a parallel version needs."""
 
     kind: DependenceKind
     reductions: tuple[Reduction, ...] = ()
+    array_reductions: tuple[ArrayReduction, ...] = ()
     private: tuple[str, ...] = ()
     """Scalars declared outside the loop that every iteration assigns before it reads them."""
     reason: str = ""

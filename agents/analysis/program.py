@@ -102,6 +102,7 @@ def _loops(
         if not is_scalar_declarator(p.child_by_field_name("declarator"))
     )
     containers = random_access_names(definition)
+    arrays = _sized_arrays(definition, named)
     found: list[_Found] = []
     by_node: dict[int, _Found] = {}
     for node in loops_in(body):
@@ -115,6 +116,7 @@ def _loops(
             pure_functions=pure,
             used_after=frozenset(_names_after(body, node.end_byte)),
             pointer_params=pointers,
+            arrays=arrays,
         )
         verdict = (
             dependence(
@@ -133,6 +135,73 @@ def _loops(
     for item in reversed(found):
         item.perfect_nest = _perfect_nest(item, by_node)
     return found, counter
+
+
+def _sized_arrays(
+    definition: Node, named: dict[str, int]
+) -> tuple[tuple[str, str, str, bool], ...]:
+    """(name, element type, length, is a std::array) of the one-dimensional arrays a function's
+    parameters and declarations give a fixed length: `size_t h[10]`, `int h[N]` with `N` a
+    named constant, `std::array<size_t, 256> &bins`."""
+    found: dict[str, tuple[str, str, str, bool]] = {}
+    declarations = [p for _, p in function_params(definition)]
+    body = definition.child_by_field_name("body")
+    stack = [body] if body is not None else []
+    while stack:
+        node = stack.pop()
+        if node.type == "declaration":
+            declarations.append(node)
+        stack.extend(node.children)
+    for decl in declarations:
+        type_node = decl.child_by_field_name("type")
+        if type_node is None:
+            continue
+        for declarator in decl.children_by_field_name("declarator"):
+            if declarator.type == "init_declarator":
+                declarator = declarator.child_by_field_name("declarator") or declarator
+            sized = _std_array(type_node, declarator) or _c_array(type_node, declarator, named)
+            if sized is not None:
+                found.setdefault(sized[0], sized)
+    return tuple(found.values())
+
+
+def _std_array(type_node: Node, declarator: Node) -> tuple[str, str, str, bool] | None:
+    """`std::array<T, N> name` or `std::array<T, N> &name`."""
+    named: Node | None = declarator
+    if declarator.type == "reference_declarator":
+        named = next((c for c in declarator.named_children if c.type == "identifier"), None)
+    if named is None or named.type != "identifier":
+        return None
+    node = type_node
+    if node.type == "qualified_identifier":
+        scope = node.child_by_field_name("scope")
+        if scope is None or text(scope) != "std":
+            return None
+        node = node.child_by_field_name("name") or node
+    name = node.child_by_field_name("name")
+    arguments = node.child_by_field_name("arguments")
+    if node.type != "template_type" or name is None or text(name) != "array" or arguments is None:
+        return None
+    args = [a for a in arguments.named_children if a.type != "comment"]
+    if len(args) != 2:
+        return None
+    return text(named), canon(args[0]), canon(args[1]), True
+
+
+def _c_array(
+    type_node: Node, declarator: Node, named: dict[str, int]
+) -> tuple[str, str, str, bool] | None:
+    """`T name[N]`, one dimension, `N` a literal or a named constant (never a runtime value)."""
+    if declarator.type != "array_declarator":
+        return None
+    inner, size = (
+        declarator.child_by_field_name("declarator"),
+        declarator.child_by_field_name("size"),
+    )
+    if inner is None or inner.type != "identifier" or size is None:
+        return None
+    fixed = size.type == "number_literal" or (size.type == "identifier" and text(size) in named)
+    return (text(inner), canon(type_node), canon(size), False) if fixed else None
 
 
 def _written_through(head: Header, facts: BodyFacts) -> str | None:

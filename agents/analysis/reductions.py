@@ -4,6 +4,9 @@
 `if (e > s) s = e;` (with optional extra `&&` conditions that do not read `s`) are recognised;
 `e` must not mention `s`. Whether the scalar is a reduction of a loop also needs that it is not
 used anywhere else in the body, which the dependence rules check.
+
+An array element updated in place (`h[k]++`, `h[k] += e`, neither `k` nor `e` mentioning `h`)
+is a reduction statement on the array `h`: a histogram, when every iteration may hit any bin.
 """
 
 from __future__ import annotations
@@ -30,12 +33,23 @@ def match_reduction(statement: Node) -> tuple[str, str] | None:
     expr = unwrap(statement.named_children[0])
     if expr.type == "update_expression":
         target = expr.child_by_field_name("argument")
+        if target is not None and target.type == "subscript_expression":
+            array = _element_of(target)
+            return (array, "+") if array else None
         return (text(target), "+") if target is not None and target.type == "identifier" else None
     if expr.type != "assignment_expression":
         return None
     left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
     operator = expr.child_by_field_name("operator")
-    if left is None or right is None or operator is None or left.type != "identifier":
+    if left is None or right is None or operator is None:
+        return None
+    if left.type == "subscript_expression":
+        array = _element_of(left)
+        op = text(operator)
+        if array is None or op not in _COMPOUND or mentions(right, array):
+            return None
+        return array, _COMPOUND[op]
+    if left.type != "identifier":
         return None
     name, op = text(left), text(operator)
     if op in _COMPOUND:
@@ -44,6 +58,16 @@ def match_reduction(statement: Node) -> tuple[str, str] | None:
         return None
     found = _fold(name, unwrap(right))
     return (name, found) if found else None
+
+
+def _element_of(target: Node) -> str | None:
+    """The array `h` of an element `h[k]` (one subscript, `k` free of `h`), else None."""
+    base = target.child_by_field_name("argument")
+    index = target.child_by_field_name("indices") or target.child_by_field_name("index")
+    if base is None or index is None or unwrap(base).type != "identifier":
+        return None
+    name = text(unwrap(base))
+    return None if mentions(index, name) else name
 
 
 def _fold(name: str, value: Node) -> str | None:

@@ -30,7 +30,10 @@ def loop_facts(loops: Sequence[Loop]) -> str:
     lines = []
     for loop in loops:
         dep = loop.dependence
-        clauses = ", ".join(f"reduction({r.op}:{r.var})" for r in dep.reductions)
+        clauses = ", ".join(
+            [f"reduction({r.op}:{r.var})" for r in dep.reductions]
+            + [f"reduction({a.op}:{a.var}[:{a.length}])" for a in dep.array_reductions]
+        )
         private = f", private({', '.join(dep.private)})" if dep.private else ""
         trips = f", {loop.trip_count} iterations" if loop.trip_count else ""
         lines.append(

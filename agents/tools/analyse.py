@@ -55,7 +55,8 @@ class Analyse:
                     line=loop.line,
                     depth=loop.depth,
                     dependence=loop.dependence.kind,
-                    reductions=[f"{r.op}:{r.var}" for r in loop.dependence.reductions],
+                    reductions=[f"{r.op}:{r.var}" for r in loop.dependence.reductions]
+                    + [f"{a.op}:{a.var}[:{a.length}]" for a in loop.dependence.array_reductions],
                     private=list(loop.dependence.private),
                     reason=loop.dependence.reason,
                 )

@@ -163,7 +163,11 @@ def label(ctx: ToolContext, choices: list[LoopChoice]) -> str:
         dep = ctx.program.loop(choice.loop).dependence
         tags += [
             t
-            for t in ([f"reduction:{r.op}" for r in dep.reductions] or [dep.kind])
+            for t in (
+                [f"reduction:{r.op}" for r in dep.reductions]
+                + [f"histogram:{a.op}" for a in dep.array_reductions]
+                or [dep.kind]
+            )
             if t not in tags
         ]
     loops = ",".join(f"{c.loop}/{c.schedule}{'+simd' if c.simd else ''}" for c in chosen)

@@ -28,7 +28,9 @@ def patterns(program: Program) -> list[str]:
     found: list[str] = []
     for loop in program.loops:
         dep = loop.dependence
-        tags = [f"reduction:{r.op}" for r in dep.reductions] or [dep.kind]
+        tags = [f"reduction:{r.op}" for r in dep.reductions] + [
+            f"histogram:{a.op}" for a in dep.array_reductions
+        ] or [dep.kind]
         found += [t for t in tags if t not in found]
     return found
 

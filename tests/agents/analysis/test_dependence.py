@@ -28,6 +28,8 @@ class Case:
     private: tuple[str, ...] = ()
     reason: str = ""
     """A phrase the reason must contain."""
+    arrays: tuple[tuple[str, str, str], ...] = ()
+    """(array, operator, length) of the array reductions (histograms)."""
 
 
 CASES = [
@@ -412,11 +414,48 @@ CASES = [
         reductions=(("m", "max"),),
     ),
     Case(
-        "range-for histogram",
+        "range-for histogram into a std::array",
         CPP,
         "#include <vector>\n#include <array>\nvoid f(std::vector<int> const& image, std::array<size_t, 256> &bins) { for (auto const& pixel : image) bins[pixel]++; }",
+        "reduction",
+        reason="array reduction",
+        arrays=(("bins", "+", "256"),),
+    ),
+    Case(
+        "histogram into a local array of a named length",
+        C,
+        "#define NB 8\nvoid f(int n, const int *x, double *out) { double h[NB] = {0}; "
+        "for (int i = 0; i < n; i++) h[x[i] % NB] += 0.5; for (int b = 0; b < NB; b++) out[b] = h[b]; }",
+        "reduction",
+        arrays=(("h", "+", "NB"),),
+    ),
+    Case(
+        "fixed bins chosen by branches",
+        CPP,
+        "#include <array>\nvoid f(int n, const double *x, std::array<int, 2> &bins) { "
+        "for (int i = 0; i < n; i++) { if (x[i] < 0) bins[0]++; else bins[1] += 1; } }",
+        "reduction",
+        arrays=(("bins", "+", "2"),),
+    ),
+    Case(
+        "histogram whose bins are also read",
+        C,
+        "void f(int n, const int *x) { int h[4] = {0}; for (int i = 0; i < n; i++) if (h[x[i]] < 3) h[x[i]]++; }",
         "carried",
-        reason="histogram",
+        reason="histogram: write to h",
+    ),
+    Case(
+        "histogram indexed by its own bins",
+        C,
+        "void f(int n, int *x) { int h[4] = {0}; for (int i = 0; i < n; i++) h[h[x[i]] % 4]++; }",
+        "carried",
+    ),
+    Case(
+        "histogram of a length only known at run time",
+        C,
+        "void f(int n, int m, const int *x) { int h[m]; for (int i = 0; i < n; i++) h[x[i]]++; }",
+        "carried",
+        reason="would need the length of h",
     ),
     Case(
         "range-for spmm",
@@ -564,6 +603,7 @@ def test_verdict_matches_the_hand_label(case: Case) -> None:
     assert dep.reductions == tuple(Reduction(v, op) for v, op in case.reductions)  # type: ignore[arg-type]
     assert dep.private == case.private
     assert case.reason in dep.reason
+    assert [(a.var, a.op, a.length) for a in dep.array_reductions] == list(case.arrays)
 
 
 def test_parallelisable_means_independent_or_reduction() -> None:
