@@ -105,6 +105,15 @@ _MATH = frozenset(
         "unsigned",
         "bool",
         "size_t",
+        # <complex>'s value type, constructed (`std::complex<double>(0, t)`).
+        "complex",
+        # <iterator>/<algorithm> searches that only read their ranges (a comparator, if one
+        # is passed, must be a strict weak ordering, which the standard requires to be pure).
+        "distance",
+        "lower_bound",
+        "upper_bound",
+        "binary_search",
+        "equal_range",
     ]
 )
 # Member functions that only read their object (`x.size()`): named by the member alone.
@@ -138,5 +147,5 @@ _READ_ONLY_METHODS = frozenset(
 def is_pure(call: str, user_pure: set[str] | frozenset[str] = frozenset()) -> bool:
     """Whether a call (as the analysis names it: `sqrt`, `std::max`, `size` for `x.size()`) has no
     side effects; `user_pure` names the program's own functions found pure."""
-    name = call.removeprefix("std::")
+    name = call.removeprefix("std::").split("<", 1)[0].strip()
     return name in _MATH or name in _READ_ONLY_METHODS or call in user_pure

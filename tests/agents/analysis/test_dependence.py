@@ -438,6 +438,21 @@ CASES = [
         arrays=(("bins", "+", "2"),),
     ),
     Case(
+        "ranks by binary search in a sorted copy",
+        CPP,
+        "#include <vector>\n#include <algorithm>\nvoid f(std::vector<float> const& x, std::vector<size_t> &r) { "
+        "std::vector<float> s = x; std::sort(s.begin(), s.end()); "
+        "for (size_t i = 0; i < x.size(); ++i) r[i] = std::distance(s.begin(), std::lower_bound(s.begin(), s.end(), x[i])); }",
+        "independent",
+    ),
+    Case(
+        "complex values constructed in the body",
+        CPP,
+        "#include <vector>\n#include <complex>\nvoid f(std::vector<double> const& x, std::vector<std::complex<double>> &y) { "
+        "for (size_t i = 0; i < x.size(); i++) y[i] = std::exp(std::complex<double>(0, x[i])); }",
+        "independent",
+    ),
+    Case(
         "histogram whose bins are also read",
         C,
         "void f(int n, const int *x) { int h[4] = {0}; for (int i = 0; i < n; i++) if (h[x[i]] < 3) h[x[i]]++; }",
