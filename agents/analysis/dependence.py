@@ -29,6 +29,8 @@ class Scope:
     arrays: tuple[tuple[str, str, str, bool], ...] = ()
     """(name, element type, length, is a `std::array`) of the arrays whose length the
     function's parameters or declarations give: what an array reduction needs."""
+    packed: frozenset[str] = frozenset()
+    """Names of `std::vector<bool>`s: their elements are bits that share words."""
 
 
 def dependence(
@@ -54,6 +56,13 @@ def dependence(
     events = [e for e in facts.events if e.name != var and e.name not in facts.locals]
     conflicts, reduced = _array_conflicts(var, events, facts, range_for)
     carried += conflicts
+    carried += [
+        f"{name} is a std::vector<bool>: its elements are bits packed into shared words, "
+        "so iterations writing different elements still write the same memory"
+        for name in dict.fromkeys(
+            e.name for e in events if e.kind == "write" and e.indices and e.name in scope.packed
+        )
+    ]
     array_reductions, unsized = _array_reductions(reduced, scope)
     carried += unsized
     carried += [

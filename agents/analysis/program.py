@@ -15,6 +15,7 @@ from agents.analysis.model import Access, Dependence, Function, Loop, LoopKind, 
 from agents.analysis.parse import (
     canon,
     constants,
+    declared_name,
     end_line,
     function_definitions,
     function_name,
@@ -103,6 +104,7 @@ def _loops(
     )
     containers = random_access_names(definition)
     arrays = _sized_arrays(definition, named)
+    packed = _bit_vectors(definition)
     found: list[_Found] = []
     by_node: dict[int, _Found] = {}
     for node in loops_in(body):
@@ -117,6 +119,7 @@ def _loops(
             used_after=frozenset(_names_after(body, node.end_byte)),
             pointer_params=pointers,
             arrays=arrays,
+            packed=packed,
         )
         verdict = (
             dependence(
@@ -144,14 +147,7 @@ def _sized_arrays(
     parameters and declarations give a fixed length: `size_t h[10]`, `int h[N]` with `N` a
     named constant, `std::array<size_t, 256> &bins`."""
     found: dict[str, tuple[str, str, str, bool]] = {}
-    declarations = [p for _, p in function_params(definition)]
-    body = definition.child_by_field_name("body")
-    stack = [body] if body is not None else []
-    while stack:
-        node = stack.pop()
-        if node.type == "declaration":
-            declarations.append(node)
-        stack.extend(node.children)
+    declarations = _declarations(definition)
     for decl in declarations:
         type_node = decl.child_by_field_name("type")
         if type_node is None:
@@ -163,6 +159,38 @@ def _sized_arrays(
             if sized is not None:
                 found.setdefault(sized[0], sized)
     return tuple(found.values())
+
+
+def _declarations(definition: Node) -> list[Node]:
+    """The function's parameter declarations and every declaration in its body."""
+    found = [p for _, p in function_params(definition)]
+    body = definition.child_by_field_name("body")
+    stack = [body] if body is not None else []
+    while stack:
+        node = stack.pop()
+        if node.type == "declaration":
+            found.append(node)
+        stack.extend(node.children)
+    return found
+
+
+def _bit_vectors(definition: Node) -> frozenset[str]:
+    """Names the function's parameters and declarations give the type `std::vector<bool>`,
+    whose elements are bits packed into shared words."""
+    declarations = _declarations(definition)
+    found = set()
+    for decl in declarations:
+        type_node = decl.child_by_field_name("type")
+        if type_node is None or canon(type_node).replace(" ", "") not in _BIT_VECTORS:
+            continue
+        for declarator in decl.children_by_field_name("declarator"):
+            name = declared_name(declarator)
+            if name is not None:
+                found.add(name)
+    return frozenset(found)
+
+
+_BIT_VECTORS = frozenset({"std::vector<bool>", "vector<bool>"})
 
 
 def _std_array(type_node: Node, declarator: Node) -> tuple[str, str, str, bool] | None:

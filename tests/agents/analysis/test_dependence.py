@@ -453,6 +453,21 @@ CASES = [
         "independent",
     ),
     Case(
+        "map into a std::vector<bool>",
+        CPP,
+        "#include <vector>\nvoid f(std::vector<int> const& x, std::vector<bool> &mask) { "
+        "for (int i = 0; i < x.size(); i++) mask[i] = x[i] > 0; }",
+        "carried",
+        reason="bits packed into shared words",
+    ),
+    Case(
+        "map reading a std::vector<bool>",
+        CPP,
+        "#include <vector>\nvoid f(std::vector<bool> const& keep, std::vector<int> &x) { "
+        "for (int i = 0; i < x.size(); i++) x[i] = keep[i] ? x[i] : 0; }",
+        "independent",
+    ),
+    Case(
         "histogram whose bins are also read",
         C,
         "void f(int n, const int *x) { int h[4] = {0}; for (int i = 0; i < n; i++) if (h[x[i]] < 3) h[x[i]]++; }",
