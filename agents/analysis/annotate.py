@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from tree_sitter import Node
 
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import Loop, Program
@@ -144,7 +145,7 @@ def apply_choices(source: str, program: Program, choices: Sequence[LoopChoice]) 
         if nested:
             raise AnnotationError(f"loop {loop_id} is nested inside loop {nested[0]}, also chosen")
     spans = _loop_spans(source, program, [known[i] for i in chosen])
-    names = _identifiers(source, program)
+    names = _identifiers(source, program) if spans else set()
     lines = source.split("\n")
     # Bottom-up, so that inserting lines leaves the positions still to use unchanged.
     for loop_id in sorted(chosen, key=lambda i: (known[i].line, known[i].column), reverse=True):
@@ -186,7 +187,7 @@ def _loop_spans(
     return spans
 
 
-def _walk(node: Any) -> list[Any]:
+def _walk(node: Node) -> list[Node]:
     found, stack = [], [node]
     while stack:
         current = stack.pop()
@@ -195,7 +196,7 @@ def _walk(node: Any) -> list[Any]:
     return found
 
 
-def _names(node: Any, arrays: set[str]) -> bool:
+def _names(node: Node, arrays: set[str]) -> bool:
     return bool(node.type == "identifier" and text(node) in arrays)
 
 

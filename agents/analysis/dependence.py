@@ -115,7 +115,8 @@ def _array_conflicts(
         writes = [e for e in uses if e.kind == "write"]
         problem = _array_problem(var, uses, writes, varying, facts.inner_vars, range_for)
         ops = {e.reduction for e in uses}
-        if problem and len(ops) == 1 and None not in ops and name not in facts.assigned():
+        whole = any(e.name == name and not e.indices for e in events)  # bins.size(), f(bins)
+        if problem and len(ops) == 1 and None not in ops and not whole:
             reduced.append((name, str(ops.pop()), problem))
         elif problem:
             problems.append(problem)

@@ -468,6 +468,14 @@ CASES = [
         "independent",
     ),
     Case(
+        "histogram that also uses the whole array",
+        CPP,
+        "#include <array>\nvoid f(int n, const int *x, std::array<int, 4> &bins, int *out) { "
+        "for (int i = 0; i < n; i++) { bins[x[i] % 4]++; out[i] = (int)bins.size(); } }",
+        "carried",
+        reason="histogram: write to bins",
+    ),
+    Case(
         "histogram whose bins are also read",
         C,
         "void f(int n, const int *x) { int h[4] = {0}; for (int i = 0; i < n; i++) if (h[x[i]] < 3) h[x[i]]++; }",
