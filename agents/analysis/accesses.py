@@ -30,6 +30,8 @@ class Event:
     """Whether every iteration executes it (not under an `if`, an inner loop or `&&`/`||`)."""
     reduction: str | None
     """The operator when the event is part of a reduction statement on `name` (`s += e`)."""
+    partial: bool = False
+    """A use of one member (`p.x = ...`): a write leaves the rest of the variable as it was."""
 
 
 @dataclass
@@ -113,6 +115,7 @@ class _Walker:
         kind: Literal["read", "write"],
         ctx: _Ctx,
         indices: tuple[Node, ...] = (),
+        partial: bool = False,
     ) -> None:
         name = canon(node).replace(" ", "")
         reduction = ctx.reduction
@@ -125,17 +128,20 @@ class _Walker:
                 line=line(node),
                 definite=ctx.definite,
                 reduction=reduction[1] if reduction and reduction[0] == name else None,
+                partial=partial,
             )
         )
 
     def _subscript_expression(self, node: Node, ctx: _Ctx) -> None:
         self._access(node, "read", ctx)
 
-    def _access(self, node: Node, kind: Literal["read", "write"], ctx: _Ctx) -> None:
+    def _access(
+        self, node: Node, kind: Literal["read", "write"], ctx: _Ctx, partial: bool = False
+    ) -> None:
         """A read or write of an lvalue: a name, an array element, a field, a dereference."""
         node = unwrap(node)
         if node.type == "identifier":
-            self._event(node, kind, ctx)
+            self._event(node, kind, ctx, partial=partial)
             target = self.aliases.get(text(node)) if kind == "write" else None
             # Writing a reference element of an inner range-based for writes its range.
             if target is not None and unwrap(target).type == "identifier":
@@ -154,7 +160,7 @@ class _Walker:
                     self.facts.pointer_writes.append(f"{canon(node)} at line {line(node)}")
         elif node.type == "field_expression" and _is_dot(node):
             # A member of a struct or of an array element counts as a use of the whole.
-            self._access(node.children[0], kind, ctx)
+            self._access(node.children[0], kind, ctx, partial=True)
         else:
             self.visit(node, ctx)
             if kind == "write":

@@ -113,8 +113,7 @@ def directive(loop: Loop, choice: LoopChoice, aliases: dict[str, str] | None = N
         name = (aliases or {}).get(array.var, array.var)
         by_op.setdefault(array.op, []).append(f"{name}[:{array.length}]")
     words += [f"reduction({op}:{','.join(names)})" for op, names in by_op.items()]
-    if loop.dependence.private:
-        words.append(f"private({','.join(loop.dependence.private)})")
+    words += loop.dependence.sharing_clauses
     chunk = f",{choice.chunk}" if choice.chunk is not None else ""
     words.append(f"schedule({choice.schedule}{chunk})")
     if choice.collapse > 1:

@@ -7,7 +7,7 @@ evidence; anything the rules cannot see through is "unknown" or "carried" with t
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
@@ -23,7 +23,15 @@ class Scope:
 
     pure_functions: frozenset[str] = frozenset()
     used_after: frozenset[str] = frozenset()
-    """Names the function reads after the loop ends."""
+    """Names the function may read after the loop ends: later in its body, or anywhere else in
+    a loop around this one (the next iteration of that loop comes after this loop too)."""
+    own: frozenset[str] = frozenset()
+    """Variables whose values end with the function: by-value parameters and its declarations
+    that are neither references nor `static`. Any other name (a global, a reference or pointer
+    parameter's target) may be read by the caller, so its last value matters."""
+    scalars: frozenset[str] = frozenset()
+    """Of `own`, the variables of an arithmetic or pointer type (what `lastprivate(conditional:)`
+    accepts)."""
     pointer_params: tuple[tuple[str, str], ...] = ()
     """(name, element type) of the function's pointer and array parameters."""
     arrays: tuple[tuple[str, str, str, bool], ...] = ()
@@ -72,13 +80,13 @@ def dependence(
     ]
     if written_through is not None:
         carried += _container_conflicts(var, written_through, events)
-    reductions, private, scalar_problems = _scalars(events, scope)
+    reductions, sharing, scalar_problems = _scalars(events, scope)
     carried += scalar_problems
     if carried or unknown:
         if carried:
             return Dependence(kind="carried", reason="; ".join(carried))
         return Dependence(kind="unknown", reason="; ".join(unknown))
-    reason = _ok_reason(var, events, reductions, array_reductions)
+    reason = _ok_reason(var, events, reductions, array_reductions, sharing)
     if written_through is not None:
         reason = (
             f"each iteration writes only its own element of {written_through} ({var}); {reason}"
@@ -90,7 +98,9 @@ def dependence(
         kind="reduction" if reductions or array_reductions else "independent",
         reductions=tuple(reductions),
         array_reductions=tuple(array_reductions),
-        private=tuple(private),
+        private=tuple(sharing.private),
+        lastprivate=tuple(sharing.lastprivate),
+        last_assigned=tuple(sharing.last_assigned),
         reason=reason,
     )
 
@@ -243,30 +253,40 @@ def _show(event: Event) -> str:
 # --- scalars -------------------------------------------------------------------------------
 
 
-def _scalars(events: list[Event], scope: Scope) -> tuple[list[Reduction], list[str], list[str]]:
+@dataclass
+class _Sharing:
+    """How the scalars a loop assigns are shared once its iterations run at once."""
+
+    private: list[str] = field(default_factory=list)
+    lastprivate: list[str] = field(default_factory=list)
+    last_assigned: list[str] = field(default_factory=list)
+
+
+def _scalars(events: list[Event], scope: Scope) -> tuple[list[Reduction], _Sharing, list[str]]:
     by_name: dict[str, list[Event]] = defaultdict(list)
     for event in events:
         if not event.indices:
             by_name[event.name].append(event)
     reductions: list[Reduction] = []
-    private: list[str] = []
+    sharing = _Sharing()
     problems: list[str] = []
     for name, uses in by_name.items():
         if all(e.kind == "read" for e in uses):
             continue
         ops = {e.reduction for e in uses}
         first = uses[0]
+        # The value the last iteration leaves matters when code after the loop may read it.
+        kept = name in scope.used_after or name not in scope.own
         if len(ops) == 1 and None not in ops:
             op: ReductionOp = ops.pop()  # type: ignore[assignment]
             reductions.append(Reduction(var=name, op=op))
-        elif first.kind == "write" and first.definite:
-            if name in scope.used_after:
-                problems.append(
-                    f"{name} is assigned in every iteration and read after the loop, "
-                    "so its last value matters (lastprivate)"
-                )
-            else:
-                private.append(name)
+        elif first.kind == "write" and first.definite and not first.partial:
+            (sharing.lastprivate if kept else sharing.private).append(name)
+        elif first.kind == "write" and first.partial and any(e.kind == "read" for e in uses):
+            problems.append(
+                f"{name} is assigned member by member (line {first.line}), so the members an "
+                "iteration does not assign carry over from the previous one"
+            )
         elif any(e.kind == "read" for e in uses):
             read = next(e for e in uses if e.kind == "read")
             if any(e.reduction for e in uses):
@@ -279,11 +299,16 @@ def _scalars(events: list[Event], scope: Scope) -> tuple[list[Reduction], list[s
                     f"scan: {name} is read (line {read.line}) before this iteration assigns it, "
                     "so it carries a value from the previous iteration"
                 )
+        elif not kept:
+            sharing.private.append(name)  # assigned now and then, read by no one
+        elif name in scope.scalars and not any(e.partial for e in uses):
+            sharing.last_assigned.append(name)
         else:
             problems.append(
-                f"{name} is assigned only in some iterations and keeps the last value assigned"
+                f"{name} is assigned only in some iterations and keeps the last value assigned "
+                "(not a local scalar, so lastprivate(conditional:) cannot keep it)"
             )
-    return reductions, private, problems
+    return reductions, sharing, problems
 
 
 # --- reasons -------------------------------------------------------------------------------
@@ -294,6 +319,7 @@ def _ok_reason(
     events: list[Event],
     reductions: list[Reduction],
     array_reductions: list[ArrayReduction],
+    sharing: _Sharing,
 ) -> str:
     binned = {r.var for r in array_reductions}
     written = list(
@@ -313,6 +339,13 @@ def _ok_reason(
         shown = ", ".join(f"{r.var}[0:{r.length}] ({r.op})" for r in array_reductions)
         parts.append(
             f"array reduction (a histogram: each thread counts into its own copy): {shown}"
+        )
+    if sharing.lastprivate:
+        parts.append(f"the last iteration's value is kept: {', '.join(sharing.lastprivate)}")
+    if sharing.last_assigned:
+        parts.append(
+            "the value of the last iteration that assigns it is kept: "
+            + ", ".join(sharing.last_assigned)
         )
     return "; ".join(parts)
 

@@ -61,12 +61,42 @@ class Dependence:
     reductions: tuple[Reduction, ...] = ()
     array_reductions: tuple[ArrayReduction, ...] = ()
     private: tuple[str, ...] = ()
-    """Scalars declared outside the loop that every iteration assigns before it reads them."""
+    """Variables declared outside the loop whose values no iteration passes on to another one
+    or to the code after the loop: each thread gets its own copy."""
+    lastprivate: tuple[str, ...] = ()
+    """Variables that every iteration assigns before reading them and whose value after the
+    loop matters: the sequentially last iteration's value is copied out."""
+    last_assigned: tuple[str, ...] = ()
+    """Scalars that only some iterations assign and none reads, whose value after the loop
+    matters: the value of the last iteration that assigned one (`lastprivate(conditional:)`,
+    OpenMP 5.0), so `if (pages[i] < 100) last = i;` keeps the last match."""
     reason: str = ""
 
     @property
     def parallelisable(self) -> bool:
         return self.kind in ("independent", "reduction")
+
+    @property
+    def patterns(self) -> list[str]:
+        """Tags for the loop's pattern (`reduction:+`, `histogram:+`, `last-value`, or the kind),
+        by which verified candidates are retrieved as examples for later tasks."""
+        tags = [f"reduction:{r.op}" for r in self.reductions]
+        tags += [f"histogram:{a.op}" for a in self.array_reductions]
+        if self.last_assigned:
+            tags.append("last-value")
+        return tags or [self.kind]
+
+    @property
+    def sharing_clauses(self) -> list[str]:
+        """The `private` and `lastprivate` clauses a parallel version needs (reductions aside)."""
+        clauses = []
+        if self.private:
+            clauses.append(f"private({','.join(self.private)})")
+        if self.lastprivate:
+            clauses.append(f"lastprivate({','.join(self.lastprivate)})")
+        if self.last_assigned:
+            clauses.append(f"lastprivate(conditional:{','.join(self.last_assigned)})")
+        return clauses
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,7 @@ def _loops(
     containers = random_access_names(definition)
     arrays = _sized_arrays(definition, named)
     packed = _bit_vectors(definition)
+    own, scalars = _own_variables(definition)
     found: list[_Found] = []
     by_node: dict[int, _Found] = {}
     for node in loops_in(body):
@@ -116,7 +117,9 @@ def _loops(
         head = header(node, facts.assigned(), named, set(pure), containers)
         scope = Scope(
             pure_functions=pure,
-            used_after=frozenset(_names_after(body, node.end_byte)),
+            used_after=frozenset(_names_after(body, node.end_byte) | _names_around(node, body)),
+            own=own,
+            scalars=scalars,
             pointer_params=pointers,
             arrays=arrays,
             packed=packed,
@@ -316,6 +319,75 @@ def _names_after(body: Node, offset: int) -> set[str]:
 
     visit(body)
     return {name for name, read in first.items() if read}
+
+
+def _names_around(loop: Node, body: Node) -> set[str]:
+    """Every name in the outermost loop around `loop` outside `loop` itself: the next
+    iteration of that loop may read what this one left, even above it in the text."""
+    outer = None
+    parent = _enclosing_loop(loop, body)
+    while parent is not None:
+        outer = parent
+        parent = _enclosing_loop(parent, body)
+    found: set[str] = set()
+    stack = [outer] if outer is not None else []
+    while stack:
+        node = stack.pop()
+        if node == loop:
+            continue
+        if node.type == "identifier":
+            found.add(text(node))
+        stack.extend(node.children)
+    return found
+
+
+def _own_variables(definition: Node) -> tuple[frozenset[str], frozenset[str]]:
+    """(variables whose values end with the function, those of them of an arithmetic or pointer
+    type): by-value parameters and declarations other than references and `static` ones. A name
+    also declared in one of those other ways anywhere in the function is never its own."""
+    own: set[str] = set()
+    scalars: set[str] = set()
+    shared: set[str] = set()
+    for decl in _declarations(definition):
+        storage = {text(c) for c in decl.children if c.type == "storage_class_specifier"}
+        type_node = decl.child_by_field_name("type")
+        for declarator in decl.children_by_field_name("declarator"):
+            name = declared_name(declarator)
+            if name is None:
+                continue
+            if declarator.type == "init_declarator":
+                declarator = declarator.child_by_field_name("declarator") or declarator
+            if storage & {"static", "extern", "thread_local"} or _is_reference(declarator):
+                shared.add(name)
+                continue
+            own.add(name)
+            if declarator.type == "pointer_declarator" or (
+                declarator.type == "identifier" and type_node is not None and _arithmetic(type_node)
+            ):
+                scalars.add(name)
+    return frozenset(own - shared), frozenset(scalars - shared)
+
+
+def _is_reference(declarator: Node) -> bool:
+    return declarator.type == "reference_declarator" or any(
+        _is_reference(c) for c in declarator.named_children if c.type.endswith("declarator")
+    )
+
+
+_ARITHMETIC_NAMES = frozenset(
+    {"size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t"}
+    | {f"{u}int{bits}_t" for u in ("", "u") for bits in (8, 16, 32, 64)}
+)
+
+
+def _arithmetic(type_node: Node) -> bool:
+    """`int`, `unsigned long`, `double`, `size_t`, `std::int64_t` (not a class, not `auto`)."""
+    if type_node.type in ("primitive_type", "sized_type_specifier"):
+        return text(type_node) != "void"
+    name = text(type_node).replace(" ", "").removeprefix("std::")
+    return type_node.type in ("type_identifier", "qualified_identifier") and (
+        name in _ARITHMETIC_NAMES
+    )
 
 
 def _assigned(node: Node) -> bool:

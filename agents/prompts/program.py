@@ -32,8 +32,10 @@ _TARGET_RULES: dict[Target, list[str]] = {
         "Parallelize the loops that carry the work with OpenMP directives (`#pragma omp "
         "parallel for` and related constructs); include <omp.h> if you call OpenMP functions.",
         "Give every variable the right data-sharing: variables declared inside the loop are "
-        "private, sums and maxima go through `reduction` clauses, and no thread writes shared "
-        "data that another thread reads or writes without synchronization.",
+        "private, sums and maxima go through `reduction` clauses, a value kept from the last "
+        "iteration that sets it goes through `lastprivate` (`lastprivate(conditional: x)` when "
+        "only some iterations set it), and no thread writes shared data that another thread "
+        "reads or writes without synchronization.",
         "Do not fix the thread count in the code (no `num_threads` clause, no "
         "`omp_set_num_threads`): it is set through OMP_NUM_THREADS, and the output must be the "
         "same at every thread count.",

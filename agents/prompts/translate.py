@@ -34,11 +34,11 @@ def loop_facts(loops: Sequence[Loop]) -> str:
             [f"reduction({r.op}:{r.var})" for r in dep.reductions]
             + [f"reduction({a.op}:{a.var}[:{a.length}])" for a in dep.array_reductions]
         )
-        private = f", private({', '.join(dep.private)})" if dep.private else ""
+        sharing = "".join(f", {clause}" for clause in dep.sharing_clauses)
         trips = f", {loop.trip_count} iterations" if loop.trip_count else ""
         lines.append(
             f"- {loop.id}: line {loop.line} in {loop.function}(), depth {loop.depth}{trips}: "
-            f"{dep.kind}{' ' + clauses if clauses else ''}{private} ({dep.reason})"
+            f"{dep.kind}{' ' + clauses if clauses else ''}{sharing} ({dep.reason})"
         )
     return "\n".join(lines) or "- (no loops found)"
 
@@ -89,7 +89,8 @@ def annotate_messages(
     """Ask which of the analysable loops to parallelise and how (the schema holds the choices)."""
     ask = (
         "Choose OpenMP directives for these loops (only these may be parallelised; the tool "
-        "writes the directive with the reduction and private clauses the analysis found):\n"
+        "writes the directive with the reduction, private and lastprivate clauses the analysis "
+        "found):\n"
         f"{loop_facts(loops)}\n"
         "Parallelise the loops that carry the most work (outer loops of nests, long loops). "
         "Use schedule(static) for uniform iterations, dynamic or guided for uneven ones, and "

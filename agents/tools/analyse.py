@@ -22,6 +22,8 @@ class LoopFacts(BaseModel):
     dependence: str
     reductions: list[str]
     private: list[str]
+    lastprivate: list[str]
+    """Variables whose last value is kept; `conditional:x` for the last iteration assigning x."""
     reason: str
 
 
@@ -58,6 +60,8 @@ class Analyse:
                     reductions=[f"{r.op}:{r.var}" for r in loop.dependence.reductions]
                     + [f"{a.op}:{a.var}[:{a.length}]" for a in loop.dependence.array_reductions],
                     private=list(loop.dependence.private),
+                    lastprivate=list(loop.dependence.lastprivate)
+                    + [f"conditional:{v}" for v in loop.dependence.last_assigned],
                     reason=loop.dependence.reason,
                 )
                 for loop in loops

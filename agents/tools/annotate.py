@@ -161,14 +161,6 @@ def label(ctx: ToolContext, choices: list[LoopChoice]) -> str:
     tags: list[str] = []
     for choice in chosen:
         dep = ctx.program.loop(choice.loop).dependence
-        tags += [
-            t
-            for t in (
-                [f"reduction:{r.op}" for r in dep.reductions]
-                + [f"histogram:{a.op}" for a in dep.array_reductions]
-                or [dep.kind]
-            )
-            if t not in tags
-        ]
+        tags += [t for t in dep.patterns if t not in tags]
     loops = ",".join(f"{c.loop}/{c.schedule}{'+simd' if c.simd else ''}" for c in chosen)
     return f"annotate[{','.join(tags)}]:{loops}"[:200]

@@ -27,11 +27,7 @@ def patterns(program: Program) -> list[str]:
     """The loop patterns of a program, most specific first (pure)."""
     found: list[str] = []
     for loop in program.loops:
-        dep = loop.dependence
-        tags = [f"reduction:{r.op}" for r in dep.reductions] + [
-            f"histogram:{a.op}" for a in dep.array_reductions
-        ] or [dep.kind]
-        found += [t for t in tags if t not in found]
+        found += [t for t in loop.dependence.patterns if t not in found]
     return found
 
 

@@ -315,3 +315,52 @@ def _run(source: str, threads: int) -> str:
             [exe], capture_output=True, text=True, env=env, timeout=60, check=True
         )
         return done.stdout
+
+
+LAST_VALUES = """#include <cstdio>
+#include <vector>
+
+struct Book { int pages; };
+
+size_t last_short_book(std::vector<Book> const& books) {
+    size_t last = 0;
+    for (size_t i = 0; i < books.size(); ++i) {
+        if (books[i].pages < 100) {
+            last = i;
+        }
+    }
+    return last;
+}
+
+double last_scaled(int n, const double *x, double *y, int &seen) {
+    double t = -1;
+    for (int i = 0; i < n; i++) { t = x[i] * 2; y[i] = t; seen = i; }
+    return t;
+}
+
+int main() {
+    std::vector<Book> books(100000);
+    for (size_t i = 0; i < books.size(); i++) books[i].pages = (int)((i * 2654435761u) % 1000);
+    books[books.size() - 1].pages = 500;  // the last match is not the last element
+    std::vector<double> x(100000), y(100000);
+    for (size_t i = 0; i < x.size(); i++) x[i] = (double)(i % 97);
+    int seen = -1;
+    double t = last_scaled((int)x.size(), x.data(), y.data(), seen);
+    std::printf("%zu %.1f %d %.1f\\n", last_short_book(books), t, seen, y[500]);
+}
+"""
+
+
+def test_last_values_are_kept_by_lastprivate_and_match_the_sequential_run() -> None:
+    program = analyse(LAST_VALUES, Language.CPP)
+    search, scale = annotatable(program, "last_short_book") + annotatable(program, "last_scaled")
+    assert search.dependence.last_assigned == ("last",)
+    assert scale.dependence.lastprivate == ("t", "seen")
+    out = apply_choices(
+        LAST_VALUES, program, [LoopChoice(loop=search.id), LoopChoice(loop=scale.id)]
+    )
+    assert "#pragma omp parallel for lastprivate(conditional:last) schedule(static)" in out
+    assert "#pragma omp parallel for lastprivate(t,seen) schedule(static)" in out
+    sequential = _run(LAST_VALUES, threads=1)
+    assert sequential.split()[0] != "99999"
+    assert _run(out, threads=4) == sequential

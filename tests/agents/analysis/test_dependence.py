@@ -30,6 +30,9 @@ class Case:
     """A phrase the reason must contain."""
     arrays: tuple[tuple[str, str, str], ...] = ()
     """(array, operator, length) of the array reductions (histograms)."""
+    lastprivate: tuple[str, ...] = ()
+    last_assigned: tuple[str, ...] = ()
+    """Scalars whose last assigned value is kept (`lastprivate(conditional:)`)."""
 
 
 CASES = [
@@ -316,15 +319,87 @@ CASES = [
         "temporary read after the loop",
         C,
         "double f(int n, double *x, double *y) { double t = 0; for (int i = 0; i < n; i++) { t = x[i] * 2; y[i] = t; } return t; }",
-        "carried",
-        reason="lastprivate",
+        "independent",
+        lastprivate=("t",),
+        reason="the last iteration's value is kept: t",
     ),
     Case(
-        "conditional assignment",
+        "conditional assignment: the last match is kept",
         C,
         "int f(int n, int *x) { int last = -1; for (int i = 0; i < n; i++) if (x[i] > 0) last = i; return last; }",
+        "independent",
+        last_assigned=("last",),
+    ),
+    Case(
+        "conditional assignment nobody reads afterwards",
+        C,
+        "void f(int n, int *x) { int t; for (int i = 0; i < n; i++) if (x[i] > 0) { t = i; x[i] = 0; } }",
+        "independent",
+        private=("t",),
+    ),
+    Case(
+        "the last match of a ParEval search (size_t, std::vector of structs)",
+        CPP,
+        "struct Book { int pages; };\n"
+        "size_t f(std::vector<Book> const& books) { size_t last = 0; "
+        "for (size_t i = 0; i < books.size(); ++i) { if (books[i].pages < 100) { last = i; } } "
+        "return last; }",
+        "independent",
+        last_assigned=("last",),
+    ),
+    Case(
+        "conditional assignment to a global",
+        C,
+        "int g; void f(int n, int *x) { for (int i = 0; i < n; i++) if (x[i] > 0) g = i; }",
         "carried",
         reason="some iterations",
+    ),
+    Case(
+        "conditional assignment of one member",
+        CPP,
+        "struct P { int x; int y; };\n"
+        "int f(int n, const int *a) { P p{0, 0}; for (int i = 0; i < n; i++) if (a[i] > 0) p.x = i; return p.x; }",
+        "carried",
+        reason="some iterations",
+    ),
+    Case(
+        "a reference parameter assigned in every iteration: the caller reads it",
+        CPP,
+        "void f(int n, const int *a, int *w, int &out) { for (int i = 0; i < n; i++) { out = a[i]; w[i] = out; } }",
+        "independent",
+        lastprivate=("out",),
+    ),
+    Case(
+        "a global assigned in every iteration",
+        C,
+        "int g; void f(int n, const int *a) { for (int i = 0; i < n; i++) g = a[i]; }",
+        "independent",
+        lastprivate=("g",),
+    ),
+    Case(
+        "a static local assigned in every iteration outlives the call",
+        C,
+        "void f(int n, const int *a) { static int seen; for (int i = 0; i < n; i++) seen = a[i]; }",
+        "independent",
+        lastprivate=("seen",),
+    ),
+    Case(
+        "an inner loop's temporary that the outer loop reads before the inner loop",
+        C,
+        "void f(int n, const double *a, double *w) { double t = 0; "
+        "for (int k = 0; k < n; k++) { w[k] = t; for (int i = 0; i < n; i++) { t = a[i]; } } }",
+        "independent",
+        loop=1,
+        lastprivate=("t",),
+    ),
+    Case(
+        "one member assigned, another read: the rest carries over",
+        CPP,
+        "struct P { int x; int y; };\n"
+        "void f(int n, const int *a, int *w) { P p{0, 0}; "
+        "for (int i = 0; i < n; i++) { p.x = a[i]; w[i] = p.x + p.y; p.y = a[i]; } }",
+        "carried",
+        reason="member by member",
     ),
     Case(
         "loop variables declared outside",
@@ -640,6 +715,8 @@ def test_verdict_matches_the_hand_label(case: Case) -> None:
     assert dep.kind == case.kind, dep.reason
     assert dep.reductions == tuple(Reduction(v, op) for v, op in case.reductions)  # type: ignore[arg-type]
     assert dep.private == case.private
+    assert dep.lastprivate == case.lastprivate
+    assert dep.last_assigned == case.last_assigned
     assert case.reason in dep.reason
     assert [(a.var, a.op, a.length) for a in dep.array_reductions] == list(case.arrays)
 
