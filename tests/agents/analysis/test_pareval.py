@@ -91,3 +91,11 @@ def test_heat2d() -> None:
         ("hottest", "max"),
     }
     assert [loop.id for loop in annotatable(program)] == ["L1", "L5", "L3", "L6", "L4"]
+
+
+def test_the_last_short_book_search_keeps_the_last_match() -> None:
+    task = next(t for t in SERIAL if t.name.startswith("35_") and t.target.value == "openmp")
+    program = analyse(task.source, Language.CPP)
+    (loop,) = annotatable(program, task.function)
+    assert loop.dependence.last_assigned == ("last_short_book_index",)
+    assert loop.dependence.sharing_clauses == ["lastprivate(conditional:last_short_book_index)"]
