@@ -32,6 +32,9 @@ class Event:
     """The operator when the event is part of a reduction statement on `name` (`s += e`)."""
     partial: bool = False
     """A use of one member (`p.x = ...`): a write leaves the rest of the variable as it was."""
+    on_exit: bool = False
+    """Only on the way out of the loop: in a `return`, or in a block that runs straight into
+    one or into a `break` of this loop (`{ found = i; break; }`, see `exit_block`)."""
 
 
 @dataclass
@@ -42,6 +45,9 @@ class BodyFacts:
     calls: list[str] = field(default_factory=list)
     exits: list[str] = field(default_factory=list)
     """`break at line 7`, `return at line 9`: ways out of the loop other than its test."""
+    tangled_exits: list[str] = field(default_factory=list)
+    """Of `exits`, those a first-match search cannot stand in for with `continue`: a `goto`, a
+    `return` inside an inner loop (where `continue` would go on with that loop)."""
     pointer_writes: list[str] = field(default_factory=list)
     """Writes the analysis cannot name: `*p = ...`, `p->x = ...`."""
     range_writes: list[tuple[str, str, int]] = field(default_factory=list)
@@ -75,6 +81,12 @@ class _Ctx:
     """Every iteration gets here (not under an `if`, an inner loop, `&&` or `||`)."""
     breakable: int = 0
     """Inner loops and switches around the node: a `break` there leaves only them."""
+    looping: int = 0
+    """Inner loops around the node (switches aside)."""
+    in_lambda: bool = False
+    """Inside a lambda's body: a `return` there leaves the lambda, not the loop."""
+    on_exit: bool = False
+    """On the way out of the loop (see `Event.on_exit`)."""
     reduction: tuple[str, str] | None = None
     """(variable, operator) of the reduction statement the node is part of."""
 
@@ -129,6 +141,7 @@ class _Walker:
                 definite=ctx.definite,
                 reduction=reduction[1] if reduction and reduction[0] == name else None,
                 partial=partial,
+                on_exit=ctx.on_exit,
             )
         )
 
@@ -242,7 +255,7 @@ class _Walker:
 
     def _loop(self, node: Node, ctx: _Ctx) -> None:
         self.facts.inner_vars.update(_induction_names(node))
-        inner = replace(ctx, breakable=ctx.breakable + 1)
+        inner = replace(ctx, breakable=ctx.breakable + 1, looping=ctx.looping + 1)
         init = node.child_by_field_name("initializer") if node.type == "for_statement" else None
         # The initialiser runs once per outer iteration; the rest zero or more times.
         for child in node.children:
@@ -251,7 +264,7 @@ class _Walker:
     _for_statement = _while_statement = _do_statement = _loop
 
     def _for_range_loop(self, node: Node, ctx: _Ctx) -> None:
-        inner = replace(ctx, breakable=ctx.breakable + 1)
+        inner = replace(ctx, breakable=ctx.breakable + 1, looping=ctx.looping + 1)
         declarator = node.child_by_field_name("declarator")
         name = declared_name(declarator)
         right = node.child_by_field_name("right")
@@ -280,17 +293,41 @@ class _Walker:
             self.facts.exits.append(f"break at line {line(node)}")
 
     def _return_statement(self, node: Node, ctx: _Ctx) -> None:
-        self.facts.exits.append(f"return at line {line(node)}")
+        if not ctx.in_lambda:
+            self.facts.exits.append(f"return at line {line(node)}")
+            if ctx.looping:
+                self.facts.tangled_exits.append(f"return inside an inner loop at line {line(node)}")
+            ctx = replace(ctx, on_exit=True)
+        for child in node.children:
+            self.visit(child, ctx)
+
+    def _compound_statement(self, node: Node, ctx: _Ctx) -> None:
+        if not ctx.in_lambda and exit_block(node, ctx.breakable == 0):
+            ctx = replace(ctx, on_exit=True)
         for child in node.children:
             self.visit(child, ctx)
 
     def _goto_statement(self, node: Node, ctx: _Ctx) -> None:
         self.facts.exits.append(f"goto at line {line(node)}")
+        self.facts.tangled_exits.append(f"goto at line {line(node)}")
 
     def _lambda_expression(self, node: Node, ctx: _Ctx) -> None:
         body = node.child_by_field_name("body")
         if body is not None:
-            self.visit(body, _Ctx(definite=False))
+            self.visit(body, _Ctx(definite=False, in_lambda=True))
+
+
+def exit_block(node: Node, breakable: bool) -> bool:
+    """A block of expression statements that ends in a `return` (or, when `breakable`, a
+    `break`): whoever enters it leaves the loop, `{ found = i; break; }`."""
+    if node.type != "compound_statement":
+        return False
+    statements = [c for c in node.named_children if c.type != "comment"]
+    if not statements or statements[-1].type not in ("return_statement", "break_statement"):
+        return False
+    if statements[-1].type == "break_statement" and not breakable:
+        return False
+    return all(s.type == "expression_statement" for s in statements[:-1])
 
 
 def _is_dot(field_expr: Node) -> bool:

@@ -12,6 +12,25 @@ data, declared with the directive in a block of its own:
     #pragma omp parallel for reduction(+:bins_data[:256]) schedule(static)
     for (auto const& pixel : image) { bins_data[pixel]++; }
     }
+
+A first-match search (a loop whose only dependence is its early exit, see
+`Dependence.first_match`) is rewritten too: every exit becomes "note this index, next
+iteration", a `min` reduction keeps the first index noted, and that one iteration runs again
+alone after the loop, where it takes its exit (`return`, or `break` out of a `do ... while (0)`):
+
+    {
+    size_t first_i = std::numeric_limits<size_t>::max();
+    #pragma omp parallel for reduction(min:first_i) schedule(static)
+    for (size_t i = 0; i < x.size(); ++i) {
+        if (x[i] % 2 == 0) { if (i < first_i) first_i = i; continue; }
+    }
+    if (first_i != std::numeric_limits<size_t>::max()) {
+    size_t i = first_i;
+    do {
+        if (x[i] % 2 == 0) return i;
+    } while (0);
+    }
+    }
 """
 
 from __future__ import annotations
@@ -22,6 +41,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from tree_sitter import Node
 
+from agents.analysis.accesses import exit_block
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import Loop, Program
 from agents.analysis.parse import syntax_tree, text
@@ -45,12 +65,13 @@ class LoopChoice(BaseModel):
 
 
 def annotatable(program: Program, function: str | None = None) -> list[Loop]:
-    """Canonical loops with parallelisable iterations, outermost first, then in source order."""
+    """Canonical loops with parallelisable iterations (or first-match searches), outermost
+    first, then in source order."""
     loops = [
         loop
         for loop in program.loops
         if loop.canonical
-        and loop.dependence.parallelisable
+        and loop.dependence.annotatable
         and (function is None or loop.function == function)
     ]
     return sorted(loops, key=lambda loop: (loop.depth, int(loop.id[1:])))
@@ -86,12 +107,17 @@ def _loop_schema(loop: Loop) -> dict[str, Any]:
             "schedule": {"type": "string", "enum": list(SCHEDULES)},
             "chunk": {"enum": list(CHUNKS)},
             "collapse": {"type": "integer", "enum": list(range(1, loop.perfect_nest + 1))},
-            # g++ rejects `simd` on a range-based loop over a class (its iterator is no integer).
-            "simd": {"type": "boolean", "enum": [False] if loop.range_over else [False, True]},
+            "simd": {"type": "boolean", "enum": [False, True] if _simd_allowed(loop) else [False]},
         },
         "required": ["loop", "parallel", "schedule", "chunk", "collapse", "simd"],
         "additionalProperties": False,
     }
+
+
+def _simd_allowed(loop: Loop) -> bool:
+    # g++ rejects `simd` on a range-based loop over a class (its iterator is no integer); a
+    # search's `continue` leaves a lane's iteration, which simd loops do not promise to allow.
+    return loop.range_over is None and not loop.dependence.first_match
 
 
 def default_choices(loops: Sequence[Loop]) -> list[LoopChoice]:
@@ -100,9 +126,12 @@ def default_choices(loops: Sequence[Loop]) -> list[LoopChoice]:
     return [LoopChoice(loop=loop.id) for loop in loops if not ids & set(loop.ancestors)]
 
 
-def directive(loop: Loop, choice: LoopChoice, aliases: dict[str, str] | None = None) -> str:
+def directive(
+    loop: Loop, choice: LoopChoice, aliases: dict[str, str] | None = None, first: str = ""
+) -> str:
     """The `#pragma omp parallel for ...` line for a loop (no indentation, no newline);
-    `aliases` names the pointers that `std::array` histograms are counted through."""
+    `aliases` names the pointers that `std::array` histograms are counted through, `first` the
+    variable a first-match search keeps its first index in."""
     words = ["#pragma omp parallel for"]
     if choice.simd:
         words[0] += " simd"
@@ -112,6 +141,8 @@ def directive(loop: Loop, choice: LoopChoice, aliases: dict[str, str] | None = N
     for array in loop.dependence.array_reductions:
         name = (aliases or {}).get(array.var, array.var)
         by_op.setdefault(array.op, []).append(f"{name}[:{array.length}]")
+    if first:
+        by_op.setdefault("min", []).append(first)
     words += [f"reduction({op}:{','.join(names)})" for op, names in by_op.items()]
     words += loop.dependence.sharing_clauses
     chunk = f",{choice.chunk}" if choice.chunk is not None else ""
@@ -149,22 +180,29 @@ def apply_choices(source: str, program: Program, choices: Sequence[LoopChoice]) 
     # Bottom-up, so that inserting lines leaves the positions still to use unchanged.
     for loop_id in sorted(chosen, key=lambda i: (known[i].line, known[i].column), reverse=True):
         loop = known[loop_id]
-        if any(a.container for a in loop.dependence.array_reductions):
+        if loop.dependence.first_match:
+            lines = _first_match(lines, loop, chosen[loop_id], spans[loop_id], names)
+        elif any(a.container for a in loop.dependence.array_reductions):
             lines = _through_pointers(lines, loop, chosen[loop_id], spans[loop_id], names)
         else:
             lines[loop.line - 1 : loop.line] = _insert(lines[loop.line - 1], loop, chosen[loop_id])
+    searched = any(known[i].dependence.first_match for i in chosen)
+    if searched and not any(row.replace(" ", "") == "#include<limits>" for row in lines):
+        lines.insert(0, "#include <limits>")
     return "\n".join(lines)
 
 
 def _loop_spans(
     source: str, program: Program, loops: Sequence[Loop]
 ) -> dict[str, tuple[int, list[tuple[int, str]]]]:
-    """For loops with `std::array` histograms: the loop's length in bytes and (offset from its
-    start, name) of every identifier naming one of those arrays, from a parse of `source`."""
+    """For the loops a directive alone cannot parallelise, the loop's length in bytes and
+    (offset from its start, text) of the nodes the rewrite replaces, from a parse of `source`:
+    for `std::array` histograms every identifier naming one of those arrays; for first-match
+    searches every exit statement, and the body (text "")."""
     wanted = {
         (loop.line - 1, loop.column): loop
         for loop in loops
-        if any(a.container for a in loop.dependence.array_reductions)
+        if loop.dependence.first_match or any(a.container for a in loop.dependence.array_reductions)
     }
     if not wanted:
         return {}
@@ -174,10 +212,12 @@ def _loop_spans(
         node = stack.pop()
         loop = wanted.get(node.start_point)
         if loop is not None and node.type in ("for_statement", "for_range_loop"):
-            arrays = {a.var for a in loop.dependence.array_reductions if a.container}
-            offsets = [
-                (n.start_byte - node.start_byte, text(n)) for n in _walk(node) if _names(n, arrays)
-            ]
+            if loop.dependence.first_match:
+                found = _exits(node)
+            else:
+                arrays = {a.var for a in loop.dependence.array_reductions if a.container}
+                found = [n for n in _walk(node) if _names(n, arrays)]
+            offsets = [(n.start_byte - node.start_byte, text(n)) for n in found]
             spans[loop.id] = (node.end_byte - node.start_byte, offsets)
         stack.extend(node.children)
     missing = [loop.id for loop in wanted.values() if loop.id not in spans]
@@ -193,6 +233,77 @@ def _walk(node: Node) -> list[Node]:
         found.append(current)
         stack.extend(current.children)
     return found
+
+
+def _exits(loop: Node) -> list[Node]:
+    """The loop's body and the statements in it that leave the loop: every `return` (outside
+    lambdas) and every `break` outside inner loops and switches, or the block that runs
+    straight into one (`{ found = i; break; }`: its writes happen only when the loop ends)."""
+    body = loop.child_by_field_name("body")
+    if body is None:
+        raise AnnotationError(f"the loop at line {loop.start_point.row + 1} has no body")
+    found = [body]
+
+    def visit(node: Node, breakable: bool) -> None:
+        if node.type == "lambda_expression":
+            return
+        if (
+            node.type == "return_statement"
+            or (node.type == "break_statement" and breakable)
+            or exit_block(node, breakable)
+        ):
+            found.append(node)
+            return
+        inner = node.type in ("for_statement", "for_range_loop", "while_statement", "do_statement")
+        for child in node.children:
+            visit(child, breakable and not (inner or node.type == "switch_statement"))
+
+    visit(body, True)
+    return found
+
+
+def _first_match(
+    lines: list[str],
+    loop: Loop,
+    choice: LoopChoice,
+    span: tuple[int, list[tuple[int, str]]],
+    names: set[str],
+) -> list[str]:
+    """Replace a search loop by a block: the loop with each exit turned into "note the index,
+    go on", a min reduction over the noted index, then the first noted iteration run again."""
+    var, kind = loop.var, loop.counter_type
+    if var is None or kind is None:
+        raise AnnotationError(f"loop {loop.id} does not count a declared variable up to a bound")
+    first = f"first_{var}"
+    while first in names:
+        first += "_"
+    names.add(first)
+    source = "\n".join(lines).encode()
+    start = sum(len(row.encode()) + 1 for row in lines[: loop.line - 1]) + loop.column
+    length, offsets = span
+    original = source[start : start + length]
+    (body_at, _), exits = offsets[0], offsets[1:]
+    body = original[body_at:]
+    searched = bytearray(original)
+    noted = f"{{ if ({var} < {first}) {first} = {var}; continue; }}".encode()
+    for offset, statement in sorted(exits, reverse=True):
+        searched[offset : offset + len(statement.encode())] = noted
+    row = lines[loop.line - 1]
+    indent = row[: len(row) - len(row.lstrip())]
+    none = f"std::numeric_limits<{kind}>::max()"
+    block = [
+        "{",
+        f"{indent}{kind} {first} = {none};",
+        indent + directive(loop, choice, first=first),
+        indent + searched.decode(),
+        f"{indent}if ({first} != {none}) {{",
+        f"{indent}{kind} {var} = {first};",
+        f"{indent}do {body.decode()} while (0);",
+        f"{indent}}}",
+        f"{indent}}}",
+    ]
+    replaced = source[:start].decode() + "\n".join(block) + source[start + length :].decode()
+    return replaced.split("\n")
 
 
 def _names(node: Node, arrays: set[str]) -> bool:
@@ -253,15 +364,14 @@ def _through_pointers(
 
 
 def _check(loop: Loop, choice: LoopChoice) -> None:
-    if not loop.canonical or not loop.dependence.parallelisable:
+    if not loop.canonical or not loop.dependence.annotatable:
         raise AnnotationError(
             f"loop {loop.id} (line {loop.line}) cannot run its iterations in parallel: "
             f"{loop.dependence.reason}"
         )
-    if choice.simd and loop.range_over is not None:
+    if choice.simd and not _simd_allowed(loop):
         raise AnnotationError(
-            f"loop {loop.id} is a range-based for loop, which cannot take simd "
-            "(its iterator is not an integer)"
+            f"loop {loop.id} is a range-based for loop or a search, which cannot take simd"
         )
     if choice.collapse > loop.perfect_nest:
         raise AnnotationError(

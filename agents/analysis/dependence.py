@@ -47,16 +47,18 @@ def dependence(
     scope: Scope,
     range_for: bool = False,
     written_through: str | None = None,
+    search: bool = False,
 ) -> Dependence:
     """The verdict on the iterations of a canonical loop with induction variable `var`.
 
     For a range-based for loop (`range_for`) `var` is the element: a value, never an index that
     keeps subscripts apart. `written_through` names the container when the body writes its
-    elements through a reference `var` (each iteration its own element).
+    elements through a reference `var` (each iteration its own element). `search` says the
+    header suits a first-match search (it counts `var` up to a bound and declares it).
     """
+    exits = [f"early exit: {exit_}" for exit_ in facts.exits]
     carried: list[str] = []
     unknown: list[str] = []
-    carried += [f"early exit: {exit_}" for exit_ in facts.exits]
     impure = list(dict.fromkeys(c for c in facts.calls if not is_pure(c, scope.pure_functions)))
     unknown += [f"calls {call}, which may have side effects" for call in impure]
     unknown += [f"writes through a pointer ({w})" for w in facts.pointer_writes]
@@ -82,6 +84,11 @@ def dependence(
         carried += _container_conflicts(var, written_through, events)
     reductions, sharing, scalar_problems = _scalars(events, scope)
     carried += scalar_problems
+    if exits and search and not unknown:
+        found = _first_match(var, exits, events, facts)
+        if found is not None:
+            return found
+    carried = exits + carried
     if carried or unknown:
         if carried:
             return Dependence(kind="carried", reason="; ".join(carried))
@@ -248,6 +255,30 @@ def _data_dependent(index: Node) -> bool:
 
 def _show(event: Event) -> str:
     return event.name + "".join(f"[{i}]" for i in event.indices)
+
+
+# --- searches ------------------------------------------------------------------------------
+
+
+def _first_match(
+    var: str, exits: list[str], events: list[Event], facts: BodyFacts
+) -> Dependence | None:
+    """A loop whose iterations write nothing but their own locals, except on the way out (`{
+    found = i; break; }`), is a search: running every iteration changes nothing the code after
+    it sees, and the first iteration that exits can be found in parallel and run again."""
+    writes = [e for e in events if e.kind == "write" and not e.on_exit]
+    if facts.tangled_exits or writes or facts.pointer_writes or facts.range_writes:
+        return None
+    return Dependence(
+        kind="carried",
+        first_match=True,
+        reason=(
+            f"{'; '.join(exits)}; a first-match search: the iterations write only their own "
+            f"locals until they exit, so all of them can run, a min reduction finds the first {var} that "
+            "exits, and that iteration runs again alone to take its exit (this assumes every "
+            f"iteration up to the bound is safe to run, as in any parallel search)"
+        ),
+    )
 
 
 # --- scalars -------------------------------------------------------------------------------

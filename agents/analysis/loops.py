@@ -32,6 +32,9 @@ class Header:
     """The container a range-based for loop runs over (None for an index loop)."""
     by_reference: bool = False
     """Whether a range-based for loop's element is a reference (its writes reach the container)."""
+    counter_type: str | None = None
+    """The type the initialiser declares the variable with, when the loop counts it up with
+    `var < bound` (a first-match search keeps the first index in a variable of that type)."""
 
 
 def loops_in(node: Node) -> Iterator[Node]:
@@ -99,7 +102,25 @@ def header(
         upper=found.upper,
         trip_count=trips,
         bound_names=frozenset(names),
+        counter_type=_declared_type(init) if op == "<" and sign > 0 else None,
     )
+
+
+def _declared_type(init: Node | None) -> str | None:
+    """`size_t` for `size_t i = 0`; None for an assignment, `auto`, or a pointer or reference."""
+    if init is None or init.type != "declaration":
+        return None
+    type_node = init.child_by_field_name("type")
+    declarator = init.child_by_field_name("declarator")
+    inner = declarator.child_by_field_name("declarator") if declarator is not None else None
+    if type_node is None or inner is None or inner.type != "identifier":
+        return None
+    qualifiers = [
+        c for c in init.children if c.type in ("type_qualifier", "storage_class_specifier")
+    ]
+    if qualifiers or type_node.type in ("placeholder_type_specifier", "auto"):
+        return None
+    return " ".join(text(type_node).split())
 
 
 def range_header(loop: Node, written: set[str], containers: frozenset[str]) -> Header:

@@ -70,11 +70,21 @@ class Dependence:
     """Scalars that only some iterations assign and none reads, whose value after the loop
     matters: the value of the last iteration that assigned one (`lastprivate(conditional:)`,
     OpenMP 5.0), so `if (pages[i] < 100) last = i;` keeps the last match."""
+    first_match: bool = False
+    """A search (kind "carried" only through its early exits): the body writes nothing outside
+    itself, so every iteration may run; a `min` reduction finds the first one that would exit,
+    and that iteration runs again alone to take its exit (`agents.analysis.annotate`)."""
     reason: str = ""
 
     @property
     def parallelisable(self) -> bool:
+        """Whether the iterations may run as they are, in any order."""
         return self.kind in ("independent", "reduction")
+
+    @property
+    def annotatable(self) -> bool:
+        """Whether an annotation can parallelise the loop: as it is, or as a first-match search."""
+        return self.parallelisable or self.first_match
 
     @property
     def patterns(self) -> list[str]:
@@ -84,6 +94,8 @@ class Dependence:
         tags += [f"histogram:{a.op}" for a in self.array_reductions]
         if self.last_assigned:
             tags.append("last-value")
+        if self.first_match:
+            tags.append("first-match")
         return tags or [self.kind]
 
     @property
@@ -132,6 +144,9 @@ class Loop:
     """How many loops from here down are perfectly nested parallelisable canonical loops (>= 1)."""
     range_over: str | None = None
     """The container a range-based for loop runs over (None for any other loop)."""
+    counter_type: str | None = None
+    """The type the loop's initialiser declares its variable with, when it counts up to a bound
+    with `<` (None otherwise)."""
 
 
 @dataclass(frozen=True)

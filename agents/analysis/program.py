@@ -61,7 +61,7 @@ def analyse(source: str, language: Language) -> Program:
     functions = []
     counter = 0
     for definition in definitions:
-        found, counter = _loops(definition, named, pure, counter)
+        found, counter = _loops(definition, named, pure, counter, language)
         name = function_name(definition)
         functions.append(
             Function(
@@ -91,7 +91,7 @@ def function_source(source: str, program: Program, name: str) -> str:
 
 
 def _loops(
-    definition: Node, named: dict[str, int], pure: frozenset[str], counter: int
+    definition: Node, named: dict[str, int], pure: frozenset[str], counter: int, language: Language
 ) -> tuple[list[_Found], int]:
     body = definition.child_by_field_name("body")
     if body is None:
@@ -131,6 +131,8 @@ def _loops(
                 scope,
                 range_for=head.container is not None,
                 written_through=_written_through(head, facts),
+                # The search's "not found" is std::numeric_limits<T>::max(): C++ only.
+                search=head.counter_type is not None and language is Language.CPP,
             )
             if head.canonical and head.var is not None
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")
@@ -298,6 +300,7 @@ def _loop(item: _Found, function: str, found: list[_Found]) -> Loop:
         dependence=item.dependence,
         perfect_nest=item.perfect_nest,
         range_over=item.header.container,
+        counter_type=item.header.counter_type,
     )
 
 

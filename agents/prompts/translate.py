@@ -36,9 +36,10 @@ def loop_facts(loops: Sequence[Loop]) -> str:
         )
         sharing = "".join(f", {clause}" for clause in dep.sharing_clauses)
         trips = f", {loop.trip_count} iterations" if loop.trip_count else ""
+        kind = "first-match search" if dep.first_match else dep.kind
         lines.append(
             f"- {loop.id}: line {loop.line} in {loop.function}(), depth {loop.depth}{trips}: "
-            f"{dep.kind}{' ' + clauses if clauses else ''}{sharing} ({dep.reason})"
+            f"{kind}{' ' + clauses if clauses else ''}{sharing} ({dep.reason})"
         )
     return "\n".join(lines) or "- (no loops found)"
 

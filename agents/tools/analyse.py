@@ -31,13 +31,16 @@ class AnalyseResult(BaseModel):
     loops: list[LoopFacts]
     parallelisable: list[str]
     """Ids of the loops whose iterations may run at once."""
+    searches: list[str] = []
+    """Ids of the first-match searches: `annotate` parallelises them with a min reduction over
+    the first index that exits."""
 
 
 class Analyse:
     name: ClassVar[str] = "analyse"
     description: ClassVar[str] = (
         "List a function's loops with their dependences (independent, reduction, "
-        "loop-carried) and the variables to privatise."
+        "loop-carried, first-match search) and the variables to privatise."
     )
     Args: ClassVar[type[BaseModel]] = AnalyseArgs
 
@@ -67,4 +70,5 @@ class Analyse:
                 for loop in loops
             ],
             parallelisable=[loop.id for loop in loops if loop.dependence.parallelisable],
+            searches=[loop.id for loop in loops if loop.dependence.first_match],
         )

@@ -65,7 +65,7 @@ class PlanStream:
                 await self._record_default(why_fallback)
             for step in default_plan(
                 tools.target,
-                annotatable=any(loop.dependence.parallelisable for loop in tools.program.loops),
+                annotatable=any(loop.dependence.annotatable for loop in tools.program.loops),
                 extra_tests=config.extra_tests if tools.task.tests else 0,
                 use_model=config.use_model,
             ):

@@ -364,3 +364,63 @@ def test_last_values_are_kept_by_lastprivate_and_match_the_sequential_run() -> N
     sequential = _run(LAST_VALUES, threads=1)
     assert sequential.split()[0] != "99999"
     assert _run(out, threads=4) == sequential
+
+
+SEARCHES = """#include <cstdio>
+#include <vector>
+
+size_t first_even(std::vector<int> const& x) {
+    for (size_t i = 0; i < x.size(); ++i) {
+        if (x[i] % 2 == 0) {
+            return i;
+        }
+    }
+    return x.size();
+}
+
+int first_double(int n, const int *x, int v) {
+    int found = -1;
+    if (n > 0)
+        for (int k = 0; k < n; k++) {
+            int y = x[k] * 2;
+            if (y == v) { found = k; break; }
+            if (y > 1000000) return -2;
+        }
+    return found;
+}
+
+int main() {
+    std::vector<int> x(100000, 1);
+    // Matches in every thread's share, so a wrong merge would pick a later one.
+    for (size_t i = 61111; i < x.size(); i += 7919) x[i] = 4;
+    x[99000] = 700000;
+    std::vector<int> odd(1000, 3);
+    std::printf("%zu %zu %d %d %d\\n", first_even(x), first_even(odd),
+                first_double((int)x.size(), x.data(), 8),
+                first_double((int)x.size(), x.data(), 3), first_double(0, x.data(), 8));
+}
+"""
+
+
+def test_searches_find_the_first_match_in_parallel_and_take_its_exit() -> None:
+    program = analyse(SEARCHES, Language.CPP)
+    loops = annotatable(program, "first_even") + annotatable(program, "first_double")
+    assert [loop.dependence.first_match for loop in loops] == [True, True]
+    schema = choice_schema(loops)
+    assert all(s["properties"]["simd"]["enum"] == [False] for s in _loop_schemas(schema))
+    out = apply_choices(SEARCHES, program, [LoopChoice(loop=loop.id) for loop in loops])
+    assert out.startswith("#include <limits>\n")
+    assert "#pragma omp parallel for reduction(min:first_i) schedule(static)" in out
+    assert "#pragma omp parallel for reduction(min:first_k) schedule(static)" in out
+    # The match's own writes (found = k) run only when that iteration runs again alone.
+    assert "if (y == v) { if (k < first_k) first_k = k; continue; }" in out
+    assert "if (y == v) { found = k; break; }" in out
+    sequential = _run(SEARCHES, threads=1)
+    assert sequential.split() == ["61111", "1000", "61111", "-2", "-1"]
+    assert _run(out, threads=4) == sequential
+    with pytest.raises(AnnotationError, match="simd"):
+        apply_choices(SEARCHES, program, [LoopChoice(loop=loops[0].id, simd=True)])
+
+
+def _loop_schemas(schema: dict) -> list[dict]:
+    return schema["properties"]["choices"]["items"]["anyOf"]

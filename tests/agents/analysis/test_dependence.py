@@ -33,6 +33,8 @@ class Case:
     lastprivate: tuple[str, ...] = ()
     last_assigned: tuple[str, ...] = ()
     """Scalars whose last assigned value is kept (`lastprivate(conditional:)`)."""
+    first_match: bool = False
+    """A search: parallel as a min reduction over the first index that exits."""
 
 
 CASES = [
@@ -260,6 +262,7 @@ CASES = [
         "int f(int n, int *x) { int k = -1; for (int i = 0; i < n; i++) { if (x[i] == 0) { k = i; break; } } return k; }",
         "carried",
         reason="early exit",
+        # The rewrite's "no match yet" is std::numeric_limits<T>::max(): C++ only.
     ),
     Case(
         "early exit return",
@@ -267,6 +270,64 @@ CASES = [
         "bool f(std::vector<int> const& x, int v) { for (size_t i = 0; i < x.size(); ++i) if (x[i] == v) return true; return false; }",
         "carried",
         reason="return",
+        first_match=True,
+    ),
+    Case(
+        "search: the match's writes happen on the way out",
+        CPP,
+        "int f(int n, const int *x) { int k = -1; for (int i = 0; i < n; i++) { int y = x[i] * 2; if (y == 8) { k = i; break; } } return k; }",
+        "carried",
+        reason="first-match search",
+        first_match=True,
+    ),
+    Case(
+        "search: a write every iteration is no search",
+        CPP,
+        "int f(int n, const int *x, int &seen) { for (int i = 0; i < n; i++) { seen = i; if (x[i] == 0) return i; } return -1; }",
+        "carried",
+        reason="early exit",
+    ),
+    Case(
+        "search: a write under the exit's if but before it is no search",
+        CPP,
+        "int f(int n, const int *x, int &hits) { for (int i = 0; i < n; i++) { if (x[i] == 0) { hits++; if (x[i + 1] == 0) return i; } } return -1; }",
+        "carried",
+        reason="early exit",
+    ),
+    Case(
+        "search: a return inside an inner loop is tangled",
+        CPP,
+        "int f(int n, int m, const int *x) { for (int i = 0; i < n; i++) { for (int j = 0; j < m; j++) { if (x[i * m + j] == 0) return i; } } return -1; }",
+        "carried",
+        reason="early exit",
+    ),
+    Case(
+        "search: goto is no search",
+        CPP,
+        "int f(int n, const int *x) { int i; for (int k = 0; k < n; k++) { if (x[k] == 0) { i = k; goto done; } } return -1; done: return i; }",
+        "carried",
+        reason="goto",
+    ),
+    Case(
+        "search: counting down finds the last match, not the first",
+        CPP,
+        "int f(int n, const int *x) { for (int i = n - 1; i >= 0; i--) { if (x[i] == 0) return i; } return -1; }",
+        "carried",
+        reason="early exit",
+    ),
+    Case(
+        "search: an impure call in the body",
+        CPP,
+        'int f(int n, const int *x) { for (int i = 0; i < n; i++) { printf("%d", x[i]); if (x[i] == 0) return i; } return -1; }',
+        "carried",
+        reason="early exit",
+    ),
+    Case(
+        "a return inside a lambda leaves the lambda, not the loop",
+        CPP,
+        "void f(int n, double *x) { for (int i = 0; i < n; i++) { x[i] = [](double v) { return v * v; }(x[i]); } }",
+        "unknown",
+        reason="calls",
     ),
     Case(
         "break in an inner loop is not an exit",
@@ -717,6 +778,7 @@ def test_verdict_matches_the_hand_label(case: Case) -> None:
     assert dep.private == case.private
     assert dep.lastprivate == case.lastprivate
     assert dep.last_assigned == case.last_assigned
+    assert dep.first_match == case.first_match
     assert case.reason in dep.reason
     assert [(a.var, a.op, a.length) for a in dep.array_reductions] == list(case.arrays)
 

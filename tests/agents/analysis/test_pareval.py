@@ -99,3 +99,11 @@ def test_the_last_short_book_search_keeps_the_last_match() -> None:
     (loop,) = annotatable(program, task.function)
     assert loop.dependence.last_assigned == ("last_short_book_index",)
     assert loop.dependence.sharing_clauses == ["lastprivate(conditional:last_short_book_index)"]
+
+
+def test_the_first_even_search_is_a_first_match_search() -> None:
+    task = next(t for t in SERIAL if t.name.startswith("38_") and t.target_model == "openmp")
+    program = analyse(task.source, Language.CPP)
+    (loop,) = annotatable(program, task.function)
+    assert loop.dependence.first_match and not loop.dependence.parallelisable
+    assert "first-match search" in loop.dependence.reason
