@@ -43,8 +43,9 @@ from tree_sitter import Node
 
 from agents.analysis.accesses import exit_block
 from agents.analysis.errors import AnnotationError
-from agents.analysis.model import Loop, Program
+from agents.analysis.model import ArrayReduction, Loop, Program
 from agents.analysis.parse import syntax_tree, text
+from agents.analysis.reductions import match_reduction
 
 CHUNKS: tuple[int | None, ...] = (None, 1, 4, 16, 64, 256)
 """The chunk sizes a choice may name (None: the schedule's default)."""
@@ -121,7 +122,11 @@ def _simd_allowed(loop: Loop) -> bool:
 
 
 def default_choices(loops: Sequence[Loop]) -> list[LoopChoice]:
-    """The baseline: every loop of `loops` not nested in another of them, parallel, static."""
+    """The baseline: every loop of `loops` not nested in another of them, parallel, static;
+    loops whose histograms need atomic updates only when there is nothing else to choose
+    (an atomic update costs several plain ones: the model may still choose them)."""
+    plain = [loop for loop in loops if not any(a.atomic for a in loop.dependence.array_reductions)]
+    loops = plain or loops
     ids = {loop.id for loop in loops}
     return [LoopChoice(loop=loop.id) for loop in loops if not ids & set(loop.ancestors)]
 
@@ -139,6 +144,8 @@ def directive(
     for reduction in loop.dependence.reductions:
         by_op.setdefault(reduction.op, []).append(reduction.var)
     for array in loop.dependence.array_reductions:
+        if array.atomic:
+            continue  # updated atomically in place (see `ArrayReduction.atomic`)
         name = (aliases or {}).get(array.var, array.var)
         by_op.setdefault(array.op, []).append(f"{name}[:{array.length}]")
     if first:
@@ -182,7 +189,7 @@ def apply_choices(source: str, program: Program, choices: Sequence[LoopChoice]) 
         loop = known[loop_id]
         if loop.dependence.first_match:
             lines = _first_match(lines, loop, chosen[loop_id], spans[loop_id], names)
-        elif any(a.container for a in loop.dependence.array_reductions):
+        elif _rewritten(loop):
             lines = _through_pointers(lines, loop, chosen[loop_id], spans[loop_id], names)
         else:
             lines[loop.line - 1 : loop.line] = _insert(lines[loop.line - 1], loop, chosen[loop_id])
@@ -192,21 +199,27 @@ def apply_choices(source: str, program: Program, choices: Sequence[LoopChoice]) 
     return "\n".join(lines)
 
 
-def _loop_spans(
-    source: str, program: Program, loops: Sequence[Loop]
-) -> dict[str, tuple[int, list[tuple[int, str]]]]:
+def _rewritten(loop: Loop) -> bool:
+    """Whether the loop's histograms need more than a directive (a pointer or atomic updates)."""
+    return any(a.container or a.atomic for a in loop.dependence.array_reductions)
+
+
+_Span = tuple[int, list[tuple[int, str]]]
+
+
+def _loop_spans(source: str, program: Program, loops: Sequence[Loop]) -> dict[str, _Span]:
     """For the loops a directive alone cannot parallelise, the loop's length in bytes and
     (offset from its start, text) of the nodes the rewrite replaces, from a parse of `source`:
-    for `std::array` histograms every identifier naming one of those arrays; for first-match
-    searches every exit statement, and the body (text "")."""
+    for histograms every identifier naming a `std::array` one and every update of one that
+    becomes atomic; for first-match searches the body, then every exit statement."""
     wanted = {
         (loop.line - 1, loop.column): loop
         for loop in loops
-        if loop.dependence.first_match or any(a.container for a in loop.dependence.array_reductions)
+        if loop.dependence.first_match or _rewritten(loop)
     }
     if not wanted:
         return {}
-    spans: dict[str, tuple[int, list[tuple[int, str]]]] = {}
+    spans: dict[str, _Span] = {}
     stack = [syntax_tree(source, program.language).root_node]
     while stack:
         node = stack.pop()
@@ -215,8 +228,8 @@ def _loop_spans(
             if loop.dependence.first_match:
                 found = _exits(node)
             else:
-                arrays = {a.var for a in loop.dependence.array_reductions if a.container}
-                found = [n for n in _walk(node) if _names(n, arrays)]
+                arrays = {a.var: a for a in loop.dependence.array_reductions}
+                found = [n for n in _walk(node) if _names(n, arrays) or _updates(n, arrays)]
             offsets = [(n.start_byte - node.start_byte, text(n)) for n in found]
             spans[loop.id] = (node.end_byte - node.start_byte, offsets)
         stack.extend(node.children)
@@ -306,8 +319,17 @@ def _first_match(
     return replaced.split("\n")
 
 
-def _names(node: Node, arrays: set[str]) -> bool:
-    return bool(node.type == "identifier" and text(node) in arrays)
+def _names(node: Node, arrays: dict[str, ArrayReduction]) -> bool:
+    """An identifier naming a `std::array` histogram (counted through a pointer)."""
+    array = arrays.get(text(node)) if node.type == "identifier" else None
+    return array is not None and array.container and not array.atomic
+
+
+def _updates(node: Node, arrays: dict[str, ArrayReduction]) -> bool:
+    """A statement updating an element of a histogram whose updates become atomic."""
+    found = match_reduction(node) if node.type == "expression_statement" else None
+    array = arrays.get(found[0]) if found is not None else None
+    return array is not None and array.atomic
 
 
 def _identifiers(source: str, program: Program) -> set[str]:
@@ -319,18 +341,15 @@ def _identifiers(source: str, program: Program) -> set[str]:
 
 
 def _through_pointers(
-    lines: list[str],
-    loop: Loop,
-    choice: LoopChoice,
-    span: tuple[int, list[tuple[int, str]]],
-    names: set[str],
+    lines: list[str], loop: Loop, choice: LoopChoice, span: _Span, names: set[str]
 ) -> list[str]:
     """Replace the loop by a block that declares a pointer to each `std::array` histogram's
-    data, the directive reducing through those pointers, and the loop counting through them."""
+    data, the directive reducing through those pointers, and the loop counting through them;
+    each update of a histogram of run-time length gets an `omp atomic` line above it."""
     aliases: dict[str, str] = {}
     declarations = []
     for array in loop.dependence.array_reductions:
-        if not array.container:
+        if not array.container or array.atomic:
             continue
         alias = f"{array.var}_data"
         while alias in names:
@@ -342,10 +361,27 @@ def _through_pointers(
     start = sum(len(row.encode()) + 1 for row in lines[: loop.line - 1]) + loop.column
     length, offsets = span
     body = bytearray(source[start : start + length])
-    for offset, name in sorted(offsets, reverse=True):
-        body[offset : offset + len(name.encode())] = aliases[name].encode()
+    for offset, found in sorted(offsets, reverse=True):
+        size = len(found.encode())
+        if found in aliases:
+            body[offset : offset + size] = aliases[found].encode()
+            continue
+        # An update of an atomic histogram: the pragma on a line of its own, in a block of its
+        # own (the statement may be the body of an `if` without braces).
+        at = body.rfind(b"\n", 0, offset) + 1
+        before = body[at:offset].decode()
+        lead = before[: len(before) - len(before.lstrip())]
+        inner = lead + ("    " if before.strip() else "")
+        body[offset : offset + size] = (
+            f"{{\n{inner}#pragma omp atomic\n{inner}{found}\n{lead}}}".encode()
+        )
     first = lines[loop.line - 1]
     indent = first[: len(first) - len(first.lstrip())]
+    if not declarations:
+        above = directive(loop, choice) + "\n" + indent
+        return (
+            source[:start].decode() + above + body.decode() + source[start + length :].decode()
+        ).split("\n")
     block = "\n".join(
         ["{", *(indent + d for d in declarations), indent + directive(loop, choice, aliases)]
     )

@@ -34,9 +34,10 @@ class Scope:
     accepts)."""
     pointer_params: tuple[tuple[str, str], ...] = ()
     """(name, element type) of the function's pointer and array parameters."""
-    arrays: tuple[tuple[str, str, str, bool], ...] = ()
-    """(name, element type, length, is a `std::array`) of the arrays whose length the
-    function's parameters or declarations give: what an array reduction needs."""
+    arrays: tuple[tuple[str, str, str, bool, bool], ...] = ()
+    """(name, element type, length, is a container, the length is known only at run time) of
+    the arrays whose length the function's parameters or declarations give: what an array
+    reduction needs."""
     packed: frozenset[str] = frozenset()
     """Names of `std::vector<bool>`s: their elements are bits that share words."""
 
@@ -145,7 +146,8 @@ def _array_reductions(
 ) -> tuple[list[ArrayReduction], list[str]]:
     """Array reductions for the arrays whose length is known; a problem for each other one."""
     known = {
-        name: (element, length, container) for name, element, length, container in scope.arrays
+        name: (element, length, container, runtime)
+        for name, element, length, container, runtime in scope.arrays
     }
     found, problems = [], []
     for name, op, conflict in reduced:
@@ -155,9 +157,21 @@ def _array_reductions(
                 f"{name}, which no declaration in the function gives)"
             )
             continue
-        element, length, container = known[name]
-        found.append(ArrayReduction(name, op, length, element, container))  # type: ignore[arg-type]
+        element, length, container, runtime = known[name]
+        if runtime and not conflict.startswith(_SCATTER):
+            # Every iteration updating one element (y[k] += a[j] in a loop over j) would make
+            # each update an atomic on the same word: slower than the loop it replaces.
+            problems.append(
+                f"{conflict} (updated with {op}: {name}'s length is known only at run time, so "
+                "its updates would be atomic, and here they all hit the same element)"
+            )
+            continue
+        found.append(ArrayReduction(name, op, length, element, container, runtime))  # type: ignore[arg-type]
     return found, problems
+
+
+_SCATTER = "histogram:"
+"""How `_array_problem` starts a conflict at a data-dependent index (iterations scatter)."""
 
 
 def _container_conflicts(var: str, container: str, events: list[Event]) -> list[str]:
@@ -366,10 +380,18 @@ def _ok_reason(
     if reductions:
         shown = ", ".join(f"{r.var} ({r.op})" for r in reductions)
         parts.append(f"reduction: {shown}")
-    if array_reductions:
-        shown = ", ".join(f"{r.var}[0:{r.length}] ({r.op})" for r in array_reductions)
+    copied = [r for r in array_reductions if not r.atomic]
+    if copied:
+        shown = ", ".join(f"{r.var}[0:{r.length}] ({r.op})" for r in copied)
         parts.append(
             f"array reduction (a histogram: each thread counts into its own copy): {shown}"
+        )
+    atomic = [r for r in array_reductions if r.atomic]
+    if atomic:
+        shown = ", ".join(f"{r.var} ({r.op})" for r in atomic)
+        parts.append(
+            "a histogram of run-time length, each update atomic on the shared array "
+            f"(correct, but an atomic costs more than a plain update): {shown}"
         )
     if sharing.lastprivate:
         parts.append(f"the last iteration's value is kept: {', '.join(sharing.lastprivate)}")

@@ -51,6 +51,10 @@ class ArrayReduction:
     container: bool = False
     """A `std::array`: OpenMP reduces only arrays and pointers, so the annotation reduces
     through a pointer to its data (`agents.analysis.annotate`)."""
+    atomic: bool = False
+    """The length is known only at run time (a `std::vector`, `y.size()`): GCC puts the
+    per-thread copies of a reduced array section on each thread's stack, which a large array
+    overflows, so each update becomes an `omp atomic` on the shared array instead."""
 
 
 @dataclass(frozen=True)

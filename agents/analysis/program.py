@@ -147,11 +147,12 @@ def _loops(
 
 def _sized_arrays(
     definition: Node, named: dict[str, int]
-) -> tuple[tuple[str, str, str, bool], ...]:
-    """(name, element type, length, is a std::array) of the one-dimensional arrays a function's
-    parameters and declarations give a fixed length: `size_t h[10]`, `int h[N]` with `N` a
-    named constant, `std::array<size_t, 256> &bins`."""
-    found: dict[str, tuple[str, str, str, bool]] = {}
+) -> tuple[tuple[str, str, str, bool, bool], ...]:
+    """(name, element type, length, is a container) of the one-dimensional arrays whose length
+    a function's parameters and declarations give: `size_t h[10]`, `int h[N]` with `N` a named
+    constant, `std::array<size_t, 256> &bins`, and `std::vector<double> y(n)`, whose length is
+    `y.size()` (a loop that could resize it calls something with side effects)."""
+    found: dict[str, tuple[str, str, str, bool, bool]] = {}
     declarations = _declarations(definition)
     for decl in declarations:
         type_node = decl.child_by_field_name("type")
@@ -160,7 +161,11 @@ def _sized_arrays(
         for declarator in decl.children_by_field_name("declarator"):
             if declarator.type == "init_declarator":
                 declarator = declarator.child_by_field_name("declarator") or declarator
-            sized = _std_array(type_node, declarator) or _c_array(type_node, declarator, named)
+            sized = (
+                _std_array(type_node, declarator)
+                or _std_vector(type_node, declarator)
+                or _c_array(type_node, declarator, named)
+            )
             if sized is not None:
                 found.setdefault(sized[0], sized)
     return tuple(found.values())
@@ -198,11 +203,34 @@ def _bit_vectors(definition: Node) -> frozenset[str]:
 _BIT_VECTORS = frozenset({"std::vector<bool>", "vector<bool>"})
 
 
-def _std_array(type_node: Node, declarator: Node) -> tuple[str, str, str, bool] | None:
+def _std_array(type_node: Node, declarator: Node) -> tuple[str, str, str, bool, bool] | None:
     """`std::array<T, N> name` or `std::array<T, N> &name`."""
+    found = _std_template(type_node, declarator, "array")
+    if found is None or len(found[1]) != 2:
+        return None
+    name, (element, length) = found
+    return name, canon(element), canon(length), True, False
+
+
+def _std_vector(type_node: Node, declarator: Node) -> tuple[str, str, str, bool, bool] | None:
+    """`std::vector<T> name(...)` or `std::vector<T> &name` (not `std::vector<bool>`)."""
+    found = _std_template(type_node, declarator, "vector")
+    if found is None or len(found[1]) != 1 or canon(found[1][0]) == "bool":
+        return None
+    name, (element,) = found
+    return name, canon(element), f"{name}.size()", True, True
+
+
+def _std_template(
+    type_node: Node, declarator: Node, template: str
+) -> tuple[str, list[Node]] | None:
+    """The declared name and the template arguments of `std::<template><...> name` (or a
+    reference to one)."""
     named: Node | None = declarator
     if declarator.type == "reference_declarator":
         named = next((c for c in declarator.named_children if c.type == "identifier"), None)
+    elif declarator.type == "function_declarator" and _constructed(declarator):
+        named = declarator.child_by_field_name("declarator")
     if named is None or named.type != "identifier":
         return None
     node = type_node
@@ -213,17 +241,31 @@ def _std_array(type_node: Node, declarator: Node) -> tuple[str, str, str, bool] 
         node = node.child_by_field_name("name") or node
     name = node.child_by_field_name("name")
     arguments = node.child_by_field_name("arguments")
-    if node.type != "template_type" or name is None or text(name) != "array" or arguments is None:
+    if node.type != "template_type" or name is None or text(name) != template or arguments is None:
         return None
-    args = [a for a in arguments.named_children if a.type != "comment"]
-    if len(args) != 2:
-        return None
-    return text(named), canon(args[0]), canon(args[1]), True
+    return text(named), [a for a in arguments.named_children if a.type != "comment"]
+
+
+def _constructed(declarator: Node) -> bool:
+    """`h(nb)` in `std::vector<long> h(nb);`, which the parser reads as a function declaration
+    with a parameter of type `nb`: a variable when every "parameter" is a bare name."""
+    parameters = declarator.child_by_field_name("parameters")
+    return (
+        parameters is not None
+        and all(
+            p.type == "parameter_declaration"
+            and p.child_by_field_name("declarator") is None
+            and (t := p.child_by_field_name("type")) is not None
+            and t.type == "type_identifier"
+            for p in parameters.named_children
+        )
+        and parameters.named_child_count > 0
+    )
 
 
 def _c_array(
     type_node: Node, declarator: Node, named: dict[str, int]
-) -> tuple[str, str, str, bool] | None:
+) -> tuple[str, str, str, bool, bool] | None:
     """`T name[N]`, one dimension, `N` a literal or a named constant (never a runtime value)."""
     if declarator.type != "array_declarator":
         return None
@@ -234,7 +276,7 @@ def _c_array(
     if inner is None or inner.type != "identifier" or size is None:
         return None
     fixed = size.type == "number_literal" or (size.type == "identifier" and text(size) in named)
-    return (text(inner), canon(type_node), canon(size), False) if fixed else None
+    return (text(inner), canon(type_node), canon(size), False, False) if fixed else None
 
 
 def _written_through(head: Header, facts: BodyFacts) -> str | None:

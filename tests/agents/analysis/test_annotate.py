@@ -424,3 +424,60 @@ def test_searches_find_the_first_match_in_parallel_and_take_its_exit() -> None:
 
 def _loop_schemas(schema: dict) -> list[dict]:
     return schema["properties"]["choices"]["items"]["anyOf"]
+
+
+SCATTERS = """#include <cstdio>
+#include <vector>
+
+std::vector<long> counts(std::vector<int> const& x, int nb) {
+    std::vector<long> h(nb);
+    for (size_t i = 0; i < x.size(); i++)
+        if (x[i] >= 0) h[x[i] % nb] += 2;
+    return h;
+}
+
+void scale_then_scatter(std::vector<double> &y, std::vector<int> const& at, std::vector<double> const& v) {
+    for (size_t i = 0; i < y.size(); ++i) {
+        y[i] *= 0.5;
+    }
+    for (size_t j = 0; j < at.size(); ++j) {
+        y[at[j]] += v[j];
+    }
+}
+
+int main() {
+    std::vector<int> x(200000);
+    for (size_t i = 0; i < x.size(); i++) x[i] = (int)((i * 2654435761u) % 1000) - 10;
+    std::vector<long> h = counts(x, 37);
+    std::vector<double> y(1000, 4.0), v(200000, 0.25);
+    std::vector<int> at(200000);
+    for (size_t j = 0; j < at.size(); j++) at[j] = (int)((j * 7919) % 1000);
+    scale_then_scatter(y, at, v);
+    std::printf("%ld %ld %ld %.2f %.2f\\n", h[0], h[17], h[36], y[0], y[999]);
+}
+"""
+
+
+def test_histograms_of_run_time_length_update_atomically_and_count_the_same() -> None:
+    program = analyse(SCATTERS, Language.CPP)
+    (count,) = annotatable(program, "counts")
+    scale, scatter = annotatable(program, "scale_then_scatter")
+    assert [(a.var, a.length, a.atomic) for a in count.dependence.array_reductions] == [
+        ("h", "h.size()", True)
+    ]
+    # The plain choice leaves out a loop that needs atomics when another loop can go parallel.
+    assert default_choices([scale, scatter]) == [LoopChoice(loop=scale.id)]
+    assert default_choices([count]) == [LoopChoice(loop=count.id)]
+    out = apply_choices(
+        SCATTERS, program, [LoopChoice(loop=loop.id) for loop in (count, scale, scatter)]
+    )
+    # No reduction clause (the copies would live on each thread's stack): atomic updates, the
+    # statement under an `if` without braces kept its meaning by a block of its own.
+    assert "reduction" not in out
+    assert (
+        "if (x[i] >= 0) {\n            #pragma omp atomic\n            h[x[i] % nb] += 2;\n        }"
+        in out
+    )
+    assert "#pragma omp atomic\n        y[at[j]] += v[j];" in out
+    sequential = _run(SCATTERS, threads=1)
+    assert _run(out, threads=4) == sequential

@@ -638,8 +638,9 @@ CASES = [
         "void f(std::vector<E> const& A, std::vector<E> const& X, std::vector<double> &Ytemp, size_t N) {\n"
         "  for (auto const& a : A) {\n    for (auto const& x : X) {\n"
         "      if (a.column == x.row) { Ytemp[a.row*N + x.column] += a.value * x.value; }\n    }\n  }\n}",
-        "carried",
-        reason="data-dependent",
+        "reduction",
+        reason="each update atomic",
+        arrays=(("Ytemp", "+", "Ytemp.size()"),),
     ),
     Case(
         "range-for spmm inner",
@@ -648,9 +649,29 @@ CASES = [
         "void f(std::vector<E> const& A, std::vector<E> const& X, std::vector<double> &Ytemp, size_t N) {\n"
         "  for (auto const& a : A) {\n    for (auto const& x : X) {\n"
         "      if (a.column == x.row) { Ytemp[a.row*N + x.column] += a.value * x.value; }\n    }\n  }\n}",
+        "reduction",
+        loop=1,
+        reason="each update atomic",
+        arrays=(("Ytemp", "+", "Ytemp.size()"),),
+    ),
+    Case(
+        "histogram into a std::vector of run-time length: atomic updates",
+        CPP,
+        "#include <vector>\nstd::vector<long> f(std::vector<int> const& x, int nb) {\n"
+        "  std::vector<long> h(nb);\n  for (size_t i = 0; i < x.size(); i++) h[x[i] % nb]++;\n  return h;\n}",
+        "reduction",
+        reason="each update atomic",
+        arrays=(("h", "+", "h.size()"),),
+    ),
+    Case(
+        "every iteration updating one element of a std::vector is no histogram",
+        CPP,
+        "#include <vector>\nvoid f(std::vector<double> const& x, std::vector<double> &out) {\n"
+        "  for (size_t k = 0; k < out.size(); k++) {\n"
+        "    for (size_t j = 0; j < x.size(); j++) out[k] += x[j] * k;\n  }\n}",
         "carried",
         loop=1,
-        reason="data-dependent",
+        reason="all hit the same element",
     ),
     Case(
         "range-for writes through the element and reads the container",
