@@ -8,8 +8,9 @@ from typing import Literal
 
 from tree_sitter import Node
 
+from agents.analysis.model import BestUpdate
 from agents.analysis.parse import canon, declared_name, line, text, unwrap
-from agents.analysis.reductions import match_reduction
+from agents.analysis.reductions import match_best_update, match_reduction
 
 # Nodes whose subtrees are never evaluated or hold no variable uses.
 _SKIPPED = frozenset(
@@ -35,6 +36,8 @@ class Event:
     on_exit: bool = False
     """Only on the way out of the loop: in a `return`, or in a block that runs straight into
     one or into a `break` of this loop (`{ found = i; break; }`, see `exit_block`)."""
+    guard: int | None = None
+    """Inside the `if` of `BodyFacts.best_updates[guard]` (condition or block)."""
 
 
 @dataclass
@@ -59,6 +62,8 @@ class BodyFacts:
     """Names declared inside the body (inner loop variables included)."""
     inner_vars: set[str] = field(default_factory=set)
     """Induction variables of the loops inside the body."""
+    best_updates: list[BestUpdate] = field(default_factory=list)
+    """`if (d < best) { best = d; at = i; }` statements (argmin), in source order."""
 
     def written(self) -> set[str]:
         return {e.name for e in self.events if e.kind == "write"}
@@ -87,6 +92,8 @@ class _Ctx:
     """Inside a lambda's body: a `return` there leaves the lambda, not the loop."""
     on_exit: bool = False
     """On the way out of the loop (see `Event.on_exit`)."""
+    guard: int | None = None
+    """Inside the `if` of a best update (see `Event.guard`)."""
     reduction: tuple[str, str] | None = None
     """(variable, operator) of the reduction statement the node is part of."""
 
@@ -142,6 +149,7 @@ class _Walker:
                 reduction=reduction[1] if reduction and reduction[0] == name else None,
                 partial=partial,
                 on_exit=ctx.on_exit,
+                guard=ctx.guard,
             )
         )
 
@@ -240,6 +248,10 @@ class _Walker:
             self.visit(child, ctx if child == head else ctx.maybe())
 
     def _if_statement(self, node: Node, ctx: _Ctx) -> None:
+        found = match_best_update(node) if not ctx.in_lambda else None
+        if found is not None:
+            ctx = replace(ctx, guard=len(self.facts.best_updates))
+            self.facts.best_updates.append(found[0])
         self._branches(node, "condition", ctx)
 
     def _conditional_expression(self, node: Node, ctx: _Ctx) -> None:

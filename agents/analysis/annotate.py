@@ -45,7 +45,7 @@ from agents.analysis.accesses import exit_block
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import ArrayReduction, Loop, Program
 from agents.analysis.parse import syntax_tree, text
-from agents.analysis.reductions import match_reduction
+from agents.analysis.reductions import match_best_update, match_reduction
 
 CHUNKS: tuple[int | None, ...] = (None, 1, 4, 16, 64, 256)
 """The chunk sizes a choice may name (None: the schedule's default)."""
@@ -100,13 +100,14 @@ def choice_schema(loops: Sequence[Loop]) -> dict[str, Any]:
 
 
 def _loop_schema(loop: Loop) -> dict[str, Any]:
+    fixed = bool(loop.dependence.best_updates)  # merged in thread order: static blocks only
     return {
         "type": "object",
         "properties": {
             "loop": {"type": "string", "const": loop.id},
             "parallel": {"type": "boolean"},
-            "schedule": {"type": "string", "enum": list(SCHEDULES)},
-            "chunk": {"enum": list(CHUNKS)},
+            "schedule": {"type": "string", "enum": ["static"] if fixed else list(SCHEDULES)},
+            "chunk": {"enum": [None] if fixed else list(CHUNKS)},
             "collapse": {"type": "integer", "enum": list(range(1, loop.perfect_nest + 1))},
             "simd": {"type": "boolean", "enum": [False, True] if _simd_allowed(loop) else [False]},
         },
@@ -117,8 +118,10 @@ def _loop_schema(loop: Loop) -> dict[str, Any]:
 
 def _simd_allowed(loop: Loop) -> bool:
     # g++ rejects `simd` on a range-based loop over a class (its iterator is no integer); a
-    # search's `continue` leaves a lane's iteration, which simd loops do not promise to allow.
-    return loop.range_over is None and not loop.dependence.first_match
+    # search's `continue` leaves a lane's iteration, which simd loops do not promise to allow;
+    # a best update's ties need the iterations in order.
+    dep = loop.dependence
+    return loop.range_over is None and not dep.first_match and not dep.best_updates
 
 
 def default_choices(loops: Sequence[Loop]) -> list[LoopChoice]:
@@ -189,13 +192,17 @@ def apply_choices(source: str, program: Program, choices: Sequence[LoopChoice]) 
         loop = known[loop_id]
         if loop.dependence.first_match:
             lines = _first_match(lines, loop, chosen[loop_id], spans[loop_id], names)
+        elif loop.dependence.best_updates:
+            lines = _best_so_far(lines, loop, chosen[loop_id], spans[loop_id], names)
         elif _rewritten(loop):
             lines = _through_pointers(lines, loop, chosen[loop_id], spans[loop_id], names)
         else:
             lines[loop.line - 1 : loop.line] = _insert(lines[loop.line - 1], loop, chosen[loop_id])
-    searched = any(known[i].dependence.first_match for i in chosen)
-    if searched and not any(row.replace(" ", "") == "#include<limits>" for row in lines):
-        lines.insert(0, "#include <limits>")
+    headers = {"limits": any(known[i].dependence.first_match for i in chosen)}
+    headers["omp.h"] = any(known[i].dependence.best_updates for i in chosen)
+    for header, needed in headers.items():
+        if needed and not any(row.replace(" ", "") == f"#include<{header}>" for row in lines):
+            lines.insert(0, f"#include <{header}>")
     return "\n".join(lines)
 
 
@@ -211,11 +218,12 @@ def _loop_spans(source: str, program: Program, loops: Sequence[Loop]) -> dict[st
     """For the loops a directive alone cannot parallelise, the loop's length in bytes and
     (offset from its start, text) of the nodes the rewrite replaces, from a parse of `source`:
     for histograms every identifier naming a `std::array` one and every update of one that
-    becomes atomic; for first-match searches the body, then every exit statement."""
+    becomes atomic; for first-match searches the body, then every exit statement; for best
+    updates what `_best_uses` marks."""
     wanted = {
         (loop.line - 1, loop.column): loop
         for loop in loops
-        if loop.dependence.first_match or _rewritten(loop)
+        if loop.dependence.first_match or loop.dependence.best_updates or _rewritten(loop)
     }
     if not wanted:
         return {}
@@ -226,11 +234,15 @@ def _loop_spans(source: str, program: Program, loops: Sequence[Loop]) -> dict[st
         loop = wanted.get(node.start_point)
         if loop is not None and node.type in ("for_statement", "for_range_loop"):
             if loop.dependence.first_match:
-                found = _exits(node)
+                marked = [(n, text(n)) for n in _exits(node)]
+            elif loop.dependence.best_updates:
+                marked = _best_uses(node, loop)
             else:
                 arrays = {a.var: a for a in loop.dependence.array_reductions}
-                found = [n for n in _walk(node) if _names(n, arrays) or _updates(n, arrays)]
-            offsets = [(n.start_byte - node.start_byte, text(n)) for n in found]
+                marked = [
+                    (n, text(n)) for n in _walk(node) if _names(n, arrays) or _updates(n, arrays)
+                ]
+            offsets = [(n.start_byte - node.start_byte, shown) for n, shown in marked]
             spans[loop.id] = (node.end_byte - node.start_byte, offsets)
         stack.extend(node.children)
     missing = [loop.id for loop in wanted.values() if loop.id not in spans]
@@ -312,6 +324,81 @@ def _first_match(
         f"{indent}if ({first} != {none}) {{",
         f"{indent}{kind} {var} = {first};",
         f"{indent}do {body.decode()} while (0);",
+        f"{indent}}}",
+        f"{indent}}}",
+    ]
+    replaced = source[:start].decode() + "\n".join(block) + source[start + length :].decode()
+    return replaced.split("\n")
+
+
+def _best_uses(loop: Node, info: Loop) -> list[tuple[Node, str]]:
+    """(node, text) of every identifier naming a best update's scalar, and (the `{` of each
+    best update's block, "{" + the update's best): where the thread notes that it found one."""
+    kept = {u.best for u in info.dependence.best_updates}
+    names = {name for u in info.dependence.best_updates for name in (u.best, *u.others)}
+    found = [(n, text(n)) for n in _walk(loop) if n.type == "identifier" and text(n) in names]
+    for node in _walk(loop):
+        matched = match_best_update(node) if node.type == "if_statement" else None
+        if matched is not None and matched[0].best in kept:
+            found.append((matched[2].children[0], "{" + matched[0].best))
+    return found
+
+
+def _best_so_far(
+    lines: list[str], loop: Loop, choice: LoopChoice, span: _Span, names: set[str]
+) -> list[str]:
+    """Replace an argmin loop by a parallel region: each thread runs its static block of the
+    loop on its own copies of the best update's scalars, then the threads' bests are merged
+    in thread order (an `ordered` loop with one iteration per thread) with the loop's own test.
+
+    Exact, ties included: a thread that found nothing merges nothing, and a block's best beats
+    the best of the blocks before it exactly when the sequential loop would have replaced that
+    best by it (its scan, started from the initial value, found the same first or last best).
+    """
+
+    def fresh(name: str) -> str:
+        while name in names:
+            name += "_"
+        names.add(name)
+        return name
+
+    updates = loop.dependence.best_updates
+    mine = {n: fresh(f"my_{n}") for u in updates for n in (u.best, *u.others)}
+    found = {u.best: fresh(f"my_{u.best}_found") for u in updates}
+    thread = fresh("thread")
+    source = "\n".join(lines).encode()
+    start = sum(len(row.encode()) + 1 for row in lines[: loop.line - 1]) + loop.column
+    length, offsets = span
+    body = bytearray(source[start : start + length])
+    for offset, name in sorted(offsets, reverse=True):
+        if name.startswith("{"):
+            body[offset : offset + 1] = f"{{ {found[name[1:]]} = true;".encode()
+        else:
+            body[offset : offset + len(name.encode())] = mine[name].encode()
+    row = lines[loop.line - 1]
+    indent = row[: len(row) - len(row.lstrip())]
+    inner = directive(loop, choice).replace("#pragma omp parallel for", "#pragma omp for", 1)
+    merges = []
+    for u in updates:
+        test = u.merge.format(mine=mine[u.best])
+        kept = "; ".join(f"{n} = {mine[n]}" for n in (u.best, *u.others))
+        merges.append(f"{indent}if ({found[u.best]} && {test}) {{ {kept}; }}")
+    block = [
+        "{",
+        f"{indent}#pragma omp parallel",
+        f"{indent}{{",
+        *(f"{indent}auto {mine[n]} = {n};" for n in mine),
+        *(f"{indent}bool {flag} = false;" for flag in found.values()),
+        f"{indent}{inner} nowait",
+        indent + body.decode(),
+        f"{indent}// Each thread's best, merged in thread order as the loop would have kept it.",
+        f"{indent}#pragma omp for schedule(static) ordered",
+        f"{indent}for (int {thread} = 0; {thread} < omp_get_num_threads(); ++{thread}) {{",
+        f"{indent}#pragma omp ordered",
+        f"{indent}{{",
+        *merges,
+        f"{indent}}}",
+        f"{indent}}}",
         f"{indent}}}",
         f"{indent}}}",
     ]
@@ -404,6 +491,11 @@ def _check(loop: Loop, choice: LoopChoice) -> None:
         raise AnnotationError(
             f"loop {loop.id} (line {loop.line}) cannot run its iterations in parallel: "
             f"{loop.dependence.reason}"
+        )
+    if loop.dependence.best_updates and (choice.schedule != "static" or choice.chunk):
+        raise AnnotationError(
+            f"loop {loop.id} keeps a best value per thread and merges them in thread order, "
+            "which needs schedule(static) without a chunk"
         )
     if choice.simd and not _simd_allowed(loop):
         raise AnnotationError(

@@ -12,7 +12,13 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from agents.analysis.accesses import BodyFacts, Event
-from agents.analysis.model import ArrayReduction, Dependence, Reduction, ReductionOp
+from agents.analysis.model import (
+    ArrayReduction,
+    BestUpdate,
+    Dependence,
+    Reduction,
+    ReductionOp,
+)
 from agents.analysis.parse import identifiers, mentions, text, unwrap
 from agents.analysis.purity import is_pure
 
@@ -64,7 +70,9 @@ def dependence(
     unknown += [f"calls {call}, which may have side effects" for call in impure]
     unknown += [f"writes through a pointer ({w})" for w in facts.pointer_writes]
     unknown += [f"the parser could not read line {n}" for n in dict.fromkeys(facts.unreadable)]
-    events = [e for e in facts.events if e.name != var and e.name not in facts.locals]
+    everything = [e for e in facts.events if e.name != var and e.name not in facts.locals]
+    best_updates, grouped = _best_updates(everything, facts)
+    events = [e for e in everything if e.name not in grouped]
     conflicts, reduced = _array_conflicts(var, events, facts, range_for)
     carried += conflicts
     carried += [
@@ -86,7 +94,7 @@ def dependence(
     reductions, sharing, scalar_problems = _scalars(events, scope)
     carried += scalar_problems
     if exits and search and not unknown:
-        found = _first_match(var, exits, events, facts)
+        found = _first_match(var, exits, everything, facts)
         if found is not None:
             return found
     carried = exits + carried
@@ -94,7 +102,13 @@ def dependence(
         if carried:
             return Dependence(kind="carried", reason="; ".join(carried))
         return Dependence(kind="unknown", reason="; ".join(unknown))
-    reason = _ok_reason(var, events, reductions, array_reductions, sharing)
+    if best_updates and any(a.container or a.atomic for a in array_reductions):
+        return Dependence(
+            kind="carried",
+            reason="a best update (argmin) beside a histogram that needs a pointer or atomics: "
+            "the annotation does not combine the two rewrites",
+        )
+    reason = _ok_reason(var, events, reductions, array_reductions, sharing, best_updates)
     if written_through is not None:
         reason = (
             f"each iteration writes only its own element of {written_through} ({var}); {reason}"
@@ -103,8 +117,9 @@ def dependence(
     if aliasing:
         reason += f"; {aliasing}"
     return Dependence(
-        kind="reduction" if reductions or array_reductions else "independent",
+        kind="reduction" if reductions or array_reductions or best_updates else "independent",
         reductions=tuple(reductions),
+        best_updates=tuple(best_updates),
         array_reductions=tuple(array_reductions),
         private=tuple(sharing.private),
         lastprivate=tuple(sharing.lastprivate),
@@ -271,6 +286,23 @@ def _show(event: Event) -> str:
     return event.name + "".join(f"[{i}]" for i in event.indices)
 
 
+# --- best updates (argmin) -----------------------------------------------------------------
+
+
+def _best_updates(events: list[Event], facts: BodyFacts) -> tuple[list[BestUpdate], set[str]]:
+    """The best updates whose scalars the body uses nowhere but in their own `if`, and the
+    names of those scalars (the other rules leave them alone)."""
+    found: list[BestUpdate] = []
+    names: set[str] = set()
+    for k, update in enumerate(facts.best_updates):
+        group = {update.best, *update.others}
+        uses = [e for e in events if e.name in group]
+        if uses and all(e.guard == k and not e.indices and not e.partial for e in uses):
+            found.append(update)
+            names |= group
+    return found, names
+
+
 # --- searches ------------------------------------------------------------------------------
 
 
@@ -365,6 +397,7 @@ def _ok_reason(
     reductions: list[Reduction],
     array_reductions: list[ArrayReduction],
     sharing: _Sharing,
+    best_updates: list[BestUpdate],
 ) -> str:
     binned = {r.var for r in array_reductions}
     written = list(
@@ -392,6 +425,11 @@ def _ok_reason(
         parts.append(
             "a histogram of run-time length, each update atomic on the shared array "
             f"(correct, but an atomic costs more than a plain update): {shown}"
+        )
+    for update in best_updates:
+        parts.append(
+            f"best so far ({update.keeps}): {update.best} with {', '.join(update.others)}; each "
+            "thread keeps its own, merged in thread order as the loop would have kept them"
         )
     if sharing.lastprivate:
         parts.append(f"the last iteration's value is kept: {', '.join(sharing.lastprivate)}")

@@ -58,6 +58,25 @@ class ArrayReduction:
 
 
 @dataclass(frozen=True)
+class BestUpdate:
+    """`if (d < best) { best = d; at = i; }`: the loop keeps the best value seen so far and,
+    with it, what else the iteration that found it assigns (an argmin or argmax)."""
+
+    best: str
+    others: tuple[str, ...]
+    """The scalars assigned alongside `best` (`at`), in source order."""
+    keeps: Literal["min", "max"]
+    strict: bool = True
+    """`<` or `>`: a tie keeps the earlier iteration's; `<=` or `>=`: the later one's."""
+
+    @property
+    def merge(self) -> str:
+        """How a thread's best (`{mine}`) beats the one kept so far: the loop's own test."""
+        op = ("<" if self.keeps == "min" else ">") + ("" if self.strict else "=")
+        return f"{{mine}} {op} {self.best}"
+
+
+@dataclass(frozen=True)
 class Dependence:
     """The verdict on a loop's iterations, with the clauses a parallel version needs."""
 
@@ -74,6 +93,10 @@ class Dependence:
     """Scalars that only some iterations assign and none reads, whose value after the loop
     matters: the value of the last iteration that assigned one (`lastprivate(conditional:)`,
     OpenMP 5.0), so `if (pages[i] < 100) last = i;` keeps the last match."""
+    best_updates: tuple[BestUpdate, ...] = ()
+    """Argmin/argmax updates (`BestUpdate`): each thread keeps its own best over its share of
+    the iterations, and the threads' bests are merged in iteration order with the loop's own
+    comparison, which gives what the sequential loop keeps, ties included."""
     first_match: bool = False
     """A search (kind "carried" only through its early exits): the body writes nothing outside
     itself, so every iteration may run; a `min` reduction finds the first one that would exit,
@@ -98,6 +121,7 @@ class Dependence:
         tags += [f"histogram:{a.op}" for a in self.array_reductions]
         if self.last_assigned:
             tags.append("last-value")
+        tags += [f"{b.keeps}-loc" for b in self.best_updates]
         if self.first_match:
             tags.append("first-match")
         return tags or [self.kind]

@@ -302,6 +302,8 @@ def _perfect_nest(item: _Found, by_node: dict[int, _Found]) -> int:
     """1 + the inner loop's nest when the body is exactly one loop whose header ignores ours."""
     if not (item.header.canonical and item.dependence.parallelisable):
         return 1
+    if item.dependence.best_updates:  # merged per thread of one loop: no collapse
+        return 1
     if item.header.container is not None:
         return 1  # OpenMP does not collapse a range-based for loop
     body = loop_body(item.node)

@@ -5,6 +5,8 @@
 `e` must not mention `s`. Whether the scalar is a reduction of a loop also needs that it is not
 used anywhere else in the body, which the dependence rules check.
 
+`if (d < best) { best = d; at = i; }` is a best update (`match_best_update`): an argmin.
+
 An array element updated in place (`h[k]++`, `h[k] += e`, neither `k` nor `e` mentioning `h`)
 is a reduction statement on the array `h`: a histogram, when every iteration may hit any bin.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from agents.analysis.model import BestUpdate
 from agents.analysis.parse import canon, mentions, text, unwrap
 
 _COMPOUND = {"+=": "+", "-=": "+", "*=": "*", "&=": "&", "|=": "|", "^=": "^"}
@@ -194,3 +197,58 @@ def _conjuncts(node: Node) -> list[Node]:
 def _is(node: Node, name: str) -> bool:
     node = unwrap(node)
     return node.type == "identifier" and text(node) == name
+
+
+def match_best_update(statement: Node) -> tuple[BestUpdate, Node, Node] | None:
+    """(the update, the candidate in the condition, the block) for `if (e < best) { best = e;
+    at = i; ... }`: a comparison of `best` with a candidate `e`, nothing else in the condition,
+    no `else`, and a block of plain assignments to distinct scalars, `best` taking `e`, where no
+    right-hand side and not `e` mention the scalars assigned. `<=`, `>` and `>=` work alike."""
+    if statement.type != "if_statement" or statement.child_by_field_name("alternative"):
+        return None
+    condition = statement.child_by_field_name("condition")
+    if condition is not None and condition.type == "condition_clause":
+        condition = condition.child_by_field_name("value")
+    body = statement.child_by_field_name("consequence")
+    if condition is None or body is None or body.type != "compound_statement":
+        return None
+    assigned: dict[str, Node] = {}
+    for child in body.named_children:
+        if child.type == "comment":
+            continue
+        assign = unwrap(child.named_children[0]) if child.named_child_count == 1 else None
+        if child.type != "expression_statement" or assign is None:
+            return None
+        target, value = assign.child_by_field_name("left"), assign.child_by_field_name("right")
+        operator = assign.child_by_field_name("operator")
+        if (
+            assign.type != "assignment_expression"
+            or operator is None
+            or text(operator) != "="
+            or target is None
+            or value is None
+            or target.type != "identifier"
+            or text(target) in assigned
+        ):
+            return None
+        assigned[text(target)] = unwrap(value)
+    if len(assigned) < 2:
+        return None  # `if (e < best) best = e;` alone is a min reduction
+    comparison = unwrap(condition)
+    for best in assigned:
+        compared = _comparison(best, comparison)
+        if compared is None:
+            continue
+        left, op, right = compared
+        candidate = right if _is(left, best) else left
+        if canon(candidate) != canon(assigned[best]):
+            return None
+        if any(
+            mentions(node, name) for node in (candidate, *assigned.values()) for name in assigned
+        ):
+            return None
+        picks = _PICKS_LEFT[op] if candidate is left else _FLIP[_PICKS_LEFT[op]]
+        others = tuple(name for name in assigned if name != best)
+        update = BestUpdate(best, others, picks, strict=op in ("<", ">"))  # type: ignore[arg-type]
+        return update, candidate, body
+    return None

@@ -61,7 +61,11 @@ class Analyse:
                     depth=loop.depth,
                     dependence=loop.dependence.kind,
                     reductions=[f"{r.op}:{r.var}" for r in loop.dependence.reductions]
-                    + [f"{a.op}:{a.var}[:{a.length}]" for a in loop.dependence.array_reductions],
+                    + [f"{a.op}:{a.var}[:{a.length}]" for a in loop.dependence.array_reductions]
+                    + [
+                        f"{u.keeps}-loc:{','.join((u.best, *u.others))}"
+                        for u in loop.dependence.best_updates
+                    ],
                     private=list(loop.dependence.private),
                     lastprivate=list(loop.dependence.lastprivate)
                     + [f"conditional:{v}" for v in loop.dependence.last_assigned],

@@ -481,3 +481,93 @@ def test_histograms_of_run_time_length_update_atomically_and_count_the_same() ->
     assert "#pragma omp atomic\n        y[at[j]] += v[j];" in out
     sequential = _run(SCATTERS, threads=1)
     assert _run(out, threads=4) == sequential
+
+
+BEST = """#include <cstdio>
+#include <vector>
+
+// The first index of the smallest value (ties keep the earlier one).
+size_t first_min(std::vector<int> const& x, int &smallest) {
+    int best = 1000000;
+    size_t at = 12345;
+    for (size_t i = 0; i < x.size(); ++i) {
+        int d = x[i] < 0 ? -x[i] : x[i];
+        if (d < best) {
+            best = d;
+            at = i;
+        }
+    }
+    smallest = best;
+    return at;
+}
+
+// The last index of the largest value (>= keeps the later one), the test written backwards.
+long last_max(int n, const int *x, long &sum) {
+    int top = -1;
+    long at = -7;
+    long s = 0;
+    for (int i = 0; i < n; i++) {
+        s += x[i];
+        if (top <= x[i]) { top = x[i]; at = i; }
+    }
+    sum = s;
+    return at;
+}
+
+// A nest: the pair closest to 500, first in row-major order.
+int closest_pair(int n, const int *x) {
+    int best = 1 << 30, bi = -1, bj = -1;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) {
+            int d = x[i] + x[j] - 500;
+            if (d < 0) d = -d;
+            if (d < best) { best = d; bi = i; bj = j; }
+        }
+    }
+    return bi * n + bj;
+}
+
+int main() {
+    std::vector<int> x(100000);
+    for (size_t i = 0; i < x.size(); i++) x[i] = (int)((i * 2654435761u) % 1000) + 3;
+    // The smallest value three times, in different threads' blocks; the largest twice.
+    x[70001] = -2; x[20002] = 2; x[90003] = 2; x[5] = 1003; x[80000] = 1003;
+    int smallest = 0;
+    long sum = 0;
+    size_t a = first_min(x, smallest);
+    long b = last_max((int)x.size(), x.data(), sum);
+    std::vector<int> none(10, 2000000);  // nothing beats the initial value: it is kept
+    int unchanged = 0;
+    size_t c = first_min(none, unchanged);
+    int d = closest_pair(300, x.data());
+    // Only the first block has a value >= the initial -1: the others found nothing to merge.
+    std::vector<int> low(1000, -5);
+    low[0] = -1;
+    long e = last_max((int)low.size(), low.data(), sum);
+    std::printf("%zu %d %ld %ld %zu %d %d %ld\\n", a, smallest, b, sum, c, unchanged, d, e);
+}
+"""
+
+
+def test_best_updates_keep_what_the_sequential_loop_keeps_ties_included() -> None:
+    program = analyse(BEST, Language.CPP)
+    loops = [annotatable(program, f)[0] for f in ("first_min", "last_max", "closest_pair")]
+    assert [
+        (u.best, u.others, u.keeps, u.strict) for lp in loops for u in lp.dependence.best_updates
+    ] == [
+        ("best", ("at",), "min", True),
+        ("top", ("at",), "max", False),
+        ("best", ("bi", "bj"), "min", True),
+    ]
+    schema = _loop_schemas(choice_schema(loops))
+    assert all(s["properties"]["schedule"]["enum"] == ["static"] for s in schema)
+    out = apply_choices(BEST, program, [LoopChoice(loop=lp.id) for lp in loops])
+    assert out.startswith("#include <omp.h>\n")
+    assert "#pragma omp for reduction(+:s) schedule(static) nowait" in out
+    assert "if (my_top_found && my_top >= top) { top = my_top; at = my_at; }" in out
+    sequential = _run(BEST, threads=1)
+    assert sequential.split()[:3] == ["20002", "2", "80000"] and sequential.split()[-1] == "0"
+    for threads in (2, 3, 4):
+        assert _run(out, threads=threads) == sequential
+    with pytest.raises(AnnotationError, match="static"):
+        apply_choices(BEST, program, [LoopChoice(loop=loops[0].id, schedule="dynamic")])

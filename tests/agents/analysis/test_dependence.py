@@ -655,6 +655,43 @@ CASES = [
         arrays=(("Ytemp", "+", "Ytemp.size()"),),
     ),
     Case(
+        "argmin: the best value and its index",
+        CPP,
+        "size_t f(std::vector<double> const& x) { double best = 1e300; size_t at = 0;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) { double d = x[i] * x[i]; if (d < best) { best = d; at = i; } }\n"
+        "  return at; }",
+        "reduction",
+        reason="best so far (min): best with at",
+    ),
+    Case(
+        "argmax written the other way round, beside a sum",
+        C,
+        "int f(int n, const double *x, double *total) { double top = -1; int at = -1; double s = 0;\n"
+        "  for (int i = 0; i < n; i++) { s += x[i]; if (top <= x[i]) { top = x[i]; at = i; } }\n"
+        "  *total = s; return at; }",
+        "reduction",
+        reductions=(("s", "+"),),
+        reason="best so far (max): top with at",
+    ),
+    Case(
+        "argmin whose index is read elsewhere in the body is a scan",
+        CPP,
+        "size_t f(std::vector<double> const& x, std::vector<size_t> &trail) { double best = 1e300; size_t at = 0;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) { if (x[i] < best) { best = x[i]; at = i; } trail[i] = at; }\n"
+        "  return at; }",
+        "carried",
+        reason="scan",
+    ),
+    Case(
+        "argmin whose candidate reads the index it keeps is no best update",
+        CPP,
+        "size_t f(std::vector<double> const& x) { double best = 1e300; size_t at = 0;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) { if (x[i] - x[at] < best) { best = x[i] - x[at]; at = i; } }\n"
+        "  return at; }",
+        "carried",
+        reason="scan",
+    ),
+    Case(
         "histogram into a std::vector of run-time length: atomic updates",
         CPP,
         "#include <vector>\nstd::vector<long> f(std::vector<int> const& x, int nb) {\n"
@@ -800,6 +837,7 @@ def test_verdict_matches_the_hand_label(case: Case) -> None:
     assert dep.lastprivate == case.lastprivate
     assert dep.last_assigned == case.last_assigned
     assert dep.first_match == case.first_match
+    assert bool(dep.best_updates) == ("best so far" in case.reason)
     assert case.reason in dep.reason
     assert [(a.var, a.op, a.length) for a in dep.array_reductions] == list(case.arrays)
 
