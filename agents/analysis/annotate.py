@@ -348,7 +348,7 @@ def _best_so_far(
     lines: list[str], loop: Loop, choice: LoopChoice, span: _Span, names: set[str]
 ) -> list[str]:
     """Replace an argmin loop by a parallel region: each thread runs its static block of the
-    loop on its own copies of the best update's scalars, then the threads' bests are merged
+    loop on its own (firstprivate) copies of the best update's scalars, then the threads' bests are merged
     in thread order (an `ordered` loop with one iteration per thread) with the loop's own test.
 
     Exact, ties included: a thread that found nothing merges nothing, and a block's best beats
@@ -383,12 +383,15 @@ def _best_so_far(
         test = u.merge.format(mine=mine[u.best])
         kept = "; ".join(f"{n} = {mine[n]}" for n in (u.best, *u.others))
         merges.append(f"{indent}if ({found[u.best]} && {test}) {{ {kept}; }}")
+    # Each thread copies the starting values at the region's start (firstprivate): reading
+    # the shared scalars there would race with a thread that already merges into them.
+    copies = ", ".join([*mine.values(), *found.values()])
     block = [
         "{",
-        f"{indent}#pragma omp parallel",
-        f"{indent}{{",
         *(f"{indent}auto {mine[n]} = {n};" for n in mine),
         *(f"{indent}bool {flag} = false;" for flag in found.values()),
+        f"{indent}#pragma omp parallel firstprivate({copies})",
+        f"{indent}{{",
         f"{indent}{inner} nowait",
         indent + body.decode(),
         f"{indent}// Each thread's best, merged in thread order as the loop would have kept it.",

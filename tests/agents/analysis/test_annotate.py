@@ -564,6 +564,10 @@ def test_best_updates_keep_what_the_sequential_loop_keeps_ties_included() -> Non
     out = apply_choices(BEST, program, [LoopChoice(loop=lp.id) for lp in loops])
     assert out.startswith("#include <omp.h>\n")
     assert "#pragma omp for reduction(+:s) schedule(static) nowait" in out
+    # The starting values are copied at the region's start (reading the shared scalars in the
+    # region raced with a thread merging into them: the race checker caught it in ParEval 37).
+    assert "#pragma omp parallel firstprivate(my_top, my_at, my_top_found)" in out
+    assert "auto my_top = top;" in out.split("#pragma omp parallel firstprivate(my_top")[0]
     assert "if (my_top_found && my_top >= top) { top = my_top; at = my_at; }" in out
     sequential = _run(BEST, threads=1)
     assert sequential.split()[:3] == ["20002", "2", "80000"] and sequential.split()[-1] == "0"
