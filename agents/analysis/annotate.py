@@ -13,6 +13,10 @@ data, declared with the directive in a block of its own:
     for (auto const& pixel : image) { bins_data[pixel]++; }
     }
 
+A histogram into a `std::vector` gets an `omp atomic` above each update instead (see
+`ArrayReduction.atomic`), and an argmin (`Dependence.best_updates`) becomes a parallel region
+whose threads keep their own best and merge them in thread order (`_best_so_far`).
+
 A first-match search (a loop whose only dependence is its early exit, see
 `Dependence.first_match`) is rewritten too: every exit becomes "note this index, next
 iteration", a `min` reduction keeps the first index noted, and that one iteration runs again
@@ -288,21 +292,14 @@ def _exits(loop: Node) -> list[Node]:
 
 
 def _first_match(
-    lines: list[str],
-    loop: Loop,
-    choice: LoopChoice,
-    span: tuple[int, list[tuple[int, str]]],
-    names: set[str],
+    lines: list[str], loop: Loop, choice: LoopChoice, span: _Span, names: set[str]
 ) -> list[str]:
     """Replace a search loop by a block: the loop with each exit turned into "note the index,
     go on", a min reduction over the noted index, then the first noted iteration run again."""
     var, kind = loop.var, loop.counter_type
     if var is None or kind is None:
         raise AnnotationError(f"loop {loop.id} does not count a declared variable up to a bound")
-    first = f"first_{var}"
-    while first in names:
-        first += "_"
-    names.add(first)
+    first = _fresh(f"first_{var}", names)
     source = "\n".join(lines).encode()
     start = sum(len(row.encode()) + 1 for row in lines[: loop.line - 1]) + loop.column
     length, offsets = span
@@ -348,24 +345,18 @@ def _best_so_far(
     lines: list[str], loop: Loop, choice: LoopChoice, span: _Span, names: set[str]
 ) -> list[str]:
     """Replace an argmin loop by a parallel region: each thread runs its static block of the
-    loop on its own (firstprivate) copies of the best update's scalars, then the threads' bests are merged
-    in thread order (an `ordered` loop with one iteration per thread) with the loop's own test.
+    loop on its own (firstprivate) copies of the best update's scalars, then the threads' bests
+    are merged in thread order (an `ordered` loop with one iteration per thread) with the
+    loop's own test.
 
     Exact, ties included: a thread that found nothing merges nothing, and a block's best beats
     the best of the blocks before it exactly when the sequential loop would have replaced that
     best by it (its scan, started from the initial value, found the same first or last best).
     """
-
-    def fresh(name: str) -> str:
-        while name in names:
-            name += "_"
-        names.add(name)
-        return name
-
     updates = loop.dependence.best_updates
-    mine = {n: fresh(f"my_{n}") for u in updates for n in (u.best, *u.others)}
-    found = {u.best: fresh(f"my_{u.best}_found") for u in updates}
-    thread = fresh("thread")
+    mine = {n: _fresh(f"my_{n}", names) for u in updates for n in (u.best, *u.others)}
+    found = {u.best: _fresh(f"my_{u.best}_found", names) for u in updates}
+    thread = _fresh("thread", names)
     source = "\n".join(lines).encode()
     start = sum(len(row.encode()) + 1 for row in lines[: loop.line - 1]) + loop.column
     length, offsets = span
@@ -409,6 +400,14 @@ def _best_so_far(
     return replaced.split("\n")
 
 
+def _fresh(name: str, names: set[str]) -> str:
+    """`name`, or `name_`, `name__`, ...: the first the program does not use yet (now taken)."""
+    while name in names:
+        name += "_"
+    names.add(name)
+    return name
+
+
 def _names(node: Node, arrays: dict[str, ArrayReduction]) -> bool:
     """An identifier naming a `std::array` histogram (counted through a pointer)."""
     array = arrays.get(text(node)) if node.type == "identifier" else None
@@ -441,10 +440,7 @@ def _through_pointers(
     for array in loop.dependence.array_reductions:
         if not array.container or array.atomic:
             continue
-        alias = f"{array.var}_data"
-        while alias in names:
-            alias += "_"
-        names.add(alias)
+        alias = _fresh(f"{array.var}_data", names)
         aliases[array.var] = alias
         declarations.append(f"{array.element} *{alias} = {array.var}.data();")
     source = "\n".join(lines).encode()

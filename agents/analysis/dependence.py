@@ -296,6 +296,8 @@ def _best_updates(events: list[Event], facts: BodyFacts) -> tuple[list[BestUpdat
     names: set[str] = set()
     for k, update in enumerate(facts.best_updates):
         group = {update.best, *update.others}
+        if group & facts.locals:
+            continue  # a name the body declares itself: the `if` may update that one
         uses = [e for e in events if e.name in group]
         if uses and all(e.guard == k and not e.indices and not e.partial for e in uses):
             found.append(update)

@@ -683,6 +683,15 @@ CASES = [
         reason="scan",
     ),
     Case(
+        "an argmin into a variable the body declares itself is no best update",
+        CPP,
+        "size_t f(std::vector<double> const& x) { double best = 1e300; size_t at = 0;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) { size_t at = 7; if (x[i] < best) { best = x[i]; at = i; } }\n"
+        "  return at; }",
+        "carried",
+        reason="scan",
+    ),
+    Case(
         "argmin whose candidate reads the index it keeps is no best update",
         CPP,
         "size_t f(std::vector<double> const& x) { double best = 1e300; size_t at = 0;\n"
