@@ -40,6 +40,7 @@ alone after the loop, where it takes its exit (`return`, or `break` out of a `do
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -300,18 +301,14 @@ def _first_match(
     if var is None or kind is None:
         raise AnnotationError(f"loop {loop.id} does not count a declared variable up to a bound")
     first = _fresh(f"first_{var}", names)
-    source = "\n".join(lines).encode()
-    start = sum(len(row.encode()) + 1 for row in lines[: loop.line - 1]) + loop.column
-    length, offsets = span
-    original = source[start : start + length]
-    (body_at, _), exits = offsets[0], offsets[1:]
-    body = original[body_at:]
-    searched = bytearray(original)
+    at = _locate(lines, loop, span)
+    (body_at, _), exits = span[1][0], span[1][1:]
+    body = at.loop[body_at:]
+    searched = bytearray(at.loop)
     noted = f"{{ if ({var} < {first}) {first} = {var}; continue; }}".encode()
     for offset, statement in sorted(exits, reverse=True):
         searched[offset : offset + len(statement.encode())] = noted
-    row = lines[loop.line - 1]
-    indent = row[: len(row) - len(row.lstrip())]
+    indent = at.indent
     none = f"std::numeric_limits<{kind}>::max()"
     block = [
         "{",
@@ -324,8 +321,7 @@ def _first_match(
         f"{indent}}}",
         f"{indent}}}",
     ]
-    replaced = source[:start].decode() + "\n".join(block) + source[start + length :].decode()
-    return replaced.split("\n")
+    return at.replaced("\n".join(block))
 
 
 def _best_uses(loop: Node, info: Loop) -> list[tuple[Node, str]]:
@@ -357,17 +353,14 @@ def _best_so_far(
     mine = {n: _fresh(f"my_{n}", names) for u in updates for n in (u.best, *u.others)}
     found = {u.best: _fresh(f"my_{u.best}_found", names) for u in updates}
     thread = _fresh("thread", names)
-    source = "\n".join(lines).encode()
-    start = sum(len(row.encode()) + 1 for row in lines[: loop.line - 1]) + loop.column
-    length, offsets = span
-    body = bytearray(source[start : start + length])
-    for offset, name in sorted(offsets, reverse=True):
+    at = _locate(lines, loop, span)
+    body = bytearray(at.loop)
+    for offset, name in sorted(span[1], reverse=True):
         if name.startswith("{"):
             body[offset : offset + 1] = f"{{ {found[name[1:]]} = true;".encode()
         else:
             body[offset : offset + len(name.encode())] = mine[name].encode()
-    row = lines[loop.line - 1]
-    indent = row[: len(row) - len(row.lstrip())]
+    indent = at.indent
     inner = directive(loop, choice).replace("#pragma omp parallel for", "#pragma omp for", 1)
     merges = []
     for u in updates:
@@ -396,8 +389,36 @@ def _best_so_far(
         f"{indent}}}",
         f"{indent}}}",
     ]
-    replaced = source[:start].decode() + "\n".join(block) + source[start + length :].decode()
-    return replaced.split("\n")
+    return at.replaced("\n".join(block))
+
+
+@dataclass(frozen=True)
+class _Located:
+    """A chosen loop's text in the source as it stands, for a rewrite that replaces it."""
+
+    before: str
+    loop: bytes
+    """The loop, from its keyword to its end, as the UTF-8 bytes the span's offsets count."""
+    after: str
+    indent: str
+    """The indentation of the loop's first line."""
+
+    def replaced(self, text: str) -> list[str]:
+        """The source's lines with the loop replaced by `text`."""
+        return (self.before + text + self.after).split("\n")
+
+
+def _locate(lines: list[str], loop: Loop, span: _Span) -> _Located:
+    source = "\n".join(lines).encode()
+    start = sum(len(row.encode()) + 1 for row in lines[: loop.line - 1]) + loop.column
+    end = start + span[0]
+    row = lines[loop.line - 1]
+    return _Located(
+        before=source[:start].decode(),
+        loop=source[start:end],
+        after=source[end:].decode(),
+        indent=row[: len(row) - len(row.lstrip())],
+    )
 
 
 def _fresh(name: str, names: set[str]) -> str:
@@ -443,46 +464,33 @@ def _through_pointers(
         alias = _fresh(f"{array.var}_data", names)
         aliases[array.var] = alias
         declarations.append(f"{array.element} *{alias} = {array.var}.data();")
-    source = "\n".join(lines).encode()
-    start = sum(len(row.encode()) + 1 for row in lines[: loop.line - 1]) + loop.column
-    length, offsets = span
-    body = bytearray(source[start : start + length])
-    for offset, found in sorted(offsets, reverse=True):
+    at = _locate(lines, loop, span)
+    body = bytearray(at.loop)
+    for offset, found in sorted(span[1], reverse=True):
         size = len(found.encode())
         if found in aliases:
             body[offset : offset + size] = aliases[found].encode()
             continue
         # An update of an atomic histogram: the pragma on a line of its own, in a block of its
         # own (the statement may be the body of an `if` without braces).
-        at = body.rfind(b"\n", 0, offset) + 1
-        before = body[at:offset].decode()
+        line_start = body.rfind(b"\n", 0, offset) + 1
+        before = body[line_start:offset].decode()
         lead = before[: len(before) - len(before.lstrip())]
         inner = lead + ("    " if before.strip() else "")
         body[offset : offset + size] = (
             f"{{\n{inner}#pragma omp atomic\n{inner}{found}\n{lead}}}".encode()
         )
-    first = lines[loop.line - 1]
-    indent = first[: len(first) - len(first.lstrip())]
+    indent = at.indent
     if not declarations:
-        above = directive(loop, choice) + "\n" + indent
-        return (
-            source[:start].decode() + above + body.decode() + source[start + length :].decode()
-        ).split("\n")
-    block = "\n".join(
-        ["{", *(indent + d for d in declarations), indent + directive(loop, choice, aliases)]
-    )
-    replaced = (
-        source[:start].decode()
-        + block
-        + "\n"
-        + indent
-        + body.decode()
-        + "\n"
-        + indent
-        + "}"
-        + source[start + length :].decode()
-    )
-    return replaced.split("\n")
+        return at.replaced(directive(loop, choice) + "\n" + indent + body.decode())
+    block = [
+        "{",
+        *(indent + d for d in declarations),
+        indent + directive(loop, choice, aliases),
+        indent + body.decode(),
+        indent + "}",
+    ]
+    return at.replaced("\n".join(block))
 
 
 def _check(loop: Loop, choice: LoopChoice) -> None:
