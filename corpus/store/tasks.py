@@ -312,12 +312,15 @@ def events_after(
     return out
 
 
-def release(session: Session, task_id: str, run_id: int, worker: str, why: str) -> JobStatus | None:
-    """Put a task this worker holds back in the queue (shutdown), returning its attempt; one
-    whose cancellation was requested ends cancelled instead. The status it got, None if this
-    worker no longer held it."""
+def release(
+    session: Session, task_id: str, run_id: int | None, worker: str, why: str
+) -> JobStatus | None:
+    """Put a task this worker holds back in the queue (shutdown), returning its attempt, and end
+    its run (`None`: it was claimed but no run began); one whose cancellation was requested ends
+    cancelled instead. The status it got, None if this worker no longer held it."""
     status = queue.release(session, Task, task_id, worker, f"{why}; re-queued")
-    _end_run(session, run_id, JobStatus.CANCELLED, why)
+    if run_id is not None:
+        _end_run(session, run_id, JobStatus.CANCELLED, why)
     if status is not None:
         task = session.get(Task, task_id, populate_existing=True)
         assert task is not None

@@ -99,7 +99,7 @@ class EvalPool(JobPool[EvalRun, int]):
 
     async def run_one(self, eval_id: int, on_progress: ProgressSink | None = None) -> EvalRun:
         """Claim one queued eval and run it here (the CLI); return its final row."""
-        run = await asyncio.to_thread(self._claim, eval_id)
+        run = await self._claimed(eval_id)
         if run is None:
             raise EvalError(f"eval run {eval_id} is not queued")
         async with self._kept():
@@ -175,6 +175,10 @@ class EvalPool(JobPool[EvalRun, int]):
     ) -> None:
         with Session(self.engine) as session:
             store.finish(session, eval_id, self.worker, status, reason, summary)
+
+    def _unclaim(self, row: EvalRun, why: str) -> None:
+        assert row.id is not None
+        self._release(row.id, why)
 
     def _release(self, eval_id: int, why: str) -> None:
         with Session(self.engine) as session:

@@ -43,6 +43,20 @@ Key = TypeVar("Key", bound=Hashable)
 T = TypeVar("T")
 
 
+async def landed(call: Callable[..., T], *args: Any, undo: Callable[[T], Awaitable[object]]) -> T:
+    """`call(*args)` in a thread, never abandoned halfway: a thread runs on when the coroutine
+    awaiting it is cancelled, so a claim abandoned by a stop would still land and leave a job
+    held by a loop that no longer runs it (until its lease ran out, at the cost of an attempt).
+    On cancellation this waits for the thread, hands its result to `undo`, then re-raises."""
+    work = asyncio.ensure_future(asyncio.to_thread(call, *args))
+    try:
+        return await asyncio.shield(work)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):  # a call that failed took nothing
+            await undo(await work)
+        raise
+
+
 def backoff_s(failures: int, base_s: float, cap_s: float, jitter: float) -> float:
     """The pause after `failures` failures in a row: "full jitter", `jitter` (in [0, 1)) of an
     exponentially growing ceiling, so that workers that lost the database together do not all
@@ -175,11 +189,21 @@ class JobPool(ABC, Generic[Row, Key]):
 
     async def _work_once(self) -> None:
         with self.notifier.subscribe(QUEUE) as wake:
-            row = await asyncio.to_thread(self._claim, None)
+            row = await self._claimed(None)
             if row is None:
                 await wake.wait(self.config.poll_s)
                 return
         await self._execute(row)
+
+    async def _claimed(self, key: Key | None) -> Row | None:
+        """Claim the oldest queued job (or `key`); one claimed while this worker was being
+        stopped goes back to the queue, its attempt unspent."""
+
+        async def put_back(row: Row | None) -> None:
+            if row is not None:
+                await self._retried("release", self._unclaim, row, "server stopped")
+
+        return await landed(self._claim, key, undo=put_back)
 
     async def _keep(self) -> None:
         beats = 0
@@ -220,6 +244,10 @@ class JobPool(ABC, Generic[Row, Key]):
     @abstractmethod
     def _claim(self, key: Key | None) -> Row | None:
         """Claim the oldest queued job, or the given one (blocking)."""
+
+    @abstractmethod
+    def _unclaim(self, row: Row, why: str) -> None:
+        """Put a claimed job that never ran back in the queue, its attempt unspent (blocking)."""
 
     @abstractmethod
     async def _execute(self, row: Row) -> None:

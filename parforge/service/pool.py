@@ -20,7 +20,7 @@ from corpus.store.notify import Notifier, task_key
 from corpus.store.queue import Recovered
 from corpus.store.recorder import Recorder
 from parforge.service.config import ServerConfig
-from parforge.service.jobs import CANCEL, LEASE_LOST, JobPool, Running
+from parforge.service.jobs import CANCEL, LEASE_LOST, JobPool, Running, landed
 from parforge.service.reasons import public_reason, scrub
 from parforge.service.runners import Runners, ServiceError
 
@@ -48,7 +48,7 @@ class WorkerPool(JobPool[Task, str]):
 
     async def run_task(self, task_id: str) -> bool:
         """Claim one given task and run it here (the CLI's `--wait`); False if it was not queued."""
-        task = await asyncio.to_thread(self._claim, task_id)
+        task = await self._claimed(task_id)
         if task is None:
             return False
         async with self._kept():
@@ -68,7 +68,11 @@ class WorkerPool(JobPool[Task, str]):
             )
             self.notifier.notify(task_key(task.id))
             return
-        run = await asyncio.to_thread(self._start_run, task, runner.name)
+
+        async def put_back(run: int) -> None:
+            await self._retried("release", self._release, task.id, run, "server stopped")
+
+        run = await landed(self._start_run, task, runner.name, undo=put_back)
         recorder = Recorder(self.engine, task.id, run, self.notifier)
         running = Running()
         context = TaskContext(
@@ -141,7 +145,10 @@ class WorkerPool(JobPool[Task, str]):
         with Session(self.engine) as session:
             store_tasks.finish(session, task_id, run_id, self.worker, status, reason, best)
 
-    def _release(self, task_id: str, run_id: int, why: str) -> None:
+    def _unclaim(self, row: Task, why: str) -> None:
+        self._release(row.id, None, why)
+
+    def _release(self, task_id: str, run_id: int | None, why: str) -> None:
         """Back to the queue without spending an attempt: the task did nothing wrong."""
         with Session(self.engine) as session:
             store_tasks.release(session, task_id, run_id, self.worker, why)

@@ -5,6 +5,7 @@ sandbox."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 from sqlmodel import Session
 
@@ -97,3 +98,33 @@ async def test_run_one_is_what_the_cli_uses(engine):
     runner = EvalRunner(engine, scripted(), llm=LLMConfig(url="http://unused/v1"))
     final = await EvalPool(engine, runner, FAST, workers=0).run_one(eval_id)
     assert final.status == JobStatus.SUCCEEDED and final.summary["unverified"] == 0
+
+
+class _SlowClaim(EvalPool):
+    """An eval pool whose claim waits for the test's go, as on a loaded host."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.entered, self.go = threading.Event(), threading.Event()
+
+    def _claim(self, key):
+        self.entered.set()
+        assert self.go.wait(10)
+        return super()._claim(key)
+
+
+async def test_a_stop_during_a_claim_puts_the_eval_back(engine):
+    eval_id = new_run(engine, model="replay:known-good")
+    runner = EvalRunner(engine, scripted(), llm=LLMConfig(url="http://unused/v1"))
+    pool = _SlowClaim(engine, runner, FAST, workers=1)
+    await pool.start()
+    assert await asyncio.to_thread(pool.entered.wait, 10)
+    stopping = asyncio.create_task(pool.stop())
+    await asyncio.sleep(0.2)
+    pool.go.set()
+    await stopping
+    await asyncio.sleep(0.2)  # a claim the stop abandoned would land about now
+    with Session(engine) as s:
+        run = store.get(s, eval_id)
+        assert run is not None
+        assert (run.status, run.attempts, run.claimed_by) == (JobStatus.QUEUED, 0, None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from threading import Event
 
 import pytest
 from sqlmodel import Session, col, select
@@ -128,6 +129,64 @@ async def test_stop_requeues_and_next_pool_resumes(engine):
         steps = s.exec(select(Step).where(Step.task_id == task_id)).all()
         assert len(steps) == before + 4  # nothing of the first run was lost
         assert [r.status for r in tasks.runs(s, task_id)] == ["cancelled", "succeeded"]
+
+
+class _SlowClaims(WorkerPool):
+    """A pool whose claims and run starts wait for the test's go, as on a loaded host."""
+
+    def __init__(self, *args, slow: str, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.slow, self.entered, self.go, self.done = slow, Event(), Event(), Event()
+
+    def _delayed(self, call, *args):
+        self.entered.set()
+        assert self.go.wait(10)
+        try:
+            return call(*args)
+        finally:
+            self.done.set()
+
+    def _claim(self, key):
+        if self.slow != "claim":
+            return super()._claim(key)
+        return self._delayed(super()._claim, key)
+
+    def _start_run(self, task, runner):
+        if self.slow != "run":
+            return super()._start_run(task, runner)
+        return self._delayed(super()._start_run, task, runner)
+
+
+@pytest.mark.parametrize("slow", ["claim", "run"])
+async def test_a_stop_during_a_claim_or_run_start_puts_the_task_back(engine, slow):
+    """A thread runs on when the loop that awaits it is cancelled: a stop must wait for the
+    claim (or the run's start) to land and put the task back, or the task stays held by a loop
+    that no longer runs it until its lease runs out (this failed CI once, in the export tests)."""
+    [task_id] = _submit(engine)
+    pool = _SlowClaims(
+        engine, ScriptedRunner(samples=1), FAST.model_copy(update={"workers": 1}), slow=slow
+    )
+    await pool.start()
+    assert await asyncio.to_thread(pool.entered.wait, 10)
+    stopping = asyncio.create_task(pool.stop())
+    await asyncio.sleep(0.2)
+    pool.go.set()
+    await stopping
+    assert await asyncio.to_thread(pool.done.wait, 10)
+    await asyncio.sleep(0.1)  # a claim the stop abandoned would land about now
+    with Session(engine) as s:
+        task = tasks.get(s, task_id)
+        assert task is not None
+        assert (task.status, task.attempts, task.claimed_by) == (JobStatus.QUEUED, 0, None)
+        assert "server stopped" in task.reason
+        runs = tasks.runs(s, task_id)
+        assert [r.status for r in runs] == (["cancelled"] if slow == "run" else [])
+    again = WorkerPool(engine, ScriptedRunner(samples=1), FAST)
+    await again.start()
+    try:
+        await _wait_status(engine, task_id, {JobStatus.SUCCEEDED})
+    finally:
+        await again.stop()
 
 
 async def test_two_pools_share_the_queue(engine):
