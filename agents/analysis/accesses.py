@@ -38,6 +38,8 @@ class Event:
     one or into a `break` of this loop (`{ found = i; break; }`, see `exit_block`)."""
     guard: int | None = None
     """Inside the `if` of `BodyFacts.best_updates[guard]` (condition or block)."""
+    at: int = 0
+    """Where the access starts: its byte offset in the parsed source."""
 
 
 @dataclass
@@ -150,6 +152,7 @@ class _Walker:
                 partial=partial,
                 on_exit=ctx.on_exit,
                 guard=ctx.guard,
+                at=node.start_byte,
             )
         )
 

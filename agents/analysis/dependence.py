@@ -7,6 +7,7 @@ evidence; anything the rules cannot see through is "unknown" or "carried" with t
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
@@ -18,6 +19,7 @@ from agents.analysis.model import (
     Dependence,
     Reduction,
     ReductionOp,
+    Scan,
 )
 from agents.analysis.parse import identifiers, mentions, text, unwrap
 from agents.analysis.purity import is_pure
@@ -54,14 +56,17 @@ def dependence(
     scope: Scope,
     range_for: bool = False,
     written_through: str | None = None,
-    search: bool = False,
+    repeatable: bool = False,
+    statements: Sequence[tuple[int, int]] = (),
 ) -> Dependence:
     """The verdict on the iterations of a canonical loop with induction variable `var`.
 
     For a range-based for loop (`range_for`) `var` is the element: a value, never an index that
     keeps subscripts apart. `written_through` names the container when the body writes its
-    elements through a reference `var` (each iteration its own element). `search` says the
-    header suits a first-match search (it counts `var` up to a bound and declares it).
+    elements through a reference `var` (each iteration its own element). `repeatable` says the
+    header suits the rewrites that run the loop twice, a first-match search and a blocked scan
+    (a C++ loop that declares `var` and counts it up to a bound). `statements`: the byte span
+    of each statement of the body's block, where a scan's phases part.
     """
     exits = [f"early exit: {exit_}" for exit_ in facts.exits]
     carried: list[str] = []
@@ -91,9 +96,17 @@ def dependence(
     ]
     if written_through is not None:
         carried += _container_conflicts(var, written_through, events)
+    scan = _scan(events, scope, statements) if repeatable else None
+    if scan is not None:
+        events = [e for e in events if e.name != scan.var]
+        if best_updates or array_reductions:
+            carried.append(
+                f"a running value ({scan.var}) beside a best update or a histogram: the "
+                "annotation does not combine the two rewrites"
+            )
     reductions, sharing, scalar_problems = _scalars(events, scope)
     carried += scalar_problems
-    if exits and search and not unknown:
+    if exits and repeatable and not unknown:
         found = _first_match(var, exits, everything, facts)
         if found is not None:
             return found
@@ -109,6 +122,19 @@ def dependence(
             "the annotation does not combine the two rewrites",
         )
     reason = _ok_reason(var, events, reductions, array_reductions, sharing, best_updates)
+    if scan is not None:
+        return Dependence(
+            kind="carried",
+            scan=scan,
+            reductions=tuple(reductions),
+            private=tuple(sharing.private),
+            lastprivate=tuple(sharing.lastprivate),
+            last_assigned=tuple(sharing.last_assigned),
+            reason=f"scan: {scan.var} is a running value ({scan.op}), updated in the body's "
+            f"first {scan.split} statement(s) and read after them, so each iteration needs the "
+            "value of the previous ones; a two-pass blocked scan computes it (each thread "
+            f"totals its block, then runs it from the totals before it); {reason}",
+        )
     if written_through is not None:
         reason = (
             f"each iteration writes only its own element of {written_through} ({var}); {reason}"
@@ -327,6 +353,51 @@ def _first_match(
             f"iteration up to the bound is safe to run, as in any parallel search)"
         ),
     )
+
+
+# --- scans ---------------------------------------------------------------------------------
+
+SCAN_OPS = ("+", "*", "min", "max")
+
+
+def _scan(events: list[Event], scope: Scope, statements: Sequence[tuple[int, int]]) -> Scan | None:
+    """The loop's running value, if exactly one scalar is both accumulated and read, and the
+    body's statements part into an input phase that updates it (and writes nothing but it and
+    the body's locals: a blocked scan runs that phase twice) and a scan phase that reads it."""
+    by_name: dict[str, list[Event]] = defaultdict(list)
+    for event in events:
+        if not event.indices:
+            by_name[event.name].append(event)
+    running = [
+        name
+        for name, uses in by_name.items()
+        if any(e.reduction for e in uses) and any(e.reduction is None for e in uses)
+    ]
+    if len(running) != 1 or running[0] not in scope.own or running[0] not in scope.scalars:
+        return None
+    name = running[0]
+    uses = by_name[name]
+    ops = {e.reduction for e in uses if e.reduction}
+    op = ops.pop() if len(ops) == 1 else None
+    if op not in SCAN_OPS or any(e.kind == "write" and e.reduction is None for e in uses):
+        return None  # another operator, or assigned outright somewhere
+    places = [_statement_at(e.at, statements) for e in uses]
+    if None in places:
+        return None
+    updated = [at for at, e in zip(places, uses, strict=True) if e.reduction]
+    read = [at for at, e in zip(places, uses, strict=True) if not e.reduction]
+    split = min(read)  # type: ignore[type-var]
+    if max(updated) >= split:  # type: ignore[type-var,operator]
+        return None
+    phase_end = statements[split][0]  # type: ignore[index]
+    if any(e.kind == "write" and e.name != name and e.at < phase_end for e in events):
+        return None
+    return Scan(name, op, split)  # type: ignore[arg-type]
+
+
+def _statement_at(at: int, statements: Sequence[tuple[int, int]]) -> int | None:
+    """The index of the statement of the body that holds byte `at` (None: none does)."""
+    return next((k for k, (start, end) in enumerate(statements) if start <= at < end), None)
 
 
 # --- scalars -------------------------------------------------------------------------------

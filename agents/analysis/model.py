@@ -77,6 +77,20 @@ class BestUpdate:
 
 
 @dataclass(frozen=True)
+class Scan:
+    """A running value (`acc += x[i]; y[i] = acc;`, a prefix sum or a running minimum): the
+    body first updates `var` with one associative operator (the input phase) and only then
+    reads it (the scan phase). Each thread totals its block with the input phase alone, the
+    totals of the blocks before it give its starting value, and then it runs the whole body
+    over its block again (a two-pass blocked scan, `agents.analysis.annotate`)."""
+
+    var: str
+    op: Literal["+", "*", "min", "max"]
+    split: int
+    """The index of the body's first statement that reads `var` (the scan phase begins)."""
+
+
+@dataclass(frozen=True)
 class Dependence:
     """The verdict on a loop's iterations, with the clauses a parallel version needs."""
 
@@ -101,6 +115,8 @@ class Dependence:
     """A search (kind "carried" only through its early exits): the body writes nothing outside
     itself, so every iteration may run; a `min` reduction finds the first one that would exit,
     and that iteration runs again alone to take its exit (`agents.analysis.annotate`)."""
+    scan: Scan | None = None
+    """A running value whose carried dependence a two-pass blocked scan resolves (`Scan`)."""
     reason: str = ""
 
     @property
@@ -110,8 +126,9 @@ class Dependence:
 
     @property
     def annotatable(self) -> bool:
-        """Whether an annotation can parallelise the loop: as it is, or as a first-match search."""
-        return self.parallelisable or self.first_match
+        """Whether an annotation can parallelise the loop: as it is, as a first-match search or
+        as a blocked scan."""
+        return self.parallelisable or self.first_match or self.scan is not None
 
     @property
     def patterns(self) -> list[str]:
@@ -124,6 +141,8 @@ class Dependence:
         tags += [f"{b.keeps}-loc" for b in self.best_updates]
         if self.first_match:
             tags.append("first-match")
+        if self.scan is not None:
+            tags.append(f"scan:{self.scan.op}")
         return tags or [self.kind]
 
     @property

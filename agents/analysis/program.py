@@ -131,8 +131,10 @@ def _loops(
                 scope,
                 range_for=head.container is not None,
                 written_through=_written_through(head, facts),
-                # The search's "not found" is std::numeric_limits<T>::max(): C++ only.
-                search=head.counter_type is not None and language is Language.CPP,
+                # The rewrites declare their helpers with C++ types (std::numeric_limits,
+                # decltype, std::vector): C++ only.
+                repeatable=head.counter_type is not None and language is Language.CPP,
+                statements=_statement_lines(inner),
             )
             if head.canonical and head.var is not None
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")
@@ -143,6 +145,18 @@ def _loops(
     for item in reversed(found):
         item.perfect_nest = _perfect_nest(item, by_node)
     return found, counter
+
+
+def _statement_lines(body: Node | None) -> tuple[tuple[int, int], ...]:
+    """The byte span of each statement of a loop's block (none for a single statement
+    without braces)."""
+    if body is None or body.type != "compound_statement":
+        return ()
+    return tuple(
+        (child.start_byte, child.end_byte)
+        for child in body.named_children
+        if child.type != "comment"
+    )
 
 
 def _sized_arrays(

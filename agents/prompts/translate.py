@@ -36,7 +36,13 @@ def loop_facts(loops: Sequence[Loop]) -> str:
         )
         sharing = "".join(f", {clause}" for clause in dep.sharing_clauses)
         trips = f", {loop.trip_count} iterations" if loop.trip_count else ""
-        kind = "first-match search" if dep.first_match else dep.kind
+        kind = (
+            "first-match search"
+            if dep.first_match
+            else f"scan of {dep.scan.var} ({dep.scan.op}), as a blocked scan"
+            if dep.scan is not None
+            else dep.kind
+        )
         lines.append(
             f"- {loop.id}: line {loop.line} in {loop.function}(), depth {loop.depth}{trips}: "
             f"{kind}{' ' + clauses if clauses else ''}{sharing} ({dep.reason})"

@@ -34,13 +34,16 @@ class AnalyseResult(BaseModel):
     searches: list[str] = []
     """Ids of the first-match searches: `annotate` parallelises them with a min reduction over
     the first index that exits."""
+    scans: list[str] = []
+    """Ids of the loops with a running value (`acc += x[i]; y[i] = acc;`): `annotate`
+    parallelises them as two-pass blocked scans."""
 
 
 class Analyse:
     name: ClassVar[str] = "analyse"
     description: ClassVar[str] = (
         "List a function's loops with their dependences (independent, reduction, "
-        "loop-carried, first-match search) and the variables to privatise."
+        "loop-carried, first-match search, running-value scan) and the variables to privatise."
     )
     Args: ClassVar[type[BaseModel]] = AnalyseArgs
 
@@ -65,6 +68,11 @@ class Analyse:
                     + [
                         f"{u.keeps}-loc:{','.join((u.best, *u.others))}"
                         for u in loop.dependence.best_updates
+                    ]
+                    + [
+                        f"scan:{scan.op}:{scan.var}"
+                        for scan in [loop.dependence.scan]
+                        if scan is not None
                     ],
                     private=list(loop.dependence.private),
                     lastprivate=list(loop.dependence.lastprivate)
@@ -75,4 +83,5 @@ class Analyse:
             ],
             parallelisable=[loop.id for loop in loops if loop.dependence.parallelisable],
             searches=[loop.id for loop in loops if loop.dependence.first_match],
+            scans=[loop.id for loop in loops if loop.dependence.scan is not None],
         )

@@ -575,3 +575,76 @@ def test_best_updates_keep_what_the_sequential_loop_keeps_ties_included() -> Non
         assert _run(out, threads=threads) == sequential
     with pytest.raises(AnnotationError, match="static"):
         apply_choices(BEST, program, [LoopChoice(loop=loops[0].id, schedule="dynamic")])
+
+
+SCANS = """#include <cstdio>
+#include <vector>
+
+void running_min(std::vector<float> &x) {
+    float m = x[0];
+    for (int i = 0; i < (int)x.size(); i++) {
+        if (x[i] < m) {
+            m = x[i];
+        }
+        x[i] = m;
+    }
+}
+
+long running_sum(std::vector<long> const& x, std::vector<long> &y) {
+    long acc = 7, total = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        long twice = 2 * x[i];
+        acc += twice;
+        y[i] = acc - twice / 2;
+        total += y[i];
+    }
+    return acc * 1000003 + total;
+}
+
+int main() {
+    for (int n : {1, 2, 3, 7, 1000, 100003}) {
+        std::vector<float> x(n);
+        std::vector<long> v(n), y(n);
+        for (int i = 0; i < n; i++) {
+            x[i] = (float)((i * 7919) % 1013) - 500.0f;
+            v[i] = (i * 31) % 97 - 40;
+        }
+        running_min(x);
+        long r = running_sum(v, y);
+        double check = 0;
+        for (int i = 0; i < n; i++) check += x[i] * (i % 5) + y[i] * (i % 3);
+        std::printf("%d %ld %.1f\\n", n, r, check);
+    }
+}
+"""
+
+
+def test_scans_run_as_two_pass_blocked_scans_with_the_sequential_results() -> None:
+    program = analyse(SCANS, Language.CPP)
+    loops = annotatable(program, "running_min") + annotatable(program, "running_sum")
+    assert [
+        (lp.dependence.scan.var, lp.dependence.scan.op) for lp in loops if lp.dependence.scan
+    ] == [
+        ("m", "min"),
+        ("acc", "+"),
+    ]
+    assert not any(lp.dependence.parallelisable for lp in loops)
+    schema = _loop_schemas(choice_schema(loops))
+    assert all(s["properties"]["schedule"]["enum"] == ["static"] for s in schema)
+    assert all(s["properties"]["simd"]["enum"] == [False] for s in schema)
+    out = apply_choices(SCANS, program, default_choices(loops))
+    # The identity of min comes from <limits>; <vector> is there already.
+    assert out.startswith("#include <omp.h>\n#include <limits>\n#include <cstdio>\n")
+    # Pass 1 totals each block with the updating statements alone; pass 2 runs the whole body,
+    # with the loop's other reductions, over the same static blocks.
+    assert out.count("#pragma omp for schedule(static) nowait") == 2
+    assert "#pragma omp for reduction(+:total) schedule(static)" in out
+    assert "#pragma omp parallel private(acc)" in out and "acc = acc_last;" in out
+    sequential = _run(SCANS, threads=1)
+    assert sequential.splitlines()[0].startswith("1 ")
+    for threads in (2, 3, 4, 8):
+        assert _run(out, threads=threads) == sequential
+    with pytest.raises(AnnotationError, match="static"):
+        apply_choices(SCANS, program, [LoopChoice(loop=loops[0].id, schedule="dynamic")])
+    with pytest.raises(AnnotationError, match="simd"):
+        apply_choices(SCANS, program, [LoopChoice(loop=loops[0].id, simd=True)])

@@ -35,6 +35,8 @@ class Case:
     """Scalars whose last assigned value is kept (`lastprivate(conditional:)`)."""
     first_match: bool = False
     """A search: parallel as a min reduction over the first index that exits."""
+    scan: tuple[str, str] | None = None
+    """(variable, operator) of a running value a blocked scan computes."""
 
 
 CASES = [
@@ -213,6 +215,67 @@ CASES = [
         "running min scan",
         CPP,
         "void f(std::vector<float> &x) { float m = x[0]; for (int i = 0; i < x.size(); i++) { if (x[i] < m) m = x[i]; x[i] = m; } }",
+        "carried",
+        reason="scan",
+        scan=("m", "min"),
+    ),
+    Case(
+        "running sum scan in C++, beside a sum of the running values",
+        CPP,
+        "double f(std::vector<double> const& x, std::vector<double> &y) { double acc = 0, total = 0;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) {\n    acc += x[i];\n    y[i] = acc;\n    total += acc;\n  }\n"
+        "  return acc + total; }",
+        "carried",
+        reductions=(("total", "+"),),
+        reason="two-pass blocked scan",
+        scan=("acc", "+"),
+    ),
+    Case(
+        "running max with a local, the update in an if",
+        CPP,
+        "void f(std::vector<int> const& x, std::vector<int> &y) { int top = x[0];\n"
+        "  for (int i = 0; i < x.size(); ++i) { int v = x[i] * 2; if (v > top) top = v; y[i] = top + v; } }",
+        "carried",
+        reason="scan",
+        scan=("top", "max"),
+    ),
+    Case(
+        "exclusive scan: read before it is updated",
+        CPP,
+        "void f(std::vector<int> const& x, std::vector<int> &y) { int acc = 0;\n"
+        "  for (int i = 0; i < x.size(); ++i) { y[i] = acc; acc += x[i]; } }",
+        "carried",
+        reason="scan",
+    ),
+    Case(
+        "a scan whose updating statements also write an array (they would run twice)",
+        CPP,
+        "void f(std::vector<int> const& x, std::vector<int> &y, std::vector<int> &z) { int acc = 0;\n"
+        "  for (int i = 0; i < x.size(); ++i) { acc += x[i]; z[i] = 1; y[i] = acc; } }",
+        "carried",
+        reason="scan",
+    ),
+    Case(
+        "a running value the caller holds (a reference) is no blocked scan",
+        CPP,
+        "void f(std::vector<int> const& x, std::vector<int> &y, int &acc) {\n"
+        "  for (int i = 0; i < x.size(); ++i) { acc += x[i]; y[i] = acc; } }",
+        "carried",
+        reason="scan",
+    ),
+    Case(
+        "a running value updated with two operators is no scan",
+        CPP,
+        "void f(std::vector<int> const& x, std::vector<int> &y) { int acc = 0;\n"
+        "  for (int i = 0; i < x.size(); ++i) { acc += x[i]; acc *= 2; y[i] = acc; } }",
+        "carried",
+        reason="scan",
+    ),
+    Case(
+        "a running value updated in the same statement that reads it is no scan",
+        CPP,
+        "void f(std::vector<int> const& x, std::vector<int> &y) { int acc = 0;\n"
+        "  for (int i = 0; i < x.size(); ++i) { if (x[i] > 0) { acc += x[i]; y[i] = acc; } } }",
         "carried",
         reason="scan",
     ),
@@ -846,6 +909,7 @@ def test_verdict_matches_the_hand_label(case: Case) -> None:
     assert dep.lastprivate == case.lastprivate
     assert dep.last_assigned == case.last_assigned
     assert dep.first_match == case.first_match
+    assert ((dep.scan.var, dep.scan.op) if dep.scan else None) == case.scan
     assert bool(dep.best_updates) == ("best so far" in case.reason)
     assert case.reason in dep.reason
     assert [(a.var, a.op, a.length) for a in dep.array_reductions] == list(case.arrays)

@@ -44,12 +44,23 @@ def test_scans_are_never_independent(path: Path) -> None:
         assert not loop.dependence.parallelisable, (loop.id, loop.dependence)
 
 
-def test_scan_translation_sources_cannot_be_annotated() -> None:
+def test_scan_translation_sources_are_annotated_only_as_blocked_scans() -> None:
+    """No scan is ever a plain `parallel for`: the running minimum (31) is annotatable as a
+    blocked scan, the array recurrences (30, 32) not at all."""
     scans = [t for t in SERIAL if t.problem_type == "scan"]
     assert scans
+    found = {}
     for task in scans:
         program = analyse(task.source, Language.CPP)
-        assert annotatable(program, task.function) == [], task.name
+        loops = annotatable(program, task.function)
+        assert not any(loop.dependence.parallelisable for loop in loops), task.name
+        found[task.name.split(":")[0]] = [
+            (loop.dependence.scan.var, loop.dependence.scan.op)
+            for loop in loops
+            if loop.dependence.scan
+        ]
+    assert found["31_scan_scan_with_min_function"] == [("min", "min")]
+    assert found["30_scan_prefix_sum"] == found["32_scan_sum_of_prefix_sum_array"] == []
 
 
 def test_the_largest_subarray_outer_loop_is_a_max_reduction() -> None:
