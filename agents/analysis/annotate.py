@@ -56,7 +56,7 @@ from agents.analysis.accesses import exit_block
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import ArrayReduction, Loop, Program
 from agents.analysis.parse import syntax_tree, text
-from agents.analysis.reductions import match_best_update, match_reduction
+from agents.analysis.reductions import match_best_update, match_recurrence, match_reduction
 
 CHUNKS: tuple[int | None, ...] = (None, 1, 4, 16, 64, 256)
 """The chunk sizes a choice may name (None: the schedule's default)."""
@@ -224,6 +224,7 @@ def apply_choices(source: str, program: Program, choices: Sequence[LoopChoice]) 
         or any(scan.op in ("min", "max") for scan in scans),
         "omp.h": any(known[i].dependence.best_updates for i in chosen) or bool(scans),
         "vector": bool(scans),
+        "type_traits": any(scan.recurrence for scan in scans),
     }
     for header, needed in headers.items():
         if needed and not any(row.replace(" ", "") == f"#include<{header}>" for row in lines):
@@ -266,7 +267,7 @@ def _loop_spans(source: str, program: Program, loops: Sequence[Loop]) -> dict[st
             elif loop.dependence.best_updates:
                 marked = _best_uses(node, loop)
             elif loop.dependence.scan is not None:
-                marked = _scan_phases(node, loop.dependence.scan.split)
+                marked = _scan_phases(node, loop)
             else:
                 arrays = {a.var: a for a in loop.dependence.array_reductions}
                 marked = [
@@ -417,13 +418,22 @@ def _best_so_far(
     return at.replaced("\n".join(block))
 
 
-def _scan_phases(loop: Node, split: int) -> list[tuple[Node, str]]:
-    """(node, text) of the loop's block and of its first statement of the scan phase."""
+def _scan_phases(loop: Node, info: Loop) -> list[tuple[Node, str]]:
+    """(node, text) of the loop's block and of its first statement of the scan phase; for a
+    recurrence, of the recurrence's statement, then of the element it writes and of its term."""
+    scan = info.dependence.scan
+    assert scan is not None and info.var is not None
     body = loop.child_by_field_name("body")
     statements = [] if body is None else [c for c in body.named_children if c.type != "comment"]
-    if body is None or body.type != "compound_statement" or len(statements) <= split:
+    if body is None or body.type != "compound_statement" or len(statements) <= scan.split:
         raise AnnotationError(f"the loop at line {loop.start_point.row + 1} is not the scan found")
-    return [(body, text(body)), (statements[split], text(statements[split]))]
+    marked = [(body, text(body)), (statements[scan.split], text(statements[scan.split]))]
+    if scan.recurrence:
+        matched = match_recurrence(statements[scan.split], info.var)
+        if matched is None:
+            raise AnnotationError(f"the loop at line {loop.start_point.row + 1} is no recurrence")
+        marked += [(matched[2], text(matched[2])), (matched[3], text(matched[3]))]
+    return marked
 
 
 _IDENTITY = {
@@ -452,13 +462,31 @@ def _blocked_scan(
     value and its own locals (`dependence._scan`), since that phase runs twice."""
     scan = loop.dependence.scan
     assert scan is not None
-    acc, kind = scan.var, f"decltype({scan.var})"
+    at = _locate(lines, loop, span)
+    indent = at.indent
+    split_at, split = span[1][1]
+    before = at.loop[:split_at].decode()
+    prelude = []
+    if scan.recurrence:
+        # The previous element, carried in a scalar: `a[i] = a[i - 1] + e` becomes
+        # `run = run + (e); a[i] = run;`, which starts from a[lower - 1] when the loop runs.
+        (_, element), (_, term) = span[1][2:]
+        acc = _fresh(f"{scan.var}_run", names)
+        update = f"{acc} = {acc} {scan.op} ({term});"
+        after = at.loop[split_at + len(split.encode()) :].decode()
+        whole = f"{before}{update} {element} = {acc};{after}"
+        totalling = before + update + "\n" + indent + "}"
+        prelude = [
+            f"std::decay_t<decltype({scan.var}[0])> {acc}{{}};",
+            f"if (({loop.lower}) < ({loop.upper})) {acc} = {scan.var}[({loop.lower}) - 1];",
+        ]
+    else:
+        acc = scan.var
+        whole = at.loop.decode()
+        totalling = before.rstrip() + "\n" + indent + "}"
+    kind = f"decltype({acc})"
     start, last = _fresh(f"{acc}_start", names), _fresh(f"{acc}_last", names)
     totals, block = _fresh(f"{acc}_blocks", names), _fresh("block", names)
-    at = _locate(lines, loop, span)
-    split_at = span[1][1][0]
-    indent = at.indent
-    totalling = at.loop[:split_at].decode().rstrip() + "\n" + indent + "}"
     identity = _IDENTITY[scan.op].format(t=kind)
     if scan.op in ("min", "max"):
         test = "<" if scan.op == "min" else ">"
@@ -466,9 +494,13 @@ def _blocked_scan(
     else:
         combine = f"{acc} = {acc} {scan.op} {totals}[{block}];"
     inner = directive(loop, choice).replace("#pragma omp parallel for", "#pragma omp for", 1)
+    # The last thread ends with the loop's final value, which the code after the loop may read
+    # (not for a recurrence: its scalar is the rewrite's own, the array holds the values).
+    keeps = not scan.recurrence
     region = [
         "{",
-        f"{kind} {start} = {acc}, {last} = {acc};",
+        *prelude,
+        f"{kind} {start} = {acc}" + (f", {last} = {acc};" if keeps else ";"),
         f"std::vector<{kind}> {totals};",
         f"#pragma omp parallel private({acc})",
         "{",
@@ -484,10 +516,14 @@ def _blocked_scan(
         f"{acc} = {start};",
         f"for (int {block} = 0; {block} < omp_get_thread_num(); ++{block}) {combine}",
         inner,
-        at.loop.decode(),
-        f"if (omp_get_thread_num() == omp_get_num_threads() - 1) {last} = {acc};",
+        whole,
+        *(
+            [f"if (omp_get_thread_num() == omp_get_num_threads() - 1) {last} = {acc};"]
+            if keeps
+            else []
+        ),
         "}",
-        f"{acc} = {last};",
+        *([f"{acc} = {last};"] if keeps else []),
         "}",
     ]
     return at.replaced("\n".join([region[0], *(indent + row for row in region[1:])]))

@@ -23,6 +23,7 @@ from agents.analysis.model import (
 )
 from agents.analysis.parse import identifiers, mentions, text, unwrap
 from agents.analysis.purity import is_pure
+from agents.analysis.reductions import match_recurrence
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def dependence(
     range_for: bool = False,
     written_through: str | None = None,
     repeatable: bool = False,
-    statements: Sequence[tuple[int, int]] = (),
+    statements: Sequence[Node] = (),
 ) -> Dependence:
     """The verdict on the iterations of a canonical loop with induction variable `var`.
 
@@ -65,8 +66,8 @@ def dependence(
     keeps subscripts apart. `written_through` names the container when the body writes its
     elements through a reference `var` (each iteration its own element). `repeatable` says the
     header suits the rewrites that run the loop twice, a first-match search and a blocked scan
-    (a C++ loop that declares `var` and counts it up to a bound). `statements`: the byte span
-    of each statement of the body's block, where a scan's phases part.
+    (a C++ loop that declares `var` and counts it up to a bound). `statements`: the
+    statements of the body's block, where a scan's phases part.
     """
     exits = [f"early exit: {exit_}" for exit_ in facts.exits]
     carried: list[str] = []
@@ -78,6 +79,9 @@ def dependence(
     everything = [e for e in facts.events if e.name != var and e.name not in facts.locals]
     best_updates, grouped = _best_updates(everything, facts)
     events = [e for e in everything if e.name not in grouped]
+    scan = _recurrence(var, events, statements) if repeatable else None
+    if scan is not None:
+        events = [e for e in events if e.name != scan.var]
     conflicts, reduced = _array_conflicts(var, events, facts, range_for)
     carried += conflicts
     carried += [
@@ -96,9 +100,10 @@ def dependence(
     ]
     if written_through is not None:
         carried += _container_conflicts(var, written_through, events)
-    scan = _scan(events, scope, statements) if repeatable else None
+    if scan is None and repeatable:
+        scan = _scan(events, scope, statements)
+        events = [e for e in events if scan is None or e.name != scan.var]
     if scan is not None:
-        events = [e for e in events if e.name != scan.var]
         if best_updates or array_reductions:
             carried.append(
                 f"a running value ({scan.var}) beside a best update or a histogram: the "
@@ -130,10 +135,9 @@ def dependence(
             private=tuple(sharing.private),
             lastprivate=tuple(sharing.lastprivate),
             last_assigned=tuple(sharing.last_assigned),
-            reason=f"scan: {scan.var} is a running value ({scan.op}), updated in the body's "
-            f"first {scan.split} statement(s) and read after them, so each iteration needs the "
-            "value of the previous ones; a two-pass blocked scan computes it (each thread "
-            f"totals its block, then runs it from the totals before it); {reason}",
+            reason=f"scan: {_scan_reason(scan, var)}, so each iteration needs the value of the "
+            "previous ones; a two-pass blocked scan computes it (each thread totals its block, "
+            f"then runs it from the totals before it); {reason}",
         )
     if written_through is not None:
         reason = (
@@ -360,7 +364,40 @@ def _first_match(
 SCAN_OPS = ("+", "*", "min", "max")
 
 
-def _scan(events: list[Event], scope: Scope, statements: Sequence[tuple[int, int]]) -> Scan | None:
+def _scan_reason(scan: Scan, var: str) -> str:
+    if scan.recurrence:
+        return f"{scan.var}[{var}] is {scan.var}[{var} - 1] {scan.op} a term (a recurrence)"
+    return (
+        f"{scan.var} is a running value ({scan.op}), updated in the body's first "
+        f"{scan.split} statement(s) and read after them"
+    )
+
+
+def _recurrence(var: str, events: list[Event], statements: Sequence[Node]) -> Scan | None:
+    """A first-order recurrence `a[i] = a[i - 1] OP e` (`match_recurrence`), if it is the
+    only statement that reads another iteration's element of `a`, no other statement reads
+    or writes any element of `a` but the iteration's own, and the statements before it write
+    nothing but the body's locals (a blocked scan runs them twice)."""
+    found = [(k, m) for k, s in enumerate(statements) if (m := match_recurrence(s, var))]
+    if len(found) != 1:
+        return None
+    k, (array, op, _, _) = found[0]
+    start, end = statements[k].start_byte, statements[k].end_byte
+    uses = [e for e in events if e.name == array]
+    previous = [e for e in uses if e.indices == (f"{var} - 1",)]
+    writes = [e for e in uses if e.kind == "write"]
+    if len(previous) != 1 or len(writes) != 1:
+        return None
+    if not all(start <= e.at < end for e in (*previous, *writes)):
+        return None
+    if any(e.indices != (var,) for e in uses if e is not previous[0]):
+        return None  # another element, or the whole array (`a.size()`)
+    if any(e.kind == "write" and e.at < start for e in events):
+        return None
+    return Scan(array, op, k, recurrence=True)  # type: ignore[arg-type]
+
+
+def _scan(events: list[Event], scope: Scope, statements: Sequence[Node]) -> Scan | None:
     """The loop's running value, if exactly one scalar is both accumulated and read, and the
     body's statements part into an input phase that updates it (and writes nothing but it and
     the body's locals: a blocked scan runs that phase twice) and a scan phase that reads it."""
@@ -381,7 +418,8 @@ def _scan(events: list[Event], scope: Scope, statements: Sequence[tuple[int, int
     op = ops.pop() if len(ops) == 1 else None
     if op not in SCAN_OPS or any(e.kind == "write" and e.reduction is None for e in uses):
         return None  # another operator, or assigned outright somewhere
-    places = [_statement_at(e.at, statements) for e in uses]
+    spans = [(s.start_byte, s.end_byte) for s in statements]
+    places = [_statement_at(e.at, spans) for e in uses]
     if None in places:
         return None
     updated = [at for at, e in zip(places, uses, strict=True) if e.reduction]
@@ -389,7 +427,7 @@ def _scan(events: list[Event], scope: Scope, statements: Sequence[tuple[int, int
     split = min(read)  # type: ignore[type-var]
     if max(updated) >= split:  # type: ignore[type-var,operator]
         return None
-    phase_end = statements[split][0]  # type: ignore[index]
+    phase_end = spans[split][0]  # type: ignore[index]
     if any(e.kind == "write" and e.name != name and e.at < phase_end for e in events):
         return None
     return Scan(name, op, split)  # type: ignore[arg-type]

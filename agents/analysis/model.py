@@ -87,7 +87,12 @@ class Scan:
     var: str
     op: Literal["+", "*", "min", "max"]
     split: int
-    """The index of the body's first statement that reads `var` (the scan phase begins)."""
+    """The index of the body's first statement that reads `var` (the scan phase begins); for
+    a recurrence, of the recurrence's statement (the phases part in its middle)."""
+    recurrence: bool = False
+    """`var` is an array and the loop a first-order recurrence `var[i] = var[i - 1] op e` (a
+    prefix sum): the rewrite carries the previous element in a scalar of its own, which makes
+    it a running value (`acc = acc op e; var[i] = acc;`)."""
 
 
 @dataclass(frozen=True)

@@ -134,7 +134,7 @@ def _loops(
                 # The rewrites declare their helpers with C++ types (std::numeric_limits,
                 # decltype, std::vector): C++ only.
                 repeatable=head.counter_type is not None and language is Language.CPP,
-                statements=_statement_lines(inner),
+                statements=_statements(inner),
             )
             if head.canonical and head.var is not None
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")
@@ -147,16 +147,11 @@ def _loops(
     return found, counter
 
 
-def _statement_lines(body: Node | None) -> tuple[tuple[int, int], ...]:
-    """The byte span of each statement of a loop's block (none for a single statement
-    without braces)."""
+def _statements(body: Node | None) -> tuple[Node, ...]:
+    """The statements of a loop's block (none for a single statement without braces)."""
     if body is None or body.type != "compound_statement":
         return ()
-    return tuple(
-        (child.start_byte, child.end_byte)
-        for child in body.named_children
-        if child.type != "comment"
-    )
+    return tuple(child for child in body.named_children if child.type != "comment")
 
 
 def _sized_arrays(

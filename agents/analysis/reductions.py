@@ -63,6 +63,49 @@ def match_reduction(statement: Node) -> tuple[str, str] | None:
     return (name, found) if found else None
 
 
+def match_recurrence(statement: Node, var: str) -> tuple[str, str, Node, Node] | None:
+    """(array, operator, the element written, the term added) when `statement` is a first-order
+    recurrence over loop variable `var`: `a[i] = a[i - 1] OP e` or `a[i] = e OP a[i - 1]`, OP
+    `+` or `*`, `e` free of `a` (a prefix sum, a running product)."""
+    if statement.type != "expression_statement" or statement.named_child_count != 1:
+        return None
+    expr = unwrap(statement.named_children[0])
+    if expr.type != "assignment_expression":
+        return None
+    left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+    operator = expr.child_by_field_name("operator")
+    if left is None or right is None or operator is None or text(operator) != "=":
+        return None
+    array = _element_of(left) if left.type == "subscript_expression" else None
+    value = unwrap(right)
+    if array is None or _index(left) != var or value.type != "binary_expression":
+        return None
+    op = value.child_by_field_name("operator")
+    a, b = value.child_by_field_name("left"), value.child_by_field_name("right")
+    if op is None or a is None or b is None or text(op) not in ("+", "*"):
+        return None
+    for previous, term in ((unwrap(a), b), (unwrap(b), a)):
+        if (
+            previous.type == "subscript_expression"
+            and _element_of(previous) == array
+            and _index(previous) == f"{var} - 1"
+            and not mentions(term, array)
+        ):
+            return array, text(op), left, term
+    return None
+
+
+def _index(element: Node) -> str | None:
+    """The one subscript of `a[k]` as canonical tokens (`i - 1`)."""
+    index = element.child_by_field_name("indices") or element.child_by_field_name("index")
+    if index is None:
+        return None
+    named = [c for c in index.named_children if c.type != "comment"]
+    if index.type == "subscript_argument_list":
+        return canon(named[0]) if len(named) == 1 else None
+    return canon(index)
+
+
 def _element_of(target: Node) -> str | None:
     """The array `h` of an element `h[k]` (one subscript, `k` free of `h`), else None."""
     base = target.child_by_field_name("argument")

@@ -601,6 +601,15 @@ long running_sum(std::vector<long> const& x, std::vector<long> &y) {
     return acc * 1000003 + total;
 }
 
+void prefix_product(std::vector<long> const& x, std::vector<long> &y, std::vector<long> &q) {
+    y[0] = 3;
+    for (size_t i = 1; i < x.size(); ++i) {
+        long f = x[i] % 3 == 0 ? 1 : -1;
+        y[i] = f * y[i - 1];
+        q[i] = y[i] + f;
+    }
+}
+
 int main() {
     for (int n : {1, 2, 3, 7, 1000, 100003}) {
         std::vector<float> x(n);
@@ -611,8 +620,10 @@ int main() {
         }
         running_min(x);
         long r = running_sum(v, y);
+        std::vector<long> p(n), q(n);
+        prefix_product(v, p, q);
         double check = 0;
-        for (int i = 0; i < n; i++) check += x[i] * (i % 5) + y[i] * (i % 3);
+        for (int i = 0; i < n; i++) check += x[i] * (i % 5) + y[i] * (i % 3) + p[i] * (i % 7) + q[i];
         std::printf("%d %ld %.1f\\n", n, r, check);
     }
 }
@@ -621,23 +632,35 @@ int main() {
 
 def test_scans_run_as_two_pass_blocked_scans_with_the_sequential_results() -> None:
     program = analyse(SCANS, Language.CPP)
-    loops = annotatable(program, "running_min") + annotatable(program, "running_sum")
+    loops = [
+        loop
+        for function in ("running_min", "running_sum", "prefix_product")
+        for loop in annotatable(program, function)
+    ]
     assert [
         (lp.dependence.scan.var, lp.dependence.scan.op) for lp in loops if lp.dependence.scan
     ] == [
         ("m", "min"),
         ("acc", "+"),
+        ("y", "*"),
     ]
     assert not any(lp.dependence.parallelisable for lp in loops)
     schema = _loop_schemas(choice_schema(loops))
     assert all(s["properties"]["schedule"]["enum"] == ["static"] for s in schema)
     assert all(s["properties"]["simd"]["enum"] == [False] for s in schema)
     out = apply_choices(SCANS, program, default_choices(loops))
-    # The identity of min comes from <limits>; <vector> is there already.
-    assert out.startswith("#include <omp.h>\n#include <limits>\n#include <cstdio>\n")
+    # The identity of min comes from <limits>, std::decay_t from <type_traits>; <vector> is
+    # there already.
+    assert out.startswith(
+        "#include <type_traits>\n#include <omp.h>\n#include <limits>\n#include <cstdio>\n"
+    )
     # Pass 1 totals each block with the updating statements alone; pass 2 runs the whole body,
     # with the loop's other reductions, over the same static blocks.
-    assert out.count("#pragma omp for schedule(static) nowait") == 2
+    assert out.count("#pragma omp for schedule(static) nowait") == 3
+    # The recurrence carries the previous element in a scalar, which starts from y[0] when
+    # the loop runs at all.
+    assert "y_run = y_run * (f); y[i] = y_run;" in out
+    assert "if ((1) < (x.size())) y_run = y[(1) - 1];" in out
     assert "#pragma omp for reduction(+:total) schedule(static)" in out
     assert "#pragma omp parallel private(acc)" in out and "acc = acc_last;" in out
     sequential = _run(SCANS, threads=1)

@@ -199,9 +199,48 @@ CASES = [
         "carried",
     ),
     Case(
-        "prefix sum",
+        "prefix sum without braces (no statements to split)",
         CPP,
         "void f(std::vector<double> const& x, std::vector<double> &y) { y[0] = x[0]; for (int i = 1; i < x.size(); ++i) y[i] = y[i - 1] + x[i]; }",
+        "carried",
+    ),
+    Case(
+        "prefix sum: a recurrence",
+        CPP,
+        "void f(std::vector<double> const& x, std::vector<double> &y) { y[0] = x[0];\n"
+        "  for (int i = 1; i < x.size(); ++i) {\n    y[i] = y[i-1] + x[i];\n  }\n}",
+        "carried",
+        reason="(a recurrence)",
+        scan=("y", "+"),
+    ),
+    Case(
+        "running product recurrence, term first, with statements around it",
+        CPP,
+        "void f(std::vector<double> const& x, std::vector<double> &y, std::vector<double> &z) {\n"
+        "  for (int i = 1; i < x.size(); ++i) { double t = x[i] / 2; y[i] = (t + 1) * y[i - 1]; z[i] = y[i] - t; }\n}",
+        "carried",
+        reason="(a recurrence)",
+        scan=("y", "*"),
+    ),
+    Case(
+        "a recurrence whose array is also read at another element is no blocked scan",
+        CPP,
+        "void f(std::vector<double> const& x, std::vector<double> &y, std::vector<double> &z) {\n"
+        "  for (int i = 1; i < x.size(); ++i) { y[i] = y[i - 1] + x[i]; z[i] = y[i - 1]; }\n}",
+        "carried",
+    ),
+    Case(
+        "a recurrence after a statement that writes an array is no blocked scan",
+        CPP,
+        "void f(std::vector<double> const& x, std::vector<double> &y, std::vector<double> &z) {\n"
+        "  for (int i = 1; i < x.size(); ++i) { z[i] = 1; y[i] = y[i - 1] + x[i]; }\n}",
+        "carried",
+    ),
+    Case(
+        "a difference is no recurrence a scan computes",
+        CPP,
+        "void f(std::vector<double> const& x, std::vector<double> &y) {\n"
+        "  for (int i = 1; i < x.size(); ++i) { y[i] = y[i - 1] - x[i]; }\n}",
         "carried",
     ),
     Case(
