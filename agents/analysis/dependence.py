@@ -103,12 +103,11 @@ def dependence(
     if scan is None and repeatable:
         scan = _scan(events, scope, statements)
         events = [e for e in events if scan is None or e.name != scan.var]
-    if scan is not None:
-        if best_updates or array_reductions:
-            carried.append(
-                f"a running value ({scan.var}) beside a best update or a histogram: the "
-                "annotation does not combine the two rewrites"
-            )
+    if scan is not None and (best_updates or array_reductions):
+        carried.append(
+            f"a running value ({scan.var}) beside a best update or a histogram: the "
+            "annotation does not combine the two rewrites"
+        )
     reductions, sharing, scalar_problems = _scalars(events, scope)
     carried += scalar_problems
     if exits and repeatable and not unknown:
