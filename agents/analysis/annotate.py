@@ -430,9 +430,12 @@ def _scan_phases(loop: Node, info: Loop) -> list[tuple[Node, str]]:
     marked = [(body, text(body)), (statements[scan.split], text(statements[scan.split]))]
     if scan.recurrence:
         matched = match_recurrence(statements[scan.split], info.var)
-        if matched is None:
+        if matched is None or (matched.first is not None) != scan.first:
             raise AnnotationError(f"the loop at line {loop.start_point.row + 1} is no recurrence")
-        marked += [(matched[2], text(matched[2])), (matched[3], text(matched[3]))]
+        marked += [(matched.element, text(matched.element)), (matched.term, text(matched.term))]
+        if matched.first is not None:
+            condition, _, value = matched.first
+            marked += [(condition, text(condition)), (value, text(value))]
     return marked
 
 
@@ -469,17 +472,26 @@ def _blocked_scan(
     prelude = []
     if scan.recurrence:
         # The previous element, carried in a scalar: `a[i] = a[i - 1] + e` becomes
-        # `run = run + (e); a[i] = run;`, which starts from a[lower - 1] when the loop runs.
-        (_, element), (_, term) = span[1][2:]
+        # `run = run + (e); a[i] = run;`, which starts from a[lower - 1] when the loop runs;
+        # with a first iteration of its own, `run = run + (i == lower ? e0 : e)` from the
+        # identity.
+        (_, element), (_, term) = span[1][2:4]
         acc = _fresh(f"{scan.var}_run", names)
-        update = f"{acc} = {acc} {scan.op} ({term});"
+        kind = f"decltype({acc})"
+        declared = f"std::decay_t<decltype({scan.var}[0])> {acc}{{}};"
+        if scan.first:
+            (_, condition), (_, value) = span[1][4:6]
+            update = f"{acc} = {acc} {scan.op} ({condition} ? ({value}) : ({term}));"
+            prelude = [declared, f"{acc} = {_IDENTITY[scan.op].format(t=kind)};"]
+        else:
+            update = f"{acc} = {acc} {scan.op} ({term});"
+            prelude = [
+                declared,
+                f"if (({loop.lower}) < ({loop.upper})) {acc} = {scan.var}[({loop.lower}) - 1];",
+            ]
         after = at.loop[split_at + len(split.encode()) :].decode()
         whole = f"{before}{update} {element} = {acc};{after}"
         totalling = before + update + "\n" + indent + "}"
-        prelude = [
-            f"std::decay_t<decltype({scan.var}[0])> {acc}{{}};",
-            f"if (({loop.lower}) < ({loop.upper})) {acc} = {scan.var}[({loop.lower}) - 1];",
-        ]
     else:
         acc = scan.var
         whole = at.loop.decode()

@@ -21,7 +21,7 @@ from agents.analysis.model import (
     ReductionOp,
     Scan,
 )
-from agents.analysis.parse import identifiers, mentions, text, unwrap
+from agents.analysis.parse import canon, identifiers, mentions, text, unwrap
 from agents.analysis.purity import is_pure
 from agents.analysis.reductions import match_recurrence
 
@@ -59,6 +59,7 @@ def dependence(
     written_through: str | None = None,
     repeatable: bool = False,
     statements: Sequence[Node] = (),
+    lower: str | None = None,
 ) -> Dependence:
     """The verdict on the iterations of a canonical loop with induction variable `var`.
 
@@ -67,7 +68,8 @@ def dependence(
     elements through a reference `var` (each iteration its own element). `repeatable` says the
     header suits the rewrites that run the loop twice, a first-match search and a blocked scan
     (a C++ loop that declares `var` and counts it up to a bound). `statements`: the
-    statements of the body's block, where a scan's phases part.
+    statements of the body's block, where a scan's phases part; `lower`: the loop's first
+    value of `var` (source text), which a recurrence may treat apart.
     """
     exits = [f"early exit: {exit_}" for exit_ in facts.exits]
     carried: list[str] = []
@@ -79,7 +81,7 @@ def dependence(
     everything = [e for e in facts.events if e.name != var and e.name not in facts.locals]
     best_updates, grouped = _best_updates(everything, facts)
     events = [e for e in everything if e.name not in grouped]
-    scan = _recurrence(var, events, statements) if repeatable else None
+    scan = _recurrence(var, events, statements, lower) if repeatable else None
     if scan is not None:
         events = [e for e in events if e.name != scan.var]
     conflicts, reduced = _array_conflicts(var, events, facts, range_for)
@@ -372,28 +374,39 @@ def _scan_reason(scan: Scan, var: str) -> str:
     )
 
 
-def _recurrence(var: str, events: list[Event], statements: Sequence[Node]) -> Scan | None:
-    """A first-order recurrence `a[i] = a[i - 1] OP e` (`match_recurrence`), if it is the
-    only statement that reads another iteration's element of `a`, no other statement reads
-    or writes any element of `a` but the iteration's own, and the statements before it write
+def _recurrence(
+    var: str, events: list[Event], statements: Sequence[Node], lower: str | None
+) -> Scan | None:
+    """A first-order recurrence `a[i] = a[i - 1] OP e` (`match_recurrence`; its `if (i ==
+    lower) a[i] = e0; else ...` form only with the loop's own first value), if it is the only
+    statement that reads another iteration's element of `a`, no other statement writes `a` or
+    reads any element of it but the iteration's own, and the statements before it write
     nothing but the body's locals (a blocked scan runs them twice)."""
     found = [(k, m) for k, s in enumerate(statements) if (m := match_recurrence(s, var))]
     if len(found) != 1:
         return None
-    k, (array, op, _, _) = found[0]
+    k, recurrence = found[0]
+    if recurrence.first is not None and (
+        lower is None or canon(recurrence.first[1]).replace(" ", "") != lower.replace(" ", "")
+    ):
+        return None
     start, end = statements[k].start_byte, statements[k].end_byte
-    uses = [e for e in events if e.name == array]
+    uses = [e for e in events if e.name == recurrence.array]
     previous = [e for e in uses if e.indices == (f"{var} - 1",)]
     writes = [e for e in uses if e.kind == "write"]
-    if len(previous) != 1 or len(writes) != 1:
-        return None
-    if not all(start <= e.at < end for e in (*previous, *writes)):
+    if len(previous) != 1 or not all(start <= e.at < end for e in (*previous, *writes)):
         return None
     if any(e.indices != (var,) for e in uses if e is not previous[0]):
         return None  # another element, or the whole array (`a.size()`)
     if any(e.kind == "write" and e.at < start for e in events):
         return None
-    return Scan(array, op, k, recurrence=True)  # type: ignore[arg-type]
+    return Scan(
+        recurrence.array,
+        recurrence.op,  # type: ignore[arg-type]
+        k,
+        recurrence=True,
+        first=recurrence.first is not None,
+    )
 
 
 def _scan(events: list[Event], scope: Scope, statements: Sequence[Node]) -> Scan | None:

@@ -93,6 +93,10 @@ class Scan:
     """`var` is an array and the loop a first-order recurrence `var[i] = var[i - 1] op e` (a
     prefix sum): the rewrite carries the previous element in a scalar of its own, which makes
     it a running value (`acc = acc op e; var[i] = acc;`)."""
+    first: bool = False
+    """The recurrence's first iteration assigns a value of its own (`if (i == lower) var[i] =
+    e0; else var[i] = var[i - 1] op e;`): the scalar starts from the operator's identity and
+    takes `e0` there, so nothing before the loop is read."""
 
 
 @dataclass(frozen=True)

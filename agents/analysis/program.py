@@ -135,6 +135,7 @@ def _loops(
                 # decltype, std::vector): C++ only.
                 repeatable=head.counter_type is not None and language is Language.CPP,
                 statements=_statements(inner),
+                lower=head.lower,
             )
             if head.canonical and head.var is not None
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")

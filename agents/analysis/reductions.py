@@ -9,9 +9,13 @@ used anywhere else in the body, which the dependence rules check.
 
 An array element updated in place (`h[k]++`, `h[k] += e`, neither `k` nor `e` mentioning `h`)
 is a reduction statement on the array `h`: a histogram, when every iteration may hit any bin.
+
+`a[i] = a[i - 1] + e` is a first-order recurrence (`match_recurrence`): a prefix sum.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from tree_sitter import Node
 
@@ -63,22 +67,35 @@ def match_reduction(statement: Node) -> tuple[str, str] | None:
     return (name, found) if found else None
 
 
-def match_recurrence(statement: Node, var: str) -> tuple[str, str, Node, Node] | None:
-    """(array, operator, the element written, the term added) when `statement` is a first-order
-    recurrence over loop variable `var`: `a[i] = a[i - 1] OP e` or `a[i] = e OP a[i - 1]`, OP
-    `+` or `*`, `e` free of `a` (a prefix sum, a running product)."""
+@dataclass(frozen=True)
+class Recurrence:
+    """A first-order recurrence over the loop variable `i`: `a[i] = a[i - 1] OP e` (or `e OP
+    a[i - 1]`), OP `+` or `*`, `e` free of `a` (a prefix sum, a running product); optionally
+    with a first iteration of its own, `if (i == b) a[i] = e0; else a[i] = a[i - 1] OP e;`."""
+
+    array: str
+    op: str
+    element: Node
+    """The `a[i]` the recurrence assigns."""
+    term: Node
+    """`e`."""
+    first: tuple[Node, Node, Node] | None = None
+    """For the `if` form: its condition clause, the bound `b` and `e0`."""
+
+
+def match_recurrence(statement: Node, var: str) -> Recurrence | None:
+    """The recurrence `statement` is over loop variable `var`, else None."""
+    if statement.type == "if_statement":
+        return _first_recurrence(statement, var)
     if statement.type != "expression_statement" or statement.named_child_count != 1:
         return None
     expr = unwrap(statement.named_children[0])
-    if expr.type != "assignment_expression":
+    assigned = _assigned_element(expr, var)
+    if assigned is None:
         return None
-    left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
-    operator = expr.child_by_field_name("operator")
-    if left is None or right is None or operator is None or text(operator) != "=":
-        return None
-    array = _element_of(left) if left.type == "subscript_expression" else None
+    array, left, right = assigned
     value = unwrap(right)
-    if array is None or _index(left) != var or value.type != "binary_expression":
+    if value.type != "binary_expression":
         return None
     op = value.child_by_field_name("operator")
     a, b = value.child_by_field_name("left"), value.child_by_field_name("right")
@@ -91,8 +108,63 @@ def match_recurrence(statement: Node, var: str) -> tuple[str, str, Node, Node] |
             and _index(previous) == f"{var} - 1"
             and not mentions(term, array)
         ):
-            return array, text(op), left, term
+            return Recurrence(array, text(op), left, term)
     return None
+
+
+def _assigned_element(expr: Node, var: str) -> tuple[str, Node, Node] | None:
+    """(a, the element, the value) when `expr` is `a[var] = value`."""
+    if expr.type != "assignment_expression":
+        return None
+    left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+    operator = expr.child_by_field_name("operator")
+    if left is None or right is None or operator is None or text(operator) != "=":
+        return None
+    array = _element_of(left) if left.type == "subscript_expression" else None
+    if array is None or _index(left) != var:
+        return None
+    return array, left, right
+
+
+def _first_recurrence(statement: Node, var: str) -> Recurrence | None:
+    """`if (i == b) a[i] = e0; else a[i] = a[i - 1] OP e;` (braces or not, `b == i` too)."""
+    condition = statement.child_by_field_name("condition")
+    then, otherwise = (
+        statement.child_by_field_name("consequence"),
+        statement.child_by_field_name("alternative"),
+    )
+    if condition is None or then is None or otherwise is None:
+        return None
+    test = unwrap(condition.child_by_field_name("value") or condition)
+    if test.type != "binary_expression" or text(test.children[1]) != "==":
+        return None
+    sides = [test.child_by_field_name("left"), test.child_by_field_name("right")]
+    bound = [s for s in sides if s is not None and not _is(s, var)]
+    if len(bound) != 1 or not any(s is not None and _is(s, var) for s in sides):
+        return None
+    otherwise = _only_statement(next(iter(otherwise.named_children), None))
+    first = _only_statement(then)
+    recurrence = match_recurrence(otherwise, var) if otherwise is not None else None
+    if recurrence is None or first is None or first.type != "expression_statement":
+        return None
+    assigned = _assigned_element(unwrap(first.named_children[0]), var)
+    if assigned is None or assigned[0] != recurrence.array or mentions(assigned[2], assigned[0]):
+        return None
+    return Recurrence(
+        recurrence.array,
+        recurrence.op,
+        recurrence.element,
+        recurrence.term,
+        first=(condition, bound[0], assigned[2]),
+    )
+
+
+def _only_statement(node: Node | None) -> Node | None:
+    """`node`, or the one statement of a block `{ s; }`."""
+    while node is not None and node.type == "compound_statement":
+        inner = [c for c in node.named_children if c.type != "comment"]
+        node = inner[0] if len(inner) == 1 else None
+    return node
 
 
 def _index(element: Node) -> str | None:

@@ -610,6 +610,19 @@ void prefix_product(std::vector<long> const& x, std::vector<long> &y, std::vecto
     }
 }
 
+long sum_of_prefix_products(std::vector<long> const& x) {
+    long sum = 0;
+    std::vector<long> p(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+        if (i == 0)
+            p[i] = x[i] + 100;
+        else
+            p[i] = p[i - 1] * (x[i] % 2 ? -1 : 1);
+        sum += p[i];
+    }
+    return sum;
+}
+
 int main() {
     for (int n : {1, 2, 3, 7, 1000, 100003}) {
         std::vector<float> x(n);
@@ -624,7 +637,7 @@ int main() {
         prefix_product(v, p, q);
         double check = 0;
         for (int i = 0; i < n; i++) check += x[i] * (i % 5) + y[i] * (i % 3) + p[i] * (i % 7) + q[i];
-        std::printf("%d %ld %.1f\\n", n, r, check);
+        std::printf("%d %ld %.1f %ld\\n", n, r, check, sum_of_prefix_products(v));
     }
 }
 """
@@ -634,7 +647,7 @@ def test_scans_run_as_two_pass_blocked_scans_with_the_sequential_results() -> No
     program = analyse(SCANS, Language.CPP)
     loops = [
         loop
-        for function in ("running_min", "running_sum", "prefix_product")
+        for function in ("running_min", "running_sum", "prefix_product", "sum_of_prefix_products")
         for loop in annotatable(program, function)
     ]
     assert [
@@ -643,6 +656,7 @@ def test_scans_run_as_two_pass_blocked_scans_with_the_sequential_results() -> No
         ("m", "min"),
         ("acc", "+"),
         ("y", "*"),
+        ("p", "*"),
     ]
     assert not any(lp.dependence.parallelisable for lp in loops)
     schema = _loop_schemas(choice_schema(loops))
@@ -656,11 +670,13 @@ def test_scans_run_as_two_pass_blocked_scans_with_the_sequential_results() -> No
     )
     # Pass 1 totals each block with the updating statements alone; pass 2 runs the whole body,
     # with the loop's other reductions, over the same static blocks.
-    assert out.count("#pragma omp for schedule(static) nowait") == 3
+    assert out.count("#pragma omp for schedule(static) nowait") == 4
     # The recurrence carries the previous element in a scalar, which starts from y[0] when
     # the loop runs at all.
     assert "y_run = y_run * (f); y[i] = y_run;" in out
     assert "if ((1) < (x.size())) y_run = y[(1) - 1];" in out
+    # One whose first iteration is written apart takes that value there, from the identity.
+    assert "p_run = p_run * ((i == 0) ? (x[i] + 100) : ((x[i] % 2 ? -1 : 1))); p[i] = p_run;" in out
     assert "#pragma omp for reduction(+:total) schedule(static)" in out
     assert "#pragma omp parallel private(acc)" in out and "acc = acc_last;" in out
     sequential = _run(SCANS, threads=1)

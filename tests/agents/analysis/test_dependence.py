@@ -237,6 +237,31 @@ CASES = [
         "carried",
     ),
     Case(
+        "a recurrence whose first iteration assigns its own value",
+        CPP,
+        "double f(std::vector<double> const& x) { double sum = 0; std::vector<double> p(x.size());\n"
+        "  for (size_t i = 0; i < x.size(); ++i) {\n    if (i == 0) { p[i] = x[i]; } else { p[i] = p[i - 1] + x[i]; }\n"
+        "    sum += p[i];\n  }\n  return sum; }",
+        "carried",
+        reductions=(("sum", "+"),),
+        reason="(a recurrence)",
+        scan=("p", "+"),
+    ),
+    Case(
+        "a first iteration apart that is not the loop's first is no blocked scan",
+        CPP,
+        "void f(std::vector<double> const& x, std::vector<double> &p) {\n"
+        "  for (size_t i = 0; i < x.size(); ++i) { if (i == 1) p[i] = x[i]; else p[i] = p[i - 1] + x[i]; }\n}",
+        "carried",
+    ),
+    Case(
+        "a first iteration apart that writes another array is no blocked scan",
+        CPP,
+        "void f(std::vector<double> const& x, std::vector<double> &p, std::vector<double> &q) {\n"
+        "  for (size_t i = 0; i < x.size(); ++i) { if (i == 0) q[i] = x[i]; else p[i] = p[i - 1] + x[i]; }\n}",
+        "carried",
+    ),
+    Case(
         "a difference is no recurrence a scan computes",
         CPP,
         "void f(std::vector<double> const& x, std::vector<double> &y) {\n"

@@ -45,9 +45,9 @@ def test_scans_are_never_independent(path: Path) -> None:
 
 
 def test_scan_translation_sources_are_annotated_only_as_blocked_scans() -> None:
-    """No scan is ever a plain `parallel for`: the prefix sum (30, a recurrence) and the
-    running minimum (31) are annotatable as blocked scans; the recurrence whose first
-    iteration is special (32) is not annotatable at all."""
+    """No scan is ever a plain `parallel for`: the prefix sums (30, and 32 whose first
+    iteration is written apart) and the running minimum (31) are annotatable as blocked
+    scans, nothing else in them."""
     scans = [t for t in SERIAL if t.problem_type == "scan"]
     assert scans
     found = {}
@@ -62,7 +62,7 @@ def test_scan_translation_sources_are_annotated_only_as_blocked_scans() -> None:
         ]
     assert found["30_scan_prefix_sum"] == [("output", "+")]
     assert found["31_scan_scan_with_min_function"] == [("min", "min")]
-    assert found["32_scan_sum_of_prefix_sum_array"] == []
+    assert found["32_scan_sum_of_prefix_sum_array"] == [("prefix_sum", "+")]
 
 
 def test_the_largest_subarray_outer_loop_is_a_max_reduction() -> None:
