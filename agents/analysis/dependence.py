@@ -60,6 +60,7 @@ def dependence(
     repeatable: bool = False,
     statements: Sequence[Node] = (),
     lower: str | None = None,
+    stride: int | None = None,
 ) -> Dependence:
     """The verdict on the iterations of a canonical loop with induction variable `var`.
 
@@ -69,7 +70,8 @@ def dependence(
     header suits the rewrites that run the loop twice, a first-match search and a blocked scan
     (a C++ loop that declares `var` and counts it up to a bound). `statements`: the
     statements of the body's block, where a scan's phases part; `lower`: the loop's first
-    value of `var` (source text), which a recurrence may treat apart.
+    value of `var` (source text), which a recurrence may treat apart; `stride`: what each
+    iteration adds to `var` (a recurrence on `var - 1` needs 1).
     """
     exits = [f"early exit: {exit_}" for exit_ in facts.exits]
     carried: list[str] = []
@@ -81,7 +83,7 @@ def dependence(
     everything = [e for e in facts.events if e.name != var and e.name not in facts.locals]
     best_updates, grouped = _best_updates(everything, facts)
     events = [e for e in everything if e.name not in grouped]
-    scan = _recurrence(var, events, statements, lower) if repeatable else None
+    scan = _recurrence(var, events, statements, lower) if repeatable and stride == 1 else None
     if scan is not None:
         events = [e for e in events if e.name != scan.var]
     conflicts, reduced = _array_conflicts(var, events, facts, range_for)

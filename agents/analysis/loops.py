@@ -35,6 +35,8 @@ class Header:
     counter_type: str | None = None
     """The type the initialiser declares the variable with, when the loop counts it up with
     `var < bound` (a first-match search keeps the first index in a variable of that type)."""
+    stride: int | None = None
+    """How much each iteration adds to the variable, when the header says (`i -= 2`: -2)."""
 
 
 def loops_in(node: Node) -> Iterator[Node]:
@@ -103,6 +105,7 @@ def header(
         trip_count=trips,
         bound_names=frozenset(names),
         counter_type=_declared_type(init) if op == "<" and sign > 0 else None,
+        stride=None if stride is None else sign * stride,
     )
 
 

@@ -136,6 +136,7 @@ def _loops(
                 repeatable=head.counter_type is not None and language is Language.CPP,
                 statements=_statements(inner),
                 lower=head.lower,
+                stride=head.stride,
             )
             if head.canonical and head.var is not None
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")

@@ -262,6 +262,13 @@ CASES = [
         "carried",
     ),
     Case(
+        "a recurrence shape over a stride of two reads elements no iteration writes",
+        CPP,
+        "void f(std::vector<double> const& x, std::vector<double> &y) {\n"
+        "  for (int i = 1; i < x.size(); i += 2) { y[i] = y[i - 1] + x[i]; }\n}",
+        "carried",
+    ),
+    Case(
         "a difference is no recurrence a scan computes",
         CPP,
         "void f(std::vector<double> const& x, std::vector<double> &y) {\n"
