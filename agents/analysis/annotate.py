@@ -54,7 +54,7 @@ from tree_sitter import Node
 
 from agents.analysis.accesses import exit_block
 from agents.analysis.errors import AnnotationError
-from agents.analysis.model import ArrayReduction, Loop, Program
+from agents.analysis.model import PACKED_CHUNK, ArrayReduction, Loop, Program
 from agents.analysis.parse import syntax_tree, text
 from agents.analysis.reductions import match_best_update, match_recurrence, match_reduction
 
@@ -71,7 +71,8 @@ class LoopChoice(BaseModel):
     loop: str
     parallel: bool = True
     schedule: Literal["static", "dynamic", "guided"] = "static"
-    chunk: Literal[None, 1, 4, 16, 64, 256] = None
+    chunk: Literal[None, 1, 4, 16, 64, 256, 512] = None
+    """512 (`PACKED_CHUNK`) only for, and then required by, loops writing a std::vector<bool>."""
     collapse: int = Field(default=1, ge=1)
     simd: bool = False
 
@@ -111,15 +112,18 @@ def choice_schema(loops: Sequence[Loop]) -> dict[str, Any]:
 
 
 def _loop_schema(loop: Loop) -> dict[str, Any]:
-    fixed = _static_blocks(loop)
+    fixed, packed = _static_blocks(loop), bool(loop.dependence.packed)
+    schedules = ["static"] if fixed else ["static", "dynamic"] if packed else list(SCHEDULES)
+    chunks = [None] if fixed else [PACKED_CHUNK] if packed else list(CHUNKS)
+    nest = 1 if packed else loop.perfect_nest
     return {
         "type": "object",
         "properties": {
             "loop": {"type": "string", "const": loop.id},
             "parallel": {"type": "boolean"},
-            "schedule": {"type": "string", "enum": ["static"] if fixed else list(SCHEDULES)},
-            "chunk": {"enum": [None] if fixed else list(CHUNKS)},
-            "collapse": {"type": "integer", "enum": list(range(1, loop.perfect_nest + 1))},
+            "schedule": {"type": "string", "enum": schedules},
+            "chunk": {"enum": chunks},
+            "collapse": {"type": "integer", "enum": list(range(1, nest + 1))},
             "simd": {"type": "boolean", "enum": [False, True] if _simd_allowed(loop) else [False]},
         },
         "required": ["loop", "parallel", "schedule", "chunk", "collapse", "simd"],
@@ -138,8 +142,14 @@ def _simd_allowed(loop: Loop) -> bool:
     # g++ rejects `simd` on a range-based loop over a class (its iterator is no integer); a
     # search's `continue` leaves a lane's iteration, which simd loops do not promise to allow;
     # a best update's ties and a scan's running value need the iterations in order.
+    # Lanes writing bits of one std::vector<bool> word would each write the whole word.
     dep = loop.dependence
-    return loop.range_over is None and not dep.first_match and not _static_blocks(loop)
+    return (
+        loop.range_over is None
+        and not dep.first_match
+        and not dep.packed
+        and not _static_blocks(loop)
+    )
 
 
 def default_choices(loops: Sequence[Loop]) -> list[LoopChoice]:
@@ -149,7 +159,11 @@ def default_choices(loops: Sequence[Loop]) -> list[LoopChoice]:
     plain = [loop for loop in loops if not any(a.atomic for a in loop.dependence.array_reductions)]
     loops = plain or loops
     ids = {loop.id for loop in loops}
-    return [LoopChoice(loop=loop.id) for loop in loops if not ids & set(loop.ancestors)]
+    return [
+        LoopChoice(loop=loop.id, chunk=PACKED_CHUNK if loop.dependence.packed else None)
+        for loop in loops
+        if not ids & set(loop.ancestors)
+    ]
 
 
 def directive(
@@ -652,6 +666,14 @@ def _check(loop: Loop, choice: LoopChoice) -> None:
         raise AnnotationError(
             f"loop {loop.id} gives each thread one block of iterations in thread order (a best "
             "update or a scan), which needs schedule(static) without a chunk"
+        )
+    if loop.dependence.packed and (
+        choice.chunk != PACKED_CHUNK or choice.schedule == "guided" or choice.collapse > 1
+    ):
+        raise AnnotationError(
+            f"loop {loop.id} writes the bits of a std::vector<bool> ("
+            f"{', '.join(loop.dependence.packed)}): each thread must take chunks of "
+            f"{PACKED_CHUNK} iterations (whole words), static or dynamic, without collapse"
         )
     if choice.simd and not _simd_allowed(loop):
         raise AnnotationError(

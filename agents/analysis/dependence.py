@@ -14,6 +14,7 @@ from tree_sitter import Node
 
 from agents.analysis.accesses import BodyFacts, Event
 from agents.analysis.model import (
+    PACKED_CHUNK,
     ArrayReduction,
     BestUpdate,
     Dependence,
@@ -21,7 +22,7 @@ from agents.analysis.model import (
     ReductionOp,
     Scan,
 )
-from agents.analysis.parse import canon, identifiers, mentions, text, unwrap
+from agents.analysis.parse import canon, identifiers, mentions, parse_int, text, unwrap
 from agents.analysis.purity import is_pure
 from agents.analysis.reductions import match_recurrence
 
@@ -88,12 +89,17 @@ def dependence(
         events = [e for e in events if e.name != scan.var]
     conflicts, reduced = _array_conflicts(var, events, facts, range_for)
     carried += conflicts
+    bits = list(
+        dict.fromkeys(
+            e.name for e in events if e.kind == "write" and e.indices and e.name in scope.packed
+        )
+    )
+    packed = [name for name in bits if _whole_words(name, var, events, lower, stride)]
     carried += [
         f"{name} is a std::vector<bool>: its elements are bits packed into shared words, "
         "so iterations writing different elements still write the same memory"
-        for name in dict.fromkeys(
-            e.name for e in events if e.kind == "write" and e.indices and e.name in scope.packed
-        )
+        for name in bits
+        if name not in packed
     ]
     array_reductions, unsized = _array_reductions(reduced, scope)
     carried += unsized
@@ -151,6 +157,7 @@ def dependence(
         reason += f"; {aliasing}"
     return Dependence(
         kind="reduction" if reductions or array_reductions or best_updates else "independent",
+        packed=tuple(packed),
         reductions=tuple(reductions),
         best_updates=tuple(best_updates),
         array_reductions=tuple(array_reductions),
@@ -162,6 +169,21 @@ def dependence(
 
 
 # --- arrays --------------------------------------------------------------------------------
+
+
+def _whole_words(
+    name: str, var: str, events: list[Event], lower: str | None, stride: int | None
+) -> bool:
+    """Whether the iterations touch `name`, a `std::vector<bool>`, only at their own index,
+    counting up by one from a multiple of `PACKED_CHUNK`: then chunks of that many iterations
+    write whole words, which no other chunk shares."""
+    start = parse_int(lower) if lower is not None else None
+    return (
+        stride == 1
+        and start is not None
+        and start % PACKED_CHUNK == 0
+        and all(e.indices == (var,) for e in events if e.name == name)
+    )
 
 
 def _array_conflicts(

@@ -13,6 +13,12 @@ DependenceKind = Literal["independent", "reduction", "carried", "unknown"]
 ReductionOp = Literal["+", "*", "min", "max", "&", "|", "^", "&&", "||"]
 
 
+PACKED_CHUNK = 512
+"""Iterations per chunk for a loop writing a `std::vector<bool>` at its own index: a multiple
+of the bits in any word a library packs them into (64 in libstdc++ and libc++), so that a chunk
+that starts at a multiple of it writes whole words."""
+
+
 @dataclass(frozen=True)
 class Access:
     """One variable read or written in a loop body: a scalar (no indices) or an array element."""
@@ -126,6 +132,10 @@ class Dependence:
     and that iteration runs again alone to take its exit (`agents.analysis.annotate`)."""
     scan: Scan | None = None
     """A running value whose carried dependence a two-pass blocked scan resolves (`Scan`)."""
+    packed: tuple[str, ...] = ()
+    """`std::vector<bool>`s the iterations write at their own index, counting up by one from
+    an aligned start: they are race-free only if each thread gets chunks of `PACKED_CHUNK`
+    iterations (whole words), which the annotation then requires."""
     reason: str = ""
 
     @property

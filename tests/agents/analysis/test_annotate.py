@@ -687,3 +687,46 @@ def test_scans_run_as_two_pass_blocked_scans_with_the_sequential_results() -> No
         apply_choices(SCANS, program, [LoopChoice(loop=loops[0].id, schedule="dynamic")])
     with pytest.raises(AnnotationError, match="simd"):
         apply_choices(SCANS, program, [LoopChoice(loop=loops[0].id, simd=True)])
+
+
+BITS = """#include <cstdio>
+#include <vector>
+
+void signs(std::vector<int> const& x, std::vector<bool> &mask) {
+    for (int i = 0; i < (int)x.size(); i++) {
+        mask[i] = x[i] > 0;
+    }
+}
+
+int main() {
+    std::vector<int> x(100003);
+    for (int i = 0; i < (int)x.size(); i++) x[i] = (i * 7919) % 13 - 6;
+    std::vector<bool> mask(x.size());
+    signs(x, mask);
+    long h = 0;
+    for (size_t i = 0; i < mask.size(); i++) h = h * 31 + mask[i];
+    std::printf("%ld\\n", h);
+}
+"""
+
+
+def test_a_std_vector_bool_is_written_in_chunks_of_whole_words() -> None:
+    program = analyse(BITS, Language.CPP)
+    [loop] = annotatable(program, "signs")
+    assert loop.dependence.packed == ("mask",)
+    [schema] = _loop_schemas(choice_schema([loop]))
+    assert schema["properties"]["chunk"]["enum"] == [512]
+    assert schema["properties"]["schedule"]["enum"] == ["static", "dynamic"]
+    assert schema["properties"]["simd"]["enum"] == [False]
+    out = apply_choices(BITS, program, default_choices([loop]))
+    assert "#pragma omp parallel for schedule(static,512)" in out
+    sequential = _run(BITS, threads=1)
+    for threads in (2, 3, 4):
+        assert _run(out, threads=threads) == sequential
+    for wrong in (
+        {"chunk": None},
+        {"chunk": 64, "schedule": "dynamic"},
+        {"schedule": "guided", "chunk": 512},
+    ):
+        with pytest.raises(AnnotationError, match="whole words"):
+            apply_choices(BITS, program, [LoopChoice(loop=loop.id, **wrong)])

@@ -37,6 +37,8 @@ class Case:
     """A search: parallel as a min reduction over the first index that exits."""
     scan: tuple[str, str] | None = None
     """(variable, operator) of a running value a blocked scan computes."""
+    packed: tuple[str, ...] = ()
+    """`std::vector<bool>`s written in chunks of whole words."""
 
 
 CASES = [
@@ -723,10 +725,26 @@ CASES = [
         "independent",
     ),
     Case(
-        "map into a std::vector<bool>",
+        "map into a std::vector<bool> from 0: whole words per chunk of iterations",
         CPP,
         "#include <vector>\nvoid f(std::vector<int> const& x, std::vector<bool> &mask) { "
         "for (int i = 0; i < x.size(); i++) mask[i] = x[i] > 0; }",
+        "independent",
+        packed=("mask",),
+    ),
+    Case(
+        "map into a std::vector<bool> from 1: chunks would share words",
+        CPP,
+        "#include <vector>\nvoid f(std::vector<int> const& x, std::vector<bool> &mask) { "
+        "for (int i = 1; i < x.size(); i++) mask[i] = x[i] > 0; }",
+        "carried",
+        reason="bits packed into shared words",
+    ),
+    Case(
+        "a std::vector<bool> written at a neighbour's index",
+        CPP,
+        "#include <vector>\nvoid f(std::vector<int> const& x, std::vector<bool> &mask) { "
+        "for (int i = 0; i < x.size() - 1; i++) mask[i + 1] = x[i] > 0; }",
         "carried",
         reason="bits packed into shared words",
     ),
@@ -981,6 +999,7 @@ def test_verdict_matches_the_hand_label(case: Case) -> None:
     assert dep.last_assigned == case.last_assigned
     assert dep.first_match == case.first_match
     assert ((dep.scan.var, dep.scan.op) if dep.scan else None) == case.scan
+    assert dep.packed == case.packed
     assert bool(dep.best_updates) == ("best so far" in case.reason)
     assert case.reason in dep.reason
     assert [(a.var, a.op, a.length) for a in dep.array_reductions] == list(case.arrays)
