@@ -87,7 +87,7 @@ def dependence(
     scan = _recurrence(var, events, statements, lower) if repeatable and stride == 1 else None
     if scan is not None:
         events = [e for e in events if e.name != scan.var]
-    conflicts, reduced = _array_conflicts(var, events, facts, range_for)
+    conflicts, reduced = _array_conflicts(var, events, facts, range_for, lower)
     carried += conflicts
     bits = list(
         dict.fromkeys(
@@ -187,7 +187,7 @@ def _whole_words(
 
 
 def _array_conflicts(
-    var: str, events: list[Event], facts: BodyFacts, range_for: bool
+    var: str, events: list[Event], facts: BodyFacts, range_for: bool, lower: str | None = None
 ) -> tuple[list[str], list[tuple[str, str, str]]]:
     """The conflicts between iterations over arrays, and (array, operator, conflict) of the
     arrays whose only conflict is that iterations update the same elements in place with one
@@ -201,7 +201,7 @@ def _array_conflicts(
     reduced = []
     for name, uses in by_array.items():
         writes = [e for e in uses if e.kind == "write"]
-        problem = _array_problem(var, uses, writes, varying, facts.inner_vars, range_for)
+        problem = _array_problem(var, uses, writes, varying, facts.inner_vars, range_for, lower)
         ops = {e.reduction for e in uses}
         whole = any(e.name == name and not e.indices for e in events)  # bins.size(), f(bins)
         if problem and len(ops) == 1 and None not in ops and not whole:
@@ -262,6 +262,7 @@ def _array_problem(
     varying: set[str],
     inner: set[str],
     range_for: bool,
+    lower: str | None = None,
 ) -> str | None:
     # A range-based loop's element is a value read from memory, never an index apart per iteration.
     index = None if range_for else var
@@ -277,7 +278,67 @@ def _array_problem(
         for write in writes:
             if use is write or _same_dimension(index, use, write, varying, inner):
                 continue
+            if index is not None and _apart_in_rows(index, use, write, varying, inner, lower):
+                continue
             return f"{_show(use)} and {_show(write)} may be the same element in different iterations of {var}"
+    return None
+
+
+def _apart_in_rows(
+    var: str, use: Event, write: Event, varying: set[str], inner: set[str], lower: str | None
+) -> bool:
+    """Two accesses of a flattened two-dimensional array, `a[r * n + c]`, that different
+    iterations of `var` cannot make the same element. Like `_distinct`, this takes the column
+    `c` to stay within a row (0 <= c < n), as code indexing a flattened matrix does, so two
+    elements in different rows or different columns are different. Rows (or columns) differ
+    between iterations when they are one expression distinct per iteration, or when one is
+    `var` and the other a value `e` the loop starts past (`for (j = e + 1; ...)`)."""
+    both = [_row_and_column(e) for e in (use, write)]
+    if both[0] is None or both[1] is None:
+        return False
+    (row_u, scale_u, col_u), (row_w, scale_w, col_w) = both  # type: ignore[misc]
+    if canon(scale_u) != canon(scale_w) or set(identifiers(scale_u)) & (varying | {var}):
+        return False
+    fixed = varying - inner
+
+    def same_and_distinct(a: Node, b: Node) -> bool:
+        return canon(a) == canon(b) and _distinct(var, b, varying, inner)
+
+    def past(a: Node, b: Node) -> bool:
+        """One of the two is `var`, the other a value the loop starts past."""
+        for mine, other in ((a, b), (b, a)):
+            if canon(mine) == var and not set(identifiers(other)) & (fixed | {var}):
+                head, _, tail = (lower or "").replace(" ", "").rpartition("+")
+                if tail.isdigit() and int(tail) >= 1 and head == canon(other).replace(" ", ""):
+                    return True
+        return False
+
+    # Different rows, or different columns, are different elements.
+    return (
+        same_and_distinct(row_u, row_w)
+        or same_and_distinct(col_u, col_w)
+        or past(row_u, row_w)
+        or past(col_u, col_w)
+    )
+
+
+def _row_and_column(event: Event) -> tuple[Node, Node, Node] | None:
+    """(row, row length, column) of a one-subscript access `a[r * n + c]` (`c + r * n` too);
+    for `a[x * y + c]` the factor named like the other access's is the length, so both orders
+    come back as (x, y, c) and the caller compares lengths."""
+    if len(event.index_nodes) != 1:
+        return None
+    index = unwrap(event.index_nodes[0])
+    if index.type != "binary_expression" or text(index.children[1]) != "+":
+        return None
+    left, right = index.child_by_field_name("left"), index.child_by_field_name("right")
+    if left is None or right is None:
+        return None
+    for product, column in ((unwrap(left), right), (unwrap(right), left)):
+        if product.type == "binary_expression" and text(product.children[1]) == "*":
+            row, length = product.child_by_field_name("left"), product.child_by_field_name("right")
+            if row is not None and length is not None:
+                return unwrap(row), unwrap(length), unwrap(column)
     return None
 
 

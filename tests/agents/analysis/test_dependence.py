@@ -271,6 +271,49 @@ CASES = [
         "carried",
     ),
     Case(
+        "LU's row loop: rows below the pivot row, read from the pivot row",
+        CPP,
+        "void f(std::vector<double> &A, size_t N) { for (size_t i = 0; i < N; i++) {\n"
+        "  for (size_t j = i + 1; j < N; j++) {\n    A[j * N + i] = A[j * N + i] / A[i * N + i];\n"
+        "    for (size_t k = i + 1; k < N; k++) { A[j * N + k] = A[j * N + k] - A[j * N + i] * A[i * N + k]; }\n"
+        "  }\n} }",
+        "independent",
+        loop=1,
+    ),
+    Case(
+        "LU's column loop: columns right of the pivot column",
+        CPP,
+        "void f(std::vector<double> &A, size_t N) { for (size_t i = 0; i < N; i++) {\n"
+        "  for (size_t j = i + 1; j < N; j++) {\n    A[j * N + i] = A[j * N + i] / A[i * N + i];\n"
+        "    for (size_t k = i + 1; k < N; k++) { A[j * N + k] = A[j * N + k] - A[j * N + i] * A[i * N + k]; }\n"
+        "  }\n} }",
+        "independent",
+        loop=2,
+    ),
+    Case(
+        "LU's pivot loop carries",
+        CPP,
+        "void f(std::vector<double> &A, size_t N) { for (size_t i = 0; i < N; i++) {\n"
+        "  for (size_t j = i + 1; j < N; j++) {\n    A[j * N + i] = A[j * N + i] / A[i * N + i];\n"
+        "    for (size_t k = i + 1; k < N; k++) { A[j * N + k] = A[j * N + k] - A[j * N + i] * A[i * N + k]; }\n"
+        "  }\n} }",
+        "carried",
+    ),
+    Case(
+        "a row loop that starts at the row it reads carries",
+        CPP,
+        "void f(std::vector<double> &A, size_t N, size_t i) {\n"
+        "  for (size_t j = i; j < N; j++) { for (size_t k = 0; k < N; k++) { A[j * N + k] -= A[i * N + k]; } }\n}",
+        "carried",
+    ),
+    Case(
+        "rows of different lengths are not compared as rows",
+        CPP,
+        "void f(std::vector<double> &A, size_t N, size_t M, size_t i) {\n"
+        "  for (size_t j = i + 1; j < N; j++) { A[j * N + 0] = A[i * M + 0]; }\n}",
+        "carried",
+    ),
+    Case(
         "a difference is no recurrence a scan computes",
         CPP,
         "void f(std::vector<double> const& x, std::vector<double> &y) {\n"
