@@ -57,6 +57,7 @@ from agents.analysis.errors import AnnotationError
 from agents.analysis.model import PACKED_CHUNK, ArrayReduction, Loop, Program
 from agents.analysis.parse import syntax_tree, text
 from agents.analysis.reductions import match_best_update, match_recurrence, match_reduction
+from sandbox.spec import Language
 
 CHUNKS: tuple[int | None, ...] = (None, 1, 4, 16, 64, 256)
 """The chunk sizes a choice may name (None: the schedule's default)."""
@@ -227,18 +228,20 @@ def apply_choices(source: str, program: Program, choices: Sequence[LoopChoice]) 
         elif loop.dependence.best_updates:
             lines = _best_so_far(lines, loop, chosen[loop_id], spans[loop_id], names)
         elif loop.dependence.scan is not None:
-            lines = _blocked_scan(lines, loop, chosen[loop_id], spans[loop_id], names)
+            cpp = program.language is Language.CPP
+            lines = _blocked_scan(lines, loop, chosen[loop_id], spans[loop_id], names, cpp)
         elif _rewritten(loop):
             lines = _through_pointers(lines, loop, chosen[loop_id], spans[loop_id], names)
         else:
             lines[loop.line - 1 : loop.line] = _insert(lines[loop.line - 1], loop, chosen[loop_id])
     scans = [scan for i in chosen if (scan := known[i].dependence.scan) is not None]
+    cpp = program.language is Language.CPP
     headers = {
         "limits": any(known[i].dependence.first_match for i in chosen)
         or any(scan.op in ("min", "max") for scan in scans),
         "omp.h": any(known[i].dependence.best_updates for i in chosen) or bool(scans),
-        "vector": bool(scans),
-        "type_traits": any(scan.recurrence for scan in scans),
+        "vector": cpp and bool(scans),
+        "type_traits": cpp and any(scan.recurrence for scan in scans),
     }
     for header, needed in headers.items():
         if needed and not any(row.replace(" ", "") == f"#include<{header}>" for row in lines):
@@ -454,8 +457,8 @@ def _scan_phases(loop: Node, info: Loop) -> list[tuple[Node, str]]:
 
 
 _IDENTITY = {
-    "+": "{t}(0)",
-    "*": "{t}(1)",
+    "+": "({t})0",
+    "*": "({t})1",
     "min": "std::numeric_limits<{t}>::has_infinity ? std::numeric_limits<{t}>::infinity() "
     ": std::numeric_limits<{t}>::max()",
     "max": "std::numeric_limits<{t}>::has_infinity ? -std::numeric_limits<{t}>::infinity() "
@@ -465,7 +468,7 @@ _IDENTITY = {
 
 
 def _blocked_scan(
-    lines: list[str], loop: Loop, choice: LoopChoice, span: _Span, names: set[str]
+    lines: list[str], loop: Loop, choice: LoopChoice, span: _Span, names: set[str], cpp: bool
 ) -> list[str]:
     """Replace a scan loop by a two-pass blocked scan in one parallel region. Pass 1: each
     thread runs the input phase alone over its static block, from the operator's identity,
@@ -476,7 +479,10 @@ def _blocked_scan(
 
     Exact for `min` and `max` and for integers; floating-point sums are reassociated, as any
     parallel reduction does. Only for bodies whose input phase writes nothing but the running
-    value and its own locals (`dependence._scan`), since that phase runs twice."""
+    value and its own locals (`dependence._scan`), since that phase runs twice. In C the types
+    come from `__typeof__` (GCC and Clang) and the block totals live in a variable-length
+    array."""
+    typeof = "decltype" if cpp else "__typeof__"
     scan = loop.dependence.scan
     assert scan is not None
     at = _locate(lines, loop, span)
@@ -491,8 +497,12 @@ def _blocked_scan(
         # identity.
         (_, element), (_, term) = span[1][2:4]
         acc = _fresh(f"{scan.var}_run", names)
-        kind = f"decltype({acc})"
-        declared = f"std::decay_t<decltype({scan.var}[0])> {acc}{{}};"
+        kind = f"{typeof}({acc})"
+        declared = (
+            f"std::decay_t<decltype({scan.var}[0])> {acc}{{}};"
+            if cpp
+            else f"__typeof__({scan.var}[0]) {acc} = 0;"
+        )
         if scan.first:
             (_, condition), (_, value) = span[1][4:6]
             update = f"{acc} = {acc} {scan.op} ({condition} ? ({value}) : ({term}));"
@@ -510,7 +520,7 @@ def _blocked_scan(
         acc = scan.var
         whole = at.loop.decode()
         totalling = before.rstrip() + "\n" + indent + "}"
-    kind = f"decltype({acc})"
+    kind = f"{typeof}({acc})"
     start, last = _fresh(f"{acc}_start", names), _fresh(f"{acc}_last", names)
     totals, block = _fresh(f"{acc}_blocks", names), _fresh("block", names)
     identity = _IDENTITY[scan.op].format(t=kind)
@@ -527,11 +537,18 @@ def _blocked_scan(
         "{",
         *prelude,
         f"{kind} {start} = {acc}" + (f", {last} = {acc};" if keeps else ";"),
-        f"std::vector<{kind}> {totals};",
+        *(
+            [f"std::vector<{kind}> {totals};"]
+            if cpp
+            else [f"{kind} {totals}[omp_get_max_threads()];"]
+        ),
         f"#pragma omp parallel private({acc})",
         "{",
-        "#pragma omp single",
-        f"{totals}.assign(omp_get_num_threads(), {identity});",
+        *(
+            ["#pragma omp single", f"{totals}.assign(omp_get_num_threads(), {identity});"]
+            if cpp
+            else []
+        ),
         f"// Pass 1: each thread totals its block with the statements that update {acc}.",
         f"{acc} = {identity};",
         "#pragma omp for schedule(static) nowait",

@@ -59,6 +59,7 @@ def dependence(
     range_for: bool = False,
     written_through: str | None = None,
     repeatable: bool = False,
+    cpp: bool = True,
     statements: Sequence[Node] = (),
     lower: str | None = None,
     stride: int | None = None,
@@ -69,7 +70,9 @@ def dependence(
     keeps subscripts apart. `written_through` names the container when the body writes its
     elements through a reference `var` (each iteration its own element). `repeatable` says the
     header suits the rewrites that run the loop twice, a first-match search and a blocked scan
-    (a C++ loop that declares `var` and counts it up to a bound). `statements`: the
+    (the loop declares `var` and counts it up to a bound); `cpp`, that the program is C++:
+    in C a search has no `std::numeric_limits` to say "none found" and a scan none to start a
+    `min` or `max` from, so only scans with `+` and `*` are rewritten there. `statements`: the
     statements of the body's block, where a scan's phases part; `lower`: the loop's first
     value of `var` (source text), which a recurrence may treat apart; `stride`: what each
     iteration adds to `var` (a recurrence on `var - 1` needs 1).
@@ -85,6 +88,8 @@ def dependence(
     best_updates, grouped = _best_updates(everything, facts)
     events = [e for e in everything if e.name not in grouped]
     scan = _recurrence(var, events, statements, lower) if repeatable and stride == 1 else None
+    if scan is not None and not cpp and scan.op not in ("+", "*"):
+        scan = None
     if scan is not None:
         events = [e for e in events if e.name != scan.var]
     conflicts, reduced = _array_conflicts(var, events, facts, range_for, lower)
@@ -112,6 +117,8 @@ def dependence(
         carried += _container_conflicts(var, written_through, events)
     if scan is None and repeatable:
         scan = _scan(events, scope, statements)
+        if scan is not None and not cpp and scan.op not in ("+", "*"):
+            scan = None
         events = [e for e in events if scan is None or e.name != scan.var]
     if scan is not None and (best_updates or array_reductions):
         carried.append(
@@ -120,7 +127,7 @@ def dependence(
         )
     reductions, sharing, scalar_problems = _scalars(events, scope)
     carried += scalar_problems
-    if exits and repeatable and not unknown:
+    if exits and repeatable and cpp and not unknown:
         found = _first_match(var, exits, everything, facts)
         if found is not None:
             return found

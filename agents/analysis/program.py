@@ -131,9 +131,8 @@ def _loops(
                 scope,
                 range_for=head.container is not None,
                 written_through=_written_through(head, facts),
-                # The rewrites declare their helpers with C++ types (std::numeric_limits,
-                # decltype, std::vector): C++ only.
-                repeatable=head.counter_type is not None and language is Language.CPP,
+                repeatable=head.counter_type is not None,
+                cpp=language is Language.CPP,
                 statements=_statements(inner),
                 lower=head.lower,
                 stride=head.stride,

@@ -32,7 +32,7 @@ double work(int n, double *a, double *b, double *y) {
         for (int j = 0; j < n; j++)
             a[i * n + j] = b[i * n + j] * 2.0;
     for (int i = 1; i < n; i++) {
-        y[i] = y[i - 1] + b[i];
+        y[i] = y[i - 1] * 0.5 + b[i];
     }
     for (int i = 0; i < n; i++) {
         t = b[i] * b[i];
@@ -57,20 +57,20 @@ def program():
 
 def test_the_loops_that_can_be_annotated_are_outermost_first(program) -> None:
     ids = [loop.id for loop in annotatable(program)]
-    assert ids == ["L1", "L4", "L2"]  # L3 is a scan
+    assert ids == ["L1", "L4", "L2"]  # L3 carries (y[i] is half of y[i - 1] plus b[i])
     assert program.loop("L1").perfect_nest == 2
     assert annotatable(program, "main") == []
 
 
-def test_the_schema_accepts_the_default_choices_and_rejects_a_scan(program) -> None:
+def test_the_schema_accepts_the_default_choices_and_rejects_a_carried_loop(program) -> None:
     loops = annotatable(program)
     schema = choice_schema(loops)
     defaults = [c.model_dump() for c in default_choices(loops)]
     assert [c["loop"] for c in defaults] == ["L1", "L4"]
     jsonschema.validate({"choices": defaults}, schema)
-    scan = {**defaults[0], "loop": "L3"}
+    carried = {**defaults[0], "loop": "L3"}
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"choices": [scan]}, schema)
+        jsonschema.validate({"choices": [carried]}, schema)
 
 
 def test_the_schema_bounds_collapse_per_loop(program) -> None:
@@ -297,13 +297,13 @@ def test_histograms_are_reduced_into_per_thread_copies_and_count_the_same() -> N
     assert _run(out, threads=4) == _run(HISTOGRAMS, threads=1)
 
 
-def _run(source: str, threads: int) -> str:
-    compiler = shutil.which("g++")
-    assert compiler is not None, "g++ is needed to run the annotated programs"
+def _run(source: str, threads: int, language: str = "c++") -> str:
+    compiler = shutil.which("g++" if language == "c++" else "gcc")
+    assert compiler is not None, "gcc and g++ are needed to run the annotated programs"
     with tempfile.TemporaryDirectory() as tmp:
         exe = Path(tmp) / "prog"
         built = subprocess.run(
-            [compiler, "-O1", "-fopenmp", "-Werror", "-x", "c++", "-", "-o", str(exe)],
+            [compiler, "-O1", "-fopenmp", "-Werror", "-x", language, "-", "-o", str(exe)],
             input=source,
             capture_output=True,
             text=True,
@@ -730,3 +730,62 @@ def test_a_std_vector_bool_is_written_in_chunks_of_whole_words() -> None:
     ):
         with pytest.raises(AnnotationError, match="whole words"):
             apply_choices(BITS, program, [LoopChoice(loop=loop.id, **wrong)])
+
+
+C_SCANS = """#include <stdio.h>
+#include <stdlib.h>
+
+long prefix(int n, const long *x, long *y) {
+    long sum = 5;
+    for (int i = 0; i < n; i++) {
+        sum += x[i];
+        y[i] = sum;
+    }
+    return sum;
+}
+
+void products(int n, const double *x, double *p) {
+    for (int i = 1; i < n; i++) {
+        p[i] = p[i - 1] * x[i];
+    }
+}
+
+int main(void) {
+    int sizes[] = {1, 2, 3, 7, 1000, 100003};
+    for (int s = 0; s < 6; s++) {
+        int n = sizes[s];
+        long *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+        double *f = malloc(n * sizeof *f), *p = malloc(n * sizeof *p);
+        for (int i = 0; i < n; i++) {
+            x[i] = (i * 31) % 97 - 40;
+            f[i] = (i % 4) ? 1.0 : -1.0;
+        }
+        p[0] = 2.0;
+        long total = prefix(n, x, y);
+        products(n, f, p);
+        long check = 0;
+        for (int i = 0; i < n; i++) check = check * 7 + y[i] + (long)p[i];
+        printf("%d %ld %ld\\n", n, total, check);
+        free(x); free(y); free(f); free(p);
+    }
+    return 0;
+}
+"""
+
+
+def test_scans_in_c_take_their_types_from_typeof() -> None:
+    program = analyse(C_SCANS, Language.C)
+    loops = annotatable(program, "prefix") + annotatable(program, "products")
+    assert [
+        (lp.dependence.scan.var, lp.dependence.scan.op) for lp in loops if lp.dependence.scan
+    ] == [
+        ("sum", "+"),
+        ("p", "*"),
+    ]
+    out = apply_choices(C_SCANS, program, default_choices(loops))
+    assert out.startswith("#include <omp.h>\n#include <stdio.h>")  # no C++ header
+    assert "__typeof__(sum) sum_blocks[omp_get_max_threads()];" in out
+    assert "__typeof__(p[0]) p_run = 0;" in out
+    sequential = _run(C_SCANS, threads=1, language="c")
+    for threads in (2, 3, 5):
+        assert _run(out, threads=threads, language="c") == sequential

@@ -326,6 +326,21 @@ CASES = [
         "void f(int n, const int *x, int *y) { int sum = 0; for (int i = 0; i < n; i++) { sum += x[i]; y[i] = sum; } }",
         "carried",
         reason="scan",
+        scan=("sum", "+"),
+    ),
+    Case(
+        "running max in C: no identity to start a block from",
+        C,
+        "void f(int n, const int *x, int *y) { int m = x[0]; for (int i = 0; i < n; i++) { if (x[i] > m) m = x[i]; y[i] = m; } }",
+        "carried",
+        reason="scan",
+    ),
+    Case(
+        "a running sum over a counter declared before the loop is no blocked scan",
+        C,
+        "void f(int n, const int *x, int *y) { int sum = 0, i; for (i = 0; i < n; i++) { sum += x[i]; y[i] = sum; } }",
+        "carried",
+        reason="scan",
     ),
     Case(
         "running min scan",
@@ -1023,6 +1038,7 @@ CASES = [
         "void f(int n, double *x) { double s = 0; for (int i = 0; i < n; i++) { s += x[i]; x[i] = x[i] / s; } }",
         "carried",
         reason="scan",
+        scan=("s", "+"),
     ),
 ]
 

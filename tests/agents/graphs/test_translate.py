@@ -285,7 +285,7 @@ async def test_nothing_passes_ends_no_verified_candidate_within_the_budget(engin
     assert 1 <= len(cands) <= 4 + 2  # the budget is checked before a step starts
 
 
-async def test_a_scan_is_never_annotated(engine, llm_config):
+async def test_a_scan_is_never_annotated_as_a_plain_parallel_for(engine, llm_config):
     scan = SOURCE.replace(
         "        sum += a[i];", "    {\n        sum += a[i];\n        a[i] = sum;\n    }"
     )
@@ -295,10 +295,18 @@ async def test_a_scan_is_never_annotated(engine, llm_config):
     await run_one(engine, runner(fake, llm_config, verifier, planner=False), task_id)
 
     _, cands = stored(engine, task_id)
+    assert any(c.strategy.startswith("annotate") for c in cands)
     for cand in cands:
         if cand.strategy.startswith("annotate"):
+            # Left alone, or a two-pass blocked scan: worksharing loops in one region that
+            # keeps `sum` per thread, never `parallel for` on the scan.
             scan_loop = cand.source.split("a[i] = i * 0.5;")[1]
-            assert "#pragma omp" not in scan_loop
+            assert "parallel for" not in scan_loop, cand.source
+            if "#pragma omp" in scan_loop:
+                assert "#pragma omp parallel private(sum)" in scan_loop
+                assert scan_loop.count("#pragma omp for schedule(static)") == 2
+    # The analysis's plain choice takes the scan too, as a blocked scan.
+    assert any("#pragma omp parallel private(sum)" in c.source for c in cands)
 
 
 async def test_cancel_stops_every_branch(engine, llm_config):
