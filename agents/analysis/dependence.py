@@ -92,7 +92,9 @@ def dependence(
         scan = None
     if scan is not None:
         events = [e for e in events if e.name != scan.var]
-    conflicts, reduced = _array_conflicts(var, events, facts, range_for, lower)
+    # Only a loop that counts up from `lower` stays past it (`_apart_in_rows`).
+    rising = lower if stride is not None and stride > 0 else None
+    conflicts, reduced = _array_conflicts(var, events, facts, range_for, rising)
     carried += conflicts
     bits = list(
         dict.fromkeys(
@@ -299,14 +301,14 @@ def _apart_in_rows(
     `c` to stay within a row (0 <= c < n), as code indexing a flattened matrix does, so two
     elements in different rows or different columns are different. Rows (or columns) differ
     between iterations when they are one expression distinct per iteration, or when one is
-    `var` and the other a value `e` the loop starts past (`for (j = e + 1; ...)`)."""
+    `var` and the other a value `e` the loop starts past and counts up from (`for (j = e + 1;
+    ...; j++)`; `lower` is None for a loop that does not count up)."""
     both = [_row_and_column(e) for e in (use, write)]
     if both[0] is None or both[1] is None:
         return False
     (row_u, scale_u, col_u), (row_w, scale_w, col_w) = both  # type: ignore[misc]
     if canon(scale_u) != canon(scale_w) or set(identifiers(scale_u)) & (varying | {var}):
         return False
-    fixed = varying - inner
 
     def same_and_distinct(a: Node, b: Node) -> bool:
         return canon(a) == canon(b) and _distinct(var, b, varying, inner)
@@ -314,7 +316,7 @@ def _apart_in_rows(
     def past(a: Node, b: Node) -> bool:
         """One of the two is `var`, the other a value the loop starts past."""
         for mine, other in ((a, b), (b, a)):
-            if canon(mine) == var and not set(identifiers(other)) & (fixed | {var}):
+            if canon(mine) == var and not set(identifiers(other)) & (varying | {var}):
                 head, _, tail = (lower or "").replace(" ", "").rpartition("+")
                 if tail.isdigit() and int(tail) >= 1 and head == canon(other).replace(" ", ""):
                     return True

@@ -135,7 +135,9 @@ def _first_recurrence(statement: Node, var: str) -> Recurrence | None:
     )
     if condition is None or then is None or otherwise is None:
         return None
-    test = unwrap(condition.child_by_field_name("value") or condition)
+    if condition.type != "condition_clause" or condition.named_child_count != 1:
+        return None  # `if (init; test)`: the test alone is not the condition's text
+    test = unwrap(condition.named_children[0])
     if test.type != "binary_expression" or text(test.children[1]) != "==":
         return None
     sides = [test.child_by_field_name("left"), test.child_by_field_name("right")]

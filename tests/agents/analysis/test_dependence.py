@@ -307,6 +307,20 @@ CASES = [
         "carried",
     ),
     Case(
+        "a row loop that counts down from past the row it reads carries",
+        CPP,
+        "void f(std::vector<double> &A, size_t N, size_t i) {\n"
+        "  for (long j = i + 1; j >= 0; j--) { for (size_t k = 0; k < N; k++) { A[j * N + k] -= A[i * N + k]; } }\n}",
+        "carried",
+    ),
+    Case(
+        "a first iteration apart behind an if with an initialiser is no blocked scan",
+        CPP,
+        "void f(std::vector<double> const& x, std::vector<double> &p) {\n"
+        "  for (size_t i = 0; i < x.size(); ++i) { if (int t = 0; i == 0) p[i] = x[i]; else p[i] = p[i - 1] + x[i]; }\n}",
+        "carried",
+    ),
+    Case(
         "rows of different lengths are not compared as rows",
         CPP,
         "void f(std::vector<double> &A, size_t N, size_t M, size_t i) {\n"
