@@ -50,6 +50,8 @@ class Scope:
     reduction needs."""
     packed: frozenset[str] = frozenset()
     """Names of `std::vector<bool>`s: their elements are bits that share words."""
+    maps: frozenset[str] = frozenset()
+    """Names of `std::map`s and `std::unordered_map`s: `m[k]` inserts a missing key."""
 
 
 def dependence(
@@ -85,6 +87,10 @@ def dependence(
     unknown += [f"writes through a pointer ({w})" for w in facts.pointer_writes]
     unknown += [f"the parser could not read line {n}" for n in dict.fromkeys(facts.unreadable)]
     everything = [e for e in facts.events if e.name != var and e.name not in facts.locals]
+    unknown += [
+        f"subscripts {name}, a map, whose [] inserts a missing key (a write to the whole map)"
+        for name in dict.fromkeys(e.name for e in everything if e.indices and e.name in scope.maps)
+    ]
     best_updates, grouped = _best_updates(everything, facts)
     events = [e for e in everything if e.name not in grouped]
     scan = _recurrence(var, events, statements, lower) if repeatable and stride == 1 else None

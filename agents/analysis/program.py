@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -105,6 +107,7 @@ def _loops(
     containers = random_access_names(definition)
     arrays = _sized_arrays(definition, named)
     packed = _bit_vectors(definition)
+    maps = _maps(definition)
     own, scalars = _own_variables(definition)
     found: list[_Found] = []
     by_node: dict[int, _Found] = {}
@@ -123,6 +126,7 @@ def _loops(
             pointer_params=pointers,
             arrays=arrays,
             packed=packed,
+            maps=maps,
         )
         verdict = (
             dependence(
@@ -197,11 +201,22 @@ def _declarations(definition: Node) -> list[Node]:
 def _bit_vectors(definition: Node) -> frozenset[str]:
     """Names the function's parameters and declarations give the type `std::vector<bool>`,
     whose elements are bits packed into shared words."""
-    declarations = _declarations(definition)
+    return _names_typed(definition, lambda shown: shown in _BIT_VECTORS)
+
+
+def _maps(definition: Node) -> frozenset[str]:
+    """Names of the function's `std::map`s and `std::unordered_map`s, whose `[]` inserts a
+    missing key."""
+    return _names_typed(definition, lambda shown: shown.startswith(_MAPS))
+
+
+def _names_typed(definition: Node, wanted: Callable[[str], bool]) -> frozenset[str]:
+    """Names the function's parameters and declarations give a type whose text (spaces out)
+    `wanted` accepts."""
     found = set()
-    for decl in declarations:
+    for decl in _declarations(definition):
         type_node = decl.child_by_field_name("type")
-        if type_node is None or canon(type_node).replace(" ", "") not in _BIT_VECTORS:
+        if type_node is None or not wanted(canon(type_node).replace(" ", "")):
             continue
         for declarator in decl.children_by_field_name("declarator"):
             name = declared_name(declarator)
@@ -211,6 +226,7 @@ def _bit_vectors(definition: Node) -> frozenset[str]:
 
 
 _BIT_VECTORS = frozenset({"std::vector<bool>", "vector<bool>"})
+_MAPS = ("std::map<", "map<", "std::unordered_map<", "unordered_map<")
 
 
 def _std_array(type_node: Node, declarator: Node) -> tuple[str, str, str, bool, bool] | None:

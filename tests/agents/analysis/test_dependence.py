@@ -328,6 +328,24 @@ CASES = [
         "carried",
     ),
     Case(
+        "a std::map read with [] may insert: the race checker caught it in ParEval 49",
+        CPP,
+        "#include <map>\n#include <vector>\n"
+        "void f(std::map<std::pair<size_t, size_t>, double> &m, std::vector<double> &U, size_t N, size_t i) {\n"
+        "  for (size_t k = i; k < N; ++k) { U[i * N + k] = m[{i, k}]; }\n}",
+        "unknown",
+        reason="inserts a missing key",
+    ),
+    Case(
+        "an unordered_map declared in the function, read with []",
+        CPP,
+        "#include <unordered_map>\n#include <vector>\n"
+        "void f(std::vector<int> const& x, std::vector<int> &y) { std::unordered_map<int, int> seen;\n"
+        "  for (size_t k = 0; k < x.size(); ++k) { y[k] = seen[x[k]]; }\n}",
+        "unknown",
+        reason="inserts a missing key",
+    ),
+    Case(
         "a difference is no recurrence a scan computes",
         CPP,
         "void f(std::vector<double> const& x, std::vector<double> &y) {\n"
