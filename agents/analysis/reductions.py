@@ -135,9 +135,14 @@ def _first_recurrence(statement: Node, var: str) -> Recurrence | None:
     )
     if condition is None or then is None or otherwise is None:
         return None
-    if condition.type != "condition_clause" or condition.named_child_count != 1:
-        return None  # `if (init; test)`: the test alone is not the condition's text
-    test = unwrap(condition.named_children[0])
+    # C++ wraps the test in a condition clause (which may declare something first, `if (init;
+    # test)`: then the test alone is not the condition's text), C in parentheses.
+    if condition.type == "condition_clause" and condition.named_child_count == 1:
+        test = unwrap(condition.named_children[0])
+    elif condition.type == "parenthesized_expression":
+        test = unwrap(condition)
+    else:
+        return None
     if test.type != "binary_expression" or text(test.children[1]) != "==":
         return None
     sides = [test.child_by_field_name("left"), test.child_by_field_name("right")]
@@ -149,6 +154,8 @@ def _first_recurrence(statement: Node, var: str) -> Recurrence | None:
     recurrence = match_recurrence(otherwise, var) if otherwise is not None else None
     if recurrence is None or first is None or first.type != "expression_statement":
         return None
+    if first.named_child_count != 1:
+        return None  # an empty statement, `;`
     assigned = _assigned_element(unwrap(first.named_children[0]), var)
     if assigned is None or assigned[0] != recurrence.array or mentions(assigned[2], assigned[0]):
         return None

@@ -346,6 +346,24 @@ CASES = [
         reason="inserts a missing key",
     ),
     Case(
+        "an empty first branch is no first-iteration recurrence",
+        CPP,
+        "void f(std::vector<double> const& x, std::vector<double> &p) {\n"
+        "  for (size_t i = 0; i < x.size(); ++i) { if (i == 0) ; else p[i] = p[i - 1] + x[i]; }\n}",
+        "carried",
+    ),
+    Case(
+        "a recurrence whose first iteration is written apart, in C",
+        C,
+        "void f(int n, const double *x, double *p, double *q) { double s = 0;\n"
+        "  for (int i = 0; i < n; ++i) { if (i == 0) { p[i] = x[i]; } else { p[i] = p[i - 1] + x[i]; } s += p[i]; }\n"
+        "  q[0] = s; }",
+        "carried",
+        reductions=(("s", "+"),),
+        reason="(a recurrence)",
+        scan=("p", "+"),
+    ),
+    Case(
         "a difference is no recurrence a scan computes",
         CPP,
         "void f(std::vector<double> const& x, std::vector<double> &y) {\n"
