@@ -40,9 +40,10 @@ def timing(
     reference: list[CommandResult],
     candidate: dict[int, list[CommandResult]],
     cores: float | None = None,
+    startup_s: float | None = None,
 ) -> Timing:
     """Medians, speedups and flags of the timing runs (see the module docstring)."""
-    refusal = kernel_refusal(reference, candidate)
+    refusal = kernel_refusal(reference, candidate, startup_s or 0.0)
     kernel = refusal is None
     notes = [] if kernel or refusal == "" else [f"wall time used: {refusal}"]
 
@@ -57,6 +58,7 @@ def timing(
         candidate_s={n: round(s, 6) for n, s in cand_s.items()},
         source="kernel" if kernel else "wall",
         cores=cores,
+        startup_s=None if startup_s is None else round(startup_s, 6),
         notes=notes,
     )
     if ref_s < FLOOR_S:
@@ -88,10 +90,13 @@ def timing(
 
 
 def kernel_refusal(
-    reference: list[CommandResult], candidate: dict[int, list[CommandResult]]
+    reference: list[CommandResult],
+    candidate: dict[int, list[CommandResult]],
+    startup_s: float = 0.0,
 ) -> str | None:
     """None when the printed kernel times may be used; else why not ("" when some run printed
-    none, the ordinary case of a program that does not time itself)."""
+    none, the ordinary case of a program that does not time itself). `startup_s` is the
+    measured start-up of the candidate's runtime, allowed outside its kernel."""
     every = reference + [r for runs in candidate.values() for r in runs]
     kernels = [kernel_time(r.stderr) for r in every]
     if any(k is None for k in kernels):
@@ -102,7 +107,7 @@ def kernel_refusal(
             return f"a printed kernel time ({k:.4g} s) exceeds its run's wall time ({r.duration_s:.4g} s)"
     ref_wall = median([r.duration_s for r in reference])
     ref_outside = median([r.duration_s - (kernel_time(r.stderr) or 0.0) for r in reference])
-    allowed = OVERHEAD_FACTOR * ref_outside + 0.1 * ref_wall + OVERHEAD_SLACK_S
+    allowed = OVERHEAD_FACTOR * ref_outside + 0.1 * ref_wall + OVERHEAD_SLACK_S + startup_s
     for n, runs in candidate.items():
         outside = median([r.duration_s - (kernel_time(r.stderr) or 0.0) for r in runs])
         if outside > allowed:

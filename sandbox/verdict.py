@@ -136,6 +136,9 @@ class Timing(BaseModel):
     """`kernel` when the programs reported consistent PARFORGE_TIME_S, else `wall`."""
     cores: float | None = None
     """CPUs the runs really had (the sandbox's limit); None when the backend cannot say."""
+    startup_s: float | None = None
+    """Median wall time of a program that only starts the target's runtime (CUDA), measured in
+    the same sandbox and allowed outside the candidate's kernel; None for targets without one."""
     above_cores: list[int] = Field(default_factory=list)
     """Worker counts whose speedup exceeds the cores they could use: implausible, not counted."""
     too_short: bool = False

@@ -119,6 +119,22 @@ def test_forged_kernel_times_fall_back_to_wall_time_with_a_reason():
     assert timing(ref, honest, cores=2).source == "kernel"
 
 
+def test_a_runtime_start_up_measured_by_the_sandbox_is_allowed_outside_the_kernel():
+    """The H100 run of ParEval's axpy: the reference spends 0.215 s outside its kernel, the CUDA
+    candidate 0.528 s, 0.3 s of it starting the CUDA runtime. Without the sandbox's own start-up
+    probe that looked like a forged kernel time; with it the kernel time is used, and the probe
+    widens the allowance by its own measure only."""
+    ref = [run(stderr="PARFORGE_TIME_S=0.0167\n", seconds=0.232)] * 3
+    cuda = {1: [run(stderr="PARFORGE_TIME_S=0.0005\n", seconds=0.528)] * 3}
+    assert timing(ref, cuda).source == "wall"
+    t = timing(ref, cuda, startup_s=0.31)
+    assert t.source == "kernel" and t.startup_s == 0.31 and t.notes == []
+    assert t.speedup[1] == round(0.0167 / 0.0005, 3)
+    # A program that hides a second of real work outside its kernel is still refused.
+    hidden = {1: [run(stderr="PARFORGE_TIME_S=0.0005\n", seconds=1.5)] * 3}
+    assert timing(ref, hidden, startup_s=0.31).source == "wall"
+
+
 def test_speedups_above_the_cores_are_flagged_and_short_references_not_timed():
     ref = [run(seconds=1.0)] * 3
     t = timing(ref, {1: [run(seconds=1.0)] * 3, 4: [run(seconds=0.1)] * 3}, cores=2)
