@@ -87,7 +87,7 @@ def test_reference_is_the_serial_prompt_completed() -> None:
 
 def test_every_parallel_target_has_known_good_solutions_and_mutants() -> None:
     for task in suite().tasks:
-        for target in (Target.OPENMP, Target.MPI):
+        for target in (Target.OPENMP, Target.MPI, Target.CUDA):
             entry = task.target(target)
             assert entry.solutions, f"{task.name} has no known-good {target} solution"
             for good in entry.solutions:
