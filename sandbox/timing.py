@@ -5,6 +5,7 @@ program prints is taken on trust. The sandbox measures every run's wall time its
 time a program prints (`PARFORGE_TIME_S=`) is used only when every run printed one and each is
 consistent with what the sandbox saw:
 
+- a run prints one kernel time (a second one is not the driver's);
 - a kernel time never exceeds its run's wall time;
 - the part of a run outside the kernel (input generation, output, start-up) is the same code
   in the reference and in the candidate, so the candidate's may not grow much beyond the
@@ -20,7 +21,7 @@ time (fastest repeat against fastest repeat) is flagged and left out of the best
 from __future__ import annotations
 
 from sandbox.models import CommandResult
-from sandbox.steps import kernel_time, median
+from sandbox.steps import TIME_MARKER, kernel_time, median
 from sandbox.verdict import Timing
 
 FLOOR_S = 0.01
@@ -101,6 +102,9 @@ def kernel_refusal(
     kernels = [kernel_time(r.stderr) for r in every]
     if any(k is None for k in kernels):
         return ""
+    if any(r.stderr.count(TIME_MARKER) > 1 for r in every):
+        # The driver prints one; another comes from the candidate (a global's destructor, say).
+        return "a run printed more than one kernel time"
     for r, k in zip(every, kernels, strict=True):
         assert k is not None
         if k > r.duration_s + _EPSILON_S:

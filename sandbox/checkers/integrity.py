@@ -99,6 +99,13 @@ _FORBIDDEN_CALLS = frozenset(
         "readlinkat",
         "ptrace",
         "prctl",
+        # a second handle on stderr, where the harness reports the kernel time
+        "freopen",
+        "dup",
+        "dup2",
+        "dup3",
+        "fdopen",
+        "fcntl",
     ]
 )
 _ASM = frozenset(["asm", "__asm", "__asm__"])
@@ -139,6 +146,33 @@ def source_findings(source: str, allowed: frozenset[str] = frozenset()) -> list[
     no_comments = _strip_comments(source)
     for m in _WATCHED_TEXT.finditer(no_comments):
         found[f"mentions `{m.group(0)}` (probing the checker or the sandbox)"] = None
+    return list(found)
+
+
+_HARNESS_TIMING = frozenset(
+    ["stderr", "kernel_seconds", "report_time", "sync_hook", "timed_kernel"]
+)
+"""What a solution inside a driver could use to rewrite or replace the harness's kernel time:
+the stream it is printed on and the harness's own timing functions. A solution that computes
+an answer needs none of them."""
+_HARNESS_TEXT = re.compile(r"PARFORGE_TIME_S|/dev/")
+
+
+def driver_findings(source: str) -> list[str]:
+    """Why a solution compiled into a driver (a ParEval task) may be forging the time the
+    driver reports. The driver, not the solution, times the call and prints
+    `PARFORGE_TIME_S`; a solution that reaches for stderr, the harness's timer or that marker
+    (or pastes tokens to build such names out of sight) is rejected before it runs. Found by
+    printing a fake time from a global's destructor: a 17,761x speedup was accepted."""
+    blanked = blank_comments_and_strings(source)
+    found: dict[str, None] = {}
+    for word in dict.fromkeys(identifiers(blanked)):
+        if word in _HARNESS_TIMING:
+            found[f"uses `{word}` (the harness's own timing report)"] = None
+    if "##" in blanked:
+        found["pastes tokens with `##` (names built out of this check's sight)"] = None
+    for m in _HARNESS_TEXT.finditer(_strip_comments(source)):
+        found[f"mentions `{m.group(0)}` (the harness's timing report or a device file)"] = None
     return list(found)
 
 

@@ -42,6 +42,8 @@ async def integrity(job: Job) -> Verdict | None:
     found = [
         m for name in job.checked for m in checks.source_findings(job.cand_files[name], allowed)
     ]
+    if job.spec.driver is not None:
+        found += [m for name in job.checked for m in checks.driver_findings(job.cand_files[name])]
     if not found and job.candidate.target is not Target.CUDA:
         # CUDA programs link the runtime statically, which imports dlopen and getenv itself.
         symbols = await job.rec.run(

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import pytest
 
+from corpus.formats import Target as SuiteTarget
+from corpus.suites import load_suite
 from sandbox.models import Command
 from sandbox.race import RaceCheckConfig, check_program
-from sandbox.spec import Candidate, Target, TestCase
+from sandbox.spec import Candidate, Spec, Target, TestCase
 from sandbox.verdict import Status
 from sandbox.verify import VerifyOptions, verify
 from tests.sandbox.verify.test_verify_openmp import GOOD, TEMPLATE, spec
@@ -52,6 +54,29 @@ async def test_a_printed_kernel_time_is_not_trusted(verify_sandbox):
     assert v.timing is not None
     assert v.timing.source == "wall" and any("wall time used" in n for n in v.timing.notes)
     assert v.speedup <= 2 * 1.15  # the cores the sandbox has, with the noise margin
+
+
+async def test_a_time_forged_beside_the_drivers_is_not_trusted(verify_sandbox):
+    """ParEval's axpy in its driver: a correct OpenMP solution plus a global whose destructor
+    prints a fake kernel time after the driver's. It was accepted at 17,761x; now the solution
+    is rejected when it names stderr or the marker, and a marker spelled out of sight (string
+    pieces on std::cerr) leaves two kernel times in the run, so wall time is used."""
+    task = load_suite("pareval").task("03_dense_la_axpy")
+    axpy = Spec.model_validate(task.spec_for(SuiteTarget.OPENMP))
+    good = task.target(SuiteTarget.OPENMP).solutions[0].source
+    light = VerifyOptions(race=RaceCheckConfig.single_run())
+    plain = good + (
+        '\nstruct F { ~F() { std::fprintf(stderr, "PARFORGE_TIME_S=0.000001\\n"); } } f_;\n'
+    )
+    v = await verify(verify_sandbox, axpy, openmp(plain), options=light)
+    assert v.status is Status.SANITIZER_ERROR and "`stderr`" in v.reason, v.reason
+    hidden = good + (
+        '\nstruct F { ~F() { std::cerr << "PARFORGE_" "TIME_S=0.000001" << std::endl; } } f_;\n'
+    )
+    v = await verify(verify_sandbox, axpy, openmp(hidden), options=light)
+    assert v.timing is not None and v.timing.source == "wall", v.timing
+    assert "more than one kernel time" in v.timing.notes[0]
+    assert v.speedup <= 2 * 1.15
 
 
 RACY = """

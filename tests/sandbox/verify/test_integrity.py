@@ -5,8 +5,15 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from corpus.formats import Target
+from corpus.suites import load_suite
 from sandbox.backends.engine import plain_tcp_problem
-from sandbox.checkers.integrity import calls_used, source_findings, symbol_findings
+from sandbox.checkers.integrity import (
+    calls_used,
+    driver_findings,
+    source_findings,
+    symbol_findings,
+)
 from sandbox.spec import Spec, TestCase
 
 CLEAN = """
@@ -98,6 +105,36 @@ def test_symbols_defined_hooks_and_imports_count_instrumentation_calls_do_not():
         "imports `getenv` (reads its environment or reaches outside the program)",
     ]
     assert symbol_findings("0 T main\n  U printf\n  U __tsan_write8\n") == []
+
+
+DESTRUCTOR = 'struct F { ~F() { std::fprintf(stderr, "PARFORGE_TIME_S=0.000001\\n"); } } f;'
+
+
+@pytest.mark.parametrize(
+    ("snippet", "words"),
+    [
+        (DESTRUCTOR, ["`stderr`", "`PARFORGE_TIME_S`"]),
+        ("static void forge() { pf::kernel_seconds() = 1e-6; }", ["`kernel_seconds`"]),
+        ("#define CAT(a, b) a##b\nstatic void forge() { CAT(kernel_, seconds)() = 0; }", ["`##`"]),
+        ('static int fd = dup(2); static FILE *e = fdopen(fd, "w");', []),
+        ('static FILE *tty = fopen("/dev/tty", "w");', ["`/dev/`"]),
+    ],
+)
+def test_a_solution_inside_a_driver_may_not_touch_the_timing_report(snippet, words):
+    found = driver_findings(snippet)
+    assert all(any(w in f for f in found) for w in words), found
+    if not words:  # duplicating stderr is a forbidden call in any candidate
+        assert any("`dup`" in f for f in source_findings(snippet))
+        assert any("`fdopen`" in f for f in source_findings(snippet))
+
+
+def test_no_known_good_pareval_solution_touches_the_timing_report():
+    suite = load_suite("pareval")
+    for task in suite.tasks:
+        for target in (Target.OPENMP, Target.MPI, Target.CUDA):
+            for good in task.target(target).solutions:
+                assert driver_findings(good.source) == [], (task.name, target, good.name)
+                assert source_findings(good.source) == [], (task.name, target, good.name)
 
 
 def test_plain_tcp_engines_are_refused_unless_allowed():

@@ -135,6 +135,16 @@ def test_a_runtime_start_up_measured_by_the_sandbox_is_allowed_outside_the_kerne
     assert timing(ref, hidden, startup_s=0.31).source == "wall"
 
 
+def test_a_second_kernel_time_in_a_run_is_not_the_drivers():
+    """A global's destructor printing a forged time after the driver's line: the last line
+    used to win, and a 17,761x speedup was accepted."""
+    ref = [run(stderr="PARFORGE_TIME_S=0.0177\n", seconds=0.276)] * 3
+    forged = "PARFORGE_TIME_S=0.0170\nPARFORGE_TIME_S=0.000001\n"
+    t = timing(ref, {1: [run(stderr=forged, seconds=0.264)] * 3})
+    assert t.source == "wall" and "more than one kernel time" in t.notes[0]
+    assert t.speedup[1] < 1.1
+
+
 def test_speedups_above_the_cores_are_flagged_and_short_references_not_timed():
     ref = [run(seconds=1.0)] * 3
     t = timing(ref, {1: [run(seconds=1.0)] * 3, 4: [run(seconds=0.1)] * 3}, cores=2)
