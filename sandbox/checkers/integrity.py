@@ -155,6 +155,9 @@ _HARNESS_TIMING = frozenset(
 """What a solution inside a driver could use to rewrite or replace the harness's kernel time:
 the stream it is printed on and the harness's own timing functions. A solution that computes
 an answer needs none of them."""
+_BEFORE_MAIN = frozenset(["constructor", "destructor", "init_priority", "section"])
+"""Attributes that run a function before or after `main` (`constructor` functions get argv:
+one could read the seed, compute the answer before the timed call and return it instantly)."""
 _HARNESS_TEXT = re.compile(r"PARFORGE_TIME_S|/dev/")
 
 
@@ -169,6 +172,12 @@ def driver_findings(source: str) -> list[str]:
     for word in dict.fromkeys(identifiers(blanked)):
         if word in _HARNESS_TIMING:
             found[f"uses `{word}` (the harness's own timing report)"] = None
+
+    # `#pragma omp section` is OpenMP, not an attribute: pragma lines aside.
+    code = re.sub(r"^[ \t]*#[ \t]*pragma\b[^\n]*", " ", blanked, flags=re.M)
+    for word in dict.fromkeys(identifiers(code)):
+        if word in _BEFORE_MAIN:
+            found[f"uses `{word}` (code that runs outside the timed call)"] = None
     if "##" in blanked:
         found["pastes tokens with `##` (names built out of this check's sight)"] = None
     for m in _HARNESS_TEXT.finditer(_strip_comments(source)):

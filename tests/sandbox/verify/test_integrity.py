@@ -118,6 +118,11 @@ DESTRUCTOR = 'struct F { ~F() { std::fprintf(stderr, "PARFORGE_TIME_S=0.000001\\
         ("#define CAT(a, b) a##b\nstatic void forge() { CAT(kernel_, seconds)() = 0; }", ["`##`"]),
         ('static int fd = dup(2); static FILE *e = fdopen(fd, "w");', []),
         ('static FILE *tty = fopen("/dev/tty", "w");', ["`/dev/`"]),
+        (
+            "__attribute__((constructor)) static void early(int argc, char **argv) {}",
+            ["`constructor`"],
+        ),
+        ('[[gnu::section(".init_array")]] static void (*early)(void) = 0;', ["`section`"]),
     ],
 )
 def test_a_solution_inside_a_driver_may_not_touch_the_timing_report(snippet, words):
@@ -128,6 +133,11 @@ def test_a_solution_inside_a_driver_may_not_touch_the_timing_report(snippet, wor
         assert any("`fdopen`" in f for f in source_findings(snippet))
 
 
+def test_openmp_sections_are_not_attributes():
+    sections = "void f() {\n#pragma omp parallel sections\n{\n  #pragma omp section\n  {}\n}\n}\n"
+    assert driver_findings(sections) == []
+
+
 def test_no_known_good_pareval_solution_touches_the_timing_report():
     suite = load_suite("pareval")
     for task in suite.tasks:
@@ -135,6 +145,8 @@ def test_no_known_good_pareval_solution_touches_the_timing_report():
             for good in task.target(target).solutions:
                 assert driver_findings(good.source) == [], (task.name, target, good.name)
                 assert source_findings(good.source) == [], (task.name, target, good.name)
+    for translation in suite.translations:  # what the agents start from
+        assert driver_findings(translation.source) == [], translation.name
 
 
 def test_plain_tcp_engines_are_refused_unless_allowed():
