@@ -140,8 +140,7 @@ async def main(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str,
 
     goods = [r for r in rows if r["kind"] == "good"]
     mutants = [r for r in rows if r["kind"] != "good"]
-    timed = [r for r in goods if r["speedup"]]
-    speedups = sorted(r["speedup"] for r in timed)
+    speedups = sorted(r["speedup"] for r in goods if r["speedup"])
     summary: dict[str, Any] = {
         "device": info.model_dump(),
         "known_good": len(goods),
