@@ -6,7 +6,7 @@ from __future__ import annotations
 from sandbox import outcomes
 from sandbox.models import CommandResult
 from sandbox.spec import TestCase
-from sandbox.steps import median
+from sandbox.steps import kernel_time, median
 from sandbox.timing import timing as summarize
 from sandbox.toolchains.base import Program
 from sandbox.verdict import Verdict
@@ -32,7 +32,9 @@ async def measure(job: Job) -> Verdict | None:
             )
             if status is not None:
                 return job.finish(status, f"timing input {case.name!r} at {n}: {reason}")
-    startup = await startup_seconds(job)
+    # The start-up allowance only matters to printed kernel times: without them, no probe.
+    printed = all(kernel_time(r.stderr) is not None for runs in cand_runs.values() for r in runs)
+    startup = await startup_seconds(job) if printed else None
     job.verdict.timing = summarize(job.ref_timing, cand_runs, job.cores, startup_s=startup)
     return None
 

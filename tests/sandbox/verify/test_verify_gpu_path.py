@@ -162,3 +162,39 @@ async def test_a_run_past_its_limit_is_a_hang_and_ends_the_check():
     assert v.reason == "memcheck: no end within 50s"
     assert v.concurrency is not None and v.concurrency.runs == 1
     assert not any(c.argv[0] == "sh" for c in sandbox.workspace_.commands)
+
+
+def timed_script(candidate_stderr: str):
+    """The clean script, with kernel times printed, 0.59 s outside the candidate's kernel
+    (CUDA's start-up) and a start-up probe that runs 0.3 s."""
+    base = script({})
+
+    def handler(command: Command) -> CommandResult:
+        if command.argv[0].startswith("./") and command.cwd in ("ref", "cand", "probe"):
+            if command.cwd == "probe":
+                return CommandResult(exit_code=0, duration_s=0.3)
+            if command.cwd == "ref":
+                return CommandResult(
+                    exit_code=0, stdout="42\n", stderr="PARFORGE_TIME_S=0.9\n", duration_s=1.0
+                )
+            return CommandResult(
+                exit_code=0, stdout="42\n", stderr=candidate_stderr, duration_s=0.6
+            )
+        return base(command)
+
+    return handler
+
+
+async def test_the_start_up_probe_widens_the_kernel_allowance_only_when_kernel_times_are_printed():
+    sandbox = ScriptedSandbox(timed_script("PARFORGE_TIME_S=0.01\n"), gpu=True)
+    v = await verify(sandbox, spec(), Candidate(target=Target.CUDA, source=SOURCE))
+    assert v.status is Status.PASSED, v.reason
+    assert v.timing.source == "kernel" and v.timing.startup_s == 0.3
+    assert v.timing.speedup == {1: 90.0}
+    probe_runs = [c for c in sandbox.workspace_.commands if c.cwd == "probe"]
+    assert [c.argv[0] for c in probe_runs] == ["nvcc", "./prog", "./prog", "./prog"]
+
+    quiet = ScriptedSandbox(timed_script(""), gpu=True)
+    v = await verify(quiet, spec(), Candidate(target=Target.CUDA, source=SOURCE))
+    assert v.timing.source == "wall" and v.timing.startup_s is None
+    assert not [c for c in quiet.workspace_.commands if c.cwd == "probe"]
