@@ -37,6 +37,11 @@ class Verifier(Protocol):
 
     async def __call__(self, spec: Spec, candidate: Candidate) -> Verdict: ...
 
+    async def probe(self, spec: Spec, candidate: Candidate) -> Verdict:
+        """Build and run the spec's tests only (no race check, no timing): how the candidate
+        behaves, cheaply. Never a verification, never stored as one."""
+        ...
+
     async def aclose(self) -> None: ...
 
 
@@ -52,6 +57,10 @@ class SandboxVerifier:
 
     async def __call__(self, spec: Spec, candidate: Candidate) -> Verdict:
         return await verify(self.sandbox, spec, candidate, timing=self.timing, options=self.options)
+
+    async def probe(self, spec: Spec, candidate: Candidate) -> Verdict:
+        options = self.options.model_copy(update={"probe": True, "timing": False})
+        return await verify(self.sandbox, spec, candidate, timing=False, options=options)
 
     async def aclose(self) -> None:
         """Release the sandbox (its warm containers)."""

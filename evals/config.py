@@ -36,6 +36,8 @@ class RunOptions(BaseModel):
     """Who writes the samples: `prompt` (the model completes the prompt, as in ParEval), `graph`
     (the translate agent, one stored task per sample), `analysis` (the translate agent with
     no model at all: the dependence analysis's first choice per loop)."""
+    reasoning_threads: int | None = Field(default=None, ge=0, le=16)
+    """Reasoning threads per task of the `graph` agent (None: the runner's default)."""
     translate_from: Literal["serial", "cuda"] | None = None
     """Translation instead of generation: the model completes the suite's translation prompt
     (the `serial` or `cuda` implementation, then the target's prompt) and the candidate is

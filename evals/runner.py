@@ -154,6 +154,7 @@ class EvalRunner:
             self.engine,
             load_suite(suite),
             translate_from=options.translate_from,
+            reasoning_threads=options.reasoning_threads,
             name=f"agent:{options.agent}",
         )
 

@@ -323,6 +323,7 @@ class ScriptedVerifier:
         self.gate = gate
         self.error = error
         self.sources: list[str] = []
+        self.probes: list[str] = []
         self.cancelled = 0
         self.closed = False
 
@@ -336,6 +337,11 @@ class ScriptedVerifier:
             raise
         if self.error is not None:
             raise self.error
+        return self.judge(candidate.source)
+
+    async def probe(self, spec: Any, candidate: Any) -> Any:
+        """The judge's verdict stands for the behaviour probe too (its steps carry the output)."""
+        self.probes.append(candidate.source)
         return self.judge(candidate.source)
 
     async def aclose(self) -> None:
@@ -368,6 +374,11 @@ class Reply:
     """Stop sending, without closing, after this many content chunks."""
     finish_reason: str = "stop"
     cached_tokens: int | None = 0
+    logprob: float = -0.5
+    """The log-probability of every streamed token, when the request asks for logprobs."""
+    alt_logprob: float | None = None
+    """Chat replies: the log-probability of one alternative token in `top_logprobs` (None:
+    no alternatives)."""
 
 
 class FakeStream(httpx.AsyncByteStream):
@@ -475,13 +486,27 @@ def _sse_chunks(body: dict[str, Any], reply: Reply, *, chat: bool) -> list[tuple
             else:
                 choice["text"] = piece
             if body.get("logprobs"):
+                lp = reply.logprob
                 choice["logprobs"] = (
-                    {"content": [{"token": piece, "logprob": -0.5, "top_logprobs": []}]}
+                    {
+                        "content": [
+                            {
+                                "token": piece,
+                                "logprob": lp,
+                                "top_logprobs": []
+                                if reply.alt_logprob is None
+                                else [
+                                    {"token": piece, "logprob": lp},
+                                    {"token": " alt", "logprob": reply.alt_logprob},
+                                ],
+                            }
+                        ]
+                    }
                     if chat
                     else {
                         "tokens": [piece],
-                        "token_logprobs": [-0.5],
-                        "top_logprobs": [{piece: -0.5}],
+                        "token_logprobs": [lp],
+                        "top_logprobs": [{piece: lp}],
                     }
                 )
             events.append({**head, "choices": [choice]})

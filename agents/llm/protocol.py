@@ -128,6 +128,8 @@ class Delta(BaseModel):
 
     index: int
     text: str
+    logprobs: list[TokenLogprob] = Field(default_factory=list)
+    """The tokens of `text` with their log-probabilities (when the request asked for them)."""
 
 
 def encode(request: Request, model: str) -> dict[str, Any]:
@@ -220,11 +222,12 @@ class Assembler:
                 self.choices.append(Choice(index=len(self.choices)))
             choice = self.choices[index]
             text = raw["delta"].get("content") if "delta" in raw else raw.get("text")
+            logprobs = parse_logprobs(raw["logprobs"]) if raw.get("logprobs") else []
             if text:
                 choice.text += text
-                deltas.append(Delta(index=index, text=text))
-            if raw.get("logprobs"):
-                choice.logprobs = (choice.logprobs or []) + parse_logprobs(raw["logprobs"])
+                deltas.append(Delta(index=index, text=text, logprobs=logprobs))
+            if logprobs:
+                choice.logprobs = (choice.logprobs or []) + logprobs
             if raw.get("finish_reason"):
                 choice.finish_reason = raw["finish_reason"]
         self.finished = all(c.finish_reason for c in self.choices)

@@ -85,6 +85,23 @@ def plan_messages(
     return [*_prefix(source, language, program), Message(role="user", content=ask)]
 
 
+def outline_messages(
+    source: str,
+    language: Language,
+    target: Target,
+    program: Program,
+    k: int,
+) -> list[Message]:
+    """Ask for up to `k` different strategies, one sentence each (the schema lists them)."""
+    ask = (
+        f"Before writing any code, outline up to {k} different ways to make this program a "
+        f"correct, faster {target.value} program. For each, pick a strategy and say in one "
+        "sentence which loops it changes and how. Make the outlines differ from each other. "
+        'Answer with JSON {"outlines": [{"strategy": ..., "detail": ...}, ...]}.'
+    )
+    return [*_prefix(source, language, program), Message(role="user", content=ask)]
+
+
 def annotate_messages(
     source: str,
     language: Language,

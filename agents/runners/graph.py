@@ -25,6 +25,7 @@ from agents.graphs.translate.observe import restore
 from agents.identity import Identity, identify
 from agents.llm import LLMClient
 from agents.preflight import InputRejected, check_program
+from agents.reasoning import Pruning
 from agents.tools import Examples, ToolContext, registry
 from agents.trajectory import Tally
 from agents.verifier import Verifier, task_spec
@@ -74,13 +75,23 @@ class GraphRunner:
         finally:
             await self.verifier.aclose()
 
+    def reasoning_threads(self, context: TaskContext) -> int:
+        """Threads the task asked for (its option, else the runner's); none without a model."""
+        if not self.config.use_model:
+            return 0
+        options = context.task.options
+        asked = options.reasoning_threads if options is not None else None
+        return self.config.reasoning_threads if asked is None else asked
+
     def budget(self, context: TaskContext) -> Budget:
         task, config = context.task, self.config
+        threads = self.reasoning_threads(context)
+        # Each thread may add a candidate, its behaviour probe and its verification.
         return Budget(
             tokens=task.budgets.tokens or config.tokens,
             time_s=task.budgets.time_s,
-            candidates=config.candidates,
-            sandbox_runs=config.sandbox_runs,
+            candidates=None if config.candidates is None else config.candidates + threads,
+            sandbox_runs=None if config.sandbox_runs is None else config.sandbox_runs + 2 * threads,
             replans=config.replans if config.use_model else 0,
             repairs=config.repairs if config.use_model else 0,
         )
@@ -117,7 +128,14 @@ class GraphRunner:
             settings=self.config,
             examples=self.examples,
         )
-        ctx = TranslateContext(tools, registry(target), self.config, budget)
+        ctx = TranslateContext(
+            tools,
+            registry(target),
+            self.config,
+            budget,
+            reasoning_threads=self.reasoning_threads(context),
+            pruning=Pruning(rule=self.config.pruning),
+        )
         try:
             async with asyncio.timeout(budget.time_s):
                 state = await self._run_graph(ctx, context)

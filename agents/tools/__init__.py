@@ -7,7 +7,7 @@ from agents.tools.examples import Examples as ExamplesTool
 from agents.tools.profile import Profile
 from agents.tools.rewrite import STRATEGIES, Rewrite, rewrite
 from agents.tools.tests import Tests
-from agents.tools.verify import Verify, verify_made
+from agents.tools.verify import Verify, probe_made, verify_made
 from sandbox.spec import Target
 
 
@@ -30,6 +30,7 @@ __all__ = [
     "ToolContext",
     "ToolError",
     "annotate",
+    "probe_made",
     "ref_id",
     "registry",
     "rewrite",

@@ -27,16 +27,22 @@ STRATEGIES: dict[Target, list[str]] = {
         "totals, then a second parallel pass",
         "privatised per-thread histograms merged at the end",
         "OpenMP tasks for recursive or irregular work",
+        "collapse(2) over perfectly nested loops with a static schedule",
+        "dynamic or guided schedule for loops whose iterations cost unevenly",
+        "parallel for on the outer loop and simd on the innermost loop",
     ],
     Target.MPI: [
         "block decomposition of the outer loop, partial results combined with MPI_Reduce",
         "cyclic decomposition with MPI_Allreduce",
         "rank 0 scatters the input with MPI_Scatterv and gathers results with MPI_Gatherv",
+        "every rank computes its block and MPI_Allgatherv assembles the whole result",
     ],
     Target.CUDA: [
         "one thread per element with a bounds guard",
         "grid-stride loops",
         "tree reduction in shared memory, one atomicAdd per block",
+        "tiles staged in shared memory, one block per tile",
+        "one atomicAdd per element into the result",
     ],
 }
 

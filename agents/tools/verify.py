@@ -89,19 +89,61 @@ async def verify_made(ctx: ToolContext, made: Made) -> tuple[Verdict, bool]:
             build=BuildReport(ok=False),
         )
     else:
-        reserve(ctx, "sandbox_run")
-        try:
-            verdict = await ctx.verifier(spec, Candidate(target=ctx.target, source=made.source))
-        except SandboxError as exc:
-            await ctx.recorder.add_step(
-                verify_step(arguments, started, error=str(exc), parent_id=made.step_id)
-            )
-            raise
+        verdict = await _run(ctx, made, spec, arguments, started, probe=False)
         ctx.verdicts[made.key] = (made.candidate_id, verdict)
+    await _store(ctx, made, verdict, arguments, started, reused)
+    return verdict, reused
+
+
+async def probe_made(ctx: ToolContext, made: Made, spec: Spec) -> Verdict:
+    """The cascade's cheap first look (`Verifier.probe`): built and run on `spec`'s inputs, no
+    race check, no timing. A failing probe found a real defect, so it is stored as the
+    candidate's verdict; a passing one verifies nothing and is only returned."""
+    if made.verdict is not None:
+        return made.verdict
+    started = datetime.now(UTC)
+    arguments = verify_arguments(made.candidate_id, spec, ctx.target, made.strategy)
+    arguments["probe"] = True
+    verdict = await _run(ctx, made, spec, arguments, started, probe=True)
+    if verdict.status is not Status.PASSED:
+        ctx.verdicts.setdefault(made.key, (made.candidate_id, verdict))
+        await _store(ctx, made, verdict, arguments, started, reused=False)
+    return verdict
+
+
+async def _run(
+    ctx: ToolContext,
+    made: Made,
+    spec: Spec,
+    arguments: dict[str, Any],
+    started: datetime,
+    *,
+    probe: bool,
+) -> Verdict:
+    reserve(ctx, "sandbox_run")
+    candidate = Candidate(target=ctx.target, source=made.source)
+    try:
+        if probe:
+            return await ctx.verifier.probe(spec, candidate)
+        return await ctx.verifier(spec, candidate)
+    except SandboxError as exc:
+        await ctx.recorder.add_step(
+            verify_step(arguments, started, error=str(exc), parent_id=made.step_id)
+        )
+        raise
+
+
+async def _store(
+    ctx: ToolContext,
+    made: Made,
+    verdict: Verdict,
+    arguments: dict[str, Any],
+    started: datetime,
+    reused: bool,
+) -> None:
     summary = verdict_summary(verdict) | ({"reused": True} if reused else {})
     await ctx.recorder.add_step(
         verify_step(arguments, started, result=summary, parent_id=made.step_id)
     )
     await ctx.recorder.add_verdict(made.candidate_id, verdict)
     made.verdict = verdict
-    return verdict, reused

@@ -38,6 +38,7 @@ class GraphSource:
         suite: Suite,
         *,
         translate_from: str | None = None,
+        reasoning_threads: int | None = None,
         name: str = "graph",
     ) -> None:
         self.run_task = run_task
@@ -45,6 +46,7 @@ class GraphSource:
         self.engine = engine
         self.name = name
         self.translate_from = translate_from
+        self.reasoning_threads = reasoning_threads
         self.sources = {
             t.problem: t.source
             for t in suite.translations
@@ -67,7 +69,10 @@ class GraphSource:
             language=SourceLanguage(task.language),
             target=ParallelTarget(target.value),
             agent="graph",
-            options=TaskOptions(spec=Spec.model_validate(task.spec_for(target)).model_dump()),
+            options=TaskOptions(
+                spec=Spec.model_validate(task.spec_for(target)).model_dump(),
+                reasoning_threads=self.reasoning_threads,
+            ),
         )
         task_id = await asyncio.to_thread(self._submit, create)
         await self.run_task(task_id)

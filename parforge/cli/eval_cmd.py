@@ -106,6 +106,14 @@ def run_cmd(
             "analysis (the agent with no model: what the dependence analysis alone achieves)."
         ),
     ] = "prompt",
+    reasoning_threads: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            max=16,
+            help="Parallel reasoning threads per task beside the graph agent's plan (graph only).",
+        ),
+    ] = None,
     resume: Annotated[
         int | None,
         typer.Option(help="Continue a stopped run (its own options apply; others are ignored)."),
@@ -128,6 +136,8 @@ def run_cmd(
                 fail(f"unknown agent {agent!r}: use prompt, graph or analysis", 2)
             if translate_from not in (None, "serial", "cuda"):
                 fail(f"unknown source model {translate_from!r}: use serial or cuda")
+            if reasoning_threads and agent != "graph":
+                fail("--reasoning-threads needs --agent graph", 2)
             options = RunOptions(
                 url=url,
                 api=_api(api),
@@ -136,6 +146,7 @@ def run_cmd(
                 reference_cache=reference_cache,
                 translate_from=_source_model(translate_from),
                 agent=_agent(agent),
+                reasoning_threads=reasoning_threads,
             )
             eval_id = _create(
                 engine, suite, target, samples, model, problems or [], limit, timing, options

@@ -16,6 +16,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from agents.preflight import InputRejected, check_original, check_task
+from agents.reasoning import reasoning_summary
 from agents.verifier import SandboxVerifier, task_spec
 from corpus.store import Notifier, tasks
 from corpus.store.models import (
@@ -71,6 +72,14 @@ def translate(
     budget_time: Annotated[
         float | None, typer.Option(min=1, help="Wall-clock seconds for the task.")
     ] = None,
+    reasoning_threads: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            max=16,
+            help="Parallel reasoning threads beside the plan, one per strategy outline.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Translate a sequential program into a verified parallel one."""
@@ -85,7 +94,7 @@ def translate(
             target=to,
             tests=test_inputs or None,
             agent="graph",
-            options=TaskOptions(function=function, rtol=rtol),
+            options=TaskOptions(function=function, rtol=rtol, reasoning_threads=reasoning_threads),
             budgets=Budgets(time_s=budget_time, tokens=budget_tokens),
         )
         check_task(create)
@@ -201,6 +210,13 @@ def _summary(engine: Engine, task_id: str) -> dict[str, Any]:
         "llm_calls": sum(1 for s in steps if s.kind == "llm_call"),
         "tool_calls": sum(1 for s in steps if s.kind == "tool_call"),
         "tokens": sum((s.prompt_tokens or 0) + (s.completion_tokens or 0) for s in steps),
+        "reasoning": reasoning_summary(
+            [
+                (s.result or {}, s.completion_tokens or 0, s.sampling or {})
+                for s in steps
+                if s.name == "thread"
+            ]
+        ),
     }
 
 

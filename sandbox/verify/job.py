@@ -35,6 +35,10 @@ class VerifyOptions(BaseModel):
     cores; threads spinning at barriers turn any contention into slowdowns of several times."""
     cuda_arch: str | None = None
     """nvcc `-arch`; None = `native` on a GPU sandbox, `sm_80` without one."""
+    probe: bool = False
+    """A behaviour probe, not a verification: build, integrity and the test runs only (no race
+    check, no timing). Its `passed` says no more than that the outputs matched; agents use it to
+    tell candidates apart cheaply and never store it as a candidate's verdict."""
 
 
 async def gather_limited(limit: int, *aws: Awaitable[T]) -> list[T]:

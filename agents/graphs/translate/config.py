@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from agents.verifier import Checks
@@ -39,3 +41,9 @@ class GraphConfig(Checks):
     """Generated test inputs (0: none)."""
     concurrency: int = Field(default=4, ge=1)
     """Plan steps running at once (the sandbox pool and the model server bound them too)."""
+    reasoning_threads: int = Field(default=0, ge=0, le=16)
+    """Parallel reasoning threads beside the plan (0: none); a task's own option wins."""
+    pruning: Literal["none", "fingerprint", "confidence", "both"] = "fingerprint"
+    """How converging threads are stopped while they stream."""
+    thread_tokens: int = Field(default=1024, ge=16)
+    """Completion tokens one reasoning thread may write."""

@@ -1,8 +1,11 @@
 """The translate graph (LLMCompiler's shape with the verifier as the judge):
 
-START → analyse → plan_and_run → join ─ finish ──────────────→ END
-                       ↑            ├─ replan ─→ plan_and_run
-                       │            └─ repair ×k (Send) ─→ join
+START → analyse ─┬→ plan_and_run ─┬→ join ─ finish ──────────────→ END
+                 └→ reason ───────┘    ├─ replan ─→ plan_and_run
+                    (K > 0)            └─ repair ×k (Send) ─→ join
+
+`reason` is the reasoning-threads subgraph (`agents.graphs.reasoning`): it runs beside the
+first plan when a task asks for threads, and the join ranks both branches' candidates.
 """
 
 from __future__ import annotations
@@ -15,9 +18,15 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
 
 from agents.core import evidence
+from agents.graphs.reasoning import reason
 from agents.graphs.translate import nodes
 from agents.graphs.translate.state import TranslateContext, TranslateState
 from sandbox.verdict import Verdict
+
+
+def fan_out(state: TranslateState) -> list[str]:
+    """After the analysis: the plan, and the reasoning threads beside it when asked for."""
+    return ["plan_and_run", "reason"] if state.get("reasoning_threads") else ["plan_and_run"]
 
 
 def route(state: TranslateState) -> Any:
@@ -49,12 +58,14 @@ def build(
     graph = StateGraph(TranslateState, context_schema=TranslateContext)
     graph.add_node("analyse", nodes.analyse)
     graph.add_node("plan_and_run", nodes.plan_and_run)
+    graph.add_node("reason", reason)
     graph.add_node("join", nodes.join)
     # A `Send`-only node takes its own input, not the state; LangGraph's overloads cannot say so.
     graph.add_node("repair", nodes.repair, input_schema=nodes.RepairInput)  # type: ignore[call-overload]
     graph.add_edge(START, "analyse")
-    graph.add_edge("analyse", "plan_and_run")
+    graph.add_conditional_edges("analyse", fan_out, ["plan_and_run", "reason"])
     graph.add_edge("plan_and_run", "join")
+    graph.add_edge("reason", "join")
     graph.add_conditional_edges("join", route, ["plan_and_run", "repair", END])
     graph.add_edge("repair", "join")
     return graph.compile(checkpointer=checkpointer)

@@ -47,7 +47,12 @@ async def analyse(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
             finished_at=datetime.now(UTC),
         )
     )
-    return {"rounds": 0, "repair_rounds": 0, "ledger": ctx.tools.ledger.snapshot()}
+    return {
+        "rounds": 0,
+        "repair_rounds": 0,
+        "reasoning_threads": ctx.reasoning_threads,
+        "ledger": ctx.tools.ledger.snapshot(),
+    }
 
 
 async def plan_and_run(state: TranslateState, runtime: Ctx) -> dict[str, Any]:

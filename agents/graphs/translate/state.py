@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, TypedDict
 
 from agents.core import Budget
 from agents.graphs.translate.config import GraphConfig
+from agents.reasoning import Pruning
 from agents.tools import Registry, ToolContext
 
 
@@ -32,6 +33,10 @@ class TranslateState(TypedDict, total=False):
     """The budget ledger's snapshot after the last node (or parallel nodes)."""
     decision: dict[str, Any]
     """The last join decision: action, reason, the candidates to repair."""
+    reasoning_threads: int
+    """Reasoning threads this run starts beside the first plan (0: none)."""
+    reasoning: dict[str, Any]
+    """What the reasoning threads did (threads, pruned, tokens generated and saved)."""
 
 
 @dataclass
@@ -42,3 +47,5 @@ class TranslateContext:
     registry: Registry
     config: GraphConfig
     budget: Budget
+    reasoning_threads: int = 0
+    pruning: Pruning = field(default_factory=Pruning)

@@ -58,6 +58,9 @@ class TaskOptions(SQLModel):
     """A verifier spec (the sandbox's `Spec` as JSON) to check candidates against instead of the
     source as a reference program: the source is then a function that the spec's driver
     includes (ParEval-style problems)."""
+    reasoning_threads: int | None = Field(default=None, ge=0, le=16)
+    """Parallel reasoning threads beside the agent's plan (graph agent; None: the runner's
+    default, 0: none)."""
 
 
 DEFAULT_AGENT = "graph"

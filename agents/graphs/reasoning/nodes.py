@@ -1,0 +1,254 @@
+"""The reasoning subgraph's nodes: thin wrappers over `agents.reasoning` and the tools."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from agents.analysis.errors import InputError
+from agents.analysis.parse import parse
+from agents.extract import extract_code
+from agents.graphs.reasoning.state import ReasoningState
+from agents.graphs.translate.observe import observation
+from agents.graphs.translate.state import TranslateContext
+from agents.llm import ChatRequest, JsonSchema, Sampling
+from agents.prompts.translate import outline_messages, rewrite_messages
+from agents.reasoning import (
+    Outline,
+    OutlineError,
+    Thread,
+    ThreadBudget,
+    behaviour_key,
+    complete,
+    merge,
+    outline_schema,
+    parse_outlines,
+    probe_spec,
+    run_threads,
+    structure,
+    tokens_saved,
+)
+from agents.tools import Made, ToolContext, ToolError, probe_made, verify_made
+from agents.tools.calls import ask, keep, reserve
+from agents.tools.verify import checked_spec
+from agents.trajectory import llm_steps
+from corpus.store.models import StepCreate, StepKind
+from sandbox.verdict import Status, Verdict
+
+Ctx = Runtime[TranslateContext]
+
+
+async def outline(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
+    """K outlines from the model, merged and completed from the catalogue."""
+    ctx = runtime.context
+    tools, k = ctx.tools, state["k"]
+    notes: list[str] = []
+    proposed: list[Outline] = []
+    step_id: int | None = None
+    if (spent := tools.ledger.exhausted()) is not None:
+        return {"outlines": [], "outline_step": None, "notes": [f"no reasoning threads: {spent}"]}
+    request = ChatRequest(
+        messages=outline_messages(tools.source, tools.language, tools.target, tools.program, k),
+        sampling=Sampling(max_tokens=ctx.config.plan_tokens, temperature=ctx.config.temperature),
+        response_schema=JsonSchema(json_schema=outline_schema(tools.target, k), name="outlines"),
+    )
+    text, step_id = await ask(tools, request, "outline")
+    try:
+        proposed = parse_outlines(text, tools.target)
+    except OutlineError as exc:
+        notes.append(f"outlines: {exc}; the catalogue's strategies instead")
+    kept, merged = merge(proposed)
+    if merged:
+        notes.append(f"{len(merged)} of {len(proposed)} outlines merged as duplicates")
+    outlines = complete(kept, tools.target, k)
+    return {
+        "outlines": [o.model_dump() for o in outlines],
+        "outline_step": step_id,
+        "notes": notes,
+    }
+
+
+def _request(ctx: TranslateContext, outline: Outline, logprobs: bool) -> ChatRequest:
+    """A thread's request: the rewrite prompt (one prefix for all threads), its outline last."""
+    tools, spec = ctx.tools, ctx.tools.spec
+    hint = outline.strategy + (f" ({outline.detail})" if outline.detail else "")
+    return ChatRequest(
+        messages=rewrite_messages(
+            tools.source,
+            tools.language,
+            tools.target,
+            tools.task_tests,
+            threads=spec.threads,
+            ranks=spec.ranks,
+            tolerance=spec.tolerance,
+            strategy=hint,
+            function_only=spec.driver is not None,
+        ),
+        sampling=Sampling(
+            max_tokens=ctx.config.thread_tokens,
+            temperature=ctx.config.temperature,
+            logprobs=5 if logprobs else None,
+        ),
+    )
+
+
+async def think(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
+    """Every outline's thread at once, pruned while it streams; finished ones become
+    candidates."""
+    ctx = runtime.context
+    tools = ctx.tools
+    outlines = [Outline.model_validate(o) for o in state.get("outlines", [])]
+    if not outlines:
+        return {"threads": [], "candidates": []}
+    pruning = ctx.pruning
+    logprobs = pruning.rule in ("confidence", "both")
+    threads = [
+        Thread(i, o, _request(ctx, o, logprobs), tools.language) for i, o in enumerate(outlines)
+    ]
+    budget = tools.ledger.budget.tokens
+    left = None if budget is None else max(0, budget - tools.ledger.spent.tokens)
+    await run_threads(tools.llm, threads, pruning, ThreadBudget(tokens=left))
+    notes: list[str] = []
+    summaries: list[dict[str, Any]] = []
+    candidates: list[int] = []
+    for thread in threads:
+        step_id = await _store_thread(tools, thread, state.get("outline_step"))
+        candidate_id = None
+        if thread.status == "finished":
+            try:
+                candidate_id = await _keep(tools, thread, step_id)
+                candidates.append(candidate_id)
+            except ToolError as exc:
+                notes.append(f"thread {thread.index}: {exc}")
+        summaries.append(
+            {
+                "index": thread.index,
+                "strategy": thread.outline.strategy,
+                "origin": thread.outline.origin,
+                "status": thread.status,
+                "reason": thread.reason,
+                "tokens": thread.tokens,
+                "pruned_by": thread.pruned_by,
+                "step_id": step_id,
+                "candidate_id": candidate_id,
+            }
+        )
+    return {
+        "threads": summaries,
+        "tokens_generated": sum(t.tokens for t in threads),
+        "tokens_saved": tokens_saved(threads),
+        "candidates": candidates,
+        "notes": notes,
+    }
+
+
+async def _store_thread(tools: ToolContext, thread: Thread, parent: int | None) -> int:
+    """One `thread` step below the outline call: what it wrote (also when pruned), its cost,
+    and why it ended. Its tokens are charged to the task's budget."""
+    record = thread.record
+    if record is None:  # never started (the server refused at once)
+        step = StepCreate(kind=StepKind.LLM_CALL, name="thread", error=thread.reason)
+    else:
+        step = llm_steps(record, tools.identity)[0]
+    usage = record.usage if record is not None else None
+    prompt_tokens = usage.prompt_tokens if usage is not None else None
+    tools.ledger.charge_tokens((prompt_tokens or 0) + thread.tokens)
+    step = step.model_copy(
+        update={
+            "name": "thread",
+            "parent_id": parent,
+            "response": {"role": "assistant", "content": thread.text},
+            "completion_tokens": thread.tokens,
+            "result": {
+                "outline": thread.outline.model_dump(),
+                "status": thread.status,
+                "reason": thread.reason,
+                "pruned_by": thread.pruned_by,
+                "finish_reason": thread.finish_reason,
+            },
+        }
+    )
+    return await tools.recorder.add_step(step)
+
+
+async def _keep(tools: ToolContext, thread: Thread, step_id: int) -> int:
+    extracted = extract_code(thread.text)
+    try:  # prose or an empty reply is no candidate: it would only cost a build
+        parse(extracted.code, tools.language)
+    except InputError as exc:
+        raise ToolError(f"the reply holds no program ({extracted.how}): {exc}") from exc
+    reserve(tools, "candidate")
+    made = await keep(tools, extracted.code, f"thread:{thread.outline.strategy}"[:200], step_id)
+    return made.candidate_id
+
+
+async def fingerprint(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
+    """Probe every thread's candidate on tiny inputs; merge those that behave alike."""
+    tools = runtime.context.tools
+    made = [tools.made[c] for c in state.get("candidates", [])]
+    if not made:
+        return {"survivors": [], "merged": {}}
+    spec = probe_spec(checked_spec(tools))
+    results = await asyncio.gather(
+        *(probe_made(tools, m, spec) for m in made), return_exceptions=True
+    )
+    notes: list[str] = []
+    groups: dict[str, int] = {}
+    merged: dict[str, int] = {}
+    survivors: list[int] = []
+    failed: dict[str, str] = {}
+    for m, result in zip(made, results, strict=True):
+        if isinstance(result, ToolError):
+            notes.append(f"candidate {m.candidate_id} not probed: {result}")
+            continue
+        if isinstance(result, BaseException):
+            raise result
+        if result.status is not Status.PASSED:
+            failed[str(m.candidate_id)] = result.status.value  # its probe is its verdict
+            continue
+        key = _behaviour(m, result, tools)
+        if key in groups:
+            merged[str(m.candidate_id)] = groups[key]
+        else:
+            groups[key] = m.candidate_id
+            survivors.append(m.candidate_id)
+    await tools.recorder.add_step(
+        StepCreate(
+            kind=StepKind.TOOL_CALL,
+            name="fingerprint",
+            tool_name="fingerprint",
+            parent_id=state.get("outline_step"),
+            arguments={"candidates": [m.candidate_id for m in made], "tests": len(spec.tests)},
+            result={"survivors": survivors, "merged": merged, "failed": failed},
+        )
+    )
+    return {"survivors": survivors, "merged": merged, "notes": notes}
+
+
+def _behaviour(made: Made, verdict: Verdict, tools: ToolContext) -> str:
+    return behaviour_key(verdict, structure(made.source, tools.language))
+
+
+async def verify(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
+    """The survivors verified in parallel; every thread candidate with a verdict goes to the
+    join (a failed probe is a verdict too, for repair)."""
+    tools = runtime.context.tools
+    survivors = [tools.made[c] for c in state.get("survivors", [])]
+    results = await asyncio.gather(
+        *(verify_made(tools, m) for m in survivors), return_exceptions=True
+    )
+    notes: list[str] = []
+    for m, result in zip(survivors, results, strict=True):
+        if isinstance(result, ToolError):
+            notes.append(f"candidate {m.candidate_id} not verified: {result}")
+        elif isinstance(result, BaseException):
+            raise result
+    merged = set(state.get("merged", {}))
+    observations = [
+        observation(tools.made[c])
+        for c in state.get("candidates", [])
+        if str(c) not in merged and tools.made[c].verdict is not None
+    ]
+    return {"observations": observations, "notes": notes}

@@ -1,0 +1,165 @@
+"""Fingerprints of code a thread has written so far, for pruning threads that converge.
+
+`shape` turns code, complete or cut off mid-line, into abstract tokens: comments gone, every
+variable renamed by order of first appearance (`v0`, `v1`, ...), numbers and strings reduced to
+a placeholder, OpenMP directives in canonical form, called functions and types kept. Two threads
+whose shapes agree on what both have written have converged on one program, whatever they named
+things: the one behind is pruned (DeepPrune's observation that most parallel traces converge,
+with the code's own structure as the judge instead of a model).
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+from tree_sitter import Node
+
+from agents.analysis.normalise import canonical_pragma
+from agents.analysis.parse import syntax_tree, text
+from sandbox.spec import Language
+
+_NAMES = frozenset({"identifier", "field_identifier"})
+# Inside a directive's clauses: the parenthesised arguments, and the words in them that are
+# the clauses' own vocabulary rather than the program's variables.
+_ARGUMENT = re.compile(r"\([^()]*\)")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_ANY_NAME = re.compile(r"\bv\d+\b")
+_CLAUSE_WORDS = frozenset(
+    [
+        "static",
+        "dynamic",
+        "guided",
+        "auto",
+        "runtime",
+        "monotonic",
+        "nonmonotonic",
+        "simd",
+        "inscan",
+        "task",
+        "none",
+        "shared",
+        "private",
+        "firstprivate",
+        "min",
+        "max",
+        "conditional",
+    ]
+)
+_LITERAL_STRINGS = frozenset(
+    {"string_literal", "char_literal", "raw_string_literal", "concatenated_string"}
+)
+
+
+def code_part(reply: str) -> str:
+    """The code in a reply written so far: inside the first fence (open or closed), else all."""
+    start = reply.find("```")
+    if start < 0:
+        return reply
+    body_start = reply.find("\n", start)
+    if body_start < 0:
+        return ""  # the fence's own line is still being written
+    end = reply.find("```", body_start)
+    return reply[body_start + 1 : end if end >= 0 else len(reply)]
+
+
+def shape(code: str, language: Language) -> list[str]:
+    """The abstract tokens of `code` (any text; a broken or partial program too)."""
+    out: list[str] = []
+    names: dict[str, str] = {}
+    _walk(syntax_tree(code, language).root_node, out, names)
+    return out
+
+
+def _walk(node: Node, out: list[str], names: dict[str, str]) -> None:
+    kind = node.type
+    if kind == "comment":
+        return
+    if kind in _LITERAL_STRINGS:
+        out.append("S")
+        return
+    if kind == "preproc_call" and _pragma_omp(node):
+        argument = node.child_by_field_name("argument")
+        pragma = canonical_pragma(text(argument) if argument is not None else "")
+        out.append(_ARGUMENT.sub(lambda m: _rename_all(m, names), pragma))
+        return
+    if node.child_count == 0:
+        token = text(node).strip()
+        if not token:
+            return
+        if kind == "number_literal":
+            out.append("0")
+        elif kind in _NAMES and not _called(node):
+            out.append(names.setdefault(token, f"v{len(names)}"))
+        else:
+            out.append(token)
+        return
+    for child in node.children:
+        _walk(child, out, names)
+
+
+def _rename_all(match: re.Match[str], names: dict[str, str]) -> str:
+    """A clause's arguments with the program's variables renamed as in the code."""
+
+    def rename(word: re.Match[str]) -> str:
+        name = word.group(0)
+        if name in _CLAUSE_WORDS:
+            return name
+        return names.setdefault(name, f"v{len(names)}")
+
+    return _WORD.sub(rename, match.group(0))
+
+
+def _pragma_omp(node: Node) -> bool:
+    argument = node.child_by_field_name("argument")
+    return argument is not None and text(argument).split()[:1] == ["omp"]
+
+
+def _called(node: Node) -> bool:
+    """Is this name the function of a call (`printf`, `omp_get_wtime`): kept, not renamed."""
+    parent = node.parent
+    return parent is not None and parent.type == "call_expression" and parent.children[0] == node
+
+
+def similarity(a: list[str], b: list[str]) -> float:
+    """How alike the first n tokens of both are, n the shorter length (0 to 1)."""
+    n = min(len(a), len(b))
+    if n == 0:
+        return 0.0
+    return SequenceMatcher(None, a[:n], b[:n], autojunk=False).ratio()
+
+
+_PARALLEL_CALLS = ("MPI_", "omp_", "atomic", "__syncthreads", "cuda")
+_PARALLEL_WORDS = frozenset({"__global__", "<<<"})
+
+
+def _parallel(token: str) -> bool:
+    """A token that commits a program to a way of parallelising: a directive, a kernel, a
+    parallel runtime call."""
+    return token.startswith(("#pragma", *_PARALLEL_CALLS)) or token in _PARALLEL_WORDS
+
+
+def converged(a: list[str], b: list[str], min_tokens: int, threshold: float) -> bool:
+    """Have two threads written the same program so far? Over the first n tokens of both (n
+    the shorter, at least `min_tokens`): the same parallel constructs, at least one of them
+    (before that, two threads have only agreed on boilerplate), and code at least `threshold`
+    alike. A program differing only in its directive is a different strategy, however alike
+    the rest."""
+    n = min(len(a), len(b))
+    if n < min_tokens:
+        return False
+    mine = [t for t in a[:n] if _parallel(t)]
+    if not mine or mine != [t for t in b[:n] if _parallel(t)]:
+        return False
+    return similarity(a, b) >= threshold
+
+
+def structure(code: str, language: Language) -> str:
+    """How a program parallelises: its parallel constructs and loops in order, names
+    abstracted (half of the behaviour key: the same outputs computed the same way)."""
+    keep = [
+        _ANY_NAME.sub("v", token)  # which variable is a question for the outputs
+        for token in shape(code, language)
+        if _parallel(token) or token in {"for", "while", "do"}
+    ]
+    return "\n".join(keep)

@@ -1,0 +1,213 @@
+"""The pure parts of reasoning threads: outlines, code fingerprints, confidence, savings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.llm import TokenLogprob
+from agents.reasoning import (
+    Outline,
+    OutlineError,
+    WindowConfidence,
+    behaviour_key,
+    code_part,
+    complete,
+    converged,
+    estimate_saved,
+    merge,
+    outline_schema,
+    parse_outlines,
+    probe_spec,
+    reasoning_summary,
+    shape,
+    structure,
+    token_confidence,
+)
+from agents.reasoning.confidence import below_group
+from agents.tools import STRATEGIES
+from sandbox.spec import Language, Spec, Target, TestCase
+from sandbox.verdict import BuildReport, Status, StepRecord, Verdict
+
+OMP = STRATEGIES[Target.OPENMP]
+
+SUM = """#include <stdio.h>
+int main(void) {
+    double total = 0.0;  /* the sum */
+    #pragma omp parallel for reduction(+:total) schedule(static)
+    for (int i = 0; i < 1000; i++)
+        total += i * 0.5;
+    printf("%.1f\\n", total);
+    return 0;
+}
+"""
+# The same program: other names, other numbers, other layout, clauses in another order.
+SUM_RENAMED = """#include <stdio.h>
+int main(void)
+{
+  double acc = 0.0;
+  #pragma omp parallel for schedule(static) reduction(+: acc)
+  for (int k = 0; k < 4096; k++) acc += k * 0.25;   // accumulate
+  printf("%.1f\\n", acc);
+  return 0;
+}
+"""
+# A different program: an atomic update instead of a reduction.
+SUM_ATOMIC = """#include <stdio.h>
+int main(void) {
+    double total = 0.0;
+    #pragma omp parallel for
+    for (int i = 0; i < 1000; i++) {
+        #pragma omp atomic
+        total += i * 0.5;
+    }
+    printf("%.1f\\n", total);
+    return 0;
+}
+"""
+
+
+def test_the_outline_schema_offers_only_the_catalogue():
+    schema = outline_schema(Target.OPENMP, 3)
+    outlines = schema["properties"]["outlines"]
+    assert outlines["maxItems"] == 3
+    assert outlines["items"]["properties"]["strategy"]["enum"] == OMP
+
+
+def test_outlines_parse_and_bad_replies_are_refused():
+    reply = json.dumps({"outlines": [{"strategy": OMP[0], "detail": "outer loop"}]})
+    assert parse_outlines(reply, Target.OPENMP) == [Outline(strategy=OMP[0], detail="outer loop")]
+    for bad in ("not json", "[]", '{"outlines": []}', '{"outlines": [{"strategy": "magic"}]}'):
+        with pytest.raises(OutlineError):
+            parse_outlines(bad, Target.OPENMP)
+
+
+def test_outlines_that_say_the_same_thing_are_merged():
+    outlines = [
+        Outline(strategy=OMP[0], detail="parallel for over i with a reduction on sum"),
+        Outline(strategy=OMP[1], detail="two passes"),
+        Outline(strategy=OMP[0], detail="a reduction on sum with parallel for over i"),
+        Outline(strategy=OMP[0], detail="collapse the j and k nest, dynamic schedule"),
+        Outline(strategy=OMP[1], detail=""),
+    ]
+    kept, merged = merge(outlines)
+    assert kept == [outlines[0], outlines[1], outlines[3]]
+    assert merged == {2: 0, 4: 1}
+
+
+def test_the_catalogue_fills_places_the_merge_freed_with_new_strategies():
+    filled = complete([Outline(strategy=OMP[2])], Target.OPENMP, 4)
+    assert [o.strategy for o in filled] == [OMP[2], OMP[0], OMP[1], OMP[3]]
+    assert [o.origin for o in filled] == ["model", "catalogue", "catalogue", "catalogue"]
+    assert len(complete([], Target.OPENMP, 99)) == len(OMP)  # never more than the catalogue
+
+
+def test_code_part_reads_an_open_fence_a_closed_one_or_bare_code():
+    assert code_part("Here:\n```c\nint x;\n") == "int x;\n"
+    assert code_part("```cpp\nint x;\n```\nThat is all.") == "int x;\n"
+    assert code_part("```c") == ""
+    assert code_part("int main(void) {") == "int main(void) {"
+
+
+def test_shape_ignores_names_numbers_layout_comments_and_clause_order():
+    assert shape(SUM, Language.C) == shape(SUM_RENAMED, Language.C)
+    assert shape(SUM, Language.C) != shape(SUM_ATOMIC, Language.C)
+    tokens = shape(SUM, Language.C)
+    assert "printf" in tokens and "total" not in tokens  # calls kept, variables renamed
+    assert "#pragma omp parallel for reduction(+:v1) schedule(static)" in tokens
+
+
+def test_convergence_needs_enough_code_and_close_agreement():
+    a, b = shape(SUM, Language.C), shape(SUM_RENAMED, Language.C)
+    atomic = shape(SUM_ATOMIC, Language.C)
+    assert converged(a, b, min_tokens=20, threshold=0.9)
+    assert converged(a[:30], b, min_tokens=20, threshold=0.9)  # one is still writing
+    assert not converged(a[:10], b, min_tokens=20, threshold=0.9)  # too little written
+    assert not converged(a, atomic, min_tokens=20, threshold=0.95)
+    cut = SUM[: SUM.index("for (")]  # cut mid-program: still a shape
+    assert shape(cut, Language.C) == a[: len(shape(cut, Language.C))]
+
+
+def test_structure_is_the_parallel_skeleton():
+    assert structure(SUM, Language.C) == structure(SUM_RENAMED, Language.C)
+    assert structure(SUM, Language.C) != structure(SUM_ATOMIC, Language.C)
+
+
+def test_confidence_is_high_when_the_alternatives_were_improbable():
+    sure = TokenLogprob(token="a", logprob=-0.01, top={"a": -0.01, "b": -8.0})
+    unsure = TokenLogprob(token="a", logprob=-0.7, top={"a": -0.7, "b": -0.7})
+    assert token_confidence(sure) > token_confidence(unsure)
+    assert token_confidence(TokenLogprob(token="a", logprob=-0.1)) is None
+    window = WindowConfidence(2)
+    window.add([sure])
+    assert not window.ready
+    window.add([unsure, unsure])  # the window slides: only the last two count
+    assert window.ready and window.value == pytest.approx(0.7)
+    assert below_group(0.7, [4.0, 4.0, 3.0], keep=0.8)
+    assert not below_group(3.9, [4.0, 4.0, 3.0], keep=0.8)
+    assert not below_group(0.1, [], keep=0.8)
+
+
+def test_tokens_saved_estimates_from_the_finished_threads():
+    rows = [("finished", 100, 500), ("finished", 300, 500), ("pruned", 50, 500), ("failed", 9, 500)]
+    assert estimate_saved(rows) == 150  # mean 200, less the 50 written
+    assert estimate_saved([("pruned", 50, 500)]) == 450  # no finished thread: its limit
+    summary = reasoning_summary(
+        [
+            ({"status": "finished", "outline": {"strategy": OMP[0]}}, 100, {"max_tokens": 500}),
+            ({"status": "pruned", "reason": "converged"}, 40, {"max_tokens": 500}),
+        ]
+    )
+    assert summary is not None
+    assert (summary["threads"], summary["pruned"], summary["tokens_generated"]) == (2, 1, 140)
+    assert summary["tokens_saved"] == 60
+    assert summary["per_thread"][0]["strategy"] == OMP[0]
+    assert reasoning_summary([]) is None
+
+
+def test_the_probe_spec_keeps_the_smallest_inputs_and_two_workers():
+    spec = Spec(
+        reference="int main(){}",
+        tests=[TestCase(name=f"t{i}", args=[str(10**i)]) for i in range(5)],
+        timing=TestCase(name="big", args=["100000000"]),
+    )
+    probe = probe_spec(spec)
+    assert [t.name for t in probe.tests] == ["t0", "t1", "t2"]
+    assert (probe.timing, probe.threads, probe.ranks) == (None, [2], [2])
+
+
+def _probe(status: Status, out: str, built: bool = True) -> Verdict:
+    return Verdict(
+        target=Target.OPENMP,
+        status=status,
+        build=BuildReport(ok=built),
+        steps=[
+            StepRecord(name="build candidate", command="cc", exit_code=0, duration_s=1, stdout="x"),
+            StepRecord(
+                name="run candidate [t0] 2 threads",
+                command="./a",
+                exit_code=0,
+                duration_s=0.1,
+                stdout=out,
+            ),
+        ],
+    )
+
+
+def test_the_behaviour_key_is_outputs_and_structure():
+    same = behaviour_key(_probe(Status.PASSED, "42\n"), "omp for")
+    assert same == behaviour_key(_probe(Status.PASSED, "42"), "omp for")  # trailing space
+    assert same != behaviour_key(_probe(Status.PASSED, "43\n"), "omp for")
+    assert same != behaviour_key(_probe(Status.PASSED, "42\n"), "omp for\nomp atomic")
+    assert same != behaviour_key(_probe(Status.WRONG_ANSWER, "42\n"), "omp for")
+
+
+def test_a_different_directive_is_a_different_program_however_alike_the_rest():
+    a, atomic = shape(SUM, Language.C), shape(SUM_ATOMIC, Language.C)
+    assert not converged(a, atomic, min_tokens=20, threshold=0.5)
+    serial = shape(
+        SUM.replace("#pragma omp parallel for reduction(+:total) schedule(static)", ""), Language.C
+    )
+    # Boilerplate alone, before any parallel construct, is no convergence.
+    assert not converged(serial, serial, min_tokens=20, threshold=0.9)
