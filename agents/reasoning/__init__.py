@@ -9,7 +9,14 @@ runs the streams; the subgraph that wires it into the translate graph is
 
 from agents.reasoning.behaviour import behaviour_key, probe_spec
 from agents.reasoning.confidence import WindowConfidence, token_confidence
-from agents.reasoning.fingerprint import code_part, converged, shape, similarity, structure
+from agents.reasoning.fingerprint import (
+    code_part,
+    converged,
+    looping,
+    shape,
+    similarity,
+    structure,
+)
 from agents.reasoning.outlines import (
     Outline,
     OutlineError,
@@ -40,6 +47,7 @@ __all__ = [
     "complete",
     "converged",
     "estimate_saved",
+    "looping",
     "merge",
     "outline_schema",
     "parse_outlines",

@@ -154,6 +154,18 @@ def converged(a: list[str], b: list[str], min_tokens: int, threshold: float) -> 
     return similarity(a, b) >= threshold
 
 
+def looping(tokens: list[str], window: int = 64, n: int = 4, diversity: float = 0.25) -> bool:
+    """Is the code's tail one short pattern over and over (`#include <x>` forty times, the same
+    `#define` again and again)? Among its last `window` abstract tokens, fewer than `diversity`
+    of the n-grams are distinct: a thread that has converged on itself, the way small models
+    degenerate. Real code, even unrolled, keeps more variety once names are told apart."""
+    if len(tokens) < window:
+        return False
+    tail = tokens[-window:]
+    grams = {tuple(tail[i : i + n]) for i in range(window - n + 1)}
+    return len(grams) < diversity * (window - n + 1)
+
+
 def structure(code: str, language: Language) -> str:
     """How a program parallelises: its parallel constructs and loops in order, names
     abstracted (half of the behaviour key: the same outputs computed the same way)."""

@@ -4,7 +4,9 @@ Every thread streams from the same server; after every few deltas, the thread ju
 checked against the others by the pruning rule:
 
 - `fingerprint`: its code so far has converged on what another thread already wrote (`shape`s
-  alike over what both wrote): the thread behind is pruned, the one ahead keeps going.
+  alike over what both wrote): the thread behind is pruned, the one ahead keeps going. A thread
+  whose code has converged on itself (one short pattern repeated, how small models degenerate)
+  is pruned too.
 - `confidence`: its recent token confidence fell below `keep` x the median of the others'
   (DeepConf, online over concurrent threads instead of warm-up traces).
 
@@ -22,7 +24,7 @@ from typing import Any, Literal
 
 from agents.llm import CallRecord, ChatRequest, Delta, LLMClient, LLMError
 from agents.reasoning.confidence import WindowConfidence, below_group
-from agents.reasoning.fingerprint import code_part, converged, shape, similarity
+from agents.reasoning.fingerprint import code_part, converged, looping, shape, similarity
 from agents.reasoning.outlines import Outline
 from sandbox.spec import Language
 
@@ -137,6 +139,8 @@ class _Group:
         others = [t for t in self.threads if t is not thread and t.alive]
         if rule in ("fingerprint", "both"):
             thread.shape = shape(code_part(thread.text), thread.language)
+            if looping(thread.shape):
+                return "pruned", "repeating itself: one short pattern over its last code tokens"
             for other in others:
                 if self._behind(thread, other) and converged(
                     thread.shape, other.shape, self.pruning.min_tokens, self.pruning.similarity

@@ -16,6 +16,7 @@ from agents.reasoning import (
     complete,
     converged,
     estimate_saved,
+    looping,
     merge,
     outline_schema,
     parse_outlines,
@@ -211,3 +212,31 @@ def test_a_different_directive_is_a_different_program_however_alike_the_rest():
     )
     # Boilerplate alone, before any parallel construct, is no convergence.
     assert not converged(serial, serial, min_tokens=20, threshold=0.9)
+
+
+def test_a_thread_repeating_one_pattern_is_looping_and_real_code_is_not():
+    includes = "#include <stdio.h>\n" + "#include <fstream>\n" * 40
+    defines = "".join(
+        f"#define MAX_ITERATIONS{'_PERFORMANCE' if i % 3 == 1 else ''} {10 * (1 + i % 2)}\n"
+        for i in range(40)
+    )
+    assert looping(shape(includes, Language.CPP))
+    assert looping(shape(defines, Language.C))
+    program = SUM + SUM_ATOMIC.replace("main", "other") + SUM_RENAMED.replace("main", "third")
+    assert not looping(shape(program, Language.C))
+    assert not looping(shape(includes, Language.CPP)[:30])  # too little written to say
+
+
+def test_no_real_program_counts_as_looping():
+    """ParEval's translation sources and the project's example programs: none is pruned as
+    repeating itself (the rule is for degenerate output, not for regular code)."""
+    from pathlib import Path
+
+    from corpus.suites import load_suite
+
+    root = Path(__file__).parents[3]
+    sources = [t.source for t in load_suite("pareval").translations]
+    sources += [p.read_text() for p in root.glob("examples/**/*.c")]
+    sources += [p.read_text() for p in root.glob("tests/agents/graphs/programs/*.c")]
+    assert len(sources) > 100
+    assert not [s[:80] for s in sources if looping(shape(s, Language.CPP))]
