@@ -222,6 +222,12 @@ def _summary(engine: Engine, task_id: str) -> dict[str, Any]:
 
 def _print(summary: dict[str, Any]) -> None:
     best = summary["best"]
+    if (reasoning := summary.get("reasoning")) is not None:
+        console.print(
+            f"reasoning: {reasoning['threads']} threads, {reasoning['pruned']} pruned, "
+            f"{reasoning['tokens_generated']} tokens written, ~{reasoning['tokens_saved']} saved",
+            highlight=False,
+        )
     if best is None:
         console.print(
             f"[bold red]no verified candidate[/]: {escape(summary['reason'])}", highlight=False
