@@ -32,6 +32,7 @@ from agents.reasoning.threads import (
     estimate_saved,
     reasoning_summary,
     run_threads,
+    saved_per_thread,
     tokens_saved,
 )
 
@@ -54,6 +55,7 @@ __all__ = [
     "probe_spec",
     "reasoning_summary",
     "run_threads",
+    "saved_per_thread",
     "shape",
     "similarity",
     "structure",

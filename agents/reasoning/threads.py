@@ -190,21 +190,28 @@ async def run_threads(
 
 def tokens_saved(threads: list[Thread]) -> int:
     """What the pruned threads would still have spent (see `estimate_saved`)."""
-    return estimate_saved([(t.status, t.tokens, t.request.sampling.max_tokens) for t in threads])
+    return sum(saved_per_thread(threads))
+
+
+def saved_per_thread(threads: list[Thread]) -> list[int]:
+    """Per thread, what it would still have written had it not been pruned (0 unless pruned)."""
+    return _saved([(t.status, t.tokens, t.request.sampling.max_tokens) for t in threads])
 
 
 def estimate_saved(threads: list[tuple[str, int, int]]) -> int:
     """Of (status, tokens written, token limit) per thread: what the pruned ones would still
     have written, by the finished threads' mean length (a thread's own limit when none
     finished)."""
+    return sum(_saved(threads))
+
+
+def _saved(threads: list[tuple[str, int, int]]) -> list[int]:
     finished = [tokens for status, tokens, _ in threads if status == "finished"]
-    saved = 0
-    for status, tokens, limit in threads:
-        if status != "pruned":
-            continue
-        expected = sum(finished) / len(finished) if finished else limit
-        saved += max(0, round(expected) - tokens)
-    return saved
+    mean = sum(finished) / len(finished) if finished else None
+    return [
+        max(0, round(limit if mean is None else mean) - tokens) if status == "pruned" else 0
+        for status, tokens, limit in threads
+    ]
 
 
 def reasoning_summary(

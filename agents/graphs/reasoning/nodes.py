@@ -27,6 +27,7 @@ from agents.reasoning import (
     parse_outlines,
     probe_spec,
     run_threads,
+    saved_per_thread,
     structure,
     tokens_saved,
 )
@@ -113,8 +114,8 @@ async def think(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
     notes: list[str] = []
     summaries: list[dict[str, Any]] = []
     candidates: list[int] = []
-    for thread in threads:
-        step_id = await _store_thread(tools, thread, state.get("outline_step"))
+    for thread, saved in zip(threads, saved_per_thread(threads), strict=True):
+        step_id = await _store_thread(tools, thread, state.get("outline_step"), saved)
         candidate_id = None
         if thread.status == "finished":
             try:
@@ -144,9 +145,10 @@ async def think(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
     }
 
 
-async def _store_thread(tools: ToolContext, thread: Thread, parent: int | None) -> int:
+async def _store_thread(tools: ToolContext, thread: Thread, parent: int | None, saved: int) -> int:
     """One `thread` step below the outline call: what it wrote (also when pruned), its cost,
-    and why it ended. Its tokens are charged to the task's budget."""
+    why it ended and, when pruned, the tokens it would still have spent. Its tokens are charged
+    to the task's budget."""
     record = thread.record
     if record is None:  # never started (the server refused at once)
         step = StepCreate(kind=StepKind.LLM_CALL, name="thread", error=thread.reason)
@@ -166,6 +168,7 @@ async def _store_thread(tools: ToolContext, thread: Thread, parent: int | None) 
                 "status": thread.status,
                 "reason": thread.reason,
                 "pruned_by": thread.pruned_by,
+                "tokens_saved": saved,
                 "finish_reason": thread.finish_reason,
             },
         }

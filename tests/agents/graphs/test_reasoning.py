@@ -130,6 +130,7 @@ async def test_threads_run_beside_the_plan_pruned_merged_and_joined(engine, llm_
     assert by_strategy[OMP[2]].result["status"] == "pruned"  # it converged on OMP[0]'s program
     assert "converged on thread 0" in by_strategy[OMP[2]].result["reason"]
     assert by_strategy[OMP[2]].response["content"]  # what it wrote before it was pruned
+    assert by_strategy[OMP[2]].result["tokens_saved"] > 0  # what it would still have written
     assert by_strategy[OMP[0]].result["status"] == by_strategy[OMP[1]].result["status"]
     assert by_strategy[OMP[0]].result["status"] == "finished"
 
