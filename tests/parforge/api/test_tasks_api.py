@@ -154,6 +154,10 @@ async def test_bad_input_is_a_4xx_with_a_reason(api_factory):
         r = await post(json={"source": "a\u0000b", "target": "openmp"})
         assert r.status_code == 422 and "NUL" in r.text
         r = await post(
+            json={"source": SOURCE, "target": "openmp", "options": {"reasoning_threads": 17}}
+        )
+        assert r.status_code == 422 and "reasoning_threads" in r.text
+        r = await post(
             content=b'{"source": "x", "target": ', headers={"content-type": "application/json"}
         )
         assert r.status_code == 422 and "JSON" in r.text
