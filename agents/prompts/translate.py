@@ -138,16 +138,22 @@ def rewrite_messages(
     ranks: Sequence[int],
     tolerance: Tolerance | None,
     strategy: str,
+    analysis: str = "",
     evidence: str = "",
     previous: str = "",
     function_only: bool = False,
 ) -> list[Message]:
     """Ask for a whole-program rewrite following one named strategy (or a repair of one);
-    `function_only`: the code is a function that a test driver includes, not a program."""
+    `analysis`: the dependence analysis's loop facts (`loop_facts`), shown before the strategy
+    so that every strategy's prompt shares it as prefix; `function_only`: the code is a
+    function that a test driver includes, not a program."""
     messages = build_messages(
         source, language, target, tests, threads=threads, ranks=ranks, tolerance=tolerance
     )
-    extra = f"\n\nStrategy to follow: {strategy}."
+    extra = ""
+    if analysis:
+        extra += f"\n\nLoops and what the dependence analysis says about them:\n{analysis}"
+    extra += f"\n\nStrategy to follow: {strategy}."
     if function_only:
         extra += (
             "\n\nThe code above is not a program but the function(s) a test driver includes: "

@@ -14,7 +14,7 @@ from agents.analysis.errors import InputError
 from agents.analysis.parse import parse
 from agents.extract import extract_code
 from agents.llm import ChatRequest, Sampling
-from agents.prompts.translate import rewrite_messages
+from agents.prompts.translate import loop_facts, rewrite_messages
 from agents.tools.annotate import CandidateResult, _examples
 from agents.tools.base import ToolContext, ToolError
 from agents.tools.calls import ask, keep, reserve
@@ -91,6 +91,7 @@ async def rewrite(
             ranks=spec.ranks,
             tolerance=spec.tolerance,
             strategy=hint,
+            analysis=loop_facts(ctx.program.loops),
             evidence=evidence,
             previous=previous,
             function_only=spec.driver is not None,

@@ -14,7 +14,7 @@ from agents.graphs.reasoning.state import ReasoningState
 from agents.graphs.translate.observe import observation
 from agents.graphs.translate.state import TranslateContext
 from agents.llm import ChatRequest, JsonSchema, Sampling
-from agents.prompts.translate import outline_messages, rewrite_messages
+from agents.prompts.translate import loop_facts, outline_messages, rewrite_messages
 from agents.reasoning import (
     Outline,
     OutlineError,
@@ -85,6 +85,7 @@ def _request(ctx: TranslateContext, outline: Outline, logprobs: bool) -> ChatReq
             ranks=spec.ranks,
             tolerance=spec.tolerance,
             strategy=hint,
+            analysis=loop_facts(tools.program.loops),
             function_only=spec.driver is not None,
         ),
         sampling=Sampling(

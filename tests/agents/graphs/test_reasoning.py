@@ -66,6 +66,7 @@ class Threads(RoutedLLM):
         self.outlines = Reply(texts=[json.dumps({"outlines": outlines})])
         self.code_by_strategy = code
         self.thread_requests: deque[str] = deque()
+        self.thread_prompts: list[str] = []
 
     async def handle(self, request: httpx.Request) -> httpx.Response:
         if not request.url.path.endswith("/models"):
@@ -79,6 +80,7 @@ class Threads(RoutedLLM):
                 thread = body["max_tokens"] == THREAD_TOKENS  # the plan's rewrites ask more
                 if thread and f"Strategy to follow: {strategy}" in last:
                     self.thread_requests.append(strategy)
+                    self.thread_prompts.append(last)
                     self.replies.appendleft(reply)
                     return await super(RoutedLLM, self).handle(request)
         return await super().handle(request)
@@ -125,6 +127,10 @@ async def test_threads_run_beside_the_plan_pruned_merged_and_joined(engine, llm_
     threads = [s for s in steps if s.name == "thread"]
     # Two outlines said the same thing: merged; the catalogue filled the place (OMP[1]).
     assert sorted(fake.thread_requests) == sorted([OMP[0], OMP[2], OMP[1]])
+    # One shared prefix (program, tests, the analysis's loop facts); only the outline differs.
+    prefixes = {p.split("Strategy to follow:")[0] for p in fake.thread_prompts}
+    assert len(prefixes) == 1
+    assert "dependence analysis" in prefixes.pop() and "reduction(+:sum)" in fake.thread_prompts[0]
     assert len(threads) == 3 and all(t.parent_id == outline.id for t in threads)
     by_strategy = {t.result["outline"]["strategy"]: t for t in threads}
     assert by_strategy[OMP[2]].result["status"] == "pruned"  # it converged on OMP[0]'s program
