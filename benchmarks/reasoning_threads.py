@@ -41,12 +41,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.analysis import analyse
 from agents.analysis.errors import InputError
 from agents.analysis.parse import parse
 from agents.extract import extract_code
 from agents.llm import ChatRequest, LLMClient, LLMConfig, LLMError, Message, Sampling
-from agents.prompts.translate import rewrite_messages
-from agents.reasoning import Outline, Pruning, Thread, ThreadBudget, run_threads, tokens_saved
+from agents.prompts.translate import loop_facts, rewrite_messages
+from agents.reasoning import (
+    Outline,
+    Pruning,
+    Thread,
+    ThreadBudget,
+    run_threads,
+    structure,
+    tokens_saved,
+)
 from agents.reasoning import shape as code_shape
 from agents.reasoning.threads import Rule
 from agents.tools import STRATEGIES
@@ -77,6 +86,8 @@ SAMPLES = "samples"
 """The arm of K independent samples (one request with n=K) beside the rules."""
 TARGET = Target.OPENMP
 LOGPROBS = 5
+LOOPS = {"for", "while", "do"}
+"""`structure` lines that are loops, not parallel constructs."""
 
 
 @dataclass
@@ -91,6 +102,12 @@ class Problem:
     spec: Spec
     shown_tests: list[TestCase]
     """The tests the prompt shows (the user's; none for a ParEval function)."""
+    analysis: str = ""
+    """The analysis's loop facts the prompt shows, as the graph's threads do (`with_analysis`)."""
+
+    def with_analysis(self) -> Problem:
+        self.analysis = loop_facts(analyse(self.source, self.language).loops)
+        return self
 
     @property
     def function_only(self) -> bool:
@@ -109,6 +126,7 @@ class Problem:
             ranks=spec.ranks,
             tolerance=spec.tolerance,
             strategy=strategy or "-",
+            analysis=self.analysis,
             function_only=self.function_only,
         )
         if strategy is None:
@@ -289,15 +307,18 @@ class Arm:
     parsed: int = 0
     shapes: int = 0
     """Distinct programs among the parsed candidates (abstract token shapes)."""
+    parallel: int = 0
+    """Parsed candidates that write a parallel construct (an OpenMP directive)."""
     passed: int | None = None
     built: int | None = None
     verdicts: list[str] = field(default_factory=list)
 
 
-def candidates(texts: list[str], language: Language) -> tuple[list[str], int, int]:
-    """The extracted code of each reply, how many parse as a program, how many distinct."""
+def candidates(texts: list[str], language: Language) -> tuple[list[str], int, int, int]:
+    """The extracted code of each reply, how many parse as a program, how many distinct, how
+    many of those write a parallel construct."""
     codes, shapes = [], set()
-    parsed = 0
+    parsed = parallel = 0
     for text in texts:
         code = extract_code(text).code
         codes.append(code)
@@ -307,7 +328,8 @@ def candidates(texts: list[str], language: Language) -> tuple[list[str], int, in
             continue
         parsed += 1
         shapes.add(" ".join(code_shape(code, language)))
-    return codes, parsed, len(shapes)
+        parallel += any(t not in LOOPS for t in structure(code, language).splitlines())
+    return codes, parsed, len(shapes), parallel
 
 
 async def rule_run(
@@ -325,7 +347,7 @@ async def rule_run(
     wall = time.perf_counter() - t0
     after = await metrics(url)
     finished = [t for t in threads if t.status == "finished"]
-    codes, parsed, shapes = candidates([t.text for t in finished], problem.language)
+    codes, parsed, shapes, parallel = candidates([t.text for t in finished], problem.language)
     return Arm(
         problem=problem.name,
         workload=problem.workload,
@@ -344,6 +366,7 @@ async def rule_run(
         codes=codes,
         parsed=parsed,
         shapes=shapes,
+        parallel=parallel,
     )
 
 
@@ -366,7 +389,7 @@ async def samples_run(
         failed, reasons = args.k, [f"{type(exc).__name__}: {exc}"]
     wall = time.perf_counter() - t0
     after = await metrics(url)
-    codes, parsed, shapes = candidates(texts, problem.language)
+    codes, parsed, shapes, parallel = candidates(texts, problem.language)
     return Arm(
         problem=problem.name,
         workload=problem.workload,
@@ -385,6 +408,7 @@ async def samples_run(
         codes=codes,
         parsed=parsed,
         shapes=shapes,
+        parallel=parallel,
     )
 
 
@@ -402,7 +426,8 @@ async def arms(
                 out.append(arm)
                 print(
                     f"  round {r} {problem.name} {name}: {arm.wall_s:.1f}s, {arm.generated} tokens, "
-                    f"{arm.pruned} pruned, {arm.parsed}/{arm.finished} parse",
+                    f"{arm.pruned} pruned, {arm.parsed}/{arm.finished} parse, "
+                    f"{arm.parallel} parallel",
                     file=sys.stderr,
                     flush=True,
                 )
@@ -516,7 +541,8 @@ def report_arms(runs: list[Arm], names: list[str], rounds: int, verified: bool) 
         print(f"\n### {workload}: {', '.join(problems)}")
         header = (
             f"{'arm':>11} {'generated':>17} {'saved':>15} {'saved %':>15} {'vs none':>15} "
-            f"{'server':>15} {'pruned':>9} {'parse':>9} {'distinct':>9} {'wall s':>16}"
+            f"{'server':>15} {'pruned':>9} {'parse':>9} {'distinct':>9} {'parallel':>9} "
+            f"{'wall s':>16}"
         )
         if verified:
             header += f" {'built':>9} {'passed':>9} {'solved':>9}"
@@ -547,6 +573,7 @@ def report_arms(runs: list[Arm], names: list[str], rounds: int, verified: bool) 
                 f"{spread([_sum(p, 'parsed') for p in per_round], '{:.0f}'):>6}/"
                 f"{spread(cands, '{:.0f}'):<2} "
                 f"{spread([_sum(p, 'shapes') for p in per_round], '{:.0f}'):>9} "
+                f"{spread([_sum(p, 'parallel') for p in per_round], '{:.0f}'):>9} "
                 f"{spread([_sum(p, 'wall_s') for p in per_round]):>16}"
             )
             if verified:
@@ -561,7 +588,8 @@ def report_arms(runs: list[Arm], names: list[str], rounds: int, verified: bool) 
         "\nserver: tokens the server generated meanwhile (/metrics; other clients' too, and "
         "what pruned threads wrote before their abort reached it)\n"
         "pruned: threads pruned / threads; parse: finished threads whose code parses / "
-        "finished; distinct: different programs (abstract shapes) among those"
+        "finished; distinct: different programs (abstract shapes) among those; parallel: "
+        "those that write a parallel construct"
     )
     if verified:
         print(
@@ -595,12 +623,16 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     converging = [simple_problem(n, settings.graph) for n in args.converging]
     diverging = pareval_problems(args.pareval)
     problems = {p.name: p for p in [*converging, *diverging]}
+    if not args.no_analysis:
+        problems = {name: p.with_analysis() for name, p in problems.items()}
     out: dict[str, Any] = {"model": config.model, "url": url, "args": vars(args)}
     async with LLMClient(config) as llm:
         model = await llm.model_name()
         print(f"{model} at {url}; K={args.k}, max_tokens={args.max_tokens}, rounds={args.rounds}")
         if "throughput" in args.parts:
             problem = simple_problem(args.throughput_program, settings.graph)
+            if not args.no_analysis:
+                problem = problem.with_analysis()
             rows = await throughput(llm, url, problem, args.levels, args)
             out["throughput"] = {
                 "program": problem.name,
@@ -657,6 +689,9 @@ def cli() -> None:
     )
     parser.add_argument("--pareval", "--problems", nargs="*", default=PAREVAL)
     parser.add_argument("--no-verify", action="store_true", help="parse rate only, no sandbox")
+    parser.add_argument(
+        "--no-analysis", action="store_true", help="prompts without the analysis's loop facts"
+    )
     parser.add_argument("--verify-workers", type=int, default=2)
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
     args = parser.parse_args()
