@@ -37,8 +37,12 @@ def behaviour_key(verdict: Verdict, structure: str) -> str:
     if verdict.build is not None and not verdict.build.ok:
         # Programs that do not build have no behaviour; their structure tells them apart.
         digest.update(b"\0no build")
-    for step in verdict.steps:
-        if step.name.startswith("run candidate"):
-            digest.update(f"\0{step.name}\0{step.exit_code}\0{step.stdout.rstrip()}".encode())
+    runs = sorted(  # by name: the sandbox may finish (and record) runs in any order
+        f"\0{step.name}\0{step.exit_code}\0{step.stdout.rstrip()}"
+        for step in verdict.steps
+        if step.name.startswith("run candidate")
+    )
+    for run in runs:
+        digest.update(run.encode())
     digest.update(b"\0" + structure.encode())
     return digest.hexdigest()

@@ -196,6 +196,16 @@ def _probe(status: Status, out: str, built: bool = True) -> Verdict:
     )
 
 
+def test_the_behaviour_key_does_not_depend_on_the_order_the_runs_ended_in():
+    first, second = _probe(Status.PASSED, "1\n"), _probe(Status.PASSED, "1\n")
+    other = second.steps[1].model_copy(update={"name": "run candidate [t1] 2 threads"})
+    first.steps = [*first.steps, other]
+    second.steps = [second.steps[0], other, second.steps[1]]  # the sandbox runs them at once
+    assert behaviour_key(first, "omp for") == behaviour_key(second, "omp for")
+    second.steps[1] = other.model_copy(update={"stdout": "2\n"})
+    assert behaviour_key(first, "omp for") != behaviour_key(second, "omp for")
+
+
 def test_the_behaviour_key_is_outputs_and_structure():
     same = behaviour_key(_probe(Status.PASSED, "42\n"), "omp for")
     assert same == behaviour_key(_probe(Status.PASSED, "42"), "omp for")  # trailing space
