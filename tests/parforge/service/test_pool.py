@@ -36,6 +36,15 @@ async def _wait_status(engine, task_id, statuses, limit_s=10.0):
             await asyncio.sleep(0.02)
 
 
+async def _wait_steps(engine, task_id, limit_s=10.0):
+    async with asyncio.timeout(limit_s):
+        while True:
+            with Session(engine) as s:
+                if s.exec(select(Step).where(Step.task_id == task_id)).first() is not None:
+                    return
+            await asyncio.sleep(0.02)
+
+
 async def test_pool_runs_tasks_and_stores_every_step(engine):
     ids = _submit(engine, 5)
     runner = ScriptedRunner(samples=3)
@@ -109,7 +118,8 @@ async def test_stop_requeues_and_next_pool_resumes(engine):
     first = WorkerPool(engine, ScriptedRunner(samples=40, delay_s=0.02), FAST)
     await first.start()
     await _wait_status(engine, task_id, {JobStatus.RUNNING})
-    await asyncio.sleep(0.1)
+    await _wait_steps(engine, task_id)  # mid-run, some steps stored (not a fixed 0.1 s: a
+    # loaded host may store none in that time)
     await first.stop()
     with Session(engine) as s:
         task = tasks.get(s, task_id)
