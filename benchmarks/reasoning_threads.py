@@ -332,6 +332,35 @@ def candidates(texts: list[str], language: Language) -> tuple[list[str], int, in
     return codes, parsed, len(shapes), parallel
 
 
+def make_arm(
+    problem: Problem,
+    name: str,
+    r: int,
+    wall: float,
+    server: tuple[ServerMetrics | None, ServerMetrics | None],
+    texts: list[str],
+    **counts: Any,
+) -> Arm:
+    """One run's row: the finished replies' candidates and the server's figures, beside the
+    arm's own counts (generated, saved, pruned, failed, statuses, reasons)."""
+    codes, parsed, shapes, parallel = candidates(texts, problem.language)
+    return Arm(
+        problem=problem.name,
+        workload=problem.workload,
+        arm=name,
+        round=r,
+        wall_s=wall,
+        finished=len(texts),
+        server_generated=generated(*server),
+        busy=busy(*server),
+        codes=codes,
+        parsed=parsed,
+        shapes=shapes,
+        parallel=parallel,
+        **counts,
+    )
+
+
 async def rule_run(
     llm: LLMClient, url: str, problem: Problem, rule: Rule, r: int, args: argparse.Namespace
 ) -> Arm:
@@ -346,27 +375,19 @@ async def rule_run(
     await run_threads(llm, threads, Pruning(rule=rule), ThreadBudget())
     wall = time.perf_counter() - t0
     after = await metrics(url)
-    finished = [t for t in threads if t.status == "finished"]
-    codes, parsed, shapes, parallel = candidates([t.text for t in finished], problem.language)
-    return Arm(
-        problem=problem.name,
-        workload=problem.workload,
-        arm=rule,
-        round=r,
-        wall_s=wall,
+    return make_arm(
+        problem,
+        rule,
+        r,
+        wall,
+        (before, after),
+        [t.text for t in threads if t.status == "finished"],
         generated=sum(t.tokens for t in threads),
         saved=tokens_saved(threads),
-        finished=len(finished),
         pruned=sum(1 for t in threads if t.status == "pruned"),
         failed=sum(1 for t in threads if t.status == "failed"),
-        server_generated=generated(before, after),
-        busy=busy(before, after),
         statuses=[t.status for t in threads],
         reasons=[t.reason for t in threads if t.reason],
-        codes=codes,
-        parsed=parsed,
-        shapes=shapes,
-        parallel=parallel,
     )
 
 
@@ -389,26 +410,19 @@ async def samples_run(
         failed, reasons = args.k, [f"{type(exc).__name__}: {exc}"]
     wall = time.perf_counter() - t0
     after = await metrics(url)
-    codes, parsed, shapes, parallel = candidates(texts, problem.language)
-    return Arm(
-        problem=problem.name,
-        workload=problem.workload,
-        arm=SAMPLES,
-        round=r,
-        wall_s=wall,
+    return make_arm(
+        problem,
+        SAMPLES,
+        r,
+        wall,
+        (before, after),
+        texts,
         generated=tokens,
         saved=0,
-        finished=len(texts),
         pruned=0,
         failed=failed,
-        server_generated=generated(before, after),
-        busy=busy(before, after),
         statuses=["finished"] * len(texts),
         reasons=reasons,
-        codes=codes,
-        parsed=parsed,
-        shapes=shapes,
-        parallel=parallel,
     )
 
 
