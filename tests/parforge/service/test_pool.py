@@ -25,24 +25,27 @@ def _submit(engine, n=1) -> list[str]:
         ]
 
 
+async def _until(engine, found, limit_s=10.0):
+    """Poll the store until `found(session)` returns something, and return that."""
+    async with asyncio.timeout(limit_s):
+        while True:
+            with Session(engine) as s:
+                if (hit := found(s)) is not None:
+                    return hit
+            await asyncio.sleep(0.02)
+
+
 async def _wait_status(engine, task_id, statuses, limit_s=10.0):
-    async with asyncio.timeout(limit_s):
-        while True:
-            with Session(engine) as s:
-                task = tasks.get(s, task_id)
-                assert task is not None
-                if task.status in statuses:
-                    return task
-            await asyncio.sleep(0.02)
+    def status(s):
+        task = tasks.get(s, task_id)
+        assert task is not None
+        return task if task.status in statuses else None
+
+    return await _until(engine, status, limit_s)
 
 
-async def _wait_steps(engine, task_id, limit_s=10.0):
-    async with asyncio.timeout(limit_s):
-        while True:
-            with Session(engine) as s:
-                if s.exec(select(Step).where(Step.task_id == task_id)).first() is not None:
-                    return
-            await asyncio.sleep(0.02)
+async def _wait_steps(engine, task_id):
+    await _until(engine, lambda s: s.exec(select(Step).where(Step.task_id == task_id)).first())
 
 
 async def test_pool_runs_tasks_and_stores_every_step(engine):
