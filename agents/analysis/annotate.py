@@ -76,6 +76,11 @@ class LoopChoice(BaseModel):
     """512 (`PACKED_CHUNK`) only for, and then required by, loops writing a std::vector<bool>."""
     collapse: int = Field(default=1, ge=1)
     simd: bool = False
+    proc_bind: Literal[None, "close", "spread"] = Field(
+        default=None, exclude_if=lambda value: value is None
+    )
+    """Where the threads run: set only by evolution, never offered to the model (no schema
+    entry); left out of a dump when unset, so a model's choices still match its schema."""
 
 
 def annotatable(program: Program, function: str | None = None) -> list[Loop]:
@@ -192,7 +197,19 @@ def directive(
     words.append(f"schedule({choice.schedule}{chunk})")
     if choice.collapse > 1:
         words.append(f"collapse({choice.collapse})")
+    words += _binding(choice)
     return " ".join(words)
+
+
+def _binding(choice: LoopChoice) -> list[str]:
+    return [f"proc_bind({choice.proc_bind})"] if choice.proc_bind else []
+
+
+def _worksharing(loop: Loop, choice: LoopChoice) -> str:
+    """The directive as an `omp for` inside a parallel region the rewrite opens itself: the
+    binding belongs to that region's `omp parallel` (an `omp for` cannot take proc_bind)."""
+    unbound = choice.model_copy(update={"proc_bind": None})
+    return directive(loop, unbound).replace("#pragma omp parallel for", "#pragma omp for", 1)
 
 
 def apply_choices(source: str, program: Program, choices: Sequence[LoopChoice]) -> str:
@@ -404,7 +421,7 @@ def _best_so_far(
         else:
             body[offset : offset + len(name.encode())] = mine[name].encode()
     indent = at.indent
-    inner = directive(loop, choice).replace("#pragma omp parallel for", "#pragma omp for", 1)
+    inner = _worksharing(loop, choice)
     merges = []
     for u in updates:
         test = u.merge.format(mine=mine[u.best])
@@ -417,7 +434,7 @@ def _best_so_far(
         "{",
         *(f"{indent}auto {mine[n]} = {n};" for n in mine),
         *(f"{indent}bool {flag} = false;" for flag in found.values()),
-        f"{indent}#pragma omp parallel firstprivate({copies})",
+        " ".join([f"{indent}#pragma omp parallel firstprivate({copies})", *_binding(choice)]),
         f"{indent}{{",
         f"{indent}{inner} nowait",
         indent + body.decode(),
@@ -529,7 +546,7 @@ def _blocked_scan(
         combine = f"if ({totals}[{block}] {test} {acc}) {acc} = {totals}[{block}];"
     else:
         combine = f"{acc} = {acc} {scan.op} {totals}[{block}];"
-    inner = directive(loop, choice).replace("#pragma omp parallel for", "#pragma omp for", 1)
+    inner = _worksharing(loop, choice)
     # The last thread ends with the loop's final value, which the code after the loop may read
     # (not for a recurrence: its scalar is the rewrite's own, the array holds the values).
     keeps = not scan.recurrence
@@ -542,7 +559,7 @@ def _blocked_scan(
             if cpp
             else [f"{kind} {totals}[omp_get_max_threads()];"]
         ),
-        f"#pragma omp parallel private({acc})",
+        " ".join([f"#pragma omp parallel private({acc})", *_binding(choice)]),
         "{",
         *(
             ["#pragma omp single", f"{totals}.assign(omp_get_num_threads(), {identity});"]
