@@ -142,11 +142,13 @@ def rewrite_messages(
     evidence: str = "",
     previous: str = "",
     function_only: bool = False,
+    improve: bool = False,
 ) -> list[Message]:
     """Ask for a whole-program rewrite following one named strategy (or a repair of one);
     `analysis`: the dependence analysis's loop facts (`loop_facts`), shown before the strategy
     so that every strategy's prompt shares it as prefix; `function_only`: the code is a
-    function that a test driver includes, not a program."""
+    function that a test driver includes, not a program; `improve`: `previous` passed and
+    the ask is a faster version of it (evolution), with what the verifier measured."""
     messages = build_messages(
         source, language, target, tests, threads=threads, ranks=ranks, tolerance=tolerance
     )
@@ -159,7 +161,14 @@ def rewrite_messages(
             "\n\nThe code above is not a program but the function(s) a test driver includes: "
             "answer with the same function(s), same signatures, parallelised, and no main()."
         )
-    if previous and evidence:
+    if previous and improve:
+        fence = _FENCE.get(language, "")
+        extra += (
+            f"\n\nThis version passed verification (same output, no data race):\n```{fence}\n"
+            f"{previous}\n```\nWhat the verifier measured:\n{evidence}\n"
+            "Write a faster complete version that prints exactly the same output."
+        )
+    elif previous and evidence:
         fence = _FENCE.get(language, "")
         extra += (
             f"\n\nA previous attempt failed verification:\n```{fence}\n{previous}\n```\n"

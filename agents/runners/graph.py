@@ -19,8 +19,10 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 
 from agents.core import Budget, Ledger
+from agents.evolve.record import evolution_line
 from agents.failures import infrastructure_failure
 from agents.graphs.translate import GraphConfig, TranslateContext, build
+from agents.graphs.translate.config import EvolveConfig
 from agents.graphs.translate.observe import restore
 from agents.identity import Identity, identify
 from agents.llm import LLMClient
@@ -83,15 +85,31 @@ class GraphRunner:
         asked = options.reasoning_threads if options is not None else None
         return self.config.reasoning_threads if asked is None else asked
 
+    def evolution(self, context: TaskContext) -> EvolveConfig | None:
+        """How the task's passing candidates are evolved (its options, else the runner's);
+        None when they are not."""
+        options = context.task.options
+        asked = options.evolve if options is not None else None
+        generations = options.generations if options is not None else None
+        if asked is False or not (asked or generations or self.config.evolve):
+            return None
+        config = self.config.evolution
+        return config.model_copy(update={"generations": generations}) if generations else config
+
     def budget(self, context: TaskContext) -> Budget:
         task, config = context.task, self.config
         threads = self.reasoning_threads(context)
-        # Each thread may add a candidate, its behaviour probe and its verification.
+        evolution = self.evolution(context)
+        # Each thread may add a candidate, its behaviour probe and its verification; each
+        # evaluation of evolution a candidate, its probe and its verification.
+        evaluations = evolution.evaluations if evolution is not None else 0
+        candidates = threads + evaluations
+        runs = 2 * (threads + evaluations)
         return Budget(
             tokens=task.budgets.tokens or config.tokens,
             time_s=task.budgets.time_s,
-            candidates=None if config.candidates is None else config.candidates + threads,
-            sandbox_runs=None if config.sandbox_runs is None else config.sandbox_runs + 2 * threads,
+            candidates=None if config.candidates is None else config.candidates + candidates,
+            sandbox_runs=None if config.sandbox_runs is None else config.sandbox_runs + runs,
             replans=config.replans if config.use_model else 0,
             repairs=config.repairs if config.use_model else 0,
         )
@@ -128,13 +146,18 @@ class GraphRunner:
             settings=self.config,
             examples=self.examples,
         )
+        evolution = self.evolution(context)
+        config = self.config
+        if evolution is not None:
+            config = config.model_copy(update={"evolution": evolution})
         ctx = TranslateContext(
             tools,
             registry(target),
-            self.config,
+            config,
             budget,
             reasoning_threads=self.reasoning_threads(context),
             pruning=Pruning(rule=self.config.pruning),
+            evolve=evolution is not None,
         )
         try:
             async with asyncio.timeout(budget.time_s):
@@ -151,7 +174,12 @@ class GraphRunner:
     async def _run_graph(self, ctx: TranslateContext, context: TaskContext) -> dict[str, Any]:
         async with self.checkpoints() as saver:
             graph = build(saver)
-            config: Any = {"configurable": {"thread_id": context.task.id}, "recursion_limit": 64}
+            # Each generation of evolution is one step of the subgraph.
+            limit = 64 + (2 * ctx.config.evolution.generations if ctx.evolve else 0)
+            config: Any = {
+                "configurable": {"thread_id": context.task.id},
+                "recursion_limit": limit,
+            }
             snapshot = await graph.aget_state(config)
             start: dict[str, Any] | None = {}
             if snapshot.next:
@@ -172,6 +200,11 @@ class GraphRunner:
         tally = Tally(_verdicts(tools))
         best = tally.best()
         summary = tally.reason(len(tools.made))
+        evolved = (state.get("evolution") or {}).get("best")
+        if evolved is not None and evolved in tools.made:
+            # Evolution's best beat its rivals with confidence; the fastest median may not have.
+            best = evolved
+            summary = f"{summary}; {evolution_line(state['evolution'], tools.made)}"
         notes = state.get("notes") or []
         if why:
             summary += f"; {why}"

@@ -77,8 +77,10 @@ async def rewrite(
     evidence: str = "",
     previous: str = "",
     parent_candidate: int | None = None,
+    improve: bool = False,
 ) -> CandidateResult:
-    """Ask, extract, keep; shared by the tool and by repair (`previous` code and `evidence`)."""
+    """Ask, extract, keep; shared by the tool, by repair (`previous` code and `evidence`) and
+    by evolution (`improve`: `previous` passed, make it faster)."""
     reserve(ctx, "candidate")
     spec = ctx.spec
     request = ChatRequest(
@@ -95,17 +97,19 @@ async def rewrite(
             evidence=evidence,
             previous=previous,
             function_only=spec.driver is not None,
+            improve=improve,
         ),
         sampling=Sampling(
             max_tokens=ctx.settings.rewrite_tokens, temperature=ctx.settings.temperature
         ),
     )
-    text, step_id = await ask(ctx, request, "repair" if previous else "rewrite")
+    kind = "evolve" if improve else "repair" if previous else "rewrite"
+    text, step_id = await ask(ctx, request, kind)
     extracted = extract_code(text)
     try:  # prose, an empty reply or mostly garbage is no candidate: it would only cost a build
         parse(extracted.code, ctx.language)
     except InputError as exc:
         raise ToolError(f"the model's reply holds no program ({extracted.how}): {exc}") from exc
-    label = ("repair:" if previous else "rewrite:") + strategy[:150]
+    label = f"{kind}:{strategy[:150]}"
     made = await keep(ctx, extracted.code, label, step_id, parent=parent_candidate)
     return CandidateResult(candidate_id=made.candidate_id, strategy=label)

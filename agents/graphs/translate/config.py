@@ -4,9 +4,30 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from agents.verifier import Checks
+
+
+class EvolveConfig(BaseModel):
+    """How far evolution goes (`PARFORGE_GRAPH__EVOLUTION__<FIELD>`); see `agents.evolve`."""
+
+    generations: int = Field(default=5, ge=1, le=100)
+    evaluations: int = Field(default=24, ge=1)
+    """Children evaluated (probed, and verified when the probe passes) over the whole run."""
+    children: int = Field(default=4, ge=1, le=32)
+    """Children per generation, parameter mutations and model mutations together."""
+    model_children: int = Field(default=1, ge=0, le=32)
+    """Of those, written by the model from the parent and its measurements (0: parameters only)."""
+    parents: int = Field(default=2, ge=1, le=16)
+    """Parents per generation: the best, and cells of the archive drawn at random."""
+    seed: int = 0
+    plateau: int = Field(default=3, ge=1)
+    """Stop after this many generations without a confident improvement of the best."""
+    time_s: float | None = Field(default=None, gt=0)
+    """Wall-clock budget of evolution (the task's own time budget bounds it too)."""
+    min_confidence: float = Field(default=0.95, ge=0.5, le=1)
+    min_gain: float = Field(default=1.03, ge=1)
 
 
 class GraphConfig(Checks):
@@ -47,3 +68,6 @@ class GraphConfig(Checks):
     """How converging threads are stopped while they stream."""
     thread_tokens: int = Field(default=1024, ge=16)
     """Completion tokens one reasoning thread may write."""
+    evolve: bool = False
+    """Evolve the first verified candidate for speed; a task's own option wins."""
+    evolution: EvolveConfig = Field(default_factory=EvolveConfig)

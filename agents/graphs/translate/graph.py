@@ -1,11 +1,14 @@
 """The translate graph (LLMCompiler's shape with the verifier as the judge):
 
 START → analyse ─┬→ plan_and_run ─┬→ join ─ finish ──────────────→ END
-                 └→ reason ───────┘    ├─ replan ─→ plan_and_run
-                    (K > 0)            └─ repair ×k (Send) ─→ join
+                 └→ reason ───────┘    ├─ replan ─→ plan_and_run     ↑
+                    (K > 0)            ├─ repair ×k (Send) ─→ join   │
+                                       └─ evolve (a candidate passed) ┘
 
 `reason` is the reasoning-threads subgraph (`agents.graphs.reasoning`): it runs beside the
 first plan when a task asks for threads, and the join ranks both branches' candidates.
+`evolve` is the evolution subgraph (`agents.graphs.evolve`): when a task asks for it, the
+passing candidates seed a search for faster ones, one checkpointed step per generation.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
 
 from agents.core import evidence
+from agents.graphs import evolve
 from agents.graphs.reasoning import reason
 from agents.graphs.translate import nodes
 from agents.graphs.translate.state import TranslateContext, TranslateState
@@ -48,7 +52,7 @@ def route(state: TranslateState) -> Any:
             for item in state.get("observations", [])
             if item["candidate_id"] in wanted
         ] or END
-    return END
+    return "evolve" if evolve.wanted(state) else END
 
 
 def build(
@@ -66,6 +70,8 @@ def build(
     graph.add_conditional_edges("analyse", fan_out, ["plan_and_run", "reason"])
     graph.add_edge("plan_and_run", "join")
     graph.add_edge("reason", "join")
-    graph.add_conditional_edges("join", route, ["plan_and_run", "repair", END])
+    graph.add_node("evolve", evolve.build())
+    graph.add_conditional_edges("join", route, ["plan_and_run", "repair", "evolve", END])
     graph.add_edge("repair", "join")
+    graph.add_edge("evolve", END)
     return graph.compile(checkpointer=checkpointer)

@@ -51,6 +51,7 @@ async def analyse(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
         "rounds": 0,
         "repair_rounds": 0,
         "reasoning_threads": ctx.reasoning_threads,
+        "evolve": ctx.evolve,
         "ledger": ctx.tools.ledger.snapshot(),
     }
 

@@ -37,6 +37,10 @@ class TranslateState(TypedDict, total=False):
     """Reasoning threads this run starts beside the first plan (0: none)."""
     reasoning: dict[str, Any]
     """What the reasoning threads did (threads, pruned, tokens generated and saved)."""
+    evolve: bool
+    """Evolve the passing candidates for speed once the join finishes."""
+    evolution: dict[str, Any]
+    """The evolution's record (`agents.evolve.record`): archive, best, history, counters."""
 
 
 @dataclass
@@ -49,3 +53,4 @@ class TranslateContext:
     budget: Budget
     reasoning_threads: int = 0
     pruning: Pruning = field(default_factory=Pruning)
+    evolve: bool = False

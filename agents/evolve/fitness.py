@@ -1,0 +1,149 @@
+"""Fitness, and how sure a measured improvement is (pure).
+
+Fitness is what the sandbox measured, nothing else: zero unless the candidate built, answered
+like the sequential program and was checked race-free (`Verdict.passed`); otherwise its best
+plausible speedup under the timing gate (`Timing.best_speedup`, which already leaves out
+speedups above the cores a run had).
+
+Two verdicts are measured at different moments on a shared, noisy host, so a child whose
+median beats its parent's by a few percent has often just run on a quieter second. An
+improvement is believed only when the child's individual timing runs beat the parent's in a
+one-sided Mann-Whitney test (exact for the handful of repeats the verifier makes) and its median
+gain clears a floor. Each run becomes a speedup sample (the verdict's reference median over that
+run's time) so that verdicts whose reference ran at different speeds compare fairly.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from dataclasses import dataclass
+
+from sandbox.steps import kernel_time, median
+from sandbox.verdict import Verdict
+
+MIN_CONFIDENCE = 0.95
+"""A child must beat the incumbent with at least this confidence to replace it."""
+MIN_GAIN = 1.03
+"""...and by at least this factor in median speedup (smaller gains are not worth a change)."""
+
+_TIMING_RUN = re.compile(r"^run candidate \[timing #(\d+)\](?: (\d+) (?:threads|ranks))?")
+_EXACT_LIMIT = 20
+"""Samples (both sides together) up to which the test enumerates every split exactly."""
+
+
+@dataclass(frozen=True, order=True)
+class Fitness:
+    """Correct first, then faster: orders candidates the way evolution ranks them."""
+
+    correct: bool
+    speedup: float
+
+    @property
+    def value(self) -> float:
+        """The scalar fitness: 0 unless correct, else the speedup."""
+        return self.speedup if self.correct else 0.0
+
+
+def fitness(verdict: Verdict | None) -> Fitness:
+    if verdict is None or not verdict.passed:
+        return Fitness(False, 0.0)
+    return Fitness(True, verdict.speedup)
+
+
+def best_workers(verdict: Verdict) -> int | None:
+    """The thread or rank count of the verdict's best plausible speedup."""
+    timing = verdict.timing
+    if timing is None:
+        return None
+    kept = {n: s for n, s in timing.speedup.items() if n not in timing.above_cores}
+    if not kept:
+        return None
+    return max(kept.items(), key=lambda item: (item[1], -item[0]))[0]
+
+
+def speedup_samples(verdict: Verdict, workers: int | None = None) -> list[float]:
+    """One speedup per timing run at `workers` (default: the best count), read from the runs
+    the sandbox recorded; a run repeated because the runtime failed counts once, as rerun."""
+    timing = verdict.timing
+    if timing is None or timing.reference_s <= 0:
+        return []
+    workers = workers if workers is not None else best_workers(verdict)
+    if workers is None:
+        return []
+    runs: dict[int, float] = {}
+    for step in verdict.steps:
+        found = _TIMING_RUN.match(step.name)
+        if found is None or int(found.group(2) or 1) != workers:
+            continue
+        seconds = kernel_time(step.stderr) if timing.source == "kernel" else None
+        seconds = seconds if seconds is not None else step.duration_s
+        if seconds > 0:
+            runs[int(found.group(1))] = seconds  # a rerun ("... again: ...") replaces its run
+    return [round(timing.reference_s / s, 6) for _, s in sorted(runs.items())]
+
+
+def improvement_confidence(child: list[float], parent: list[float]) -> float:
+    """1 - p of the one-sided Mann-Whitney test that `child`'s samples are larger than
+    `parent`'s (ties count half); 0.5 when either side has no samples."""
+    if not child or not parent:
+        return 0.5
+    observed = _u(child, parent)
+    pooled = child + parent
+    n = len(child)
+    if len(pooled) <= _EXACT_LIMIT:
+        splits = list(itertools.combinations(range(len(pooled)), n))
+        at_least = 0
+        for chosen in splits:
+            picked = set(chosen)
+            mine = [pooled[i] for i in chosen]
+            rest = [pooled[i] for i in range(len(pooled)) if i not in picked]
+            at_least += _u(mine, rest) >= observed - 1e-9
+        p = at_least / len(splits)
+    else:  # the normal approximation, with a continuity correction
+        m = len(parent)
+        mean, sd = n * m / 2, math.sqrt(n * m * (n + m + 1) / 12)
+        z = (observed - 0.5 - mean) / sd if sd > 0 else 0.0
+        p = 0.5 * math.erfc(z / math.sqrt(2))
+    return round(1.0 - p, 4)
+
+
+def _u(xs: list[float], ys: list[float]) -> float:
+    return sum(1.0 if x > y else 0.5 if x == y else 0.0 for x in xs for y in ys)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A child against the candidate it would replace."""
+
+    better: bool
+    confidence: float
+    gain: float
+    """The child's median speedup sample over the incumbent's (its fitness ratio without
+    samples); 0 when the child is not correct."""
+
+
+def compare(
+    child: Verdict | None,
+    incumbent: Verdict | None,
+    min_confidence: float = MIN_CONFIDENCE,
+    min_gain: float = MIN_GAIN,
+) -> Comparison:
+    """Whether `child` should replace `incumbent`: a correct child always beats an incorrect
+    incumbent; between correct ones, only a confident and large enough gain counts."""
+    mine, theirs = fitness(child), fitness(incumbent)
+    if not mine.correct:
+        return Comparison(False, 0.0, 0.0)
+    if not theirs.correct:
+        return Comparison(True, 1.0, math.inf)
+    assert child is not None and incumbent is not None
+    a, b = speedup_samples(child), speedup_samples(incumbent)
+    if a and b:
+        gain = median(a) / median(b) if median(b) > 0 else math.inf
+        confidence = improvement_confidence(a, b)
+    else:  # no timing runs to compare (too short to time): only the fitness values
+        gain = mine.speedup / theirs.speedup if theirs.speedup > 0 else 1.0
+        confidence = 0.5
+    better = gain >= min_gain and confidence >= min_confidence
+    return Comparison(better, confidence, round(gain, 4))

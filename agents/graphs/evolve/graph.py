@@ -1,0 +1,50 @@
+"""Evolution, a subgraph of the translate graph (after the join found a correct candidate):
+
+START → seed → generation ⟲ → finish → END
+
+- seed: the archive from the translate graph's passing candidates (a resumed run keeps its own).
+- generation: parents, children (parameter mutations, crossovers, model rewrites), the cascade
+  (probe, then full verification), the archive; repeated until a budget or a plateau stops it.
+  Each generation is one checkpointed step: an interrupted evolution resumes at the next one.
+- finish: the `evolution` account stored as a step; the runner reports its best candidate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from agents.graphs.evolve import nodes
+from agents.graphs.evolve.state import EvolveInput, EvolveOutput, EvolveState
+from agents.graphs.translate.state import TranslateContext, TranslateState
+
+
+def more(state: EvolveState) -> str:
+    """Another generation while nothing says stop (reads the record only)."""
+    return "finish" if (state.get("evolution") or {}).get("stopped") else "generation"
+
+
+def build() -> CompiledStateGraph[Any, Any, Any, Any]:
+    graph = StateGraph(
+        EvolveState,
+        context_schema=TranslateContext,
+        input_schema=EvolveInput,
+        output_schema=EvolveOutput,
+    )
+    graph.add_node("seed", nodes.seed)
+    graph.add_node("generation", nodes.generation)
+    graph.add_node("finish", nodes.finish)
+    graph.add_edge(START, "seed")
+    graph.add_conditional_edges("seed", more, ["generation", "finish"])
+    graph.add_conditional_edges("generation", more, ["generation", "finish"])
+    graph.add_edge("finish", END)
+    return graph.compile()
+
+
+def wanted(state: TranslateState) -> bool:
+    """Whether the translate graph goes on to evolve: asked for, and a candidate passed."""
+    if not state.get("evolve") or state.get("evolution"):
+        return False
+    return any(item["verdict"].get("status") == "passed" for item in state.get("observations", []))

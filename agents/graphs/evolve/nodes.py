@@ -1,0 +1,370 @@
+"""The evolve subgraph's nodes: seed the archive, run one generation, report.
+
+One generation: draw parents (the best, and archive cells at random), propose children
+(parameter mutations and crossovers that cost no model call, and model rewrites told what the
+verifier measured), drop the ones already tried, then the cascade: a cheap probe (build, one
+small input) for every child and the full verification (equivalence at every worker count, race
+check, timing under the gate) for the survivors only. Each child then competes for its cell of
+the archive and for the title of best, and wins only on a confident improvement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from agents.analysis import normalise
+from agents.core import evidence
+from agents.evolve.archive import Archive, Elite, descriptor
+from agents.evolve.fitness import compare, fitness
+from agents.evolve.params import Mutation, choice_mutations, crossover, source_mutations
+from agents.evolve.record import Limits, code_hash, new_record, stop_reason, summary
+from agents.graphs.evolve.state import EvolveState
+from agents.graphs.translate.observe import observation, restore
+from agents.graphs.translate.state import TranslateContext
+from agents.reasoning import probe_spec
+from agents.tools import Made, ToolContext, ToolError, probe_made, rewrite, verify_made
+from agents.tools.annotate import label
+from agents.tools.calls import keep, reserve
+from agents.tools.verify import checked_spec
+from corpus.store.models import StepCreate, StepKind
+from sandbox.verdict import Verdict
+
+Ctx = Runtime[TranslateContext]
+
+
+@dataclass(frozen=True)
+class Child:
+    """A proposed child: its parents, how it was made, and (parameter children) its code."""
+
+    parents: tuple[int, ...]
+    operator: str
+    label: str
+    mutation: Mutation | None = None
+    """None: the model writes it."""
+
+
+def limits(ctx: TranslateContext) -> Limits:
+    cfg = ctx.config.evolution
+    return Limits(cfg.generations, cfg.evaluations, cfg.plateau, cfg.time_s)
+
+
+async def seed(state: EvolveState, runtime: Ctx) -> dict[str, Any]:
+    """The archive from the translate graph's passing candidates (a resumed run keeps its own)."""
+    ctx = runtime.context
+    tools = ctx.tools
+    record = state.get("evolution")
+    if record and record.get("generation", 0) > 0:
+        _register(tools, record)
+        return {}
+    record = new_record(ctx.config.evolution.seed, time.time(), tools.ledger.spent.tokens)
+    seeds = [restore(item) for item in state.get("observations", [])]
+    seeds = [m for m in seeds if m.verdict is not None and m.verdict.passed]
+    archive = Archive()
+    best: Made | None = None
+    for made in seeds:
+        tools.made.setdefault(made.candidate_id, made)
+        record["tried"].append(code_hash(made.key))
+        incumbent = archive.incumbent(cell := descriptor(made.source, tools.target))
+        rival = None if incumbent is None else tools.made[incumbent.candidate_id].verdict
+        if incumbent is None or _beats(made.verdict, rival):
+            archive.place(_elite(made, cell, 0))
+        # The best seed is what the translate graph alone would have returned.
+        if best is None or fitness(made.verdict) > fitness(best.verdict):
+            best = made
+    if best is not None:
+        record["best"] = record["first"] = best.candidate_id
+        record["first_speedup"] = fitness(best.verdict).speedup
+    record["archive"] = archive.to_json()
+    record["members"] = _members(tools, record)
+    record["stopped"] = stop_reason(record, limits(ctx), time.time(), tools.ledger.exhausted())
+    return {"evolution": record, "ledger": tools.ledger.snapshot()}
+
+
+def _beats(child: Verdict | None, incumbent: Verdict | None) -> bool:
+    return fitness(child) > fitness(incumbent)
+
+
+def _elite(made: Made, cell: str, generation: int) -> Elite:
+    f = fitness(made.verdict)
+    return Elite(made.candidate_id, cell, f.correct, f.speedup, generation)
+
+
+def _members(tools: ToolContext, record: dict[str, Any]) -> dict[str, Any]:
+    """The candidates a later generation may need (elites, the best), as the state keeps them."""
+    ids = {e.candidate_id for e in Archive.from_json(record["archive"]).cells.values()}
+    if record["best"] is not None:
+        ids.add(record["best"])
+    return {str(i): observation(tools.made[i]) for i in sorted(ids)}
+
+
+def _register(tools: ToolContext, record: dict[str, Any]) -> None:
+    """A resumed run: the members' candidates back into the tools' registry."""
+    for item in record["members"].values():
+        made = tools.made.get(item["candidate_id"]) or restore(item)
+        tools.made[made.candidate_id] = made
+        if made.verdict is not None:
+            tools.verdicts.setdefault(made.key, (made.candidate_id, made.verdict))
+
+
+async def generation(state: EvolveState, runtime: Ctx) -> dict[str, Any]:
+    ctx = runtime.context
+    tools, cfg = ctx.tools, ctx.config.evolution
+    record = dict(state["evolution"])
+    record["history"] = list(record["history"])
+    record["tried"] = list(record["tried"])
+    _register(tools, record)
+    number = record["generation"] + 1
+    rng = random.Random(f"{record['seed']}:{number}")
+    archive = Archive.from_json(record["archive"])
+    parents = archive.parents(rng, cfg.parents, record["best"])
+    room = min(cfg.children, cfg.evaluations - record["evaluations"])
+    model = cfg.model_children if ctx.config.use_model else 0
+    children = _choose(tools, parents, record["tried"], rng, max(0, room - model))
+    children += [
+        Child((parents[i % len(parents)],), "model", "rewrite from measurements")
+        for i in range(min(model, room - len(children)))
+    ]
+    started = datetime.now(UTC)
+    arguments = {
+        "generation": number,
+        "parents": parents,
+        "children": [{"operator": c.operator, "label": c.label} for c in children],
+    }
+    step = StepCreate(
+        kind=StepKind.TOOL_CALL,
+        name="generation",
+        tool_name="evolve",
+        arguments=arguments,
+        parent_id=await tools.parent_id(),
+        started_at=started,
+    )
+    step_id = await tools.recorder.open_step(step)
+    below: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    below.set_result(step_id)
+    tools.hang_below(below)
+    made, notes = await _make(ctx, children, step_id)
+    record["tried"] += [code_hash(m.key) for _, m in made]
+    evaluated = await _evaluate(ctx, [m for _, m in made])
+    record["evaluations"] += len(evaluated)
+    rows, improved = _offer(tools, record, archive, made, evaluated, number)
+    record["history"] += rows
+    record["generation"] = number
+    record["plateau"] = 0 if improved else record["plateau"] + 1
+    record["archive"] = archive.to_json()
+    record["members"] = _members(tools, record)
+    if not children:
+        record["stopped"] = "no new child to try: every parameter setting near the elites was tried"
+    record["stopped"] = stop_reason(record, limits(ctx), time.time(), tools.ledger.exhausted())
+    result = {
+        "generation": number,
+        "best": record["best"],
+        "evaluations": record["evaluations"],
+        "children": rows,
+        "notes": notes,
+    }
+    await tools.recorder.close_step(
+        step_id, step.model_copy(update={"result": result, "finished_at": datetime.now(UTC)})
+    )
+    return {"evolution": record, "ledger": tools.ledger.snapshot()}
+
+
+def _choose(
+    tools: ToolContext, parents: list[int], tried: list[str], rng: random.Random, n: int
+) -> list[Child]:
+    """Up to `n` parameter children and crossovers no one has tried, drawn with `rng`."""
+    seen = set(tried)
+    pool: list[Child] = []
+    for pid in parents:
+        parent = tools.made[pid]
+        for mutation in _mutations(tools, parent):
+            pool.append(Child((pid,), mutation.operator, mutation.label, mutation))
+    annotated = [pid for pid in parents if tools.made[pid].choices]
+    for i, a in enumerate(annotated):
+        for b in annotated[i + 1 :]:
+            first, second = tools.made[a].choices or [], tools.made[b].choices or []
+            for mutation in crossover(tools.source, tools.program, first, second):
+                pool.append(Child((a, b), mutation.operator, mutation.label, mutation))
+    fresh: list[Child] = []
+    for child in pool:
+        assert child.mutation is not None
+        key = code_hash(normalise(child.mutation.source, tools.language))
+        if key not in seen:
+            seen.add(key)
+            fresh.append(child)
+    return rng.sample(fresh, min(n, len(fresh)))
+
+
+def _mutations(tools: ToolContext, parent: Made) -> Sequence[Mutation]:
+    if parent.choices:
+        return choice_mutations(tools.source, tools.program, parent.choices)
+    return source_mutations(parent.source, tools.language, tools.target)
+
+
+async def _make(
+    ctx: TranslateContext, children: list[Child], step_id: int
+) -> tuple[list[tuple[Child, Made]], list[str]]:
+    """Store the parameter children; ask the model for the others (in parallel)."""
+    tools = ctx.tools
+    made: list[tuple[Child, Made]] = []
+    notes: list[str] = []
+    for child in children:
+        if child.mutation is None:
+            continue
+        try:
+            reserve(tools, "candidate")
+        except ToolError as exc:
+            notes.append(f"{child.label}: {exc}")
+            break
+        mutation = child.mutation
+        choices = list(mutation.choices) if mutation.choices else None
+        strategy = label(tools, choices) if choices else f"evolve:{mutation.operator}"
+        m = await keep(tools, mutation.source, strategy, step_id, parent=child.parents[0])
+        m.choices = choices
+        made.append((child, m))
+    asks = [c for c in children if c.mutation is None]
+    replies = await asyncio.gather(
+        *(_ask(tools, tools.made[c.parents[0]]) for c in asks), return_exceptions=True
+    )
+    for child, reply in zip(asks, replies, strict=True):
+        if isinstance(reply, ToolError):
+            notes.append(f"model child of {child.parents[0]}: {reply}")
+        elif isinstance(reply, BaseException):
+            raise reply
+        else:
+            made.append((child, reply))
+    return made, notes
+
+
+async def _ask(tools: ToolContext, parent: Made) -> Made:
+    """A faster version of `parent` from the model, told what the verifier measured."""
+    assert parent.verdict is not None
+    strategy = parent.strategy.split(":", 1)[-1]
+    result = await rewrite(
+        tools,
+        strategy,
+        strategy,
+        evidence=measurements(tools, parent.verdict),
+        previous=parent.source,
+        parent_candidate=parent.candidate_id,
+        improve=True,
+    )
+    return tools.made[result.candidate_id]
+
+
+def measurements(tools: ToolContext, verdict: Verdict) -> str:
+    """The feedback a model mutation gets: the verdict's evidence (speedups per worker count),
+    the seconds per worker count, and the loops the analysis thinks carry the work."""
+    lines = [evidence(verdict, max_chars=1200)]
+    timing = verdict.timing
+    if timing is not None and timing.candidate_s:
+        seconds = ", ".join(f"{n}: {s:.4f}s" for n, s in sorted(timing.candidate_s.items()))
+        lines.append(f"Seconds by worker count: {seconds} (sequential: {timing.reference_s:.4f}s)")
+    loops = sorted(
+        tools.program.loops, key=lambda loop: (-(loop.perfect_nest + loop.depth), loop.line)
+    )
+    if loops:
+        hot = ", ".join(f"{loop.id} at line {loop.line}" for loop in loops[:2])
+        lines.append(f"Likely hot loops (static estimate, not measured): {hot}")
+    return "\n".join(lines)
+
+
+async def _evaluate(ctx: TranslateContext, made: list[Made]) -> list[Made]:
+    """The cascade: probe every child, verify fully only those whose probe passed. Returns the
+    children that were evaluated (a child the budget did not reach is not)."""
+    tools = ctx.tools
+    gate = asyncio.Semaphore(ctx.config.concurrency)
+    spec = probe_spec(checked_spec(tools), tests=1)
+
+    async def one(m: Made) -> bool:
+        async with gate:
+            try:
+                probed = await probe_made(tools, m, spec)
+                if probed.passed:
+                    await verify_made(tools, m)
+            except ToolError:
+                return False
+            return m.verdict is not None
+
+    done = await asyncio.gather(*(one(m) for m in made))
+    return [m for m, ok in zip(made, done, strict=True) if ok]
+
+
+def _offer(
+    tools: ToolContext,
+    record: dict[str, Any],
+    archive: Archive,
+    made: list[tuple[Child, Made]],
+    evaluated: list[Made],
+    number: int,
+) -> tuple[list[dict[str, Any]], bool]:
+    """Each evaluated child, in the order it was made, against its cell and the best."""
+    ids = {m.candidate_id for m in evaluated}
+    rows: list[dict[str, Any]] = []
+    improved = False
+    for child, m in made:
+        if m.candidate_id not in ids:
+            continue
+        verdict = m.verdict
+        f = fitness(verdict)
+        parent = tools.made[child.parents[0]]
+        versus_parent = compare(verdict, parent.verdict)
+        cell = descriptor(m.source, tools.target)
+        incumbent = archive.incumbent(cell)
+        placed = f.correct and (
+            incumbent is None or compare(verdict, tools.made[incumbent.candidate_id].verdict).better
+        )
+        if placed:
+            archive.place(_elite(m, cell, number))
+        best = tools.made[record["best"]]
+        versus_best = compare(verdict, best.verdict)
+        if versus_best.better:
+            record["best"] = m.candidate_id
+            improved = True
+        rows.append(
+            {
+                "candidate_id": m.candidate_id,
+                "generation": number,
+                "parents": list(child.parents),
+                "operator": child.operator,
+                "label": child.label,
+                "status": verdict.status.value if verdict else "not verified",
+                "correct": f.correct,
+                "speedup": f.speedup,
+                "confidence": versus_parent.confidence,
+                "gain": versus_parent.gain if versus_parent.gain != float("inf") else None,
+                "placed": placed,
+                "best": versus_best.better,
+            }
+        )
+    return rows, improved
+
+
+async def finish(state: EvolveState, runtime: Ctx) -> dict[str, Any]:
+    """Store the run's `evolution` account (what `--json` shows) as a step."""
+    ctx = runtime.context
+    tools = ctx.tools
+    record = dict(state["evolution"])
+    if not record.get("stopped"):
+        record["stopped"] = stop_reason(record, limits(ctx), time.time(), tools.ledger.exhausted())
+    result = summary(record, tools.ledger.spent.tokens)
+    now = datetime.now(UTC)
+    await tools.recorder.add_step(
+        StepCreate(
+            kind=StepKind.TOOL_CALL,
+            name="evolution",
+            tool_name="evolve",
+            arguments={"seed": record["seed"]},
+            result=result,
+            started_at=now,
+            finished_at=now,
+        )
+    )
+    return {"evolution": record, "ledger": tools.ledger.snapshot()}

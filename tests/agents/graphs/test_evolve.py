@@ -1,0 +1,326 @@
+"""Evolution's logic under the real store and worker pool, with a scripted verifier whose
+timings depend on the schedule a candidate uses (the real sandbox: `test_evolve_e2e.py`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any
+
+import httpx
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from agents.graphs.translate import GraphConfig
+from agents.graphs.translate.config import EvolveConfig
+from agents.llm import LLMClient
+from agents.runners import GraphRunner
+from corpus.runner import TaskContext
+from corpus.store import tasks
+from corpus.store.models import JobStatus, TaskCreate, TaskOptions, TestInput
+from corpus.store.recorder import Recorder
+from parforge.service.checkpoints import checkpoints_for
+from sandbox.spec import Target
+from sandbox.verdict import ConcurrencyReport, Status, StepRecord, Timing, Verdict
+from tests.agents.graphs.test_translate import RoutedLLM, run_one, stored, tasks_detail
+from tests.conftest import FakeLLMServer, Reply, ScriptedVerifier
+
+TRIANGLE = """#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int n = argc > 1 ? atoi(argv[1]) : 1000;
+    double *out = malloc(n * sizeof *out);
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int j = 0; j < i; j++)
+            s += (double)j / (i + 1);
+        out[i] = s;
+    }
+    double total = 0.0;
+    for (int i = 0; i < n; i++)
+        total += out[i];
+    printf("%.6f\\n", total);
+    free(out);
+    return 0;
+}
+"""
+
+SPEED = {"static": 1.3, "dynamic": 1.9, "guided": 1.8}
+"""The scripted machine: a triangular loop balances badly under a plain static schedule."""
+
+
+def timed(speedup: float, status: Status = Status.PASSED) -> Verdict:
+    """A verdict with five timing runs at 2 threads around `speedup` (reference: 1 s)."""
+    runs = [1.0 / (speedup * f) for f in (0.99, 1.0, 1.01, 0.995, 1.005)] if speedup > 0 else []
+    steps = [
+        StepRecord(
+            name=f"run candidate [timing #{k + 1}] 2 threads",
+            command="./c",
+            exit_code=0,
+            duration_s=s,
+        )
+        for k, s in enumerate(runs)
+    ]
+    return Verdict(
+        target=Target.OPENMP,
+        status=status,
+        reason=status.value,
+        steps=steps,
+        concurrency=ConcurrencyReport(ok=status is Status.PASSED),
+        timing=Timing(
+            reference_s=1.0,
+            candidate_s={2: sorted(runs)[len(runs) // 2]},
+            speedup={2: round(speedup, 3)},
+        )
+        if status is Status.PASSED
+        else None,
+    )
+
+
+def by_schedule(source: str) -> Verdict:
+    """Faster with a balancing schedule; a `simd` or `proc_bind` child is planted as racy and
+    ten times faster, so a race must never win."""
+    pragmas = [line for line in source.splitlines() if "#pragma omp" in line]
+    if not pragmas:
+        return (
+            timed(0.0, Status.BUILD_FAILED) if "model" in source else timed(0, Status.NOT_PARALLEL)
+        )
+    if any("simd" in p or "proc_bind" in p for p in pragmas):
+        return timed(10.0, Status.RACE)
+    kind = next((k for k in SPEED if f"schedule({k}" in pragmas[0]), "static")
+    speed = SPEED[kind]
+    if kind == "static" and "schedule(static," in pragmas[0]:
+        speed = 1.85  # a cyclic static schedule balances a triangle as well
+    return timed(speed)
+
+
+def submit(engine: Engine, **options: Any) -> str:
+    create = TaskCreate(
+        name="triangle",
+        language="c",
+        target="openmp",
+        source=TRIANGLE,
+        tests=[TestInput(name="small", args=["50"]), TestInput(name="big", args=["3000"])],
+        options=TaskOptions(**options) if options else None,
+    )
+    with Session(engine) as s:
+        return tasks.submit(s, create).id
+
+
+def evolving(
+    llm_config: Any, verifier: Any, fake: RoutedLLM | None = None, **evolution: Any
+) -> GraphRunner:
+    fake = fake or RoutedLLM()
+    config = GraphConfig(
+        planner=False,
+        use_model=evolution.pop("use_model", False),
+        evolve=True,
+        evolution=EvolveConfig(**({"model_children": 0} | evolution)),
+    )
+    return GraphRunner(LLMClient(llm_config, transport=fake.transport()), verifier, config)
+
+
+def evolution_of(engine: Engine, task_id: str) -> dict[str, Any]:
+    steps, _ = stored(engine, task_id)
+    found = [s for s in steps if s.name == "evolution"]
+    assert len(found) == 1
+    result = found[0].result
+    assert isinstance(result, dict)
+    return result
+
+
+async def test_evolution_finds_a_balancing_schedule_with_confidence(engine, llm_config):
+    task_id = submit(engine)
+    runner = evolving(llm_config, ScriptedVerifier(by_schedule), generations=3, children=4)
+    task = await run_one(engine, runner, task_id)
+
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    evolution = evolution_of(engine, task_id)
+    assert evolution["first_speedup"] == 1.3
+    assert evolution["best_speedup"] >= 1.8
+    chain = evolution["lineage"]
+    assert (
+        chain[0]["operator"] == "seed"
+        and chain[0]["candidate_id"] == evolution["first_candidate_id"]
+    )
+    assert all(step["confidence"] >= 0.95 for step in chain[1:])
+    _, cands = stored(engine, task_id)
+    best = next(c for c in cands if c.id == task.best_candidate_id)
+    assert best.id == evolution["best_candidate_id"]
+    first_pragma = next(line for line in best.source.splitlines() if "#pragma omp" in line)
+    assert "schedule(static)" not in first_pragma  # the triangle's loop is balanced now
+    # Every child hangs below its parent, one generation further.
+    parents = {c.id: c for c in cands}
+    for c in cands:
+        if c.parent_id is not None:
+            assert c.generation == parents[c.parent_id].generation + 1
+    assert "evolved" in (task.reason or "")
+
+
+async def test_racy_or_incorrect_children_never_win(engine, llm_config):
+    task_id = submit(engine)
+    runner = evolving(
+        llm_config, ScriptedVerifier(by_schedule), generations=4, children=6, plateau=4
+    )
+    task = await run_one(engine, runner, task_id)
+    evolution = evolution_of(engine, task_id)
+    history = evolution["history"]
+    racy = [h for h in history if h["status"] == "race"]
+    assert racy, "the scripted search space plants racy children"
+    assert not any(h["best"] or h["placed"] for h in racy)
+    _, cands = stored(engine, task_id)
+    best = next(c for c in cands if c.id == task.best_candidate_id)
+    assert "simd" not in best.source and "proc_bind" not in best.source
+
+
+async def test_elitism_keeps_the_first_when_nothing_is_faster(engine, llm_config):
+    task_id = submit(engine)
+    slower = ScriptedVerifier(lambda src: timed(1.3 if "schedule(static)" in src else 1.0))
+    runner = evolving(llm_config, slower, generations=5, children=3, plateau=2)
+    task = await run_one(engine, runner, task_id)
+    evolution = evolution_of(engine, task_id)
+    assert evolution["best_candidate_id"] == evolution["first_candidate_id"]
+    assert task.best_candidate_id == evolution["first_candidate_id"]
+    assert evolution["generations"] == 2 and "no confident improvement" in evolution["stopped"]
+
+
+async def test_noise_alone_never_makes_a_new_best(engine, llm_config):
+    """Children within a few percent of the seed: on a shared host that is noise, not a win."""
+    task_id = submit(engine)
+    jitter = iter([1.31, 1.29, 1.32, 1.28, 1.33, 1.3, 1.31, 1.3] * 4)
+    noisy = ScriptedVerifier(lambda src: timed(1.3 if "schedule(static)" in src else next(jitter)))
+    task = await run_one(engine, evolving(llm_config, noisy, generations=2, children=4), task_id)
+    evolution = evolution_of(engine, task_id)
+    assert evolution["best_candidate_id"] == evolution["first_candidate_id"], evolution["history"]
+    assert task.status == JobStatus.SUCCEEDED
+
+
+async def test_budgets_stop_evolution(engine, llm_config):
+    task_id = submit(engine)
+    verifier = ScriptedVerifier(by_schedule)
+    runner = evolving(llm_config, verifier, generations=10, children=4, evaluations=5)
+    await run_one(engine, runner, task_id)
+    evolution = evolution_of(engine, task_id)
+    assert evolution["evaluations"] == 5 and "evaluation budget" in evolution["stopped"]
+
+    task_id = submit(engine, generations=1)  # the task's own option wins over the runner's 10
+    await run_one(
+        engine, evolving(llm_config, ScriptedVerifier(by_schedule), generations=10), task_id
+    )
+    evolution = evolution_of(engine, task_id)
+    assert evolution["generations"] == 1 and evolution["stopped"] == "1 generations done"
+
+
+async def test_a_task_that_opts_out_is_not_evolved(engine, llm_config):
+    task_id = submit(engine, evolve=False)
+    await run_one(engine, evolving(llm_config, ScriptedVerifier(by_schedule)), task_id)
+    steps, _ = stored(engine, task_id)
+    assert not [s for s in steps if s.name in ("evolution", "generation")]
+
+
+async def test_the_same_seed_makes_the_same_choices(engine, llm_config):
+    def choices(seed: int) -> list[tuple[str, str, bool]]:
+        return [(h["operator"], h["label"], h["best"]) for h in runs[seed]["history"]]
+
+    runs: dict[int, dict[str, Any]] = {}
+    for seed in (7, 7, 8):
+        task_id = submit(engine)
+        runner = evolving(
+            llm_config, ScriptedVerifier(by_schedule), generations=3, children=3, seed=seed
+        )
+        await run_one(engine, runner, task_id)
+        result = evolution_of(engine, task_id)
+        if seed in runs:
+            assert choices(seed) == [
+                (h["operator"], h["label"], h["best"]) for h in result["history"]
+            ]
+        runs[seed] = result
+    assert choices(7) != choices(8)
+
+
+class EvolvingLLM(RoutedLLM):
+    """Answers evolution's ask (a faster version of verified code) with a dynamic schedule."""
+
+    async def handle(self, request: httpx.Request) -> httpx.Response:
+        if b"passed verification" in request.content:
+            code = TRIANGLE.replace(
+                "    for (int i = 0; i < n; i++) {",
+                "    #pragma omp parallel for schedule(dynamic, 8)\n    for (int i = 0; i < n; i++) {",
+            )
+            self.replies.appendleft(Reply(texts=[f"```c\n{code}```"]))
+            return await FakeLLMServer.handle(self, request)
+        return await super().handle(request)
+
+
+async def test_model_children_are_told_what_the_verifier_measured(engine, llm_config):
+    fake = EvolvingLLM()
+    task_id = submit(engine)
+    runner = evolving(
+        llm_config,
+        ScriptedVerifier(by_schedule),
+        fake,
+        use_model=True,
+        generations=1,
+        children=2,
+        model_children=1,
+    )
+    await run_one(engine, runner, task_id)
+    steps, _ = stored(engine, task_id)
+    asks = [s for s in steps if s.name == "evolve"]
+    assert len(asks) == 1
+    prompt = json.dumps(asks[0].messages)
+    assert "passed verification" in prompt and "What the verifier measured" in prompt
+    assert "Seconds by worker count" in prompt
+    history = evolution_of(engine, task_id)["history"]
+    model = [h for h in history if h["operator"] == "model"]
+    assert len(model) == 1 and model[0]["correct"] and model[0]["speedup"] == 1.9
+
+
+async def test_an_interrupted_evolution_resumes_at_its_generation(engine, llm_config, store_url):
+    task_id = submit(engine)
+    checkpoints = checkpoints_for(store_url)
+    gate = asyncio.Event()
+    calls = {"n": 0}
+
+    class StopsInGenerationTwo(ScriptedVerifier):
+        async def __call__(self, spec: Any, candidate: Any) -> Any:
+            calls["n"] += 1
+            if calls["n"] > 3:  # the seed's verification, then two children of generation 1
+                await gate.wait()
+            return await super().__call__(spec, candidate)
+
+    def make(verifier: Any) -> GraphRunner:
+        runner = evolving(llm_config, verifier, generations=3, children=2)
+        runner.checkpoints = checkpoints
+        return runner
+
+    first = make(StopsInGenerationTwo(by_schedule))
+    with Session(engine) as s:
+        task = tasks.claim(s, "w1", task_id)
+        run = tasks.start_run(s, task, first.name, "w1")
+        run_id, detail = run.id, tasks_detail(task)
+    recorder = Recorder(engine, task_id, run_id)
+    job = asyncio.create_task(first.run(TaskContext(detail, run_id, 1, recorder)))
+    for _ in range(500):
+        await asyncio.sleep(0.02)
+        if calls["n"] > 3:
+            break
+    job.cancel()  # the worker died in generation 2
+    with contextlib.suppress(asyncio.CancelledError):
+        await job
+    await recorder.aclose()
+
+    recorder2 = Recorder(engine, task_id, run_id)
+    outcome = await make(ScriptedVerifier(by_schedule)).run(
+        TaskContext(detail, run_id, 2, recorder2)
+    )
+    await recorder2.aclose()
+    assert outcome.status == JobStatus.SUCCEEDED
+    steps, _ = stored(engine, task_id)
+    numbers = [
+        (s.arguments or {}).get("generation") for s in steps if s.name == "generation" and s.result
+    ]
+    assert sorted(numbers) == [1, 2, 3]  # generation 1 was not run again
+    evolution = evolution_of(engine, task_id)
+    assert evolution["generations"] == 3
