@@ -38,6 +38,11 @@ class RunOptions(BaseModel):
     no model at all: the dependence analysis's first choice per loop)."""
     reasoning_threads: int | None = Field(default=None, ge=0, le=16)
     """Reasoning threads per task of the `graph` agent (None: the runner's default)."""
+    evolve: bool | None = None
+    """Evolve each task's first verified candidate for speed (`graph` agent; None: the runner's
+    default)."""
+    generations: int | None = Field(default=None, ge=1, le=100)
+    """Generations of that evolution (None: the runner's default)."""
     translate_from: Literal["serial", "cuda"] | None = None
     """Translation instead of generation: the model completes the suite's translation prompt
     (the `serial` or `cuda` implementation, then the target's prompt) and the candidate is

@@ -155,6 +155,8 @@ class EvalRunner:
             load_suite(suite),
             translate_from=options.translate_from,
             reasoning_threads=options.reasoning_threads,
+            evolve=options.evolve,
+            generations=options.generations,
             name=f"agent:{options.agent}",
         )
 

@@ -39,6 +39,8 @@ class GraphSource:
         *,
         translate_from: str | None = None,
         reasoning_threads: int | None = None,
+        evolve: bool | None = None,
+        generations: int | None = None,
         name: str = "graph",
     ) -> None:
         self.run_task = run_task
@@ -47,6 +49,8 @@ class GraphSource:
         self.name = name
         self.translate_from = translate_from
         self.reasoning_threads = reasoning_threads
+        self.evolve = evolve
+        self.generations = generations
         self.sources = {
             t.problem: t.source
             for t in suite.translations
@@ -72,6 +76,8 @@ class GraphSource:
             options=TaskOptions(
                 spec=Spec.model_validate(task.spec_for(target)).model_dump(),
                 reasoning_threads=self.reasoning_threads,
+                evolve=self.evolve,
+                generations=self.generations,
             ),
         )
         task_id = await asyncio.to_thread(self._submit, create)

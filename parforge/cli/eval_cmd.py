@@ -114,6 +114,16 @@ def run_cmd(
             help="Parallel reasoning threads per task beside the graph agent's plan (graph only).",
         ),
     ] = None,
+    evolve: Annotated[
+        bool,
+        typer.Option(
+            "--evolve", help="Evolve each task's first verified program for speed (graph only)."
+        ),
+    ] = False,
+    generations: Annotated[
+        int | None,
+        typer.Option(min=1, max=100, help="Generations of that evolution (implies --evolve)."),
+    ] = None,
     resume: Annotated[
         int | None,
         typer.Option(help="Continue a stopped run (its own options apply; others are ignored)."),
@@ -138,6 +148,8 @@ def run_cmd(
                 fail(f"unknown source model {translate_from!r}: use serial or cuda")
             if reasoning_threads and agent != "graph":
                 fail("--reasoning-threads needs --agent graph", 2)
+            if (evolve or generations is not None) and agent != "graph":
+                fail(f"{'--evolve' if evolve else '--generations'} needs --agent graph", 2)
             options = RunOptions(
                 url=url,
                 api=_api(api),
@@ -147,6 +159,8 @@ def run_cmd(
                 translate_from=_source_model(translate_from),
                 agent=_agent(agent),
                 reasoning_threads=reasoning_threads,
+                evolve=True if evolve or generations is not None else None,
+                generations=generations,
             )
             eval_id = _create(
                 engine, suite, target, samples, model, problems or [], limit, timing, options

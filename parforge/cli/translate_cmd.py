@@ -15,6 +15,7 @@ from rich.markup import escape
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from agents.evolve.summary import evolution_summary
 from agents.preflight import InputRejected, check_original, check_task
 from agents.reasoning import reasoning_summary
 from agents.verifier import SandboxVerifier, task_spec
@@ -80,6 +81,16 @@ def translate(
             help="Parallel reasoning threads beside the plan, one per strategy outline.",
         ),
     ] = None,
+    evolve: Annotated[
+        bool,
+        typer.Option(
+            "--evolve", help="Evolve the first verified program for speed (default: settings)."
+        ),
+    ] = False,
+    generations: Annotated[
+        int | None,
+        typer.Option(min=1, max=100, help="Generations of that evolution (implies --evolve)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Translate a sequential program into a verified parallel one."""
@@ -94,7 +105,14 @@ def translate(
             target=to,
             tests=test_inputs or None,
             agent="graph",
-            options=TaskOptions(function=function, rtol=rtol, reasoning_threads=reasoning_threads),
+            options=TaskOptions(
+                function=function,
+                rtol=rtol,
+                reasoning_threads=reasoning_threads,
+                # Unset unless asked for, so that the runner's default applies.
+                evolve=True if evolve or generations is not None else None,
+                generations=generations,
+            ),
             budgets=Budgets(time_s=budget_time, tokens=budget_tokens),
         )
         check_task(create)
@@ -181,7 +199,8 @@ def describe(kind: str, data: dict[str, Any]) -> str | None:
 
 
 def _summary(engine: Engine, task_id: str) -> dict[str, Any]:
-    """The `--json` object: status, reason, best candidate with its verdict, counts."""
+    """The `--json` object: status, reason, best candidate with its verdict, counts, and what
+    reasoning threads and evolution did."""
     with Session(engine) as session:
         task = tasks.get(session, task_id)
         assert task is not None
@@ -189,6 +208,7 @@ def _summary(engine: Engine, task_id: str) -> dict[str, Any]:
         steps = tasks.steps_of(session, task_id)
     best = next((c for c in candidates if c.id == task.best_candidate_id), None)
     verdict = best.verdict.data if best and best.verdict else None
+    evolution = next((s.result for s in reversed(steps) if s.name == "evolution"), None)
     return {
         "task_id": task_id,
         "status": STATUS.get(JobStatus(task.status), str(task.status)),
@@ -217,7 +237,24 @@ def _summary(engine: Engine, task_id: str) -> dict[str, Any]:
                 if s.name == "thread"
             ]
         ),
+        "evolution": evolution_summary(evolution if isinstance(evolution, dict) else None),
     }
+
+
+def evolution_line(evolution: dict[str, Any]) -> str:
+    """The human line for `translate`'s `evolution` summary (pure)."""
+    said: list[str] = []
+    if evolution["best_candidate_id"] is not None:
+        said.append(f"best candidate {evolution['best_candidate_id']}")
+    lineage = evolution["lineage"]
+    if lineage and lineage[-1].get("confidence") is not None:
+        said.append(f"confidence {float(lineage[-1]['confidence']):.2f}")
+    return (
+        f"evolution: {evolution['generations']} generations, "
+        f"{evolution['evaluations']} evaluations, "
+        f"{float(evolution['first_speedup']):.2f}x -> {float(evolution['best_speedup']):.2f}x"
+        + (f" ({', '.join(said)})" if said else "")
+    )
 
 
 def _print(summary: dict[str, Any]) -> None:
@@ -228,6 +265,8 @@ def _print(summary: dict[str, Any]) -> None:
             f"{reasoning['tokens_generated']} tokens written, ~{reasoning['tokens_saved']} saved",
             highlight=False,
         )
+    if (evolution := summary.get("evolution")) is not None:
+        console.print(evolution_line(evolution), highlight=False)
     if best is None:
         console.print(
             f"[bold red]no verified candidate[/]: {escape(summary['reason'])}", highlight=False

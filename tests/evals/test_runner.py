@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from agents.llm import LLMClient, LLMConfig
 from corpus.store import evals as store
-from corpus.store.models import EvalResult
+from corpus.store.models import EvalResult, Task
 from corpus.suites import load_suite
 from evals.config import RunOptions
 from evals.errors import EvalInterrupted
@@ -225,3 +225,26 @@ async def test_the_reference_is_built_once_per_task_with_the_cache(engine):
     # Even the verifications that start together wait for the first one's reference.
     assert reference_builds(cached) == 1
     assert all(r.status == "passed" for r in rows(engine, run_a) + rows(engine, run_b))
+
+
+async def test_the_graph_agent_gets_the_runs_reasoning_and_evolution_options(engine):
+    ran: list[str] = []
+
+    async def run_task(task_id: str) -> None:
+        ran.append(task_id)  # makes no candidate: each sample fails to generate
+
+    options = RunOptions(agent="graph", reasoning_threads=2, evolve=True, generations=3)
+    run_id = new_run(engine, samples=1, problems=TASKS[:1], options=options)
+    eval_runner = EvalRunner(
+        engine,
+        scripted(),
+        llm=LLMConfig(url="http://unused/v1"),
+        agents={"graph": run_task},
+    )
+    await eval_runner.run(run_id)
+    assert [r.status for r in rows(engine, run_id)] == ["generation_failed"]
+    with Session(engine) as session:
+        [task] = session.exec(select(Task)).all()
+    assert ran == [task.id] and task.options is not None
+    assert task.options["reasoning_threads"] == 2
+    assert task.options["evolve"] is True and task.options["generations"] == 3

@@ -61,6 +61,10 @@ class TaskOptions(SQLModel):
     reasoning_threads: int | None = Field(default=None, ge=0, le=16)
     """Parallel reasoning threads beside the agent's plan (graph agent; None: the runner's
     default, 0: none)."""
+    evolve: bool | None = None
+    """Evolve the first verified candidate for speed (graph agent; None: the runner's default)."""
+    generations: int | None = Field(default=None, ge=1, le=100)
+    """Generations of that evolution (None: the runner's default); asks for evolution."""
 
 
 DEFAULT_AGENT = "graph"

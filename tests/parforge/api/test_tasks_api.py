@@ -157,6 +157,11 @@ async def test_bad_input_is_a_4xx_with_a_reason(api_factory):
             json={"source": SOURCE, "target": "openmp", "options": {"reasoning_threads": 17}}
         )
         assert r.status_code == 422 and "reasoning_threads" in r.text
+        for generations in (0, 1000):
+            r = await post(
+                json={"source": SOURCE, "target": "openmp", "options": {"generations": generations}}
+            )
+            assert r.status_code == 422 and "generations" in r.text
         r = await post(
             content=b'{"source": "x", "target": ', headers={"content-type": "application/json"}
         )
@@ -185,6 +190,17 @@ async def test_bad_input_is_a_4xx_with_a_reason(api_factory):
         assert (await c.get("/v1/tasks", params={"limit": 0})).status_code == 422
         r = await c.get("/v1/exports/openai", params={"model": "a\u0000b"})
         assert r.status_code == 400 and "NUL" in r.text
+
+
+async def test_evolution_options_are_stored_and_returned_with_the_task(api_factory):
+    async with api_factory(runner=None) as api:
+        options = {"evolve": True, "generations": 3}
+        r = await api.client.post(
+            "/v1/tasks", json={"source": SOURCE, "target": "openmp", "options": options}
+        )
+        assert r.status_code == 202, r.text
+        task = (await api.client.get(f"/v1/tasks/{r.json()['id']}")).json()
+        assert task["options"]["evolve"] is True and task["options"]["generations"] == 3
 
 
 async def test_evals_health_and_metrics(api_factory):

@@ -1,5 +1,6 @@
 """`parforge eval run / list / report` on a real store and real compilers (the local sandbox
-backend, so that it needs no image), replaying known-good solutions."""
+backend, so that it needs no image), replaying known-good solutions; and the graph agent's
+options, stored with the run or refused for other agents."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import json
 from pathlib import Path
 
 import pytest
+from sqlmodel import Session
 from typer.testing import CliRunner
 
-from parforge.cli import app
-
-pytestmark = pytest.mark.slow
+from corpus.store import evals as store
+from corpus.store import open_store
+from evals.config import RunOptions
+from parforge.cli import app, eval_cmd
 
 
 @pytest.fixture
@@ -31,6 +34,7 @@ def cli(tmp_path: Path):
     return invoke
 
 
+@pytest.mark.slow
 def test_run_list_report_and_resume(cli, tmp_path: Path) -> None:
     args = ["--model", "replay:known-good", "--problems", "03_*", "--samples", "2", "--no-timing"]
     _, err = cli("eval", "run", *args)
@@ -60,3 +64,44 @@ def test_run_list_report_and_resume(cli, tmp_path: Path) -> None:
     cli("eval", "report", "7", code=1)
     _, err = cli("eval", "run", "--problems", "nothing*", code=1)
     assert "no openmp tasks matching nothing*" in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--reasoning-threads", "2"], "--reasoning-threads needs --agent graph"),
+        (["--evolve"], "--evolve needs --agent graph"),
+        (["--generations", "3"], "--generations needs --agent graph"),
+        (["--agent", "analysis", "--evolve"], "--evolve needs --agent graph"),
+    ],
+)
+def test_graph_options_need_the_graph_agent(cli, extra: list[str], message: str) -> None:
+    _, err = cli("eval", "run", "--problems", "03_*", *extra, code=2)
+    assert message in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "evolve", "generations"),
+    [
+        ([], None, None),
+        (["--evolve"], True, None),
+        (["--generations", "3"], True, 3),  # implies --evolve
+        (["--evolve", "--generations", "100"], True, 100),
+    ],
+)
+def test_evolution_options_are_stored_with_the_run(
+    cli, tmp_path: Path, monkeypatch, extra: list[str], evolve, generations
+) -> None:
+    async def fake_execute(config, engine, eval_id):
+        with Session(engine) as session:
+            return store.get(session, eval_id)
+
+    monkeypatch.setattr(eval_cmd, "_execute", fake_execute)
+    cli("eval", "run", "--agent", "graph", "--problems", "03_*", *extra, code=1)  # still queued
+    engine = open_store(f"sqlite:///{tmp_path / 'cli.db'}")
+    with Session(engine) as session:
+        row = store.get(session, 1)
+    engine.dispose()
+    assert row is not None
+    options = RunOptions.model_validate(row.options)
+    assert (options.agent, options.evolve, options.generations) == ("graph", evolve, generations)

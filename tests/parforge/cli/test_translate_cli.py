@@ -1,6 +1,7 @@
-"""`parforge translate`: bad input is refused before anything is stored; the progress lines; and
-the whole command on the real Docker sandbox with the agent's no-model mode (the analysis's own
-choice), which must hand back a verified, race-free program and its JSON summary."""
+"""`parforge translate`: bad input is refused before anything is stored; the options reach the
+task; the progress lines and the summary of a stored evolution; and the whole command on the real
+Docker sandbox with the agent's no-model mode (the analysis's own choice), which must hand back a
+verified, race-free program and its JSON summary."""
 
 from __future__ import annotations
 
@@ -11,10 +12,18 @@ import pytest
 from sqlmodel import Session, select
 from typer.testing import CliRunner
 
-from corpus.store import open_store
-from corpus.store.models import Task
-from parforge.cli import app
-from parforge.cli.translate_cmd import describe
+from corpus.store import open_store, tasks
+from corpus.store.models import (
+    JobStatus,
+    ParallelTarget,
+    Step,
+    StepKind,
+    Task,
+    TaskCreate,
+    TaskOptions,
+)
+from parforge.cli import app, translate_cmd
+from parforge.cli.translate_cmd import _summary, describe, evolution_line
 
 PROGRAMS = Path(__file__).parent.parent.parent / "agents/graphs/programs"
 
@@ -61,6 +70,127 @@ def test_bad_input_is_refused_with_exit_2_and_nothing_stored(
     with Session(engine) as session:
         assert session.exec(select(Task)).all() == []
     engine.dispose()
+
+
+@pytest.mark.parametrize(
+    ("extra", "options"),
+    [
+        ([], {"reasoning_threads": None, "evolve": None, "generations": None}),
+        (["--reasoning-threads", "3"], {"reasoning_threads": 3, "evolve": None}),
+        (["--evolve"], {"evolve": True, "generations": None}),
+        (["--generations", "7"], {"evolve": True, "generations": 7}),  # implies --evolve
+        (["--evolve", "--generations", "100"], {"evolve": True, "generations": 100}),
+    ],
+)
+def test_options_reach_the_task(translate, monkeypatch, extra, options):
+    made: list[TaskCreate] = []
+
+    async def fake_translate(config, create, as_json):
+        made.append(create)
+        return JobStatus.SUCCEEDED
+
+    monkeypatch.setattr(translate_cmd, "_translate", fake_translate)
+    code, _, err = translate(str(PROGRAMS / "reduce.c"), "--to", "openmp", *extra)
+    assert code == 0, err
+    [create] = made
+    assert isinstance(create.options, TaskOptions)
+    assert {k: getattr(create.options, k) for k in options} == options
+
+
+@pytest.mark.parametrize("generations", ["0", "101"])
+def test_generations_out_of_range_is_refused(translate, generations):
+    code, _, err = translate(
+        str(PROGRAMS / "reduce.c"), "--to", "openmp", "--generations", generations
+    )
+    assert code == 2 and "--generations" in err
+
+
+def _task_with_steps(url: str, results: list[tuple[str, object]]) -> str:
+    engine = open_store(url)
+    with Session(engine) as s:
+        create = TaskCreate(target=ParallelTarget.OPENMP, source="int main(void) { return 0; }")
+        task = tasks.claim(s, "w", tasks.submit(s, create).id)
+        assert task is not None
+        run = tasks.start_run(s, task, "graph", "w")
+        assert run.id is not None
+        for seq, (name, result) in enumerate(results, 1):
+            s.add(
+                Step(
+                    task_id=task.id,
+                    run_id=run.id,
+                    seq=seq,
+                    kind=StepKind.TOOL_CALL,
+                    name=name,
+                    result=result,
+                )
+            )
+        s.commit()
+        task_id = task.id
+    engine.dispose()
+    return task_id
+
+
+LINEAGE = [
+    {"candidate_id": 3, "operator": "seed", "label": "parallel for", "speedup": 1.02},
+    {
+        "candidate_id": 12,
+        "operator": "mutate",
+        "label": "schedule(static)",
+        "speedup": 1.71,
+        "confidence": 0.98,
+        "extra": "not part of the contract",
+    },
+]
+EVOLUTION = {
+    "generations": 4,
+    "evaluations": 17,
+    "first_speedup": 1.02,
+    "best_speedup": 1.71,
+    "best_candidate_id": 12,
+    "lineage": LINEAGE,
+    "stopped": "no improvement for 2 generations",
+    "seed": 7,
+    "population": ["engine-internal, not passed on"],
+}
+
+
+def test_summary_takes_the_last_evolution_step(tmp_path):
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    earlier = {"generations": 1, "evaluations": 2, "first_speedup": 1.0, "best_speedup": 1.1}
+    steps = [("evolution", earlier), ("verify", {"status": "passed"}), ("evolution", EVOLUTION)]
+    task_id = _task_with_steps(url, steps)
+    plain = _task_with_steps(url, [("verify", {"status": "passed"})])
+    engine = open_store(url)
+    try:
+        evolution = _summary(engine, task_id)["evolution"]
+        assert _summary(engine, plain)["evolution"] is None
+    finally:
+        engine.dispose()
+    expected = {k: v for k, v in EVOLUTION.items() if k != "population"}
+    expected["lineage"] = [
+        {**LINEAGE[0], "confidence": None},
+        {k: v for k, v in LINEAGE[1].items() if k != "extra"},
+    ]
+    assert evolution == expected
+    assert json.loads(json.dumps(evolution)) == evolution
+    assert evolution_line(evolution) == (
+        "evolution: 4 generations, 17 evaluations, 1.02x -> 1.71x "
+        "(best candidate 12, confidence 0.98)"
+    )
+
+
+def test_evolution_line_leaves_out_what_is_unknown():
+    evolution = {
+        "generations": 2,
+        "evaluations": 5,
+        "first_speedup": 1.5,
+        "best_speedup": 1.5,
+        "best_candidate_id": None,
+        "lineage": [{"candidate_id": 4, "confidence": None}],
+    }
+    assert evolution_line(evolution) == "evolution: 2 generations, 5 evaluations, 1.50x -> 1.50x"
+    evolution["best_candidate_id"] = 4
+    assert evolution_line(evolution).endswith("1.50x -> 1.50x (best candidate 4)")
 
 
 def test_progress_lines_name_what_happened():
