@@ -114,16 +114,16 @@ class GraphRunner:
             repairs=config.repairs if config.use_model else 0,
         )
 
-    async def run(self, context: TaskContext) -> RunOutcome:
+    async def context(self, context: TaskContext) -> TranslateContext:
+        """What one run of the graph works with (tools, budget, options), its run stored;
+        `InputRejected` when the program cannot be analysed. Benchmarks that drive a subgraph
+        alone start here too."""
         task = context.task
         target, language = Target(task.target.value), Language(task.language.value)
         spec = task_spec(task, self.config)
         function = task.options.function if task.options else None
-        try:
-            # The same checks as at submission, for tasks stored by other means (the store).
-            program = check_program(task.source, language, function, needs_main=spec.driver is None)
-        except InputRejected as exc:
-            return RunOutcome(JobStatus.FAILED, f"the program cannot be analysed: {exc}")
+        # The same checks as at submission, for tasks stored by other means (the store).
+        program = check_program(task.source, language, function, needs_main=spec.driver is None)
         # Without the model (the analysis-only baseline) the server need not even be up.
         identity = await identify(self.llm) if self.config.use_model else Identity("none")
         budget = self.budget(context)
@@ -159,6 +159,14 @@ class GraphRunner:
             pruning=Pruning(rule=self.config.pruning),
             evolve=evolution is not None,
         )
+        return ctx
+
+    async def run(self, context: TaskContext) -> RunOutcome:
+        try:
+            ctx = await self.context(context)
+        except InputRejected as exc:
+            return RunOutcome(JobStatus.FAILED, f"the program cannot be analysed: {exc}")
+        tools, budget = ctx.tools, ctx.budget
         try:
             async with asyncio.timeout(budget.time_s):
                 state = await self._run_graph(ctx, context)

@@ -1,3 +1,3 @@
-from agents.graphs.evolve.graph import build, wanted
+from agents.graphs.evolve.graph import build, evolve_from, wanted
 
-__all__ = ["build", "wanted"]
+__all__ = ["build", "evolve_from", "wanted"]

@@ -18,7 +18,9 @@ from langgraph.graph.state import CompiledStateGraph
 
 from agents.graphs.evolve import nodes
 from agents.graphs.evolve.state import EvolveInput, EvolveOutput, EvolveState
+from agents.graphs.translate.observe import observation
 from agents.graphs.translate.state import TranslateContext, TranslateState
+from agents.tools import Made
 
 
 def more(state: EvolveState) -> str:
@@ -48,3 +50,18 @@ def wanted(state: TranslateState) -> bool:
     if not state.get("evolve") or state.get("evolution"):
         return False
     return any(item["verdict"].get("status") == "passed" for item in state.get("observations", []))
+
+
+async def evolve_from(ctx: TranslateContext, seeds: list[Made]) -> dict[str, Any]:
+    """Evolve verified `seeds` outside the translate graph (benchmarks that start from a given
+    program); returns the evolution's record. Not checkpointed."""
+    limit = 16 + 2 * ctx.config.evolution.generations
+    result = await _GRAPH.ainvoke(
+        {"observations": [observation(m) for m in seeds if m.verdict is not None]},
+        {"recursion_limit": limit},
+        context=ctx,
+    )
+    return dict(result["evolution"])
+
+
+_GRAPH = build()
