@@ -1,4 +1,5 @@
-"""Fine-tuning data from the store: OpenAI chat JSONL, TRL SFT and TRL DPO, as streams.
+"""Fine-tuning data from the store: OpenAI chat JSONL, TRL SFT, TRL DPO and preference pairs
+from evolution histories, as streams.
 
 JSON schemas of each format's lines ship in `schemas/` (see `schema_for`).
 """

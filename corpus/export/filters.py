@@ -18,6 +18,9 @@ class ExportFormat(StrEnum):
     """TRL SFT: `messages` with tool-call arguments as objects, and a `tools` column."""
     DPO = "dpo"
     """TRL DPO: `prompt`, `chosen`, `rejected` (conversational)."""
+    EVOLUTION_PAIRS = "evolution-pairs"
+    """TRL DPO with `meta`: a child against its parent from evolution histories (faster or
+    correct, measured side by side)."""
 
 
 class Split(StrEnum):

@@ -13,6 +13,7 @@ from sqlalchemy import Engine
 
 from corpus.errors import ExportError
 from corpus.export.dedupe import DigestSet
+from corpus.export.evolution import evolution_records
 from corpus.export.filters import ExportFilter, ExportFormat, Split, split_of
 from corpus.export.formats import dpo_records, openai_record, sft_record
 from corpus.export.rows import stream_rows, with_tool_turns
@@ -35,15 +36,18 @@ def export_lines(
     """JSON lines (each ending in a newline) in task order, identical lines dropped.
 
     Memory stays flat whatever the store's size: rows come in batches from a cursor, DPO
-    holds one task at a time, and the digests of lines already written live on disk.
+    holds one task at a time (evolution pairs one evolution step), and the digests of lines already written live on disk.
     """
     filters = filters or ExportFilter()
     stats = stats if stats is not None else ExportStats()
+    records: Iterator[dict[str, Any]]
+    if fmt is ExportFormat.EVOLUTION_PAIRS:
+        yield from _lines(evolution_records(engine, filters, owner), stats)
+        return
     rows = stream_rows(engine, filters, owner, dpo=fmt is ExportFormat.DPO)
     if filters.split is not Split.ALL:
         wanted = filters.split
         rows = (r for r in rows if split_of(r.task_id, filters.validation_fraction) is wanted)
-    records: Iterator[dict[str, Any]]
     if fmt is ExportFormat.DPO:
         records = (
             record
@@ -56,6 +60,10 @@ def export_lines(
         records = (sft_record(r) for r in with_tool_turns(engine, rows))
     else:
         raise ExportError(f"unknown export format {fmt!r}")
+    yield from _lines(records, stats)
+
+
+def _lines(records: Iterator[dict[str, Any]], stats: ExportStats) -> Iterator[str]:
     with DigestSet() as seen:
         for record in records:
             line = json.dumps(record, ensure_ascii=False, sort_keys=True)

@@ -17,14 +17,17 @@ from parforge.cli._store import store
 
 
 def export(
-    fmt: Annotated[ExportFormat, typer.Option("--format", "-f", help="openai, sft or dpo.")],
+    fmt: Annotated[
+        ExportFormat, typer.Option("--format", "-f", help="openai, sft, dpo or evolution-pairs.")
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="JSONL file to write ('-': stdout).")],
     verified_only: Annotated[
         bool,
         typer.Option(
             "--verified-only/--all",
             help="Only samples whose candidate passed (the default), or all of them, failures "
-            "included (DPO always pairs a passing candidate against failures).",
+            "included (DPO always pairs a passing candidate against failures; evolution-pairs "
+            "always pairs a correct candidate against a slower or failing one).",
         ),
     ] = True,
     min_speedup: Annotated[

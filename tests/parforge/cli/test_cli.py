@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
 from typer.testing import CliRunner
 
+from corpus.store import open_store
 from parforge.cli import app
+from tests.corpus.export.test_evolution_export import store_evolution
 
 
 @pytest.fixture
@@ -58,6 +61,21 @@ def test_submit_wait_show_list_export(cli, tmp_path):
     assert len(cli("export", "-f", "openai", "-o", "-", "--all").splitlines()) == 2
     dpo = cli("export", "-f", "dpo", "-o", "-")
     assert len(dpo.splitlines()) == 1
+
+
+def test_export_evolution_pairs(cli, store_url):
+    engine = open_store(store_url)
+    try:
+        ids = asyncio.run(store_evolution(engine))
+    finally:
+        engine.dispose()
+    lines = [json.loads(x) for x in cli("export", "-f", "evolution-pairs", "-o", "-").splitlines()]
+    assert [(x["meta"]["kind"], x["meta"]["chosen_candidate_id"]) for x in lines] == [
+        ("faster", ids["fast"]),
+        ("correct", ids["seed"]),
+        ("faster", ids["fast"]),
+    ]
+    assert cli("export", "-f", "evolution-pairs", "-o", "-", "--target", "mpi") == ""
 
 
 def test_submit_queues_and_cancel(cli, tmp_path):
