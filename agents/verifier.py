@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from corpus.store.models import TaskCreate, TaskDetail
 from sandbox.base import Sandbox
+from sandbox.gate import TimingGate
 from sandbox.spec import Candidate, Language, Spec, Target, TestCase, Tolerance
 from sandbox.verdict import Verdict
 from sandbox.verify import VerifyOptions, verify
@@ -46,7 +47,13 @@ class Verifier(Protocol):
 
 
 class SandboxVerifier:
-    """`sandbox.verify.verify` on one long-lived sandbox, with fixed options."""
+    """`sandbox.verify.verify` on one long-lived sandbox, with fixed options.
+
+    Its verifications share one timing gate: an agent verifies several candidates at once
+    (a plan's steps, repairs, evolution's children), and without the gate one candidate's
+    timing runs would share the cores with another's builds and race checks, and speedups,
+    the reward evolution optimises, would measure the neighbours.
+    """
 
     def __init__(
         self, sandbox: Sandbox, options: VerifyOptions | None = None, timing: bool = True
@@ -54,13 +61,23 @@ class SandboxVerifier:
         self.sandbox = sandbox
         self.options = options or VerifyOptions()
         self.timing = timing
+        self.gate = TimingGate()
 
     async def __call__(self, spec: Spec, candidate: Candidate) -> Verdict:
-        return await verify(self.sandbox, spec, candidate, timing=self.timing, options=self.options)
+        return await verify(
+            self.sandbox,
+            spec,
+            candidate,
+            timing=self.timing,
+            options=self.options,
+            timing_gate=self.gate,
+        )
 
     async def probe(self, spec: Spec, candidate: Candidate) -> Verdict:
         options = self.options.model_copy(update={"probe": True, "timing": False})
-        return await verify(self.sandbox, spec, candidate, timing=False, options=options)
+        return await verify(
+            self.sandbox, spec, candidate, timing=False, options=options, timing_gate=self.gate
+        )
 
     async def aclose(self) -> None:
         """Release the sandbox (its warm containers)."""

@@ -101,10 +101,11 @@ class GraphRunner:
         threads = self.reasoning_threads(context)
         evolution = self.evolution(context)
         # Each thread may add a candidate, its behaviour probe and its verification; each
-        # evaluation of evolution a candidate, its probe and its verification.
+        # evaluation of evolution a candidate, its probe and its verification, and a win the
+        # two verifications that confirm it (at most one win per evaluation: 3 runs in all).
         evaluations = evolution.evaluations if evolution is not None else 0
         candidates = threads + evaluations
-        runs = 2 * (threads + evaluations)
+        runs = 2 * threads + 4 * evaluations
         return Budget(
             tokens=task.budgets.tokens or config.tokens,
             time_s=task.budgets.time_s,

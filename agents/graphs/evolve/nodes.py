@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -35,6 +36,7 @@ from agents.tools.annotate import label
 from agents.tools.calls import keep, reserve
 from agents.tools.verify import checked_spec
 from corpus.store.models import StepCreate, StepKind
+from sandbox.spec import Candidate
 from sandbox.verdict import Verdict
 
 Ctx = Runtime[TranslateContext]
@@ -154,7 +156,7 @@ async def generation(state: EvolveState, runtime: Ctx) -> dict[str, Any]:
     record["tried"] += [code_hash(m.key) for _, m in made]
     evaluated = await _evaluate(ctx, [m for _, m in made])
     record["evaluations"] += len(evaluated)
-    rows, improved = _offer(tools, record, archive, made, evaluated, number)
+    rows, improved = await _offer(ctx, record, archive, made, evaluated, number)
     record["history"] += rows
     record["generation"] = number
     record["plateau"] = 0 if improved else record["plateau"] + 1
@@ -297,15 +299,18 @@ async def _evaluate(ctx: TranslateContext, made: list[Made]) -> list[Made]:
     return [m for m, ok in zip(made, done, strict=True) if ok]
 
 
-def _offer(
-    tools: ToolContext,
+async def _offer(
+    ctx: TranslateContext,
     record: dict[str, Any],
     archive: Archive,
     made: list[tuple[Child, Made]],
     evaluated: list[Made],
     number: int,
 ) -> tuple[list[dict[str, Any]], bool]:
-    """Each evaluated child, in the order it was made, against its cell and the best."""
+    """Each evaluated child, in the order it was made, against its cell and the best. A child
+    that beats the best must beat it again when both are timed anew (`_confirm`)."""
+    tools, cfg = ctx.tools, ctx.config.evolution
+    judge = partial(compare, min_confidence=cfg.min_confidence, min_gain=cfg.min_gain)
     ids = {m.candidate_id for m in evaluated}
     rows: list[dict[str, Any]] = []
     improved = False
@@ -315,17 +320,22 @@ def _offer(
         verdict = m.verdict
         f = fitness(verdict)
         parent = tools.made[child.parents[0]]
-        versus_parent = compare(verdict, parent.verdict)
+        versus_parent = judge(verdict, parent.verdict)
         cell = descriptor(m.source, tools.target)
         incumbent = archive.incumbent(cell)
         placed = f.correct and (
-            incumbent is None or compare(verdict, tools.made[incumbent.candidate_id].verdict).better
+            incumbent is None or judge(verdict, tools.made[incumbent.candidate_id].verdict).better
         )
         if placed:
             archive.place(_elite(m, cell, number))
         best = tools.made[record["best"]]
-        versus_best = compare(verdict, best.verdict)
-        if versus_best.better:
+        versus_best = judge(verdict, best.verdict)
+        confidence = versus_parent.confidence
+        won = versus_best.better
+        if won and cfg.confirm and fitness(best.verdict).correct:
+            won, again = await _confirm(ctx, m, best)
+            confidence = min(confidence, again)
+        if won:
             record["best"] = m.candidate_id
             improved = True
         rows.append(
@@ -338,13 +348,50 @@ def _offer(
                 "status": verdict.status.value if verdict else "not verified",
                 "correct": f.correct,
                 "speedup": f.speedup,
-                "confidence": versus_parent.confidence,
+                "confidence": confidence,
                 "gain": versus_parent.gain if versus_parent.gain != float("inf") else None,
                 "placed": placed,
-                "best": versus_best.better,
+                "best": won,
             }
         )
     return rows, improved
+
+
+async def _confirm(ctx: TranslateContext, child: Made, best: Made) -> tuple[bool, float]:
+    """A win must replicate: the best and the child verified again back to back, the child
+    must beat it again. Two measurements at different moments of a shared host disagree more
+    often than their repeats suggest; requiring both to agree makes a noisy win unlikely. The
+    new verdicts are a stored `confirm` step, not the candidates' verdicts."""
+    tools, cfg = ctx.tools, ctx.config.evolution
+    try:
+        reserve(tools, "sandbox_run")
+        reserve(tools, "sandbox_run")
+    except ToolError:
+        return False, 0.0
+    spec = checked_spec(tools)
+    started = datetime.now(UTC)
+    again_best = await tools.verifier(spec, Candidate(target=tools.target, source=best.source))
+    again = await tools.verifier(spec, Candidate(target=tools.target, source=child.source))
+    result = compare(again, again_best, cfg.min_confidence, cfg.min_gain)
+    await tools.recorder.add_step(
+        StepCreate(
+            kind=StepKind.TOOL_CALL,
+            name="confirm",
+            tool_name="evolve",
+            parent_id=child.step_id,
+            arguments={"candidate_id": child.candidate_id, "best": best.candidate_id},
+            result={
+                "better": result.better,
+                "confidence": result.confidence,
+                "gain": result.gain if result.gain != float("inf") else None,
+                "speedup": fitness(again).speedup,
+                "best_speedup": fitness(again_best).speedup,
+            },
+            started_at=started,
+            finished_at=datetime.now(UTC),
+        )
+    )
+    return result.better, result.confidence
 
 
 async def finish(state: EvolveState, runtime: Ctx) -> dict[str, Any]:

@@ -27,7 +27,11 @@ class EvolveConfig(BaseModel):
     time_s: float | None = Field(default=None, gt=0)
     """Wall-clock budget of evolution (the task's own time budget bounds it too)."""
     min_confidence: float = Field(default=0.95, ge=0.5, le=1)
+    """How sure a child's timing runs must make it that it is faster than what it replaces."""
     min_gain: float = Field(default=1.03, ge=1)
+    """...and by how much at least (median speedup ratio)."""
+    confirm: bool = True
+    """A child that beats the best must beat it again when both are verified anew."""
 
 
 class GraphConfig(Checks):

@@ -196,6 +196,35 @@ async def test_noise_alone_never_makes_a_new_best(engine, llm_config):
     assert task.status == JobStatus.SUCCEEDED
 
 
+async def test_a_win_that_does_not_replicate_is_not_believed(engine, llm_config):
+    """The child looks much faster once; timed again beside the best, it is not."""
+    seen: dict[str, int] = {}
+
+    def lucky_once(source: str) -> Verdict:
+        """The first parallel program (the seed) at 1.3x; any other at 1.9x once, then 1.3x."""
+        if "#pragma omp" not in source:  # the sequential program checked against itself
+            return timed(1.0)
+        seen[source] = seen.get(source, 0) + 1
+        if len(seen) == 1 or seen[source] > 1:
+            return timed(1.3)
+        return timed(1.9)
+
+    class Verifier(ScriptedVerifier):
+        async def probe(self, spec: Any, candidate: Any) -> Any:
+            return timed(1.3)  # a probe is not timed: it is no measurement
+
+    task_id = submit(engine)
+    runner = evolving(llm_config, Verifier(lucky_once), generations=1, children=2)
+    task = await run_one(engine, runner, task_id)
+    evolution = evolution_of(engine, task_id)
+    assert evolution["best_candidate_id"] == evolution["first_candidate_id"]
+    assert task.best_candidate_id == evolution["first_candidate_id"]
+    steps, _ = stored(engine, task_id)
+    confirms = [s for s in steps if s.name == "confirm"]
+    assert confirms and not any(s.result["better"] for s in confirms)
+    assert all(not h["best"] for h in evolution["history"])
+
+
 async def test_budgets_stop_evolution(engine, llm_config):
     task_id = submit(engine)
     verifier = ScriptedVerifier(by_schedule)
