@@ -157,11 +157,12 @@ class Tally:
             return None
         return max(passed, key=lambda item: (item[1].speedup, -item[0]))[0]
 
-    def reason(self, made: int) -> str:
-        """`2 of 4 candidates passed; best 1.8x at 2 threads` or the failures by status."""
+    def reason(self, made: int, best: int | None = None) -> str:
+        """`2 of 4 candidates passed; best 1.8x at 2 threads` or the failures by status;
+        `best`: the candidate reported as best when another rule chose it (evolution's)."""
         passed = sum(v.passed for v in self.verdicts.values())
         head = f"{passed} of {made} candidate{'s' if made != 1 else ''} passed"
-        best = self.best()
+        best = best if best in self.verdicts else self.best()
         if best is not None:
             return f"{head}; best {_speed(self.verdicts[best])}"
         counts = Counter(v.status.value for v in self.verdicts.values() if not v.passed)

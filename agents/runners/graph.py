@@ -208,12 +208,12 @@ class GraphRunner:
         tools = ctx.tools
         tally = Tally(_verdicts(tools))
         best = tally.best()
-        summary = tally.reason(len(tools.made))
         evolved = (state.get("evolution") or {}).get("best")
         if evolved is not None and evolved in tools.made:
             # Evolution's best beat its rivals with confidence; the fastest median may not have.
             best = evolved
-            summary = f"{summary}; {evolution_line(state['evolution'], tools.made)}"
+            why = evolution_line(state["evolution"], tools.made)
+        summary = tally.reason(len(tools.made), best)
         notes = state.get("notes") or []
         if why:
             summary += f"; {why}"
