@@ -1,0 +1,102 @@
+"""Evolution end to end in the real Docker sandbox, without a model: the analysis annotates a
+triangular loop with a plain static schedule (the first correct candidate), and parameter
+mutations alone must find a schedule that balances it, measured by the sandbox's timing runs
+and believed only with confidence. The verifier says so, not the test."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from sqlmodel import Session
+
+from agents.graphs.translate import GraphConfig
+from agents.graphs.translate.config import EvolveConfig
+from agents.llm import LLMClient, LLMConfig
+from agents.runners import GraphRunner, SandboxVerifier
+from corpus.store import open_store, tasks
+from corpus.store.models import JobStatus, TaskCreate, TestInput
+from parforge.service.config import ServerConfig
+from parforge.service.pool import WorkerPool
+from sandbox.backends import open_sandbox
+from sandbox.config import DockerConfig
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+TRIANGLE = """#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    int n = argc > 1 ? atoi(argv[1]) : 1000;
+    double total = 0.0;
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int j = 0; j < i; j++)
+            s += (double)(j % 7) / (i + 1);
+        total += s;
+    }
+    printf("%.6e\\n", total);
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def evolved(sandbox_image: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    url = f"sqlite:///{tmp_path_factory.mktemp('evolve') / 'store.db'}"
+    engine = open_store(url)
+    with Session(engine) as s:
+        create = TaskCreate(
+            name="triangle",
+            language="c",
+            target="openmp",
+            source=TRIANGLE,
+            tests=[TestInput(name="small", args=["300"]), TestInput(name="big", args=["24000"])],
+            options={"rtol": 1e-5},
+        )
+        task_id = tasks.submit(s, create).id
+
+    async def run() -> None:
+        config = GraphConfig(
+            use_model=False,
+            planner=False,
+            threads=[1, 2],
+            evolve=True,
+            evolution=EvolveConfig(generations=2, children=3, model_children=0, seed=3),
+        )
+        llm = LLMClient(LLMConfig(url="http://127.0.0.1:9/v1"))  # never called: no model
+        verifier = SandboxVerifier(open_sandbox(DockerConfig(pool_size=2)))
+        runner = GraphRunner(llm, verifier, config)
+        pool = WorkerPool(engine, runner, ServerConfig(workers=1, poll_s=0.1, heartbeat_s=0.5))
+        try:
+            await pool.run_task(task_id)
+        finally:
+            await runner.aclose()
+
+    asyncio.run(run())
+    with Session(engine) as s:
+        task = tasks.get(s, task_id)
+        found = {
+            "task": task,
+            "candidates": tasks.candidates(s, task_id),
+            "steps": tasks.steps_of(s, task_id),
+        }
+    engine.dispose()
+    return found
+
+
+def test_parameter_mutations_balance_a_triangular_loop(evolved: dict[str, Any]) -> None:
+    task = evolved["task"]
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    evolution = next(s.result for s in evolved["steps"] if s.name == "evolution")
+    first, best = evolution["first_candidate_id"], evolution["best_candidate_id"]
+    by_id = {c.id: c for c in evolved["candidates"]}
+    assert "schedule(static)" in by_id[first].source  # the analysis's plain first choice
+    assert best != first, evolution["history"]
+    assert task.best_candidate_id == best
+    assert evolution["best_speedup"] > evolution["first_speedup"] * 1.15
+    chain = evolution["lineage"]
+    assert chain[-1]["candidate_id"] == best and chain[-1]["confidence"] >= 0.95
+    pragma = next(line for line in by_id[best].source.splitlines() if "#pragma omp" in line)
+    assert "schedule(static)" not in pragma
+    assert evolution["evaluations"] == len(evolution["history"]) <= 6
