@@ -71,7 +71,9 @@ def stop_reason(
 
 def lineage(record: dict[str, Any]) -> list[dict[str, Any]]:
     """The best candidate's ancestry from the first correct candidate: each step's operator,
-    speedup and the confidence that it beat its parent."""
+    speedup, the confidence that it beat its parent (`confidence`) and, for a step that became
+    the best, the confidence that it beat the best it replaced, confirmation included
+    (`over_best`). An ancestor may be slower than its parent: it held a cell, not the title."""
     by_child = {item["candidate_id"]: item for item in record["history"]}
     chain: list[dict[str, Any]] = []
     at = record["best"]
@@ -88,6 +90,7 @@ def lineage(record: dict[str, Any]) -> list[dict[str, Any]]:
                     "label": "",
                     "speedup": elite.speedup if elite else record["first_speedup"],
                     "confidence": None,
+                    "over_best": None,
                 }
             )
             break
@@ -98,6 +101,7 @@ def lineage(record: dict[str, Any]) -> list[dict[str, Any]]:
                 "label": item["label"],
                 "speedup": item["speedup"],
                 "confidence": item["confidence"],
+                "over_best": item.get("over_best"),
             }
         )
         at = item["parents"][0] if item["parents"] else None
@@ -122,6 +126,7 @@ def summary(record: dict[str, Any], tokens_now: int) -> dict[str, Any]:
         "first_speedup": record["first_speedup"],
         "best_candidate_id": record["best"],
         "best_speedup": best_speedup,
+        "best_confidence": chain[-1]["over_best"] if chain else None,
         "lineage": chain,
         "stopped": record["stopped"],
         "seed": record["seed"],

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-LINEAGE_KEYS = ("candidate_id", "operator", "label", "speedup", "confidence")
-"""What each step of the best candidate's lineage says."""
+LINEAGE_KEYS = ("candidate_id", "operator", "label", "speedup", "confidence", "over_best")
+"""What each step of the best candidate's lineage says (`agents.evolve.record.lineage`)."""
 
 
 def evolution_summary(result: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -23,6 +23,8 @@ def evolution_summary(result: Mapping[str, Any] | None) -> dict[str, Any] | None
         "first_speedup": result.get("first_speedup", 0.0),
         "best_speedup": result.get("best_speedup", 0.0),
         "best_candidate_id": result.get("best_candidate_id"),
+        "best_confidence": result.get("best_confidence"),
+        "first_candidate_id": result.get("first_candidate_id"),
         "lineage": [
             {key: entry.get(key) for key in LINEAGE_KEYS}
             for entry in lineage

@@ -246,9 +246,8 @@ def evolution_line(evolution: dict[str, Any]) -> str:
     said: list[str] = []
     if evolution["best_candidate_id"] is not None:
         said.append(f"best candidate {evolution['best_candidate_id']}")
-    lineage = evolution["lineage"]
-    if lineage and lineage[-1].get("confidence") is not None:
-        said.append(f"confidence {float(lineage[-1]['confidence']):.2f}")
+    if evolution.get("best_confidence") is not None:
+        said.append(f"confidence {float(evolution['best_confidence']):.2f}")
     return (
         f"evolution: {evolution['generations']} generations, "
         f"{evolution['evaluations']} evaluations, "

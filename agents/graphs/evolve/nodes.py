@@ -330,11 +330,11 @@ async def _offer(
             archive.place(_elite(m, cell, number))
         best = tools.made[record["best"]]
         versus_best = judge(verdict, best.verdict)
-        confidence = versus_parent.confidence
+        over_best = versus_best.confidence
         won = versus_best.better
         if won and cfg.confirm and fitness(best.verdict).correct:
             won, again = await _confirm(ctx, m, best)
-            confidence = min(confidence, again)
+            over_best = min(over_best, again)
         if won:
             record["best"] = m.candidate_id
             improved = True
@@ -348,10 +348,11 @@ async def _offer(
                 "status": verdict.status.value if verdict else "not verified",
                 "correct": f.correct,
                 "speedup": f.speedup,
-                "confidence": confidence,
+                "confidence": versus_parent.confidence,
                 "gain": versus_parent.gain if versus_parent.gain != float("inf") else None,
                 "placed": placed,
                 "best": won,
+                "over_best": over_best if won else None,
             }
         )
     return rows, improved

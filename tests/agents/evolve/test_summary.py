@@ -17,6 +17,8 @@ def test_the_contract_keys_pass_through_and_nothing_else():
         "first_speedup": 1.2,
         "best_speedup": 2.0,
         "best_candidate_id": 5,
+        "best_confidence": 0.97,
+        "first_candidate_id": 1,
         "lineage": [entry | {"confidence": 0.9, "parents": [1, 2]}, "not an entry"],
         "stopped": "generations spent",
         "seed": 11,
@@ -28,7 +30,9 @@ def test_the_contract_keys_pass_through_and_nothing_else():
         "first_speedup": 1.2,
         "best_speedup": 2.0,
         "best_candidate_id": 5,
-        "lineage": [entry | {"confidence": 0.9}],
+        "best_confidence": 0.97,
+        "first_candidate_id": 1,
+        "lineage": [entry | {"confidence": 0.9, "over_best": None}],
         "stopped": "generations spent",
         "seed": 11,
     }
@@ -41,10 +45,19 @@ def test_missing_keys_get_defaults():
         "first_speedup": 0.0,
         "best_speedup": 0.0,
         "best_candidate_id": None,
+        "best_confidence": None,
+        "first_candidate_id": None,
         "lineage": [],
         "stopped": "",
         "seed": 0,
     }
     assert evolution_summary({"lineage": [{"candidate_id": 1}]})["lineage"] == [  # type: ignore[index]
-        {"candidate_id": 1, "operator": None, "label": None, "speedup": None, "confidence": None}
+        {
+            "candidate_id": 1,
+            "operator": None,
+            "label": None,
+            "speedup": None,
+            "confidence": None,
+            "over_best": None,
+        }
     ]

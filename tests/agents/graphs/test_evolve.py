@@ -145,6 +145,7 @@ async def test_evolution_finds_a_balancing_schedule_with_confidence(engine, llm_
         and chain[0]["candidate_id"] == evolution["first_candidate_id"]
     )
     assert all(step["confidence"] >= 0.95 for step in chain[1:])
+    assert evolution["best_confidence"] >= 0.95 and chain[-1]["over_best"] >= 0.95
     _, cands = stored(engine, task_id)
     best = next(c for c in cands if c.id == task.best_candidate_id)
     assert best.id == evolution["best_candidate_id"]

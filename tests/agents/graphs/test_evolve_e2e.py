@@ -6,8 +6,10 @@ and believed only with confidence. The verifier says so, not the test."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from sqlmodel import Session
 
@@ -21,6 +23,9 @@ from parforge.service.config import ServerConfig
 from parforge.service.pool import WorkerPool
 from sandbox.backends import open_sandbox
 from sandbox.config import DockerConfig
+from tests.agents.graphs.test_translate import RoutedLLM
+from tests.agents.runners.test_prompt_runner import FAST
+from tests.conftest import FakeLLMServer, Reply
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -96,7 +101,70 @@ def test_parameter_mutations_balance_a_triangular_loop(evolved: dict[str, Any]) 
     assert task.best_candidate_id == best
     assert evolution["best_speedup"] > evolution["first_speedup"] * 1.15
     chain = evolution["lineage"]
-    assert chain[-1]["candidate_id"] == best and chain[-1]["confidence"] >= 0.95
+    assert chain[-1]["candidate_id"] == best and evolution["best_confidence"] >= 0.95
     pragma = next(line for line in by_id[best].source.splitlines() if "#pragma omp" in line)
     assert "schedule(static)" not in pragma
     assert evolution["evaluations"] == len(evolution["history"]) <= 6
+
+
+RACY = TRIANGLE.replace(
+    "    for (int i = 0; i < n; i++) {",
+    "    #pragma omp parallel for schedule(dynamic)\n    for (int i = 0; i < n; i++) {",
+)
+"""What a careless model writes: a faster schedule, and `total` updated by every thread."""
+
+
+class RacyModel(RoutedLLM):
+    """The scripted model: asked for a faster version of verified code, it answers `RACY`."""
+
+    async def handle(self, request: httpx.Request) -> httpx.Response:
+        if b"passed verification" in request.content:
+            self.replies.appendleft(Reply(texts=[f"```c\n{RACY}```"]))
+            return await FakeLLMServer.handle(self, request)
+        return await super().handle(request)
+
+
+async def test_a_racy_model_child_never_wins(
+    sandbox_image: str, tmp_path: Path, llm_config: Any
+) -> None:
+    engine = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    with Session(engine) as s:
+        create = TaskCreate(
+            name="triangle",
+            language="c",
+            target="openmp",
+            source=TRIANGLE,
+            # Too short to time: this test is about correctness, and the timing runs are its cost.
+            tests=[TestInput(name="small", args=["300"]), TestInput(name="big", args=["1500"])],
+            options={"rtol": 1e-5},
+        )
+        task_id = tasks.submit(s, create).id
+    config = GraphConfig(
+        planner=False,
+        threads=[1, 2],
+        extra_tests=0,
+        evolve=True,
+        evolution=EvolveConfig(generations=1, children=1, model_children=1),
+    )
+    llm = LLMClient(llm_config, transport=RacyModel().transport())
+    runner = GraphRunner(llm, SandboxVerifier(open_sandbox(DockerConfig(pool_size=2))), config)
+    try:
+        assert await WorkerPool(engine, runner, FAST).run_task(task_id)
+    finally:
+        await runner.aclose()
+    with Session(engine) as s:
+        task = tasks.get(s, task_id)
+        steps = tasks.steps_of(s, task_id)
+        candidates = {c.id: c for c in tasks.candidates(s, task_id)}
+    engine.dispose()
+    assert task is not None and task.status == JobStatus.SUCCEEDED, task and task.reason
+    evolution = next(s.result for s in steps if s.name == "evolution")
+    (child,) = evolution["history"]
+    assert (
+        child["operator"] == "model"
+        and candidates[child["candidate_id"]].source.strip() == RACY.strip()
+    )
+    # The sandbox, not the test, says what is wrong with it: a race, or the wrong total.
+    assert not child["correct"] and child["status"] in ("race", "wrong_answer"), child
+    assert not child["best"] and evolution["best_candidate_id"] == evolution["first_candidate_id"]
+    assert task.best_candidate_id == evolution["first_candidate_id"]

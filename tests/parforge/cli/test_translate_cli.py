@@ -137,7 +137,8 @@ LINEAGE = [
         "operator": "mutate",
         "label": "schedule(static)",
         "speedup": 1.71,
-        "confidence": 0.98,
+        "confidence": 0.93,
+        "over_best": 0.98,
         "extra": "not part of the contract",
     },
 ]
@@ -147,6 +148,8 @@ EVOLUTION = {
     "first_speedup": 1.02,
     "best_speedup": 1.71,
     "best_candidate_id": 12,
+    "best_confidence": 0.98,
+    "first_candidate_id": 3,
     "lineage": LINEAGE,
     "stopped": "no improvement for 2 generations",
     "seed": 7,
@@ -168,7 +171,7 @@ def test_summary_takes_the_last_evolution_step(tmp_path):
         engine.dispose()
     expected = {k: v for k, v in EVOLUTION.items() if k != "population"}
     expected["lineage"] = [
-        {**LINEAGE[0], "confidence": None},
+        {**LINEAGE[0], "confidence": None, "over_best": None},
         {k: v for k, v in LINEAGE[1].items() if k != "extra"},
     ]
     assert evolution == expected
