@@ -21,7 +21,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from agents.analysis import normalise
+from agents.analysis import AnnotationError, normalise
 from agents.core import evidence
 from agents.evolve.archive import Archive, Elite, descriptor
 from agents.evolve.fitness import compare, fitness
@@ -206,7 +206,10 @@ def _choose(
 
 def _mutations(tools: ToolContext, parent: Made) -> Sequence[Mutation]:
     if parent.choices:
-        return choice_mutations(tools.source, tools.program, parent.choices)
+        try:
+            return choice_mutations(tools.source, tools.program, parent.choices)
+        except AnnotationError:  # choices stored by an older analysis: mutate the code instead
+            pass
     return source_mutations(parent.source, tools.language, tools.target)
 
 
