@@ -66,16 +66,16 @@ async def plan_and_run(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
     before = set(tools.made)
     previous = state.get("observations", [])
     plan = PlanStream(ctx, feedback(previous) if state.get("rounds") else "", parent)
-    results = await run_plan(
-        plan.steps(),
-        lambda step, args: _execute(ctx, step, args),
-        max_concurrency=ctx.config.concurrency,
-    )
-    notes = plan.notes + [
-        f"step {r.step.id} ({r.step.tool}) {r.status}: {r.error}"
-        for r in results.values()
-        if r.status != "ok"
-    ]
+    notes = await _run(ctx, plan)
+    made_any = any(i not in before for i in tools.made)
+    if plan.models_own and not made_any and not tools.ledger.can("replan"):
+        # A valid plan whose makers all failed (a rewrite with no code in its reply) and no
+        # replan left to tell the model: the sound default plan runs in the same round rather
+        # than ending the task with nothing.
+        fallback: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        tools.hang_below(fallback)
+        why = "the model's plan made no candidate"
+        notes += await _run(ctx, PlanStream(ctx, "", fallback, fallback=why))
     # Candidates a plan made but never verified are verified now: the join needs verdicts.
     new = [tools.made[i] for i in tools.made if i not in before]
     notes += await _verify_all([m for m in new if m.verdict is None], ctx)
@@ -85,6 +85,20 @@ async def plan_and_run(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
         "rounds": state.get("rounds", 0) + 1,
         "ledger": tools.ledger.snapshot(),
     }
+
+
+async def _run(ctx: TranslateContext, plan: PlanStream) -> list[str]:
+    """Run a plan's steps as they stream in; what went wrong, as notes."""
+    results = await run_plan(
+        plan.steps(),
+        lambda step, args: _execute(ctx, step, args),
+        max_concurrency=ctx.config.concurrency,
+    )
+    return plan.notes + [
+        f"step {r.step.id} ({r.step.tool}) {r.status}: {r.error}"
+        for r in results.values()
+        if r.status != "ok"
+    ]
 
 
 async def _execute(ctx: TranslateContext, step: PlanStep, args: dict[str, Any]) -> Any:

@@ -38,29 +38,42 @@ class PlanStream:
     """One round's steps. `notes` says what was dropped and whether the fallback ran."""
 
     def __init__(
-        self, ctx: TranslateContext, observations: str, parent: asyncio.Future[int]
+        self,
+        ctx: TranslateContext,
+        observations: str,
+        parent: asyncio.Future[int],
+        fallback: str = "",
     ) -> None:
         self.ctx = ctx
         self.parent = parent
         """Resolved with the plan's step id once it is stored: the tool steps hang below it."""
         self.observations = observations
+        self.fallback = fallback
+        """Why the default plan runs without asking the model ("": ask it, when it may)."""
         self.notes: list[str] = []
         self.accepted: list[PlanStep] = []
+        self.models_own = False
+        """The steps were the model's plan only (no default plan in this round)."""
 
     async def steps(self) -> AsyncIterator[PlanStep]:
         config, tools = self.ctx.config, self.ctx.tools
         why_fallback = "the planner is off" if config.use_model else "no model: analysis only"
-        if config.planner and config.use_model:
+        if self.fallback:
+            why_fallback = self.fallback
+            self.notes.append(f"default plan used: {why_fallback}")
+            self.parent.set_result(await self._record_default(why_fallback))
+        elif config.planner and config.use_model:
             async for step in self._model_plan():
                 yield step
             makers = [s for s in self.accepted if s.tool in MAKERS]
             why_fallback = (
                 "" if makers else (self.notes[-1] if self.notes else "no step makes a candidate")
             )
+            self.models_own = not why_fallback
         else:
             self.parent.set_result(await self._record_default(why_fallback))
         if why_fallback:
-            if config.planner and config.use_model:
+            if config.planner and config.use_model and not self.fallback:
                 self.notes.append(f"default plan used: {why_fallback}")
                 await self._record_default(why_fallback)
             for step in default_plan(

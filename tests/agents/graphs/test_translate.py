@@ -174,6 +174,26 @@ async def test_garbage_plan_falls_back_to_the_default_plan_and_says_so(engine, l
     assert "default plan used" in task.reason or fallback.arguments["why"]
 
 
+async def test_a_valid_plan_that_makes_nothing_is_followed_by_the_default_plan(engine, llm_config):
+    """The real embedded model once planned a lone rewrite and replied without code: with no
+    replan left that ended the task with nothing, though the analysis could annotate it."""
+    fake = RoutedLLM()
+    plan = {"steps": [{"id": 1, "tool": "rewrite", "args": {"strategy": ""}, "why": "all"}]}
+    fake.routes["plan"].append(Reply(texts=[json.dumps(plan)]))
+    fake.routes["code"].append(Reply(texts=["Here is the program, parallelised: ```c\nint"]))
+    task_id = submit(engine)
+    graph = runner(fake, llm_config, ScriptedVerifier(passes_with_reduction), replans=0)
+    task = await run_one(engine, graph, task_id)
+
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    steps, cands = stored(engine, task_id)
+    fallback = next(s for s in steps if s.name == "default-plan")
+    assert fallback.arguments["why"] == "the model's plan made no candidate"
+    best = next(c for c in cands if c.id == task.best_candidate_id)
+    assert best.strategy.startswith("annotate[") and "reduction(+:sum)" in best.source
+    assert [s.name for s in steps].count("plan") == 1  # the same round: no replan was spent
+
+
 async def test_steps_run_while_the_plan_still_streams(engine, llm_config):
     fake = RoutedLLM()
     plan = {
