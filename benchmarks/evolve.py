@@ -7,6 +7,8 @@ OpenMP version of it, verified first (`benchmarks/evolve_programs/`):
 - `imbalanced`: a triangular nest (row i costs i iterations) under `schedule(static)` on the
   outer loop, which leaves the last thread most of the work;
 - `inner`: a stencil with the INNER loop parallelised (a parallel region per row and step);
+- `two_steps`: the triangular nest with its INNER loop parallelised: two steps from good (the
+  enclosing loop, then a balancing schedule), where generations can beat one round of samples;
 - `closest_pair`, `smallest_triangle`: ParEval problems (13, 12) whose pairwise and
   triple loops are triangular, from the analysis's own first choice (`schedule(static)`);
 - `false_sharing`: a hand-written sum where each thread adds into `partial[omp_get_thread_num()]`
@@ -102,6 +104,7 @@ class Start:
 
 STARTS = {
     "imbalanced": Start("imbalanced.c", [["50"], ["777"], ["20000"]], "j < i;", outer_of=True),
+    "two_steps": Start("imbalanced.c", [["50"], ["777"], ["20000"]], "j < i;"),
     "inner": Start(
         "inner.c", [["10", "1", "12"], ["301", "3", "7"], ["1500", "20", "1500"]], "j < cols - 1;"
     ),
