@@ -56,7 +56,7 @@ def evolved(sandbox_image: str, tmp_path_factory: pytest.TempPathFactory) -> dic
             language="c",
             target="openmp",
             source=TRIANGLE,
-            tests=[TestInput(name="small", args=["300"]), TestInput(name="big", args=["24000"])],
+            tests=[TestInput(name="small", args=["300"]), TestInput(name="big", args=["16000"])],
             options={"rtol": 1e-5},
         )
         task_id = tasks.submit(s, create).id
