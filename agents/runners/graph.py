@@ -102,7 +102,7 @@ class GraphRunner:
         evolution = self.evolution(context)
         # Each thread may add a candidate, its behaviour probe and its verification; each
         # evaluation of evolution a candidate, its probe and its verification, and a win the
-        # two verifications that confirm it (at most one win per evaluation: 3 runs in all).
+        # two verifications that confirm it (at most one win per evaluation: 4 runs in all).
         evaluations = evolution.evaluations if evolution is not None else 0
         candidates = threads + evaluations
         runs = 2 * threads + 4 * evaluations
