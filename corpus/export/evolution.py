@@ -24,8 +24,9 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
 
 from corpus.export.filters import ExportFilter, Split, split_of
+from corpus.export.rows import matching
 from corpus.store.models import Candidate, Run, Step, StepKind, Task, Verdict
-from corpus.store.tasks import Owner, _AnyOwner
+from corpus.store.tasks import Owner
 
 EVOLUTION_STEP = "evolution"
 """The name of the step evolution stores its account (and history) under."""
@@ -173,8 +174,6 @@ def evolution_pairs(
 
 def stream_evolutions(engine: Engine, filters: ExportFilter, owner: Owner) -> Iterator[EvolvedTask]:
     """Every stored `evolution` step that matches, in task order, fetched in batches."""
-    model = func.coalesce(Step.model, Run.model)
-    adapter = func.coalesce(Step.adapter, Run.adapter)
     query = (
         select(
             col(Step.task_id),
@@ -188,20 +187,7 @@ def stream_evolutions(engine: Engine, filters: ExportFilter, owner: Owner) -> It
         .where(col(Step.kind) == StepKind.TOOL_CALL, col(Step.name) == EVOLUTION_STEP)
         .order_by(col(Step.task_id), col(Step.id))
     )
-    if not isinstance(owner, _AnyOwner):
-        query = query.where(
-            col(Task.owner_key_id).is_(None) if owner is None else col(Task.owner_key_id) == owner
-        )
-    if filters.target is not None:
-        query = query.where(col(Task.target) == filters.target)
-    if filters.model is not None:
-        query = query.where(model == filters.model)
-    if filters.adapter is not None:
-        query = query.where(adapter == filters.adapter)
-    if filters.since is not None:
-        query = query.where(col(Step.created_at) >= filters.since)
-    if filters.until is not None:
-        query = query.where(col(Step.created_at) < filters.until)
+    query = matching(query, filters, owner)
     with Session(engine) as session:
         for r in session.execute(query.execution_options(yield_per=BATCH)):
             history = r[1].get("history") if isinstance(r[1], dict) else None

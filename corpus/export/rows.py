@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, and_, func, select
+from sqlalchemy import Engine, Select, and_, func, select
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
 
@@ -40,6 +40,31 @@ class SampleRow:
     speedup: float
 
 
+step_model = func.coalesce(col(Step.model), col(Run.model))
+"""The model of a step: its own, else its run's."""
+step_adapter = func.coalesce(col(Step.adapter), col(Run.adapter))
+
+
+def matching(query: Select[Any], filters: ExportFilter, owner: Owner) -> Select[Any]:
+    """`query` (over steps joined with their task and run) narrowed to what the filters and the
+    owner allow: target, model, adapter, the step's time, whose tasks."""
+    if not isinstance(owner, _AnyOwner):
+        query = query.where(
+            col(Task.owner_key_id).is_(None) if owner is None else col(Task.owner_key_id) == owner
+        )
+    if filters.target is not None:
+        query = query.where(col(Task.target) == filters.target)
+    if filters.model is not None:
+        query = query.where(step_model == filters.model)
+    if filters.adapter is not None:
+        query = query.where(step_adapter == filters.adapter)
+    if filters.since is not None:
+        query = query.where(col(Step.created_at) >= filters.since)
+    if filters.until is not None:
+        query = query.where(col(Step.created_at) < filters.until)
+    return query
+
+
 def stream_rows(
     engine: Engine, filters: ExportFilter, owner: Owner, *, dpo: bool = False
 ) -> Iterator[SampleRow]:
@@ -51,8 +76,6 @@ def stream_rows(
         .scalar_subquery()
     )
     verdict = aliased(Verdict)
-    model = func.coalesce(Step.model, Run.model)
-    adapter = func.coalesce(Step.adapter, Run.adapter)
     query = (
         select(
             col(Step.task_id),
@@ -62,8 +85,8 @@ def stream_rows(
             col(Step.messages),
             col(Step.response),
             col(Step.tools),
-            model,
-            adapter,
+            step_model,
+            step_adapter,
             col(Step.created_at),
             col(Candidate.id),
             col(verdict.passed),
@@ -82,20 +105,7 @@ def stream_rows(
         )
         .order_by(col(Step.task_id), col(Step.id), col(Candidate.id))
     )
-    if not isinstance(owner, _AnyOwner):
-        query = query.where(
-            col(Task.owner_key_id).is_(None) if owner is None else col(Task.owner_key_id) == owner
-        )
-    if filters.target is not None:
-        query = query.where(col(Task.target) == filters.target)
-    if filters.model is not None:
-        query = query.where(model == filters.model)
-    if filters.adapter is not None:
-        query = query.where(adapter == filters.adapter)
-    if filters.since is not None:
-        query = query.where(col(Step.created_at) >= filters.since)
-    if filters.until is not None:
-        query = query.where(col(Step.created_at) < filters.until)
+    query = matching(query, filters, owner)
     if not dpo:
         # For DPO the failing candidates are the `rejected` side: keep them in the stream.
         if filters.verified_only or filters.min_speedup is not None:
