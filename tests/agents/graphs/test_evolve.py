@@ -23,7 +23,7 @@ from corpus.store.recorder import Recorder
 from parforge.service.checkpoints import checkpoints_for
 from sandbox.spec import Target
 from sandbox.verdict import ConcurrencyReport, Status, StepRecord, Timing, Verdict
-from tests.agents.graphs.test_translate import RoutedLLM, run_one, stored, tasks_detail
+from tests.agents.graphs.test_translate import RoutedLLM, claimed, run_one, stored
 from tests.conftest import FakeLLMServer, Reply, ScriptedVerifier
 
 TRIANGLE = """#include <stdio.h>
@@ -326,10 +326,7 @@ async def test_an_interrupted_evolution_resumes_at_its_generation(engine, llm_co
         return runner
 
     first = make(StopsInGenerationTwo(by_schedule))
-    with Session(engine) as s:
-        task = tasks.claim(s, "w1", task_id)
-        run = tasks.start_run(s, task, first.name, "w1")
-        run_id, detail = run.id, tasks_detail(task)
+    run_id, detail = claimed(engine, task_id, first.name)
     recorder = Recorder(engine, task_id, run_id)
     job = asyncio.create_task(first.run(TaskContext(detail, run_id, 1, recorder)))
     for _ in range(500):

@@ -46,20 +46,25 @@ int main(int argc, char **argv) {
 """
 
 
+def submit_triangle(engine: Any, timed: str) -> str:
+    """The triangle as a task: a small test, and `timed` rows as the timing input."""
+    create = TaskCreate(
+        name="triangle",
+        language="c",
+        target="openmp",
+        source=TRIANGLE,
+        tests=[TestInput(name="small", args=["300"]), TestInput(name="big", args=[timed])],
+        options={"rtol": 1e-5},
+    )
+    with Session(engine) as s:
+        return tasks.submit(s, create).id
+
+
 @pytest.fixture(scope="module")
 def evolved(sandbox_image: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     url = f"sqlite:///{tmp_path_factory.mktemp('evolve') / 'store.db'}"
     engine = open_store(url)
-    with Session(engine) as s:
-        create = TaskCreate(
-            name="triangle",
-            language="c",
-            target="openmp",
-            source=TRIANGLE,
-            tests=[TestInput(name="small", args=["300"]), TestInput(name="big", args=["16000"])],
-            options={"rtol": 1e-5},
-        )
-        task_id = tasks.submit(s, create).id
+    task_id = submit_triangle(engine, timed="16000")
 
     async def run() -> None:
         config = GraphConfig(
@@ -128,17 +133,8 @@ async def test_a_racy_model_child_never_wins(
     sandbox_image: str, tmp_path: Path, llm_config: Any
 ) -> None:
     engine = open_store(f"sqlite:///{tmp_path / 'store.db'}")
-    with Session(engine) as s:
-        create = TaskCreate(
-            name="triangle",
-            language="c",
-            target="openmp",
-            source=TRIANGLE,
-            # Too short to time: this test is about correctness, and the timing runs are its cost.
-            tests=[TestInput(name="small", args=["300"]), TestInput(name="big", args=["1500"])],
-            options={"rtol": 1e-5},
-        )
-        task_id = tasks.submit(s, create).id
+    # Too short to time: this test is about correctness, and the timing runs are its cost.
+    task_id = submit_triangle(engine, timed="1500")
     config = GraphConfig(
         planner=False,
         threads=[1, 2],

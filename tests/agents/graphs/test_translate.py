@@ -362,10 +362,7 @@ async def test_a_requeued_task_resumes_from_its_checkpoint(engine, llm_config, s
         checkpoints=checkpoints,
     )
     task_id = submit(engine)
-    with Session(engine) as s:
-        task = tasks.claim(s, "w1", task_id)
-        run = tasks.start_run(s, task, first.name, "w1")
-        run_id, detail = run.id, tasks_detail(task)
+    run_id, detail = claimed(engine, task_id, first.name)
     from corpus.runner import TaskContext
     from corpus.store.recorder import Recorder
 
@@ -392,6 +389,16 @@ async def test_a_requeued_task_resumes_from_its_checkpoint(engine, llm_config, s
     assert outcome.status == JobStatus.SUCCEEDED
     steps, _ = stored(engine, task_id)
     assert [s.name for s in steps].count("analyse") == 1
+
+
+def claimed(engine: Engine, task_id: str, runner_name: str) -> tuple[int, Any]:
+    """The task claimed by worker `w1` with a run started: (run id, the task's detail)."""
+    with Session(engine) as s:
+        task = tasks.claim(s, "w1", task_id)
+        assert task is not None
+        run = tasks.start_run(s, task, runner_name, "w1")
+        assert run.id is not None
+        return run.id, tasks_detail(task)
 
 
 def tasks_detail(task: Task) -> Any:
