@@ -85,7 +85,7 @@ async def seed(state: EvolveState, runtime: Ctx) -> dict[str, Any]:
         record["best"] = record["first"] = best.candidate_id
         record["first_speedup"] = fitness(best.verdict).speedup
     record["archive"] = archive.to_json()
-    record["members"] = _members(tools, record)
+    record["members"] = _members(tools, archive, record["best"])
     record["stopped"] = stop_reason(record, limits(ctx), time.time(), tools.ledger.exhausted())
     return {"evolution": record, "ledger": tools.ledger.snapshot()}
 
@@ -99,11 +99,11 @@ def _elite(made: Made, cell: str, generation: int) -> Elite:
     return Elite(made.candidate_id, cell, f.correct, f.speedup, generation)
 
 
-def _members(tools: ToolContext, record: dict[str, Any]) -> dict[str, Any]:
+def _members(tools: ToolContext, archive: Archive, best: int | None) -> dict[str, Any]:
     """The candidates a later generation may need (elites, the best), as the state keeps them."""
-    ids = {e.candidate_id for e in Archive.from_json(record["archive"]).cells.values()}
-    if record["best"] is not None:
-        ids.add(record["best"])
+    ids = {e.candidate_id for e in archive.cells.values()}
+    if best is not None:
+        ids.add(best)
     return {str(i): observation(tools.made[i]) for i in sorted(ids)}
 
 
@@ -161,7 +161,7 @@ async def generation(state: EvolveState, runtime: Ctx) -> dict[str, Any]:
     record["generation"] = number
     record["plateau"] = 0 if improved else record["plateau"] + 1
     record["archive"] = archive.to_json()
-    record["members"] = _members(tools, record)
+    record["members"] = _members(tools, archive, record["best"])
     if not children:
         record["stopped"] = "no new child to try: every parameter setting near the elites was tried"
     record["stopped"] = stop_reason(record, limits(ctx), time.time(), tools.ledger.exhausted())
