@@ -200,18 +200,24 @@ def saved_per_thread(threads: list[Thread]) -> list[int]:
 
 def estimate_saved(threads: list[tuple[str, int, int]]) -> int:
     """Of (status, tokens written, token limit) per thread: what the pruned ones would still
-    have written, by the finished threads' mean length (a thread's own limit when none
-    finished)."""
+    have written (see `_saved`)."""
     return sum(_saved(threads))
 
 
 def _saved(threads: list[tuple[str, int, int]]) -> list[int]:
+    """A pruned thread that had written t tokens had not finished, so it would have ended
+    longer than t: like the finished threads of the group that were longer than t (their
+    mean), or at its own limit when none was. Threads that were not pruned saved nothing."""
     finished = [tokens for status, tokens, _ in threads if status == "finished"]
-    mean = sum(finished) / len(finished) if finished else None
-    return [
-        max(0, round(limit if mean is None else mean) - tokens) if status == "pruned" else 0
-        for status, tokens, limit in threads
-    ]
+    saved = []
+    for status, tokens, limit in threads:
+        if status != "pruned":
+            saved.append(0)
+            continue
+        longer = [n for n in finished if n > tokens]
+        end = sum(longer) / len(longer) if longer else limit
+        saved.append(max(0, round(end) - tokens))
+    return saved
 
 
 def reasoning_summary(

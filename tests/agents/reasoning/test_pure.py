@@ -152,8 +152,16 @@ def test_confidence_is_high_when_the_alternatives_were_improbable():
 
 def test_tokens_saved_estimates_from_the_finished_threads():
     rows = [("finished", 100, 500), ("finished", 300, 500), ("pruned", 50, 500), ("failed", 9, 500)]
-    assert estimate_saved(rows) == 150  # mean 200, less the 50 written
+    assert estimate_saved(rows) == 150  # mean 200 of the longer finished ones, less the 50
     assert estimate_saved([("pruned", 50, 500)]) == 450  # no finished thread: its limit
+    # Pruned at 200, it was already longer than one finished thread: only the longer one
+    # tells where it would have ended.
+    rows = [("finished", 100, 500), ("finished", 300, 500), ("pruned", 200, 500)]
+    assert estimate_saved(rows) == 100
+    # Longer than every finished thread (the e2e case: short finishers, long repeaters):
+    # still unfinished, so it would have run on, to its limit.
+    rows = [("finished", 80, 320), ("finished", 120, 320), ("pruned", 250, 320)]
+    assert estimate_saved(rows) == 70
     summary = reasoning_summary(
         [
             ({"status": "finished", "outline": {"strategy": OMP[0]}}, 100, {"max_tokens": 500}),
