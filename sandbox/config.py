@@ -64,6 +64,28 @@ class LocalConfig(BaseModel):
     bubblewrap: Literal["auto", "on", "off"] = "auto"
 
 
+class RayConfig(BaseModel):
+    """Verifications spread over a Ray cluster: every node that offers the `resource` runs a
+    sandbox actor with its own Docker engine, warm pool, reference cache and timing gate, and
+    each verification is a Ray task that needs one unit of it (`sandbox.backends.cluster`)."""
+
+    type: Literal["ray"] = "ray"
+    address: str = "auto"
+    """The cluster: `auto` (one started on this host with `ray start`), `host:6379`, or
+    `ray://head:10001` (Ray Client)."""
+    namespace: str = "parforge"
+    """Where the sandbox actors are named; processes in one namespace share them."""
+    resource: str = "docker"
+    """The custom resource a sandbox host offers (`ray start --resources '{"docker": 2}'`): one
+    unit per verification running there, so its count is that node's concurrent verifications."""
+    node: DockerConfig = Field(default_factory=DockerConfig)
+    """Each node's Docker sandbox (its `pool_size` should match the node's `resource` count)."""
+    retries: int = Field(default=2, ge=0)
+    """Times a verification whose node died is run again on another node."""
+    max_in_flight: int = Field(default=32, ge=1)
+    """Verifications one process has in the cluster at once; the rest wait here."""
+
+
 def _backend(value: Any) -> str:
     """The backend a config names; `docker` when it names none (`PARFORGE_SANDBOX__POOL_SIZE=4`
     alone configures the default backend)."""
@@ -73,6 +95,8 @@ def _backend(value: Any) -> str:
 
 
 SandboxConfig = Annotated[
-    Annotated[DockerConfig, Tag("docker")] | Annotated[LocalConfig, Tag("local")],
+    Annotated[DockerConfig, Tag("docker")]
+    | Annotated[LocalConfig, Tag("local")]
+    | Annotated[RayConfig, Tag("ray")],
     Discriminator(_backend),
 ]

@@ -58,3 +58,5 @@ class SandboxInfo(BaseModel):
     image: str | None = None
     cpus: float | None = None
     """CPUs a job can use at once (a container's CPU limit); None when unknown."""
+    node: str | None = None
+    """The cluster node that ran the job (the Ray backend); None on a single host."""

@@ -54,7 +54,15 @@ class Services:
             eval_runner = build_eval_runner(settings, engine)
             evals = EvalPool(engine, eval_runner, settings.server, settings.evals.workers, notifier)
             await evals.start()
-        return cls(settings, engine, notifier, Metrics(engine, pool), pool, runners, evals)
+        return cls(
+            settings,
+            engine,
+            notifier,
+            Metrics(engine, pool, settings.sandbox),
+            pool,
+            runners,
+            evals,
+        )
 
     async def stop(self) -> None:
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from parforge.cli import (
+    cluster_cmd,
     eval_cmd,
     export_cmd,
     keys_cmd,
@@ -32,6 +33,7 @@ app.add_typer(keys_cmd.app, name="keys")
 app.command("export")(export_cmd.export)
 app.command("serve")(serve_cmd.serve)
 app.add_typer(eval_cmd.app, name="eval")
+app.add_typer(cluster_cmd.app, name="cluster")
 
 
 def main() -> None:

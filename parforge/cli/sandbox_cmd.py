@@ -12,7 +12,7 @@ from rich.status import Status
 from parforge.cli._common import console, run, settings
 from sandbox.backends import open_sandbox
 from sandbox.backends.docker import DockerSandbox
-from sandbox.config import DockerConfig
+from sandbox.config import DockerConfig, RayConfig
 
 app = typer.Typer(help="The sandbox that builds and checks candidates.", no_args_is_help=True)
 
@@ -83,6 +83,8 @@ def prune(
 def _docker() -> DockerSandbox:
     """The configured docker sandbox, or the default one when another backend is configured."""
     config = settings().sandbox
+    if isinstance(config, RayConfig):
+        return DockerSandbox(config.node)  # this host's engine, as a sandbox node's actor has
     return DockerSandbox(config if isinstance(config, DockerConfig) else DockerConfig())
 
 

@@ -26,7 +26,7 @@ from parforge.service.jobs import JobPool, Running
 from parforge.service.reasons import public_reason, scrub
 from parforge.service.runners import close_runner
 from sandbox.backends import open_sandbox
-from sandbox.config import DockerConfig, SandboxConfig
+from sandbox.config import DockerConfig, RayConfig, SandboxConfig
 
 if TYPE_CHECKING:
     from parforge.settings import Settings
@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 
 def pool_size(config: SandboxConfig) -> int:
     """Jobs the configured sandbox runs at once."""
+    if isinstance(config, RayConfig):
+        return config.max_in_flight
     return config.pool_size if isinstance(config, DockerConfig) else config.max_concurrency
 
 

@@ -75,6 +75,11 @@ class DockerSandbox:
             cpus = min(cpus, float(setup.engine_cpus))
         return SandboxInfo(backend="docker", isolation=_ISOLATION, gpu=gpu, image=image, cpus=cpus)
 
+    @property
+    def warm(self) -> int:
+        """Containers this sandbox holds (leased or idle)."""
+        return len(self._boxes)
+
     async def start(self) -> None:
         """Check the engine and image, then warm the whole pool (with `reuse`) before any job."""
         await self._prepare()

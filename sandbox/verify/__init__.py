@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import time
 
-from sandbox.base import Sandbox
+from sandbox.base import RemoteSandbox, Sandbox
 from sandbox.gate import TimingGate
 from sandbox.refcache import ReferenceCache
 from sandbox.spec import Candidate, Spec
@@ -62,7 +62,8 @@ async def verify(
     reference_cache: ReferenceCache | None = None,
     timing_gate: TimingGate | None = None,
 ) -> Verdict:
-    """Check a candidate against a spec in one fresh workspace of `sandbox`.
+    """Check a candidate against a spec in one fresh workspace of `sandbox` (or, for a
+    `RemoteSandbox`, on the host it picks, with that host's cache and gate).
 
     A failing candidate (or reference) is a verdict, never an exception; only the sandbox's
     own failures raise (`SandboxError`). `reference_cache` shares the reference's results with
@@ -72,6 +73,9 @@ async def verify(
     opts = (options or VerifyOptions()).model_copy(
         update={"timing": timing and (options or VerifyOptions()).timing}
     )
+    if isinstance(sandbox, RemoteSandbox):
+        # The host that runs it has its own cache and gate (`sandbox.backends.cluster`).
+        return await sandbox.verify_remote(spec, candidate, opts)
     start = time.monotonic()
     async with sandbox.workspace() as workspace:
         # After the lease: a backend may learn what it has (GPUs) only when it first starts.
