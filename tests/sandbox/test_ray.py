@@ -27,7 +27,7 @@ from sandbox.backends import open_sandbox
 from sandbox.backends.cluster import RaySandbox, cluster_status
 from sandbox.backends.docker import DockerSandbox
 from sandbox.config import DockerConfig, RayConfig
-from sandbox.spec import Candidate, Target
+from sandbox.spec import Candidate, Spec, Target, TestCase
 from sandbox.verdict import Status
 from sandbox.verify import verify
 from tests.evals.fakes import new_run, new_store
@@ -192,6 +192,55 @@ async def test_a_cuda_candidate_goes_only_to_the_node_with_a_gpu(cluster: Any) -
         assert all(v.status is Status.NOT_RUN and "no GPU" in v.reason for v in verdicts)
     finally:
         cluster.remove_node(gpu_node)
+
+
+HANG = "int main(void) { for (;;) {} }\n"
+SERIAL = '#include <stdio.h>\nint main(void) { puts("1"); return 0; }\n'
+
+
+def hang_spec(timeout_s: float) -> Spec:
+    return Spec(
+        name="hang",
+        language="c",
+        reference=SERIAL,
+        tests=[TestCase(name="t")],
+        threads=[1],
+        timeout_s=timeout_s,
+    )
+
+
+async def test_time_outs_are_the_nodes_verdicts(cluster: Any) -> None:
+    sandbox = RaySandbox(ray_config(cluster))
+    candidate = Candidate(target=Target.SERIAL, source=HANG)
+    verdict = await verify(sandbox, hang_spec(2.0), candidate, timing=False)
+    assert verdict.status is Status.TIMED_OUT, verdict.reason
+    assert verdict.sandbox is not None and verdict.sandbox.node in {
+        n.node_id for n in cluster.sandbox_nodes
+    }
+
+
+async def test_cancelling_a_verification_stops_it_on_its_node(cluster: Any) -> None:
+    config = ray_config(cluster)
+    sandbox = RaySandbox(config)
+    candidate = Candidate(target=Target.SERIAL, source=HANG)
+    job = asyncio.create_task(verify(sandbox, hang_spec(300.0), candidate, timing=False))
+
+    async def running() -> int:
+        found = await asyncio.to_thread(cluster_status, config)
+        return found.running
+
+    deadline = time.monotonic() + 60
+    while await running() == 0:
+        assert time.monotonic() < deadline and not job.done(), "the verification never started"
+        await asyncio.sleep(0.2)
+    job.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await job
+    # The node's actor stopped it: nothing runs there within seconds, not after 300 s.
+    deadline = time.monotonic() + 30
+    while await running() > 0:
+        assert time.monotonic() < deadline, "the cancelled verification kept running"
+        await asyncio.sleep(0.5)
 
 
 def test_cluster_status_on_the_command_line(cluster: Any, monkeypatch: pytest.MonkeyPatch) -> None:
