@@ -10,6 +10,10 @@ The same known-good candidates of the same ParEval OpenMP problems, verified by 
                concurrency spread over two nodes, so the ratio to ray-1 is the scheduling
                efficiency of spreading (on one host both nodes share its cores and engine)
 
+With `--timing`, ray-2 on one host has two timing gates that do not know each other, so one
+node's timing runs share the cores with the other's work: faster here, and less trustworthy
+(the median speedups printed show it). On separate hosts that is exactly right.
+
 Then Ray's own cost per verification, apart from the noise of whole evals: the same tiny
 serial program verified `--overhead` times one after another (no timing) on the local backend
 and on one Ray node, interleaved; the difference per call is the task, the actor call and the
@@ -46,16 +50,24 @@ from evals.runner import EvalRunner
 from evals.sources.replay import ReplaySource
 from sandbox.backends import open_sandbox
 from sandbox.config import DockerConfig, RayConfig
+from sandbox.refcache import ReferenceCache
 from sandbox.spec import Candidate, Spec, TestCase
 from sandbox.spec import Target as SandboxTarget
 from sandbox.verify import verify
 
 DEFAULT_PROBLEMS = ["03_dense_la_axpy", "15_graph_edge_count", "55_transform_relu"]
 NAMESPACE = "parforge-bench"
+SPEEDUPS: dict[str, list[float]] = {}
+"""Speedups measured at the largest thread count, per arm: whether timing stayed honest."""
 
 
 async def eval_once(
-    runner: EvalRunner, problems: list[str], samples: int, timing: bool, target: str
+    runner: EvalRunner,
+    problems: list[str],
+    samples: int,
+    timing: bool,
+    target: str,
+    arm: str | None = None,
 ) -> tuple[float, int, dict[str, int], dict[str, int]]:
     """(wall seconds, candidates, statuses, verifications per node) of one replay eval."""
     create = EvalRunCreate(
@@ -79,6 +91,8 @@ async def eval_once(
             statuses[row.status] = statuses.get(row.status, 0) + 1
             node = ((row.verdict or {}).get("sandbox") or {}).get("node") or "local"
             nodes[node[:8]] = nodes.get(node[:8], 0) + 1
+            if row.speedups and arm:
+                SPEEDUPS.setdefault(arm, []).append(row.speedups[max(row.speedups, key=int)])
     return wall, sum(statuses.values()), statuses, nodes
 
 
@@ -155,7 +169,7 @@ async def main() -> None:
                         # cache outlives an eval run, and must not start the measured run full.
                         await eval_once(runner, [warm], 1, args.timing, args.target)
                         wall, n, statuses, nodes = await eval_once(
-                            runner, problems, args.samples, args.timing, args.target
+                            runner, problems, args.samples, args.timing, args.target, name
                         )
                     finally:
                         await runner.aclose()
@@ -171,6 +185,18 @@ async def main() -> None:
     finally:
         cluster.shutdown()
 
+    if args.rounds:
+        report(rates)
+    if overhead:
+        local_s, ray_s = overhead["local"], overhead["ray-1"]
+        print(
+            f"\none tiny verification at a time ({len(local_s)} each): local "
+            f"{_spread(local_s, 's')}, ray-1 {_spread(ray_s, 's')}; Ray's cost per verification "
+            f"{1000 * (statistics.median(ray_s) - statistics.median(local_s)):.0f} ms"
+        )
+
+
+def report(rates: dict[str, list[float]]) -> None:
     print(f"\n{'arm':<6} {'verified/min':>22} {'ratio to local':>24} {'per verification':>18}")
     for name, per_min in rates.items():
         ratios = [r / b for r, b in zip(per_min, rates["local"], strict=True)]
@@ -178,19 +204,17 @@ async def main() -> None:
         print(
             f"{name:<6} {_spread(per_min):>22} {_spread(ratios, 'x'):>24} {_spread(extra, 's'):>18}"
         )
-    two = [a / b for a, b in zip(rates["ray-2"], rates["ray-1"], strict=True)]
-    print(f"\nscheduling efficiency, ray-2 / ray-1: {_spread(two, 'x')}")
-    if overhead:
-        local_s, ray_s = overhead["local"], overhead["ray-1"]
-        print(
-            f"one tiny verification at a time ({len(local_s)} each): local "
-            f"{_spread(local_s, 's')}, ray-1 {_spread(ray_s, 's')}; Ray's cost per verification "
-            f"{1000 * (statistics.median(ray_s) - statistics.median(local_s)):.0f} ms"
-        )
     print(
         "per verification: wall seconds per candidate above local's (at the same concurrency, "
         "so Ray's cost as the eval sees it)"
     )
+    if SPEEDUPS:
+        print(
+            "median speedup at the largest thread count: "
+            + ", ".join(f"{name} {statistics.median(v):.2f}x" for name, v in SPEEDUPS.items())
+        )
+    two = [a / b for a, b in zip(rates["ray-2"], rates["ray-1"], strict=True)]
+    print(f"scheduling efficiency, ray-2 / ray-1: {_spread(two, 'x')}")
 
 
 TINY = '#include <stdio.h>\nint main(void) { puts("1"); return 0; }\n'
@@ -205,11 +229,15 @@ async def measure_overhead(ray_config: RayConfig, slots: int, n: int) -> dict[st
         "ray-1": open_sandbox(ray_config),
     }
     seconds: dict[str, list[float]] = {name: [] for name in sandboxes}
+    # The node's actor keeps a reference cache across calls: so does the local arm here.
+    cache = ReferenceCache()
     try:
         for i in range(n + 1):
             for name, sandbox in sandboxes.items():
                 start = time.perf_counter()
-                verdict = await verify(sandbox, spec, candidate, timing=False)
+                verdict = await verify(
+                    sandbox, spec, candidate, timing=False, reference_cache=cache
+                )
                 assert verdict.passed, verdict.reason
                 if i:  # the first warms
                     seconds[name].append(time.perf_counter() - start)

@@ -80,6 +80,10 @@ class RayConfig(BaseModel):
     unit per verification running there, so its count is that node's concurrent verifications."""
     node: DockerConfig = Field(default_factory=DockerConfig)
     """Each node's Docker sandbox (its `pool_size` should match the node's `resource` count)."""
+    gpu_share: float = Field(default=0.25, gt=0, le=1)
+    """The part of a GPU one CUDA verification asks Ray for: 0.25 lets four share a GPU (the
+    tests and compute-sanitizer runs of several candidates fit on one; the node's timing gate
+    still times each alone). 1 gives each its own GPU."""
     retries: int = Field(default=2, ge=0)
     """Times a verification whose node died is run again on another node."""
     max_in_flight: int = Field(default=32, ge=1)

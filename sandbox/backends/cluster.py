@@ -2,9 +2,9 @@
 
 Ray does the scheduling. A sandbox host joins the cluster offering a custom resource
 (`ray start --address HEAD:6379 --resources '{"docker": 2}'`), and each verification is a Ray
-task (`ray_node.verify_on_node`) that needs one unit of it, and one GPU as well for a CUDA
-candidate: Ray runs it on a node with a free unit and queues it while there is none. On that
-node the task verifies through the node's sandbox actor, which owns the node's Docker engine,
+task (`ray_node.verify_on_node`) that needs one unit of it, and a share of a GPU as well for a
+CUDA candidate (`gpu_share`): Ray runs it on a node with a free unit and queues it while there
+is none. On that node the task verifies through the node's sandbox actor, which owns the node's Docker engine,
 warm pool, reference cache and timing gate (see `ray_node`).
 
 `RaySandbox` keeps the `Sandbox` contract for `sandbox.verify.verify`, which hands it whole
@@ -148,7 +148,7 @@ class RaySandbox:
         async with self._slots:
             ref = verify_on_node.options(
                 resources={self.config.resource: 1},
-                num_gpus=1 if needs_gpu else 0,
+                num_gpus=self.config.gpu_share if needs_gpu else 0,
                 max_retries=self.config.retries,
                 retry_exceptions=[NodeLost],
             ).remote(
