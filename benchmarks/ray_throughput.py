@@ -57,8 +57,6 @@ from sandbox.verify import verify
 
 DEFAULT_PROBLEMS = ["03_dense_la_axpy", "15_graph_edge_count", "55_transform_relu"]
 NAMESPACE = "parforge-bench"
-SPEEDUPS: dict[str, list[float]] = {}
-"""Speedups measured at the largest thread count, per arm: whether timing stayed honest."""
 
 
 async def eval_once(
@@ -67,9 +65,9 @@ async def eval_once(
     samples: int,
     timing: bool,
     target: str,
-    arm: str | None = None,
-) -> tuple[float, int, dict[str, int], dict[str, int]]:
-    """(wall seconds, candidates, statuses, verifications per node) of one replay eval."""
+) -> tuple[float, int, dict[str, int], dict[str, int], list[float]]:
+    """(wall seconds, candidates, statuses, verifications per node, speedups at the largest
+    thread count) of one replay eval."""
     create = EvalRunCreate(
         suite="pareval",
         target=ExecutionTarget(target),
@@ -86,14 +84,15 @@ async def eval_once(
     wall = time.perf_counter() - start
     statuses: dict[str, int] = {}
     nodes: dict[str, int] = {}
+    speedups: list[float] = []
     with Session(runner.engine) as session:
         for row in store.rows(session, run.id):
             statuses[row.status] = statuses.get(row.status, 0) + 1
             node = ((row.verdict or {}).get("sandbox") or {}).get("node") or "local"
             nodes[node[:8]] = nodes.get(node[:8], 0) + 1
-            if row.speedups and arm:
-                SPEEDUPS.setdefault(arm, []).append(row.speedups[max(row.speedups, key=int)])
-    return wall, sum(statuses.values()), statuses, nodes
+            if row.speedups:
+                speedups.append(row.speedups[max(row.speedups, key=int)])
+    return wall, sum(statuses.values()), statuses, nodes, speedups
 
 
 class Cluster:
@@ -154,6 +153,8 @@ async def main() -> None:
     )
     cluster = Cluster()
     rates: dict[str, list[float]] = {name: [] for name in arms}
+    speedups: dict[str, list[float]] = {name: [] for name in arms}
+    """Speedups at the largest thread count, per arm: whether timing stayed honest."""
     overhead: dict[str, list[float]] = {}
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -168,12 +169,13 @@ async def main() -> None:
                         # Warm, on a problem outside the measured ones: a node's reference
                         # cache outlives an eval run, and must not start the measured run full.
                         await eval_once(runner, [warm], 1, args.timing, args.target)
-                        wall, n, statuses, nodes = await eval_once(
-                            runner, problems, args.samples, args.timing, args.target, name
+                        wall, n, statuses, nodes, measured = await eval_once(
+                            runner, problems, args.samples, args.timing, args.target
                         )
                     finally:
                         await runner.aclose()
                     rates[name].append(60 * n / wall)
+                    speedups[name] += measured
                     print(
                         f"  round {round_no + 1} {name:<6} {wall:6.1f}s {60 * n / wall:6.1f}/min "
                         f"{statuses} on {nodes}",
@@ -186,7 +188,7 @@ async def main() -> None:
         cluster.shutdown()
 
     if args.rounds:
-        report(rates)
+        report(rates, speedups)
     if overhead:
         local_s, ray_s = overhead["local"], overhead["ray-1"]
         print(
@@ -196,7 +198,7 @@ async def main() -> None:
         )
 
 
-def report(rates: dict[str, list[float]]) -> None:
+def report(rates: dict[str, list[float]], speedups: dict[str, list[float]]) -> None:
     print(f"\n{'arm':<6} {'verified/min':>22} {'ratio to local':>24} {'per verification':>18}")
     for name, per_min in rates.items():
         ratios = [r / b for r, b in zip(per_min, rates["local"], strict=True)]
@@ -208,10 +210,10 @@ def report(rates: dict[str, list[float]]) -> None:
         "per verification: wall seconds per candidate above local's (at the same concurrency, "
         "so Ray's cost as the eval sees it)"
     )
-    if SPEEDUPS:
+    if any(speedups.values()):
         print(
             "median speedup at the largest thread count: "
-            + ", ".join(f"{name} {statistics.median(v):.2f}x" for name, v in SPEEDUPS.items())
+            + ", ".join(f"{name} {statistics.median(v):.2f}x" for name, v in speedups.items() if v)
         )
     two = [a / b for a, b in zip(rates["ray-2"], rates["ray-1"], strict=True)]
     print(f"scheduling efficiency, ray-2 / ray-1: {_spread(two, 'x')}")

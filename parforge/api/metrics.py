@@ -72,11 +72,10 @@ class _ClusterCollector(Collector):
         return [GaugeMetricFamily(name, name) for name in self.NAMES]
 
     def collect(self) -> Iterable[GaugeMetricFamily]:
-        from sandbox.backends.cluster import RaySandbox, cluster_status
+        from sandbox.backends.cluster import cluster_status
 
         up = GaugeMetricFamily("parforge_cluster_up", "Whether the Ray cluster answered")
         try:
-            RaySandbox(self.config)._connect()
             found = cluster_status(self.config)
         except Exception as exc:  # a scrape reports the cluster down, it does not fail
             log.warning("cluster metrics: %s", exc)

@@ -107,31 +107,8 @@ class RaySandbox:
     async def connect(self) -> None:
         """Join the cluster (once per process) and check a node offers the sandbox resource."""
         if not self._connected:
-            await asyncio.to_thread(self._connect)
+            await asyncio.to_thread(join, self.config)
             self._connected = True
-
-    def _connect(self) -> None:
-        import ray
-
-        with _CONNECT:
-            if not ray.is_initialized():
-                try:
-                    ray.init(
-                        address=self.config.address,
-                        namespace=self.config.namespace,
-                        log_to_driver=False,
-                        logging_level=logging.WARNING,
-                    )
-                except (ConnectionError, RuntimeError, ValueError) as exc:
-                    raise SandboxUnavailable(
-                        f"no Ray cluster at {self.config.address!r}: {exc}"
-                    ) from exc
-        if not ray.cluster_resources().get(self.config.resource):
-            raise SandboxUnavailable(
-                f"no node of the Ray cluster offers the {self.config.resource!r} resource: start "
-                f"sandbox hosts with `ray start --address HEAD:6379 --resources "
-                f"'{{\"{self.config.resource}\": 2}}'`"
-            )
 
     async def verify_remote(
         self, spec: Spec, candidate: Candidate, options: VerifyOptions
@@ -180,11 +157,34 @@ class RaySandbox:
         )
 
     async def status(self) -> ClusterStatus:
-        await self.connect()
         return await asyncio.to_thread(cluster_status, self.config)
 
     async def aclose(self) -> None:
         """Nothing to release here: the node actors keep their warm pools for the next driver."""
+
+
+def join(config: RayConfig) -> None:
+    """Join the cluster `config` names (once per process; later calls reuse the connection)
+    and check that a node offers the sandbox resource; `SandboxUnavailable` otherwise."""
+    import ray
+
+    with _CONNECT:
+        if not ray.is_initialized():
+            try:
+                ray.init(
+                    address=config.address,
+                    namespace=config.namespace,
+                    log_to_driver=False,
+                    logging_level=logging.WARNING,
+                )
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                raise SandboxUnavailable(f"no Ray cluster at {config.address!r}: {exc}") from exc
+    if not ray.cluster_resources().get(config.resource):
+        raise SandboxUnavailable(
+            f"no node of the Ray cluster offers the {config.resource!r} resource: start "
+            f"sandbox hosts with `ray start --address HEAD:6379 --resources "
+            f"'{{\"{config.resource}\": 2}}'`"
+        )
 
 
 def _cancel(ref: Any) -> None:
@@ -209,9 +209,10 @@ def _no_gpu(candidate: Candidate) -> Verdict:
 
 
 def cluster_status(config: RayConfig, actor_timeout_s: float = 5.0) -> ClusterStatus:
-    """The cluster as the sandbox sees it (call after `RaySandbox.connect`)."""
+    """The cluster as the sandbox sees it (joined first: see `join`)."""
     import ray
 
+    join(config)
     from sandbox.backends.ray_node import actor_name
 
     node_config = config.node.model_dump(mode="json")
