@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from corpus.store.models import TaskCreate, TaskDetail
 from sandbox.base import Sandbox
-from sandbox.gate import TimingGate
+from sandbox.gate import Quiet, TimingGate
 from sandbox.spec import Candidate, Language, Spec, Target, TestCase, Tolerance
 from sandbox.verdict import Verdict
 from sandbox.verify import VerifyOptions, verify
@@ -56,12 +56,18 @@ class SandboxVerifier:
     """
 
     def __init__(
-        self, sandbox: Sandbox, options: VerifyOptions | None = None, timing: bool = True
+        self,
+        sandbox: Sandbox,
+        options: VerifyOptions | None = None,
+        timing: bool = True,
+        quiet: Quiet | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.options = options or VerifyOptions()
         self.timing = timing
-        self.gate = TimingGate()
+        self.gate = TimingGate(quiet)
+        """`quiet` holds back other load the caller owns during timing runs (the embedded
+        model server, `parforge.model_server.pause`)."""
 
     async def __call__(self, spec: Spec, candidate: Candidate) -> Verdict:
         return await verify(

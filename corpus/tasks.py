@@ -160,6 +160,13 @@ class Task(BaseModel):
             "ranks": list(DEFAULT_WORKERS),
             "timeout_s": self.timeout_s,
             "timing_repeats": self.timing_repeats,
+            # Hidden inputs: fresh seeds at the two largest test sizes (sizes the problem is
+            # known to take: FFTs need powers of two), and a fresh seed for the timing input.
+            "hidden": {
+                "args": [{"seed": True}, {"choice": [str(n) for n in self.tests.sizes[-2:]]}],
+                "count": 2,
+                "timing": [{"seed": True}, {"value": str(self.timing.size)}],
+            },
         }
 
     def _compose(self, part: HarnessPart, solution: str) -> str:

@@ -49,7 +49,7 @@ from evals.sources.graph import GraphSource, RunTask
 from evals.summary import OVERALL, Summary, not_run_reasons, summarize
 from sandbox.base import Sandbox
 from sandbox.errors import SandboxError
-from sandbox.gate import TimingGate
+from sandbox.gate import Quiet, TimingGate
 from sandbox.refcache import ReferenceCache
 from sandbox.spec import Candidate, Spec
 from sandbox.verify import VerifyOptions, verify
@@ -78,6 +78,7 @@ class EvalRunner:
         verify_options: VerifyOptions | None = None,
         pool_size: int = 2,
         agents: Mapping[str, RunTask] | None = None,
+        quiet: Quiet | None = None,
     ) -> None:
         self.engine = engine
         self.sandbox = sandbox
@@ -87,9 +88,10 @@ class EvalRunner:
         self.pool_size = pool_size
         self.agents = dict(agents or {})
         """Agent name → how to run a stored task with it (`RunOptions.agent` other than prompt)."""
-        self.gate = TimingGate()
+        self.gate = TimingGate(quiet)
         """Shared by every run of this runner, so one run's timings are not taken beside another
-        run's builds (eval workers > 1)."""
+        run's builds (eval workers > 1); `quiet` holds back the caller's own load (the embedded
+        model server) while a timing run has the sandbox."""
 
     async def run(
         self,

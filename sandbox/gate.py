@@ -7,23 +7,32 @@ commands together, each timing run alone. A timing run waits for the commands in
 finish, and no new command starts while it waits or runs (so timing is never starved). Only one
 command holds the gate at a time in exclusive mode and nothing is acquired while holding it, so
 the gate cannot deadlock with other locks (such as the reference cache's).
+
+A gate may also be given a `quiet` hook: an async context manager entered around every timing
+run, which holds back other load its owner controls (ParForge passes one that pauses the
+embedded model server; the sandbox itself knows nothing of it). What load remains is measured
+by the sandbox and flagged (`sandbox.timing`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+
+Quiet = Callable[[], AbstractAsyncContextManager[None]]
+"""Holds back load its owner controls while a timing run has the sandbox."""
 
 
 class TimingGate:
     """A writer-preferring readers-writer lock for one event loop."""
 
-    def __init__(self) -> None:
+    def __init__(self, quiet: Quiet | None = None) -> None:
         self._changed = asyncio.Condition()
         self._shared = 0
         self._exclusive = False
         self._waiting = 0
+        self.quiet = quiet
 
     @property
     def holders(self) -> tuple[int, bool]:
@@ -56,7 +65,11 @@ class TimingGate:
                 self._changed.notify_all()
             self._exclusive = True
         try:
-            yield
+            if self.quiet is None:
+                yield
+            else:
+                async with self.quiet():
+                    yield
         finally:
             async with self._changed:
                 self._exclusive = False

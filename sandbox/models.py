@@ -7,12 +7,21 @@ import shlex
 from pydantic import BaseModel, Field
 
 DEFAULT_OUTPUT_LIMIT = 1 << 20  # bytes kept of each of stdout and stderr
+SCRATCH = "{scratch}"
+"""Replaced in a command's argv and env by its own scratch directory (also its HOME and TMPDIR):
+fresh and empty when it starts, gone when it ends."""
+COLLECT = "{collect}"
+"""Replaced by the command's tool-log directory (with `collect`): where a checker the command
+runs writes its report; the files come back in `CommandResult.files`."""
 
 
 class Command(BaseModel):
     """One program run inside a workspace.
 
-    `argv` is executed directly (no shell) with `cwd` relative to the workspace root.
+    `argv` is executed directly (no shell) with `cwd` relative to the workspace root. Every
+    command is a process tree of its own, which ends when its last process does; it may read its
+    cwd's top-level directory and those in `reads`, write those in `writes` and its scratch
+    directory, and nothing else of the workspace (see each backend for how strictly).
     """
 
     argv: list[str]
@@ -21,6 +30,16 @@ class Command(BaseModel):
     stdin: str = ""
     timeout_s: float = 60.0
     output_limit: int = DEFAULT_OUTPUT_LIMIT
+    reads: list[str] = Field(default_factory=list)
+    """Top-level workspace directories the command may read besides its cwd's."""
+    writes: list[str] = Field(default_factory=list)
+    """Top-level workspace directories the command may create and change files in (a build's
+    output directory); read-only again once it has ended."""
+    collect: bool = False
+    """Give the command a tool-log directory (`COLLECT`) and return what is written there."""
+    cpus: int | None = Field(default=None, ge=1)
+    """Pin the command to this many CPUs (capped at the sandbox's): a timed run at n threads or
+    ranks gets n cores, so "1 thread" is one core whatever the program does."""
 
     def display(self) -> str:
         """The command as a copy-pasteable shell line (environment included)."""
@@ -42,6 +61,23 @@ class CommandResult(BaseModel):
     timed_out: bool = False
     output_truncated: bool = False
     """True when stdout or stderr went past `Command.output_limit` and the rest was dropped."""
+    cpu_s: float | None = None
+    """CPU time (user + system) of the command's whole process tree; None when the backend
+    cannot tell."""
+    threads: int | None = None
+    """The most threads the tree was seen running at once (sampled); None when unknown."""
+    host_busy_s: float | None = None
+    """CPU time the whole host spent busy while the command ran (its own included); with
+    `cpu_s`, how much other load ran beside it. None when unknown."""
+    files: dict[str, str] = Field(default_factory=dict)
+    """What the command's tools wrote into its tool-log directory (`Command.collect`)."""
+
+    @property
+    def foreign_cpu_s(self) -> float | None:
+        """CPU time the host spent on other work during this run (None when unknown)."""
+        if self.cpu_s is None or self.host_busy_s is None:
+            return None
+        return max(0.0, self.host_busy_s - self.cpu_s)
 
     @property
     def ok(self) -> bool:

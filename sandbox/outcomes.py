@@ -49,14 +49,19 @@ def describe_exit(result: CommandResult) -> str:
     return signal_name(result.exit_code) + (f": {last}" if last else "")
 
 
+HIDDEN_MISMATCH = "its output differs from the reference's on a hidden input (not shown)"
+
+
 def classify(
     result: CommandResult,
     expected: str,
     tolerance: Tolerance | None,
     target: Target,
     tool_timed_out: bool = False,
+    hidden: bool = False,
 ) -> tuple[Status | None, str]:
-    """(None, "") for a correct run; else the failing status and why."""
+    """(None, "") for a correct run; else the failing status and why. On a `hidden` input the
+    reason says how the run failed but shows neither the input nor any output."""
     if result.timed_out or tool_timed_out:
         status = Status.DEADLOCK if target is Target.MPI else Status.TIMED_OUT
         what = "hung (deadlock)" if target is Target.MPI else "timed out"
@@ -64,10 +69,10 @@ def classify(
     if result.output_truncated:
         return Status.WRONG_ANSWER, "output went past the limit"
     if result.exit_code != 0:
-        return Status.CRASHED, describe_exit(result)
+        return Status.CRASHED, signal_name(result.exit_code) if hidden else describe_exit(result)
     comparison = compare_outputs(expected, result.stdout, tolerance)
     if not comparison.ok:
-        return Status.WRONG_ANSWER, comparison.reason
+        return Status.WRONG_ANSWER, HIDDEN_MISMATCH if hidden else comparison.reason
     return None, ""
 
 
@@ -103,7 +108,14 @@ def deadlock_findings(outcomes: list[TestOutcome], statuses: list[Status | None]
     return list(found.values())
 
 
+NOT_PARALLEL_KIND = "not parallel"
+"""A program whose parallel regions never ran with more than one thread under the checker."""
+CHECKED_DIFFERENTLY_KIND = "behaves differently when checked"
+"""A program whose instrumented runs crash or answer wrongly where its plain runs did not."""
+
 _FAILING_KINDS_STATUS = {
+    NOT_PARALLEL_KIND: Status.NOT_PARALLEL,
+    CHECKED_DIFFERENTLY_KIND: Status.WRONG_ANSWER,
     "memcheck error": Status.SANITIZER_ERROR,
     "racecheck error": Status.RACE,
     "synccheck error": Status.SANITIZER_ERROR,
@@ -121,7 +133,13 @@ def concurrency_failure(findings: list[Finding]) -> tuple[Status, str]:
         return Status.SANITIZER_ERROR, next(
             f.message for f in findings if f.kind == "checker interference"
         )
-    for wanted in (Status.RACE, Status.DEADLOCK, Status.SANITIZER_ERROR):
+    for wanted in (
+        Status.RACE,
+        Status.DEADLOCK,
+        Status.SANITIZER_ERROR,
+        Status.WRONG_ANSWER,
+        Status.NOT_PARALLEL,
+    ):
         if wanted in statuses:
             first = findings[statuses.index(wanted)]
             more = f" (+{len(findings) - 1} more)" if len(findings) > 1 else ""

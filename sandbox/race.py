@@ -10,15 +10,24 @@ it never sees a `simd` loop's lanes. So the checker:
 2. adds `schedule(runtime)` to worksharing loops without a schedule (`omp_rewrite`), so that
    `OMP_SCHEDULE` can move iterations around (`default` runs keep the static split);
 3. builds once with clang `-fsanitize=thread` (libomp loads Archer itself under TSan; the
-   banner Archer prints with `ARCHER_OPTIONS=verbose=1` proves it did);
-4. runs every (schedule, thread count, repeat) combination, `parallel` at a time, stopping after
-   the batch that first finds a race when `stop_at_first_race`.
+   banner Archer prints with `ARCHER_OPTIONS=verbose=1` proves it did) and refuses an object
+   that interferes (`sandbox.checkers.integrity`);
+4. runs every (schedule, thread count, repeat) combination on its inputs, `parallel` at a time,
+   stopping after the batch that first finds a race when `stop_at_first_race`; then the large
+   inputs (the timing input) once, at the first thread count with the loops' own schedule and
+   a longer limit: a program that races only where it is timed is checked there too.
+
+What a run says is read from outside the program where it can be: TSan's exit status 66 is a
+race even when its report was silenced; a run whose tool log does not prove TSan ran is `not
+run`, never clean; the instrumented runs' outputs must match the reference's (a program that
+behaves differently when it is checked fails); and the threads of the run's process tree are
+counted: a program whose parallel regions never ran with more than one thread under the checker
+is `not parallel`, however clean, because the check saw nothing it could vouch for.
 """
 
 from __future__ import annotations
 
 import asyncio
-import secrets
 import time
 from dataclasses import dataclass
 
@@ -26,24 +35,26 @@ from pydantic import BaseModel, Field
 
 from sandbox.base import Sandbox
 from sandbox.checkers import integrity, omp_rewrite, omp_static, tsan
+from sandbox.checkers.compare import compare_outputs
 from sandbox.checkers.diagnostics import parse_diagnostics, summarize
 from sandbox.errors import WorkspaceError
 from sandbox.models import Command, CommandResult
-from sandbox.outcomes import describe_exit
-from sandbox.spec import Language, TestCase
-from sandbox.steps import Recorder
-from sandbox.toolchains.base import TMP_KEEP, Paths, Program
+from sandbox.outcomes import CHECKED_DIFFERENTLY_KIND, NOT_PARALLEL_KIND, describe_exit
+from sandbox.spec import Language, TestCase, Tolerance
+from sandbox.steps import Recorder, signal_name
+from sandbox.toolchains.base import OBJECT, Paths, Program
 from sandbox.toolchains.openmp import (
-    LOG_SEPARATOR,
-    OBJECT,
+    TSAN_EXITCODE,
+    tool_logs,
     tsan_compile,
     tsan_link,
-    tsan_logs,
     tsan_run,
 )
 from sandbox.verdict import ConcurrencyReport, Finding, StepRecord
 
 DEFAULT_SCHEDULE = "default"
+LARGE_TIMEOUT_FACTOR = 3.0
+"""Instrumented runs on a large input get this many times `RaceCheckConfig.timeout_s`."""
 
 
 class RaceCheckConfig(BaseModel):
@@ -68,6 +79,8 @@ class RaceCheckConfig(BaseModel):
     max_inputs: int = Field(default=2, ge=1)
     """Test inputs the dynamic runs use: the last ones, since specs list inputs from small to
     large and a one-element input gives threads nothing to race on."""
+    large: bool = True
+    """Also run the large inputs (the timing input), once each, at the first thread count."""
 
     @classmethod
     def single_run(cls, threads: int = 2) -> RaceCheckConfig:
@@ -78,7 +91,18 @@ class RaceCheckConfig(BaseModel):
             static=False,
             parallel=1,
             skip_runtime_internals=False,
+            large=False,
         )
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the instrumented runs' outputs are compared with (the reference's answers)."""
+
+    outputs: dict[str, str]
+    tolerance: Tolerance | None = None
+    hidden: frozenset[str] = frozenset()
+    """Names of inputs whose outputs must not be shown."""
 
 
 @dataclass(frozen=True)
@@ -87,11 +111,27 @@ class _Run:
     schedule: str
     case: TestCase
     repeat: int
+    timeout_s: float
 
     @property
     def label(self) -> str:
         extra = f" #{self.repeat + 1}" if self.repeat else ""
         return f"race {self.threads}t {self.schedule} [{self.case.name}]{extra}"
+
+
+@dataclass
+class _Seen:
+    """What the runs so far showed."""
+
+    findings: dict[tuple[str, str | None, int | None, str | None], Finding]
+    archer: bool = False
+    runtime: bool = False
+    parallel: bool = False
+    counted: bool = False
+    """Whether the backend counted threads at all (a run at 2 or more was seen running)."""
+    most_threads: int = 0
+    timed_out: list[str] | None = None
+    runs: int = 0
 
 
 async def check_races(
@@ -102,14 +142,21 @@ async def check_races(
     checked: list[str],
     inputs: list[TestCase],
     config: RaceCheckConfig,
-    allowed: frozenset[str] = frozenset(),
+    allowed: frozenset[str] | integrity.Allowances = frozenset(),
+    *,
+    large: list[TestCase] | None = None,
+    expected: Expected | None = None,
+    driver: bool = False,
 ) -> ConcurrencyReport:
     """Race-check one OpenMP program.
 
     `files` are the program's sources (written into `program.dir`); `checked` names those that
-    are the candidate's own: they get the static pass and the schedule rewrite. `allowed`: the
-    otherwise forbidden calls the reference makes (`integrity.calls_used`).
+    are the candidate's own: they get the static pass and the schedule rewrite. `allowed`: what
+    the reference does itself (`integrity.Allowances`). `large`: inputs run at the first two
+    thread count only, with a longer limit. `expected`: the reference's outputs, which every
+    instrumented run must reproduce (None: not compared, as for `check_program`).
     """
+    allow = allowed if isinstance(allowed, integrity.Allowances) else integrity.Allowances(allowed)
     rewrite = any(s != DEFAULT_SCHEDULE for s in config.schedules)
     sources = dict(files)
     rewritten = 0
@@ -127,7 +174,9 @@ async def check_races(
 
     if static_findings and config.stop_at_first_race:
         return ConcurrencyReport(ok=False, tools=[omp_static.TOOL], findings=static_findings)
-    interference = [m for name in checked for m in integrity.source_findings(files[name], allowed)]
+    interference = [
+        m for name in checked for m in integrity.source_findings(files[name], allow.calls)
+    ]
     if not interference and (failed := await _build(rec, paths, program, tools)):
         return failed
     if not interference:
@@ -139,7 +188,9 @@ async def check_races(
             return ConcurrencyReport(
                 ok=False, tools=tools, not_run=f"nm failed: {symbols.stderr[-300:]}"
             )
-        interference = integrity.symbol_findings(symbols.stdout, allowed)
+        interference = integrity.symbol_findings(symbols.stdout, allow, driver=driver)
+        image = await rec.workspace.read_file(program.object, limit=64 << 20)
+        interference += integrity.string_findings(image, allow)
     if interference:
         return ConcurrencyReport(
             ok=False,
@@ -155,76 +206,161 @@ async def check_races(
         else [(DEFAULT_SCHEDULE, k) for k in range(len(config.schedules))]
     )
     plan = [
-        _Run(t, s, case, r * (1 if rewritten else len(variants)) + k)
+        _Run(t, s, case, r * (1 if rewritten else len(variants)) + k, config.timeout_s)
         for case in inputs[-config.max_inputs :]
         for r in range(config.repeats)
         for s, k in variants
         for t in config.threads
     ]
-    findings: dict[tuple[str, str | None, int | None, str | None], Finding] = {}
-    archer_seen = runtime_seen = False
-    timed_out: list[str] = []
-    runs = 0
+    if config.large:
+        # One run, with the loops' own schedule: a race that exists at this size shows at the
+        # first thread count, and each run costs seconds (`dynamic,1` hands out 10^7 iterations
+        # one by one: 45 s under TSan on a 30-million-element sum, 2.5 s with the default).
+        plan += [
+            _Run(
+                config.threads[0],
+                DEFAULT_SCHEDULE,
+                case,
+                0,
+                config.timeout_s * LARGE_TIMEOUT_FACTOR,
+            )
+            for case in large or []
+        ]
+    seen = _Seen(findings={}, timed_out=[])
     for start in range(0, len(plan), config.parallel):
         batch = plan[start : start + config.parallel]
+        hidden = expected.hidden if expected else frozenset()
         outcomes = await asyncio.gather(
-            *(_run_one(rec, paths, program, run, config) for run in batch)
+            *(_run_one(rec, paths, program, run, hidden) for run in batch)
         )
-        runs += len(batch)
+        seen.runs += len(batch)
         for run, (result, omp_log, tsan_log) in zip(batch, outcomes, strict=True):
-            archer_seen |= tsan.ARCHER_BANNER in result.stdout + result.stderr
-            runtime_seen |= tsan.RUNTIME_STARTED in omp_log
-            for f in _findings(run, tsan_log, sources, config.skip_runtime_internals):
-                findings.setdefault((f.kind, f.file, f.line, f.variable), f)
-            if result.timed_out:
-                timed_out.append(f"no end within {result.duration_s:.0f}s at {_where(run)}")
-            elif tsan.ACTIVE not in tsan_log:
-                # Fail closed: without TSan's own first line in its log, this run proves nothing.
-                return ConcurrencyReport(
-                    ok=False,
-                    tools=tools,
-                    findings=static_findings,
-                    runs=runs,
-                    not_run=(
-                        f"ThreadSanitizer left no trace of running ({run.label}, "
-                        f"{describe_exit(result)}): the race check cannot vouch for it"
-                    ),
-                )
-            elif failure := tsan.tsan_failure(tsan_log):
-                return ConcurrencyReport(
-                    ok=False,
-                    tools=tools,
-                    findings=static_findings,
-                    runs=runs,
-                    not_run=f"ThreadSanitizer failed: {failure}",
-                )
-        if findings and config.stop_at_first_race:
+            if failed := _read_run(run, result, omp_log, tsan_log, sources, config, expected, seen):
+                failed.tools, failed.runs = tools, seen.runs
+                failed.findings = static_findings + failed.findings
+                return failed
+        if seen.findings and config.stop_at_first_race:
             break
-        if timed_out:
+        if seen.timed_out:
             break  # each further run would cost a whole time-out too
-        if not runtime_seen:
-            break  # the OpenMP runtime never started: there are no threads to race
-    everything = static_findings + list(findings.values())
-    if timed_out and not everything:
+    everything = static_findings + list(seen.findings.values())
+    report = ConcurrencyReport(ok=not everything, tools=tools, findings=everything, runs=seen.runs)
+    if seen.timed_out and not everything:
         # TSan slows loops many times: a run past the limit is the check's time-out, not a race.
+        report.ok = False
+        report.not_run = (
+            f"the race check timed out under ThreadSanitizer ({seen.timed_out[0]}); "
+            "no race was seen, none is ruled out"
+        )
+    elif seen.runtime and not seen.archer and not seen.findings:
+        report.ok = False
+        report.not_run = "the OpenMP runtime started without Archer (is libarcher.so installed?)"
+    elif not everything and expected is not None and seen.counted and not seen.parallel:
+        report.ok = False
+        report.findings = [_not_parallel(seen)]
+    return report
+
+
+def _read_run(
+    run: _Run,
+    result: CommandResult,
+    omp_log: str,
+    tsan_log: str,
+    sources: dict[str, str],
+    config: RaceCheckConfig,
+    expected: Expected | None,
+    seen: _Seen,
+) -> ConcurrencyReport | None:
+    """Take in one instrumented run; a report when the check must end here."""
+    seen.archer |= tsan.ARCHER_BANNER in result.stdout + result.stderr
+    seen.runtime |= tsan.RUNTIME_STARTED in omp_log
+    if run.threads > 1 and result.threads:
+        seen.counted = True
+        seen.parallel |= result.threads > 1
+    seen.most_threads = max(seen.most_threads, result.threads or 0)
+    found = _findings(run, tsan_log, sources, config.skip_runtime_internals)
+    if result.exit_code == TSAN_EXITCODE and tsan.WARNING not in tsan_log:
+        # TSan exits 66 only after reporting: the report went somewhere it cannot be read.
+        # (A log that holds reports, all of them the runtime's known false alarms, explains
+        # the status: those are filtered, not lost.)
+        found = [
+            Finding(
+                kind="data race",
+                tool=tsan.TOOL,
+                message=(
+                    f"ThreadSanitizer exited {TSAN_EXITCODE} (it found a race) but its report "
+                    f"could not be read ({_where(run)}) [{run.case.name}]"
+                ),
+                workers=run.threads,
+            )
+        ]
+    for f in found:
+        seen.findings.setdefault((f.kind, f.file, f.line, f.variable), f)
+    if result.timed_out:
+        assert seen.timed_out is not None
+        seen.timed_out.append(f"no end within {result.duration_s:.0f}s at {_where(run)}")
+        return None
+    if found:
+        return None
+    if tsan.ACTIVE not in tsan_log:
+        # Fail closed: without TSan's own first line in its log, this run proves nothing.
         return ConcurrencyReport(
             ok=False,
-            tools=tools,
-            runs=runs,
             not_run=(
-                f"the race check timed out under ThreadSanitizer ({timed_out[0]}); "
-                "no race was seen, none is ruled out"
+                f"ThreadSanitizer left no trace of running ({run.label}, "
+                f"{describe_exit(result)}): the race check cannot vouch for it"
             ),
         )
-    if runtime_seen and not archer_seen and not findings:
+    if failure := tsan.tsan_failure(tsan_log):
+        return ConcurrencyReport(ok=False, not_run=f"ThreadSanitizer failed: {failure}")
+    if expected is not None and (differs := _differs(run, result, expected)):
         return ConcurrencyReport(
             ok=False,
-            tools=tools,
-            findings=static_findings,
-            runs=runs,
-            not_run="the OpenMP runtime started without Archer (is libarcher.so installed?)",
+            findings=[
+                Finding(
+                    kind=CHECKED_DIFFERENTLY_KIND,
+                    tool=tsan.TOOL,
+                    message=f"under the race checker ({_where(run)}) [{run.case.name}]: {differs}",
+                    workers=run.threads,
+                )
+            ],
         )
-    return ConcurrencyReport(ok=not everything, tools=tools, findings=everything, runs=runs)
+    return None
+
+
+def _differs(run: _Run, result: CommandResult, expected: Expected) -> str:
+    """Why an instrumented run's answer is not the reference's ("" when it is)."""
+    want = expected.outputs.get(run.case.name)
+    hidden = run.case.name in expected.hidden
+    if result.exit_code != 0:
+        return signal_name(result.exit_code) if hidden else describe_exit(result)
+    if want is None:
+        return ""
+    comparison = compare_outputs(want, _without_banner(result.stdout), expected.tolerance)
+    if comparison.ok:
+        return ""
+    return "its output differs from the reference's" + ("" if hidden else f": {comparison.reason}")
+
+
+def _without_banner(stdout: str) -> str:
+    """The program's own output: Archer prints its banner on stdout as it starts."""
+    lines = stdout.splitlines(keepends=True)
+    for k, line in enumerate(lines):
+        if line.startswith(tsan.ARCHER_BANNER):
+            return "".join(lines[:k] + lines[k + 1 :])
+    return stdout
+
+
+def _not_parallel(seen: _Seen) -> Finding:
+    return Finding(
+        kind=NOT_PARALLEL_KIND,
+        tool=tsan.TOOL,
+        message=(
+            f"its parallel regions never ran with more than one thread under the race checker "
+            f"(at most {seen.most_threads} thread(s) seen in {seen.runs} run(s) at 2 or more): "
+            "the check saw no parallel execution to vouch for"
+        ),
+    )
 
 
 def interference_finding(reasons: list[str]) -> Finding:
@@ -256,23 +392,14 @@ async def _build(
 
 
 async def _run_one(
-    rec: Recorder, paths: Paths, program: Program, run: _Run, config: RaceCheckConfig
+    rec: Recorder, paths: Paths, program: Program, run: _Run, hidden: frozenset[str]
 ) -> tuple[CommandResult, str, str]:
-    """One instrumented run and its tools' logs (libomp's, TSan's) from files the harness
-    named: a fresh random prefix per run, so the program can neither guess nor pre-plant them."""
+    """One instrumented run and its tools' logs (libomp's, TSan's), which they write into the
+    run's own tool-log directory."""
     schedule = "static" if run.schedule == DEFAULT_SCHEDULE else run.schedule
-    log = f"{paths.tmp}/race-{secrets.token_hex(8)}"
-    command = tsan_run(program, run.case, run.threads, schedule, config.timeout_s, paths, log)
-    result = await rec.run(run.label, command)
-    try:
-        logs = await rec.run(f"{run.label}: tool logs", tsan_logs(log))
-    except WorkspaceError:
-        if not result.timed_out:
-            raise
-        # The host's watchdog removed the container of a run that did not stop in time: its
-        # logs went with it, and the time-out is what the report says.
-        return result, "", ""
-    omp_log, _, tsan_log = logs.stdout.partition(LOG_SEPARATOR)
+    command = tsan_run(program, run.case, run.threads, schedule, run.timeout_s, paths)
+    result = await rec.run(run.label, command, hidden=run.case.name in hidden)
+    omp_log, tsan_log = tool_logs(result.files)
     return result, omp_log, tsan_log
 
 
@@ -287,7 +414,12 @@ def _findings(
 ) -> list[Finding]:
     found = tsan.parse_tsan(tsan_log, sources, skip_runtime_internals=skip_runtime_internals)
     return [
-        f.model_copy(update={"workers": run.threads, "message": f"{f.message} ({_where(run)})"})
+        f.model_copy(
+            update={
+                "workers": run.threads,
+                "message": f"{f.message} ({_where(run)}) [{run.case.name}]",
+            }
+        )
         for f in found
     ]
 
@@ -343,8 +475,7 @@ async def check_program(
 
 
 async def workspace_paths(rec: Recorder) -> Paths:
-    """Ask the workspace where it is (see `Paths`) and create its TMPDIR."""
-    await rec.workspace.write_files({TMP_KEEP: ""})
+    """Ask the workspace where it is (see `Paths`)."""
     result = await rec.workspace.run(Command(argv=["pwd"], timeout_s=30))
     root = result.stdout.strip()
     if not result.ok or not root.startswith("/"):

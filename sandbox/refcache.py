@@ -1,9 +1,9 @@
 """Reference results shared by the verifications of one spec: what `verify` need not redo.
 
 A spec's sequential reference gives the same answers whatever the candidate. An eval verifies K
-samples of every task against one spec; building the reference, running it on every test and
-timing it once per spec instead of once per sample is most of what a warm harness can save
-without checking any candidate less. Pass one `ReferenceCache` to every `verify` call that
+samples of every task against one spec; running the reference on every visible test once per
+spec instead of once per sample saves work without checking any candidate less (a behaviour
+probe, which runs no hidden input and no timing, then needs no reference build at all). Pass one `ReferenceCache` to every `verify` call that
 should share it:
 
     cache = ReferenceCache()
@@ -17,9 +17,9 @@ made. The verifications that start meanwhile wait for it. Only successes are kep
 that does not build or run is retried, and reported, by every verification. The cache lives in memory for one
 process and trusts one sandbox image: make a new one for another image.
 
-Reusing the reference's timing means every sample is compared with one measurement of the
-reference (the median of `timing_repeats` runs) instead of a fresh one each time: the samples'
-speedups share a baseline, which makes them more comparable with each other, not less.
+Timing is never cached: a candidate is only ever compared with reference runs timed in turn
+with its own (`sandbox.timing`), and hidden inputs are drawn afresh for every verification, so
+the reference is still built in each one; what the cache saves is its runs on the visible tests.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from sandbox.models import CommandResult
+from sandbox.checkers.integrity import Allowances
 from sandbox.spec import Spec, Target
 from sandbox.toolchains import reference_toolchain
 
@@ -40,8 +40,8 @@ class ReferenceResults:
 
     outputs: dict[str, str] | None = None
     """stdout of the reference on each test, by test name."""
-    timing_runs: list[CommandResult] | None = None
-    """The reference's runs on the timing input."""
+    allowed: Allowances | None = None
+    """What the reference's object does that candidates may do too."""
 
 
 @dataclass
@@ -57,7 +57,7 @@ class CacheStats:
 
 
 class ReferenceCache:
-    """Reference outputs and timings per spec, shared by concurrent `verify` calls."""
+    """Reference outputs per spec, shared by concurrent `verify` calls."""
 
     def __init__(self) -> None:
         self._entries: dict[str, ReferenceResults] = {}

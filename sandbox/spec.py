@@ -50,6 +50,49 @@ class TestCase(BaseModel):
     stdin: str = ""
 
 
+class ArgSpec(BaseModel):
+    """How one argument of a hidden input is drawn: exactly one of the fields."""
+
+    seed: bool = False
+    """A fresh random integer in [1, 2^31): a generator's seed."""
+    int_range: tuple[int, int] | None = None
+    """A uniform integer in [lo, hi]."""
+    choice: list[str] | None = None
+    """One of these values."""
+    value: str | None = None
+    """This value, always."""
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> ArgSpec:
+        given = [self.seed, self.int_range is not None, self.choice is not None]
+        given.append(self.value is not None)
+        if sum(given) != 1:
+            raise ValueError("an argument is drawn one way: seed, int_range, choice or value")
+        if self.int_range is not None and self.int_range[0] > self.int_range[1]:
+            raise ValueError(f"int_range {list(self.int_range)} is empty")
+        if self.choice is not None and not self.choice:
+            raise ValueError("choice needs at least one value")
+        return self
+
+
+class HiddenInputs(BaseModel):
+    """How a verification draws inputs the candidate never saw (from a seed it records).
+
+    Without this, inputs are derived from the visible tests' shapes (`sandbox.verify.hidden`).
+    """
+
+    args: list[ArgSpec] = Field(default_factory=list)
+    """The arguments of a hidden test, position by position."""
+    program: str | None = None
+    """A program in the spec's language run as `gen SEED` whose stdout is the input's stdin
+    (for programs that read their input)."""
+    count: int = Field(default=2, ge=0, le=16)
+    """Hidden tests per verification."""
+    timing: list[ArgSpec] | None = None
+    """Arguments of a hidden timing input of the same size class (a fresh seed, say); None
+    times the spec's own timing input."""
+
+
 class Tolerance(BaseModel):
     """Compare numbers token by token: |a - b| <= atol + rtol * |b|; other tokens exactly."""
 
@@ -83,6 +126,8 @@ class Spec(BaseModel):
     timeout_s: float = Field(default=20.0, gt=0)
     """Wall-clock limit of one program run (race-instrumented runs get a multiple)."""
     timing_repeats: int = Field(default=5, ge=1)
+    hidden: HiddenInputs | None = None
+    """How hidden inputs are drawn; None derives them from the tests' shapes."""
 
     @model_validator(mode="after")
     def _driver_includes_solution(self) -> Spec:

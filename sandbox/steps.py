@@ -26,16 +26,25 @@ def cap(text: str, limit: int = STEP_OUTPUT_CHARS) -> str:
     return f"{text[:_HEAD]}\n[... {cut} characters cut ...]\n{text[-tail:]}"
 
 
-def step_record(name: str, command: Command, result: CommandResult) -> StepRecord:
+HIDDEN_COMMAND = "(a hidden input: its arguments and stdin are not shown)"
+HIDDEN_OUTPUT = "[not kept: a run on a hidden input]"
+
+
+def step_record(
+    name: str, command: Command, result: CommandResult, hidden: bool = False
+) -> StepRecord:
+    """The record of one command; a run on a hidden input keeps no input and no output."""
     return StepRecord(
         name=name,
-        command=command.display(),
+        command=HIDDEN_COMMAND if hidden else command.display(),
         exit_code=result.exit_code,
         duration_s=round(result.duration_s, 4),
-        stdout=cap(result.stdout),
-        stderr=cap(result.stderr),
+        stdout=HIDDEN_OUTPUT if hidden else cap(result.stdout),
+        stderr=HIDDEN_OUTPUT if hidden else cap(result.stderr),
         timed_out=result.timed_out,
         output_truncated=result.output_truncated,
+        cpu_s=None if result.cpu_s is None else round(result.cpu_s, 4),
+        threads=result.threads,
     )
 
 
@@ -47,11 +56,14 @@ class Recorder:
         self.gate = gate
         self.steps: list[StepRecord] = []
 
-    async def run(self, name: str, command: Command, *, timed: bool = False) -> CommandResult:
-        """Run and record a command; `timed` ones hold the gate alone."""
+    async def run(
+        self, name: str, command: Command, *, timed: bool = False, hidden: bool = False
+    ) -> CommandResult:
+        """Run and record a command; `timed` ones hold the gate alone, `hidden` ones (runs on a
+        hidden input) are recorded without their input and output."""
         async with self._hold(timed):
             result = await self.workspace.run(command)
-        self.steps.append(step_record(name, command, result))
+        self.steps.append(step_record(name, command, result, hidden))
         return result
 
     def _hold(self, timed: bool) -> AbstractAsyncContextManager[None]:

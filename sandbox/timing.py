@@ -1,24 +1,36 @@
-"""Pure timing decisions: which clock to trust, what speedup to report, what to flag.
+"""Pure timing decisions: paired ratios, which clock to trust, what to flag.
 
-A candidate's speedup is the reward that evolution and fine-tuning optimise, so nothing a
-program prints is taken on trust. The sandbox measures every run's wall time itself. A kernel
-time a program prints (`PARFORGE_TIME_S=`) is used only when every run printed one and each is
-consistent with what the sandbox saw:
+A candidate's speedup is the reward that evolution and fine-tuning optimise, so it rests on
+what the sandbox observes from outside the program, and reference and candidate are measured
+at the same moments. A timing session runs the reference and the candidate in turns,
 
-- a run prints one kernel time (a second one is not the driver's);
-- a kernel time never exceeds its run's wall time;
-- the part of a run outside the kernel (input generation, output, start-up) is the same code
-  in the reference and in the candidate, so the candidate's may not grow much beyond the
-  reference's. Put differently, the kernel/wall ratio of the candidate stays plausible next to
-  the reference's: a program that divides its real time by 1000 claims a kernel of 0.1% of its
-  run where the reference's kernel is most of it.
+    ref₀, cand(n₁)₀, cand(n₂)₀, …, ref₁, cand(n₁)₁, …, ref_R
 
-Otherwise wall times are used, and a note says why. A speedup above the cores the run could
-use (its worker count, capped by the sandbox's CPU limit) over the candidate's own one-worker
-time (fastest repeat against fastest repeat) is flagged and left out of the best speedup (a better serial algorithm is not flagged); a reference faster than `FLOOR_S` is too short to time, and no speedup is reported.
+and pairs each candidate run with the mean of the two reference runs around it; the speedup at
+a count is the median of its paired ratios, with their spread. A change of background load
+between two moments (the model server generating, a neighbour's build) therefore moves both
+sides of a ratio, not one. Nothing is compared with a reference timed at another moment.
+
+- **Wall time** is the sandbox's clock over the whole process tree (`CommandResult`).
+- **A printed kernel time** (`PARFORGE_TIME_S=`) may refine it, only when every run printed
+  exactly one and the wall times confirm it: the reference's time outside its kernel (input
+  generation, output) is the same code in the candidate, so the candidate's kernel must be its
+  wall time minus that, plus what starting its runtime costs (`startup_s`, measured by the
+  sandbox's own probe), within `KERNEL_SLACK` of the kernel itself. A forged time gains at most
+  that slack, however long the set-up is.
+- **Above the cores**: a speedup over the reference beyond the CPUs the run was pinned to
+  (`CORE_MARGIN` of noise allowed) is implausible, flagged and not counted. The candidate's own
+  one-worker time plays no part: it is the candidate's to control.
+- **Foreign load**: the CPU the host spent outside the timed process trees (the backend's
+  `host_busy_s - cpu_s`), in cores averaged over each pair. A count whose pairs ran with more
+  than `FOREIGN_LIMIT` of other load is flagged as disturbed.
+- A reference faster than `FLOOR_S` is too short to time: no speedup is reported.
 """
 
 from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
 
 from sandbox.models import CommandResult
 from sandbox.steps import TIME_MARKER, kernel_time, median
@@ -30,21 +42,38 @@ more: many ParEval timing inputs have kernels of 12-25 ms (medians of repeated r
 without process start-up), and a 50 ms floor left most of the suite without speedups."""
 CORE_MARGIN = 1.15
 """Speedups up to this factor above the cores are noise (and cache effects), not forgery."""
-OVERHEAD_FACTOR = 2.0
-OVERHEAD_SLACK_S = 0.02
-"""The candidate's non-kernel time may reach `OVERHEAD_FACTOR` times the reference's, plus a
-tenth of the reference's whole run and this slack (start-up of a thread pool, noise)."""
+KERNEL_SLACK = 0.2
+KERNEL_SLACK_S = 0.003
+"""A printed kernel time is confirmed when it is within this fraction of the kernel the wall
+times imply (plus this many seconds of clock and scheduling noise)."""
+FOREIGN_LIMIT = 0.2
+"""Cores of other load beside a pair above which its speedup is flagged as disturbed."""
 _EPSILON_S = 0.001
 
 
-def timing(
-    reference: list[CommandResult],
-    candidate: dict[int, list[CommandResult]],
-    cores: float | None = None,
-    startup_s: float | None = None,
-) -> Timing:
-    """Medians, speedups and flags of the timing runs (see the module docstring)."""
-    refusal = kernel_refusal(reference, candidate, startup_s or 0.0)
+@dataclass(frozen=True)
+class Session:
+    """The runs of one paired timing session.
+
+    `reference` has one run more than each count's list: candidate run k ran between reference
+    runs k and k + 1."""
+
+    reference: list[CommandResult]
+    candidate: dict[int, list[CommandResult]]
+    cores: float | None = None
+    """CPUs the sandbox gives a job (its limit); None when unknown."""
+    pinned: dict[int, int] | None = None
+    """CPUs each count ran on."""
+    startup_s: dict[int, float] | None = None
+    """What starting the candidate's runtime costs at each count beyond the reference's own
+    start (CUDA's context, MPI's extra ranks), from the sandbox's probe; None: nothing."""
+    cap_by_cores: bool = True
+    """Flag speedups above the cores (False for GPU programs)."""
+
+
+def timing(session: Session) -> Timing:
+    """Medians, paired ratios, spreads and flags of one session (see the module docstring)."""
+    refusal = kernel_refusal(session)
     kernel = refusal is None
     notes = [] if kernel or refusal == "" else [f"wall time used: {refusal}"]
 
@@ -52,16 +81,34 @@ def timing(
         t = kernel_time(r.stderr) if kernel else None
         return t if t is not None else r.duration_s
 
-    ref_s = median([seconds(r) for r in reference])
-    cand_s = {n: median([seconds(r) for r in runs]) for n, runs in candidate.items()}
+    ref = [seconds(r) for r in session.reference]
+    ref_s = median(ref)
     result = Timing(
         reference_s=round(ref_s, 6),
-        candidate_s={n: round(s, 6) for n, s in cand_s.items()},
+        candidate_s={
+            n: round(median([seconds(r) for r in runs]), 6) for n, runs in session.candidate.items()
+        },
         source="kernel" if kernel else "wall",
-        cores=cores,
-        startup_s=None if startup_s is None else round(startup_s, 6),
+        cores=session.cores,
+        pinned=dict(session.pinned or {}),
+        threads={
+            n: max((r.threads or 0) for r in runs)
+            for n, runs in session.candidate.items()
+            if any(r.threads for r in runs)
+        },
+        startup_s=_startup_note(session.startup_s),
         notes=notes,
     )
+    for n, runs in session.candidate.items():
+        load = _foreign_load(session.reference, runs)
+        if load is not None:
+            result.foreign_load[n] = round(load, 3)
+            if load > FOREIGN_LIMIT:
+                result.disturbed.append(n)
+                result.notes.append(
+                    f"at {n}: {load:.2f} cores of other work ran beside the timing runs: "
+                    "the speedup is disturbed (flagged)"
+                )
     if ref_s < FLOOR_S:
         result.too_short = True
         result.notes.append(
@@ -69,36 +116,59 @@ def timing(
             "too short to time, no speedup reported (use a larger timing input)"
         )
         return result
-    # The fastest of a candidate's repeats is its least disturbed run: on a shared host one
-    # slow one-worker run would otherwise make an honest 2x on 2 cores look like 2.4x.
-    fastest = {n: min(seconds(r) for r in runs) for n, runs in candidate.items() if runs}
-    single = fastest.get(1)
-    for n, s in cand_s.items():
-        speedup = ref_s / s if s > 0 else 0.0
-        result.speedup[n] = round(speedup, 3)
-        usable = min(float(n), cores) if cores else float(n)
-        # A better serial algorithm may beat the reference on one thread; what parallelism adds
-        # on top of that (the candidate's own one-worker time) cannot exceed the cores.
-        best = fastest.get(n, s)
-        scaling = single / best if single and best > 0 else speedup
-        if scaling > usable * CORE_MARGIN:
+    for n, runs in session.candidate.items():
+        ratios = [
+            round((ref[k] + ref[k + 1]) / 2 / s, 4) if (s := seconds(r)) > 0 else 0.0
+            for k, r in enumerate(runs)
+        ]
+        if not ratios:
+            continue
+        result.ratios[n] = ratios
+        result.speedup[n] = round(statistics.median(ratios), 3)
+        result.spread[n] = [min(ratios), max(ratios)]
+        usable = _usable(n, session)
+        if session.cap_by_cores and result.speedup[n] > usable * CORE_MARGIN:
             result.above_cores.append(n)
             result.notes.append(
-                f"speedup {speedup:.2f}x at {n} scales {scaling:.2f}x over one worker, above "
-                f"the {usable:g} cores the run had: implausible, not counted"
+                f"speedup {result.speedup[n]:.2f}x at {n} over the reference exceeds the "
+                f"{usable:g} core(s) the run had: implausible, not counted"
             )
     return result
 
 
-def kernel_refusal(
-    reference: list[CommandResult],
-    candidate: dict[int, list[CommandResult]],
-    startup_s: float = 0.0,
-) -> str | None:
+def _usable(n: int, session: Session) -> float:
+    usable = float(n)
+    if session.pinned and n in session.pinned:
+        usable = min(usable, float(session.pinned[n]))
+    if session.cores:
+        usable = min(usable, session.cores)
+    return usable
+
+
+def _foreign_load(reference: list[CommandResult], runs: list[CommandResult]) -> float | None:
+    """Median over the pairs of the other load's cores (None when the backend cannot tell)."""
+    loads = []
+    for k, run in enumerate(runs):
+        parts = [(run, 1.0), (reference[k], 0.5), (reference[k + 1], 0.5)]
+        foreign = [(r.foreign_cpu_s, r.duration_s, w) for r, w in parts]
+        if any(f is None for f, _, _ in foreign):
+            return None
+        wall = sum(d * w for _, d, w in foreign)
+        if wall > 0:
+            loads.append(sum((f or 0.0) * w for f, _, w in foreign) / wall)
+    return statistics.median(loads) if loads else None
+
+
+def _startup_note(startup: dict[int, float] | None) -> float | None:
+    if not startup:
+        return None
+    return round(max(startup.values()), 6)
+
+
+def kernel_refusal(session: Session) -> str | None:
     """None when the printed kernel times may be used; else why not ("" when some run printed
-    none, the ordinary case of a program that does not time itself). `startup_s` is the
-    measured start-up of the candidate's runtime, allowed outside its kernel."""
-    every = reference + [r for runs in candidate.values() for r in runs]
+    none, the ordinary case of a program that does not time itself)."""
+    every = session.reference + [r for runs in session.candidate.values() for r in runs]
     kernels = [kernel_time(r.stderr) for r in every]
     if any(k is None for k in kernels):
         return ""
@@ -109,18 +179,20 @@ def kernel_refusal(
         assert k is not None
         if k > r.duration_s + _EPSILON_S:
             return f"a printed kernel time ({k:.4g} s) exceeds its run's wall time ({r.duration_s:.4g} s)"
-    ref_wall = median([r.duration_s for r in reference])
-    ref_outside = median([r.duration_s - (kernel_time(r.stderr) or 0.0) for r in reference])
-    allowed = OVERHEAD_FACTOR * ref_outside + 0.1 * ref_wall + OVERHEAD_SLACK_S + startup_s
-    for n, runs in candidate.items():
-        outside = median([r.duration_s - (kernel_time(r.stderr) or 0.0) for r in runs])
-        if outside > allowed:
-            wall = median([r.duration_s for r in runs])
-            ratio = (wall - outside) / wall if wall > 0 else 0.0
-            ref_ratio = (ref_wall - ref_outside) / ref_wall if ref_wall > 0 else 0.0
+    outside = [r.duration_s - (kernel_time(r.stderr) or 0.0) for r in session.reference]
+    for n, runs in session.candidate.items():
+        extra = (session.startup_s or {}).get(n, 0.0)
+        implied, printed = [], []
+        for k, run in enumerate(runs):
+            setup = (outside[k] + outside[k + 1]) / 2
+            implied.append(max(run.duration_s - setup - extra, 0.0))
+            printed.append(kernel_time(run.stderr) or 0.0)
+        deviation = statistics.median(abs(p - i) for p, i in zip(printed, implied, strict=True))
+        allowed = KERNEL_SLACK * statistics.median(implied) + KERNEL_SLACK_S
+        if deviation > allowed:
             return (
-                f"at {n} the printed kernel time is {ratio:.1%} of the run's wall time against "
-                f"{ref_ratio:.1%} for the reference ({outside:.3f} s outside the kernel, "
-                f"at most {allowed:.3f} s is plausible)"
+                f"at {n} the printed kernel times ({statistics.median(printed):.4g} s) are not "
+                f"what the wall times imply ({statistics.median(implied):.4g} s after the "
+                f"reference's {statistics.median(outside):.4g} s outside its kernel)"
             )
     return None

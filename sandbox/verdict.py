@@ -43,6 +43,10 @@ class StepRecord(BaseModel):
     stderr: str = ""
     timed_out: bool = False
     output_truncated: bool = False
+    cpu_s: float | None = None
+    """CPU time of the command's whole process tree, when the backend measures it."""
+    threads: int | None = None
+    """The most threads seen in its process tree, when the backend measures it."""
 
 
 class Diagnostic(BaseModel):
@@ -121,26 +125,45 @@ class ConcurrencyReport(BaseModel):
 
 
 class Timing(BaseModel):
-    """Medians of repeated runs in one sandbox; speedup = reference / candidate.
+    """Paired timing: the reference and the candidate timed in turns, in one session, by the
+    sandbox's clock; speedup = the median of the paired ratios (see `sandbox.timing`).
 
     The sandbox measures every run's wall time itself; a kernel time a program prints is only
-    used when it is consistent with those (see `sandbox.timing`), and `notes` say why not.
+    used when the wall times confirm it (`source`), and `notes` say why not.
     """
 
     reference_s: float
+    """Median time of the reference's runs of this session."""
     candidate_s: dict[int, float] = Field(default_factory=dict)
     """Median time at each thread or rank count."""
     speedup: dict[int, float] = Field(default_factory=dict)
-    """Empty when the reference ran too briefly to time (`too_short`)."""
+    """Median of the paired ratios at each count; empty when the reference ran too briefly to
+    time (`too_short`)."""
+    spread: dict[int, list[float]] = Field(default_factory=dict)
+    """[lowest, highest] paired ratio at each count."""
+    ratios: dict[int, list[float]] = Field(default_factory=dict)
+    """Every paired ratio (reference time around a candidate run over that run's time)."""
     source: str = "wall"
-    """`kernel` when the programs reported consistent PARFORGE_TIME_S, else `wall`."""
+    """`kernel` when the programs printed PARFORGE_TIME_S and the wall times confirm it, else
+    `wall`."""
     cores: float | None = None
     """CPUs the runs really had (the sandbox's limit); None when the backend cannot say."""
+    pinned: dict[int, int] = Field(default_factory=dict)
+    """CPUs each count's runs were pinned to (the reference: one)."""
+    threads: dict[int, int] = Field(default_factory=dict)
+    """The most threads seen in the candidate's process tree at each count."""
+    foreign_load: dict[int, float] = Field(default_factory=dict)
+    """Cores of other work on the host while each count's pairs ran (averaged); absent when
+    the backend cannot measure it."""
+    disturbed: list[int] = Field(default_factory=list)
+    """Counts measured under foreign load above `sandbox.timing.FOREIGN_LIMIT`: shown, flagged,
+    never taken as an improvement by evolution."""
     startup_s: float | None = None
     """Median wall time of a program that only starts the target's runtime (CUDA), measured in
     the same sandbox and allowed outside the candidate's kernel; None for targets without one."""
     above_cores: list[int] = Field(default_factory=list)
-    """Worker counts whose speedup exceeds the cores they could use: implausible, not counted."""
+    """Counts whose speedup over the reference exceeds the cores they could use: implausible,
+    not counted."""
     too_short: bool = False
     """The reference ran below the timing floor: no speedup is reported."""
     notes: list[str] = Field(default_factory=list)
@@ -151,6 +174,30 @@ class Timing(BaseModel):
         """The best plausible speedup (0 when too short to time)."""
         kept = [s for n, s in self.speedup.items() if n not in self.above_cores]
         return max(kept, default=0.0)
+
+    @property
+    def best_workers(self) -> int | None:
+        """The count of the best plausible speedup (the fewest workers on a tie)."""
+        kept = {n: s for n, s in self.speedup.items() if n not in self.above_cores}
+        if not kept:
+            return None
+        return max(kept.items(), key=lambda item: (item[1], -item[0]))[0]
+
+
+class HiddenReport(BaseModel):
+    """The inputs this verification drew that the candidate could not know."""
+
+    seed: int
+    """Draws them again (`sandbox.verify.hidden.draw`)."""
+    tests: int = 0
+    """Hidden tests the candidate was run on (at every count)."""
+    timing: bool = False
+    """The timing input was hidden too."""
+    derived: bool = False
+    """Derived from the visible tests' shapes (the spec declares no generator)."""
+    dropped: int = 0
+    """Derived inputs left out because the reference itself failed on them."""
+    note: str = ""
 
 
 class Verdict(BaseModel):
@@ -164,6 +211,10 @@ class Verdict(BaseModel):
     equivalence: Equivalence | None = None
     concurrency: ConcurrencyReport | None = None
     timing: Timing | None = None
+    hidden: HiddenReport | None = None
+    lint: list[str] = Field(default_factory=list)
+    """What looks wrong with the spec itself (every expected output the same, no hidden
+    input): the verdict is weaker than it looks."""
     steps: list[StepRecord] = Field(default_factory=list)
     sandbox: SandboxInfo | None = None
     duration_s: float = 0.0

@@ -28,6 +28,7 @@ from corpus.store.migrate import target_metadata
 from corpus.store.models import CandidateCreate, JobStatus, RunMeta, StepCreate, StepKind
 from sandbox.backends.engine import Engine as DockerEngine
 from sandbox.backends.image import build_image
+from sandbox.errors import WorkspaceError
 from sandbox.models import Command, CommandResult, SandboxInfo
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -265,13 +266,20 @@ class ScriptedWorkspace:
             self.files[name] = content.encode() if isinstance(content, str) else content
 
     async def read_file(self, path: str, limit: int = 1 << 20) -> bytes:
+        if path not in self.files:
+            raise WorkspaceError(f"no such file in the workspace: {path!r}")
         return self.files[path][:limit]
 
     async def run(self, command: Command) -> CommandResult:
         self.commands.append(command)
         if command.argv == ["pwd"]:
             return CommandResult(exit_code=0, stdout="/ws\n")
-        return self.handler(command)
+        result = self.handler(command)
+        if result.ok and command.writes and "-o" in command.argv:
+            # A build that succeeds leaves its output (an object, a program) behind.
+            output = command.argv[command.argv.index("-o") + 1]
+            self.files.setdefault(f"{command.cwd}/{output}", b"")
+        return result
 
 
 class ScriptedSandbox:

@@ -7,20 +7,20 @@ speedups above the cores a run had).
 
 Two verdicts are measured at different moments on a shared, noisy host, so a child whose
 median beats its parent's by a few percent has often just run on a quieter second. An
-improvement is believed only when the child's individual timing runs beat the parent's in a
-one-sided Mann-Whitney test (exact for the handful of repeats the verifier makes) and its median
-gain clears a floor. Each run becomes a speedup sample (the verdict's reference median over that
-run's time) so that verdicts whose reference ran at different speeds compare fairly.
+improvement is believed only when the child's paired speedups (each of its timing runs against
+the reference runs timed around it, `sandbox.timing`) beat the parent's in a one-sided
+Mann-Whitney test (exact for the handful of repeats the verifier makes) and its median gain
+clears a floor. A child whose timing the sandbox flagged as disturbed (other load beside it) is
+never taken as an improvement, whatever it measured.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import re
 from dataclasses import dataclass
 
-from sandbox.steps import kernel_time, median
+from sandbox.steps import median
 from sandbox.verdict import Verdict
 
 MIN_CONFIDENCE = 0.95
@@ -28,7 +28,6 @@ MIN_CONFIDENCE = 0.95
 MIN_GAIN = 1.03
 """...and by at least this factor in median speedup (smaller gains are not worth a change)."""
 
-_TIMING_RUN = re.compile(r"^run candidate \[timing #(\d+)\](?: (\d+) (?:threads|ranks))?")
 _EXACT_LIMIT = 20
 """Samples (both sides together) up to which the test enumerates every split exactly."""
 
@@ -54,34 +53,25 @@ def fitness(verdict: Verdict | None) -> Fitness:
 
 def best_workers(verdict: Verdict) -> int | None:
     """The thread or rank count of the verdict's best plausible speedup."""
-    timing = verdict.timing
-    if timing is None:
-        return None
-    kept = {n: s for n, s in timing.speedup.items() if n not in timing.above_cores}
-    if not kept:
-        return None
-    return max(kept.items(), key=lambda item: (item[1], -item[0]))[0]
+    return verdict.timing.best_workers if verdict.timing is not None else None
 
 
 def speedup_samples(verdict: Verdict, workers: int | None = None) -> list[float]:
-    """One speedup per timing run at `workers` (default: the best count), read from the runs
-    the sandbox recorded; a run repeated because the runtime failed counts once, as rerun."""
+    """The paired speedups of the timing runs at `workers` (default: the best count)."""
     timing = verdict.timing
-    if timing is None or timing.reference_s <= 0:
+    if timing is None:
         return []
     workers = workers if workers is not None else best_workers(verdict)
     if workers is None:
         return []
-    runs: dict[int, float] = {}
-    for step in verdict.steps:
-        found = _TIMING_RUN.match(step.name)
-        if found is None or int(found.group(2) or 1) != workers:
-            continue
-        seconds = kernel_time(step.stderr) if timing.source == "kernel" else None
-        seconds = seconds if seconds is not None else step.duration_s
-        if seconds > 0:
-            runs[int(found.group(1))] = seconds  # a rerun ("... again: ...") replaces its run
-    return [round(timing.reference_s / s, 6) for _, s in sorted(runs.items())]
+    return list(timing.ratios.get(workers, []))
+
+
+def disturbed(verdict: Verdict | None) -> bool:
+    """Whether the sandbox flagged the verdict's best speedup as measured under other load."""
+    if verdict is None or verdict.timing is None:
+        return False
+    return best_workers(verdict) in verdict.timing.disturbed
 
 
 def improvement_confidence(child: list[float], parent: list[float]) -> float:
@@ -135,6 +125,8 @@ def compare(
     mine, theirs = fitness(child), fitness(incumbent)
     if not mine.correct:
         return Comparison(False, 0.0, 0.0)
+    if disturbed(child) and theirs.correct:
+        return Comparison(False, 0.5, 1.0)  # measured beside other load: no evidence either way
     if not theirs.correct:
         return Comparison(True, 1.0, math.inf)
     assert child is not None and incumbent is not None

@@ -19,14 +19,20 @@ _RUN = PREFIX + "run="
 def replayed_run(model: str | None) -> int | None:
     """The stored run that `model` (`replay:run=ID`) replays; None for any other model.
 
-    Raises ValueError when the id is not a number.
+    Raises ValueError when the id is not a number a run id can be (1 to 2^31 - 1, what the
+    store's integer keys hold).
     """
     if model is None or not model.startswith(_RUN):
         return None
     text = model.removeprefix(_RUN)
     if not text.isdigit():
         raise ValueError(f"{model}: the run id must be a number")
+    if not 1 <= int(text) <= MAX_RUN_ID:
+        raise ValueError(f"{model}: the run id must be between 1 and {MAX_RUN_ID}")
     return int(text)
+
+
+MAX_RUN_ID = 2**31 - 1
 
 
 class ReplaySource:

@@ -19,11 +19,13 @@ from rich.table import Table
 from rich.text import Text
 
 from parforge.cli._common import console, fail, run, settings
+from parforge.model_server.pause import timing_pause
 from parforge.settings import Settings
 from parforge.specfile import SpecFileError, language_of, load_spec
 from sandbox.backends import open_sandbox
 from sandbox.base import Sandbox
 from sandbox.errors import SandboxError
+from sandbox.gate import TimingGate
 from sandbox.race import RaceCheckResult, check_program
 from sandbox.spec import Candidate, Language, Target, TestCase
 from sandbox.verdict import Finding, Status, Verdict
@@ -82,7 +84,12 @@ def verify(
         verdict = _in_sandbox(
             config,
             lambda sandbox: run_verify(
-                sandbox, spec, candidate, timing=timing, options=config.verify
+                sandbox,
+                spec,
+                candidate,
+                timing=timing,
+                options=config.verify,
+                timing_gate=TimingGate(timing_pause(config.model, config.data_dir)),
             ),
         )
     if as_json:

@@ -156,7 +156,7 @@ class ModelServer:
 
     async def start(self, *, wait: bool = True, progress: Progress | None = None) -> ServerState:
         """Start the server in the background (or find it running); wait for health if asked."""
-        state = self.read_state()
+        state = await asyncio.to_thread(self._resumed_state)
         if state is not None and await asyncio.to_thread(process.alive, state.pid):
             if state.served_model_name != self.config.name() or state.url != self.config.url:
                 raise ServerConflict(
@@ -233,7 +233,7 @@ class ModelServer:
 
     async def status(self) -> ServerStatus:
         """The server's URL, model, pid, uptime and health (health asked over HTTP)."""
-        state = self.read_state()
+        state = await asyncio.to_thread(self._resumed_state)
         if state is None:
             return ServerStatus(url=self.config.url)
         running = await asyncio.to_thread(process.alive, state.pid)
@@ -253,7 +253,7 @@ class ModelServer:
 
     async def stop(self) -> bool:
         """Stop the server this data dir started; False when none was running."""
-        state = self.read_state()
+        state = await asyncio.to_thread(self._resumed_state)
         stopped = False
         if (
             state is not None
@@ -267,6 +267,14 @@ class ModelServer:
 
     def read_state(self) -> ServerState | None:
         return process.read_state(self.state_file)
+
+    def _resumed_state(self) -> ServerState | None:
+        """What `start` wrote down, with the server continued if a ParForge process that died
+        during a timing run left it paused (`pause.ModelServerPause`)."""
+        state = self.read_state()
+        if state is not None and process.alive(state.pid) and process.looks_like_vllm(state.pid):
+            process.resume(state.pid)
+        return state
 
     def _failure(self, state: ServerState, what: str) -> str:
         tail = process.log_tail(state.log)

@@ -92,6 +92,12 @@ def looks_like_vllm(pid: int) -> bool:
         return not Path("/proc").is_dir()  # no procfs: trust the pid file
 
 
+def resume(pid: int) -> None:
+    """Continue the server's process group if a timing run left it stopped (see `pause`)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGCONT)
+
+
 def terminate(pid: int, timeout_s: float) -> None:
     """Stop the server's whole process group: SIGTERM, then SIGKILL after `timeout_s`."""
     for sig, wait in ((signal.SIGTERM, timeout_s), (signal.SIGKILL, 10.0)):

@@ -21,6 +21,7 @@ from corpus.store.notify import Notifier
 from corpus.store.queue import Recovered
 from evals.errors import EvalError, EvalInterrupted
 from evals.runner import EvalRunner, ProgressSink
+from parforge.model_server.pause import timing_pause
 from parforge.service.config import ServerConfig
 from parforge.service.jobs import JobPool, Running
 from parforge.service.reasons import public_reason, scrub
@@ -52,6 +53,7 @@ def build_eval_runner(settings: Settings, engine: Engine) -> EvalRunner:
         settings=settings.evals,
         verify_options=settings.verify,
         pool_size=pool_size(settings.sandbox),
+        quiet=timing_pause(settings.model, settings.data_dir),
         agents={
             "graph": AgentTasks(settings, engine),
             "analysis": AgentTasks(settings.model_copy(update={"graph": no_model}), engine),

@@ -20,6 +20,7 @@ from corpus.runner import TaskRunner
 from corpus.store import examples
 from corpus.store.engine import make_engine
 from corpus.store.models import DEFAULT_AGENT
+from parforge.model_server.pause import timing_pause
 from parforge.service.checkpoints import checkpoints_for
 from sandbox.backends import open_sandbox
 from sandbox.spec import Target
@@ -136,7 +137,10 @@ def build_prompt_runner(settings: Settings) -> PromptRunner:
 
     config = settings.prompt_mode
     verifier = SandboxVerifier(
-        open_sandbox(settings.sandbox), settings.verify, timing=config.timing
+        open_sandbox(settings.sandbox),
+        settings.verify,
+        timing=config.timing,
+        quiet=timing_pause(settings.model, settings.data_dir),
     )
     return PromptRunner(LLMClient(settings.model.client_config()), verifier, config)
 
@@ -163,7 +167,10 @@ def build_graph_runner(settings: Settings) -> GraphRunner:
 
     config = settings.graph
     verifier = SandboxVerifier(
-        open_sandbox(settings.sandbox), settings.verify, timing=config.timing
+        open_sandbox(settings.sandbox),
+        settings.verify,
+        timing=config.timing,
+        quiet=timing_pause(settings.model, settings.data_dir),
     )
     return GraphRunner(
         LLMClient(settings.model.client_config()),

@@ -23,8 +23,15 @@ from sandbox.config import DockerConfig
 from sandbox.errors import SandboxUnavailable, WorkspaceError
 
 WORKDIR = "/work"
-USER = "1000:1000"
-"""The image's `sandbox` user; the agent and every job run as it."""
+USER = "0:0"
+"""The agent runs as root with `CAPABILITIES` only; it starts every command as a fresh
+unprivileged uid (see `images/agent.py`)."""
+CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID", "SETGID"]
+"""What the agent needs to give each command its own identity, seal directories, clean up
+after any uid and kill a uid's processes; commands have none (no-new-privileges)."""
+SYSCTLS = {"fs.mqueue.queues_max": "0", "kernel.msgmni": "0"}
+"""POSIX message queues and System V message queues cannot be created at all: no correct
+program needs them, and a queue outlives its creator (a channel between commands)."""
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 CUDA_MOUNT = "/usr/local/cuda"
 LABEL = "parforge.sandbox"
@@ -57,7 +64,7 @@ def owner_labels() -> dict[str, str]:
 
 def container_spec(config: DockerConfig, setup: Setup) -> dict[str, Any]:
     """Keyword arguments for `client.containers.create`: the hardening lives here."""
-    tmpfs_opts = "rw,exec,nosuid,nodev,uid=1000,gid=1000"
+    tmpfs_opts = "rw,exec,nosuid,nodev,uid=0,gid=0"
     environment = {"HOME": WORKDIR, "LANG": "C.UTF-8", "PATH": setup.path}
     mounts = []
     if setup.cuda_root is not None:
@@ -84,7 +91,9 @@ def container_spec(config: DockerConfig, setup: Setup) -> dict[str, Any]:
         },
         "shm_size": f"{config.tmp_mb}m",
         "cap_drop": ["ALL"],
+        "cap_add": CAPABILITIES,
         "security_opt": ["no-new-privileges"],
+        "sysctls": SYSCTLS,
         "pids_limit": config.pids_limit,
         "mem_limit": f"{config.memory_mb}m",
         "memswap_limit": f"{config.memory_mb}m",  # equal: no swap beyond the memory limit
@@ -115,6 +124,8 @@ class Box:
         self.channel = channel
         self.broken: str | None = None
         """Why the container must not be reused (killed by the watchdog, wipe failed)."""
+        self.landlock = 0
+        """The Landlock ABI its agent confines commands with (0: none on this kernel)."""
 
     @classmethod
     async def start(cls, engine: Engine, spec: dict[str, Any], start_timeout_s: float) -> Box:
@@ -136,13 +147,20 @@ class Box:
         container_id, sock = await engine.call(create, f"starting a container from {spec['image']}")
         box = cls(engine, container_id, AgentChannel(sock, container_id[:12]))
         try:
-            await box.channel.hello(start_timeout_s)
+            hello = await box.channel.hello(start_timeout_s)
         except (TimeoutError, WorkspaceError) as exc:
             detail = box.channel.stderr_tail() or str(exc) or "no answer"
             await box.remove()
             raise SandboxUnavailable(
                 f"the sandbox agent did not start in {spec['image']}: {detail}"
             ) from exc
+        if hello.get("uid") != 0:
+            await box.remove()
+            raise SandboxUnavailable(
+                f"the sandbox agent runs as uid {hello.get('uid')}, not root: it cannot give "
+                "each command an identity of its own (a runtime that remaps users?)"
+            )
+        box.landlock = int(hello.get("landlock") or 0)
         return box
 
     async def remove(self) -> None:

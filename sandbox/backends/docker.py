@@ -45,8 +45,8 @@ log = logging.getLogger(__name__)
 _WIPE_TIMEOUT_S = 30.0
 _FILE_TIMEOUT_S = 60.0
 _ISOLATION = (
-    "container: no network, read-only root, tmpfs /work, uid 1000, no capabilities, "
-    "no-new-privileges, pids/memory/CPU limits"
+    "container: no network, read-only root, tmpfs /work, a fresh uid per command with no "
+    "capabilities (no-new-privileges), sealed build outputs, pids/memory/CPU limits"
 )
 
 
@@ -64,6 +64,8 @@ class DockerSandbox:
         self._starting = 0
         self._chores: set[asyncio.Task[Any]] = set()
         self._closed = False
+        self._landlock: int | None = None
+        """The Landlock ABI the containers' agents reported (None before the first start)."""
 
     def info(self) -> SandboxInfo:
         """Backend, isolation, image; `gpu` is exact once the engine was asked (first job or start)."""
@@ -73,7 +75,10 @@ class DockerSandbox:
         cpus = self.config.cpus
         if setup and setup.engine_cpus:
             cpus = min(cpus, float(setup.engine_cpus))
-        return SandboxInfo(backend="docker", isolation=_ISOLATION, gpu=gpu, image=image, cpus=cpus)
+        isolation = _ISOLATION
+        if self._landlock is not None:
+            isolation += f", Landlock ABI {self._landlock}" if self._landlock else ", no Landlock"
+        return SandboxInfo(backend="docker", isolation=isolation, gpu=gpu, image=image, cpus=cpus)
 
     @property
     def warm(self) -> int:
@@ -175,6 +180,7 @@ class DockerSandbox:
         finally:
             self._starting -= 1
         self._boxes.add(box)
+        self._landlock = box.landlock
         return box
 
     async def _lease(self) -> Box:
@@ -217,6 +223,10 @@ class DockerSandbox:
         return task
 
 
+def _text(data: str) -> str:
+    return base64.b64decode(data).decode(errors="replace")
+
+
 def _log_failed_chore(task: asyncio.Task[Any]) -> None:
     """A background chore's failure is logged (a container left behind goes at the next
     `prune`), never an unretrieved exception; whoever awaits the task still gets it."""
@@ -253,6 +263,10 @@ class DockerWorkspace:
             "stdin": base64.b64encode(command.stdin.encode()).decode("ascii"),
             "timeout": command.timeout_s,
             "limit": min(command.output_limit, self._config.output_limit),
+            "reads": [str(safe_relative(d)) for d in command.reads],
+            "writes": [str(safe_relative(d)) for d in command.writes],
+            "collect": command.collect,
+            "cpus": command.cpus,
         }
         start = time.monotonic()
         watchdog = command.timeout_s + self._config.watchdog_grace_s
@@ -260,15 +274,19 @@ class DockerWorkspace:
             response = await self._request(message, f"running {command.argv[:1]}", watchdog)
         except TimeoutError:
             return await self._kill_container(time.monotonic() - start)
-        if response["exit_code"] is None:
+        if response["exit_code"] is None and not response.get("timed_out"):
             raise WorkspaceError(f"the sandbox agent returned no exit status: {response}")
         return CommandResult(
-            exit_code=response["exit_code"],
-            stdout=base64.b64decode(response.get("stdout", "")).decode(errors="replace"),
-            stderr=base64.b64decode(response.get("stderr", "")).decode(errors="replace"),
+            exit_code=response["exit_code"] if response["exit_code"] is not None else -9,
+            stdout=_text(response.get("stdout", "")),
+            stderr=_text(response.get("stderr", "")),
             duration_s=response.get("duration_s", 0.0),
             timed_out=response.get("timed_out", False),
             output_truncated=response.get("output_truncated", False),
+            cpu_s=response.get("cpu_s"),
+            threads=response.get("threads"),
+            host_busy_s=response.get("host_busy_s"),
+            files={name: _text(data) for name, data in (response.get("files") or {}).items()},
         )
 
     async def _request(

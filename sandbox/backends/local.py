@@ -6,14 +6,20 @@ weaker isolation, and said so in `info()`:
 - always: a fresh process session per command, its group killed when it ends and its whole tree
   on time-out or when its output passes the limit; resident memory of the tree watched and
   capped; file size and core dumps limited by rlimits (set by util-linux `prlimit` when present);
-- with bubblewrap (`bwrap`) installed: the root filesystem read-only, the workspace the only
-  writable place besides a private /tmp, no network, a private PID namespace, no capabilities;
+  a fresh scratch directory (HOME, TMPDIR) and tool-log directory per command, removed after;
+  pinning with util-linux `taskset`;
+- with bubblewrap (`bwrap`) installed: the root filesystem read-only, no network, a private PID
+  namespace (every process of the command dies with it, so a straggler's late output is lost),
+  no capabilities, and the workspace as the command may see it: its cwd's top-level directory
+  and `reads` read-only, its `writes` and its own places read-write, nothing else;
 - what it cannot contain even with bubblewrap: a fork bomb (no process-count limit: RLIMIT_NPROC
   does not bind root and there is no pids cgroup), reading host files (the host's root is bound
   read-only, so whatever the user can read stays readable), filling the disk with many files
-  (the workspace is a host directory: a per-file size limit, no quota);
+  (the workspace is a host directory: a per-file size limit, no quota). Every command runs as
+  the same user: the CPU time of a tree is not measured (so neither is the load beside it);
 - without bubblewrap: the program runs as the calling user and can read and write what that
-  user can and reach the network. Use the docker backend for untrusted code whenever you can.
+  user can (the reference's directory included) and reach the network. Use the docker backend
+  for untrusted code whenever you can.
 """
 
 from __future__ import annotations
@@ -34,7 +40,14 @@ from typing import Any
 from sandbox._paths import safe_relative
 from sandbox.config import LocalConfig
 from sandbox.errors import SandboxUnavailable, WorkspaceError
-from sandbox.models import DEFAULT_OUTPUT_LIMIT, Command, CommandResult, SandboxInfo
+from sandbox.models import (
+    COLLECT,
+    DEFAULT_OUTPUT_LIMIT,
+    SCRATCH,
+    Command,
+    CommandResult,
+    SandboxInfo,
+)
 
 _MEMORY_POLL_S = 0.05
 _LINGER_S = 0.5
@@ -57,6 +70,7 @@ class LocalSandbox:
         # no Python callback in the child and stays a fast vfork (measured: ~1 ms against ~5 ms,
         # and far more on a loaded host).
         self._prlimit = shutil.which("prlimit")
+        self._taskset = shutil.which("taskset")
 
     def info(self) -> SandboxInfo:
         isolation = (
@@ -76,7 +90,7 @@ class LocalSandbox:
         async with self._slots:
             root = await asyncio.to_thread(_make_workspace_dir, self.config.root)
             try:
-                yield LocalWorkspace(root, self.config, self._bwrap, self._prlimit)
+                yield LocalWorkspace(root, self.config, self._bwrap, self._prlimit, self._taskset)
             finally:
                 await asyncio.to_thread(_remove_tree, root)
 
@@ -88,16 +102,24 @@ class LocalWorkspace:
     """One temporary directory; commands run with it as their root."""
 
     def __init__(
-        self, root: Path, config: LocalConfig, bwrap: str | None, prlimit: str | None
+        self,
+        root: Path,
+        config: LocalConfig,
+        bwrap: str | None,
+        prlimit: str | None,
+        taskset: str | None = None,
     ) -> None:
         self.root = root
         self._config = config
         self._bwrap = bwrap
         self._prlimit = prlimit
+        self._taskset = taskset
 
     async def write_files(self, files: Mapping[str, str | bytes]) -> None:
         for name in files:
-            safe_relative(name)
+            if len(safe_relative(name).parts) < 2:
+                # As in the docker backend: commands see only the directories they are given.
+                raise WorkspaceError(f"{name!r}: files go into a directory of the workspace")
         try:
             await asyncio.to_thread(self._write, files)
         except OSError as exc:
@@ -132,19 +154,44 @@ class LocalWorkspace:
 
     async def run(self, command: Command) -> CommandResult:
         cwd = self.root / safe_relative(command.cwd) if command.cwd not in ("", ".") else self.root
-        argv = self._wrap(command.argv, cwd)
+        places = await asyncio.to_thread(self._places, command)
+        try:
+            return await self._run(command, cwd, places)
+        finally:
+            await asyncio.to_thread(_remove_places, places)
+
+    def _places(self, command: Command) -> dict[str, Path]:
+        """The command's fresh scratch (and tool-log) directory, and its `writes` made."""
+        for top in command.writes:
+            self._inside(top).mkdir(parents=True, exist_ok=True)
+        # Beside the workspace, not in it: a command sees its own places only.
+        parent = self._config.root
+        places = {SCRATCH: _make_workspace_dir(parent, "parforge-scratch-")}
+        if command.collect:
+            places[COLLECT] = _make_workspace_dir(parent, "parforge-collect-")
+        return places
+
+    async def _run(self, command: Command, cwd: Path, places: dict[str, Path]) -> CommandResult:
+        def fill(text: str) -> str:
+            for token, path in places.items():
+                text = text.replace(token, str(path))
+            return text
+
+        argv = self._wrap([fill(a) for a in command.argv], cwd, command, places)
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(self.root),
+            "HOME": str(places[SCRATCH]),
+            "TMPDIR": str(places[SCRATCH]),
             "LANG": "C.UTF-8",
         }
-        env.update(command.env)
+        env.update({k: fill(v) for k, v in command.env.items()})
         limit = min(command.output_limit, self._config.output_limit)
         if (self._bwrap or self._prlimit) and not _executable(command.argv[0], cwd, env["PATH"]):
             # The wrappers would exit 1 for it; a missing program is 127 on every backend.
             return CommandResult(
                 exit_code=127, stderr=f"cannot execute {command.argv[0]}: not found"
             )
+        busy = _host_busy()
         start = time.monotonic()
         loop = asyncio.get_running_loop()
         try:
@@ -168,13 +215,18 @@ class LocalWorkspace:
             timed_out = await runner.wait(command.stdin.encode(), command.timeout_s)
         finally:
             transport.close()
+        duration = time.monotonic() - start
+        files = await asyncio.to_thread(_collected, places.get(COLLECT))
         return CommandResult(
             exit_code=self._exit_code(proc.returncode),
             stdout=runner.stdout.decode(errors="replace"),
             stderr=runner.stderr.decode(errors="replace") + runner.note,
-            duration_s=time.monotonic() - start,
+            duration_s=duration,
             timed_out=timed_out,
             output_truncated=runner.truncated,
+            threads=runner.threads or None,
+            host_busy_s=round(_host_busy() - busy, 3),
+            files=files,
         )
 
     def _exit_code(self, code: int | None) -> int | None:
@@ -183,19 +235,37 @@ class LocalWorkspace:
             return 128 - code
         return code
 
-    def _wrap(self, argv: list[str], cwd: Path) -> list[str]:
+    def _wrap(
+        self, argv: list[str], cwd: Path, command: Command, places: dict[str, Path]
+    ) -> list[str]:
         limits = []
         if self._prlimit:
             file_size = self._config.file_size_mb << 20
             limits = [self._prlimit, f"--fsize={file_size}", "--core=0", "--"]
+        if command.cpus and self._taskset:
+            allowed = sorted(os.sched_getaffinity(0))
+            cpus = ",".join(map(str, allowed[: min(command.cpus, len(allowed))]))
+            limits = [self._taskset, "-c", cpus, *limits]
         if not self._bwrap:
             return [*limits, *argv]
-        root = str(self.root)
+        # The workspace as the command may see it: an empty directory with its cwd's top-level
+        # directory and `reads` bound read-only, `writes` and its own places read-write.
+        root = self.root
+        top = command.cwd.strip("/").split("/", 1)[0] if command.cwd not in ("", ".") else ""
+        views = []
+        for name in dict.fromkeys([top, *command.reads]):
+            if name and name not in command.writes:
+                views += ["--ro-bind", str(root / name), str(root / name)]
+        for name in command.writes:
+            views += ["--bind", str(root / name), str(root / name)]
+        for path in places.values():
+            views += ["--bind", str(path), str(path)]
         return [
             *limits,
             self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--tmpfs", "/tmp", "--bind", root, root, "--unshare-net", "--unshare-pid",
-            "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session",
+            "--tmpfs", "/tmp", "--tmpfs", str(root), *views,
+            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+            "--die-with-parent", "--new-session",
             # Run by root, bwrap would leave the program every capability: enough to remount
             # the read-only root read-write.
             "--cap-drop", "ALL",
@@ -241,6 +311,7 @@ class _Runner:
         self.stderr = bytearray()
         self.truncated = False
         self.note = ""
+        self.threads = 0
 
     async def wait(self, stdin: bytes, timeout_s: float) -> bool:
         """Run to completion; return True when the time-out killed it."""
@@ -304,6 +375,7 @@ class _Runner:
         while True:
             await asyncio.sleep(_MEMORY_POLL_S)
             pids = [self.proc.pid, *_descendants(self.proc.pid)]
+            self.threads = max(self.threads, sum(_threads(pid) for pid in pids))
             if sum(_rss(pid) for pid in pids) > self.memory_bytes:
                 self.note = (
                     f"\n[parforge: memory passed {self.memory_bytes >> 20} MiB; process killed]"
@@ -318,9 +390,9 @@ def _executable(program: str, cwd: Path, path: str) -> bool:
     return shutil.which(program, path=path) is not None
 
 
-def _make_workspace_dir(parent: Path | None) -> Path:
+def _make_workspace_dir(parent: Path | None, prefix: str = "parforge-ws-") -> Path:
     # Resolved, because the symlink checks compare resolved paths.
-    return Path(tempfile.mkdtemp(prefix="parforge-ws-", dir=parent)).resolve()
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=parent)).resolve()
 
 
 def _remove_tree(root: Path) -> None:
@@ -390,6 +462,41 @@ def _rss(pid: int) -> int:
             return int(f.read().split()[1]) * _PAGE
     except (OSError, IndexError, ValueError):
         return 0
+
+
+def _threads(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+        return int(data[data.rindex(b")") + 2 :].split()[17])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _host_busy() -> float:
+    """Seconds of CPU the host has spent busy so far (all CPUs)."""
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return (sum(fields[:8]) - idle) / _CLOCK_TICKS
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _collected(path: Path | None) -> dict[str, str]:
+    if path is None:
+        return {}
+    found = {}
+    for entry in sorted(path.iterdir()):
+        if entry.is_file() and not entry.is_symlink():
+            found[entry.name] = entry.read_bytes()[: 4 << 20].decode(errors="replace")
+    return found
+
+
+def _remove_places(places: dict[str, Path]) -> None:
+    for path in places.values():
+        _remove_tree(path)
 
 
 def _host_has_gpu() -> bool:

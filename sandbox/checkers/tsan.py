@@ -30,6 +30,9 @@ ARCHER_BANNER = "Archer detected OpenMP application with TSan"
 RUNTIME_STARTED = "START LOGGING OF TOOL REGISTRATION"
 """What libomp writes to its log at start-up with `OMP_TOOL_VERBOSE_INIT=<file>`."""
 
+WARNING = "WARNING: ThreadSanitizer:"
+"""How every report TSan writes begins."""
+
 ACTIVE = "***** Running under ThreadSanitizer"
 """TSan's first line in its log with `verbosity=1`: proof that it ran with the harness's options."""
 

@@ -12,6 +12,8 @@ from sandbox.verdict import SourceCheck
 
 EXE = "prog"
 """Name of the built program inside its directory."""
+OBJECT = "prog.o"
+"""The program's own object, compiled before linking: what the integrity check reads."""
 BUILD_TIMEOUT_S = 180.0
 
 
@@ -30,28 +32,25 @@ class Program:
     def exe(self) -> str:
         return f"{self.dir}/{EXE}"
 
+    @property
+    def object(self) -> str:
+        return f"{self.dir}/{OBJECT}"
+
 
 @dataclass(frozen=True)
 class Paths:
-    """Absolute paths inside the workspace, for tools that want a writable HOME and TMPDIR.
+    """Where the workspace is, for tools that want absolute paths (report path prefixes).
 
     The workspace protocol runs commands relative to its root but does not say where that is,
-    so `verify` asks once (`pwd`) and passes the answer along.
+    so `verify` asks once (`pwd`) and passes the answer along. Every command gets its own HOME
+    and TMPDIR from the backend (`sandbox.models.SCRATCH`).
     """
 
     root: str
     extra_env: dict[str, str] = field(default_factory=dict)
 
-    @property
-    def tmp(self) -> str:
-        return f"{self.root}/.tmp"
-
     def env(self, **more: str) -> dict[str, str]:
-        return {"HOME": self.root, "TMPDIR": self.tmp, **self.extra_env, **more}
-
-
-TMP_KEEP = ".tmp/.keep"
-"""Written into every workspace so that `Paths.tmp` exists."""
+        return {**self.extra_env, **more}
 
 
 class Toolchain(ABC):
@@ -66,7 +65,11 @@ class Toolchain(ABC):
 
     @abstractmethod
     def compile(self, program: Program, paths: Paths) -> Command:
-        """The command that builds `program` into `program.exe`."""
+        """The command that compiles `program` into its object (`program.object`)."""
+
+    @abstractmethod
+    def link(self, program: Program, paths: Paths) -> Command:
+        """The command that links the object into `program.exe`."""
 
     def run(
         self, program: Program, case: TestCase, workers: int, timeout_s: float, paths: Paths
@@ -106,17 +109,32 @@ def c_compiler(language: Language, c: str, cxx: str) -> str:
 WARNINGS = ("-Wall",)
 
 
-def build_command(
+def compile_command(
     program: Program, paths: Paths, c: str, cxx: str, flags: tuple[str, ...] = ("-O2", *WARNINGS)
 ) -> Command:
-    """`cc FLAGS CFLAGS -o prog MAIN LIBS -lm` in the program's directory, C or C++ compiler
-    by the program's language."""
+    """`cc FLAGS CFLAGS -c -o prog.o MAIN` in the program's directory, C or C++ compiler by the
+    program's language; only that directory is writable."""
     cc = c_compiler(program.language, c, cxx)
     return Command(
-        argv=[cc, *flags, *program.cflags, "-o", EXE, program.main, *program.libs, "-lm"],
+        argv=[cc, *flags, *program.cflags, "-c", "-o", OBJECT, program.main],
         cwd=program.dir,
         env=paths.env(),
         timeout_s=BUILD_TIMEOUT_S,
+        writes=[program.dir],
+    )
+
+
+def link_command(
+    program: Program, paths: Paths, c: str, cxx: str, flags: tuple[str, ...] = ()
+) -> Command:
+    """`cc FLAGS -o prog prog.o LIBS -lm` in the program's directory."""
+    cc = c_compiler(program.language, c, cxx)
+    return Command(
+        argv=[cc, *flags, "-o", EXE, OBJECT, *program.libs, "-lm"],
+        cwd=program.dir,
+        env=paths.env(),
+        timeout_s=BUILD_TIMEOUT_S,
+        writes=[program.dir],
     )
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from sandbox.checkers.clike import blank_comments_and_strings
-from sandbox.models import Command
+from sandbox.models import COLLECT, Command
 from sandbox.spec import Target, TestCase
-from sandbox.toolchains.base import BUILD_TIMEOUT_S, EXE, Paths, Program, Toolchain
+from sandbox.toolchains.base import BUILD_TIMEOUT_S, EXE, OBJECT, Paths, Program, Toolchain
 from sandbox.verdict import SourceCheck
 
 DEFAULT_ARCH = "sm_80"
@@ -15,6 +15,8 @@ DEFAULT_ARCH = "sm_80"
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck")
 SANITIZER_EXITCODE = 99
 """compute-sanitizer's exit status when its tool found errors (`--error-exitcode`)."""
+SANITIZER_LOG = "report"
+"""compute-sanitizer's report in the run's tool-log directory."""
 
 
 STARTUP_PROBE = """\
@@ -47,10 +49,20 @@ class CUDAToolchain(Toolchain):
     def compile(self, program: Program, paths: Paths) -> Command:
         flags = ["-O2", f"-arch={self.arch}", "-lineinfo", "-Xptxas", "-v", *program.cflags]
         return Command(
-            argv=["nvcc", *flags, "-o", EXE, program.main, *program.libs],
+            argv=["nvcc", *flags, "-c", "-o", OBJECT, program.main],
             cwd=program.dir,
             env=paths.env(),
             timeout_s=BUILD_TIMEOUT_S,
+            writes=[program.dir],
+        )
+
+    def link(self, program: Program, paths: Paths) -> Command:
+        return Command(
+            argv=["nvcc", f"-arch={self.arch}", "-o", EXE, OBJECT, *program.libs],
+            cwd=program.dir,
+            env=paths.env(),
+            timeout_s=BUILD_TIMEOUT_S,
+            writes=[program.dir],
         )
 
     def source_check(self, source: str) -> SourceCheck:
@@ -70,20 +82,19 @@ class CUDAToolchain(Toolchain):
         case: TestCase,
         timeout_s: float,
         paths: Paths,
-        log: str,
     ) -> Command:
         """The program under compute-sanitizer's `tool`, exiting `SANITIZER_EXITCODE` on errors.
 
-        The tool writes its report to the file `log` (an absolute path the caller picks fresh
-        for each run), never to the program's own output: what the program prints cannot pass
-        for the tool's report. `%` starts a pattern in that option, hence the doubling.
+        The tool writes its report into the run's tool-log directory (fresh for the run, not
+        listable by the program), never to the program's own output: what the program prints
+        cannot pass for the tool's report.
         """
         options = [
             f"--tool={tool}",
             f"--error-exitcode={SANITIZER_EXITCODE}",
             "--print-limit=50",
             "--log-file",
-            log.replace("%", "%%"),
+            f"{COLLECT}/{SANITIZER_LOG}",
         ]
         if tool == "racecheck":
             options.append("--racecheck-report=hazard")
@@ -93,9 +104,5 @@ class CUDAToolchain(Toolchain):
             stdin=case.stdin,
             env=paths.env(),
             timeout_s=timeout_s,
+            collect=True,
         )
-
-
-def sanitizer_log(log: str) -> Command:
-    """Print the report one `CUDAToolchain.sanitizer` run wrote to `log` (nothing if none)."""
-    return Command(argv=["sh", "-c", 'cat -- "$0" 2>/dev/null; true', log], timeout_s=30)

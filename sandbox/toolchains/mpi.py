@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 
 from sandbox.checkers.clike import blank_comments_and_strings
-from sandbox.models import Command, CommandResult
+from sandbox.models import SCRATCH, Command, CommandResult
 from sandbox.spec import Spec, Target, TestCase
 from sandbox.toolchains.base import (
     EXE,
     Paths,
     Program,
     Toolchain,
-    build_command,
+    compile_command,
+    link_command,
     whole_seconds,
 )
 from sandbox.verdict import SourceCheck
@@ -37,23 +37,38 @@ _CRASH_REPORT = re.compile(r"\*\*\* Process received signal \*\*\*")
 _FRAME = re.compile(r"\] \[ ?\d+\] ")
 _FAULT_ADDRESS = re.compile(r"Failing at address: (\S+)")
 _LIBRARY_AREA = re.compile(r"0x7f[0-9a-f]{10}")
-# A sandboxed command may get its own PID namespace, where every mpirun is pid 2: OpenMPI names
-# its session files after that, so runs that overlap need directories of their own.
-_SESSIONS = itertools.count(1)
+
+
+STARTUP_PROBE = """\
+#include <mpi.h>
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Finalize();
+  return 0;
+}
+"""
+"""Starts and ends the MPI runtime: what n ranks cost beyond the one rank the reference runs at
+(mpirun spawning and wiring up the other ranks)."""
 
 
 class MPIToolchain(Toolchain):
     """mpicc -O2; `mpirun -np n` with --oversubscribe, no network transports, root allowed."""
 
     target = Target.MPI
+    startup_probe = STARTUP_PROBE
 
     def compile(self, program: Program, paths: Paths) -> Command:
-        return build_command(program, paths, "mpicc", "mpicxx")
+        return compile_command(program, paths, "mpicc", "mpicxx")
+
+    def link(self, program: Program, paths: Paths) -> Command:
+        return link_command(program, paths, "mpicc", "mpicxx")
 
     def run(
         self, program: Program, case: TestCase, workers: int, timeout_s: float, paths: Paths
     ) -> Command:
-        session = f"{paths.tmp}/mpi-{next(_SESSIONS)}"
+        # Every command has a scratch directory of its own: runs that overlap never share
+        # Open MPI's session files.
+        session = SCRATCH
         argv = [
             "mpirun", "-np", str(workers), "--oversubscribe", "--bind-to", "none",
             # One host, no network: launch locally, talk through shared memory only.

@@ -1,21 +1,30 @@
-"""OpenMP: gcc -fopenmp for tests and timing; clang + ThreadSanitizer + Archer for races."""
+"""OpenMP: clang -fopenmp (LLVM's libomp) for tests and timing, and the same compiler and runtime
+with ThreadSanitizer + Archer for races.
+
+One compiler and one runtime for both builds, on purpose: a candidate that could tell its
+instrumented build from its plain one (by `_OPENMP`'s version, a runtime's own API answers, a
+symbol only one runtime defines) could race only where nobody checks. What is left to tell them
+apart is the instrumentation itself, which the integrity check and the parallel proof narrow
+(`sandbox.checkers.integrity`, `sandbox.race`)."""
 
 from __future__ import annotations
 
 import re
 
 from sandbox.checkers.clike import blank_comments_and_strings, pragmas
-from sandbox.models import Command
+from sandbox.models import COLLECT, Command
 from sandbox.spec import Spec, Target, TestCase
 from sandbox.toolchains.base import (
     BUILD_TIMEOUT_S,
     EXE,
+    OBJECT,
     WARNINGS,
     Paths,
     Program,
     Toolchain,
-    build_command,
     c_compiler,
+    compile_command,
+    link_command,
 )
 from sandbox.verdict import SourceCheck
 
@@ -37,23 +46,37 @@ _PARALLEL_WORDS = frozenset(
 
 TSAN_FLAGS = ("-fopenmp", "-fsanitize=thread", "-g", "-O1", "-fno-omit-frame-pointer")
 TSAN_EXITCODE = 66
-OBJECT = "prog.o"
-LOG_SEPARATOR = "==> parforge: end of the OpenMP runtime's log <=="
+TSAN_LOG = "tsan"
+"""TSan's report file in the run's tool-log directory (TSan adds `.<pid>`)."""
+OMP_LOG = "omp"
+"""libomp's tool-registration log in the run's tool-log directory."""
+RUNTIME_ENV = {
+    # libomp probes the machine's topology at start by binding its thread to each CPU in turn;
+    # on some virtual machines that `sched_setaffinity` stalls for tens of seconds (28 of 40
+    # instrumented runs on a 2-vCPU VM). The harness pins runs itself (`Command.cpus`).
+    "KMP_AFFINITY": "disabled",
+    # libomp's helper threads for `target nowait` tasks would start with the runtime: a thread
+    # count observed from outside must count only the teams the program asked for.
+    "LIBOMP_USE_HIDDEN_HELPER_TASK": "0",
+}
 
 
 class OpenMPToolchain(Toolchain):
-    """gcc -O2 -fopenmp; runs with OMP_NUM_THREADS=n."""
+    """clang -O2 -fopenmp (libomp); runs with OMP_NUM_THREADS=n."""
 
     target = Target.OPENMP
 
     def compile(self, program: Program, paths: Paths) -> Command:
-        return build_command(program, paths, "gcc", "g++", ("-O2", "-fopenmp", *WARNINGS))
+        return compile_command(program, paths, "clang", "clang++", ("-O2", "-fopenmp", *WARNINGS))
+
+    def link(self, program: Program, paths: Paths) -> Command:
+        return link_command(program, paths, "clang", "clang++", ("-fopenmp",))
 
     def run(
         self, program: Program, case: TestCase, workers: int, timeout_s: float, paths: Paths
     ) -> Command:
         command = super().run(program, case, workers, timeout_s, paths)
-        command.env["OMP_NUM_THREADS"] = str(workers)
+        command.env.update(RUNTIME_ENV, OMP_NUM_THREADS=str(workers))
         return command
 
     def workers(self, spec: Spec) -> list[int]:
@@ -83,6 +106,7 @@ def tsan_compile(program: Program, paths: Paths) -> Command:
         cwd=program.dir,
         env=paths.env(),
         timeout_s=BUILD_TIMEOUT_S,
+        writes=[program.dir],
     )
 
 
@@ -94,6 +118,7 @@ def tsan_link(program: Program, paths: Paths) -> Command:
         cwd=program.dir,
         env=paths.env(),
         timeout_s=BUILD_TIMEOUT_S,
+        writes=[program.dir],
     )
 
 
@@ -104,26 +129,23 @@ def tsan_run(
     schedule: str | None,
     timeout_s: float,
     paths: Paths,
-    log: str,
 ) -> Command:
     """One instrumented run; `schedule` sets OMP_SCHEDULE (for loops rewritten to runtime).
 
-    The tools write to files under the absolute prefix `log`, never to the program's own output:
-    TSan to `<log>.tsan.<pid>` (with `verbosity=1` its first line proves it was active with these
-    options), libomp's tool search to `<log>.omp`. Options set here override any the program
+    The tools write into the run's tool-log directory (`Command.collect`), never into the
+    program's own output: TSan to `tsan.<pid>` (with `verbosity=1` its first line proves it was
+    active with these options), libomp's tool search to `omp`. The directory is fresh for the
+    run, and the program can neither list it nor learn its name without reading its own
+    environment (which the integrity check refuses). Options set here override any the program
     defines for itself (`report_bugs=1` against a `__tsan_default_options` that turns it off).
     """
     env = paths.env(
+        **RUNTIME_ENV,
         OMP_NUM_THREADS=str(threads),
-        # libomp probes the machine's topology at start by binding its thread to each CPU in
-        # turn; on some virtual machines that `sched_setaffinity` stalls for tens of seconds
-        # (28 of 40 instrumented runs on a 2-vCPU VM), which turned correct programs into
-        # time-outs of the check. Binding is no part of race detection: off.
-        KMP_AFFINITY="disabled",
         # Archer tells libomp's synchronization to TSan; verbose=1 prints a banner we check for.
         ARCHER_OPTIONS="verbose=1",
         # libomp logs its tool search once it starts: tells "no OpenMP ran" from "no Archer".
-        OMP_TOOL_VERBOSE_INIT=f"{log}.omp",
+        OMP_TOOL_VERBOSE_INIT=f"{COLLECT}/{OMP_LOG}",
         TSAN_OPTIONS=" ".join(
             [
                 "ignore_noninstrumented_modules=1",
@@ -131,7 +153,7 @@ def tsan_run(
                 f"exitcode={TSAN_EXITCODE}",
                 "report_bugs=1",
                 "verbosity=1",
-                f"log_path={log}.tsan",
+                f"log_path={COLLECT}/{TSAN_LOG}",
                 "report_signal_unsafe=0",
                 f"strip_path_prefix={paths.root}/{program.dir}/",
             ]
@@ -145,12 +167,12 @@ def tsan_run(
         stdin=case.stdin,
         env=env,
         timeout_s=timeout_s,
+        collect=True,
     )
 
 
-def tsan_logs(log: str) -> Command:
-    """Print the logs of one `tsan_run`: libomp's, a separator line, TSan's."""
-    script = (
-        f'cat -- "$0.omp" 2>/dev/null; echo "{LOG_SEPARATOR}"; cat -- "$0".tsan.* 2>/dev/null; true'
-    )
-    return Command(argv=["sh", "-c", script, log], timeout_s=30)
+def tool_logs(files: dict[str, str]) -> tuple[str, str]:
+    """(libomp's log, TSan's log) from one `tsan_run`'s collected files."""
+    omp = files.get(OMP_LOG, "")
+    tsan = "".join(text for name, text in sorted(files.items()) if name.startswith(TSAN_LOG))
+    return omp, tsan

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sandbox.models import Command
 from sandbox.spec import Target
-from sandbox.toolchains.base import Paths, Program, Toolchain, build_command
+from sandbox.toolchains.base import Paths, Program, Toolchain, compile_command, link_command
 
 
 class SerialToolchain(Toolchain):
@@ -13,4 +13,7 @@ class SerialToolchain(Toolchain):
     target = Target.SERIAL
 
     def compile(self, program: Program, paths: Paths) -> Command:
-        return build_command(program, paths, "gcc", "g++")
+        return compile_command(program, paths, "gcc", "g++")
+
+    def link(self, program: Program, paths: Paths) -> Command:
+        return link_command(program, paths, "gcc", "g++")

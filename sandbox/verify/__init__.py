@@ -1,14 +1,16 @@
-"""`verify(sandbox, spec, candidate) -> Verdict`: build, source check, tests, concurrency, timing.
+"""`verify(sandbox, spec, candidate) -> Verdict`: build, integrity, tests, concurrency, timing.
 
 This package judges candidates; `sandbox.backends` runs them. One module per stage, each a
 function of the job record (`job.Job`: the workspace, the programs in it, the verdict being
 filled in) that returns a finished verdict when the candidate fails there, None otherwise:
 
-    reference    the spec's reference: built, run, timed, then removed (or taken from the cache)
-    build        the candidate's build and the integrity check (before any of it runs)
-    equivalence  the tests at each thread or rank count against the reference's outputs
+    reference    the spec's reference: built, run on the tests, on this verification's hidden
+                 inputs (`hidden`) and on the timing input (visible outputs may come from the cache)
+    build        the candidate's build and the integrity check of its own object (before any of
+                 it runs)
+    equivalence  the tests, visible and hidden, at each thread or rank count
     concurrency  OpenMP race check, MPI deadlocks, compute-sanitizer on GPU hosts
-    timing       timing runs and speedups
+    timing       one paired session of reference and candidate runs, and speedups
     pipeline     the order of the stages
 
 One workspace per call, laid out as
@@ -16,24 +18,27 @@ One workspace per call, laid out as
     ref/    the spec's reference (main.<ext>) and support files, built into ref/prog
     cand/   the candidate (main.<ext>, or the spec's driver plus solution.inc), into cand/prog
     race-*/ the candidate again, instrumented for the OpenMP race checker (a random name)
-    .tmp/   TMPDIR, OpenMPI session files, the checkers' logs
+    gen/, probe/   the spec's input generator and the start-up probe, when they are needed
 
-The reference comes first and alone: it is built, run on every test and timed in the freshly
-leased (or wiped) workspace before any candidate file is written, then removed. No candidate
-process can read, run or replace it, and a reference result shared through the cache was made
-where no candidate had run. Its outputs stay on the host.
+The reference comes first and alone: it is built and run in the freshly leased (or wiped)
+workspace before any candidate file is written. It stays for the paired timing, sealed in a
+directory no candidate command can read (every command runs as a fresh identity that may read
+only its own directories; see `sandbox.backends`), and its outputs never leave the host.
 
-A candidate that interferes with the checkers (sanitizer hooks, compiler or sanitizer tests,
-reading its environment: `sandbox.checkers.integrity`) is rejected before its tests run, and a
-candidate that breaks its own workspace (a directory replaced by a symlink, a full disk) fails
-with a verdict, not an exception.
+What the verdict rests on is what the sandbox observes from outside the candidate: the wall
+time of the whole process tree, timed in turns with the reference's; outputs on inputs the
+candidate could not know; and a race check whose presence the candidate cannot exploit (it
+must give the same answers under the checker, and run in parallel there). What the candidate
+says about itself (a printed kernel time) is advisory and bounded by what was observed.
 
-The pipeline stops at the first failing stage; every command it ran is in `Verdict.steps`.
-The decisions (what failed, why) are pure functions in `sandbox.outcomes`.
+A candidate that interferes with the checkers or the harness (`sandbox.checkers.integrity`) is
+rejected before its tests run, and a candidate that breaks its own workspace fails with a
+verdict, not an exception. The pipeline stops at the first failing stage; every command it ran
+is in `Verdict.steps`, runs on hidden inputs without their inputs and outputs. The decisions
+(what failed, why) are pure functions in `sandbox.outcomes` and `sandbox.timing`.
 
-With a `ReferenceCache` (`sandbox.refcache`), the reference's test outputs and timing runs come
-from an earlier verification of the same spec when there was one; the reference is then not
-built at all, and the verdict's steps say which results were reused. With a `TimingGate`
+With a `ReferenceCache` (`sandbox.refcache`), the reference's outputs on the visible tests come
+from an earlier verification of the same spec when there was one. With a `TimingGate`
 (`sandbox.gate`) shared by concurrent verifications, each timing run has the sandbox to itself.
 """
 

@@ -10,11 +10,13 @@ from sandbox.checkers.ptxas import apply_names, parse_ptxas
 from sandbox.models import Command
 from sandbox.race import interference_finding
 from sandbox.spec import Target
+from sandbox.toolchains.base import OBJECT
 from sandbox.verdict import BuildReport, ConcurrencyReport, KernelResources, Status, Verdict
 from sandbox.verify.job import Job
 
 
 async def build(job: Job) -> Verdict | None:
+    """Compile the candidate to its own object, then link it."""
     cand = await job.rec.run("build candidate", job.tc.compile(job.cand, job.paths))
     if missing := outcomes.missing_tool(cand):
         return job.finish(Status.NOT_RUN, f"not run: {missing} is not installed in the sandbox")
@@ -23,6 +25,10 @@ async def build(job: Job) -> Verdict | None:
     if job.candidate.target is Target.CUDA:
         report.kernels = await _demangled(job, parse_ptxas(output))
     job.verdict.build = report
+    if cand.ok:
+        cand = await job.rec.run("link candidate", job.tc.link(job.cand, job.paths))
+        report.ok = cand.ok
+        report.diagnostics += parse_diagnostics(cand.stderr + "\n" + cand.stdout)
     if not cand.ok:
         reason = (
             summarize(report.diagnostics)
@@ -34,27 +40,43 @@ async def build(job: Job) -> Verdict | None:
 
 
 async def integrity(job: Job) -> Verdict | None:
-    """Reject a candidate that interferes with the checkers (before any of it runs).
+    """Reject a candidate that interferes with the checkers or the harness, before any of it
+    runs: its sources, then its own object (symbols, and the text in its data sections).
 
-    What the reference itself calls (getenv for a size, say) is allowed; hooks, detection
-    macros and the checkers' own names never are."""
-    allowed = checks.calls_used(job.spec.reference)
+    What the reference itself does (getenv for a size, say) is allowed; hooks, detection
+    macros, timers and the checkers' own names never are."""
+    allowed = job.allowed
     found = [
-        m for name in job.checked for m in checks.source_findings(job.cand_files[name], allowed)
+        m
+        for name in job.checked
+        for m in checks.source_findings(job.cand_files[name], allowed.calls)
     ]
     if job.spec.driver is not None:
         found += [m for name in job.checked for m in checks.driver_findings(job.cand_files[name])]
-    if not found and job.candidate.target is not Target.CUDA:
-        # CUDA programs link the runtime statically, which imports dlopen and getenv itself.
-        symbols = await job.rec.run(
-            "candidate's symbols", Command(argv=["nm", job.cand.exe], timeout_s=30)
-        )
-        found = checks.symbol_findings(symbols.stdout, allowed) if symbols.ok else []
+    if not found:
+        found = await object_findings(job, job.cand.dir)
     if not found:
         return None
     finding = interference_finding(found)
     job.verdict.concurrency = ConcurrencyReport(ok=False, tools=[checks.TOOL], findings=[finding])
     return job.finish(Status.SANITIZER_ERROR, finding.message)
+
+
+async def object_findings(job: Job, directory: str) -> list[str]:
+    """What the candidate's object in `directory` does that it must not."""
+    symbols = await job.rec.run(
+        "candidate's symbols", Command(argv=["nm", OBJECT], cwd=directory, timeout_s=30)
+    )
+    if not symbols.ok:
+        return [f"could not be inspected (nm: {outcomes.tail(symbols.stderr)})"]
+    found = checks.symbol_findings(
+        symbols.stdout,
+        job.allowed,
+        host_threads=job.candidate.target is Target.CUDA,
+        driver=job.spec.driver is not None,
+    )
+    image = await job.rec.workspace.read_file(f"{directory}/{OBJECT}", limit=64 << 20)
+    return found + checks.string_findings(image, job.allowed)
 
 
 async def _demangled(job: Job, kernels: list[KernelResources]) -> list[KernelResources]:
@@ -63,7 +85,7 @@ async def _demangled(job: Job, kernels: list[KernelResources]) -> list[KernelRes
         return kernels
     result = await job.rec.run(
         "demangle kernel names",
-        Command(argv=["c++filt"], stdin="\n".join(mangled) + "\n", timeout_s=30),
+        Command(argv=["c++filt"], cwd=job.cand.dir, stdin="\n".join(mangled) + "\n", timeout_s=30),
     )
     names = result.stdout.splitlines() if result.ok else []
     return apply_names(kernels, dict(zip(mangled, names, strict=False)))

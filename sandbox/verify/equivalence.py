@@ -1,6 +1,7 @@
-"""The equivalence stage: every test at every thread or rank count, against the reference's
-outputs; an MPI hang is a deadlock, and the stage stops at the first hang (each costs a
-whole time-out)."""
+"""The equivalence stage: every test (the visible ones, then this verification's hidden ones) at
+every thread or rank count, against the reference's outputs; an MPI hang is a deadlock, and the
+stage stops at the first hang (each costs a whole time-out). A failure on a hidden input says
+how it failed, never what the input or the expected output was."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import asyncio
 
 from sandbox import outcomes
 from sandbox.verdict import ConcurrencyReport, Equivalence, Status, TestOutcome, Verdict
+from sandbox.verify.hidden import is_hidden
 from sandbox.verify.job import Job
 
 
 async def check(job: Job) -> Verdict | None:
-    plan = [(case, n) for case in job.spec.tests for n in job.tc.workers(job.spec)]
+    plan = [(case, n) for case in job.tests for n in job.tc.workers(job.spec)]
     found: list[TestOutcome] = []
     statuses: list[Status | None] = []
     step = job.opts.parallel_runs
@@ -28,6 +30,7 @@ async def check(job: Job) -> Verdict | None:
                 job.spec.tolerance,
                 job.tc.target,
                 job.tc.timed_out(result.exit_code, result.stderr),
+                hidden=is_hidden(case.name),
             )
             found.append(TestOutcome(test=case.name, workers=n, ok=status is None, reason=reason))
             statuses.append(status)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from functools import partial
 from typing import TypeVar
 
 from pydantic import BaseModel, Field
 
 from sandbox.base import Workspace
+from sandbox.checkers.integrity import Allowances
 from sandbox.gate import TimingGate
 from sandbox.models import Command, CommandResult, SandboxInfo
 from sandbox.race import RaceCheckConfig
@@ -19,6 +19,7 @@ from sandbox.steps import Recorder
 from sandbox.toolchains import Paths, Program, Toolchain, reference_toolchain, toolchain_for
 from sandbox.toolchains.cuda import DEFAULT_ARCH
 from sandbox.verdict import Status, Verdict
+from sandbox.verify.hidden import is_hidden
 
 T = TypeVar("T")
 
@@ -36,9 +37,15 @@ class VerifyOptions(BaseModel):
     cuda_arch: str | None = None
     """nvcc `-arch`; None = `native` on a GPU sandbox, `sm_80` without one."""
     probe: bool = False
-    """A behaviour probe, not a verification: build, integrity and the test runs only (no race
-    check, no timing). Its `passed` says no more than that the outputs matched; agents use it to
-    tell candidates apart cheaply and never store it as a candidate's verdict."""
+    """A behaviour probe, not a verification: build, integrity and the visible tests only (no
+    hidden input, no race check, no timing). Its `passed` says no more than that the outputs
+    matched; agents use it to tell candidates apart cheaply and never store it as a candidate's
+    verdict."""
+    hidden: int | None = Field(default=None, ge=0, le=16)
+    """Hidden tests per verification (None: the spec's `hidden.count`, else 2)."""
+    seed: int | None = None
+    """The seed hidden inputs are drawn from (None: a fresh random one, which is the point;
+    set it only to reproduce a verdict)."""
 
 
 async def gather_limited(limit: int, *aws: Awaitable[T]) -> list[T]:
@@ -76,6 +83,7 @@ class Job:
         arch = opts.cuda_arch or ("native" if self.gpu else DEFAULT_ARCH)
         self.tc: Toolchain = toolchain_for(candidate.target, arch)
         self.ref_tc = reference_toolchain(candidate.target)
+        self.gen_tc = toolchain_for(Target.SERIAL)
         flags, libs = tuple(spec.cflags), tuple(spec.libs)
         self.ref = Program("ref", f"main{spec.language.suffix}", spec.language, flags, libs)
         lang = candidate.language_for(spec)
@@ -90,14 +98,32 @@ class Job:
         self.cand = Program("cand", main, lang, flags, libs)
         self.verdict = Verdict(target=candidate.target, status=Status.PASSED)
         self.expected: dict[str, str] = {}
-        """The reference's output per test name."""
-        self.ref_timing: list[CommandResult] = []
+        """The reference's output per test name (hidden tests and the timing input included)."""
+        self.hidden: list[TestCase] = []
+        """This verification's hidden tests (`sandbox.verify.hidden`)."""
+        self.timing_case: TestCase = spec.timing_case
+        """The input timed, and race-checked at timing size: the spec's, or a hidden one."""
+        self.allowed = Allowances()
+        """What the reference itself does that a candidate would be refused for."""
+        self.ref_built = False
 
     def finish(self, status: Status, reason: str = "") -> Verdict:
         """The verdict, ended with `status` and every step run so far."""
         self.verdict.status, self.verdict.reason = status, reason
         self.verdict.steps = self.rec.steps
         return self.verdict
+
+    @property
+    def tests(self) -> list[TestCase]:
+        """Every test the candidate must pass: the spec's, then the hidden ones."""
+        return [*self.spec.tests, *self.hidden]
+
+    def pinned(self, workers: int) -> int | None:
+        """CPUs a timed run at `workers` is pinned to (GPU programs are not pinned)."""
+        if self.tc.target is Target.CUDA:
+            return None
+        cores = int(self.cores) if self.cores else workers
+        return max(1, min(workers, cores))
 
     def run_candidate(
         self, label: str, case: TestCase, workers: int, timed: bool = False
@@ -109,22 +135,38 @@ class Job:
             made = self.tc.run(self.cand, case, workers, self.spec.timeout_s, self.paths)
             if self.tc.target is Target.OPENMP and self.opts.omp_wait_policy:
                 made.env["OMP_WAIT_POLICY"] = self.opts.omp_wait_policy
+            if timed:
+                made.cpus = self.pinned(workers)
             return made
 
-        return self._run_program(name, self.tc, command, timed=timed)
+        return self._run_program(name, self.tc, command, timed=timed, hidden=is_hidden(case.name))
 
     def run_reference(
         self, name: str, case: TestCase, timed: bool = False
     ) -> Awaitable[CommandResult]:
-        command = partial(self.ref_tc.run, self.ref, case, 1, self.spec.timeout_s, self.paths)
-        return self._run_program(name, self.ref_tc, command, timed=timed)
+        def command() -> Command:
+            made = self.ref_tc.run(self.ref, case, 1, self.spec.timeout_s, self.paths)
+            made.cpus = 1 if timed else None
+            return made
+
+        return self._run_program(
+            name, self.ref_tc, command, timed=timed, hidden=is_hidden(case.name)
+        )
 
     async def _run_program(
-        self, name: str, tc: Toolchain, command: Callable[[], Command], *, timed: bool = False
+        self,
+        name: str,
+        tc: Toolchain,
+        command: Callable[[], Command],
+        *,
+        timed: bool = False,
+        hidden: bool = False,
     ) -> CommandResult:
         """Run a built program; once more (with a fresh command) when the toolchain says the
         failure may be its runtime's rather than the program's. Both runs are in the steps."""
-        result = await self.rec.run(name, command(), timed=timed)
+        result = await self.rec.run(name, command(), timed=timed, hidden=hidden)
         if fault := tc.runtime_fault(result):
-            result = await self.rec.run(f"{name} again: {fault}", command(), timed=timed)
+            result = await self.rec.run(
+                f"{name} again: {fault}", command(), timed=timed, hidden=hidden
+            )
         return result

@@ -20,7 +20,6 @@ from evals.runner import EvalRunner
 from evals.sources import Sample
 from sandbox.checkers import tsan
 from sandbox.models import Command, CommandResult
-from sandbox.toolchains.openmp import LOG_SEPARATOR
 from tests.conftest import ScriptedSandbox, ScriptedWorkspace
 
 TASKS = ["03_dense_la_axpy", "55_transform_relu"]
@@ -42,9 +41,10 @@ def judge(command: Command, ws: ScriptedWorkspace) -> CommandResult:
         return CommandResult(exit_code=0)
     if command.argv[0] in ("nm", "rm"):  # the integrity check's symbol table, clean-up
         return CommandResult(exit_code=0)
-    if command.argv[0] == "sh":  # the race checker's tool logs: TSan was active, no race
-        return CommandResult(exit_code=0, stdout=f"{LOG_SEPARATOR}\n{tsan.ACTIVE} v3 *****\n")
     wrong = candidate and WRONG in solution
+    if command.collect:  # an instrumented run: TSan was active and saw no race
+        files = {"tsan.7": f"{tsan.ACTIVE} v3 *****\n"}
+        return CommandResult(exit_code=0, stdout="43\n" if wrong else "42\n", files=files)
     return CommandResult(exit_code=0, stdout="43\n" if wrong else "42\n", duration_s=0.01)
 
 

@@ -66,7 +66,17 @@ def test_container_spec_is_hardened() -> None:
     spec = container_spec(config, Setup(image="img", gpu=False, cuda_root=None))
     assert spec["network_mode"] == "none" and spec["read_only"] is True
     assert spec["cap_drop"] == ["ALL"] and spec["security_opt"] == ["no-new-privileges"]
-    assert spec["user"] == "1000:1000" and spec["pids_limit"] == 100
+    # The agent is root with what it needs to give each command its own identity, no more.
+    assert spec["user"] == "0:0" and spec["pids_limit"] == 100
+    assert sorted(spec["cap_add"]) == [
+        "CHOWN",
+        "DAC_OVERRIDE",
+        "FOWNER",
+        "KILL",
+        "SETGID",
+        "SETUID",
+    ]
+    assert spec["sysctls"] == {"fs.mqueue.queues_max": "0", "kernel.msgmni": "0"}
     assert spec["mem_limit"] == spec["memswap_limit"] == "1024m"
     assert spec["nano_cpus"] == 1_500_000_000
     assert "size=128m" in spec["tmpfs"]["/work"] and "size=32m" in spec["tmpfs"]["/tmp"]
@@ -107,7 +117,8 @@ def test_tmpfs_must_fit_in_memory() -> None:
 def test_agent_refuses_to_wipe_unless_it_is_pid_1(sandbox_image: str) -> None:
     """Anywhere but PID 1 of a container, `kill(-1)` would reach every process of the user: the
     agent must refuse. Checked in a container under docker-init, so a regression hurts nothing."""
-    argv = ["docker", "run", "--rm", "-i", "--init", "--network", "none", sandbox_image]
+    argv = ["docker", "run", "--rm", "-i", "--init", "--network", "none"]
+    argv += ["--tmpfs", "/work", "--user", "0:0", sandbox_image]
     done = subprocess.run(argv, input=b'{"id": 1, "op": "wipe"}\n', capture_output=True, timeout=60)
     replies = done.stdout.decode().splitlines()
     assert '"ready":true' in replies[0] and '"ok":false' in replies[1] and "PID 1" in replies[1]
@@ -116,17 +127,20 @@ def test_agent_refuses_to_wipe_unless_it_is_pid_1(sandbox_image: str) -> None:
 async def test_inside_the_container(docker_sandbox: Sandbox) -> None:
     async with docker_sandbox.workspace() as ws:
         status = await ws.run(
-            sh("grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; id -u; ulimit -c; pwd")
+            sh("grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; ulimit -c; pwd; id -u")
         )
-        assert status.stdout.split() == [
+        caps, zero, privs, one, core, cwd, uid = status.stdout.split()
+        assert (caps, zero, privs, one, core, cwd) == (
             "CapEff:",
             "0000000000000000",
             "NoNewPrivs:",
             "1",
-            "1000",
             "0",
             "/work",
-        ]
+        )
+        # Every command is an identity of its own, never root and never the same twice.
+        again = await ws.run(Command(argv=["id", "-u"]))
+        assert 20000 <= int(uid) < 40000 and int(again.stdout) not in (0, int(uid))
         readonly = await ws.run(sh("touch /etc/x /usr/x /x 2>&1; true"))
         assert readonly.stdout.count("Read-only file system") == 3
         assert (await ws.run(sh("ip link 2>/dev/null || ls /sys/class/net"))).stdout.split() == [
@@ -227,9 +241,14 @@ async def test_gpu_follows_the_engine(docker_sandbox: DockerSandbox) -> None:
 )
 async def test_host_cuda_toolkit_builds_inside(docker_sandbox: Sandbox) -> None:
     async with docker_sandbox.workspace() as ws:
-        await ws.write_files({"k.cu": KERNEL})
+        await ws.write_files({"k/k.cu": KERNEL})
         build = await ws.run(
-            Command(argv=["nvcc", "-O2", "-Xptxas", "-v", "k.cu", "-o", "k"], timeout_s=120)
+            Command(
+                argv=["nvcc", "-O2", "-Xptxas", "-v", "k.cu", "-o", "k"],
+                cwd="k",
+                writes=["k"],
+                timeout_s=120,
+            )
         )
         assert build.ok, build.stderr
         assert "registers" in build.stderr
@@ -237,17 +256,25 @@ async def test_host_cuda_toolkit_builds_inside(docker_sandbox: Sandbox) -> None:
 
 async def test_race_checker_and_mpi_in_the_image(docker_sandbox: Sandbox) -> None:
     async with docker_sandbox.workspace() as ws:
-        await ws.write_files({"race.c": RACE})
+        await ws.write_files({"r/race.c": RACE})
         build = await ws.run(
-            Command(argv=["clang", "-fopenmp", "-fsanitize=thread", "-g", "race.c", "-o", "race"])
+            Command(
+                argv=["clang", "-fopenmp", "-fsanitize=thread", "-g", "race.c", "-o", "race"],
+                cwd="r",
+                writes=["r"],
+            )
         )
         assert build.ok, build.stderr
         env = {"OMP_NUM_THREADS": "4", "TSAN_OPTIONS": "ignore_noninstrumented_modules=1"}
-        raced = await ws.run(Command(argv=["./race"], env=env))
+        raced = await ws.run(Command(argv=["./race"], cwd="r", env=env))
         assert raced.exit_code == 66 and "data race" in raced.stderr and "race.c:" in raced.stderr
         mpi = "printf '#include <mpi.h>\\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); return 0; }' > m.c"
         ran = await ws.run(
-            sh(f"{mpi} && mpicc m.c -o m && mpirun -np 2 --oversubscribe ./m && echo ran")
+            sh(
+                f"{mpi} && mpicc m.c -o m && mpirun -np 2 --oversubscribe ./m && echo ran",
+                cwd="m",
+                writes=["m"],
+            )
         )
         assert ran.stdout.endswith("ran\n"), ran.stderr
 

@@ -28,6 +28,7 @@ def timed(
         reference_s=reference,
         candidate_s=medians,
         speedup={n: round(reference / m, 3) for n, m in medians.items()},
+        ratios={n: [round(reference / s, 4) for s in t] for n, t in runs.items()},
     )
     return Verdict(
         target=Target.OPENMP,
@@ -48,18 +49,22 @@ def test_fitness_is_zero_unless_correct_and_then_the_best_plausible_speedup() ->
     assert fitness(timed({2: [2.0] * 5})) > fitness(timed({2: [0.1] * 5}, status=Status.RACE))
 
 
-def test_samples_are_per_run_speedups_at_the_best_count_and_a_rerun_replaces_its_run() -> None:
+def test_samples_are_the_paired_speedups_at_the_best_count() -> None:
     verdict = timed({1: [1.0, 1.0, 1.0], 2: [0.5, 0.4, 0.5]})
     assert speedup_samples(verdict) == [2.0, 2.5, 2.0]
-    verdict.steps.append(
-        StepRecord(
-            name="run candidate [timing #2] 2 threads again: crash in the runtime",
-            command="./cand",
-            exit_code=0,
-            duration_s=0.25,
-        )
-    )
-    assert speedup_samples(verdict) == [2.0, 4.0, 2.0]
+    assert speedup_samples(verdict, workers=1) == [1.0, 1.0, 1.0]
+
+
+def test_a_child_measured_beside_other_load_never_replaces_a_correct_incumbent() -> None:
+    parent = timed({2: [1.0] * 5})
+    child = timed({2: [0.4] * 5})
+    assert compare(child, parent).better
+    assert child.timing is not None
+    child.timing.disturbed = [2]
+    verdict = compare(child, parent)
+    assert not verdict.better and verdict.confidence == 0.5
+    # Against an incorrect incumbent, being correct is what counts.
+    assert compare(child, timed({2: [1.0] * 5}, status=Status.RACE)).better
 
 
 def test_confidence_separates_a_real_gain_from_noise() -> None:

@@ -72,6 +72,7 @@ def timed(speedup: float, status: Status = Status.PASSED) -> Verdict:
             reference_s=1.0,
             candidate_s={2: sorted(runs)[len(runs) // 2]},
             speedup={2: round(speedup, 3)},
+            ratios={2: [round(1.0 / s, 4) for s in runs]},
         )
         if status is Status.PASSED
         else None,

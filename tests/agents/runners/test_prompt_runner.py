@@ -371,11 +371,12 @@ async def test_through_verify_on_the_scripted_sandbox(engine, fake_llm, llm_conf
 
     def handler(command: Command) -> CommandResult:
         tool = command.argv[0]
-        if tool in ("gcc", "mpicc") and command.cwd == "cand" and gcc_fails:
+        compiler = tool in ("gcc", "mpicc", "clang")
+        if compiler and command.cwd == "cand" and gcc_fails:
             return CommandResult(
                 exit_code=1, stderr="main.c:3:5: error: expected ';' before '}' token\n"
             )
-        if tool in ("gcc", "mpicc"):
+        if compiler or tool == "nm":
             return CommandResult(exit_code=0)
         return CommandResult(exit_code=0, stdout="36\n" if command.cwd == "ref" else "35\n")
 

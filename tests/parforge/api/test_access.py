@@ -32,6 +32,10 @@ async def test_an_eval_replays_only_runs_that_the_callers_key_can_see(api_factor
         )
         r = await api.client.post("/v1/evals", json=EVAL | {"model": "replay:run=x"}, headers=other)
         assert r.status_code == 422 and "must be a number" in r.json()["detail"]
+        # Beyond what the store's keys hold: a clear 422, not the database's overflow (500).
+        for huge in ("99999999999999999999", "0"):
+            r = await api.client.post("/v1/evals", json=EVAL | {"model": f"replay:run={huge}"})
+            assert r.status_code == 422 and "between 1 and" in r.json()["detail"], r.text
 
 
 async def test_active_tasks_and_evals_per_key_are_capped_with_429(api_factory):

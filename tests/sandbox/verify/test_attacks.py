@@ -165,11 +165,22 @@ async def test_the_candidate_cannot_reach_the_reference(verify_sandbox, source):
     assert v.status is not Status.PASSED, v.reason
 
 
-async def test_the_reference_is_gone_before_the_candidate_runs(verify_sandbox):
-    v = await verify(verify_sandbox, spec(), openmp(SHELL_REFERENCE), timing=False)
-    names = [s.name for s in v.steps]
-    assert names.index("remove the reference") < names.index("build candidate")
-    assert v.status is Status.CRASHED  # fopen failed: the file is not there
+PROBE_REFERENCE = TEMPLATE.replace(
+    "BODY",
+    GOOD
+    + """
+    fprintf(stderr, "reference %s\\n", access("../ref/prog", F_OK) == 0 ? "seen" : "unseen");
+""",
+).replace("#include <omp.h>", "#include <omp.h>\n#include <unistd.h>")
+
+
+async def test_the_reference_stays_out_of_the_candidates_reach(verify_sandbox):
+    """The reference stays in the workspace for the paired timing, in a directory no candidate
+    command may enter: a candidate cannot even see that it is there."""
+    v = await verify(verify_sandbox, spec(), openmp(PROBE_REFERENCE), timing=False)
+    assert v.status is Status.PASSED, v.reason
+    runs = [s for s in v.steps if s.name.startswith("run candidate [tiny]")]
+    assert runs and all("reference unseen" in s.stderr for s in runs), [s.stderr for s in runs]
 
 
 # A correct reduction whose run lasts hours on any machine (2^45 iterations): under the race
@@ -231,8 +242,8 @@ LIST_PROCESSES = "import os; print(sorted(int(p) for p in os.listdir('/proc') if
 async def test_no_process_survives_its_command(verify_sandbox):
     async with verify_sandbox.workspace() as ws:
         daemon = "setsid sh -c 'sleep 300' </dev/null >/dev/null 2>&1 &"
-        started = await ws.run(Command(argv=["sh", "-c", daemon]))
-        assert started.ok
+        started = await ws.run(Command(argv=["sh", "-c", daemon], timeout_s=2))
+        assert started.timed_out  # the command is its whole tree: held to its time-out
         listed = await ws.run(Command(argv=["python3", "-c", LIST_PROCESSES]))
     pids = eval(listed.stdout)  # a list of ints printed by the line above
     assert len(pids) == 2, pids  # the agent (PID 1) and the lister: the daemon is gone

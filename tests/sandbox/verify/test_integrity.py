@@ -9,9 +9,12 @@ from corpus.formats import Target
 from corpus.suites import load_suite
 from sandbox.backends.engine import plain_tcp_problem
 from sandbox.checkers.integrity import (
+    Allowances,
     calls_used,
     driver_findings,
+    reference_allowances,
     source_findings,
+    string_findings,
     symbol_findings,
 )
 from sandbox.spec import Spec, TestCase
@@ -101,10 +104,95 @@ def test_symbols_defined_hooks_and_imports_count_instrumentation_calls_do_not():
 """
     found = symbol_findings(nm)
     assert found == [
+        "imports `getenv` (reaches outside the program or its runtime)",
         "defines the sanitizer hook `__tsan_default_options`",
-        "imports `getenv` (reads its environment or reaches outside the program)",
     ]
     assert symbol_findings("0 T main\n  U printf\n  U __tsan_write8\n") == []
+
+
+@pytest.mark.parametrize(
+    ("nm", "words"),
+    [
+        ("0 T clock_gettime\n0 T main\n", "defines the timer `clock_gettime`"),
+        ("0 W omp_get_wtime\n", "defines the timer `omp_get_wtime`"),
+        ("0 T _ZNSt6chrono3_V212steady_clock3nowEv\n", "defines the timer"),
+        ("  w __kmpc_fork_call\n", "references `__kmpc_fork_call` weakly"),
+        ("  U fopen\n", "imports `fopen`"),
+        ("  U pthread_create\n", "imports `pthread_create`"),
+        ("  U sched_setaffinity\n", "imports `sched_setaffinity`"),
+        ("  U setenv\n", "imports `setenv`"),
+        ("  U mq_open\n", "imports `mq_open`"),
+        ("  U malloc_usable_size\n", "imports `malloc_usable_size`"),
+        (
+            "  U _ZNSt14basic_ifstreamIcSt11char_traitsIcEEC1EPKcSt13_Ios_Openmode\n",
+            "basic_ifstream",
+        ),
+    ],
+)
+def test_the_object_may_not_define_timers_probe_runtimes_or_reach_out(nm, words):
+    found = symbol_findings(nm)
+    assert any(words in f for f in found), found
+
+
+def test_what_the_reference_object_does_is_allowed_and_a_driver_keeps_its_timer():
+    reference = reference_allowances(
+        "int main() { return 0; }",
+        "  U fopen\n  w __pthread_key_create\n  U _ZNSt6chrono3_V212steady_clock3nowEv\n",
+    )
+    candidate = "  U fopen\n  w __pthread_key_create\n  U printf\n"
+    assert symbol_findings(candidate, reference) == []
+    found = symbol_findings(candidate, reference, driver=True)
+    assert found == ["no longer calls the driver's timer `_ZNSt6chrono3_V212steady_clock3nowEv`"]
+    # A GPU program's host code may start threads; an OpenMP program's may not.
+    assert symbol_findings("  U pthread_create\n", host_threads=True) == []
+
+
+def test_strings_are_read_from_the_objects_data_after_the_compiler_joined_them():
+    image = elf_with_rodata(b"\0/proc/self/maps\0hello world\0")
+    assert string_findings(image) == [
+        "carries the text `/proc/` (probing the checker or the sandbox)"
+    ]
+    allowed = Allowances(strings=frozenset(["/proc/"]))
+    assert string_findings(image, allowed) == []
+    assert string_findings(b"not an object") == []
+
+
+def elf_with_rodata(data: bytes) -> bytes:
+    """A minimal ELF64 object with one `.rodata` section holding `data`."""
+    import struct
+
+    names = b"\0.rodata\0.shstrtab\0"
+    header_size, section_size = 64, 64
+    rodata_at = header_size
+    names_at = rodata_at + len(data)
+    shoff = names_at + len(names)
+    header = struct.pack(
+        "<16sHHIQQQIHHHHHH",
+        b"\x7fELF\x02\x01\x01" + bytes(9), 1, 62, 1, 0, 0, shoff, 0, header_size, 0, 0,
+        section_size, 3, 2,
+    )  # fmt: skip
+    null = bytes(section_size)
+    rodata = struct.pack("<IIQQQQIIQQ", 1, 1, 2, 0, rodata_at, len(data), 0, 0, 1, 0)
+    strtab = struct.pack("<IIQQQQIIQQ", 9, 3, 0, 0, names_at, len(names), 0, 0, 1, 0)
+    return header + data + names + null + rodata + strtab
+
+
+@pytest.mark.parametrize(
+    ("source", "words"),
+    [
+        ("#define clock_gettime(c, t) fake(c, t)\n", "redefines `clock_gettime`"),
+        ("#  define steady_clock my_clock\n", "redefines `steady_clock`"),
+        ("#def\\\nine now later\n", "redefines `now`"),
+        ("#pragma redefine_extname clock_gettime fake\n", "redefine_extname"),
+    ],
+)
+def test_a_macro_or_a_rename_may_not_take_a_clocks_name(source, words):
+    assert any(words in f for f in source_findings(source)), source_findings(source)
+
+
+def test_an_include_line_is_not_a_call():
+    assert source_findings("#include <fcntl.h>\n#include <unistd.h>\nint main() {}\n") == []
+    assert source_findings("int main() { return fcntl(0, 1); }\n")
 
 
 DESTRUCTOR = 'struct F { ~F() { std::fprintf(stderr, "PARFORGE_TIME_S=0.000001\\n"); } } f;'

@@ -1,5 +1,6 @@
-"""verify() with a shared reference cache and timing gate, on a scripted sandbox: what is reused,
-what is not, and that verdicts do not change."""
+"""verify() with a shared reference cache and timing gate, on a scripted sandbox: what is reused
+(the reference's outputs on the visible tests), what never is (its timing, its hidden inputs),
+and that verdicts do not change."""
 
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ from sandbox.gate import TimingGate
 from sandbox.models import Command, CommandResult
 from sandbox.refcache import ReferenceCache
 from sandbox.spec import Candidate, Spec, Target, TestCase
-from sandbox.toolchains.openmp import LOG_SEPARATOR
 from sandbox.verdict import Status
-from sandbox.verify import verify
+from sandbox.verify import VerifyOptions, verify
 from tests.conftest import ScriptedSandbox, ScriptedWorkspace
 
 SOURCE = "#pragma omp parallel for\nfor (int i = 0; i < 4; i++) {}\nint main() {}\n"
@@ -31,33 +31,39 @@ def handler(reference_ok: bool = True):
     def answer(command: Command, ws: ScriptedWorkspace) -> CommandResult:
         if command.argv[0] in ("gcc", "g++", "clang", "clang++"):
             return CommandResult(exit_code=0 if reference_ok or command.cwd != "ref" else 1)
-        if command.argv[0] in ("nm", "rm"):
+        if command.argv[0] == "nm":
             return CommandResult(exit_code=0)
-        if command.argv[0] == "sh":  # the race checker's tool logs: TSan was active, no race
-            return CommandResult(exit_code=0, stdout=f"{LOG_SEPARATOR}\n{tsan.ACTIVE} v3 *****\n")
+        if command.collect:  # the race checker's tool logs: TSan was active, no race
+            return CommandResult(exit_code=0, stdout="42\n", files={"tsan.1": tsan.ACTIVE})
         seconds = 1.0 if command.cwd == "ref" else 0.5
         return CommandResult(exit_code=0, stdout="42\n", duration_s=seconds)
 
     return answer
 
 
-async def test_second_verification_reuses_outputs_and_timing_with_the_same_verdict() -> None:
+def visible_runs(ws: ScriptedWorkspace) -> list[Command]:
+    """The reference's runs on the spec's own tests (arguments 1 and 2; hidden ones are off)."""
+    return [c for c in ws.commands if c.cwd == "ref" and c.argv[1:] in (["1"], ["2"])]
+
+
+NO_HIDDEN = VerifyOptions(hidden=0)
+
+
+async def test_a_second_verification_reuses_the_outputs_but_times_the_reference_again() -> None:
     cache = ReferenceCache()
     box = ScriptedSandbox(handler(), per_job=True)
     candidate = Candidate(target=Target.OPENMP, source=SOURCE)
-    first = await verify(box, spec(), candidate, reference_cache=cache)
-    second = await verify(box, spec(), candidate, reference_cache=cache)
+    first = await verify(box, spec(), candidate, reference_cache=cache, options=NO_HIDDEN)
+    second = await verify(box, spec(), candidate, reference_cache=cache, options=NO_HIDDEN)
     plain = await verify(ScriptedSandbox(handler(), per_job=True), spec(), candidate)
     assert first.status is second.status is plain.status is Status.PASSED
     assert first.timing == second.timing == plain.timing
-    ref_runs = [[c for c in ws.commands if c.cwd == "ref"] for ws in box.workspaces]
-    assert len(ref_runs[0]) == 1 + 2 + 3  # build, two tests, three timing runs
-    assert ref_runs[1] == []  # not even built
+    assert len(visible_runs(box.workspaces[0])) == 2 + 4  # two tests, then 3 + 1 timed in turns
+    assert len(visible_runs(box.workspaces[1])) == 4  # timed again, tests not run again
     assert [s.name for s in second.steps if s.name.startswith("reuse")] == [
-        "reuse reference outputs",
-        "reuse reference timing",
+        "reuse reference outputs"
     ]
-    assert cache.stats.hits == {"outputs": 1, "timing": 1} and len(cache) == 1
+    assert cache.stats.hits == {"outputs": 1} and len(cache) == 1
 
 
 async def test_a_different_spec_or_target_is_a_different_entry() -> None:
@@ -72,29 +78,18 @@ async def test_a_different_spec_or_target_is_a_different_entry() -> None:
     )
 
 
-async def test_timing_is_measured_later_when_the_first_run_had_none() -> None:
-    cache = ReferenceCache()
-    box = ScriptedSandbox(handler(), per_job=True)
-    candidate = Candidate(target=Target.OPENMP, source=SOURCE)
-    await verify(box, spec(), candidate, timing=False, reference_cache=cache)
-    timed = await verify(box, spec(), candidate, reference_cache=cache)
-    assert timed.status is Status.PASSED and timed.timing is not None
-    second = [c for c in box.workspaces[1].commands if c.cwd == "ref"]
-    assert len(second) == 1 + 3  # built for timing only; test outputs reused
-
-
 async def test_concurrent_verifications_run_the_reference_tests_once() -> None:
     cache = ReferenceCache()
     box = ScriptedSandbox(handler(), per_job=True)
     candidate = Candidate(target=Target.OPENMP, source=SOURCE)
     verdicts = await asyncio.gather(
-        *(verify(box, spec(), candidate, reference_cache=cache, timing=False) for _ in range(3))
+        *(
+            verify(box, spec(), candidate, reference_cache=cache, timing=False, options=NO_HIDDEN)
+            for _ in range(3)
+        )
     )
     assert all(v.passed for v in verdicts)
-    runs = [
-        c for ws in box.workspaces for c in ws.commands if c.cwd == "ref" and "prog" in c.argv[0]
-    ]
-    assert len(runs) == 2  # two tests, once
+    assert sum(len(visible_runs(ws)) for ws in box.workspaces) == 2  # two tests, once
     assert cache.stats.misses == {"outputs": 1} and cache.stats.hits == {"outputs": 2}
 
 
@@ -126,10 +121,12 @@ async def test_timing_runs_hold_the_gate_alone_and_the_rest_share_it() -> None:
         )
     )
     assert all(v.passed for v in verdicts)
-    timed = [holders for is_timed, holders in seen if is_timed]
-    assert len(timed) == 2 * (3 + 3 * 3)  # per job: 3 reference runs, 3 at each of 3 counts
-    assert set(timed) == {(0, True)}
-    assert all(not exclusive and shared >= 1 for t, (shared, exclusive) in seen if not t)
+    alone = [is_timed for is_timed, (_, exclusive) in seen if exclusive]
+    assert len(alone) == 2 * (4 + 3 * 3)  # per job: 3 + 1 reference runs, 3 at each of 3 counts
+    assert all(alone)  # only runs on the timing input hold the gate alone...
+    # ...and everything else shares it (the timing input's untimed runs included: the
+    # reference's answer on it, and the race checker's run at timing size).
+    assert all(not exclusive and shared >= 1 for _, (shared, exclusive) in seen if not exclusive)
     assert gate.holders == (0, False)
 
 

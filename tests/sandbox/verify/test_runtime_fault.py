@@ -6,7 +6,7 @@ MPI_Finalize (open-mpi/ompi#10117) and a program's null-pointer write.
 
 from __future__ import annotations
 
-from sandbox.models import Command, CommandResult
+from sandbox.models import SCRATCH, Command, CommandResult
 from sandbox.spec import Candidate, Spec, Target, TestCase
 from sandbox.toolchains.mpi import TIME_LIMIT_MESSAGE, MPIToolchain
 from sandbox.toolchains.openmp import OpenMPToolchain
@@ -92,9 +92,11 @@ async def test_a_runtime_crash_once_is_run_again_and_both_runs_are_recorded():
     names = [s.name for s in v.steps if s.name.startswith("run candidate")]
     assert names[0] == "run candidate [t] 2 ranks"
     assert names[1].startswith("run candidate [t] 2 ranks again: Open MPI crashed")
-    # The second run gets a command of its own (a fresh Open MPI session directory).
-    sessions = [c.env["TMPDIR"] for c in box.workspace_.commands if c.cwd == "cand"][-2:]
-    assert sessions[0] != sessions[1]
+    # The second run is a command of its own: Open MPI's session lives in that command's own
+    # scratch directory, fresh for each command.
+    reruns = [c for c in box.workspace_.commands if c.argv[0] == "mpirun"][-2:]
+    assert reruns[0] is not reruns[1]
+    assert all(c.env["TMPDIR"] == SCRATCH for c in reruns)
 
 
 async def test_a_runtime_crash_twice_is_a_crash():

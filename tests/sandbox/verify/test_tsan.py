@@ -206,15 +206,22 @@ def test_variable_at_a_column(line, column, name):
     assert variable_at(line, column) == name
 
 
-def test_instrumented_runs_do_not_let_libomp_probe_cpu_affinity() -> None:
+def test_openmp_runs_do_not_let_libomp_probe_cpu_affinity_or_start_helpers() -> None:
     # libomp's start-up topology probe (sched_setaffinity to each CPU in turn) stalled 28 of 40
     # instrumented runs for tens of seconds on a 2-vCPU VM, so correct programs timed out under
-    # the race check; with binding off, 0 of 40 did.
+    # the race check; with binding off, 0 of 40 did. Plain runs use the same runtime (libomp)
+    # and the same settings; helper threads would blur the count of the team's threads.
+    from sandbox.models import COLLECT
     from sandbox.spec import Language, TestCase
     from sandbox.toolchains.base import Paths, Program
-    from sandbox.toolchains.openmp import tsan_run
+    from sandbox.toolchains.openmp import OpenMPToolchain, tsan_run
 
     program = Program("race-x", "main.c", Language.C, (), ())
-    command = tsan_run(program, TestCase(name="t"), 4, None, 60, Paths("/work"), "/work/.tmp/l")
-    assert command.env["KMP_AFFINITY"] == "disabled"
-    assert command.env["OMP_NUM_THREADS"] == "4"
+    command = tsan_run(program, TestCase(name="t"), 4, None, 60, Paths("/work"))
+    plain = OpenMPToolchain().run(program, TestCase(name="t"), 4, 60, Paths("/work"))
+    for made in (command, plain):
+        assert made.env["KMP_AFFINITY"] == "disabled"
+        assert made.env["LIBOMP_USE_HIDDEN_HELPER_TASK"] == "0"
+        assert made.env["OMP_NUM_THREADS"] == "4"
+    # The tools' logs go to the run's own tool-log directory, never the program's output.
+    assert command.collect and f"log_path={COLLECT}/tsan" in command.env["TSAN_OPTIONS"]

@@ -1,15 +1,16 @@
 """The GPU branch of verify() (tests, compute-sanitizer, timing) with a scripted sandbox.
 
 No GPU here: the sandbox claims one and answers each command from a script, with sanitizer
-reports written from compute-sanitizer's documented format. The script keeps each report under
-the `--log-file` the harness named and hands it back when the harness reads that file.
+reports written from compute-sanitizer's documented format. The script hands each report back
+as the file the tool wrote into the run's tool-log directory.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from sandbox.models import Command, CommandResult
+from sandbox.models import COLLECT, Command, CommandResult
+from sandbox.outcomes import CHECKED_DIFFERENTLY_KIND
 from sandbox.spec import Candidate, Spec, Target, TestCase
 from sandbox.verdict import Status
 from sandbox.verify import verify
@@ -31,7 +32,6 @@ def script(logs: dict[str, str], exits: dict[str, int] | None = None, printed: s
     """`logs`: what each sanitizer tool writes to its log file (default: a clean report);
     `exits`: its exit status (default 99 when the log shows errors); `printed`: what the
     program itself prints under the tool."""
-    written: dict[str, str] = {}
 
     def handler(command: Command) -> CommandResult:
         tool = command.argv[0]
@@ -42,11 +42,14 @@ def script(logs: dict[str, str], exits: dict[str, int] | None = None, printed: s
         if tool == "compute-sanitizer":
             name = command.argv[1].removeprefix("--tool=")
             text = logs.get(name, RACE_CLEAN if name == "racecheck" else CLEAN)
-            written[command.argv[command.argv.index("--log-file") + 1]] = text
             found = 99 if "Error" in text or "Invalid" in text else 0
-            return CommandResult(exit_code=(exits or {}).get(name, found), stdout=printed)
-        if tool == "sh" and command.argv[-1] in written:
-            return CommandResult(exit_code=0, stdout=written[command.argv[-1]])
+            return CommandResult(
+                exit_code=(exits or {}).get(name, found),
+                stdout=printed,
+                files={"report": text} if text else {},
+            )
+        if tool == "nm":
+            return CommandResult(exit_code=0)
         seconds = 1.0 if command.cwd == "ref" else 0.25
         return CommandResult(exit_code=0, stdout="42\n", duration_s=seconds)
 
@@ -66,13 +69,10 @@ async def test_clean_kernel_passes_with_native_arch_and_a_speedup():
     assert v.timing.speedup == {1: 4.0}
     nvcc = next(c for c in sandbox.workspace_.commands if c.argv[0] == "nvcc")
     assert "-arch=native" in nvcc.argv
-    logs = [
-        c.argv[c.argv.index("--log-file") + 1]
-        for c in sandbox.workspace_.commands
-        if c.argv[0] == "compute-sanitizer"
-    ]
-    assert len(set(logs)) == 3  # a fresh name per run, in the workspace's TMPDIR
-    assert all(log.startswith("/ws/.tmp/sanitizer-") for log in logs)
+    runs = [c for c in sandbox.workspace_.commands if c.argv[0] == "compute-sanitizer"]
+    # Each run writes its report into its own tool-log directory, never into its output.
+    assert len(runs) == 3 and all(c.collect for c in runs)
+    assert all(c.argv[c.argv.index("--log-file") + 1] == f"{COLLECT}/report" for c in runs)
 
 
 async def test_memcheck_error_is_a_sanitizer_error():
@@ -144,10 +144,13 @@ async def test_the_error_exit_status_fails_a_clean_looking_log():
 
 
 async def test_error_lines_the_program_prints_are_not_the_tools():
+    # Printed under the tool only: not a sanitizer error (the tool's log is clean), but a
+    # program whose answer changes when it is checked.
     sandbox = ScriptedSandbox(script({}, printed=MEMCHECK + RACECHECK), gpu=True)
     v = await verify(sandbox, spec(), Candidate(target=Target.CUDA, source=SOURCE), timing=False)
-    assert v.status is Status.PASSED, v.reason
-    assert v.concurrency is not None and v.concurrency.findings == []
+    assert v.status is Status.WRONG_ANSWER, v.reason
+    assert v.concurrency is not None
+    assert {f.kind for f in v.concurrency.findings} == {CHECKED_DIFFERENTLY_KIND}
 
 
 async def test_a_run_past_its_limit_is_a_hang_and_ends_the_check():
@@ -161,12 +164,11 @@ async def test_a_run_past_its_limit_is_a_hang_and_ends_the_check():
     assert v.status is Status.DEADLOCK
     assert v.reason == "memcheck: no end within 50s"
     assert v.concurrency is not None and v.concurrency.runs == 1
-    assert not any(c.argv[0] == "sh" for c in sandbox.workspace_.commands)
 
 
 def timed_script(candidate_stderr: str):
-    """The clean script, with kernel times printed, 0.59 s outside the candidate's kernel
-    (CUDA's start-up) and a start-up probe that runs 0.3 s."""
+    """The clean script, with kernel times printed (the reference's: 0.9 of its 1 s) and a
+    start-up probe that runs 0.3 s."""
     base = script({})
 
     def handler(command: Command) -> CommandResult:
@@ -186,13 +188,19 @@ def timed_script(candidate_stderr: str):
 
 
 async def test_the_start_up_probe_widens_the_kernel_allowance_only_when_kernel_times_are_printed():
-    sandbox = ScriptedSandbox(timed_script("PARFORGE_TIME_S=0.01\n"), gpu=True)
+    # 0.6 s of wall time: the reference's 0.1 s outside its kernel, 0.3 s of CUDA's start-up
+    # (the probe), and so a kernel of 0.2 s, which is what the candidate printed.
+    sandbox = ScriptedSandbox(timed_script("PARFORGE_TIME_S=0.2\n"), gpu=True)
     v = await verify(sandbox, spec(), Candidate(target=Target.CUDA, source=SOURCE))
     assert v.status is Status.PASSED, v.reason
     assert v.timing.source == "kernel" and v.timing.startup_s == 0.3
-    assert v.timing.speedup == {1: 90.0}
+    assert v.timing.speedup == {1: 4.5}
     probe_runs = [c for c in sandbox.workspace_.commands if c.cwd == "probe"]
-    assert [c.argv[0] for c in probe_runs] == ["nvcc", "./prog", "./prog", "./prog"]
+    assert [c.argv[0] for c in probe_runs] == ["nvcc", "nvcc", "./prog", "./prog", "./prog"]
+    # A kernel time the wall times do not confirm is not used, probe or not.
+    forged = ScriptedSandbox(timed_script("PARFORGE_TIME_S=0.01\n"), gpu=True)
+    v = await verify(forged, spec(), Candidate(target=Target.CUDA, source=SOURCE))
+    assert v.timing.source == "wall" and v.timing.speedup == {1: round(1.0 / 0.6, 3)}
 
     quiet = ScriptedSandbox(timed_script(""), gpu=True)
     v = await verify(quiet, spec(), Candidate(target=Target.CUDA, source=SOURCE))
