@@ -249,14 +249,35 @@ async def test_no_process_survives_its_command(verify_sandbox):
     assert len(pids) == 2, pids  # the agent (PID 1) and the lister: the daemon is gone
 
 
-async def test_no_shared_memory_survives_the_job(verify_sandbox):
-    make = "import ctypes; print(ctypes.CDLL(None).shmget(0, 4096, 0o1600))"
+async def test_no_shared_memory_survives_the_command(verify_sandbox):
+    """A System V segment outlives its creator's exit: it goes with the command's identity,
+    before the next command (of this job or another) could attach to it."""
+    make = "import ctypes; print(ctypes.CDLL(None).shmget(0, 4096, 0o1666))"
     async with verify_sandbox.workspace() as ws:
         made = await ws.run(Command(argv=["python3", "-c", make]))
         assert int(made.stdout) >= 0, made
-    async with verify_sandbox.workspace() as ws:
         table = await ws.run(Command(argv=["cat", "/proc/sysvipc/shm"]))
     assert table.stdout.strip().count("\n") == 0, table.stdout  # the header line only
+
+
+MQUEUE = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+queue = libc.mq_open(b"/parforge-channel", os.O_CREAT | os.O_RDWR, 0o666, None)
+print(queue, os.strerror(ctypes.get_errno()) if queue < 0 else "open")
+message = libc.msgget(0x5150, 0o1666)
+print(message, os.strerror(ctypes.get_errno()) if message < 0 else "open")
+"""
+
+
+async def test_no_message_queue_can_carry_anything_between_jobs(verify_sandbox):
+    """A POSIX message queue written in one job was read by the next in the same warm
+    container (the wipe cleared System V IPC only): a channel between jobs and between
+    tenants. No queue of either kind can be created at all now."""
+    async with verify_sandbox.workspace() as ws:
+        made = await ws.run(Command(argv=["python3", "-c", MQUEUE]))
+    posix, system_v = made.stdout.splitlines()
+    assert posix.startswith("-1 ") and system_v.startswith("-1 "), made.stdout
 
 
 # No false rejection: a call the reference makes itself is the candidate's to make too.

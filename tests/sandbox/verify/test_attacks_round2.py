@@ -8,10 +8,16 @@ a large input); each test names the class it closes and how.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 import pytest
 
 from corpus.formats import Target as SuiteTarget
 from corpus.suites import load_suite
+from sandbox.gate import TimingGate
 from sandbox.outcomes import HIDDEN_MISMATCH
 from sandbox.race import RaceCheckConfig
 from sandbox.spec import Candidate, Spec, Target, TestCase, Tolerance
@@ -363,3 +369,42 @@ async def test_a_program_that_runs_serially_under_the_checker_is_not_parallel(ve
     v = await verify(verify_sandbox, spec(), candidate(HEAP_PROBE), timing=False)
     assert v.status is Status.NOT_PARALLEL, (v.status, v.reason)
     assert "never ran with more than one thread under the race checker" in v.reason
+
+
+# ---- load beside the timing runs ------------------------------------------------------------
+
+
+async def test_a_speedup_measured_beside_other_load_is_flagged(verify_sandbox):
+    """The same algorithm measured 2.30x at one thread because the reference was timed while
+    the model server generated beside it. Reference and candidate are now timed in turns, and
+    the load that ran beside them is measured: here two busy processes on the host."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        v = await verify(verify_sandbox, spec(), candidate(GOOD), options=LIGHT)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert v.passed and v.timing is not None, v.reason
+    assert set(v.timing.disturbed) == {1, 2, 4}, v.timing
+    assert all(load > 0.5 for load in v.timing.foreign_load.values()), v.timing.foreign_load
+    assert any("other work ran beside the timing runs" in note for note in v.timing.notes)
+
+
+async def test_the_gates_quiet_hook_holds_back_the_owners_load_for_each_timing_run(
+    verify_sandbox,
+):
+    held: list[str] = []
+
+    @asynccontextmanager
+    async def quiet() -> AsyncIterator[None]:
+        held.append("pause")
+        yield
+        held.append("resume")
+
+    v = await verify(
+        verify_sandbox, spec(), candidate(GOOD), options=LIGHT, timing_gate=TimingGate(quiet)
+    )
+    assert v.passed, v.reason
+    timed = [s for s in v.steps if s.name.startswith(("time reference", "run candidate [timing"))]
+    assert held == ["pause", "resume"] * len(timed) and len(timed) == 4 + 3 * 3
