@@ -14,7 +14,12 @@ Prints per configuration the wall time, candidates per minute, the ratio to `nai
 speedup measured at the largest thread count (to show whether timing changed), and the time per
 stage summed over all commands; `--rounds` repeats the whole comparison, interleaved.
 
+`--lean` verifies without the runs the verdict-integrity work added to each verification (the
+hidden inputs and the race checker's run at timing size; the reference's paired timing runs stay,
+since a speedup means nothing without them): run it beside a plain run to see what they cost.
+
     python benchmarks/eval_throughput.py [--problems 3] [--samples 3] [--no-timing] [--rounds 1]
+        [--lean]
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ from evals.runner import EvalRunner
 from evals.sources.replay import ReplaySource
 from sandbox.backends import open_sandbox
 from sandbox.config import DockerConfig
+from sandbox.race import RaceCheckConfig
+from sandbox.verify import VerifyOptions
 
 DEFAULT_PROBLEMS = ["03_dense_la_axpy", "15_graph_edge_count", "55_transform_relu"]
 CONFIGS = {
@@ -119,6 +126,7 @@ async def main() -> None:
     parser.add_argument("--pool", type=int, default=2, help="sandbox pool size")
     parser.add_argument("--model", default="known-good", choices=["known-good", "mutants"])
     parser.add_argument("--only", nargs="*", choices=list(CONFIGS), default=list(CONFIGS))
+    parser.add_argument("--lean", action="store_true", help="no hidden inputs, no large race run")
     args = parser.parse_args()
 
     suite = load_suite("pareval")
@@ -129,14 +137,20 @@ async def main() -> None:
     sandbox = open_sandbox(DockerConfig(pool_size=args.pool))
     with tempfile.TemporaryDirectory() as tmp:
         engine = open_store(f"sqlite:///{Path(tmp) / 'bench.db'}")
+        lean = VerifyOptions(hidden=0, race=RaceCheckConfig(large=False))
         runner = EvalRunner(
-            engine, sandbox, llm=LLMConfig(url="http://unused/v1"), pool_size=args.pool
+            engine,
+            sandbox,
+            llm=LLMConfig(url="http://unused/v1"),
+            pool_size=args.pool,
+            verify_options=lean if args.lean else None,
         )
         try:
             await sandbox.start()  # containers warm before anything is timed
             print(
                 f"{len(problems)} openmp problems x {args.samples} samples (replay:{args.model}), "
                 f"timing {'on' if timing else 'off'}, Docker pool of {args.pool}, {args.rounds} round(s)"
+                + (", lean (no hidden inputs, no race run at timing size)" if args.lean else "")
             )
             results = {name: Measured() for name in args.only}
             for _ in range(args.rounds):

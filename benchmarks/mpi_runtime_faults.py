@@ -30,7 +30,7 @@ from sandbox.config import DockerConfig
 from sandbox.models import Command, CommandResult
 from sandbox.spec import Language, TestCase
 from sandbox.toolchains import Program
-from sandbox.toolchains.base import TMP_KEEP, Paths
+from sandbox.toolchains.base import Paths
 from sandbox.toolchains.mpi import MPIToolchain
 
 PROGRAM = r"""
@@ -63,10 +63,11 @@ async def one_sandbox(
     root = (await workspace.run(Command(argv=["pwd"]))).stdout.strip()
     paths = Paths(root)
     program = Program("p", "main.c", Language.C)
-    await workspace.write_files({"p/main.c": PROGRAM, TMP_KEEP: ""})
-    built = await workspace.run(tc.compile(program, paths))
-    if not built.ok:
-        raise SystemExit(f"the benchmark program does not build: {built.stderr}")
+    await workspace.write_files({"p/main.c": PROGRAM})
+    for step in (tc.compile, tc.link):
+        built = await workspace.run(step(program, paths))
+        if not built.ok:
+            raise SystemExit(f"the benchmark program does not build: {built.stderr}")
     # A fresh command per run, as `verify` makes: each gets its own Open MPI session directory.
     command = partial(tc.run, program, TestCase(name="t"), ranks, 20.0, paths)
 

@@ -1,9 +1,12 @@
 """Verification latency of a small OpenMP kernel: warm docker pool vs cold container vs host.
 
 One verification is the command sequence `verify` runs for an OpenMP candidate: write the
-files; build the sequential reference and the candidate with `gcc -O2 -fopenmp`; run both on
+files; build the sequential reference and the candidate with `clang -O2 -fopenmp`; run both on
 three inputs and compare; build the candidate with `clang -fopenmp -fsanitize=thread -g` (Debian's
-libomp loads Archer by itself for a TSan program); run that at 2 and 4 threads. It runs on
+libomp loads Archer by itself for a TSan program); run that at 2 and 4 threads. Each build may
+write only its own directory and each run none (what `verify` asks), so the docker backend
+pays for everything its isolation does per command: a fresh identity, scratch directory and
+Landlock domain, the tree's accounting, sealing the build, the clean-up after. It runs on
 
     warm  the docker backend with a pre-started pool (containers wiped and reused),
     cold  the docker backend with a fresh container per job (`reuse=False`),
@@ -76,7 +79,9 @@ class BareWorkspace:
     async def write_files(self, files: Mapping[str, str | bytes]) -> None:
         for name, content in files.items():
             data = content.encode() if isinstance(content, str) else content
-            (self.root / name).write_bytes(data)
+            path = self.root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
 
     async def read_file(self, path: str, limit: int = DEFAULT_OUTPUT_LIMIT) -> bytes:
         return (self.root / path).read_bytes()[:limit]
@@ -85,7 +90,7 @@ class BareWorkspace:
         start = time.monotonic()
         proc = await asyncio.create_subprocess_exec(
             *command.argv,
-            cwd=self.root,
+            cwd=self.root / command.cwd,
             env={**os.environ, **command.env},
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -119,17 +124,23 @@ class BareSandbox:
 
 async def verification(ws: Workspace, lap: Callable[[str], None]) -> None:
     """The command sequence of one OpenMP verification; `lap(step)` marks each step's end."""
-    await ws.write_files({"reference.c": REFERENCE, "candidate.c": KERNEL})
+    await ws.write_files({"job/reference.c": REFERENCE, "job/candidate.c": KERNEL})
     lap("write files")
     for name in ("reference", "candidate"):
         built = await ws.run(
-            Command(argv=["gcc", "-O2", "-fopenmp", f"{name}.c", "-o", name, "-lm"])
+            Command(
+                argv=["clang", "-O2", "-fopenmp", f"{name}.c", "-o", name, "-lm"],
+                cwd="job",
+                writes=["job"],
+            )
         )
         assert built.ok, built.stderr
-    lap("gcc -O2 -fopenmp x2")
+    lap("clang -O2 -fopenmp x2")
     for arg in INPUTS:
-        ref = await ws.run(Command(argv=["./reference", arg]))
-        cand = await ws.run(Command(argv=["./candidate", arg], env={"OMP_NUM_THREADS": "2"}))
+        ref = await ws.run(Command(argv=["./reference", arg], cwd="job"))
+        cand = await ws.run(
+            Command(argv=["./candidate", arg], cwd="job", env={"OMP_NUM_THREADS": "2"})
+        )
         assert ref.ok and cand.ok, (ref, cand)
         assert abs(float(ref.stdout) - float(cand.stdout)) <= 1e-9 * abs(float(ref.stdout)) + 1e-12
     lap("run 3 inputs x2")
@@ -144,12 +155,16 @@ async def verification(ws: Workspace, lap: Callable[[str], None]) -> None:
         "tsan",
         "-lm",
     ]
-    built = await ws.run(Command(argv=tsan))
+    built = await ws.run(Command(argv=tsan, cwd="job", writes=["job"]))
     assert built.ok, built.stderr
     lap("clang TSan build")
     for threads in ("2", "4"):
         raced = await ws.run(
-            Command(argv=["./tsan", INPUTS[0]], env={**TSAN_ENV, "OMP_NUM_THREADS": threads})
+            Command(
+                argv=["./tsan", INPUTS[0]],
+                cwd="job",
+                env={**TSAN_ENV, "OMP_NUM_THREADS": threads},
+            )
         )
         assert raced.ok, raced.stderr  # race-free: Archer keeps TSan quiet about OpenMP sync
     lap("TSan runs at 2, 4 threads")
@@ -191,11 +206,11 @@ async def trivial_command_costs(
 
     async with warm.workspace() as ws:
         costs["docker agent run"] = await median_of(lambda: ws.run(Command(argv=["true"])))
-        costs["docker agent write"] = await median_of(lambda: ws.write_files({"a.c": KERNEL}))
+        costs["docker agent write"] = await median_of(lambda: ws.write_files({"j/a.c": KERNEL}))
 
     async def lease_and_wipe() -> None:
         async with warm.workspace() as ws:
-            await ws.write_files({"a.c": KERNEL})
+            await ws.write_files({"j/a.c": KERNEL})
         await warm.settle()  # the wipe runs after the job, off its critical path
 
     costs["docker wipe between jobs"] = await median_of(lease_and_wipe, 20)

@@ -23,13 +23,13 @@ _TAIL = 2000
 
 def stage_of(step: str) -> str:
     """Which stage of the harness a verify step belongs to."""
-    if step.startswith(("build ", "demangle")):
+    if step.startswith(("build ", "link ", "demangle")) or step.endswith("symbols"):
         return "build"
     if step.startswith(("race", "compute-sanitizer")):
         return "race check"
-    if step.startswith("time ") or "[timing" in step:
+    if step.startswith(("time ", "run start-up")) or "[timing" in step:
         return "timing"
-    if step.startswith("run "):
+    if step.startswith(("run ", "generate hidden")):
         return "tests"
     return "other"
 

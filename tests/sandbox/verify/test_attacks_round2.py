@@ -8,7 +8,7 @@ a large input); each test names the class it closes and how.
 
 from __future__ import annotations
 
-import subprocess
+import asyncio
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -378,13 +378,16 @@ async def test_a_speedup_measured_beside_other_load_is_flagged(verify_sandbox):
     """The same algorithm measured 2.30x at one thread because the reference was timed while
     the model server generated beside it. Reference and candidate are now timed in turns, and
     the load that ran beside them is measured: here two busy processes on the host."""
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    hogs = [
+        await asyncio.create_subprocess_exec(sys.executable, "-c", "while True: pass")
+        for _ in range(2)
+    ]
     try:
         v = await verify(verify_sandbox, spec(), candidate(GOOD), options=LIGHT)
     finally:
         for hog in hogs:
             hog.kill()
-            hog.wait()
+            await hog.wait()
     assert v.passed and v.timing is not None, v.reason
     assert set(v.timing.disturbed) == {1, 2, 4}, v.timing
     assert all(load > 0.5 for load in v.timing.foreign_load.values()), v.timing.foreign_load
