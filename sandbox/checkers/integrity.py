@@ -331,7 +331,9 @@ def symbol_findings(
     for name in imports:
         if name in allow.calls:
             continue
-        if host_threads and (name in _HOST_THREADS or name.endswith(_HOST_THREAD_MANGLED)):
+        if host_threads and (
+            name in _HOST_THREADS or any(piece in name for piece in _HOST_THREAD_MANGLED)
+        ):
             continue
         if name in _FORBIDDEN_CALLS or name in _FORBIDDEN_IMPORTS or _mangled_forbidden(name):
             found[f"imports `{name}` (reaches outside the program or its runtime)"] = None

@@ -1,5 +1,6 @@
-"""The build stage: the candidate's build report, and the integrity check that rejects a
-candidate interfering with the checkers before any of its code runs."""
+"""The build stage: the candidate compiled to its own object, the integrity check that rejects
+a candidate interfering with the checkers (on that object, before anything is linked in and
+before any of its code runs), then the link."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from sandbox import outcomes
 from sandbox.checkers import integrity as checks
 from sandbox.checkers.diagnostics import parse_diagnostics, summarize
 from sandbox.checkers.ptxas import apply_names, parse_ptxas
-from sandbox.models import Command
+from sandbox.models import Command, CommandResult
 from sandbox.race import interference_finding
 from sandbox.spec import Target
 from sandbox.toolchains.base import OBJECT
@@ -16,7 +17,7 @@ from sandbox.verify.job import Job
 
 
 async def build(job: Job) -> Verdict | None:
-    """Compile the candidate to its own object, then link it."""
+    """Compile the candidate to its own object (linked later, after the integrity check)."""
     cand = await job.rec.run("build candidate", job.tc.compile(job.cand, job.paths))
     if missing := outcomes.missing_tool(cand):
         return job.finish(Status.NOT_RUN, f"not run: {missing} is not installed in the sandbox")
@@ -25,18 +26,26 @@ async def build(job: Job) -> Verdict | None:
     if job.candidate.target is Target.CUDA:
         report.kernels = await _demangled(job, parse_ptxas(output))
     job.verdict.build = report
-    if cand.ok:
-        cand = await job.rec.run("link candidate", job.tc.link(job.cand, job.paths))
-        report.ok = cand.ok
-        report.diagnostics += parse_diagnostics(cand.stderr + "\n" + cand.stdout)
-    if not cand.ok:
-        reason = (
-            summarize(report.diagnostics)
-            or outcomes.tail(cand.stderr)
-            or outcomes.describe_exit(cand)
-        )
-        return job.finish(Status.BUILD_FAILED, reason)
-    return None
+    return None if cand.ok else _build_failed(job, report, cand)
+
+
+async def link(job: Job) -> Verdict | None:
+    """Link the candidate's object into its program."""
+    linked = await job.rec.run("link candidate", job.tc.link(job.cand, job.paths))
+    report = job.verdict.build
+    assert report is not None
+    report.ok = linked.ok
+    report.diagnostics += parse_diagnostics(linked.stderr + "\n" + linked.stdout)
+    return None if linked.ok else _build_failed(job, report, linked)
+
+
+def _build_failed(job: Job, report: BuildReport, result: CommandResult) -> Verdict:
+    reason = (
+        summarize(report.diagnostics)
+        or outcomes.tail(result.stderr)
+        or outcomes.describe_exit(result)
+    )
+    return job.finish(Status.BUILD_FAILED, reason)
 
 
 async def integrity(job: Job) -> Verdict | None:

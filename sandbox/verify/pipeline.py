@@ -34,6 +34,8 @@ async def _candidate(job: Job) -> Verdict:
         return job.finish(Status.NOT_PARALLEL, source.message)
     if failed := await build.integrity(job):
         return failed
+    if failed := await build.link(job):
+        return failed
     if job.candidate.target is Target.CUDA and not job.gpu:
         job.verdict.equivalence = Equivalence(ok=False, not_run=NO_GPU)
         job.verdict.concurrency = ConcurrencyReport(ok=False, not_run=NO_GPU)
