@@ -74,6 +74,8 @@ def verified_result(
         # could not run, and listed among the report's reasons.
         "not_run": verdict.reason if status in (Status.NOT_RUN, Status.REFERENCE_FAILED) else None,
         "timing": verdict.timing.model_dump(mode="json") if timed and verdict.timing else None,
+        "hidden": verdict.hidden.model_dump(mode="json") if verdict.hidden else None,
+        "lint": verdict.lint,
         "findings": [f.model_dump(mode="json") for f in (verdict.concurrency.findings[:5])]
         if verdict.concurrency
         else [],
@@ -93,7 +95,12 @@ def verified_result(
         built=verdict.build is not None and verdict.build.ok,
         passed=status is Status.PASSED,
         race=status in RACY,
-        speedups={str(n): s for n, s in verdict.timing.speedup.items()}
+        # Speedups beyond the cores a run had are implausible and not counted (`Timing`).
+        speedups={
+            str(n): s
+            for n, s in verdict.timing.speedup.items()
+            if n not in verdict.timing.above_cores
+        }
         if timed and verdict.timing
         else {},
         verdict=summary,

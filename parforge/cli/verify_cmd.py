@@ -190,7 +190,12 @@ def show_verdict(out: Console, v: Verdict, against: str) -> None:
             out.print(f"[bold]tests[/] {escape(eq.not_run)}", highlight=False)
         else:
             passed = sum(o.ok for o in eq.outcomes)
-            out.print(f"[bold]tests[/] {passed}/{len(eq.outcomes)} runs agree with the reference")
+            hidden = ""
+            if v.hidden is not None:
+                hidden = f" ({v.hidden.tests} hidden input(s), seed {v.hidden.seed})"
+            out.print(
+                f"[bold]tests[/] {passed}/{len(eq.outcomes)} runs agree with the reference{hidden}"
+            )
             for o in [o for o in eq.outcomes if not o.ok][:5]:
                 out.print(f"  {o.test} @ {o.workers}: {o.reason}", markup=False, highlight=False)
     if v.concurrency is not None:
@@ -206,13 +211,33 @@ def show_verdict(out: Console, v: Verdict, against: str) -> None:
         t = v.timing
         table = Table(
             "workers",
+            "cpus",
             "median s",
             "speedup",
-            caption=f"reference {t.reference_s:.4f}s ({t.source} time)",
+            "paired range",
+            "other load",
+            "flag",
+            caption=f"reference {t.reference_s:.4f}s ({t.source} time, timed in turns)",
         )
         for n, secs in t.candidate_s.items():
-            table.add_row(str(n), f"{secs:.4f}", f"{t.speedup.get(n, 0.0):.2f}x")
+            low, high = t.spread.get(n, [0.0, 0.0])
+            load = t.foreign_load.get(n)
+            flags = [f for f, on in (("above cores", n in t.above_cores),
+                                     ("disturbed", n in t.disturbed)) if on]  # fmt: skip
+            table.add_row(
+                str(n),
+                str(t.pinned.get(n, "-")),
+                f"{secs:.4f}",
+                f"{t.speedup.get(n, 0.0):.2f}x",
+                f"{low:.2f}-{high:.2f}x" if n in t.spread else "-",
+                f"{load:.2f} cores" if load is not None else "-",
+                ", ".join(flags),
+            )
         out.print(table)
+        for note in t.notes:
+            out.print(f"  {note}", markup=False, highlight=False)
+    for note in v.lint:
+        out.print(f"[bold yellow]spec[/] {escape(note)}", highlight=False)
     backend = v.sandbox.backend if v.sandbox else "?"
     out.print(f"\n{len(v.steps)} steps in {v.duration_s:.1f}s on the {backend} sandbox")
 

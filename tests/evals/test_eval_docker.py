@@ -65,17 +65,25 @@ async def test_mutants_are_caught(runner) -> None:
     assert overall(outcome.summary)["race_free"] <= 1 / 3
 
 
-async def test_a_timed_run_measures_speedups_and_reuses_the_reference(runner) -> None:
+TIMED = "06_fft_dft"
+"""A problem whose reference runs long enough to time on any host (axpy's kernel took 8.8 ms on
+one, under the 10 ms floor, and that run reported no speedup), and whose known-good solution is
+the reference's algorithm made parallel (gemm's changes the loop order: above the cores at one
+thread already, so not counted)."""
+
+
+async def test_a_timed_run_measures_speedups_and_reuses_the_reference_outputs(runner) -> None:
     run_id = new_run(
-        runner.engine, samples=2, problems=OPENMP[:1], model="replay:known-good", timing=True
+        runner.engine, samples=2, problems=[TIMED], model="replay:known-good", timing=True
     )
     outcome = await runner.run(run_id)
     with Session(runner.engine) as session:
         rows = store.rows(session, run_id)
     assert [r.status for r in rows] == ["passed", "passed"]
     assert all(set(r.speedups) == {"1", "2", "4"} and r.speedups["4"] > 0 for r in rows)
-    # The reference was worked out once: each part by one sample, reused by the other.
+    # The reference's outputs were worked out once and reused by the other sample; its timing
+    # never is: each sample is timed in turns with the reference in its own session.
     reused = sorted(part for r in rows for part in r.verdict["reused"])
-    assert reused == ["reference outputs", "reference timing"]
+    assert reused == ["reference outputs"]
     assert all(r.verdict["stages"]["timing"] > 0 for r in rows)
-    assert outcome.summary["resources"] == 4 and overall(outcome.summary)["speedup"] > 0
+    assert outcome.summary["resources"] == 4
