@@ -89,7 +89,9 @@ async def main() -> None:
     print(f"\n{time.monotonic() - start:.0f} s")
     print(f"known-good: {len(goods) - len(rejected)} of {len(goods)} passed")
     for r in rejected:
-        print(f"  FALSE REJECTION {r['task']} {r['target']} {r['name']}: {r['status']}: {r['reason']}")
+        print(
+            f"  FALSE REJECTION {r['task']} {r['target']} {r['name']}: {r['status']}: {r['reason']}"
+        )
     print(
         f"mutants: {len(mutants) - len(survived)} of {len(mutants)} caught ({rate:.1%}; "
         f"target {KILL_RATE:.0%}): {dict(Counter(r['status'] for r in mutants))}"

@@ -22,8 +22,8 @@ sides of a ratio, not one. Nothing is compared with a reference timed at another
   (`CORE_MARGIN` of noise allowed) is implausible, flagged and not counted. The candidate's own
   one-worker time plays no part: it is the candidate's to control.
 - **Foreign load**: the CPU the host spent outside the timed process trees (the backend's
-  `host_busy_s - cpu_s`), in cores averaged over each pair. A count whose pairs ran with more
-  than `FOREIGN_LIMIT` of other load is flagged as disturbed.
+  `host_busy_s - cpu_s`), in cores averaged over a count's pairs. A count whose pairs ran with
+  more than `FOREIGN_LIMIT` of other load is flagged as disturbed.
 - A reference faster than `FLOOR_S` is too short to time: no speedup is reported.
 """
 
@@ -47,7 +47,9 @@ KERNEL_SLACK_S = 0.003
 """A printed kernel time is confirmed when it is within this fraction of the kernel the wall
 times imply (plus this many seconds of clock and scheduling noise)."""
 FOREIGN_LIMIT = 0.2
-"""Cores of other load beside a pair above which its speedup is flagged as disturbed."""
+"""Cores of other load beside a count's pairs above which its speedup is flagged as disturbed."""
+LOAD_WALL_S = 1.0
+"""The least time a count's pairs must last together for their other load to be judged."""
 _EPSILON_S = 0.001
 
 
@@ -99,6 +101,13 @@ def timing(session: Session) -> Timing:
         startup_s=_startup_note(session.startup_s),
         notes=notes,
     )
+    if ref_s < FLOOR_S:
+        result.too_short = True
+        result.notes.append(
+            f"the reference ran {ref_s * 1000:.1f} ms, below the {FLOOR_S * 1000:.0f} ms floor: "
+            "too short to time, no speedup reported (use a larger timing input)"
+        )
+        return result
     for n, runs in session.candidate.items():
         load = _foreign_load(session.reference, runs)
         if load is not None:
@@ -109,13 +118,6 @@ def timing(session: Session) -> Timing:
                     f"at {n}: {load:.2f} cores of other work ran beside the timing runs: "
                     "the speedup is disturbed (flagged)"
                 )
-    if ref_s < FLOOR_S:
-        result.too_short = True
-        result.notes.append(
-            f"the reference ran {ref_s * 1000:.1f} ms, below the {FLOOR_S * 1000:.0f} ms floor: "
-            "too short to time, no speedup reported (use a larger timing input)"
-        )
-        return result
     for n, runs in session.candidate.items():
         ratios = [
             round((ref[k] + ref[k + 1]) / 2 / s, 4) if (s := seconds(r)) > 0 else 0.0
@@ -146,17 +148,18 @@ def _usable(n: int, session: Session) -> float:
 
 
 def _foreign_load(reference: list[CommandResult], runs: list[CommandResult]) -> float | None:
-    """Median over the pairs of the other load's cores (None when the backend cannot tell)."""
-    loads = []
+    """Cores of other load over a count's pairs: each candidate run with half of each reference
+    run around it, summed before dividing (the host's busy time comes in clock ticks of 10 ms,
+    too coarse to judge one short run). None when the backend cannot tell, or when the pairs
+    last less than `LOAD_WALL_S` together, too short to judge."""
+    foreign = wall = 0.0
     for k, run in enumerate(runs):
-        parts = [(run, 1.0), (reference[k], 0.5), (reference[k + 1], 0.5)]
-        foreign = [(r.foreign_cpu_s, r.duration_s, w) for r, w in parts]
-        if any(f is None for f, _, _ in foreign):
-            return None
-        wall = sum(d * w for _, d, w in foreign)
-        if wall > 0:
-            loads.append(sum((f or 0.0) * w for f, _, w in foreign) / wall)
-    return statistics.median(loads) if loads else None
+        for r, weight in ((run, 1.0), (reference[k], 0.5), (reference[k + 1], 0.5)):
+            if r.foreign_cpu_s is None:
+                return None
+            foreign += r.foreign_cpu_s * weight
+            wall += r.duration_s * weight
+    return foreign / wall if wall >= LOAD_WALL_S else None
 
 
 def _startup_note(startup: dict[int, float] | None) -> float | None:

@@ -153,8 +153,8 @@ class Timing(BaseModel):
     threads: dict[int, int] = Field(default_factory=dict)
     """The most threads seen in the candidate's process tree at each count."""
     foreign_load: dict[int, float] = Field(default_factory=dict)
-    """Cores of other work on the host while each count's pairs ran (averaged); absent when
-    the backend cannot measure it."""
+    """Cores of other work on the host while each count's pairs ran; absent when the backend
+    cannot measure it or the pairs were too short to judge."""
     disturbed: list[int] = Field(default_factory=list)
     """Counts measured under foreign load above `sandbox.timing.FOREIGN_LIMIT`: shown, flagged,
     never taken as an improvement by evolution."""

@@ -69,7 +69,8 @@ def test_six_threads_on_a_simple_loop(vllm_server: Any, sandbox_image: str, tmp_
         steps = tasks.steps_of(s, task_id)
     engine.dispose()
 
-    assert task is not None and task.status == JobStatus.SUCCEEDED, task and task.reason
+    reasons = [c.verdict.data.get("reason") for c in candidates if c.verdict is not None]
+    assert task is not None and task.status == JobStatus.SUCCEEDED, (task and task.reason, reasons)
     best = next(c for c in candidates if c.id == task.best_candidate_id)
     assert best.verdict is not None and best.verdict.data["status"] == "passed"
     assert best.verdict.data["concurrency"]["ok"]
