@@ -23,6 +23,7 @@ from sandbox.race import RaceCheckConfig
 from sandbox.spec import Candidate, Spec, Target, TestCase, Tolerance
 from sandbox.verdict import Status, Verdict
 from sandbox.verify import VerifyOptions, verify
+from sandbox.verify.hidden import draw
 
 pytestmark = pytest.mark.docker
 
@@ -280,6 +281,10 @@ async def test_answers_printed_for_the_visible_inputs_fail_on_hidden_ones(verify
     hidden_steps = [s for s in v.steps if "hidden-" in s.name]
     assert hidden_steps and all("[not kept" in s.stdout for s in hidden_steps)
     assert all("(a hidden input" in s.command for s in hidden_steps)
+    # Drawn again from the seed the verdict records: neither input nor answer is in it.
+    shown = v.model_dump_json()
+    for test in draw(spec(), v.hidden.seed, 2).tests:
+        assert expected_sum(int(test.args[0])) not in shown
 
 
 CONSTANT_REFERENCE = r"""
@@ -412,3 +417,57 @@ async def test_the_gates_quiet_hook_holds_back_the_owners_load_for_each_timing_r
     assert v.passed, v.reason
     timed = [s for s in v.steps if s.name.startswith(("time reference", "run candidate [timing"))]
     assert held == ["pause", "resume"] * len(timed) and len(timed) == 4 + 3 * 3
+
+
+STDIN_REFERENCE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+    long n; if (scanf("%ld", &n) != 1) return 1;
+    double *x = malloc(n * sizeof *x), s = 0;
+    for (long i = 0; i < n; i++) if (scanf("%lf", &x[i]) != 1) return 1;
+    for (long i = 0; i < n; i++) s += x[i] * x[i];
+    printf("%.6e\n", s);
+    return 0;
+}
+"""
+GENERATOR = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    unsigned long seed = strtoul(argv[1], 0, 10);
+    long n = 1000 + seed % 3000;
+    printf("%ld\n", n);
+    for (long i = 0; i < n; i++) { seed = seed * 6364136223846793005UL + 1; printf("%lu\n", (seed >> 33) % 1000); }
+    return 0;
+}
+"""
+
+
+async def test_a_declared_generator_program_makes_the_hidden_stdins(verify_sandbox):
+    """A program that reads its input: the spec's generator writes each hidden input. Printing
+    the visible test's answer fails on them, and nothing of them shows in the verdict."""
+    visible = "3\n1\n2\n3\n"
+    stdin_spec = spec(
+        reference=STDIN_REFERENCE,
+        tests=[TestCase(name="three", stdin=visible)],
+        timing=None,
+        hidden={"program": GENERATOR, "count": 2},
+    )
+    good = STDIN_REFERENCE.replace(
+        "    for (long i = 0; i < n; i++) s += x[i] * x[i];",
+        "    #pragma omp parallel for reduction(+:s)\n"
+        "    for (long i = 0; i < n; i++) s += x[i] * x[i];",
+    )
+    passed = await verify(
+        verify_sandbox, stdin_spec, Candidate(target=Target.OPENMP, source=good), timing=False
+    )
+    assert passed.status is Status.PASSED, passed.reason
+    assert passed.hidden is not None and passed.hidden.tests == 2 and not passed.hidden.derived
+    generated = [s for s in passed.steps if s.name.startswith("generate hidden input")]
+    assert len(generated) == 2 and all("[not kept" in s.stdout for s in generated)
+    printing = good.replace('printf("%.6e\\n", s);', 'printf("1.400000e+01\\n");')
+    v = await verify(
+        verify_sandbox, stdin_spec, Candidate(target=Target.OPENMP, source=printing), timing=False
+    )
+    assert v.status is Status.WRONG_ANSWER and "hidden" in v.reason, v.reason
