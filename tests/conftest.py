@@ -578,6 +578,18 @@ def vllm_server() -> Iterator[Any]:
         asyncio.run(server.stop())
 
 
+@pytest.fixture(scope="session")
+def model_pause(vllm_server: Any) -> Any:
+    """The timing gate's quiet hook for the embedded server, as the service wires it: timing
+    runs must not share the cores with generation. (On this kind of host a run pinned to the
+    CPU of the server's busy worker can wait for that CPU for minutes.)"""
+    from parforge.model_server.pause import timing_pause
+    from parforge.settings import load_settings
+
+    settings = load_settings()
+    return timing_pause(settings.model, settings.data_dir)
+
+
 @pytest.fixture
 def vllm_config(vllm_server: Any) -> Any:
     """Client config aimed at the real server, with short time-outs so nothing hangs."""

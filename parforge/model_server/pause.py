@@ -59,6 +59,8 @@ class ModelServerPause:
             return None
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(state.pid, signal.SIGSTOP)
+            # Whatever has not stopped by then is load like any other: measured and flagged.
+            process.wait_stopped(state.pid)
             return state.pid
         return None
 

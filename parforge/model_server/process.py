@@ -98,6 +98,43 @@ def resume(pid: int) -> None:
         os.killpg(pid, signal.SIGCONT)
 
 
+def group_members(pgid: int) -> list[int]:
+    """The pids of process group `pgid`, read from /proc."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:
+            members.append(int(entry.name))
+    return members
+
+
+def stopped(pid: int) -> bool:
+    """Whether `pid` is stopped by a signal (or gone: nothing left to run)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in ("T", "t", "Z", "X")
+
+
+def wait_stopped(pgid: int, timeout_s: float = 2.0) -> bool:
+    """Wait until every process of group `pgid` has taken its SIGSTOP: the signal is delivered
+    when each one next runs, so a timing run started at once could still share the cores with
+    it. True when the whole group is stopped within `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if all(stopped(pid) for pid in group_members(pgid)):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.005)
+
+
 def terminate(pid: int, timeout_s: float) -> None:
     """Stop the server's whole process group: SIGTERM, then SIGKILL after `timeout_s`."""
     for sig, wait in ((signal.SIGTERM, timeout_s), (signal.SIGKILL, 10.0)):

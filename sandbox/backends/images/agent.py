@@ -652,6 +652,10 @@ class Agent:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                # Every descriptor the agent holds is close-on-exec (`no_inheritance`): closing
+                # the rest one by one would cost a child that has already become `uid` (and so
+                # may not list /proc/self/fd) a close() per possible descriptor, 20,000 here.
+                close_fds=False,
                 user=uid,
                 group=uid,
                 extra_groups=groups,
@@ -924,8 +928,19 @@ def non_dumpable() -> None:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
 
 
+def no_inheritance() -> None:
+    """Make every descriptor past stderr close-on-exec: commands inherit only the three
+    standard ones, which Popen replaces with their own pipes."""
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd > 2:
+            with suppress(OSError):
+                os.set_inheritable(fd, False)
+
+
 def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    no_inheritance()
     if os.getpid() == 1:
         non_dumpable()
     try:

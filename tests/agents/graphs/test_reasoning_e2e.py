@@ -27,7 +27,9 @@ pytestmark = [pytest.mark.vllm, pytest.mark.docker, pytest.mark.slow]
 PROGRAMS = Path(__file__).parent / "programs"
 
 
-def test_six_threads_on_a_simple_loop(vllm_server: Any, sandbox_image: str, tmp_path: Path) -> None:
+def test_six_threads_on_a_simple_loop(
+    vllm_server: Any, model_pause: Any, sandbox_image: str, tmp_path: Path
+) -> None:
     from parforge.model_server import ModelSettings
 
     engine = open_store(f"sqlite:///{tmp_path / 'store.db'}")
@@ -45,7 +47,7 @@ def test_six_threads_on_a_simple_loop(vllm_server: Any, sandbox_image: str, tmp_
 
     async def run() -> None:
         llm = LLMClient(ModelSettings().client_config())
-        verifier = SandboxVerifier(open_sandbox(DockerConfig(pool_size=2)))
+        verifier = SandboxVerifier(open_sandbox(DockerConfig(pool_size=2)), quiet=model_pause)
         # Threads at a low temperature, as reasoning threads from one prefix tend to be.
         config = GraphConfig(
             planner=False,

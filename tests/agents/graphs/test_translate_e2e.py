@@ -36,7 +36,10 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def outcomes(
-    vllm_server: Any, sandbox_image: str, tmp_path_factory: pytest.TempPathFactory
+    vllm_server: Any,
+    model_pause: Any,
+    sandbox_image: str,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> dict[str, Any]:
     from parforge.model_server import ModelSettings
 
@@ -57,7 +60,7 @@ def outcomes(
 
     async def run_all() -> None:
         llm = LLMClient(ModelSettings().client_config())
-        verifier = SandboxVerifier(open_sandbox(DockerConfig(pool_size=2)))
+        verifier = SandboxVerifier(open_sandbox(DockerConfig(pool_size=2)), quiet=model_pause)
         config = GraphConfig(plan_tokens=400, rewrite_tokens=512, repairs=1, replans=0)
         runner = GraphRunner(llm, verifier, config, checkpoints=checkpoints_for(url))
         pool = WorkerPool(engine, runner, ServerConfig(workers=2, poll_s=0.1, heartbeat_s=0.5))

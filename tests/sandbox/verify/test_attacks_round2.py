@@ -330,10 +330,13 @@ async def test_a_race_whose_report_was_silenced_still_counts(verify_sandbox):
 
 async def test_plain_and_instrumented_builds_agree_on_the_openmp_version(verify_sandbox):
     """Racing only where `_OPENMP` says the race checker's compiler is absent: both builds are
-    now made by one compiler and runtime, so the race is where the checker looks."""
+    now made by one compiler and runtime, so the race is where the checker looks. (When TSan
+    misses two accesses at the very same moment, the race shows in the checked run's answer.)"""
     body = f"#if _OPENMP >= 201811\n{RACY}\n#else\n{GOOD}\n#endif\n"
     v = await verify(verify_sandbox, spec(), candidate(body), timing=False)
-    assert v.status is Status.RACE, (v.status, v.reason)
+    assert v.status is Status.RACE or (
+        v.status is Status.WRONG_ANSWER and "under the race checker" in v.reason
+    ), (v.status, v.reason)
 
 
 WEAK = "extern void __kmpc_begin(void *, int) __attribute__((weak));\n"
