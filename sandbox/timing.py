@@ -18,9 +18,15 @@ sides of a ratio, not one. Nothing is compared with a reference timed at another
   wall time minus that, plus what starting its runtime costs (`startup_s`, measured by the
   sandbox's own probe), within `KERNEL_SLACK` of the kernel itself. A forged time gains at most
   that slack, however long the set-up is.
-- **Above the cores**: a speedup over the reference beyond the CPUs the run was pinned to
-  (`CORE_MARGIN` of noise allowed) is implausible, flagged and not counted. The candidate's own
-  one-worker time plays no part: it is the candidate's to control.
+- **Above the cores**: a speedup over the reference beyond what the run's CPUs can produce
+  is implausible, flagged and not counted. What they can produce is the cores the run was
+  pinned to (`CORE_MARGIN` of noise allowed) times the candidate's **sequential gain**: how much
+  faster than the reference it already is on one CPU (gemm's loop order, say), measured on the
+  sandbox's clock alone: the one-worker runs' wall times (with the reference's time outside its
+  kernel taken off where kernel times are used), and only when those runs were pinned to one
+  CPU and their own CPU time shows they used no more. Anything the candidate prints or does to
+  its "one thread" (ignoring `OMP_NUM_THREADS`, widening its affinity, shaving a printed time)
+  therefore cannot raise the bound; without such a run the gain is 1.
 - **Foreign load**: the CPU the host spent outside the timed process trees (the backend's
   `host_busy_s - cpu_s`), in cores averaged over a count's pairs. A count whose pairs ran with
   more than `FOREIGN_LIMIT` of other load is flagged as disturbed.
@@ -128,14 +134,54 @@ def timing(session: Session) -> Timing:
         result.ratios[n] = ratios
         result.speedup[n] = round(statistics.median(ratios), 3)
         result.spread[n] = [min(ratios), max(ratios)]
+    if not session.cap_by_cores:
+        return result
+    gain = result.sequential_gain = sequential_gain(session, kernel)
+    if gain > CORE_MARGIN:
+        result.notes.append(
+            f"at one worker on one CPU the candidate is already {gain:.2f}x the reference "
+            "(the sandbox's clock): a better sequential algorithm, counted"
+        )
+    for n, speedup in result.speedup.items():
         usable = _usable(n, session)
-        if session.cap_by_cores and result.speedup[n] > usable * CORE_MARGIN:
+        if speedup > usable * max(gain, 1.0) * CORE_MARGIN:
             result.above_cores.append(n)
+            gained = f" times its {gain:.2f}x on one CPU" if gain > 1.0 else ""
             result.notes.append(
-                f"speedup {result.speedup[n]:.2f}x at {n} over the reference exceeds the "
-                f"{usable:g} core(s) the run had: implausible, not counted"
+                f"speedup {speedup:.2f}x at {n} over the reference exceeds the "
+                f"{usable:g} core(s) the run had{gained}: implausible, not counted"
             )
     return result
+
+
+def sequential_gain(session: Session, kernel: bool) -> float:
+    """How much faster than the reference the candidate is on one CPU, from the sandbox's own
+    clock: the median paired ratio of its one-worker runs (1.0 when there are none, when they
+    were not pinned to one CPU, or when their CPU time is unknown or shows more than one CPU).
+    With kernel times, each run's kernel is its wall time less the reference's time outside the
+    kernel and the runtime's start-up, as in `kernel_refusal`: printed times play no part."""
+    runs = session.candidate.get(1)
+    if not runs or (session.pinned or {}).get(1) != 1:
+        return 1.0
+    for run in runs:
+        if run.cpu_s is None or run.cpu_s > run.duration_s * CORE_MARGIN + _EPSILON_S:
+            return 1.0
+    reference = session.reference
+    extra = (session.startup_s or {}).get(1, 0.0)
+    ratios = []
+    for k, run in enumerate(runs):
+        pair = (reference[k], reference[k + 1])
+        if kernel:
+            ref_s = sum(kernel_time(r.stderr) or 0.0 for r in pair) / 2
+            outside = sum(r.duration_s for r in pair) / 2 - ref_s
+            cand_s = run.duration_s - outside - extra
+        else:
+            ref_s = sum(r.duration_s for r in pair) / 2
+            cand_s = run.duration_s
+        if cand_s <= _EPSILON_S:
+            return 1.0  # nothing the wall times can resolve: no gain is believed
+        ratios.append(ref_s / cand_s)
+    return round(statistics.median(ratios), 3)
 
 
 def _usable(n: int, session: Session) -> float:

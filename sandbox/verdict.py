@@ -161,9 +161,12 @@ class Timing(BaseModel):
     startup_s: float | None = None
     """Median wall time of a program that only starts the target's runtime (CUDA), measured in
     the same sandbox and allowed outside the candidate's kernel; None for targets without one."""
+    sequential_gain: float = 1.0
+    """How much faster than the reference the candidate already is at one worker on one CPU,
+    on the sandbox's clock (1.0 when not measured so): the cores' bound is multiplied by it."""
     above_cores: list[int] = Field(default_factory=list)
-    """Counts whose speedup over the reference exceeds the cores they could use: implausible,
-    not counted."""
+    """Counts whose speedup over the reference exceeds what the cores they could use produce
+    (times the sequential gain): implausible, not counted."""
     too_short: bool = False
     """The reference ran below the timing floor: no speedup is reported."""
     notes: list[str] = Field(default_factory=list)

@@ -27,15 +27,58 @@ def test_each_candidate_run_is_paired_with_the_reference_runs_around_it():
     assert t.source == "wall" and t.reference_s == 1.5
 
 
-def test_a_speedup_beyond_the_cores_the_run_had_is_flagged_whatever_its_one_worker_time():
-    # A program that ignores OMP_NUM_THREADS is fast "at one thread" too: nothing of the
-    # candidate's own scaling counts, only the reference and the cores the run was pinned to.
-    t = timing(session([1.0] * 4, {1: [0.45] * 3, 4: [0.4] * 3}, cores=2.0, pinned={1: 1, 4: 2}))
-    assert t.above_cores == [1, 4] and t.best_speedup == 0.0
+def pinned_run(
+    seconds: float, cpu_s: float | None = None, kernel: float | None = None
+) -> CommandResult:
+    return run(seconds, kernel, cpu_s=seconds if cpu_s is None else cpu_s)
+
+
+def test_a_speedup_beyond_the_cores_the_run_had_is_flagged():
     honest = timing(session([1.0] * 4, {1: [1.0] * 3, 2: [0.55] * 3}, cores=2.0, pinned={2: 2}))
     assert honest.above_cores == [] and honest.best_speedup == 1.818
+    t = timing(session([1.0] * 4, {2: [0.4] * 3, 4: [0.4] * 3}, cores=2.0, pinned={2: 2, 4: 2}))
+    assert t.above_cores == [2, 4] and t.best_speedup == 0.0
+    assert "exceeds the 2 core(s)" in t.notes[0]
     gpu = timing(session([1.0] * 4, {1: [0.01] * 3}, cap_by_cores=False))
     assert gpu.above_cores == [] and gpu.best_speedup == 100.0
+
+
+def test_a_better_sequential_algorithm_counts_when_one_pinned_cpu_shows_it():
+    """gemm's loop order: 3x the reference on one CPU, 5.7x at two threads on two cores."""
+    cand = {1: [pinned_run(0.33)] * 3, 2: [pinned_run(0.175, cpu_s=0.35)] * 3}
+    ref = [run(1.0)] * 4
+    t = timing(Session(reference=ref, candidate=cand, cores=2.0, pinned={1: 1, 2: 2}))
+    assert t.sequential_gain == 3.03 and t.above_cores == [] and t.best_speedup == 5.714
+    assert "already 3.03x the reference" in t.notes[0]
+
+
+def test_the_one_worker_run_cannot_raise_the_bound_unless_the_sandbox_saw_one_cpu():
+    ref = [run(1.0)] * 4
+    fast = {1: [pinned_run(0.45)] * 3, 4: [pinned_run(0.4, cpu_s=0.8)] * 3}
+    # Not pinned to one CPU: a program that ignores OMP_NUM_THREADS may have used them all.
+    t = timing(Session(reference=ref, candidate=fast, cores=2.0, pinned={4: 2}))
+    assert t.sequential_gain == 1.0 and t.above_cores == [1, 4]
+    # Pinned, but its CPU time shows two CPUs (it widened its own affinity).
+    wide = {1: [pinned_run(0.45, cpu_s=0.9)] * 3, 4: fast[4]}
+    t = timing(Session(reference=ref, candidate=wide, cores=2.0, pinned={1: 1, 4: 2}))
+    assert t.sequential_gain == 1.0 and t.above_cores == [1, 4]
+    # CPU time unknown (a backend that cannot say): no gain is believed.
+    blind = {1: [run(0.45)] * 3, 4: [run(0.4)] * 3}
+    t = timing(Session(reference=ref, candidate=blind, cores=2.0, pinned={1: 1, 4: 2}))
+    assert t.sequential_gain == 1.0 and t.above_cores == [1, 4]
+
+
+def test_a_printed_kernel_time_does_not_enter_the_sequential_gain():
+    """Half of each run is set-up; the candidate shaves 15 % off the kernel times it prints at
+    every count. The gain comes from the wall times (1.0), so 2.35x on two cores is flagged."""
+    ref = [run(1.0, kernel=0.5)] * 4
+    cand = {
+        1: [pinned_run(1.0, kernel=0.5 * 0.85)] * 3,
+        4: [pinned_run(0.75, kernel=0.25 * 0.85, cpu_s=1.3)] * 3,
+    }
+    t = timing(Session(reference=ref, candidate=cand, cores=2.0, pinned={1: 1, 4: 2}))
+    assert t.source == "kernel" and t.sequential_gain == 1.0
+    assert t.speedup[4] > 2.3 and 4 in t.above_cores
 
 
 def test_a_printed_kernel_time_counts_only_when_the_wall_times_confirm_it():
