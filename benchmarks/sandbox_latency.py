@@ -219,7 +219,9 @@ async def trivial_command_costs(
     client = docker.from_env()
     try:
         image = warm.info().image
-        container = client.containers.run(image, detach=True, stdin_open=True, network_mode="none")
+        container = client.containers.run(
+            image, ["infinity"], entrypoint=["sleep"], detach=True, network_mode="none"
+        )
 
         def exec_true() -> None:
             exec_id = client.api.exec_create(container.id, ["true"])["Id"]
