@@ -41,6 +41,11 @@ async def generate(url: str, model: str, stop: asyncio.Event) -> None:
                 )
 
 
+LATE: list[asyncio.subprocess.Process] = []
+"""Killed at their deadline; reaped once generation stops (a starved process cannot even run
+its own exit until it gets the CPU)."""
+
+
 async def timed(argv: list[str], deadline: float) -> float:
     """Wall time of one run; `deadline` when it did not end by then (it is killed)."""
     start = time.perf_counter()
@@ -49,7 +54,7 @@ async def timed(argv: list[str], deadline: float) -> float:
         await asyncio.wait_for(proc.wait(), deadline)
     except TimeoutError:
         proc.kill()
-        await proc.wait()
+        LATE.append(proc)
         return deadline
     return time.perf_counter() - start
 
@@ -94,6 +99,8 @@ async def main() -> None:
         for task in clients:
             task.cancel()
         await asyncio.gather(*clients, return_exceptions=True)
+        for proc in LATE:
+            await proc.wait()
 
     hogs = busy()
     try:
