@@ -166,22 +166,31 @@ def sequential_gain(session: Session, kernel: bool) -> float:
     for run in runs:
         if run.cpu_s is None or run.cpu_s > run.duration_s * CORE_MARGIN + _EPSILON_S:
             return 1.0
-    reference = session.reference
-    extra = (session.startup_s or {}).get(1, 0.0)
-    ratios = []
-    for k, run in enumerate(runs):
-        pair = (reference[k], reference[k + 1])
-        if kernel:
-            ref_s = sum(kernel_time(r.stderr) or 0.0 for r in pair) / 2
-            outside = sum(r.duration_s for r in pair) / 2 - ref_s
-            cand_s = run.duration_s - outside - extra
-        else:
-            ref_s = sum(r.duration_s for r in pair) / 2
-            cand_s = run.duration_s
-        if cand_s <= _EPSILON_S:
-            return 1.0  # nothing the wall times can resolve: no gain is believed
-        ratios.append(ref_s / cand_s)
+    ref = [(kernel_time(r.stderr) or 0.0) if kernel else r.duration_s for r in session.reference]
+    cand = (
+        _implied_kernels(session, 1, _outside_kernel(session))
+        if kernel
+        else [run.duration_s for run in runs]
+    )
+    if min(cand) <= _EPSILON_S:
+        return 1.0  # nothing the wall times can resolve: no gain is believed
+    ratios = [(ref[k] + ref[k + 1]) / 2 / s for k, s in enumerate(cand)]
     return round(statistics.median(ratios), 3)
+
+
+def _outside_kernel(session: Session) -> list[float]:
+    """Each reference run's time outside its printed kernel (set-up, output)."""
+    return [r.duration_s - (kernel_time(r.stderr) or 0.0) for r in session.reference]
+
+
+def _implied_kernels(session: Session, n: int, outside: list[float]) -> list[float]:
+    """The kernel each candidate run at `n` had by the wall times: its wall time less the
+    reference's time outside the kernel (the runs around it) and the runtime's start-up."""
+    extra = (session.startup_s or {}).get(n, 0.0)
+    return [
+        max(run.duration_s - (outside[k] + outside[k + 1]) / 2 - extra, 0.0)
+        for k, run in enumerate(session.candidate[n])
+    ]
 
 
 def _usable(n: int, session: Session) -> float:
@@ -228,14 +237,10 @@ def kernel_refusal(session: Session) -> str | None:
         assert k is not None
         if k > r.duration_s + _EPSILON_S:
             return f"a printed kernel time ({k:.4g} s) exceeds its run's wall time ({r.duration_s:.4g} s)"
-    outside = [r.duration_s - (kernel_time(r.stderr) or 0.0) for r in session.reference]
+    outside = _outside_kernel(session)
     for n, runs in session.candidate.items():
-        extra = (session.startup_s or {}).get(n, 0.0)
-        implied, printed = [], []
-        for k, run in enumerate(runs):
-            setup = (outside[k] + outside[k + 1]) / 2
-            implied.append(max(run.duration_s - setup - extra, 0.0))
-            printed.append(kernel_time(run.stderr) or 0.0)
+        implied = _implied_kernels(session, n, outside)
+        printed = [kernel_time(run.stderr) or 0.0 for run in runs]
         deviation = statistics.median(abs(p - i) for p, i in zip(printed, implied, strict=True))
         allowed = KERNEL_SLACK * statistics.median(implied) + KERNEL_SLACK_S
         if deviation > allowed:

@@ -98,28 +98,19 @@ def resume(pid: int) -> None:
         os.killpg(pid, signal.SIGCONT)
 
 
-def group_members(pgid: int) -> list[int]:
-    """The pids of process group `pgid`, read from /proc."""
-    members = []
+def group_states(pgid: int) -> list[str]:
+    """The scheduler state (`R`, `S`, `T`, ...) of each process of group `pgid`, from /proc."""
+    states = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
-            continue
+            continue  # gone meanwhile: nothing left to run
         if int(fields[2]) == pgid:
-            members.append(int(entry.name))
-    return members
-
-
-def stopped(pid: int) -> bool:
-    """Whether `pid` is stopped by a signal (or gone: nothing left to run)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return True
-    return state in ("T", "t", "Z", "X")
+            states.append(fields[0])
+    return states
 
 
 def wait_stopped(pgid: int, timeout_s: float = 2.0) -> bool:
@@ -128,7 +119,7 @@ def wait_stopped(pgid: int, timeout_s: float = 2.0) -> bool:
     it. True when the whole group is stopped within `timeout_s`."""
     deadline = time.monotonic() + timeout_s
     while True:
-        if all(stopped(pid) for pid in group_members(pgid)):
+        if all(state in "TtZX" for state in group_states(pgid)):
             return True
         if time.monotonic() >= deadline:
             return False
