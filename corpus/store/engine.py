@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from corpus.errors import StoreError
 from corpus.store.config import StoreConfig
-from corpus.store.migrate import upgrade
 
 
 def make_engine(url: str, config: StoreConfig | None = None) -> Engine:
@@ -40,11 +40,33 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+VERSIONS = Path(__file__).parent / "migrations" / "versions"
+
+
+def head_revision() -> str:
+    """The newest schema revision: revisions are numbered by their files' four-digit prefixes
+    (`migrate.upgrade`'s Alembic finds the same head; a test holds them equal)."""
+    return max(path.name[:4] for path in VERSIONS.glob("[0-9][0-9][0-9][0-9]_*.py"))
+
+
+def at_head(engine: Engine) -> bool:
+    """Whether the database's schema is already the newest (one query, no Alembic)."""
+    try:
+        with engine.connect() as connection:
+            found = connection.execute(text("SELECT version_num FROM alembic_version")).scalars()
+            return list(found) == [head_revision()]
+    except SQLAlchemyError:  # no version table yet: a new database
+        return False
+
+
 def open_store(url: str, config: StoreConfig | None = None) -> Engine:
     """An engine on a database brought up to the current schema (created when empty)."""
     engine = make_engine(url, config)
     try:
-        upgrade(engine)
+        if not at_head(engine):
+            from corpus.store.migrate import upgrade  # Alembic: only when there is work
+
+            upgrade(engine)
     except SQLAlchemyError as exc:
         engine.dispose()
         raise StoreError(f"cannot open the store at {_safe(url)}: {exc}") from exc

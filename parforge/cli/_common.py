@@ -5,37 +5,38 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Coroutine
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from agents.llm.errors import LLMError
-from corpus.errors import CorpusError
-from evals.errors import EvalError
-from parforge.model_server.errors import ModelServerError
-from parforge.service.runners import ServiceError
-from parforge.settings import Settings, load_settings
-from sandbox.errors import SandboxError
+if TYPE_CHECKING:
+    from parforge.settings import Settings
 
 T = TypeVar("T")
 
 console = Console(stderr=True)
 """Progress and messages go to stderr so that `--json` output on stdout stays clean."""
 
-# The one place where the project's root errors become a message and an exit status.
-EXPECTED_ERRORS: tuple[type[Exception], ...] = (
-    SandboxError,
-    CorpusError,
-    ServiceError,
-    ModelServerError,
-    LLMError,
-    EvalError,
-)
+
+def expected_errors() -> tuple[type[Exception], ...]:
+    """The one place where the project's root errors become a message and an exit status
+    (imported when a command runs: the modules behind them are heavy)."""
+    from agents.llm.errors import LLMError
+    from corpus.errors import CorpusError
+    from evals.errors import EvalError
+    from parforge.model_server.errors import ModelServerError
+    from parforge.service.runners import ServiceError
+    from sandbox.errors import SandboxError
+
+    return (SandboxError, CorpusError, ServiceError, ModelServerError, LLMError, EvalError)
 
 
 def settings() -> Settings:
+    from pydantic import ValidationError
+
+    from parforge.settings import load_settings
+
     try:
         return load_settings()
     except ValidationError as exc:
@@ -52,8 +53,10 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine for a command, turning infrastructure errors into a clean exit."""
     try:
         return asyncio.run(coro)
-    except EXPECTED_ERRORS as exc:
-        fail(str(exc))
+    except Exception as exc:
+        if isinstance(exc, expected_errors()):
+            fail(str(exc))
+        raise
     except KeyboardInterrupt:
         console.print("interrupted")
         sys.exit(130)

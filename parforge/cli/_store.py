@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
-from corpus.store import open_store
-from parforge.settings import Settings
+    from parforge.settings import Settings
 
 
 @contextmanager
 def store(settings: Settings) -> Iterator[Engine]:
+    from corpus.store import open_store
+
     engine = open_store(settings.store_url, settings.store)
     try:
         yield engine

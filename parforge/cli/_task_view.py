@@ -6,7 +6,6 @@ from __future__ import annotations
 from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
@@ -129,6 +128,8 @@ def show_task(
         if not candidate.source.strip():
             out.print("(no code)")
             return
+        from rich.syntax import Syntax  # Pygments: only when code is shown
+
         shown = "\n".join(lines[:SHOWN_LINES])
         out.print(Syntax(shown, language, line_numbers=True, word_wrap=True))
         if len(lines) > SHOWN_LINES:

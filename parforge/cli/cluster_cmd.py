@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.table import Table
 
 from parforge.cli._common import console, fail, run, settings
-from sandbox.backends.cluster import ClusterStatus, RaySandbox
-from sandbox.config import RayConfig
+
+if TYPE_CHECKING:
+    from sandbox.verify.cluster import ClusterStatus
 
 app = typer.Typer(help="The Ray cluster of sandbox hosts.", no_args_is_help=True)
 
@@ -15,6 +18,9 @@ app = typer.Typer(help="The Ray cluster of sandbox hosts.", no_args_is_help=True
 @app.command()
 def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Nodes, their resources, warm sandboxes, running and queued verifications."""
+    from sandbox.config import RayConfig
+    from sandbox.verify.cluster import RayVerifier
+
     config = settings().sandbox
     if not isinstance(config, RayConfig):
         fail(
@@ -22,7 +28,7 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) ->
             "PARFORGE_SANDBOX__TYPE=ray (and PARFORGE_SANDBOX__ADDRESS, default auto)",
             2,
         )
-    found = run(RaySandbox(config).status())
+    found = run(RayVerifier(config).status())
     if as_json:
         typer.echo(found.model_dump_json(indent=2))
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -18,31 +18,19 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
-from sqlalchemy import Engine
-from sqlmodel import Session
 
 from corpus.errors import CorpusError
-from corpus.formats import Target
-from corpus.store import evals as store
-from corpus.store.models import (
-    EvalRun,
-    EvalRunCreate,
-    EvalRunPublic,
-    ExecutionTarget,
-    JobStatus,
-)
-from corpus.suites import load_suite
 from evals.config import Api, RunOptions, SamplingOptions
 from evals.errors import EvalError
-from evals.plan import Progress as RunProgress
-from evals.plan import default_resources, select_problems
-from evals.report import write_report
-from evals.stored import load_run
-from evals.summary import OVERALL, summarize
 from parforge.cli._common import console, fail, run, settings
 from parforge.cli._store import store as open_store
-from parforge.service.evals import EvalPool, build_eval_runner
-from parforge.settings import Settings
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from corpus.store.models import EvalRun
+    from evals.plan import Progress as RunProgress
+    from parforge.settings import Settings
 
 out = Console()
 """Tables go to stdout; progress and messages to stderr."""
@@ -133,6 +121,8 @@ def run_cmd(
     ] = False,
 ) -> None:
     """Generate K samples per problem, verify each in the sandbox, store and summarize them."""
+    from corpus.store.models import EvalRunPublic
+
     config = settings()
     with open_store(config) as engine:
         if resume is not None:
@@ -197,6 +187,14 @@ def _create(
     timing: bool,
     options: RunOptions,
 ) -> int:
+    from sqlmodel import Session
+
+    from corpus.store import evals as store
+    from corpus.store.models import EvalRunCreate
+    from corpus.suites import load_suite
+    from evals.plan import select_problems
+    from sandbox.spec import Target
+
     try:
         loaded = load_suite(suite)
         names = select_problems(loaded, Target(target), patterns, limit, options.translate_from)
@@ -204,7 +202,7 @@ def _create(
         fail(str(exc))
     create = EvalRunCreate(
         suite=suite,
-        target=ExecutionTarget(target),
+        target=Target(target),
         model=model,
         samples_k=samples,
         problems=names,
@@ -217,6 +215,11 @@ def _create(
 
 
 def _reopen(engine: Engine, eval_id: int, lease_s: float) -> int:
+    from sqlmodel import Session
+
+    from corpus.store import evals as store
+    from corpus.store.models import JobStatus
+
     with Session(engine) as session:
         row = store.reopen(session, eval_id, lease_s)
     if row is None:
@@ -227,6 +230,8 @@ def _reopen(engine: Engine, eval_id: int, lease_s: float) -> int:
 
 
 async def _execute(config: Settings, engine: Engine, eval_id: int) -> EvalRun:
+    from parforge.service.evals import EvalPool, build_eval_runner
+
     runner = build_eval_runner(config, engine)
     pool = EvalPool(engine, runner, config.server, workers=0)
     columns = (
@@ -258,6 +263,8 @@ async def _execute(config: Settings, engine: Engine, eval_id: int) -> EvalRun:
 
 
 def _print_outcome(final: EvalRun) -> None:
+    from corpus.store.models import JobStatus
+
     style = "green" if final.status == JobStatus.SUCCEEDED else "red"
     console.print(f"eval run {final.id}: [{style}]{final.status}[/] {final.reason}")
     if final.status != JobStatus.SUCCEEDED:
@@ -279,6 +286,11 @@ def report_cmd(
     ] = None,
 ) -> None:
     """Write a Markdown and HTML report with plots; print its overall rows."""
+    from evals.plan import default_resources
+    from evals.report import write_report
+    from evals.stored import load_run
+    from evals.summary import OVERALL, summarize
+
     try:
         ks = [int(x) for x in k.split(",") if x.strip()]
     except ValueError:
@@ -339,6 +351,11 @@ def list_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="JSON on stdout.")] = False,
 ) -> None:
     """Eval runs in the store, newest first."""
+    from sqlmodel import Session
+
+    from corpus.store import evals as store
+    from corpus.store.models import EvalRunPublic
+
     config = settings()
     with open_store(config) as engine, Session(engine) as session:
         runs = store.list_runs(session, limit)
@@ -366,6 +383,8 @@ def list_cmd(
 
 
 def _overall_pass(run: EvalRun) -> str:
+    from evals.summary import OVERALL
+
     for row in run.summary.get("rows", []):
         if row.get("group") == OVERALL and row.get("k") == 1:
             return _pct(row.get("passed"), row.get("not_run", 0))

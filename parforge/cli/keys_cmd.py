@@ -1,15 +1,23 @@
-"""`parforge keys ...`: API keys for the HTTP API."""
+"""`parforge keys ...`: API keys for the HTTP API. The store is imported by the commands that
+use it, so `keys --help` starts fast."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
-from sqlmodel import Session
 
-from corpus.store import keys
 from parforge.cli._common import console, fail, settings
 from parforge.cli._store import store
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
+
+T = TypeVar("T")
 
 out = Console()
 """Tables go to stdout; progress and messages to stderr."""
@@ -20,8 +28,7 @@ app = typer.Typer(help="API keys: created here, sent as `Authorization: Bearer <
 @app.command()
 def create(name: str = typer.Argument(..., help="Who or what the key is for.")) -> None:
     """Create a key and print its token (shown this once; only a digest is stored)."""
-    with store(settings()) as engine, Session(engine) as session:
-        key = keys.create(session, name)
+    key = _with_keys(lambda keys, session: keys.create(session, name))
     console.print(f"key {key.id} ({key.name}) created; its token, shown only now:")
     typer.echo(key.token)
 
@@ -29,8 +36,7 @@ def create(name: str = typer.Argument(..., help="Who or what the key is for.")) 
 @app.command()
 def revoke(ref: str = typer.Argument(..., help="The key's id, name or token prefix.")) -> None:
     """Revoke a key: requests with it get 401 from now on."""
-    with store(settings()) as engine, Session(engine) as session:
-        key = keys.revoke(session, ref)
+    key = _with_keys(lambda keys, session: keys.revoke(session, ref))
     if key is None:
         fail(f"no single live key matches {ref!r} (see `parforge keys list`)")
     console.print(f"key {key.id} ({key.name}) revoked")
@@ -39,8 +45,7 @@ def revoke(ref: str = typer.Argument(..., help="The key's id, name or token pref
 @app.command("list")
 def list_keys() -> None:
     """List keys (never their tokens)."""
-    with store(settings()) as engine, Session(engine) as session:
-        rows = keys.list_keys(session)
+    rows = _with_keys(lambda keys, session: keys.list_keys(session))
     table = Table("id", "name", "prefix", "created", "last used", "revoked")
     for k in rows:
         table.add_row(
@@ -52,3 +57,19 @@ def list_keys() -> None:
             f"{k.revoked_at:%Y-%m-%d %H:%M}" if k.revoked_at else "-",
         )
     out.print(table)
+
+
+def _with_keys(work: Callable[..., T]) -> T:
+    """`work(keys, session)` on the configured store: `corpus.store.keys` and a session."""
+    with _session() as session:
+        from corpus.store import keys
+
+        return work(keys, session)
+
+
+@contextmanager
+def _session() -> Iterator[Session]:
+    from sqlmodel import Session
+
+    with store(settings()) as engine, Session(engine) as session:
+        yield session

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
 from parforge.cli._common import console, fail, run, settings
-from parforge.model_server import ModelServer, ServerConfig
-from parforge.model_server.process import log_tail
+
+if TYPE_CHECKING:
+    from parforge.model_server import ModelServer
 
 app = typer.Typer(
     help="The served model: vLLM's OpenAI-compatible server, in the background.",
@@ -19,9 +20,11 @@ app = typer.Typer(
 
 
 def _server(**overrides: Any) -> ModelServer:
+    from parforge.model_server import ModelServer, ModelServerConfig
+
     s = settings()
     given = {k: v for k, v in overrides.items() if v is not None}
-    config = ServerConfig.model_validate({**s.model.server.model_dump(), **given})
+    config = ModelServerConfig.model_validate({**s.model.server.model_dump(), **given})
     return ModelServer(config, s.data_dir)
 
 
@@ -115,4 +118,6 @@ def stop() -> None:
 @app.command()
 def logs(lines: Annotated[int, typer.Option("-n", help="How many lines.")] = 50) -> None:
     """Print the end of the server's log."""
+    from parforge.model_server.process import log_tail
+
     typer.echo(log_tail(_server().log_file, lines))

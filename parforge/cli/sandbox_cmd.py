@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 import time
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
 from rich.status import Status
 
 from parforge.cli._common import console, run, settings
-from sandbox.backends import open_sandbox
-from sandbox.backends.docker import DockerSandbox
-from sandbox.config import DockerConfig, RayConfig
+
+if TYPE_CHECKING:
+    from sandbox.backends.docker import DockerSandbox
 
 app = typer.Typer(help="The sandbox that builds and checks candidates.", no_args_is_help=True)
 
@@ -22,11 +23,13 @@ def info(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> N
     """Show the configured backend and its isolation."""
 
     async def _info() -> str:
-        sandbox = open_sandbox(settings().sandbox)
+        from sandbox.verify.verifier import open_verifier
+
+        verifier = open_verifier(settings().sandbox)
         try:
-            return sandbox.info().model_dump_json(indent=None if as_json else 2)
+            return verifier.info().model_dump_json(indent=None if as_json else 2)
         finally:
-            await sandbox.aclose()
+            await verifier.aclose()
 
     text = run(_info())
     typer.echo(text if as_json else json.dumps(json.loads(text), indent=2))
@@ -82,6 +85,9 @@ def prune(
 
 def _docker() -> DockerSandbox:
     """The configured docker sandbox, or the default one when another backend is configured."""
+    from sandbox.backends.docker import DockerSandbox
+    from sandbox.config import DockerConfig, RayConfig
+
     config = settings().sandbox
     if isinstance(config, RayConfig):
         return DockerSandbox(config.node)  # this host's engine, as a sandbox node's actor has

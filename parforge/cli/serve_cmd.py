@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from parforge.cli._common import console, fail, settings
-from parforge.service.runners import Runners
 
 
 def serve(
@@ -19,6 +18,7 @@ def serve(
     import uvicorn
 
     from parforge.api import create_app
+    from parforge.service.runners import Runners
 
     config = settings()
     overrides = {

@@ -7,7 +7,7 @@ import contextlib
 import json
 import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -15,17 +15,14 @@ from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
-from sqlalchemy import Engine
 from sqlmodel import Session
 
-from agents.preflight import InputRejected, check_task
 from corpus.store import Notifier, tasks
 from corpus.store.models import (
     DEFAULT_AGENT,
     Budgets,
     JobStatus,
     ParallelTarget,
-    SourceLanguage,
     TaskCreate,
     TaskDetail,
     TaskPublic,
@@ -34,10 +31,12 @@ from corpus.store.models import (
 from parforge.cli._common import console, fail, run, settings
 from parforge.cli._store import store
 from parforge.cli._task_view import show_task, styled
-from parforge.service.events import follow
-from parforge.service.pool import WorkerPool
-from parforge.service.runners import Runners
-from parforge.settings import Settings
+from sandbox.spec import Language
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from parforge.settings import Settings
 
 out = Console()
 """Tables go to stdout; progress and messages to stderr."""
@@ -64,7 +63,7 @@ def submit(
     ],
     to: Annotated[ParallelTarget, typer.Option("--to", help="openmp, mpi or cuda.")],
     language: Annotated[
-        SourceLanguage | None, typer.Option(help="Default: from the file suffix.")
+        Language | None, typer.Option(help="Default: from the file suffix.")
     ] = None,
     test: Annotated[
         list[str] | None,
@@ -97,7 +96,9 @@ def submit(
 
     Without tests, candidates are checked on one run with no arguments and empty stdin.
     """
-    language = language or SourceLanguage(SUFFIXES.get(file.suffix, "cpp"))
+    from agents.preflight import InputRejected, check_task
+
+    language = language or Language(SUFFIXES.get(file.suffix, "cpp"))
     config = settings()
     agents = config.server.runners
     if agent is not None and agent not in agents:
@@ -128,6 +129,10 @@ def submit(
 
 
 async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> JobStatus:
+    from parforge.service.events import follow
+    from parforge.service.pool import WorkerPool
+    from parforge.service.runners import Runners
+
     notifier = Notifier()
     runners = Runners.from_settings(config)
     job = None

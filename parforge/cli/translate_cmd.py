@@ -7,35 +7,25 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from sqlalchemy import Engine
 from sqlmodel import Session
 
 from agents.evolve.summary import evolution_summary
-from agents.preflight import InputRejected, check_original, check_task
-from agents.reasoning import reasoning_summary
-from agents.verifier import SandboxVerifier, task_spec
 from corpus.store import Notifier, tasks
-from corpus.store.models import (
-    Budgets,
-    JobStatus,
-    ParallelTarget,
-    SourceLanguage,
-    TaskCreate,
-    TaskOptions,
-)
+from corpus.store.models import Budgets, JobStatus, ParallelTarget, TaskCreate, TaskOptions
 from parforge.cli._common import console, fail, run, settings
 from parforge.cli._store import store
 from parforge.cli.tasks_cmd import SUFFIXES, read_tests
-from parforge.service.events import follow
-from parforge.service.pool import WorkerPool
-from parforge.service.runners import build_graph_runner, close_runner
-from parforge.settings import Settings
-from sandbox.backends import open_sandbox
+from sandbox.spec import Language
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from parforge.settings import Settings
 
 out = Console()
 
@@ -94,7 +84,9 @@ def translate(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Translate a sequential program into a verified parallel one."""
-    language = SourceLanguage(SUFFIXES.get(file.suffix, "cpp"))
+    from agents.preflight import InputRejected, check_task
+
+    language = Language(SUFFIXES.get(file.suffix, "cpp"))
     source = file.read_text(errors="replace")
     try:
         test_inputs = read_tests(tests, test)
@@ -124,16 +116,21 @@ def translate(
 
 
 async def _translate(config: Settings, create: TaskCreate, as_json: bool) -> JobStatus:
+    from agents.judge import SandboxJudge, task_spec
+    from agents.preflight import InputRejected, check_original
+    from parforge.service.runners import build_graph_runner, close_runner
+    from sandbox.verify.verifier import open_verifier
+
     with store(config) as engine:
         runner = build_graph_runner(config)
         try:
-            verifier = SandboxVerifier(open_sandbox(config.sandbox), config.verify)
+            judge = SandboxJudge(open_verifier(config.sandbox), config.verify)
             try:
-                await check_original(verifier, task_spec(create, config.graph))
+                await check_original(judge, task_spec(create, config.graph))
             except InputRejected as exc:
                 fail(f"invalid input: {exc}", 2)
             finally:
-                await verifier.aclose()
+                await judge.aclose()
             with Session(engine) as session:
                 task_id = tasks.submit(session, create).id
             console.print(f"task {task_id} queued", highlight=False)
@@ -151,6 +148,9 @@ async def _translate(config: Settings, create: TaskCreate, as_json: bool) -> Job
 async def _run_and_show(
     config: Settings, engine: Engine, runner: Any, task_id: str, quiet: bool
 ) -> JobStatus:
+    from parforge.service.events import follow
+    from parforge.service.pool import WorkerPool
+
     notifier = Notifier()
     pool = WorkerPool(engine, runner, config.server, notifier)
     job = asyncio.create_task(pool.run_task(task_id))
@@ -201,6 +201,8 @@ def describe(kind: str, data: dict[str, Any]) -> str | None:
 def _summary(engine: Engine, task_id: str) -> dict[str, Any]:
     """The `--json` object: status, reason, best candidate with its verdict, counts, and what
     reasoning threads and evolution did."""
+    from agents.reasoning import reasoning_summary
+
     with Session(engine) as session:
         task = tasks.get(session, task_id)
         assert task is not None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Protocol, TypeVar
 
 import typer
 from rich.console import Console
@@ -19,17 +19,16 @@ from rich.table import Table
 from rich.text import Text
 
 from parforge.cli._common import console, fail, run, settings
-from parforge.model_server.pause import timing_pause
-from parforge.settings import Settings
 from parforge.specfile import SpecFileError, language_of, load_spec
-from sandbox.backends import open_sandbox
-from sandbox.base import Sandbox
-from sandbox.errors import SandboxError
-from sandbox.gate import TimingGate
-from sandbox.race import RaceCheckResult, check_program
+from sandbox.config import RayConfig
+from sandbox.errors import SandboxError, SandboxUnavailable
 from sandbox.spec import Candidate, Language, Target, TestCase
 from sandbox.verdict import Finding, Status, Verdict
-from sandbox.verify import verify as run_verify
+
+if TYPE_CHECKING:
+    from parforge.settings import Settings
+    from sandbox.base import Sandbox
+    from sandbox.verify.race import RaceCheckResult
 
 CANNOT_RUN = 2
 _NOT_VERIFIED = {Status.NOT_RUN, Status.REFERENCE_FAILED}
@@ -38,25 +37,45 @@ _STYLE = {Status.PASSED: "bold green", Status.NOT_RUN: "bold yellow"}
 check_app = typer.Typer(help="Check programs for concurrency defects.", no_args_is_help=True)
 
 T = TypeVar("T")
+R = TypeVar("R", bound="_Closable")
 
 
-def _in_sandbox(config: Settings, work: Callable[[Sandbox], Awaitable[T]]) -> T:
-    """`work` on a sandbox built from the settings and closed after; a sandbox failure is a
+class _Closable(Protocol):
+    async def aclose(self) -> None: ...
+
+
+def _with(open_it: Callable[[], R], work: Callable[[R], Awaitable[T]]) -> T:
+    """`work` on a verifier or sandbox opened for it and closed after; a sandbox failure is a
     message and exit code 2."""
 
     async def go() -> T | SandboxError:
-        sandbox = open_sandbox(config.sandbox)
         try:
-            return await work(sandbox)
+            resource = open_it()
+        except SandboxError as exc:
+            return exc
+        try:
+            return await work(resource)
         except SandboxError as exc:
             return exc
         finally:
-            await sandbox.aclose()
+            await resource.aclose()
 
     result = run(go())
     if isinstance(result, SandboxError):
         fail(str(result), CANNOT_RUN)
     return result
+
+
+def _local_sandbox(config: Settings) -> Sandbox:
+    """This host's sandbox: a race check runs in a workspace here, never on a cluster."""
+    from sandbox.backends import open_sandbox
+
+    if isinstance(config.sandbox, RayConfig):
+        raise SandboxUnavailable(
+            "the race check runs in this host's sandbox; the configured sandbox is a Ray "
+            "cluster (set PARFORGE_SANDBOX__TYPE=docker for this command)"
+        )
+    return open_sandbox(config.sandbox)
 
 
 def verify(
@@ -67,6 +86,10 @@ def verify(
     timing: Annotated[bool, typer.Option("--timing/--no-timing", help="Measure speedups.")] = True,
 ) -> None:
     """Build, test, race-check and time a candidate against a spec's reference."""
+    from parforge.model_server.pause import timing_pause
+    from sandbox.verify.gate import TimingGate
+    from sandbox.verify.verifier import open_verifier
+
     try:
         spec = load_spec(spec_path)
         source = candidate_path.read_text()
@@ -81,10 +104,9 @@ def verify(
 
     config = settings()
     with console.status(f"verifying {candidate_path.name} against {spec.name} ({target.value})"):
-        verdict = _in_sandbox(
-            config,
-            lambda sandbox: run_verify(
-                sandbox,
+        verdict = _with(
+            lambda: open_verifier(config.sandbox),
+            lambda verifier: verifier.verify(
                 spec,
                 candidate,
                 timing=timing,
@@ -118,6 +140,8 @@ def race(
     ] = False,
 ) -> None:
     """Race-check an OpenMP program: Archer/TSan over thread counts and schedules, plus a static pass."""
+    from sandbox.verify.race import check_program
+
     try:
         counts = [int(t) for t in threads.split(",") if t.strip()]
         source = file.read_text()
@@ -133,8 +157,8 @@ def race(
     loaded = settings()
     config = loaded.verify.race.model_copy(update={"threads": counts, "timeout_s": timeout})
     with console.status(f"race-checking {file.name}"):
-        result = _in_sandbox(
-            loaded,
+        result = _with(
+            lambda: _local_sandbox(loaded),
             lambda sandbox: check_program(
                 sandbox,
                 source,

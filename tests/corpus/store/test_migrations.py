@@ -123,3 +123,28 @@ def test_postgres_0003_widens_status_and_adds_agent_keeping_rows(postgres_server
     with pytest.raises(DBAPIError, match="too long"), engine.begin() as conn:
         conn.execute(text("UPDATE tasks SET status = 'no_verified_candidate'"))
     _check_0003_upgrade(url, engine)
+
+
+def test_the_head_open_store_checks_is_alembics_head(tmp_path):
+    """`open_store` skips Alembic when the database is at `head_revision()`: that must be the
+    head Alembic itself would upgrade to, and an older database must still be upgraded."""
+    from alembic.script import ScriptDirectory
+
+    from corpus.store.engine import at_head, head_revision
+
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    engine = make_engine(url)
+    try:
+        assert ScriptDirectory.from_config(alembic_config(engine)).get_current_head() == (
+            head_revision()
+        )
+        assert not at_head(engine)  # empty
+        command.upgrade(alembic_config(engine), "0003")
+        assert not at_head(engine)
+    finally:
+        engine.dispose()
+    engine = open_store(url)  # from 0003 to the head
+    try:
+        assert at_head(engine) and pending_changes(engine) == []
+    finally:
+        engine.dispose()
