@@ -1,18 +1,23 @@
 """What every runner shares to judge candidates: the checks a task asks for, the spec a task
-becomes, and the `Verifier` seam over the sandbox's `verify` (a fake in tests)."""
+becomes, and the `Judge`: the run's seam over the sandbox's verifier, with the run's options
+and timing gate fixed (a fake in tests)."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, Field
 
-from corpus.store.models import TaskCreate, TaskDetail
-from sandbox.base import Sandbox
-from sandbox.gate import Quiet, TimingGate
-from sandbox.spec import Candidate, Language, Spec, Target, TestCase, Tolerance
+from sandbox.config import VerifyOptions
+from sandbox.spec import Candidate, Spec, Target, TestCase, Tolerance
 from sandbox.verdict import Verdict
-from sandbox.verify import VerifyOptions, verify
+
+if TYPE_CHECKING:
+    # Annotations only: the sandbox's verifier imports the Docker SDK, and the store's models
+    # SQLAlchemy; settings import this module for `Checks`.
+    from corpus.store.models import TaskCreate, TaskDetail
+    from sandbox.verify import verifier as sandbox_verifier
+    from sandbox.verify.gate import Quiet
 
 
 class Checks(BaseModel):
@@ -33,8 +38,8 @@ class Checks(BaseModel):
     """Time passing candidates against the sequential program (speedups)."""
 
 
-class Verifier(Protocol):
-    """Checks one candidate against a spec (the sandbox's `verify`, or a fake in tests)."""
+class Judge(Protocol):
+    """Checks one candidate against a spec (the sandbox's verifier, or a fake in tests)."""
 
     async def __call__(self, spec: Spec, candidate: Candidate) -> Verdict: ...
 
@@ -46,8 +51,8 @@ class Verifier(Protocol):
     async def aclose(self) -> None: ...
 
 
-class SandboxVerifier:
-    """`sandbox.verify.verify` on one long-lived sandbox, with fixed options.
+class SandboxJudge:
+    """The sandbox's verifier (this host's workspaces or a cluster's hosts), with fixed options.
 
     Its verifications share one timing gate: an agent verifies several candidates at once
     (a plan's steps, repairs, evolution's children), and without the gate one candidate's
@@ -57,21 +62,22 @@ class SandboxVerifier:
 
     def __init__(
         self,
-        sandbox: Sandbox,
+        verifier: sandbox_verifier.Verifier,
         options: VerifyOptions | None = None,
         timing: bool = True,
         quiet: Quiet | None = None,
     ) -> None:
-        self.sandbox = sandbox
+        self.verifier = verifier
         self.options = options or VerifyOptions()
         self.timing = timing
+        from sandbox.verify.gate import TimingGate  # the verifier's package, on first use
+
         self.gate = TimingGate(quiet)
         """`quiet` holds back other load the caller owns during timing runs (the embedded
         model server, `parforge.model_server.pause`)."""
 
     async def __call__(self, spec: Spec, candidate: Candidate) -> Verdict:
-        return await verify(
-            self.sandbox,
+        return await self.verifier.verify(
             spec,
             candidate,
             timing=self.timing,
@@ -81,20 +87,20 @@ class SandboxVerifier:
 
     async def probe(self, spec: Spec, candidate: Candidate) -> Verdict:
         options = self.options.model_copy(update={"probe": True, "timing": False})
-        return await verify(
-            self.sandbox, spec, candidate, timing=False, options=options, timing_gate=self.gate
+        return await self.verifier.verify(
+            spec, candidate, timing=False, options=options, timing_gate=self.gate
         )
 
     async def aclose(self) -> None:
         """Release the sandbox (its warm containers)."""
-        await self.sandbox.aclose()
+        await self.verifier.aclose()
 
 
-async def check_against_itself(verifier: Verifier, spec: Spec) -> Verdict:
+async def check_against_itself(judge: Judge, spec: Spec) -> Verdict:
     """The spec's reference verified as a serial candidate against itself, timed once: does it
     build, and does it run each test cleanly (what the preflight and generated tests ask)."""
     spec = spec.model_copy(update={"timing_repeats": 1})
-    return await verifier(spec, Candidate(target=Target.SERIAL, source=spec.reference))
+    return await judge(spec, Candidate(target=Target.SERIAL, source=spec.reference))
 
 
 def task_spec(task: TaskCreate | TaskDetail, checks: Checks) -> Spec:
@@ -110,7 +116,7 @@ def task_spec(task: TaskCreate | TaskDetail, checks: Checks) -> Spec:
     tests = [TestCase(name=t.name, args=t.args, stdin=t.stdin) for t in task.tests or []]
     return Spec(
         name=task.name,
-        language=Language(task.language.value),
+        language=task.language,
         reference=task.source,
         tests=tests or [TestCase(name="default")],
         tolerance=tolerance,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from agents.analysis import AnalysisError, Program, analyse
-from agents.verifier import Verifier, check_against_itself
+from agents.judge import Judge, check_against_itself
 from corpus.store.models import TaskCreate
 from sandbox.spec import Language, Spec
 from sandbox.verdict import Status
@@ -38,7 +38,7 @@ def check_task(task: TaskCreate) -> Program:
             needs_main = Spec.model_validate(options.spec).driver is None
         except ValidationError as exc:
             raise InputRejected(f"options.spec is not a valid verifier spec: {exc}") from exc
-    language = Language(task.language.value)
+    language = task.language
     function = options.function if options is not None else None
     return check_program(task.source, language, function, needs_main=needs_main)
 
@@ -63,9 +63,9 @@ def check_program(
     return program
 
 
-async def check_original(verifier: Verifier, spec: Spec) -> None:
+async def check_original(judge: Judge, spec: Spec) -> None:
     """Build and run the original against itself on its tests; `InputRejected` if it fails."""
-    verdict = await check_against_itself(verifier, spec)
+    verdict = await check_against_itself(judge, spec)
     if verdict.status not in _BROKEN:
         # Only whether the original builds and runs its tests matters here; the candidate-only
         # checks (integrity, races) are not the user's program's business.

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
+from agents.core.join import best_of
 from agents.identity import Identity
 from agents.llm import CallRecord
 from corpus.store.models import StepCreate, StepKind
@@ -118,29 +119,6 @@ def verdict_summary(verdict: Verdict) -> dict[str, Any]:
     return summary
 
 
-def verify_step(
-    arguments: dict[str, Any],
-    started: datetime,
-    result: dict[str, Any] | None = None,
-    error: str | None = None,
-    parent_id: int | None = None,
-) -> StepCreate:
-    """A `verify` tool call, branching from the LLM call that wrote the candidate."""
-    finished = datetime.now(UTC)
-    return StepCreate(
-        kind=StepKind.TOOL_CALL,
-        name=VERIFY,
-        tool_name=VERIFY,
-        parent_id=parent_id,
-        arguments=arguments,
-        result=result,
-        error=error,
-        latency_s=(finished - started).total_seconds(),
-        started_at=started,
-        finished_at=finished,
-    )
-
-
 @dataclass
 class Tally:
     """The verdicts of one run so far, by candidate id."""
@@ -151,11 +129,8 @@ class Tally:
         self.verdicts[candidate_id] = verdict
 
     def best(self) -> int | None:
-        """The passed candidate with the highest speedup (the earliest among equals)."""
-        passed = [(cid, v) for cid, v in self.verdicts.items() if v.passed]
-        if not passed:
-            return None
-        return max(passed, key=lambda item: (item[1].speedup, -item[0]))[0]
+        """The best passed candidate, by the join's rule (`agents.core.join.best`)."""
+        return best_of(self.verdicts)
 
     def reason(self, made: int, best: int | None = None) -> str:
         """`2 of 4 candidates passed; best 1.8x at 2 threads` or the failures by status;

@@ -27,16 +27,15 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from corpus.formats import Target
 from corpus.suites import load_suite
 from sandbox.backends import open_sandbox
 from sandbox.base import Sandbox
 from sandbox.config import DockerConfig, LocalConfig
-from sandbox.gate import TimingGate
-from sandbox.refcache import ReferenceCache
-from sandbox.spec import Candidate, Spec
+from sandbox.spec import Candidate, Spec, Target
 from sandbox.verdict import Verdict
 from sandbox.verify import verify
+from sandbox.verify.gate import TimingGate
+from sandbox.verify.refcache import ReferenceCache
 
 GATE = TimingGate()
 """Timing runs have the host (and the GPU) to themselves, as in evals."""

@@ -35,19 +35,18 @@ from pathlib import Path
 from sqlmodel import Session
 
 from agents.llm import LLMConfig
-from corpus.formats import Target
 from corpus.store import evals as store
 from corpus.store import open_store
-from corpus.store.models import EvalRunCreate, ExecutionTarget
+from corpus.store.models import EvalRunCreate
 from corpus.suites import load_suite
 from evals.config import RunOptions
 from evals.outcomes import STAGES
 from evals.runner import EvalRunner
 from evals.sources.replay import ReplaySource
 from sandbox.backends import open_sandbox
-from sandbox.config import DockerConfig
-from sandbox.race import RaceCheckConfig
-from sandbox.verify import VerifyOptions
+from sandbox.config import DockerConfig, RaceCheckConfig, VerifyOptions
+from sandbox.spec import Target
+from sandbox.verify.verifier import LocalVerifier
 
 DEFAULT_PROBLEMS = ["03_dense_la_axpy", "15_graph_edge_count", "55_transform_relu"]
 CONFIGS = {
@@ -83,7 +82,7 @@ async def measure(
 ) -> None:
     create = EvalRunCreate(
         suite="pareval",
-        target=ExecutionTarget.OPENMP,
+        target=Target.OPENMP,
         model=replay.name,
         samples_k=samples,
         problems=problems,
@@ -140,7 +139,7 @@ async def main() -> None:
         lean = VerifyOptions(hidden=0, race=RaceCheckConfig(large=False))
         runner = EvalRunner(
             engine,
-            sandbox,
+            LocalVerifier(sandbox),
             llm=LLMConfig(url="http://unused/v1"),
             pool_size=args.pool,
             verify_options=lean if args.lean else None,

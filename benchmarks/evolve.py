@@ -56,17 +56,16 @@ from agents.analysis.annotate import LoopChoice, annotatable, apply_choices, def
 from agents.evolve.fitness import fitness
 from agents.evolve.record import lineage
 from agents.graphs.evolve import evolve_from
-from agents.graphs.translate.config import EvolveConfig
+from agents.graphs.shared.config import EvolveConfig
+from agents.judge import SandboxJudge
 from agents.llm import LLMClient
 from agents.runners import GraphRunner
 from agents.tools import verify_made
 from agents.tools.calls import keep
-from agents.verifier import SandboxVerifier
 from corpus.runner import TaskContext
 from corpus.store import open_store, tasks
 from corpus.store.models import (
     ParallelTarget,
-    SourceLanguage,
     StepCreate,
     StepKind,
     TaskCreate,
@@ -77,8 +76,8 @@ from corpus.store.models import (
 from corpus.store.recorder import Recorder
 from corpus.suites import load_suite
 from parforge.settings import Settings, load_settings
-from sandbox.backends import open_sandbox
-from sandbox.spec import Spec, Target
+from sandbox.spec import Language, Spec, Target
+from sandbox.verify.verifier import open_verifier
 
 PROGRAMS = Path(__file__).resolve().parent / "evolve_programs"
 ARMS = ["params", "model", "best_of_n"]
@@ -126,7 +125,7 @@ def pareval_task(name: str) -> TaskCreate:
     )
     return TaskCreate(
         name=name,
-        language=SourceLanguage(task.language),
+        language=Language(task.language),
         target=ParallelTarget.OPENMP,
         source=source,
         options=TaskOptions(spec=Spec.model_validate(task.spec_for(Target.OPENMP)).model_dump()),
@@ -179,7 +178,7 @@ async def run_arm(
             "timing_repeats": args.repeats,
         }
     )
-    verifier = SandboxVerifier(open_sandbox(settings.sandbox), settings.verify)
+    verifier = SandboxJudge(open_verifier(settings.sandbox), settings.verify)
     runner = GraphRunner(LLMClient(settings.model.client_config()), verifier, config)
     if start.pareval is not None:
         create = pareval_task(start.pareval)

@@ -24,10 +24,10 @@ from typing import Any
 
 from sandbox.backends import open_sandbox
 from sandbox.config import LocalConfig
-from sandbox.gate import TimingGate
-from sandbox.refcache import ReferenceCache
 from sandbox.spec import Candidate, Language, Spec, Target, TestCase
 from sandbox.verify import verify
+from sandbox.verify.gate import TimingGate
+from sandbox.verify.refcache import ReferenceCache
 
 PROGRAMS = Path(__file__).parent / "evolve_programs"
 

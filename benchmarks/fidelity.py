@@ -18,13 +18,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from corpus.formats import Target
 from corpus.suites import load_suite
 from sandbox.backends import open_sandbox
 from sandbox.config import DockerConfig
-from sandbox.refcache import ReferenceCache
-from sandbox.spec import Candidate, Spec
+from sandbox.spec import Candidate, Spec, Target
 from sandbox.verify import gather_limited, verify
+from sandbox.verify.refcache import ReferenceCache
 
 KILL_RATE = 0.95
 

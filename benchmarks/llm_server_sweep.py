@@ -27,12 +27,12 @@ from typing import Any
 from llm_throughput import measure
 
 from agents.llm import LLMError
-from parforge.model_server import ModelServer, ServerConfig
+from parforge.model_server import ModelServer, ModelServerConfig
 from parforge.model_server.cpu import read_cpu, tune_for_cpu
 from parforge.model_server.process import log_tail
 from parforge.settings import load_settings
 
-# name -> (label, ServerConfig overrides); unset settings are chosen from the CPU.
+# name -> (label, ModelServerConfig overrides); unset settings are chosen from the CPU.
 CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "old": (
         "old defaults: bf16, bind auto, eager, 16 seqs",
@@ -76,7 +76,9 @@ async def start_all(names: list[str], root: Path, servers: dict[str, ModelServer
     settings = load_settings()
     for i, name in enumerate(names):
         overrides = {**CONFIGS[name][1], "port": FIRST_PORT + i, "start_timeout_s": 1200}
-        config = ServerConfig.model_validate({**settings.model.server.model_dump(), **overrides})
+        config = ModelServerConfig.model_validate(
+            {**settings.model.server.model_dump(), **overrides}
+        )
         server = ModelServer(config, scratch_data_dir(settings.data_dir, root / name))
         servers[name] = server
         t0 = time.perf_counter()

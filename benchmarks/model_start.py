@@ -19,7 +19,7 @@ import shutil
 import time
 from pathlib import Path
 
-from parforge.model_server import ModelServer, ServerConfig
+from parforge.model_server import ModelServer, ModelServerConfig
 from parforge.settings import load_settings
 
 
@@ -72,7 +72,7 @@ async def main(with_env: bool, compiled: bool) -> None:
     if compiled:
         # Compiled (no --enforce-eager): the first start fills vLLM's compile cache, the
         # second one reuses it.
-        compiled_config = ServerConfig.model_validate(
+        compiled_config = ModelServerConfig.model_validate(
             {**config.model_dump(), "enforce_eager": False}
         )
         shutil.rmtree(server.cache_dir, ignore_errors=True)

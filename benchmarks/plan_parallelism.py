@@ -28,17 +28,16 @@ from pathlib import Path
 from sqlmodel import Session
 
 from agents.core import references
-from agents.graphs.translate import GraphConfig
+from agents.graphs.shared.config import GraphConfig
 from agents.graphs.translate.plans import default_plan
 from agents.llm import LLMClient
-from agents.runners import GraphRunner, SandboxVerifier
+from agents.runners import GraphRunner, SandboxJudge
 from corpus.store import open_store, tasks
 from corpus.store.models import TaskCreate, TaskOptions, TestInput
-from parforge.service.config import ServerConfig
 from parforge.service.pool import WorkerPool
-from parforge.settings import load_settings
-from sandbox.backends import open_sandbox
+from parforge.settings import ServiceConfig, load_settings
 from sandbox.spec import Target
+from sandbox.verify.verifier import open_verifier
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = [["32", "10"], ["67", "25"], ["200", "40"], ["1000", "100"]]
@@ -71,13 +70,13 @@ async def one_run(concurrency: int, store_url: str) -> tuple[float, dict[int, fl
     )
     runner = GraphRunner(
         LLMClient(settings.model.client_config()),
-        SandboxVerifier(
-            open_sandbox(settings.sandbox.model_copy(update={"pool_size": 4})), settings.verify
+        SandboxJudge(
+            open_verifier(settings.sandbox.model_copy(update={"pool_size": 4})), settings.verify
         ),
         config,
     )
     try:
-        await WorkerPool(engine, runner, ServerConfig(poll_s=0.1)).run_task(task_id)
+        await WorkerPool(engine, runner, ServiceConfig(poll_s=0.1)).run_task(task_id)
     finally:
         await runner.aclose()
     with Session(engine) as s:

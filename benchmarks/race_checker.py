@@ -22,8 +22,8 @@ from pathlib import Path
 
 from sandbox.backends import open_sandbox
 from sandbox.base import Sandbox
-from sandbox.config import DockerConfig, LocalConfig
-from sandbox.race import RaceCheckConfig, RaceCheckResult, check_program
+from sandbox.config import DockerConfig, LocalConfig, RaceCheckConfig
+from sandbox.verify.race import RaceCheckResult, check_program
 
 PROGRAMS = Path(__file__).resolve().parent.parent / "tests" / "sandbox" / "programs"
 

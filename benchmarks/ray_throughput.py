@@ -41,19 +41,17 @@ from typing import Any
 from sqlmodel import Session
 
 from agents.llm import LLMConfig
-from corpus.formats import Target
 from corpus.store import evals as store
 from corpus.store import open_store
-from corpus.store.models import EvalRunCreate, ExecutionTarget
+from corpus.store.models import EvalRunCreate
 from corpus.suites import load_suite
 from evals.runner import EvalRunner
 from evals.sources.replay import ReplaySource
-from sandbox.backends import open_sandbox
 from sandbox.config import DockerConfig, RayConfig
-from sandbox.refcache import ReferenceCache
-from sandbox.spec import Candidate, Spec, TestCase
+from sandbox.spec import Candidate, Spec, Target, TestCase
 from sandbox.spec import Target as SandboxTarget
-from sandbox.verify import verify
+from sandbox.verify.refcache import ReferenceCache
+from sandbox.verify.verifier import open_verifier
 
 DEFAULT_PROBLEMS = ["03_dense_la_axpy", "15_graph_edge_count", "55_transform_relu"]
 NAMESPACE = "parforge-bench"
@@ -70,7 +68,7 @@ async def eval_once(
     thread count) of one replay eval."""
     create = EvalRunCreate(
         suite="pareval",
-        target=ExecutionTarget(target),
+        target=Target(target),
         model="replay:known-good",
         samples_k=samples,
         problems=problems,
@@ -161,9 +159,9 @@ async def main() -> None:
             engine = open_store(f"sqlite:///{Path(tmp) / 'bench.db'}")
             for round_no in range(args.rounds):
                 for name, configure in arms.items():
-                    sandbox = open_sandbox(configure())
+                    verifier = open_verifier(configure())
                     runner = EvalRunner(
-                        engine, sandbox, llm=LLMConfig(url="http://unused/v1"), pool_size=8
+                        engine, verifier, llm=LLMConfig(url="http://unused/v1"), pool_size=8
                     )
                     try:
                         # Warm, on a problem outside the measured ones: a node's reference
@@ -226,26 +224,26 @@ async def measure_overhead(ray_config: RayConfig, slots: int, n: int) -> dict[st
     """Seconds of each of `n` tiny verifications, one at a time, local and on one Ray node."""
     spec = Spec(name="tiny", language="c", reference=TINY, tests=[TestCase(name="t")], threads=[1])
     candidate = Candidate(target=SandboxTarget.SERIAL, source=TINY)
-    sandboxes = {
-        "local": open_sandbox(DockerConfig(pool_size=slots)),
-        "ray-1": open_sandbox(ray_config),
+    verifiers = {
+        "local": open_verifier(DockerConfig(pool_size=slots)),
+        "ray-1": open_verifier(ray_config),
     }
-    seconds: dict[str, list[float]] = {name: [] for name in sandboxes}
+    seconds: dict[str, list[float]] = {name: [] for name in verifiers}
     # The node's actor keeps a reference cache across calls: so does the local arm here.
     cache = ReferenceCache()
     try:
         for i in range(n + 1):
-            for name, sandbox in sandboxes.items():
+            for name, verifier in verifiers.items():
                 start = time.perf_counter()
-                verdict = await verify(
-                    sandbox, spec, candidate, timing=False, reference_cache=cache
+                verdict = await verifier.verify(
+                    spec, candidate, timing=False, reference_cache=cache
                 )
                 assert verdict.passed, verdict.reason
                 if i:  # the first warms
                     seconds[name].append(time.perf_counter() - start)
     finally:
-        for sandbox in sandboxes.values():
-            await sandbox.aclose()
+        for verifier in verifiers.values():
+            await verifier.aclose()
     return seconds
 
 

@@ -45,6 +45,7 @@ from agents.analysis import analyse
 from agents.analysis.errors import InputError
 from agents.analysis.parse import parse
 from agents.extract import extract_code
+from agents.judge import Checks, SandboxJudge, task_spec
 from agents.llm import ChatRequest, LLMClient, LLMConfig, LLMError, Message, Sampling
 from agents.prompts.translate import loop_facts, rewrite_messages
 from agents.reasoning import (
@@ -59,15 +60,14 @@ from agents.reasoning import (
 from agents.reasoning import shape as code_shape
 from agents.reasoning.threads import Rule
 from agents.tools import STRATEGIES
-from agents.verifier import Checks, SandboxVerifier, task_spec
-from corpus.store.models import ParallelTarget, SourceLanguage, TaskCreate, TestInput
+from corpus.store.models import ParallelTarget, TaskCreate, TestInput
 from corpus.suites import load_suite
 from parforge.model_server import ModelServerError, read_metrics
 from parforge.model_server.metrics import ServerMetrics
 from parforge.settings import Settings, load_settings
-from sandbox.backends import open_sandbox
 from sandbox.spec import Candidate, Language, Spec, Target, TestCase
 from sandbox.verdict import Status, Verdict
+from sandbox.verify.verifier import open_verifier
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = ROOT / "tests" / "agents" / "graphs" / "programs"
@@ -154,7 +154,7 @@ def simple_problem(name: str, checks: Checks) -> Problem:
     source = (PROGRAMS / f"{name}.c").read_text()
     create = TaskCreate(
         name=name,
-        language=SourceLanguage.C,
+        language=Language.C,
         target=ParallelTarget.OPENMP,
         source=source,
         tests=[TestInput(name=f"t{i}", args=a) for i, a in enumerate(SIMPLE_TESTS[name])],
@@ -453,7 +453,7 @@ async def verify_all(
 ) -> float:
     """Verify every distinct candidate once (build, tests at every thread count, race check;
     no timing); fill in each run's built and passed counts. Returns the seconds it took."""
-    verifier = SandboxVerifier(open_sandbox(settings.sandbox), settings.verify, timing=False)
+    verifier = SandboxJudge(open_verifier(settings.sandbox), settings.verify, timing=False)
     distinct = {(run.problem, code) for run in runs for code in run.codes if code.strip()}
     gate = asyncio.Semaphore(workers)
     verdicts: dict[tuple[str, str], Verdict | str] = {}

@@ -27,13 +27,12 @@ from pathlib import Path
 
 import httpx
 
-from corpus.formats import Target
 from corpus.suites import load_suite
 from sandbox.backends import open_sandbox
 from sandbox.config import DockerConfig
-from sandbox.gate import TimingGate
-from sandbox.spec import Candidate, Spec, TestCase, Tolerance
+from sandbox.spec import Candidate, Spec, Target, TestCase, Tolerance
 from sandbox.verify import verify
+from sandbox.verify.gate import TimingGate
 
 PROBLEMS = ["02_dense_la_gemm", "06_fft_dft", "13_geometry_closest_pair_2d"]
 """Known-good ParEval OpenMP solutions whose kernels are long enough to time on any host."""

@@ -23,10 +23,9 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from corpus.formats import Target
 from corpus.store import evals as store
 from corpus.store import open_store
-from corpus.store.models import EvalRunCreate, ExecutionTarget
+from corpus.store.models import EvalRunCreate
 from corpus.suites import load_suite
 from evals.config import RunOptions
 from evals.plan import select_problems
@@ -34,6 +33,7 @@ from evals.stored import load_run
 from evals.summary import OVERALL, summarize
 from parforge.service.evals import EvalPool, build_eval_runner
 from parforge.settings import load_settings
+from sandbox.spec import Target
 
 
 async def one(
@@ -46,7 +46,7 @@ async def one(
     options = RunOptions(agent=agent, translate_from="serial")  # type: ignore[arg-type]
     create = EvalRunCreate(
         suite="pareval",
-        target=ExecutionTarget("openmp"),
+        target=Target("openmp"),
         samples_k=1,
         problems=names,
         timing=timing,

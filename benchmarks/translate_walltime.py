@@ -24,10 +24,9 @@ from sqlmodel import Session
 
 from corpus.store import open_store, tasks
 from corpus.store.models import Step, TaskCreate, TaskOptions, TestInput
-from parforge.service.config import ServerConfig
 from parforge.service.pool import WorkerPool
 from parforge.service.runners import build_graph_runner
-from parforge.settings import load_settings
+from parforge.settings import ServiceConfig, load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = [["32", "10"], ["67", "25"], ["200", "40"], ["1000", "100"]]
@@ -82,7 +81,7 @@ async def one(url: str) -> dict[str, float]:
     runner = build_graph_runner(settings)
     t0 = time.perf_counter()
     try:
-        await WorkerPool(engine, runner, ServerConfig(poll_s=0.1)).run_task(task_id)
+        await WorkerPool(engine, runner, ServiceConfig(poll_s=0.1)).run_task(task_id)
     finally:
         await runner.aclose()
     wall = time.perf_counter() - t0

@@ -33,11 +33,11 @@ from corpus.formats import Target as SuiteTarget
 from corpus.suites import load_suite
 from sandbox.backends import open_sandbox
 from sandbox.config import LocalConfig
-from sandbox.gate import TimingGate
-from sandbox.refcache import ReferenceCache
 from sandbox.spec import Candidate, Language, Spec, Target, TestCase, Tolerance
 from sandbox.verdict import Status, Verdict
 from sandbox.verify import gather_limited, verify
+from sandbox.verify.gate import TimingGate
+from sandbox.verify.refcache import ReferenceCache
 
 PROBLEMS = [
     "03_dense_la_axpy",

@@ -13,14 +13,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-
-class Target(StrEnum):
-    """Execution model a task can be solved in (the same values as the sandbox's targets)."""
-
-    SERIAL = "serial"
-    OPENMP = "openmp"
-    MPI = "mpi"
-    CUDA = "cuda"
+from sandbox.spec import Target
 
 
 class MutantKind(StrEnum):

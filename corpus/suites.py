@@ -20,9 +20,10 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from corpus.errors import SuiteNotFound, TaskFormatError
-from corpus.formats import SolutionEntry, SuiteFile, Target, TaskFile
+from corpus.formats import SolutionEntry, SuiteFile, TaskFile
 from corpus.tasks import PROBLEM_HEADER, Harness, HarnessPart, KnownGood, Mutant, TargetTask, Task
 from corpus.translation import TranslationTask, translation_tasks
+from sandbox.spec import Target
 
 MANIFESTS = ("suite.toml", "suite.json")
 TASK_FILES = ("task.toml", "task.json")

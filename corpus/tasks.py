@@ -23,7 +23,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from corpus.errors import UnknownTarget
-from corpus.formats import MutantKind, Target, TestPlan, TimingCase, ToleranceEntry
+from corpus.formats import MutantKind, TestPlan, TimingCase, ToleranceEntry
+from sandbox.spec import Target
 
 SOLUTION_INCLUDE = "solution.inc"
 PROBLEM_HEADER = "problem.hpp"

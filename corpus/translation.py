@@ -15,8 +15,8 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from corpus.errors import UnsupportedTranslation
-from corpus.formats import Target
 from corpus.tasks import Task
+from sandbox.spec import Target
 
 # ParEval's model names to ours; names not listed here are not execution models ParForge runs.
 MODEL_NAMES = {

@@ -52,7 +52,7 @@ class RunOptions(BaseModel):
     between commands (off: timings taken beside other jobs' builds and tests)."""
 
 
-class EvalSettings(BaseModel):
+class EvalConfig(BaseModel):
     """The `evals` section of the settings."""
 
     workers: int = Field(default=1, ge=0)

@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from corpus.formats import Target
 from corpus.store.models import EvalResult
 from corpus.suites import Suite
 from corpus.tasks import Task
 from evals.errors import EvalSetupError
 from evals.outcomes import GENERATED, is_finished
 from evals.summary import SampleOutcome
+from sandbox.spec import Target
 
 
 def select_problems(

@@ -1,6 +1,6 @@
 """The eval runner: generate the missing samples of a stored run, verify them, store each one.
 
-    run = EvalRunner(engine, sandbox, llm=..., settings=..., verify_options=...)
+    run = EvalRunner(engine, verifier, llm=..., settings=..., verify_options=...)
     outcome = await run.run(run_id, on_progress=print)
 
 Generation and verification overlap: each task asks its `SampleSource` for all its missing
@@ -26,13 +26,12 @@ from sqlmodel import Session
 
 from agents.llm import LLMConfig, LLMError
 from corpus.errors import CorpusError
-from corpus.formats import Target
 from corpus.store import evals as store
 from corpus.store.models import EvalResult, EvalResultCreate, EvalRun
 from corpus.store.tasks import ANY_OWNER, Owner
 from corpus.suites import load_suite
 from corpus.tasks import Task
-from evals.config import EvalSettings, RunOptions
+from evals.config import EvalConfig, RunOptions
 from evals.errors import EvalError, EvalInterrupted, EvalSetupError
 from evals.outcomes import (
     GENERATED,
@@ -47,12 +46,12 @@ from evals.sources import Sample, SampleSource
 from evals.sources.factory import open_source
 from evals.sources.graph import GraphSource, RunTask
 from evals.summary import OVERALL, Summary, not_run_reasons, summarize
-from sandbox.base import Sandbox
+from sandbox.config import VerifyOptions
 from sandbox.errors import SandboxError
-from sandbox.gate import Quiet, TimingGate
-from sandbox.refcache import ReferenceCache
-from sandbox.spec import Candidate, Spec
-from sandbox.verify import VerifyOptions, verify
+from sandbox.spec import Candidate, Spec, Target
+from sandbox.verify.gate import Quiet, TimingGate
+from sandbox.verify.refcache import ReferenceCache
+from sandbox.verify.verifier import Verifier
 
 ProgressSink = Callable[[Progress], None]
 
@@ -66,24 +65,24 @@ class EvalOutcome:
 
 
 class EvalRunner:
-    """Runs stored eval runs against one sandbox (and, in prompt mode, one model endpoint)."""
+    """Runs stored eval runs against one verifier (and, in prompt mode, one model endpoint)."""
 
     def __init__(
         self,
         engine: Engine,
-        sandbox: Sandbox,
+        verifier: Verifier,
         *,
         llm: LLMConfig,
-        settings: EvalSettings | None = None,
+        settings: EvalConfig | None = None,
         verify_options: VerifyOptions | None = None,
         pool_size: int = 2,
         agents: Mapping[str, RunTask] | None = None,
         quiet: Quiet | None = None,
     ) -> None:
         self.engine = engine
-        self.sandbox = sandbox
+        self.verifier = verifier
         self.llm = llm
-        self.settings = settings or EvalSettings()
+        self.settings = settings or EvalConfig()
         self.verify_options = verify_options or VerifyOptions()
         self.pool_size = pool_size
         self.agents = dict(agents or {})
@@ -163,12 +162,12 @@ class EvalRunner:
         )
 
     async def aclose(self) -> None:
-        """Release the sandbox (its warm containers) and the agents' runners."""
+        """Release the verifier (its warm containers) and the agents' runners."""
         for run_task in self.agents.values():
             close = getattr(run_task, "aclose", None)
             if close is not None:
                 await close()
-        await self.sandbox.aclose()
+        await self.verifier.aclose()
 
     def _load(self, run_id: int) -> tuple[EvalRun, list[EvalResult]]:
         with Session(self.engine, expire_on_commit=False) as session:
@@ -254,8 +253,7 @@ class _Job:
         assert sample.source
         candidate = Candidate(target=self.target.value, source=sample.source)
         async with self.verify_slots:
-            verdict = await verify(
-                self.runner.sandbox,
+            verdict = await self.runner.verifier.verify(
                 spec,
                 candidate,
                 timing=self.timing,

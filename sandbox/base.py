@@ -1,5 +1,4 @@
-"""The sandbox interface: backends (docker.py, local.py) implement these two protocols, and
-a backend that verifies on other hosts (the Ray cluster) the third.
+"""The sandbox interface: backends (docker.py, local.py) implement these two protocols.
 
 A `Sandbox` hands out `Workspace`s: private, initially empty directories in which one job
 writes its files and runs its commands. Leaving the `workspace()` context wipes it. A
@@ -10,14 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from sandbox.models import DEFAULT_OUTPUT_LIMIT, Command, CommandResult, SandboxInfo
-
-if TYPE_CHECKING:
-    from sandbox.spec import Candidate, Spec
-    from sandbox.verdict import Verdict
-    from sandbox.verify.job import VerifyOptions
 
 
 @runtime_checkable
@@ -52,13 +46,3 @@ class Sandbox(Protocol):
     async def aclose(self) -> None:
         """Release every resource the backend holds (containers, temp dirs)."""
         ...
-
-
-@runtime_checkable
-class RemoteSandbox(Protocol):
-    """A backend that runs whole verifications elsewhere (the Ray cluster), each with the
-    reference cache and timing gate of the host that runs it; `verify` hands them over."""
-
-    async def verify_remote(
-        self, spec: Spec, candidate: Candidate, options: VerifyOptions
-    ) -> Verdict: ...

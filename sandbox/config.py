@@ -1,5 +1,8 @@
-"""Backend configurations: a union discriminated by `type`; `sandbox.backends.open_sandbox`
-turns one into a `Sandbox`. Plain data: nothing here imports a backend."""
+"""Sandbox configurations: how a verification is done (`VerifyOptions`, with the race
+checker's `RaceCheckConfig`), and where (a union discriminated by `type`, which
+`sandbox.verify.verifier.open_verifier` turns into a `Verifier`: `docker` and `local` through
+`sandbox.backends.open_sandbox`, `ray` as the cluster's verifier). Plain data: nothing here
+imports a backend or the verifier."""
 
 from __future__ import annotations
 
@@ -9,6 +12,71 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Discriminator, Field, Tag, model_validator
 
 from sandbox.models import DEFAULT_OUTPUT_LIMIT
+
+DEFAULT_SCHEDULE = "default"
+"""The OMP_SCHEDULE value that leaves each loop its own schedule."""
+
+
+class RaceCheckConfig(BaseModel):
+    """How hard the OpenMP race checker looks (defaults: the full checker)."""
+
+    threads: list[int] = Field(default_factory=lambda: [2, 4, 3, 8])
+    """Thread counts, in the order they are tried (on any number of cores)."""
+    schedules: list[str] = Field(
+        default_factory=lambda: [DEFAULT_SCHEDULE, "static,1", "dynamic,1"]
+    )
+    """OMP_SCHEDULE values; `default` runs the loops' own (static) schedule."""
+    repeats: int = Field(default=1, ge=1)
+    parallel: int = Field(default=2, ge=1)
+    """Instrumented runs at once in the workspace."""
+    timeout_s: float = Field(default=60.0, gt=0)
+    """Limit of one instrumented run (TSan slows programs 5-15x)."""
+    static: bool = True
+    """Run the static simd/ordered pass."""
+    stop_at_first_race: bool = True
+    skip_runtime_internals: bool = True
+    """Drop Archer's known false alarms on the runtime's own memory (see `tsan.parse_tsan`)."""
+    max_inputs: int = Field(default=2, ge=1)
+    """Test inputs the dynamic runs use: the last ones, since specs list inputs from small to
+    large and a one-element input gives threads nothing to race on."""
+    large: bool = True
+    """Also run the large inputs (the timing input), once each, at the first thread count."""
+
+    @classmethod
+    def single_run(cls, threads: int = 2) -> RaceCheckConfig:
+        """The plain approach the full checker is measured against: one Archer run, no extras."""
+        return cls(
+            threads=[threads],
+            schedules=[DEFAULT_SCHEDULE],
+            static=False,
+            parallel=1,
+            skip_runtime_internals=False,
+            large=False,
+        )
+
+
+class VerifyOptions(BaseModel):
+    """Knobs of one verification (the spec holds the task's own: tests, counts, time-outs)."""
+
+    timing: bool = True
+    race: RaceCheckConfig = Field(default_factory=RaceCheckConfig)
+    parallel_runs: int = Field(default=2, ge=1)
+    """Test runs at once in the workspace (timing runs are always one at a time)."""
+    omp_wait_policy: str | None = "passive"
+    """OMP_WAIT_POLICY of OpenMP candidate runs (None: the runtime's default). Sandboxes share
+    cores; threads spinning at barriers turn any contention into slowdowns of several times."""
+    cuda_arch: str | None = None
+    """nvcc `-arch`; None = `native` on a GPU sandbox, `sm_80` without one."""
+    probe: bool = False
+    """A behaviour probe, not a verification: build, integrity and the visible tests only (no
+    hidden input, no race check, no timing). Its `passed` says no more than that the outputs
+    matched; agents use it to tell candidates apart cheaply and never store it as a candidate's
+    verdict."""
+    hidden: int | None = Field(default=None, ge=0, le=16)
+    """Hidden tests per verification (None: the spec's `hidden.count`, else 2)."""
+    seed: int | None = None
+    """The seed hidden inputs are drawn from (None: a fresh random one, which is the point;
+    set it only to reproduce a verdict)."""
 
 
 class DockerConfig(BaseModel):
@@ -40,7 +108,7 @@ class DockerConfig(BaseModel):
     watchdog_grace_s: float = Field(default=10.0, gt=0)
     """The host kills the container when a command outlives its time-out by this much."""
     start_timeout_s: float = Field(default=60.0, gt=0)
-    """How long a new container's agent may take to say it is ready."""
+    """How long a new container's supervisor may take to say it is ready."""
 
     @model_validator(mode="after")
     def _tmpfs_fits_in_memory(self) -> DockerConfig:
@@ -67,7 +135,7 @@ class LocalConfig(BaseModel):
 class RayConfig(BaseModel):
     """Verifications spread over a Ray cluster: every node that offers the `resource` runs a
     sandbox actor with its own Docker engine, warm pool, reference cache and timing gate, and
-    each verification is a Ray task that needs one unit of it (`sandbox.backends.cluster`)."""
+    each verification is a Ray task that needs one unit of it (`sandbox.verify.cluster`)."""
 
     type: Literal["ray"] = "ray"
     address: str = "auto"

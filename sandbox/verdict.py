@@ -126,7 +126,7 @@ class ConcurrencyReport(BaseModel):
 
 class Timing(BaseModel):
     """Paired timing: the reference and the candidate timed in turns, in one session, by the
-    sandbox's clock; speedup = the median of the paired ratios (see `sandbox.timing`).
+    sandbox's clock; speedup = the median of the paired ratios (see `sandbox.verify.speedup`).
 
     The sandbox measures every run's wall time itself; a kernel time a program prints is only
     used when the wall times confirm it (`source`), and `notes` say why not.
@@ -156,7 +156,7 @@ class Timing(BaseModel):
     """Cores of other work on the host while each count's pairs ran; absent when the backend
     cannot measure it or the pairs were too short to judge."""
     disturbed: list[int] = Field(default_factory=list)
-    """Counts measured under foreign load above `sandbox.timing.FOREIGN_LIMIT`: shown, flagged,
+    """Counts measured under foreign load above `sandbox.verify.speedup.FOREIGN_LIMIT`: shown, flagged,
     never taken as an improvement by evolution."""
     startup_s: float | None = None
     """Median wall time of a program that only starts the target's runtime (CUDA), measured in

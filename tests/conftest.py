@@ -314,8 +314,8 @@ class ScriptedSandbox:
         """Nothing to release."""
 
 
-class ScriptedVerifier:
-    """A `Verifier` for the task runners' unit tests: `judge(source) -> Verdict` answers.
+class ScriptedJudge:
+    """A `Judge` for the task runners' unit tests: `judge(source) -> Verdict` answers.
 
     With `gate`, every verification waits until the event is set (for cancellation and time
     budget tests); with `error`, it raises that instead of answering.
@@ -654,11 +654,11 @@ ThreadingHTTPServer((args.host, args.port), Handler).serve_forever()
 
 @pytest.fixture
 def fake_vllm(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """A `ServerConfig` whose "vLLM" is the stand-in above, on a free port."""
+    """A `ModelServerConfig` whose "vLLM" is the stand-in above, on a free port."""
     import socket
     import sys
 
-    from parforge.model_server import ServerConfig
+    from parforge.model_server import ModelServerConfig
 
     root = tmp_path_factory.mktemp("fake-vllm")
     package = root / "vllm" / "entrypoints" / "openai"
@@ -670,6 +670,6 @@ def fake_vllm(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    return ServerConfig(
+    return ModelServerConfig(
         port=port, model="fake/model", python=sys.executable, start_timeout_s=20, stop_timeout_s=5
     )

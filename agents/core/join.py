@@ -8,7 +8,7 @@ has a race. The further it got, the better its evidence and the cheaper its repa
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -94,11 +94,21 @@ def rank(observations: Iterable[Observation]) -> list[Observation]:
 
 
 def best(observations: Iterable[Observation]) -> Observation | None:
-    """The best passed candidate, None when none passed."""
+    """The best passed candidate, None when none passed: the one rule every part of the agent
+    (the join, the runners' summaries) uses to name "the best"."""
     ranked = rank(observations)
     if ranked and ranked[0].verdict is not None and ranked[0].verdict.passed:
         return ranked[0]
     return None
+
+
+def best_of(verdicts: Mapping[int, Verdict]) -> int | None:
+    """`best` over verdicts by candidate id (the earliest id among equals)."""
+    winner = best(
+        Observation(candidate_id=cid, source_key="", verdict=v, strategy="")
+        for cid, v in sorted(verdicts.items())
+    )
+    return None if winner is None else int(winner.candidate_id)
 
 
 def decide(

@@ -8,7 +8,7 @@ speedups above the cores a run had).
 Two verdicts are measured at different moments on a shared, noisy host, so a child whose
 median beats its parent's by a few percent has often just run on a quieter second. An
 improvement is believed only when the child's paired speedups (each of its timing runs against
-the reference runs timed around it, `sandbox.timing`) beat the parent's in a one-sided
+the reference runs timed around it, `sandbox.verify.speedup`) beat the parent's in a one-sided
 Mann-Whitney test (exact for the handful of repeats the verifier makes) and its median gain
 clears a floor. A child whose timing the sandbox flagged as disturbed (other load beside it) is
 never taken as an improvement, whatever it measured.
@@ -20,8 +20,8 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from sandbox.steps import median
 from sandbox.verdict import Verdict
+from sandbox.verify.steps import median
 
 MIN_CONFIDENCE = 0.95
 """A child must beat the incumbent with at least this confidence to replace it."""

@@ -2,7 +2,7 @@
 
 After the threads end, each candidate is built and run in the sandbox on the spec's smallest
 two or three inputs at one small thread (rank) count, with no race check and no timing
-(`Verifier.probe`). Two candidates whose outputs agree and whose parallel structure is the same
+(`Judge.probe`). Two candidates whose outputs agree and whose parallel structure is the same
 compute the same thing the same way: only the first goes on to the full verification.
 """
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from agents.verifier import Checks
+from agents.judge import Checks
 
 
 class PromptModeConfig(Checks):

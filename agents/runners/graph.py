@@ -21,19 +21,20 @@ from langgraph.checkpoint.memory import InMemorySaver
 from agents.core import Budget, Ledger
 from agents.evolve.record import evolution_line
 from agents.failures import infrastructure_failure
-from agents.graphs.translate import GraphConfig, TranslateContext, build
-from agents.graphs.translate.config import EvolveConfig
-from agents.graphs.translate.observe import restore
+from agents.graphs.shared.config import EvolveConfig, GraphConfig
+from agents.graphs.shared.context import RunContext
+from agents.graphs.shared.observations import restore
+from agents.graphs.translate import build
 from agents.identity import Identity, identify
+from agents.judge import Judge, task_spec
 from agents.llm import LLMClient
 from agents.preflight import InputRejected, check_program
 from agents.reasoning import Pruning
 from agents.tools import Examples, ToolContext, registry
+from agents.trace import Trace
 from agents.trajectory import Tally
-from agents.verifier import Verifier, task_spec
 from corpus.runner import RunOutcome, TaskContext
 from corpus.store.models import JobStatus, RunMeta
-from sandbox.spec import Language, Target
 
 Checkpoints = Callable[[], AbstractAsyncContextManager[BaseCheckpointSaver[Any]]]
 """Opens the checkpointer for one run (LangGraph's SQLite or PostgreSQL saver)."""
@@ -58,14 +59,14 @@ class GraphRunner:
     def __init__(
         self,
         llm: LLMClient,
-        verifier: Verifier,
+        judge: Judge,
         config: GraphConfig | None = None,
         *,
         checkpoints: Checkpoints | None = None,
         examples: Examples | None = None,
     ) -> None:
         self.llm = llm
-        self.verifier = verifier
+        self.judge = judge
         self.config = config or GraphConfig()
         self.checkpoints = checkpoints or in_memory()
         self.examples = examples
@@ -75,7 +76,7 @@ class GraphRunner:
         try:
             await self.llm.aclose()
         finally:
-            await self.verifier.aclose()
+            await self.judge.aclose()
 
     def reasoning_threads(self, context: TaskContext) -> int:
         """Threads the task asked for (its option, else the runner's); none without a model."""
@@ -115,12 +116,12 @@ class GraphRunner:
             repairs=config.repairs if config.use_model else 0,
         )
 
-    async def context(self, context: TaskContext) -> TranslateContext:
+    async def context(self, context: TaskContext) -> RunContext:
         """What one run of the graph works with (tools, budget, options), its run stored;
         `InputRejected` when the program cannot be analysed. Benchmarks that drive a subgraph
         alone start here too."""
         task = context.task
-        target, language = Target(task.target.value), Language(task.language.value)
+        target, language = task.target.target, task.language
         spec = task_spec(task, self.config)
         function = task.options.function if task.options else None
         # The same checks as at submission, for tasks stored by other means (the store).
@@ -128,13 +129,14 @@ class GraphRunner:
         # Without the model (the analysis-only baseline) the server need not even be up.
         identity = await identify(self.llm) if self.config.use_model else Identity("none")
         budget = self.budget(context)
-        await context.recorder.set_run(
+        trace = Trace(context.recorder, identity)
+        await trace.run_meta(
             RunMeta(model=identity.model, adapter=identity.adapter, budgets=budget.model_dump())
         )
         tools = ToolContext(
             llm=self.llm,
-            verifier=self.verifier,
-            recorder=context.recorder,
+            judge=self.judge,
+            trace=trace,
             task=task,
             source=task.source,
             function=function,
@@ -143,7 +145,6 @@ class GraphRunner:
             language=language,
             program=program,
             ledger=Ledger(budget),
-            identity=identity,
             settings=self.config,
             examples=self.examples,
         )
@@ -151,7 +152,7 @@ class GraphRunner:
         config = self.config
         if evolution is not None:
             config = config.model_copy(update={"evolution": evolution})
-        ctx = TranslateContext(
+        ctx = RunContext(
             tools,
             registry(target),
             config,
@@ -180,7 +181,7 @@ class GraphRunner:
             return RunOutcome(JobStatus.FAILED, failure, Tally(_verdicts(tools)).best())
         return self._outcome(ctx, state, (state.get("decision") or {}).get("reason", ""))
 
-    async def _run_graph(self, ctx: TranslateContext, context: TaskContext) -> dict[str, Any]:
+    async def _run_graph(self, ctx: RunContext, context: TaskContext) -> dict[str, Any]:
         async with self.checkpoints() as saver:
             graph = build(saver)
             # Each generation of evolution is one step of the subgraph.
@@ -204,7 +205,7 @@ class GraphRunner:
             result = await graph.ainvoke(start, config, context=ctx)
             return dict(result)
 
-    def _outcome(self, ctx: TranslateContext, state: dict[str, Any], why: str) -> RunOutcome:
+    def _outcome(self, ctx: RunContext, state: dict[str, Any], why: str) -> RunOutcome:
         tools = ctx.tools
         tally = Tally(_verdicts(tools))
         best = tally.best()

@@ -22,11 +22,12 @@ import asyncio
 import contextlib
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from typing import Any
 
 from agents.extract import extract_code
 from agents.failures import infrastructure_failure
 from agents.identity import identify
+from agents.judge import Judge, task_spec
 from agents.llm import (
     CallRecord,
     ChatRequest,
@@ -37,19 +38,12 @@ from agents.llm import (
 )
 from agents.prompts.program import build_messages
 from agents.runners.config import PromptModeConfig
-from agents.trajectory import (
-    Identity,
-    Tally,
-    llm_steps,
-    verdict_summary,
-    verify_arguments,
-    verify_step,
-)
-from agents.verifier import Verifier, task_spec
+from agents.trace import Trace
+from agents.trajectory import GENERATE, VERIFY, Tally, verdict_summary, verify_arguments
 from corpus.runner import RunOutcome, TaskContext
-from corpus.store.models import CandidateCreate, JobStatus, RunMeta, SourceLanguage, TaskDetail
+from corpus.store.models import CandidateCreate, JobStatus, RunMeta, StepKind, TaskDetail
 from sandbox.errors import SandboxError
-from sandbox.spec import Candidate, Spec, Target
+from sandbox.spec import Candidate, Language, Spec, Target
 from sandbox.verdict import BuildReport, Status, Verdict
 
 NO_CODE = "the model's reply holds no code"
@@ -77,10 +71,10 @@ class PromptRunner:
     name = "prompt"
 
     def __init__(
-        self, llm: LLMClient, verifier: Verifier, config: PromptModeConfig | None = None
+        self, llm: LLMClient, judge: Judge, config: PromptModeConfig | None = None
     ) -> None:
         self.llm = llm
-        self.verifier = verifier
+        self.judge = judge
         self.config = config or PromptModeConfig()
 
     async def aclose(self) -> None:
@@ -88,12 +82,12 @@ class PromptRunner:
         try:
             await self.llm.aclose()
         finally:
-            await self.verifier.aclose()
+            await self.judge.aclose()
 
     def plan(self, task: TaskDetail) -> _Plan:
         """The spec and the request for `task` (pure)."""
         config = self.config
-        target = Target(task.target.value)
+        target = task.target.target
         spec = task_spec(task, config)
         messages = build_messages(
             task.source,
@@ -135,7 +129,8 @@ class _Run:
 
     def __init__(self, runner: PromptRunner, context: TaskContext, plan: _Plan) -> None:
         self.runner = runner
-        self.rec = context.recorder
+        self.recorder = context.recorder
+        self.trace: Trace | None = None
         self.plan = plan
         self.tally = Tally()
         self.made = 0
@@ -145,8 +140,9 @@ class _Run:
 
     async def execute(self) -> None:
         identity = await identify(self.runner.llm)
+        self.trace = trace = Trace(self.recorder, identity)
         sampling = self.plan.chat.sampling
-        await self.rec.set_run(
+        await trace.run_meta(
             RunMeta(
                 model=identity.model,
                 adapter=identity.adapter,
@@ -164,7 +160,7 @@ class _Run:
             contextlib.aclosing(self._calls(group)) as calls,
         ):
             async for record in calls:
-                await self._keep(record, identity, group)
+                await self._keep(trace, record, group)
         if self.made == 0 and self.call_errors:
             raise self.call_errors[-1]
 
@@ -189,18 +185,14 @@ class _Run:
     async def _call(self, request: ChatRequest) -> tuple[CallRecord, LLMError | None]:
         return await self.runner.llm.call(request)
 
-    async def _keep(self, record: CallRecord, identity: Identity, group: asyncio.TaskGroup) -> None:
+    async def _keep(self, trace: Trace, record: CallRecord, group: asyncio.TaskGroup) -> None:
         """Store a call's samples and their candidates; start verifying each."""
-        steps = llm_steps(record, identity)
-        for step in steps:
-            step_id = await self.rec.add_step(step)
-            if step.response is None:
+        for step_id, reply in await trace.llm_choices(record, GENERATE, parent=None):
+            if reply is None:
                 continue
-            extracted = extract_code(str(step.response.get("content") or ""))
-            language = (
-                SourceLanguage.CUDA if self.plan.target is Target.CUDA else self.plan.task.language
-            )
-            candidate_id = await self.rec.add_candidate(
+            extracted = extract_code(reply)
+            language = Language.CUDA if self.plan.target is Target.CUDA else self.plan.task.language
+            candidate_id = await trace.candidate(
                 CandidateCreate(
                     target=self.plan.target.value,
                     language=language,
@@ -213,32 +205,28 @@ class _Run:
             arguments = verify_arguments(
                 candidate_id, self.plan.spec, self.plan.target, extracted.how
             )
-            group.create_task(self._verify(candidate_id, step_id, extracted.code, arguments))
+            group.create_task(self._verify(trace, candidate_id, step_id, extracted.code, arguments))
 
     async def _verify(
-        self, candidate_id: int, step_id: int, code: str, arguments: dict[str, object]
+        self, trace: Trace, candidate_id: int, step_id: int, code: str, arguments: dict[str, Any]
     ) -> None:
-        started = datetime.now(UTC)
-        if not code.strip():
-            verdict = Verdict(
-                target=self.plan.target,
-                status=Status.BUILD_FAILED,
-                reason=NO_CODE,
-                build=BuildReport(ok=False),
-            )
-        else:
-            candidate = Candidate(target=self.plan.target, source=code)
-            try:
-                verdict = await self.runner.verifier(self.plan.spec, candidate)
-            except SandboxError as exc:
-                await self.rec.add_step(
-                    verify_step(arguments, started, error=f"{exc}", parent_id=step_id)
+        async with trace.step(StepKind.TOOL_CALL, VERIFY, arguments, parent=step_id) as step:
+            if not code.strip():
+                verdict = Verdict(
+                    target=self.plan.target,
+                    status=Status.BUILD_FAILED,
+                    reason=NO_CODE,
+                    build=BuildReport(ok=False),
                 )
-                raise
-        await self.rec.add_step(
-            verify_step(arguments, started, result=verdict_summary(verdict), parent_id=step_id)
-        )
-        await self.rec.add_verdict(candidate_id, verdict)
+            else:
+                candidate = Candidate(target=self.plan.target, source=code)
+                try:
+                    verdict = await self.runner.judge(self.plan.spec, candidate)
+                except SandboxError as exc:
+                    step.error = str(exc)  # the sandbox's failure, not the candidate's
+                    raise
+            step.result = verdict_summary(verdict)
+        await trace.verdict(candidate_id, verdict)
         self.tally.add(candidate_id, verdict)
 
     def finished(self) -> RunOutcome:

@@ -21,7 +21,7 @@ from agents.llm import ChatRequest, JsonSchema, Sampling
 from agents.prompts.translate import annotate_messages
 from agents.tools.base import ToolContext, ToolError
 from agents.tools.calls import ask, keep, reserve
-from corpus.store.models import StepCreate, StepKind
+from corpus.store.models import StepKind
 from sandbox.spec import Target
 
 
@@ -130,16 +130,10 @@ def _parse(text: str, loops: list[Any]) -> tuple[list[LoopChoice], str]:
 
 async def _record_choice(ctx: ToolContext, choices: list[LoopChoice]) -> int:
     """The analysis-only choice as a tool step, so its candidate hangs below something."""
-    return await ctx.recorder.add_step(
-        StepCreate(
-            kind=StepKind.TOOL_CALL,
-            name="annotate",
-            tool_name="annotate",
-            parent_id=await ctx.parent_id(),
-            arguments={"mode": "analysis"},
-            result={"choices": [c.model_dump() for c in choices]},
-        )
-    )
+    async with ctx.trace.step(StepKind.TOOL_CALL, "annotate", {"mode": "analysis"}) as step:
+        step.result = {"choices": [c.model_dump() for c in choices]}
+    assert step.id is not None
+    return step.id
 
 
 def _examples(value: Any) -> list[dict[str, Any]]:

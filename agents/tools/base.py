@@ -10,9 +10,7 @@ is not an error: it is a verdict).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable, Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Protocol
 
@@ -20,15 +18,12 @@ from pydantic import BaseModel, BeforeValidator
 
 from agents.analysis import Program
 from agents.core import Ledger, ToolSpec
+from agents.judge import Judge
 from agents.llm import LLMClient
-from agents.trajectory import Identity
-from agents.verifier import Verifier
+from agents.trace import Trace
 from corpus.store.models import TaskDetail
-from corpus.store.recorder import Recorder
 from sandbox.spec import Language, Spec, Target, TestCase
 from sandbox.verdict import Verdict
-
-_PARENT: ContextVar[asyncio.Future[int] | None] = ContextVar("parforge_parent_step", default=None)
 
 
 class ToolError(Exception):
@@ -65,8 +60,9 @@ class ToolContext:
     """Everything the tools of one run share: clients, the task, and what was made so far."""
 
     llm: LLMClient
-    verifier: Verifier
-    recorder: Recorder
+    judge: Judge
+    trace: Trace
+    """The run's trajectory writer (every step, candidate and verdict)."""
     task: TaskDetail
     source: str
     """The code the agent transforms: a program, or a function that the spec's driver includes."""
@@ -77,7 +73,6 @@ class ToolContext:
     language: Language
     program: Program
     ledger: Ledger
-    identity: Identity
     settings: Any
     """The runner's `GraphConfig` (sampling per kind of call, repair width)."""
     examples: Examples | None = None
@@ -96,17 +91,6 @@ class ToolContext:
     def task_tests(self) -> list[TestCase]:
         """The tests the user gave (shown to the model), not the generated ones."""
         return list(self.spec.tests) if self.task.tests else []
-
-    def hang_below(self, step: asyncio.Future[int]) -> None:
-        """Rows stored from this asyncio task (and the tasks it starts) hang below `step`: the
-        plan's model call, or for a repair branch the failing candidate's step. A context
-        variable, because parallel branches share this context but not their parent."""
-        _PARENT.set(step)
-
-    async def parent_id(self) -> int | None:
-        """The step this branch's rows hang below; waits until it is stored."""
-        step = _PARENT.get()
-        return None if step is None else await asyncio.shield(step)
 
 
 class Tool(Protocol):

@@ -7,9 +7,8 @@ from typing import Literal
 from agents.analysis import normalise
 from agents.llm import ChatRequest
 from agents.tools.base import Made, ToolContext, ToolError
-from agents.trajectory import llm_steps
-from corpus.store.models import CandidateCreate, SourceLanguage
-from sandbox.spec import Target
+from corpus.store.models import CandidateCreate
+from sandbox.spec import Language, Target
 
 
 class BudgetSpent(ToolError):
@@ -36,9 +35,7 @@ async def ask(ctx: ToolContext, request: ChatRequest, name: str) -> tuple[str, i
     record, error = await ctx.llm.call(request)
     if record.usage is not None:
         ctx.ledger.charge_tokens(record.usage.prompt_tokens + record.usage.completion_tokens)
-    parent = await ctx.parent_id()
-    step = llm_steps(record, ctx.identity)[0].model_copy(update={"name": name, "parent_id": parent})
-    step_id = await ctx.recorder.add_step(step)
+    step_id = await ctx.trace.llm_call(record, name)
     if error is not None:
         raise error
     return (record.choices[0].text if record.choices else ""), step_id
@@ -48,8 +45,8 @@ async def keep(
     ctx: ToolContext, source: str, strategy: str, step_id: int, parent: int | None = None
 ) -> Made:
     """Store a candidate program made by `strategy` (below the step that wrote it)."""
-    language = SourceLanguage.CUDA if ctx.target is Target.CUDA else ctx.task.language
-    candidate_id = await ctx.recorder.add_candidate(
+    language = Language.CUDA if ctx.target is Target.CUDA else ctx.task.language
+    candidate_id = await ctx.trace.candidate(
         CandidateCreate(
             target=ctx.target.value,
             language=language,

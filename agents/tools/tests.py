@@ -14,9 +14,9 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
+from agents.judge import check_against_itself
 from agents.tools.base import ToolContext
 from agents.tools.calls import reserve
-from agents.verifier import check_against_itself
 from sandbox.spec import TestCase
 
 SIZES = (1, 2, 3, 7, 17)
@@ -75,7 +75,7 @@ class Tests:
         # The original against itself: a clean run at every count is what "runs cleanly" means.
         spec = ctx.spec.model_copy(update={"tests": proposed, "timing": None})
         reserve(ctx, "sandbox_run")
-        verdict = await check_against_itself(ctx.verifier, spec)
+        verdict = await check_against_itself(ctx.judge, spec)
         outcomes = verdict.equivalence.outcomes if verdict.equivalence else []
         failed = {o.test for o in outcomes if not o.ok}
         ran = {o.test for o in outcomes}

@@ -8,14 +8,15 @@ timing input.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
 from agents.tools.base import CandidateRef, Made, ToolContext, ToolError
 from agents.tools.calls import reserve
-from agents.trajectory import verdict_summary, verify_arguments, verify_step
+from agents.trace import Step
+from agents.trajectory import VERIFY, verdict_summary, verify_arguments
+from corpus.store.models import StepKind
 from sandbox.errors import SandboxError
 from sandbox.spec import Candidate, Spec
 from sandbox.verdict import BuildReport, Status, Verdict
@@ -73,77 +74,64 @@ async def verify_made(ctx: ToolContext, made: Made) -> tuple[Verdict, bool]:
     """The candidate's verdict (reused when the same program was verified), stored."""
     if made.verdict is not None:
         return made.verdict, True
-    started = datetime.now(UTC)
     spec = checked_spec(ctx)
     arguments: dict[str, Any] = verify_arguments(made.candidate_id, spec, ctx.target, made.strategy)
     seen = ctx.verdicts.get(made.key)
     reused = seen is not None
     if seen is not None:
         arguments["same_as"] = seen[0]
-        verdict = seen[1]
-    elif not made.source.strip():
-        verdict = Verdict(
-            target=ctx.target,
-            status=Status.BUILD_FAILED,
-            reason="the model's reply holds no code",
-            build=BuildReport(ok=False),
-        )
-    else:
-        verdict = await _run(ctx, made, spec, arguments, started, probe=False)
-        ctx.verdicts[made.key] = (made.candidate_id, verdict)
-    await _store(ctx, made, verdict, arguments, started, reused)
+    elif made.source.strip():
+        reserve(ctx, "sandbox_run")
+    async with ctx.trace.step(StepKind.TOOL_CALL, VERIFY, arguments, parent=made.step_id) as step:
+        if seen is not None:
+            verdict = seen[1]
+        elif not made.source.strip():
+            verdict = Verdict(
+                target=ctx.target,
+                status=Status.BUILD_FAILED,
+                reason="the model's reply holds no code",
+                build=BuildReport(ok=False),
+            )
+        else:
+            verdict = await _judge(ctx, made, spec, step, probe=False)
+            ctx.verdicts[made.key] = (made.candidate_id, verdict)
+        step.result = verdict_summary(verdict) | ({"reused": True} if reused else {})
+    await _keep_verdict(ctx, made, verdict)
     return verdict, reused
 
 
 async def probe_made(ctx: ToolContext, made: Made, spec: Spec) -> Verdict:
-    """The cascade's cheap first look (`Verifier.probe`): built and run on `spec`'s inputs, no
+    """The cascade's cheap first look (`Judge.probe`): built and run on `spec`'s inputs, no
     race check, no timing. A failing probe found a real defect, so it is stored as the
     candidate's verdict; a passing one verifies nothing and is only returned."""
     if made.verdict is not None:
         return made.verdict
-    started = datetime.now(UTC)
     arguments = verify_arguments(made.candidate_id, spec, ctx.target, made.strategy)
     arguments["probe"] = True
-    verdict = await _run(ctx, made, spec, arguments, started, probe=True)
+    reserve(ctx, "sandbox_run")
+    async with ctx.trace.step(StepKind.TOOL_CALL, VERIFY, arguments, parent=made.step_id) as step:
+        verdict = await _judge(ctx, made, spec, step, probe=True)
+        if verdict.status is Status.PASSED:
+            step.discard()
+        else:
+            step.result = verdict_summary(verdict)
     if verdict.status is not Status.PASSED:
         ctx.verdicts.setdefault(made.key, (made.candidate_id, verdict))
-        await _store(ctx, made, verdict, arguments, started, reused=False)
+        await _keep_verdict(ctx, made, verdict)
     return verdict
 
 
-async def _run(
-    ctx: ToolContext,
-    made: Made,
-    spec: Spec,
-    arguments: dict[str, Any],
-    started: datetime,
-    *,
-    probe: bool,
-) -> Verdict:
-    reserve(ctx, "sandbox_run")
+async def _judge(ctx: ToolContext, made: Made, spec: Spec, step: Step, *, probe: bool) -> Verdict:
     candidate = Candidate(target=ctx.target, source=made.source)
     try:
         if probe:
-            return await ctx.verifier.probe(spec, candidate)
-        return await ctx.verifier(spec, candidate)
+            return await ctx.judge.probe(spec, candidate)
+        return await ctx.judge(spec, candidate)
     except SandboxError as exc:
-        await ctx.recorder.add_step(
-            verify_step(arguments, started, error=str(exc), parent_id=made.step_id)
-        )
+        step.error = str(exc)  # the sandbox's own account: not the candidate's failure
         raise
 
 
-async def _store(
-    ctx: ToolContext,
-    made: Made,
-    verdict: Verdict,
-    arguments: dict[str, Any],
-    started: datetime,
-    reused: bool,
-) -> None:
-    summary = verdict_summary(verdict) | ({"reused": True} if reused else {})
-    await ctx.recorder.add_step(
-        verify_step(arguments, started, result=summary, parent_id=made.step_id)
-    )
-    await ctx.recorder.add_verdict(made.candidate_id, verdict)
+async def _keep_verdict(ctx: ToolContext, made: Made, verdict: Verdict) -> None:
+    await ctx.trace.verdict(made.candidate_id, verdict)
     made.verdict = verdict

@@ -13,8 +13,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
-from corpus.formats import Target
 from corpus.tasks import Task
+from sandbox.spec import Target
 
 
 class Sample(BaseModel):

@@ -16,13 +16,12 @@ from collections.abc import Awaitable, Callable
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from corpus.formats import Target
 from corpus.store import tasks as store_tasks
-from corpus.store.models import ParallelTarget, SourceLanguage, TaskCreate, TaskOptions
+from corpus.store.models import ParallelTarget, TaskCreate, TaskOptions
 from corpus.suites import Suite
 from corpus.tasks import Task
 from evals.sources import Sample
-from sandbox.spec import Spec
+from sandbox.spec import Language, Spec, Target
 
 RunTask = Callable[[str], Awaitable[object]]
 """Runs a stored task to its end with an agent (built by the service from its runners)."""
@@ -70,7 +69,7 @@ class GraphSource:
         create = TaskCreate(
             name=f"{task.name}#{index}",
             source=self.source_for(task),
-            language=SourceLanguage(task.language),
+            language=Language(task.language),
             target=ParallelTarget(target.value),
             agent="graph",
             options=TaskOptions(

@@ -19,11 +19,11 @@ from agents.llm import (
     Message,
     Sampling,
 )
-from corpus.formats import Target
 from corpus.tasks import Task
 from evals.config import Api, SamplingOptions
 from evals.extract import from_chat, from_completion
 from evals.sources import Sample
+from sandbox.spec import Target
 
 SYSTEM = (
     "You are an expert in parallel programming. Complete the function the user gives you. "

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from corpus.formats import Target
 from corpus.tasks import Task
 from evals.sources import Sample
+from sandbox.spec import Target
 
 ReplayKind = Literal["known-good", "mutants"]
 PREFIX = "replay:"

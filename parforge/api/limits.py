@@ -17,7 +17,7 @@ from urllib.parse import unquote_to_bytes
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from corpus.store.models import TaskCreate
-from parforge.service.config import KeyLimits
+from parforge.settings import KeyLimits
 
 PAGE_MAX = 500
 """The most candidates or eval results one response carries."""

@@ -72,7 +72,7 @@ class _ClusterCollector(Collector):
         return [GaugeMetricFamily(name, name) for name in self.NAMES]
 
     def collect(self) -> Iterable[GaugeMetricFamily]:
-        from sandbox.backends.cluster import cluster_status
+        from sandbox.verify.cluster import cluster_status
 
         up = GaugeMetricFamily("parforge_cluster_up", "Whether the Ray cluster answered")
         try:

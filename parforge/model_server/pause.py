@@ -2,7 +2,7 @@
 
 On a small host the vLLM server ParForge runs itself is the biggest load beside a timing run:
 generating on two cores, it made one plain prime count measure 2.30x at one thread. The timing
-gate (`sandbox.gate.TimingGate`) takes a `quiet` hook for exactly this; `ModelServerPause` is
+gate (`sandbox.verify.gate.TimingGate`) takes a `quiet` hook for exactly this; `ModelServerPause` is
 ParForge's: it stops the server's process group (SIGSTOP) for the length of each timing run and
 continues it after (SIGCONT). Requests in flight simply wait. A server at an external URL is not
 ParForge's to stop and is left alone; what load remains is measured and flagged by the sandbox.
@@ -22,7 +22,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 from parforge.model_server import process
-from parforge.model_server.config import ModelSettings
+from parforge.model_server.config import ModelConfig
 
 
 class ModelServerPause:
@@ -65,7 +65,7 @@ class ModelServerPause:
         return None
 
 
-def timing_pause(model: ModelSettings, data_dir: Path) -> ModelServerPause | None:
+def timing_pause(model: ModelConfig, data_dir: Path) -> ModelServerPause | None:
     """The quiet hook for the configured model: the embedded server's pause, or None when the
     agents call an external endpoint."""
     if model.endpoint.url:

@@ -22,12 +22,12 @@ from corpus.store.queue import Recovered
 from evals.errors import EvalError, EvalInterrupted
 from evals.runner import EvalRunner, ProgressSink
 from parforge.model_server.pause import timing_pause
-from parforge.service.config import ServerConfig
 from parforge.service.jobs import JobPool, Running
 from parforge.service.reasons import public_reason, scrub
 from parforge.service.runners import close_runner
-from sandbox.backends import open_sandbox
+from parforge.settings import ServiceConfig
 from sandbox.config import DockerConfig, RayConfig, SandboxConfig
+from sandbox.verify.verifier import open_verifier
 
 if TYPE_CHECKING:
     from parforge.settings import Settings
@@ -48,7 +48,7 @@ def build_eval_runner(settings: Settings, engine: Engine) -> EvalRunner:
     no_model = settings.graph.model_copy(update={"use_model": False})
     return EvalRunner(
         engine,
-        open_sandbox(settings.sandbox),
+        open_verifier(settings.sandbox),
         llm=settings.model.client_config(),
         settings=settings.evals,
         verify_options=settings.verify,
@@ -94,7 +94,7 @@ class EvalPool(JobPool[EvalRun, int]):
         self,
         engine: Engine,
         runner: EvalRunner,
-        config: ServerConfig,
+        config: ServiceConfig,
         workers: int,
         notifier: Notifier | None = None,
     ) -> None:

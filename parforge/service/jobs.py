@@ -29,7 +29,7 @@ from corpus.store.models import EvalRun, JobStatus, Task
 from corpus.store.notify import QUEUE, Notifier
 from corpus.store.queue import Beat, Recovered, heartbeat
 from parforge.service import identity
-from parforge.service.config import ServerConfig
+from parforge.settings import ServiceConfig
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ class JobPool(ABC, Generic[Row, Key]):
     """`task` or `eval`: names the loops and the log lines."""
 
     def __init__(
-        self, engine: Engine, config: ServerConfig, workers: int, notifier: Notifier | None
+        self, engine: Engine, config: ServiceConfig, workers: int, notifier: Notifier | None
     ) -> None:
         self.engine = engine
         self.config = config

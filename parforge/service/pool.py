@@ -19,10 +19,10 @@ from corpus.store.models import JobStatus, Task, TaskDetail
 from corpus.store.notify import Notifier, task_key
 from corpus.store.queue import Recovered
 from corpus.store.recorder import Recorder
-from parforge.service.config import ServerConfig
 from parforge.service.jobs import CANCEL, LEASE_LOST, JobPool, Running, landed
 from parforge.service.reasons import public_reason, scrub
 from parforge.service.runners import Runners, ServiceError
+from parforge.settings import ServiceConfig
 
 __all__ = ["CANCEL", "WorkerPool"]
 
@@ -39,7 +39,7 @@ class WorkerPool(JobPool[Task, str]):
         self,
         engine: Engine,
         runners: Runners | TaskRunner,
-        config: ServerConfig,
+        config: ServiceConfig,
         notifier: Notifier | None = None,
     ) -> None:
         """`runners`: the runner of each agent, or one runner for every task."""

@@ -22,8 +22,8 @@ from corpus.store.engine import make_engine
 from corpus.store.models import DEFAULT_AGENT
 from parforge.model_server.pause import timing_pause
 from parforge.service.checkpoints import checkpoints_for
-from sandbox.backends import open_sandbox
 from sandbox.spec import Target
+from sandbox.verify.verifier import open_verifier
 
 if TYPE_CHECKING:
     from agents.runners import GraphRunner, PromptRunner
@@ -133,16 +133,16 @@ def build_prompt_runner(settings: Settings) -> PromptRunner:
     server starts even while the model server or the Docker engine is still coming up.
     """
     from agents.llm import LLMClient
-    from agents.runners import PromptRunner, SandboxVerifier
+    from agents.runners import PromptRunner, SandboxJudge
 
     config = settings.prompt_mode
-    verifier = SandboxVerifier(
-        open_sandbox(settings.sandbox),
+    judge = SandboxJudge(
+        open_verifier(settings.sandbox),
         settings.verify,
         timing=config.timing,
         quiet=timing_pause(settings.model, settings.data_dir),
     )
-    return PromptRunner(LLMClient(settings.model.client_config()), verifier, config)
+    return PromptRunner(LLMClient(settings.model.client_config()), judge, config)
 
 
 class StoreExamples:
@@ -163,18 +163,18 @@ def build_graph_runner(settings: Settings) -> GraphRunner:
     """The translate graph on the configured model endpoint and sandbox, checkpointed in the
     store's database. Nothing connects before its first use."""
     from agents.llm import LLMClient
-    from agents.runners import GraphRunner, SandboxVerifier
+    from agents.runners import GraphRunner, SandboxJudge
 
     config = settings.graph
-    verifier = SandboxVerifier(
-        open_sandbox(settings.sandbox),
+    judge = SandboxJudge(
+        open_verifier(settings.sandbox),
         settings.verify,
         timing=config.timing,
         quiet=timing_pause(settings.model, settings.data_dir),
     )
     return GraphRunner(
         LLMClient(settings.model.client_config()),
-        verifier,
+        judge,
         config,
         checkpoints=checkpoints_for(settings.store_url),
         examples=StoreExamples(make_engine(settings.store_url, settings.store)),

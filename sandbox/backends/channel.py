@@ -1,6 +1,6 @@
-"""Host side of the agent protocol (`images/agent.py`): requests out, responses matched by id.
+"""Host side of the supervisor protocol (`images/supervisor.py`): requests out, responses matched by id.
 
-The connection is the container's attach stream: requests are written to the agent's stdin,
+The connection is the container's attach stream: requests are written to the supervisor's stdin,
 responses arrive on its stdout, multiplexed with its stderr in Docker's 8-byte-header frames.
 A dedicated thread reads it (a blocking socket of docker-py's making: unix, TCP, TLS or SSH) and
 hands complete responses to the event loop; several requests may be in flight at once.
@@ -26,8 +26,8 @@ _HEADER = struct.Struct(">BxxxL")
 _STDOUT, _STDERR = 1, 2
 
 
-class AgentChannel:
-    """Requests to one container's agent over its attach socket."""
+class SupervisorChannel:
+    """Requests to one container's supervisor over its attach socket."""
 
     def __init__(self, sock: Any, name: str) -> None:
         self._sock = sock
@@ -45,13 +45,13 @@ class AgentChannel:
         self._reader.start()
 
     async def hello(self, wait_s: float) -> dict[str, Any]:
-        """Wait for the agent's greeting (it sends one as it starts)."""
+        """Wait for the supervisor's greeting (it sends one as it starts)."""
         return await self._wait(0, wait_s)
 
     async def request(self, message: dict[str, Any], wait_s: float | None = None) -> dict[str, Any]:
         """Send one request and wait for its response.
 
-        Raises `WorkspaceError` when the agent refuses the request or the connection is gone,
+        Raises `WorkspaceError` when the supervisor refuses the request or the connection is gone,
         and `TimeoutError` (for the caller's watchdog) when no response came within `wait_s`.
         """
         if self.closed_reason is not None:
@@ -63,11 +63,11 @@ class AgentChannel:
             await asyncio.to_thread(self._send, data)
         except OSError as exc:
             self._pending.pop(rid, None)
-            raise WorkspaceError(f"cannot reach the agent of {self.name}: {exc}") from exc
+            raise WorkspaceError(f"cannot reach the supervisor of {self.name}: {exc}") from exc
         return await self._wait(rid, wait_s)
 
     def stderr_tail(self) -> str:
-        """The agent's last diagnostics, for error messages."""
+        """The supervisor's last diagnostics, for error messages."""
         return b"".join(self._stderr).decode(errors="replace")[-2000:]
 
     def close(self) -> None:
@@ -83,7 +83,7 @@ class AgentChannel:
         finally:
             self._pending.pop(rid, None)
         if not response.get("ok"):
-            raise WorkspaceRefused(f"sandbox agent refused a request: {response.get('error')}")
+            raise WorkspaceRefused(f"sandbox supervisor refused a request: {response.get('error')}")
         return response
 
     def _send(self, data: bytes) -> None:
@@ -107,7 +107,7 @@ class AgentChannel:
         except (OSError, ValueError) as exc:
             reason = f"{type(exc).__name__}: {exc}"
         tail = self.stderr_tail().strip()
-        self._deliver(self._fail_all, f"{reason}{'; agent said: ' + tail if tail else ''}")
+        self._deliver(self._fail_all, f"{reason}{'; supervisor said: ' + tail if tail else ''}")
 
     def _frame(self) -> tuple[int, bytes] | None:
         header = self._exactly(_HEADER.size)

@@ -1,7 +1,7 @@
 """One hardened sandbox container: how it is configured, started, reached, removed and pruned.
 
 `container_spec` is pure (config in, docker-py keyword arguments out), so the hardening is
-checked by unit tests without an engine; `Box` is a started container with its agent channel.
+checked by unit tests without an engine; `Box` is a started container with its supervisor channel.
 """
 
 from __future__ import annotations
@@ -17,17 +17,17 @@ from typing import Any
 import docker
 from docker.types import DeviceRequest, LogConfig, Mount, Ulimit
 
-from sandbox.backends.channel import AgentChannel
+from sandbox.backends.channel import SupervisorChannel
 from sandbox.backends.engine import Engine
 from sandbox.config import DockerConfig
 from sandbox.errors import SandboxUnavailable, WorkspaceError
 
 WORKDIR = "/work"
 USER = "0:0"
-"""The agent runs as root with `CAPABILITIES` only; it starts every command as a fresh
-unprivileged uid (see `images/agent.py`)."""
+"""The supervisor runs as root with `CAPABILITIES` only; it starts every command as a fresh
+unprivileged uid (see `images/supervisor.py`)."""
 CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID", "SETGID"]
-"""What the agent needs to give each command its own identity, seal directories, clean up
+"""What the supervisor needs to give each command its own identity, seal directories, clean up
 after any uid and kill a uid's processes; commands have none (no-new-privileges)."""
 SYSCTLS = {"fs.mqueue.queues_max": "0", "kernel.msgmni": "0"}
 """POSIX message queues and System V message queues cannot be created at all: no correct
@@ -79,9 +79,9 @@ def container_spec(config: DockerConfig, setup: Setup) -> dict[str, Any]:
         "user": USER,
         "working_dir": WORKDIR,
         "environment": environment,
-        "stdin_open": True,  # the agent's request channel
+        "stdin_open": True,  # the supervisor's request channel
         # Not detached: docker-py then sets StdinOnce, so the engine closes stdin when the host's
-        # attach connection goes (its owner died); the agent exits and the container with it.
+        # attach connection goes (its owner died); the supervisor exits and the container with it.
         "detach": False,
         "network_mode": "none",
         "read_only": True,
@@ -116,20 +116,20 @@ def container_spec(config: DockerConfig, setup: Setup) -> dict[str, Any]:
 
 
 class Box:
-    """A started container and the channel to its agent."""
+    """A started container and the channel to its supervisor."""
 
-    def __init__(self, engine: Engine, container_id: str, channel: AgentChannel) -> None:
+    def __init__(self, engine: Engine, container_id: str, channel: SupervisorChannel) -> None:
         self.engine = engine
         self.id = container_id
         self.channel = channel
         self.broken: str | None = None
         """Why the container must not be reused (killed by the watchdog, wipe failed)."""
         self.landlock = 0
-        """The Landlock ABI its agent confines commands with (0: none on this kernel)."""
+        """The Landlock ABI its supervisor confines commands with (0: none on this kernel)."""
 
     @classmethod
     async def start(cls, engine: Engine, spec: dict[str, Any], start_timeout_s: float) -> Box:
-        """Create and start a container, attached before start so no agent output is lost."""
+        """Create and start a container, attached before start so no supervisor output is lost."""
 
         def create(client: docker.DockerClient) -> tuple[str, Any]:
             container = client.containers.create(**spec)
@@ -145,19 +145,19 @@ class Box:
             return container_id, sock
 
         container_id, sock = await engine.call(create, f"starting a container from {spec['image']}")
-        box = cls(engine, container_id, AgentChannel(sock, container_id[:12]))
+        box = cls(engine, container_id, SupervisorChannel(sock, container_id[:12]))
         try:
             hello = await box.channel.hello(start_timeout_s)
         except (TimeoutError, WorkspaceError) as exc:
             detail = box.channel.stderr_tail() or str(exc) or "no answer"
             await box.remove()
             raise SandboxUnavailable(
-                f"the sandbox agent did not start in {spec['image']}: {detail}"
+                f"the sandbox supervisor did not start in {spec['image']}: {detail}"
             ) from exc
         if hello.get("uid") != 0:
             await box.remove()
             raise SandboxUnavailable(
-                f"the sandbox agent runs as uid {hello.get('uid')}, not root: it cannot give "
+                f"the sandbox supervisor runs as uid {hello.get('uid')}, not root: it cannot give "
                 "each command an identity of its own (a runtime that remaps users?)"
             )
         box.landlock = int(hello.get("landlock") or 0)

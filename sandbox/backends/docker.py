@@ -1,15 +1,15 @@
 """Docker backend: hardened containers from the sandbox image, kept warm in a pool.
 
-Each container runs the ParForge agent (`images/agent.py`) as PID 1, as the unprivileged
+Each container runs the ParForge supervisor (`images/supervisor.py`) as PID 1, as the unprivileged
 `sandbox` user (uid 1000), with no network, a read-only root file system, a tmpfs `/work` (the
 workspace) and `/tmp`, no capabilities, no-new-privileges, and pids, memory, CPU, file-size and
-core-dump limits (`container.container_spec`). The host talks to the agent over the container's
+core-dump limits (`container.container_spec`). The host talks to the supervisor over the container's
 attach stream (`_channel.py`): files go in and commands run without a `docker exec` or a
 `put_archive` per operation, which is what keeps a warm sandbox close to running on the host.
 
-Time-outs are enforced twice: by the agent, which SIGKILLs the command's process group at its
+Time-outs are enforced twice: by the supervisor, which SIGKILLs the command's process group at its
 deadline, and by a host-side watchdog a grace period later, which kills and removes the whole
-container when the agent did not answer (the workspace is then broken and the pool replaces the
+container when the supervisor did not answer (the workspace is then broken and the pool replaces the
 container). Output beyond the limit is dropped and the command killed.
 
 Pool: up to `pool_size` containers, started on demand (or all at once by `await start()`), one
@@ -275,7 +275,7 @@ class DockerWorkspace:
         except TimeoutError:
             return await self._kill_container(time.monotonic() - start)
         if response["exit_code"] is None and not response.get("timed_out"):
-            raise WorkspaceError(f"the sandbox agent returned no exit status: {response}")
+            raise WorkspaceError(f"the sandbox supervisor returned no exit status: {response}")
         return CommandResult(
             exit_code=response["exit_code"] if response["exit_code"] is not None else -9,
             stdout=_text(response.get("stdout", "")),
@@ -292,7 +292,7 @@ class DockerWorkspace:
     async def _request(
         self, message: dict[str, Any], what: str, watchdog: float | None = None
     ) -> dict[str, Any]:
-        """One agent request; `TimeoutError` only for a `watchdog`, as `run` handles it."""
+        """One supervisor request; `TimeoutError` only for a `watchdog`, as `run` handles it."""
         if self._box.broken is not None:
             raise WorkspaceError(f"{what}: the workspace's container is gone ({self._box.broken})")
         try:
@@ -302,10 +302,10 @@ class DockerWorkspace:
         except TimeoutError as exc:
             if watchdog is not None:
                 raise
-            raise WorkspaceError(f"{what}: the sandbox agent did not answer") from exc
+            raise WorkspaceError(f"{what}: the sandbox supervisor did not answer") from exc
 
     async def _kill_container(self, elapsed: float) -> CommandResult:
-        """The watchdog: the agent did not end the command in time, so the container goes."""
+        """The watchdog: the supervisor did not end the command in time, so the container goes."""
         self._box.broken = "killed by the host watchdog after a time-out"
         try:
             await self._box.remove()

@@ -1,7 +1,7 @@
 """The sandbox image: its content-derived tag, and building it, offline when it must.
 
 The tag is `parforge-sandbox:<sha>` where `<sha>` hashes the build context (the Dockerfile and the
-agent), so changing either gives a new tag and the next `parforge sandbox build` rebuilds.
+supervisor), so changing either gives a new tag and the next `parforge sandbox build` rebuilds.
 
 The base (`ARG BASE`) is found in this order: present in the engine; for the default Debian base,
 an earlier offline bootstrap (`parforge-base:bookworm`); pulled from a registry; and, for the
@@ -32,7 +32,7 @@ from sandbox.backends.engine import Engine
 from sandbox.errors import ImageBuildError, SandboxUnavailable
 
 CONTEXT_DIR = Path(__file__).parent / "images"
-CONTEXT_FILES = ("Dockerfile", "agent.py")
+CONTEXT_FILES = ("Dockerfile", "supervisor.py")
 REPOSITORY = "parforge-sandbox"
 BOOTSTRAP_REPOSITORY = "parforge-base"
 BOOTSTRAP_SUITE = "bookworm"

@@ -61,7 +61,7 @@ class Toolchain(ABC):
     """Source of a program that only starts this model's runtime and exits (CUDA: a context, a
     module load, one tiny kernel), or None when starting one costs nothing worth measuring. The
     timing stage runs it beside the candidate: its wall time is what any honest program of this
-    model spends outside its kernel on top of the serial reference (`sandbox.timing`)."""
+    model spends outside its kernel on top of the serial reference (`sandbox.verify.speedup`)."""
 
     @abstractmethod
     def compile(self, program: Program, paths: Paths) -> Command:

@@ -5,7 +5,7 @@ One compiler and one runtime for both builds, on purpose: a candidate that could
 instrumented build from its plain one (by `_OPENMP`'s version, a runtime's own API answers, a
 symbol only one runtime defines) could race only where nobody checks. What is left to tell them
 apart is the instrumentation itself, which the integrity check and the parallel proof narrow
-(`sandbox.checkers.integrity`, `sandbox.race`)."""
+(`sandbox.checkers.integrity`, `sandbox.verify.race`)."""
 
 from __future__ import annotations
 

@@ -35,24 +35,25 @@ A candidate that interferes with the checkers or the harness (`sandbox.checkers.
 rejected before its tests run, and a candidate that breaks its own workspace fails with a
 verdict, not an exception. The pipeline stops at the first failing stage; every command it ran
 is in `Verdict.steps`, runs on hidden inputs without their inputs and outputs. The decisions
-(what failed, why) are pure functions in `sandbox.outcomes` and `sandbox.timing`.
+(what failed, why) are pure functions in `sandbox.verify.outcomes` and `sandbox.verify.speedup`.
 
-With a `ReferenceCache` (`sandbox.refcache`), the reference's outputs on the visible tests come
+With a `ReferenceCache` (`sandbox.verify.refcache`), the reference's outputs on the visible tests come
 from an earlier verification of the same spec when there was one. With a `TimingGate`
-(`sandbox.gate`) shared by concurrent verifications, each timing run has the sandbox to itself.
+(`sandbox.verify.gate`) shared by concurrent verifications, each timing run has the sandbox to itself.
 """
 
 from __future__ import annotations
 
 import time
 
-from sandbox.base import RemoteSandbox, Sandbox
-from sandbox.gate import TimingGate
-from sandbox.refcache import ReferenceCache
+from sandbox.base import Sandbox
+from sandbox.config import VerifyOptions
 from sandbox.spec import Candidate, Spec
 from sandbox.verdict import Verdict
-from sandbox.verify.job import Job, VerifyOptions, gather_limited
+from sandbox.verify.gate import TimingGate
+from sandbox.verify.job import Job, gather_limited
 from sandbox.verify.pipeline import run
+from sandbox.verify.refcache import ReferenceCache
 
 __all__ = ["VerifyOptions", "gather_limited", "verify"]
 
@@ -67,20 +68,17 @@ async def verify(
     reference_cache: ReferenceCache | None = None,
     timing_gate: TimingGate | None = None,
 ) -> Verdict:
-    """Check a candidate against a spec in one fresh workspace of `sandbox` (or, for a
-    `RemoteSandbox`, on the host it picks, with that host's cache and gate).
+    """Check a candidate against a spec in one fresh workspace of `sandbox` (`verifier` holds
+    the choice between this host's sandbox and a cluster's hosts).
 
     A failing candidate (or reference) is a verdict, never an exception; only the sandbox's
     own failures raise (`SandboxError`). `reference_cache` shares the reference's results with
-    other verifications of the same spec (see `sandbox.refcache`); `timing_gate` keeps the
+    other verifications of the same spec (see `sandbox.verify.refcache`); `timing_gate` keeps the
     timing runs of concurrent verifications apart from all their other commands.
     """
     opts = (options or VerifyOptions()).model_copy(
         update={"timing": timing and (options or VerifyOptions()).timing}
     )
-    if isinstance(sandbox, RemoteSandbox):
-        # The host that runs it has its own cache and gate (`sandbox.backends.cluster`).
-        return await sandbox.verify_remote(spec, candidate, opts)
     start = time.monotonic()
     async with sandbox.workspace() as workspace:
         # After the lease: a backend may learn what it has (GPUs) only when it first starts.

@@ -4,16 +4,16 @@ before any of its code runs), then the link."""
 
 from __future__ import annotations
 
-from sandbox import outcomes
 from sandbox.checkers import integrity as checks
 from sandbox.checkers.diagnostics import parse_diagnostics, summarize
 from sandbox.checkers.ptxas import apply_names, parse_ptxas
 from sandbox.models import Command, CommandResult
-from sandbox.race import interference_finding
 from sandbox.spec import Target
 from sandbox.toolchains.base import OBJECT
 from sandbox.verdict import BuildReport, ConcurrencyReport, KernelResources, Status, Verdict
+from sandbox.verify import outcomes
 from sandbox.verify.job import Job
+from sandbox.verify.race import interference_finding
 
 
 async def build(job: Job) -> Verdict | None:

@@ -1,17 +1,17 @@
-"""The Ray backend: verifications spread over the sandbox hosts of a Ray cluster.
+"""The Ray verifier: verifications spread over the sandbox hosts of a Ray cluster.
 
 Ray does the scheduling. A sandbox host joins the cluster offering a custom resource
 (`ray start --address HEAD:6379 --resources '{"docker": 2}'`), and each verification is a Ray
 task (`ray_node.verify_on_node`) that needs one unit of it, and a share of a GPU as well for a
 CUDA candidate (`gpu_share`): Ray runs it on a node with a free unit and queues it while there
-is none. On that node the task verifies through the node's sandbox actor, which owns the node's Docker engine,
-warm pool, reference cache and timing gate (see `ray_node`).
+is none. On that node the task verifies through the node's sandbox actor, which owns the node's
+Docker engine, warm pool, reference cache and timing gate (see `ray_node`).
 
-`RaySandbox` keeps the `Sandbox` contract for `sandbox.verify.verify`, which hands it whole
-verifications (`verify_remote`) instead of leasing workspaces: a verification's commands
-run next to their containers, not one Ray round trip each. Verdicts, time-outs and cancellation
-are the node's Docker backend's own; a caller's reference cache and timing gate are replaced by
-the node's.
+`RayVerifier` is a `Verifier` (`sandbox.verify.verifier`), chosen by the `ray` sandbox
+configuration: it hands whole verifications to the nodes instead of leasing workspaces, so a
+verification's commands run next to their containers, not one Ray round trip each. Verdicts,
+time-outs and cancellation are the node's Docker backend's own; a caller's reference cache and
+timing gate are replaced by the node's.
 
 What can go wrong, and what it becomes:
 - a node dies mid-verification: Ray runs the task again elsewhere, up to `retries` times;
@@ -28,20 +28,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from sandbox.backends.image import image_tag
-from sandbox.config import RayConfig
+from sandbox.config import RayConfig, VerifyOptions
 from sandbox.errors import SandboxUnavailable
-from sandbox.gpu import NO_GPU
 from sandbox.models import SandboxInfo
 from sandbox.spec import Candidate, Spec, Target
 from sandbox.verdict import ConcurrencyReport, Equivalence, Status, Verdict
-from sandbox.verify.job import VerifyOptions
+from sandbox.verify.gate import TimingGate
+from sandbox.verify.gpu import NO_GPU
+from sandbox.verify.refcache import ReferenceCache
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +75,7 @@ class ClusterStatus(BaseModel):
     """Verifications waiting for a node (None when the cluster's state API does not answer)."""
 
 
-class RaySandbox:
+class RayVerifier:
     """Whole verifications as Ray tasks on the cluster's sandbox nodes."""
 
     def __init__(self, config: RayConfig) -> None:
@@ -96,27 +95,30 @@ class RaySandbox:
             cpus=self.config.node.cpus,
         )
 
-    @asynccontextmanager
-    async def workspace(self) -> AsyncIterator[Any]:
-        raise SandboxUnavailable(
-            "the ray backend runs whole verifications on its nodes (sandbox.verify.verify); "
-            "it lends no workspaces"
-        )
-        yield  # pragma: no cover
-
     async def connect(self) -> None:
         """Join the cluster (once per process) and check a node offers the sandbox resource."""
         if not self._connected:
             await asyncio.to_thread(join, self.config)
             self._connected = True
 
-    async def verify_remote(
-        self, spec: Spec, candidate: Candidate, options: VerifyOptions
+    async def verify(
+        self,
+        spec: Spec,
+        candidate: Candidate,
+        *,
+        timing: bool = True,
+        options: VerifyOptions | None = None,
+        reference_cache: ReferenceCache | None = None,
+        timing_gate: TimingGate | None = None,
     ) -> Verdict:
-        """Verify on some node with a free unit of the resource (and a GPU for CUDA)."""
+        """Verify on some node with a free unit of the resource (and a GPU for CUDA). The node
+        has its own reference cache and timing gate: the caller's are not used."""
+        options = (options or VerifyOptions()).model_copy(
+            update={"timing": timing and (options or VerifyOptions()).timing}
+        )
         from ray.exceptions import RayError
 
-        from sandbox.backends.ray_node import NodeLost, verify_on_node
+        from sandbox.verify.ray_node import NodeLost, verify_on_node
 
         await self.connect()
         needs_gpu = candidate.target is Target.CUDA
@@ -213,7 +215,7 @@ def cluster_status(config: RayConfig, actor_timeout_s: float = 5.0) -> ClusterSt
     import ray
 
     join(config)
-    from sandbox.backends.ray_node import actor_name
+    from sandbox.verify.ray_node import actor_name
 
     node_config = config.node.model_dump(mode="json")
     nodes: list[NodeStatus] = []

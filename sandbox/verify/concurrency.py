@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import secrets
 
-from sandbox import outcomes
-from sandbox.gpu import check_cuda_concurrency
-from sandbox.race import Expected, check_races
 from sandbox.spec import Target
 from sandbox.toolchains import Program
 from sandbox.toolchains.cuda import CUDAToolchain
 from sandbox.verdict import ConcurrencyReport, Status, Verdict
+from sandbox.verify import outcomes
+from sandbox.verify.gpu import check_cuda_concurrency
 from sandbox.verify.hidden import is_hidden
 from sandbox.verify.job import Job
+from sandbox.verify.race import Expected, check_races
 
 
 async def check(job: Job) -> Verdict | None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import asyncio
 
-from sandbox import outcomes
 from sandbox.verdict import ConcurrencyReport, Equivalence, Status, TestOutcome, Verdict
+from sandbox.verify import outcomes
 from sandbox.verify.hidden import is_hidden
 from sandbox.verify.job import Job
 

@@ -11,7 +11,7 @@ the gate cannot deadlock with other locks (such as the reference cache's).
 A gate may also be given a `quiet` hook: an async context manager entered around every timing
 run, which holds back other load its owner controls (ParForge passes one that pauses the
 embedded model server; the sandbox itself knows nothing of it). What load remains is measured
-by the sandbox and flagged (`sandbox.timing`).
+by the sandbox and flagged (`sandbox.verify.speedup`).
 """
 
 from __future__ import annotations

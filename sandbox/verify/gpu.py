@@ -14,10 +14,7 @@ from __future__ import annotations
 from sandbox.checkers.compare import compare_outputs
 from sandbox.checkers.cuda_sanitizer import TOOL, error_count, has_proof, parse_sanitizer
 from sandbox.models import CommandResult
-from sandbox.outcomes import CHECKED_DIFFERENTLY_KIND, describe_exit, missing_tool
-from sandbox.race import Expected
 from sandbox.spec import Spec, TestCase
-from sandbox.steps import Recorder, signal_name
 from sandbox.toolchains.base import Paths, Program
 from sandbox.toolchains.cuda import (
     SANITIZER_EXITCODE,
@@ -26,13 +23,16 @@ from sandbox.toolchains.cuda import (
     CUDAToolchain,
 )
 from sandbox.verdict import ConcurrencyReport, Finding
+from sandbox.verify.outcomes import CHECKED_DIFFERENTLY_KIND, describe_exit, missing_tool
+from sandbox.verify.race import Expected
+from sandbox.verify.steps import CommandLog, signal_name
 
 NO_GPU = "not run: no GPU"
 _SLOWDOWN = 10.0  # compute-sanitizer runs kernels serialized and instrumented
 
 
 async def check_cuda_concurrency(
-    rec: Recorder,
+    rec: CommandLog,
     paths: Paths,
     toolchain: CUDAToolchain,
     program: Program,

@@ -6,46 +6,20 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from pydantic import BaseModel, Field
-
 from sandbox.base import Workspace
 from sandbox.checkers.integrity import Allowances
-from sandbox.gate import TimingGate
+from sandbox.config import VerifyOptions
 from sandbox.models import Command, CommandResult, SandboxInfo
-from sandbox.race import RaceCheckConfig
-from sandbox.refcache import ReferenceCache
 from sandbox.spec import Candidate, Spec, Target, TestCase
-from sandbox.steps import Recorder
 from sandbox.toolchains import Paths, Program, Toolchain, reference_toolchain, toolchain_for
 from sandbox.toolchains.cuda import DEFAULT_ARCH
 from sandbox.verdict import Status, Verdict
+from sandbox.verify.gate import TimingGate
 from sandbox.verify.hidden import is_hidden
+from sandbox.verify.refcache import ReferenceCache
+from sandbox.verify.steps import CommandLog
 
 T = TypeVar("T")
-
-
-class VerifyOptions(BaseModel):
-    """Knobs of one verification (the spec holds the task's own: tests, counts, time-outs)."""
-
-    timing: bool = True
-    race: RaceCheckConfig = Field(default_factory=RaceCheckConfig)
-    parallel_runs: int = Field(default=2, ge=1)
-    """Test runs at once in the workspace (timing runs are always one at a time)."""
-    omp_wait_policy: str | None = "passive"
-    """OMP_WAIT_POLICY of OpenMP candidate runs (None: the runtime's default). Sandboxes share
-    cores; threads spinning at barriers turn any contention into slowdowns of several times."""
-    cuda_arch: str | None = None
-    """nvcc `-arch`; None = `native` on a GPU sandbox, `sm_80` without one."""
-    probe: bool = False
-    """A behaviour probe, not a verification: build, integrity and the visible tests only (no
-    hidden input, no race check, no timing). Its `passed` says no more than that the outputs
-    matched; agents use it to tell candidates apart cheaply and never store it as a candidate's
-    verdict."""
-    hidden: int | None = Field(default=None, ge=0, le=16)
-    """Hidden tests per verification (None: the spec's `hidden.count`, else 2)."""
-    seed: int | None = None
-    """The seed hidden inputs are drawn from (None: a fresh random one, which is the point;
-    set it only to reproduce a verdict)."""
 
 
 async def gather_limited(limit: int, *aws: Awaitable[T]) -> list[T]:
@@ -75,7 +49,7 @@ class Job:
         cache: ReferenceCache | None = None,
         gate: TimingGate | None = None,
     ) -> None:
-        self.rec = Recorder(workspace, gate)
+        self.rec = CommandLog(workspace, gate)
         self.cache = cache
         self.key = cache.key(spec, candidate.target) if cache is not None else ""
         self.spec, self.candidate, self.opts = spec, candidate, opts

@@ -7,8 +7,8 @@ import re
 from sandbox.checkers.compare import compare_outputs
 from sandbox.models import CommandResult
 from sandbox.spec import Target, Tolerance
-from sandbox.steps import signal_name
 from sandbox.verdict import Finding, Status, TestOutcome
+from sandbox.verify.steps import signal_name
 
 # Which failure a verdict names when several runs fail differently: the concurrency defect
 # first (it explains the others), then the most drastic.

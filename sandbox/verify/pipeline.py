@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from sandbox.errors import WorkspaceRefused
-from sandbox.gpu import NO_GPU
-from sandbox.race import workspace_paths
 from sandbox.spec import Target
 from sandbox.verdict import ConcurrencyReport, Equivalence, Status, Verdict
 from sandbox.verify import build, concurrency, equivalence, reference, timing
+from sandbox.verify.gpu import NO_GPU
 from sandbox.verify.job import Job
+from sandbox.verify.race import workspace_paths
 
 PROBE_REASON = "a behaviour probe: outputs matched; no race check and no timing ran"
 

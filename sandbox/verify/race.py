@@ -37,11 +37,10 @@ from sandbox.base import Sandbox
 from sandbox.checkers import integrity, omp_rewrite, omp_static, tsan
 from sandbox.checkers.compare import compare_outputs
 from sandbox.checkers.diagnostics import parse_diagnostics, summarize
+from sandbox.config import DEFAULT_SCHEDULE, RaceCheckConfig
 from sandbox.errors import WorkspaceError
 from sandbox.models import Command, CommandResult
-from sandbox.outcomes import CHECKED_DIFFERENTLY_KIND, NOT_PARALLEL_KIND, describe_exit
 from sandbox.spec import Language, TestCase, Tolerance
-from sandbox.steps import Recorder, signal_name
 from sandbox.toolchains.base import OBJECT, Paths, Program
 from sandbox.toolchains.openmp import (
     TSAN_EXITCODE,
@@ -51,48 +50,11 @@ from sandbox.toolchains.openmp import (
     tsan_run,
 )
 from sandbox.verdict import ConcurrencyReport, Finding, StepRecord
+from sandbox.verify.outcomes import CHECKED_DIFFERENTLY_KIND, NOT_PARALLEL_KIND, describe_exit
+from sandbox.verify.steps import CommandLog, signal_name
 
-DEFAULT_SCHEDULE = "default"
 LARGE_TIMEOUT_FACTOR = 3.0
 """Instrumented runs on a large input get this many times `RaceCheckConfig.timeout_s`."""
-
-
-class RaceCheckConfig(BaseModel):
-    """How hard the OpenMP race checker looks (defaults: the full checker)."""
-
-    threads: list[int] = Field(default_factory=lambda: [2, 4, 3, 8])
-    """Thread counts, in the order they are tried (on any number of cores)."""
-    schedules: list[str] = Field(
-        default_factory=lambda: [DEFAULT_SCHEDULE, "static,1", "dynamic,1"]
-    )
-    """OMP_SCHEDULE values; `default` runs the loops' own (static) schedule."""
-    repeats: int = Field(default=1, ge=1)
-    parallel: int = Field(default=2, ge=1)
-    """Instrumented runs at once in the workspace."""
-    timeout_s: float = Field(default=60.0, gt=0)
-    """Limit of one instrumented run (TSan slows programs 5-15x)."""
-    static: bool = True
-    """Run the static simd/ordered pass."""
-    stop_at_first_race: bool = True
-    skip_runtime_internals: bool = True
-    """Drop Archer's known false alarms on the runtime's own memory (see `tsan.parse_tsan`)."""
-    max_inputs: int = Field(default=2, ge=1)
-    """Test inputs the dynamic runs use: the last ones, since specs list inputs from small to
-    large and a one-element input gives threads nothing to race on."""
-    large: bool = True
-    """Also run the large inputs (the timing input), once each, at the first thread count."""
-
-    @classmethod
-    def single_run(cls, threads: int = 2) -> RaceCheckConfig:
-        """The plain approach the full checker is measured against: one Archer run, no extras."""
-        return cls(
-            threads=[threads],
-            schedules=[DEFAULT_SCHEDULE],
-            static=False,
-            parallel=1,
-            skip_runtime_internals=False,
-            large=False,
-        )
 
 
 @dataclass(frozen=True)
@@ -135,7 +97,7 @@ class _Seen:
 
 
 async def check_races(
-    rec: Recorder,
+    rec: CommandLog,
     paths: Paths,
     program: Program,
     files: dict[str, str],
@@ -374,7 +336,7 @@ def interference_finding(reasons: list[str]) -> Finding:
 
 
 async def _build(
-    rec: Recorder, paths: Paths, program: Program, tools: list[str]
+    rec: CommandLog, paths: Paths, program: Program, tools: list[str]
 ) -> ConcurrencyReport | None:
     for name, command in (
         ("race: build with ThreadSanitizer", tsan_compile(program, paths)),
@@ -392,7 +354,7 @@ async def _build(
 
 
 async def _run_one(
-    rec: Recorder, paths: Paths, program: Program, run: _Run, hidden: frozenset[str]
+    rec: CommandLog, paths: Paths, program: Program, run: _Run, hidden: frozenset[str]
 ) -> tuple[CommandResult, str, str]:
     """One instrumented run and its tools' logs (libomp's, TSan's), which they write into the
     run's own tool-log directory."""
@@ -451,7 +413,7 @@ async def check_program(
     language = Language.C if filename.endswith(".c") else Language.CPP
     start = time.monotonic()
     async with sandbox.workspace() as workspace:
-        rec = Recorder(workspace)
+        rec = CommandLog(workspace)
         paths = await workspace_paths(rec)
         report = await check_races(
             rec,
@@ -474,7 +436,7 @@ async def check_program(
     )
 
 
-async def workspace_paths(rec: Recorder) -> Paths:
+async def workspace_paths(rec: CommandLog) -> Paths:
     """Ask the workspace where it is (see `Paths`)."""
     result = await rec.workspace.run(Command(argv=["pwd"], timeout_s=30))
     root = result.stdout.strip()

@@ -1,6 +1,6 @@
 """What runs on a Ray sandbox host: the node's sandbox actor and the verification task.
 
-Imported only where Ray is (the driver's `cluster.RaySandbox` submits `verify_on_node`, and Ray
+Imported only where Ray is (the driver's `cluster.RayVerifier` submits `verify_on_node`, and Ray
 runs it on a node that has a free unit of the sandbox resource). The task finds, or starts,
 its node's `SandboxNode` actor (one per node and node configuration, pinned to the node, named
 so every task and driver shares it, detached so its warm pool outlives them) and awaits the
@@ -31,12 +31,12 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from sandbox.backends.docker import DockerSandbox
 from sandbox.backends.image import image_exists, image_tag
-from sandbox.config import DockerConfig
+from sandbox.config import DockerConfig, VerifyOptions
 from sandbox.errors import SandboxUnavailable
-from sandbox.gate import TimingGate
-from sandbox.refcache import ReferenceCache
 from sandbox.spec import Candidate, Spec
-from sandbox.verify import VerifyOptions, verify
+from sandbox.verify import verify
+from sandbox.verify.gate import TimingGate
+from sandbox.verify.refcache import ReferenceCache
 
 log = logging.getLogger(__name__)
 

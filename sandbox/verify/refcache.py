@@ -18,7 +18,7 @@ that does not build or run is retried, and reported, by every verification. The 
 process and trusts one sandbox image: make a new one for another image.
 
 Timing is never cached: a candidate is only ever compared with reference runs timed in turn
-with its own (`sandbox.timing`), and hidden inputs are drawn afresh for every verification, so
+with its own (`sandbox.verify.speedup`), and hidden inputs are drawn afresh for every verification, so
 the reference is still built in each one; what the cache saves is its runs on the visible tests.
 """
 

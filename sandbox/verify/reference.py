@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import secrets
 
-from sandbox import outcomes
 from sandbox.checkers import integrity
 from sandbox.checkers.diagnostics import parse_diagnostics, summarize
 from sandbox.models import Command, CommandResult
@@ -19,6 +18,7 @@ from sandbox.spec import Language, Target, TestCase
 from sandbox.toolchains import Program
 from sandbox.verdict import HiddenReport, Status, StepRecord, Verdict
 from sandbox.verify import hidden as hidden_inputs
+from sandbox.verify import outcomes
 from sandbox.verify.job import Job, gather_limited
 
 GENERATOR_DIR = "gen"

@@ -39,8 +39,8 @@ import statistics
 from dataclasses import dataclass
 
 from sandbox.models import CommandResult
-from sandbox.steps import TIME_MARKER, kernel_time, median
 from sandbox.verdict import Timing
+from sandbox.verify.steps import TIME_MARKER, kernel_time, median
 
 FLOOR_S = 0.01
 """Below this median reference time, process start-up and noise dominate any speedup. 10 ms, not

@@ -7,9 +7,9 @@ import statistics
 from contextlib import AbstractAsyncContextManager, nullcontext
 
 from sandbox.base import Workspace
-from sandbox.gate import TimingGate
 from sandbox.models import Command, CommandResult
 from sandbox.verdict import StepRecord
+from sandbox.verify.gate import TimingGate
 
 STEP_OUTPUT_CHARS = 4000
 """Characters of stdout and of stderr kept in a step record (head and tail)."""
@@ -48,8 +48,9 @@ def step_record(
     )
 
 
-class Recorder:
-    """A workspace plus the list of steps run in it so far (through a `TimingGate` if given)."""
+class CommandLog:
+    """A workspace plus the record of every command run in it so far (through a `TimingGate` if
+    given). Not to be confused with the trajectory recorder (`corpus.store.recorder`)."""
 
     def __init__(self, workspace: Workspace, gate: TimingGate | None = None) -> None:
         self.workspace = workspace

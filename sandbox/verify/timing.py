@@ -1,4 +1,4 @@
-"""The timing stage: one paired session of the reference and the candidate (`sandbox.timing`).
+"""The timing stage: one paired session of the reference and the candidate (`sandbox.verify.speedup`).
 
 Round k runs the reference, then the candidate at every count; a last reference run closes the
 session. Every timed run holds the timing gate alone, is pinned to as many CPUs as it has
@@ -7,15 +7,15 @@ threads or ranks (the reference to one), and is still checked against the refere
 
 from __future__ import annotations
 
-from sandbox import outcomes
 from sandbox.models import CommandResult
 from sandbox.spec import TestCase
-from sandbox.steps import kernel_time, median
-from sandbox.timing import Session, timing
 from sandbox.toolchains.base import Program
 from sandbox.verdict import Status, Verdict
+from sandbox.verify import outcomes
 from sandbox.verify.hidden import is_hidden
 from sandbox.verify.job import Job
+from sandbox.verify.speedup import Session, timing
+from sandbox.verify.steps import kernel_time, median
 
 PROBE_DIR = "probe"
 

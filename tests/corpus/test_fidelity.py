@@ -12,12 +12,11 @@ from functools import cache
 
 import pytest
 
-from corpus.formats import Target
 from corpus.suites import Suite, load_suite
 from sandbox.backends import open_sandbox
 from sandbox.base import Sandbox
 from sandbox.config import DockerConfig
-from sandbox.spec import Candidate, Spec
+from sandbox.spec import Candidate, Spec, Target
 from sandbox.verdict import Verdict
 from sandbox.verify import verify
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus.formats import Target
 from corpus.suites import Suite, load_suite
-from sandbox.spec import Spec
+from sandbox.spec import Spec, Target
 
 PAREVAL_DIR = Path(__file__).parents[2] / "corpus" / "suites" / "pareval"
 PAREVAL_MODELS = {"serial": "serial", "omp": "openmp", "mpi": "mpi", "cuda": "cuda"}

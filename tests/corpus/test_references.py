@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus.formats import Target
 from corpus.suites import Suite, load_suite
+from sandbox.spec import Target
 
 pytestmark = pytest.mark.slow
 

@@ -10,16 +10,17 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from agents.llm import LLMConfig
-from corpus.formats import Target
 from corpus.store import evals as store
 from corpus.store import open_store
-from corpus.store.models import EvalRunCreate, ExecutionTarget
+from corpus.store.models import EvalRunCreate
 from corpus.tasks import Task
 from evals.config import RunOptions
 from evals.runner import EvalRunner
 from evals.sources import Sample
 from sandbox.checkers import tsan
 from sandbox.models import Command, CommandResult
+from sandbox.spec import Target
+from sandbox.verify.verifier import LocalVerifier
 from tests.conftest import ScriptedSandbox, ScriptedWorkspace
 
 TASKS = ["03_dense_la_axpy", "55_transform_relu"]
@@ -68,7 +69,7 @@ def new_run(
 ) -> int:
     create = EvalRunCreate(
         suite="pareval",
-        target=ExecutionTarget(target),
+        target=Target(target),
         model=model,
         samples_k=samples,
         problems=problems or TASKS,
@@ -125,7 +126,8 @@ class SourcedRunner(EvalRunner):
     """An `EvalRunner` whose runs all use one given source (what the pool cannot pass)."""
 
     def __init__(self, engine: Engine, source: object, sandbox: object | None = None) -> None:
-        super().__init__(engine, sandbox or scripted(), llm=LLMConfig(url="http://unused/v1"))  # type: ignore[arg-type]
+        verifier = LocalVerifier(sandbox or scripted())  # type: ignore[arg-type]
+        super().__init__(engine, verifier, llm=LLMConfig(url="http://unused/v1"))
         self.source = source
 
     async def run(self, run_id, *, on_progress=None, source=None):  # type: ignore[no-untyped-def]

@@ -14,8 +14,8 @@ from agents.llm import LLMConfig
 from corpus.store import evals as store
 from evals.runner import EvalRunner
 from evals.summary import OVERALL
-from sandbox.backends import open_sandbox
 from sandbox.config import DockerConfig
+from sandbox.verify.verifier import open_verifier
 from tests.evals.fakes import new_run, new_store
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -28,7 +28,7 @@ MPI = ["03_dense_la_axpy", "57_transform_inverse_offset"]
 async def runner(sandbox_image: str, tmp_path: Path) -> AsyncIterator[EvalRunner]:
     engine = new_store(tmp_path)
     run = EvalRunner(
-        engine, open_sandbox(DockerConfig(pool_size=2)), llm=LLMConfig(url="http://unused/v1")
+        engine, open_verifier(DockerConfig(pool_size=2)), llm=LLMConfig(url="http://unused/v1")
     )
     try:
         yield run

@@ -16,8 +16,8 @@ from evals.config import RunOptions, SamplingOptions
 from evals.report import write_report
 from evals.runner import EvalRunner
 from evals.stored import load_run
-from sandbox.backends import open_sandbox
 from sandbox.config import DockerConfig
+from sandbox.verify.verifier import open_verifier
 from tests.evals.fakes import new_run, new_store
 
 pytestmark = [pytest.mark.vllm, pytest.mark.docker, pytest.mark.slow]
@@ -29,7 +29,7 @@ PROBLEMS = ["03_dense_la_axpy", "55_transform_relu"]
 async def runner(
     sandbox_image: str, vllm_config: LLMConfig, tmp_path: Path
 ) -> AsyncIterator[EvalRunner]:
-    run = EvalRunner(new_store(tmp_path), open_sandbox(DockerConfig(pool_size=2)), llm=vllm_config)
+    run = EvalRunner(new_store(tmp_path), open_verifier(DockerConfig(pool_size=2)), llm=vllm_config)
     try:
         yield run
     finally:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from corpus.formats import Target
 from corpus.suites import load_suite
 from evals.errors import EvalSetupError
 from evals.plan import select_problems, tasks_of
+from sandbox.spec import Target
 
 
 def test_generation_runs_use_each_problems_own_prompt() -> None:

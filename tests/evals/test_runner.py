@@ -26,6 +26,7 @@ from evals.stored import load_run
 from evals.summary import OVERALL
 from sandbox.errors import WorkspaceError
 from sandbox.models import Command, CommandResult
+from sandbox.verify.verifier import LocalVerifier
 from tests.conftest import FAKE_MODEL, FakeLLMServer, Reply, ScriptedSandbox
 from tests.evals.fakes import BROKEN, TASKS, WRONG, ListSource, new_run, new_store, scripted
 
@@ -38,7 +39,9 @@ def engine(tmp_path: Path) -> Engine:
 
 
 def runner(engine: Engine, sandbox: object | None = None) -> EvalRunner:
-    return EvalRunner(engine, sandbox or scripted(), llm=LLMConfig(url="http://unused/v1"))  # type: ignore[arg-type]
+    return EvalRunner(
+        engine, LocalVerifier(sandbox or scripted()), llm=LLMConfig(url="http://unused/v1")
+    )  # type: ignore[arg-type]
 
 
 def prompt_source(
@@ -241,7 +244,7 @@ async def test_the_graph_agent_gets_the_runs_reasoning_and_evolution_options(eng
     run_id = new_run(engine, samples=1, problems=TASKS[:1], options=options)
     eval_runner = EvalRunner(
         engine,
-        scripted(),
+        LocalVerifier(scripted()),
         llm=LLMConfig(url="http://unused/v1"),
         agents={"graph": run_task},
     )

@@ -9,7 +9,6 @@ from sqlalchemy import update
 from sqlmodel import Session
 
 from agents.llm import LLMConfig
-from corpus.formats import Target
 from corpus.store import evals as store
 from corpus.store import keys
 from corpus.store.models import EvalRun
@@ -23,6 +22,7 @@ from evals.sources import Sample, SampleSource
 from evals.sources.factory import open_source
 from evals.sources.prompt import PromptSource
 from evals.sources.replay import ReplaySource
+from sandbox.spec import Target
 from tests.evals.fakes import new_run, new_store
 
 PROMPT = (

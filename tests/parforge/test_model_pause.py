@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from parforge.model_server import process
-from parforge.model_server.config import ModelSettings
+from parforge.model_server.config import ModelConfig
 from parforge.model_server.pause import ModelServerPause, timing_pause
 from parforge.model_server.process import ServerState
 
@@ -60,8 +60,8 @@ async def test_the_server_is_stopped_while_a_timing_run_holds_the_gate(tmp_path:
 async def test_no_server_of_ours_nothing_to_stop(tmp_path: Path) -> None:
     async with ModelServerPause(tmp_path / "missing.json")():
         pass
-    assert timing_pause(ModelSettings(), tmp_path) is not None
-    external = ModelSettings.model_validate({"endpoint": {"url": "http://gpu:8000/v1"}})
+    assert timing_pause(ModelConfig(), tmp_path) is not None
+    external = ModelConfig.model_validate({"endpoint": {"url": "http://gpu:8000/v1"}})
     assert timing_pause(external, tmp_path) is None  # not ParForge's to stop
 
 

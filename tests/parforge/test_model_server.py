@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from parforge.cli import app
 from parforge.model_server import (
+    ModelConfig,
     ModelServer,
-    ModelSettings,
-    ServerConfig,
+    ModelServerConfig,
     ServerConflict,
     ServerStartError,
 )
@@ -24,7 +24,7 @@ from parforge.settings import load_settings
 
 
 def test_embedded_cpu_command() -> None:
-    argv = build_command(ServerConfig(), Path("/env/bin/python"), "/models/smol")
+    argv = build_command(ModelServerConfig(), Path("/env/bin/python"), "/models/smol")
     assert argv[:3] == ["/env/bin/python", "-m", "vllm.entrypoints.openai.api_server"]
     joined = " ".join(argv)
     assert "--model /models/smol --served-model-name smollm2-135m-instruct" in joined
@@ -36,7 +36,7 @@ def test_embedded_cpu_command() -> None:
 
 
 def test_gpu_command_with_tensor_parallel_and_loras() -> None:
-    config = ServerConfig(
+    config = ModelServerConfig(
         model="Qwen/Qwen2.5-Coder-7B-Instruct",
         python=Path("/opt/vllm/bin/python"),
         tensor_parallel_size=4,
@@ -58,15 +58,18 @@ def test_gpu_command_with_tensor_parallel_and_loras() -> None:
 
 def test_environment_of_the_embedded_server() -> None:
     env = build_environment(
-        ServerConfig(cpu_threads_bind="0-1"), Path("/data/cache"), ["libtc.so", "/e/libiomp5.so"]
+        ModelServerConfig(cpu_threads_bind="0-1"),
+        Path("/data/cache"),
+        ["libtc.so", "/e/libiomp5.so"],
     )
     assert env["VLLM_CPU_OMP_THREADS_BIND"] == "0-1" and env["HF_HUB_OFFLINE"] == "1"
     assert env["LD_PRELOAD"] == "libtc.so:/e/libiomp5.so"
-    no_preload = build_environment(ServerConfig(cpu_preload=False), Path("/c"), ["libtc.so"])
+    no_preload = build_environment(ModelServerConfig(cpu_preload=False), Path("/c"), ["libtc.so"])
     assert "LD_PRELOAD" not in no_preload
     assert env["VLLM_CACHE_ROOT"] == "/data/cache"
     gpu = build_environment(
-        ServerConfig(model="m", python=Path("/p"), env={"VLLM_LOGGING_LEVEL": "DEBUG"}), Path("/c")
+        ModelServerConfig(model="m", python=Path("/p"), env={"VLLM_LOGGING_LEVEL": "DEBUG"}),
+        Path("/c"),
     )
     assert "VLLM_CPU_OMP_THREADS_BIND" not in gpu and "HF_HUB_OFFLINE" not in gpu
     assert "LD_PRELOAD" not in gpu
@@ -74,9 +77,9 @@ def test_environment_of_the_embedded_server() -> None:
 
 
 def test_client_config_follows_the_server_unless_an_endpoint_is_set() -> None:
-    own = ModelSettings(server=ServerConfig(port=9001)).client_config()
+    own = ModelConfig(server=ModelServerConfig(port=9001)).client_config()
     assert (own.url, own.model) == ("http://127.0.0.1:9001/v1", "smollm2-135m-instruct")
-    remote = ModelSettings.model_validate(
+    remote = ModelConfig.model_validate(
         {"endpoint": {"url": "https://llm.example/v1", "model": "coder", "api_key": "k"}}
     ).client_config()
     assert (remote.url, remote.model) == ("https://llm.example/v1", "coder")
@@ -119,7 +122,7 @@ def test_parse_metrics_and_hit_rate() -> None:
     assert m.hit_rate_since(m) is None
 
 
-async def test_lifecycle_on_a_stand_in_server(fake_vllm: ServerConfig, tmp_path: Path) -> None:
+async def test_lifecycle_on_a_stand_in_server(fake_vllm: ModelServerConfig, tmp_path: Path) -> None:
     server = ModelServer(fake_vllm, tmp_path)
     messages: list[str] = []
     state = await server.start(progress=messages.append)
@@ -142,7 +145,7 @@ async def test_lifecycle_on_a_stand_in_server(fake_vllm: ServerConfig, tmp_path:
 
 
 async def test_a_server_that_dies_while_starting_shows_its_log(
-    fake_vllm: ServerConfig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_vllm: ModelServerConfig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FAKE_VLLM_FAIL", "1")
     server = ModelServer(fake_vllm, tmp_path)
@@ -151,7 +154,7 @@ async def test_a_server_that_dies_while_starting_shows_its_log(
     assert server.read_state() is None
 
 
-async def test_a_taken_port_is_a_conflict(fake_vllm: ServerConfig, tmp_path: Path) -> None:
+async def test_a_taken_port_is_a_conflict(fake_vllm: ModelServerConfig, tmp_path: Path) -> None:
     with socket.socket() as sock:
         sock.bind((fake_vllm.host, fake_vllm.port))
         sock.listen()

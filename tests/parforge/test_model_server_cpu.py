@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from parforge.model_server import ModelServer, ServerConfig
+from parforge.model_server import ModelServer, ModelServerConfig
 from parforge.model_server.cpu import (
     CpuInfo,
     id_list,
@@ -95,14 +95,14 @@ def test_binding_and_compilation_thresholds() -> None:
 
 def test_explicit_settings_win_over_the_cpu() -> None:
     cpu = CpuInfo(flags=frozenset(AVX2.split()), cores=(0, 1))
-    chosen = with_cpu_defaults(ServerConfig(), cpu)
+    chosen = with_cpu_defaults(ModelServerConfig(), cpu)
     assert (chosen.dtype, chosen.cpu_threads_bind, chosen.enforce_eager) == (
         "float32",
         "auto",
         True,
     )
     assert (chosen.max_num_seqs, chosen.max_num_batched_tokens) == (16, None)
-    explicit = ServerConfig(
+    explicit = ModelServerConfig(
         dtype="bfloat16",
         cpu_threads_bind="0-1",
         enforce_eager=False,
@@ -125,7 +125,9 @@ def test_settings_from_the_environment_win(monkeypatch: pytest.MonkeyPatch, tmp_
 
 
 def test_chosen_settings_reach_the_command_and_environment() -> None:
-    config = with_cpu_defaults(ServerConfig(), CpuInfo(flags=frozenset({"avx2"}), cores=(0, 1)))
+    config = with_cpu_defaults(
+        ModelServerConfig(), CpuInfo(flags=frozenset({"avx2"}), cores=(0, 1))
+    )
     argv = build_command(config, Path("/env/bin/python"), "/models/smol")
     assert argv[argv.index("--dtype") + 1] == "float32"
     assert argv[argv.index("--max-num-seqs") + 1] == "16"
@@ -140,9 +142,9 @@ def test_chosen_settings_reach_the_command_and_environment() -> None:
 
 
 async def test_the_launcher_tunes_only_the_cpu_server(tmp_path: Path) -> None:
-    cpu_config = await ModelServer(ServerConfig(), tmp_path).effective_config()
+    cpu_config = await ModelServer(ModelServerConfig(), tmp_path).effective_config()
     assert cpu_config.dtype in ("float32", "bfloat16") and cpu_config.cpu_threads_bind
-    gpu = ServerConfig(model="m", python=Path("/opt/vllm/bin/python"))
+    gpu = ModelServerConfig(model="m", python=Path("/opt/vllm/bin/python"))
     assert await ModelServer(gpu, tmp_path).effective_config() == gpu
     argv = build_command(gpu, Path("/opt/vllm/bin/python"), "m")
     # Unset on a GPU host: vLLM's own defaults (its dtype from the model, CUDA graphs).

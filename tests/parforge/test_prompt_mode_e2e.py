@@ -19,9 +19,8 @@ from corpus.store import keys, open_store
 from corpus.store.config import StoreConfig
 from corpus.store.models import Step
 from parforge.api import create_app
-from parforge.model_server import ModelSettings
-from parforge.service.config import ServerConfig
-from parforge.settings import Settings
+from parforge.model_server import ModelConfig
+from parforge.settings import ServiceConfig, Settings
 from sandbox.config import DockerConfig
 
 pytestmark = [pytest.mark.vllm, pytest.mark.docker]
@@ -36,8 +35,8 @@ async def test_a_task_runs_on_the_embedded_model_and_the_docker_sandbox(
     settings = Settings(
         data_dir=tmp_path,
         store=StoreConfig(url=url),
-        server=ServerConfig(poll_s=0.1, heartbeat_s=0.5),  # each agent's runner from settings
-        model=ModelSettings(endpoint=vllm_config),
+        server=ServiceConfig(poll_s=0.1, heartbeat_s=0.5),  # each agent's runner from settings
+        model=ModelConfig(endpoint=vllm_config),
         sandbox=DockerConfig(pool_size=2),
     )
     assert settings.server.runners["prompt"] == "parforge.service.runners:build_prompt_runner"

@@ -42,7 +42,7 @@ def test_tag_follows_the_build_context(tmp_path: Path, monkeypatch: pytest.Monke
     original = image.image_tag()
     assert original.startswith("parforge-sandbox:") and len(original.split(":")[1]) == 12
     assert image.image_tag() == original
-    (tmp_path / "agent.py").write_text("# changed\n")
+    (tmp_path / "supervisor.py").write_text("# changed\n")
     changed = image.image_tag()
     assert changed != original
     (tmp_path / "Dockerfile").write_text("ARG BASE=debian:trixie\nFROM ${BASE}\n")

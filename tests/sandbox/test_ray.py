@@ -1,4 +1,4 @@
-"""The Ray backend on a real local Ray cluster: a head and sandbox nodes as separate processes
+"""The Ray verifier on a real local Ray cluster: a head and sandbox nodes as separate processes
 on this machine (Ray's own `cluster_utils`), each node advertising its own `docker` resource and
 verifying with its own sandbox actor, warm pool, reference cache and timing gate.
 
@@ -23,13 +23,12 @@ from typer.testing import CliRunner
 from agents.llm import LLMConfig
 from corpus.store import evals as store
 from evals.runner import EvalRunner
-from sandbox.backends import open_sandbox
-from sandbox.backends.cluster import RaySandbox, cluster_status
 from sandbox.backends.docker import DockerSandbox
 from sandbox.config import DockerConfig, RayConfig
 from sandbox.spec import Candidate, Spec, Target, TestCase
 from sandbox.verdict import Status
-from sandbox.verify import verify
+from sandbox.verify.cluster import RayVerifier, cluster_status
+from sandbox.verify.verifier import open_verifier
 from tests.evals.fakes import new_run, new_store
 from tests.sandbox.verify.test_verify_cuda import GOOD
 from tests.sandbox.verify.test_verify_cuda import spec as cuda_spec
@@ -79,7 +78,7 @@ def ray_config(cluster: Any) -> RayConfig:
 async def ray_runner(cluster: Any, tmp_path: Path) -> AsyncIterator[EvalRunner]:
     runner = EvalRunner(
         new_store(tmp_path),
-        open_sandbox(ray_config(cluster)),
+        open_verifier(ray_config(cluster)),
         llm=LLMConfig(url="http://unused/v1"),
         pool_size=8,
     )
@@ -115,7 +114,7 @@ async def test_a_replay_eval_spreads_over_both_nodes_with_the_local_backends_res
     (tmp_path / "local").mkdir()
     local = EvalRunner(
         new_store(tmp_path / "local"),
-        open_sandbox(DockerConfig(pool_size=2)),
+        open_verifier(DockerConfig(pool_size=2)),
         llm=LLMConfig(url="http://unused/v1"),
     )
     try:
@@ -167,13 +166,13 @@ async def test_a_node_killed_mid_run_loses_nothing(cluster: Any, ray_runner: Eva
 
 
 async def test_a_cuda_candidate_is_refused_without_a_gpu_node(cluster: Any) -> None:
-    sandbox = RaySandbox(ray_config(cluster))
+    verifier = RayVerifier(ray_config(cluster))
     start = time.monotonic()
-    verdict = await verify(sandbox, cuda_spec(), Candidate(target=Target.CUDA, source=GOOD))
+    verdict = await verifier.verify(cuda_spec(), Candidate(target=Target.CUDA, source=GOOD))
     assert verdict.status is Status.NOT_RUN
     assert verdict.reason.startswith("not run: no GPU") and "Ray cluster" in verdict.reason
     assert verdict.sandbox is not None and verdict.sandbox.node is None  # no node ran it
-    assert time.monotonic() - start < 10 and sandbox.submitted == 0
+    assert time.monotonic() - start < 10 and verifier.submitted == 0
 
 
 async def test_a_cuda_candidate_goes_only_to_the_node_with_a_gpu(cluster: Any) -> None:
@@ -182,10 +181,10 @@ async def test_a_cuda_candidate_goes_only_to_the_node_with_a_gpu(cluster: Any) -
     gpu_node = cluster.add_node(num_cpus=1, num_gpus=1, resources={"docker": 1})
     cluster.wait_for_nodes()
     try:
-        sandbox = RaySandbox(ray_config(cluster))
+        verifier = RayVerifier(ray_config(cluster))
         candidate = Candidate(target=Target.CUDA, source=GOOD)
         verdicts = await asyncio.gather(
-            *(verify(sandbox, cuda_spec(), candidate) for _ in range(2))
+            *(verifier.verify(cuda_spec(), candidate) for _ in range(2))
         )
         assert [v.sandbox.node for v in verdicts if v.sandbox] == [gpu_node.node_id] * 2
         assert all(v.build is not None and v.build.ok for v in verdicts)
@@ -210,9 +209,9 @@ def hang_spec(timeout_s: float) -> Spec:
 
 
 async def test_time_outs_are_the_nodes_verdicts(cluster: Any) -> None:
-    sandbox = RaySandbox(ray_config(cluster))
+    verifier = RayVerifier(ray_config(cluster))
     candidate = Candidate(target=Target.SERIAL, source=HANG)
-    verdict = await verify(sandbox, hang_spec(2.0), candidate, timing=False)
+    verdict = await verifier.verify(hang_spec(2.0), candidate, timing=False)
     assert verdict.status is Status.TIMED_OUT, verdict.reason
     assert verdict.sandbox is not None and verdict.sandbox.node in {
         n.node_id for n in cluster.sandbox_nodes
@@ -221,9 +220,9 @@ async def test_time_outs_are_the_nodes_verdicts(cluster: Any) -> None:
 
 async def test_cancelling_a_verification_stops_it_on_its_node(cluster: Any) -> None:
     config = ray_config(cluster)
-    sandbox = RaySandbox(config)
+    verifier = RayVerifier(config)
     candidate = Candidate(target=Target.SERIAL, source=HANG)
-    job = asyncio.create_task(verify(sandbox, hang_spec(300.0), candidate, timing=False))
+    job = asyncio.create_task(verifier.verify(hang_spec(300.0), candidate, timing=False))
 
     async def running() -> int:
         found = await asyncio.to_thread(cluster_status, config)

@@ -1,5 +1,5 @@
-"""The Ray backend's wiring, without a cluster: configuration from the environment, `verify`
-handing whole verifications to a remote backend, and what the backend refuses."""
+"""The Ray verifier's wiring, without a cluster: chosen by configuration from the environment,
+a verifier rather than a sandbox backend."""
 
 from __future__ import annotations
 
@@ -8,14 +8,11 @@ from typer.testing import CliRunner
 
 from parforge.service.evals import pool_size
 from parforge.settings import Settings
-from sandbox.backends import open_sandbox
-from sandbox.backends.cluster import RaySandbox
+from sandbox.base import Sandbox
 from sandbox.config import DockerConfig, RayConfig
-from sandbox.errors import SandboxUnavailable
 from sandbox.models import SandboxInfo
-from sandbox.spec import Candidate, Spec, Target, TestCase
-from sandbox.verdict import Status, Verdict
-from sandbox.verify import VerifyOptions, verify
+from sandbox.verify.cluster import RayVerifier
+from sandbox.verify.verifier import LocalVerifier, Verifier, open_verifier
 
 
 def test_the_backend_is_chosen_by_configuration_alone(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -29,7 +26,8 @@ def test_the_backend_is_chosen_by_configuration_alone(monkeypatch: pytest.Monkey
         "docker",
         3,
     )
-    assert isinstance(open_sandbox(config), RaySandbox)
+    assert isinstance(open_verifier(config), RayVerifier)
+    assert isinstance(open_verifier(DockerConfig()), LocalVerifier)
     assert pool_size(config) == config.max_in_flight
     monkeypatch.setenv("PARFORGE_SANDBOX__TYPE", "docker")
     monkeypatch.delenv("PARFORGE_SANDBOX__ADDRESS")
@@ -37,45 +35,32 @@ def test_the_backend_is_chosen_by_configuration_alone(monkeypatch: pytest.Monkey
     assert isinstance(Settings().sandbox, DockerConfig)
 
 
-class Remote:
-    """A backend that verifies elsewhere: records what `verify` hands it."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[Spec, Candidate, VerifyOptions]] = []
+class Recording:
+    """A sandbox backend whose workspaces are never leased: what a verifier must not touch."""
 
     def info(self) -> SandboxInfo:
-        return SandboxInfo(backend="remote", isolation="elsewhere")
+        return SandboxInfo(backend="recording", isolation="none")
 
     def workspace(self):  # type: ignore[no-untyped-def]
-        raise AssertionError("a remote backend lends no workspace")
+        raise AssertionError("no workspace may be leased")
 
     async def aclose(self) -> None:
-        pass
-
-    async def verify_remote(
-        self, spec: Spec, candidate: Candidate, options: VerifyOptions
-    ) -> Verdict:
-        self.calls.append((spec, candidate, options))
-        return Verdict(target=candidate.target, status=Status.PASSED)
+        self.closed = True
 
 
-async def test_verify_hands_the_whole_verification_to_a_remote_backend() -> None:
-    remote = Remote()
-    spec = Spec(name="s", language="c", reference="int main(){}", tests=[TestCase(name="t")])
-    candidate = Candidate(target=Target.OPENMP, source="int main(){}")
-    verdict = await verify(remote, spec, candidate, timing=False, options=VerifyOptions(probe=True))
-    assert verdict.passed
-    [(seen_spec, seen_candidate, options)] = remote.calls
-    assert seen_spec == spec and seen_candidate == candidate
-    assert options.probe and not options.timing  # `timing=False` reaches the node
+async def test_a_ray_verifier_is_not_a_sandbox_and_joins_nothing_until_it_verifies() -> None:
+    verifier = RayVerifier(RayConfig(address="ray://nowhere:10001"))
+    assert isinstance(verifier, Verifier) and not isinstance(verifier, Sandbox)
+    assert verifier.info().backend == "ray" and verifier.submitted == 0
+    await verifier.aclose()
 
 
-async def test_the_ray_backend_lends_no_workspace() -> None:
-    sandbox = RaySandbox(RayConfig())
-    with pytest.raises(SandboxUnavailable, match="lends no workspaces"):
-        async with sandbox.workspace():
-            pass
-    assert sandbox.info().backend == "ray"
+async def test_a_local_verifier_closes_its_sandbox() -> None:
+    backend = Recording()
+    verifier = LocalVerifier(backend)  # type: ignore[arg-type]
+    assert verifier.info().backend == "recording"
+    await verifier.aclose()
+    assert backend.closed
 
 
 def test_cluster_status_needs_the_ray_backend(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,3 +1,5 @@
-from agents.graphs.evolve.graph import build, evolve_from, wanted
+"""Evolution, a subgraph of the translate graph (see `graph`)."""
 
-__all__ = ["build", "evolve_from", "wanted"]
+from agents.graphs.evolve.graph import build, evolve_from
+
+__all__ = ["build", "evolve_from"]

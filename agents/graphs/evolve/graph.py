@@ -18,8 +18,8 @@ from langgraph.graph.state import CompiledStateGraph
 
 from agents.graphs.evolve import nodes
 from agents.graphs.evolve.state import EvolveInput, EvolveOutput, EvolveState
-from agents.graphs.translate.observe import observation
-from agents.graphs.translate.state import TranslateContext, TranslateState
+from agents.graphs.shared.context import RunContext
+from agents.graphs.shared.observations import observation
 from agents.tools import Made
 
 
@@ -31,7 +31,7 @@ def more(state: EvolveState) -> str:
 def build() -> CompiledStateGraph[Any, Any, Any, Any]:
     graph = StateGraph(
         EvolveState,
-        context_schema=TranslateContext,
+        context_schema=RunContext,
         input_schema=EvolveInput,
         output_schema=EvolveOutput,
     )
@@ -45,23 +45,13 @@ def build() -> CompiledStateGraph[Any, Any, Any, Any]:
     return graph.compile()
 
 
-def wanted(state: TranslateState) -> bool:
-    """Whether the translate graph goes on to evolve: asked for, and a candidate passed."""
-    if not state.get("evolve") or state.get("evolution"):
-        return False
-    return any(item["verdict"].get("status") == "passed" for item in state.get("observations", []))
-
-
-async def evolve_from(ctx: TranslateContext, seeds: list[Made]) -> dict[str, Any]:
+async def evolve_from(ctx: RunContext, seeds: list[Made]) -> dict[str, Any]:
     """Evolve verified `seeds` outside the translate graph (benchmarks that start from a given
     program); returns the evolution's record. Not checkpointed."""
     limit = 16 + 2 * ctx.config.evolution.generations
-    result = await _GRAPH.ainvoke(
+    result = await build().ainvoke(
         {"observations": [observation(m) for m in seeds if m.verdict is not None]},
         {"recursion_limit": limit},
         context=ctx,
     )
     return dict(result["evolution"])
-
-
-_GRAPH = build()

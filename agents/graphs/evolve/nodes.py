@@ -15,7 +15,6 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
@@ -28,18 +27,18 @@ from agents.evolve.fitness import compare, fitness
 from agents.evolve.params import Mutation, choice_mutations, crossover, source_mutations
 from agents.evolve.record import Limits, code_hash, new_record, stop_reason, summary
 from agents.graphs.evolve.state import EvolveState
-from agents.graphs.translate.observe import observation, restore
-from agents.graphs.translate.state import TranslateContext
+from agents.graphs.shared.context import RunContext
+from agents.graphs.shared.observations import observation, restore
 from agents.reasoning import probe_spec
 from agents.tools import Made, ToolContext, ToolError, probe_made, rewrite, verify_made
 from agents.tools.annotate import label
 from agents.tools.calls import keep, reserve
 from agents.tools.verify import checked_spec
-from corpus.store.models import StepCreate, StepKind
+from corpus.store.models import StepKind
 from sandbox.spec import Candidate
 from sandbox.verdict import Verdict
 
-Ctx = Runtime[TranslateContext]
+Ctx = Runtime[RunContext]
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,7 @@ class Child:
     """None: the model writes it."""
 
 
-def limits(ctx: TranslateContext) -> Limits:
+def limits(ctx: RunContext) -> Limits:
     cfg = ctx.config.evolution
     return Limits(cfg.generations, cfg.evaluations, cfg.plateau, cfg.time_s)
 
@@ -134,47 +133,38 @@ async def generation(state: EvolveState, runtime: Ctx) -> dict[str, Any]:
         Child((parents[i % len(parents)],), "model", "rewrite from measurements")
         for i in range(min(model, room - len(children)))
     ]
-    started = datetime.now(UTC)
     arguments = {
         "generation": number,
         "parents": parents,
         "children": [{"operator": c.operator, "label": c.label} for c in children],
     }
-    step = StepCreate(
-        kind=StepKind.TOOL_CALL,
-        name="generation",
-        tool_name="evolve",
-        arguments=arguments,
-        parent_id=await tools.parent_id(),
-        started_at=started,
-    )
-    step_id = await tools.recorder.open_step(step)
-    below: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-    below.set_result(step_id)
-    tools.hang_below(below)
-    made, notes = await _make(ctx, children, step_id)
-    record["tried"] += [code_hash(m.key) for _, m in made]
-    evaluated = await _evaluate(ctx, [m for _, m in made])
-    record["evaluations"] += len(evaluated)
-    rows, improved = await _offer(ctx, record, archive, made, evaluated, number)
-    record["history"] += rows
-    record["generation"] = number
-    record["plateau"] = 0 if improved else record["plateau"] + 1
-    record["archive"] = archive.to_json()
-    record["members"] = _members(tools, archive, record["best"])
-    if not children:
-        record["stopped"] = "no new child to try: every parameter setting near the elites was tried"
-    record["stopped"] = stop_reason(record, limits(ctx), time.time(), tools.ledger.exhausted())
-    result = {
-        "generation": number,
-        "best": record["best"],
-        "evaluations": record["evaluations"],
-        "children": rows,
-        "notes": notes,
-    }
-    await tools.recorder.close_step(
-        step_id, step.model_copy(update={"result": result, "finished_at": datetime.now(UTC)})
-    )
+    async with tools.trace.open_step(
+        StepKind.TOOL_CALL, "generation", arguments, tool="evolve"
+    ) as step:
+        assert step.id is not None
+        tools.trace.hang_below(step.id)
+        made, notes = await _make(ctx, children, step.id)
+        record["tried"] += [code_hash(m.key) for _, m in made]
+        evaluated = await _evaluate(ctx, [m for _, m in made])
+        record["evaluations"] += len(evaluated)
+        rows, improved = await _offer(ctx, record, archive, made, evaluated, number)
+        record["history"] += rows
+        record["generation"] = number
+        record["plateau"] = 0 if improved else record["plateau"] + 1
+        record["archive"] = archive.to_json()
+        record["members"] = _members(tools, archive, record["best"])
+        if not children:
+            record["stopped"] = (
+                "no new child to try: every parameter setting near the elites was tried"
+            )
+        record["stopped"] = stop_reason(record, limits(ctx), time.time(), tools.ledger.exhausted())
+        step.result = {
+            "generation": number,
+            "best": record["best"],
+            "evaluations": record["evaluations"],
+            "children": rows,
+            "notes": notes,
+        }
     return {"evolution": record, "ledger": tools.ledger.snapshot()}
 
 
@@ -214,7 +204,7 @@ def _mutations(tools: ToolContext, parent: Made) -> Sequence[Mutation]:
 
 
 async def _make(
-    ctx: TranslateContext, children: list[Child], step_id: int
+    ctx: RunContext, children: list[Child], step_id: int
 ) -> tuple[list[tuple[Child, Made]], list[str]]:
     """Store the parameter children; ask the model for the others (in parallel)."""
     tools = ctx.tools
@@ -281,7 +271,7 @@ def measurements(tools: ToolContext, verdict: Verdict) -> str:
     return "\n".join(lines)
 
 
-async def _evaluate(ctx: TranslateContext, made: list[Made]) -> list[Made]:
+async def _evaluate(ctx: RunContext, made: list[Made]) -> list[Made]:
     """The cascade: probe every child, verify fully only those whose probe passed. Returns the
     children that were evaluated (a child the budget did not reach is not)."""
     tools = ctx.tools
@@ -303,7 +293,7 @@ async def _evaluate(ctx: TranslateContext, made: list[Made]) -> list[Made]:
 
 
 async def _offer(
-    ctx: TranslateContext,
+    ctx: RunContext,
     record: dict[str, Any],
     archive: Archive,
     made: list[tuple[Child, Made]],
@@ -361,7 +351,7 @@ async def _offer(
     return rows, improved
 
 
-async def _confirm(ctx: TranslateContext, child: Made, best: Made) -> tuple[bool, float]:
+async def _confirm(ctx: RunContext, child: Made, best: Made) -> tuple[bool, float]:
     """A win must replicate: the best and the child verified again back to back, the child
     must beat it again. Two measurements at different moments of a shared host disagree more
     often than their repeats suggest; requiring both to agree makes a noisy win unlikely. The
@@ -373,28 +363,20 @@ async def _confirm(ctx: TranslateContext, child: Made, best: Made) -> tuple[bool
     except ToolError:
         return False, 0.0
     spec = checked_spec(tools)
-    started = datetime.now(UTC)
-    again_best = await tools.verifier(spec, Candidate(target=tools.target, source=best.source))
-    again = await tools.verifier(spec, Candidate(target=tools.target, source=child.source))
-    result = compare(again, again_best, cfg.min_confidence, cfg.min_gain)
-    await tools.recorder.add_step(
-        StepCreate(
-            kind=StepKind.TOOL_CALL,
-            name="confirm",
-            tool_name="evolve",
-            parent_id=child.step_id,
-            arguments={"candidate_id": child.candidate_id, "best": best.candidate_id},
-            result={
-                "better": result.better,
-                "confidence": result.confidence,
-                "gain": result.gain if result.gain != float("inf") else None,
-                "speedup": fitness(again).speedup,
-                "best_speedup": fitness(again_best).speedup,
-            },
-            started_at=started,
-            finished_at=datetime.now(UTC),
-        )
-    )
+    arguments = {"candidate_id": child.candidate_id, "best": best.candidate_id}
+    async with tools.trace.step(
+        StepKind.TOOL_CALL, "confirm", arguments, parent=child.step_id, tool="evolve"
+    ) as step:
+        again_best = await tools.judge(spec, Candidate(target=tools.target, source=best.source))
+        again = await tools.judge(spec, Candidate(target=tools.target, source=child.source))
+        result = compare(again, again_best, cfg.min_confidence, cfg.min_gain)
+        step.result = {
+            "better": result.better,
+            "confidence": result.confidence,
+            "gain": result.gain if result.gain != float("inf") else None,
+            "speedup": fitness(again).speedup,
+            "best_speedup": fitness(again_best).speedup,
+        }
     return result.better, result.confidence
 
 
@@ -405,17 +387,9 @@ async def finish(state: EvolveState, runtime: Ctx) -> dict[str, Any]:
     record = dict(state["evolution"])
     if not record.get("stopped"):
         record["stopped"] = stop_reason(record, limits(ctx), time.time(), tools.ledger.exhausted())
-    result = summary(record, tools.ledger.spent.tokens)
-    now = datetime.now(UTC)
-    await tools.recorder.add_step(
-        StepCreate(
-            kind=StepKind.TOOL_CALL,
-            name="evolution",
-            tool_name="evolve",
-            arguments={"seed": record["seed"]},
-            result=result,
-            started_at=now,
-            finished_at=now,
-        )
-    )
+    arguments = {"seed": record["seed"]}
+    async with tools.trace.step(
+        StepKind.TOOL_CALL, "evolution", arguments, parent=None, tool="evolve"
+    ) as step:
+        step.result = summary(record, tools.ledger.spent.tokens)
     return {"evolution": record, "ledger": tools.ledger.snapshot()}

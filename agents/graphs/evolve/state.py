@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypedDict
 
-from agents.graphs.translate.state import latest_spending
+from agents.graphs.shared.state import latest_spending
 
 
 class EvolveInput(TypedDict, total=False):

@@ -1,5 +1,5 @@
 """The reasoning-threads subgraph of the translate graph (see `graph`)."""
 
-from agents.graphs.reasoning.graph import build, reason
+from agents.graphs.reasoning.graph import build
 
-__all__ = ["build", "reason"]
+__all__ = ["build"]

@@ -11,8 +11,8 @@ from agents.analysis.errors import InputError
 from agents.analysis.parse import parse
 from agents.extract import extract_code
 from agents.graphs.reasoning.state import ReasoningState
-from agents.graphs.translate.observe import observation
-from agents.graphs.translate.state import TranslateContext
+from agents.graphs.shared.context import RunContext
+from agents.graphs.shared.observations import observation
 from agents.llm import ChatRequest, JsonSchema, Sampling
 from agents.prompts.translate import loop_facts, outline_messages, rewrite_messages
 from agents.reasoning import (
@@ -34,11 +34,10 @@ from agents.reasoning import (
 from agents.tools import Made, ToolContext, ToolError, probe_made, verify_made
 from agents.tools.calls import ask, keep, reserve
 from agents.tools.verify import checked_spec
-from agents.trajectory import llm_steps
-from corpus.store.models import StepCreate, StepKind
+from corpus.store.models import StepKind
 from sandbox.verdict import Status, Verdict
 
-Ctx = Runtime[TranslateContext]
+Ctx = Runtime[RunContext]
 
 
 async def outline(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
@@ -71,7 +70,7 @@ async def outline(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
     }
 
 
-def _request(ctx: TranslateContext, outline: Outline, logprobs: bool) -> ChatRequest:
+def _request(ctx: RunContext, outline: Outline, logprobs: bool) -> ChatRequest:
     """A thread's request: the rewrite prompt (one prefix for all threads), its outline last."""
     tools, spec = ctx.tools, ctx.tools.spec
     hint = outline.strategy + (f" ({outline.detail})" if outline.detail else "")
@@ -151,17 +150,14 @@ async def _store_thread(tools: ToolContext, thread: Thread, parent: int | None, 
     why it ended and, when pruned, the tokens it would still have spent. Its tokens are charged
     to the task's budget."""
     record = thread.record
-    if record is None:  # never started (the server refused at once)
-        step = StepCreate(kind=StepKind.LLM_CALL, name="thread", error=thread.reason)
-    else:
-        step = llm_steps(record, tools.identity)[0]
     usage = record.usage if record is not None else None
     prompt_tokens = usage.prompt_tokens if usage is not None else None
     tools.ledger.charge_tokens((prompt_tokens or 0) + thread.tokens)
-    step = step.model_copy(
+    return await tools.trace.llm_call(
+        record,
+        "thread",
+        parent=parent,
         update={
-            "name": "thread",
-            "parent_id": parent,
             "response": {"role": "assistant", "content": thread.text},
             "completion_tokens": thread.tokens,
             "result": {
@@ -173,8 +169,8 @@ async def _store_thread(tools: ToolContext, thread: Thread, parent: int | None, 
                 "finish_reason": thread.finish_reason,
             },
         }
+        | ({"error": thread.reason} if record is None else {}),
     )
-    return await tools.recorder.add_step(step)
 
 
 async def _keep(tools: ToolContext, thread: Thread, step_id: int) -> int:
@@ -195,39 +191,34 @@ async def fingerprint(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
     if not made:
         return {"survivors": [], "merged": {}}
     spec = probe_spec(checked_spec(tools))
-    results = await asyncio.gather(
-        *(probe_made(tools, m, spec) for m in made), return_exceptions=True
-    )
-    notes: list[str] = []
-    groups: dict[str, int] = {}
-    merged: dict[str, int] = {}
-    survivors: list[int] = []
-    failed: dict[str, str] = {}
-    for m, result in zip(made, results, strict=True):
-        if isinstance(result, ToolError):
-            notes.append(f"candidate {m.candidate_id} not probed: {result}")
-            continue
-        if isinstance(result, BaseException):
-            raise result
-        if result.status is not Status.PASSED:
-            failed[str(m.candidate_id)] = result.status.value  # its probe is its verdict
-            continue
-        key = _behaviour(m, result, tools)
-        if key in groups:
-            merged[str(m.candidate_id)] = groups[key]
-        else:
-            groups[key] = m.candidate_id
-            survivors.append(m.candidate_id)
-    await tools.recorder.add_step(
-        StepCreate(
-            kind=StepKind.TOOL_CALL,
-            name="fingerprint",
-            tool_name="fingerprint",
-            parent_id=state.get("outline_step"),
-            arguments={"candidates": [m.candidate_id for m in made], "tests": len(spec.tests)},
-            result={"survivors": survivors, "merged": merged, "failed": failed},
+    arguments = {"candidates": [m.candidate_id for m in made], "tests": len(spec.tests)}
+    async with tools.trace.step(
+        StepKind.TOOL_CALL, "fingerprint", arguments, parent=state.get("outline_step")
+    ) as step:
+        results = await asyncio.gather(
+            *(probe_made(tools, m, spec) for m in made), return_exceptions=True
         )
-    )
+        notes: list[str] = []
+        groups: dict[str, int] = {}
+        merged: dict[str, int] = {}
+        survivors: list[int] = []
+        failed: dict[str, str] = {}
+        for m, result in zip(made, results, strict=True):
+            if isinstance(result, ToolError):
+                notes.append(f"candidate {m.candidate_id} not probed: {result}")
+                continue
+            if isinstance(result, BaseException):
+                raise result
+            if result.status is not Status.PASSED:
+                failed[str(m.candidate_id)] = result.status.value  # its probe is its verdict
+                continue
+            key = _behaviour(m, result, tools)
+            if key in groups:
+                merged[str(m.candidate_id)] = groups[key]
+            else:
+                groups[key] = m.candidate_id
+                survivors.append(m.candidate_id)
+        step.result = {"survivors": survivors, "merged": merged, "failed": failed}
     return {"survivors": survivors, "merged": merged, "notes": notes}
 
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agents.verifier import Checks
+from agents.judge import Checks
 
 
 class EvolveConfig(BaseModel):

@@ -5,10 +5,12 @@ START → analyse ─┬→ plan_and_run ─┬→ join ─ finish ────�
                     (K > 0)            ├─ repair ×k (Send) ─→ join   │
                                        └─ evolve (a candidate passed) ┘
 
-`reason` is the reasoning-threads subgraph (`agents.graphs.reasoning`): it runs beside the
-first plan when a task asks for threads, and the join ranks both branches' candidates.
-`evolve` is the evolution subgraph (`agents.graphs.evolve`): when a task asks for it, the
-passing candidates seed a search for faster ones, one checkpointed step per generation.
+`reason` runs the reasoning-threads subgraph (`agents.graphs.reasoning`) beside the first
+plan when a task asks for threads, and the join ranks both branches' candidates. `evolve` is
+the evolution subgraph (`agents.graphs.evolve`): when a task asks for it, the passing
+candidates seed a search for faster ones, one checkpointed step per generation. This graph
+owns both adapters; the subgraphs know only the shared run context (`agents.graphs.shared`),
+and all of them are compiled by `build()`, never at import.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from agents.core import evidence
-from agents.graphs import evolve
-from agents.graphs.reasoning import reason
+from agents.graphs import evolve, reasoning
+from agents.graphs.shared.context import RunContext
 from agents.graphs.translate import nodes
-from agents.graphs.translate.state import TranslateContext, TranslateState
+from agents.graphs.translate.state import TranslateState
 from sandbox.verdict import Verdict
 
 
@@ -52,17 +55,51 @@ def route(state: TranslateState) -> Any:
             for item in state.get("observations", [])
             if item["candidate_id"] in wanted
         ] or END
-    return "evolve" if evolve.wanted(state) else END
+    return "evolve" if evolve_wanted(state) else END
+
+
+def evolve_wanted(state: TranslateState) -> bool:
+    """Whether the run goes on to evolve: asked for, and a candidate passed."""
+    if not state.get("evolve") or state.get("evolution"):
+        return False
+    return any(item["verdict"].get("status") == "passed" for item in state.get("observations", []))
+
+
+def reason_node(threads: CompiledStateGraph[Any, Any, Any, Any]) -> Any:
+    """The `reason` node: run the reasoning subgraph, hand its verified candidates to the join,
+    and keep its account for the run's summary."""
+
+    async def reason(state: TranslateState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        ctx = runtime.context
+        result = await threads.ainvoke({"k": ctx.reasoning_threads}, context=ctx)
+        per_thread = result.get("threads", [])
+        summary = {
+            "threads": len(per_thread),
+            "outlines": len(result.get("outlines", [])),
+            "pruned": sum(1 for t in per_thread if t["status"] == "pruned"),
+            "tokens_generated": result.get("tokens_generated", 0),
+            "tokens_saved": result.get("tokens_saved", 0),
+            "merged": len(result.get("merged", {})),
+            "per_thread": per_thread,
+        }
+        return {
+            "observations": result.get("observations", []),
+            "notes": result.get("notes", []),
+            "reasoning": summary,
+            "ledger": ctx.tools.ledger.snapshot(),
+        }
+
+    return reason
 
 
 def build(
     checkpointer: BaseCheckpointSaver[Any] | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The compiled graph; `checkpointer` makes every finished node resumable."""
-    graph = StateGraph(TranslateState, context_schema=TranslateContext)
+    graph = StateGraph(TranslateState, context_schema=RunContext)
     graph.add_node("analyse", nodes.analyse)
     graph.add_node("plan_and_run", nodes.plan_and_run)
-    graph.add_node("reason", reason)
+    graph.add_node("reason", reason_node(reasoning.build()))
     graph.add_node("join", nodes.join)
     # A `Send`-only node takes its own input, not the state; LangGraph's overloads cannot say so.
     graph.add_node("repair", nodes.repair, input_schema=nodes.RepairInput)  # type: ignore[call-overload]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import UTC, datetime
 from typing import Any, TypedDict
 
 from langgraph.runtime import Runtime
@@ -13,9 +12,10 @@ from pydantic import BaseModel
 
 from agents.core import PlanStep, decide, run_plan
 from agents.failures import infrastructure_failure
-from agents.graphs.translate.observe import as_core, feedback, observation, restore
+from agents.graphs.shared.context import RunContext
+from agents.graphs.shared.observations import as_core, feedback, observation, restore
 from agents.graphs.translate.planner import PlanStream, call_id
-from agents.graphs.translate.state import TranslateContext, TranslateState
+from agents.graphs.translate.state import TranslateState
 from agents.tools import (
     CandidateResult,
     Made,
@@ -25,28 +25,17 @@ from agents.tools import (
     rewrite,
     verify_made,
 )
-from corpus.store.models import StepCreate, StepKind
+from corpus.store.models import StepKind
 
-Ctx = Runtime[TranslateContext]
+Ctx = Runtime[RunContext]
 
 
 async def analyse(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
     """Store what the front end found (the analysis itself ran before the graph: bad input
     must be refused before anything is stored)."""
     ctx = runtime.context
-    started = datetime.now(UTC)
-    result = await ctx.registry.call("analyse", {}, ctx.tools)
-    await ctx.tools.recorder.add_step(
-        StepCreate(
-            kind=StepKind.TOOL_CALL,
-            name="analyse",
-            tool_name="analyse",
-            arguments={},
-            result=result.model_dump(mode="json"),
-            started_at=started,
-            finished_at=datetime.now(UTC),
-        )
-    )
+    async with ctx.tools.trace.step(StepKind.TOOL_CALL, "analyse", {}, parent=None) as step:
+        step.result = await ctx.registry.call("analyse", {}, ctx.tools)
     return {
         "rounds": 0,
         "repair_rounds": 0,
@@ -62,7 +51,7 @@ async def plan_and_run(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
     ctx = runtime.context
     tools = ctx.tools
     parent: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-    tools.hang_below(parent)
+    tools.trace.hang_below(parent)
     before = set(tools.made)
     previous = state.get("observations", [])
     plan = PlanStream(ctx, feedback(previous) if state.get("rounds") else "", parent)
@@ -73,7 +62,7 @@ async def plan_and_run(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
         # replan left to tell the model: the sound default plan runs in the same round rather
         # than ending the task with nothing.
         fallback: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        tools.hang_below(fallback)
+        tools.trace.hang_below(fallback)
         why = "the model's plan made no candidate"
         notes += await _run(ctx, PlanStream(ctx, "", fallback, fallback=why))
     # Candidates a plan made but never verified are verified now: the join needs verdicts.
@@ -87,7 +76,7 @@ async def plan_and_run(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
     }
 
 
-async def _run(ctx: TranslateContext, plan: PlanStream) -> list[str]:
+async def _run(ctx: RunContext, plan: PlanStream) -> list[str]:
     """Run a plan's steps as they stream in; what went wrong, as notes."""
     results = await run_plan(
         plan.steps(),
@@ -101,36 +90,20 @@ async def _run(ctx: TranslateContext, plan: PlanStream) -> list[str]:
     ]
 
 
-async def _execute(ctx: TranslateContext, step: PlanStep, args: dict[str, Any]) -> Any:
+async def _execute(ctx: RunContext, step: PlanStep, args: dict[str, Any]) -> Any:
     """Run one plan step's tool and store it as a tool call below the plan."""
     tools = ctx.tools
-    started = datetime.now(UTC)
-    error: str | None = None
-    result: BaseModel | None = None
-    try:
-        result = await ctx.registry.call(step.tool, args, tools)
-    except Exception as exc:
-        error = f"{type(exc).__name__}: {exc}"
-        if (failure := infrastructure_failure(exc)) is not None:
-            tools.failures.append(failure)
-        raise
-    finally:
-        finished = datetime.now(UTC)
-        await tools.recorder.add_step(
-            StepCreate(
-                kind=StepKind.TOOL_CALL,
-                name=step.tool,
-                tool_name=step.tool,
-                tool_call_id=call_id(tools.task.id, step.id),
-                parent_id=await tools.parent_id(),
-                arguments=json.loads(json.dumps(args, default=_jsonable)),
-                result=result.model_dump(mode="json") if result is not None else None,
-                error=error,
-                latency_s=(finished - started).total_seconds(),
-                started_at=started,
-                finished_at=finished,
-            )
-        )
+    arguments = json.loads(json.dumps(args, default=_jsonable))
+    async with tools.trace.step(
+        StepKind.TOOL_CALL, step.tool, arguments, tool_call_id=call_id(tools.task.id, step.id)
+    ) as stored:
+        try:
+            result = await ctx.registry.call(step.tool, args, tools)
+        except Exception as exc:
+            if (failure := infrastructure_failure(exc)) is not None:
+                tools.failures.append(failure)
+            raise
+        stored.result = result
     return result.model_dump(mode="json")
 
 
@@ -138,7 +111,7 @@ def _jsonable(value: Any) -> Any:
     return value.model_dump(mode="json") if isinstance(value, BaseModel) else str(value)
 
 
-async def _verify_all(made: list[Made], ctx: TranslateContext) -> list[str]:
+async def _verify_all(made: list[Made], ctx: RunContext) -> list[str]:
     """Verify what a plan made but did not verify; what the budget did not allow, as notes."""
     results = await asyncio.gather(
         *(verify_made(ctx.tools, m) for m in made), return_exceptions=True
@@ -190,9 +163,7 @@ async def repair(payload: RepairInput, runtime: Ctx) -> dict[str, Any]:
     if made is None:  # resumed in a new process: the candidate is known from the state only
         made = restore(item)
         tools.made[made.candidate_id] = made
-    below: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-    below.set_result(made.step_id)
-    tools.hang_below(below)  # this branch's own rows hang below the repaired candidate's step
+    tools.trace.hang_below(made.step_id)  # this branch's rows hang below the repaired one's step
     try:
         result = await _repair_one(tools, made, payload["evidence"])
         fixed = tools.made[result.candidate_id]

@@ -7,16 +7,16 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 from typing import Any
 
 from agents.core import PlanError, PlanStep, StreamingPlanParser, plan_schema, references
+from agents.graphs.shared.context import RunContext
 from agents.graphs.translate.plans import default_plan
-from agents.graphs.translate.state import TranslateContext
 from agents.llm import ChatRequest, JsonSchema, LLMError, Sampling
 from agents.prompts.translate import plan_messages
+from agents.trace import Step
 from agents.trajectory import llm_steps
-from corpus.store.models import StepCreate, StepKind
+from corpus.store.models import StepKind
 
 MAKERS = frozenset({"annotate", "rewrite"})
 """Tools that make candidates: a plan without one is no plan."""
@@ -39,7 +39,7 @@ class PlanStream:
 
     def __init__(
         self,
-        ctx: TranslateContext,
+        ctx: RunContext,
         observations: str,
         parent: asyncio.Future[int],
         fallback: str = "",
@@ -105,51 +105,49 @@ class PlanStream:
         parser = StreamingPlanParser()
         known: set[int] = set()
         names = set(ctx.registry.tools)
+        trace = tools.trace
+        identity = {"model": trace.identity.model, "adapter": trace.identity.adapter}
+        messages = [m.model_dump(exclude_none=True) for m in request.messages]
         # Stored before the first token, so the steps it dispatches hang below it at once.
-        opened = await tools.recorder.open_step(
-            StepCreate(
-                kind=StepKind.LLM_CALL,
-                name="plan",
-                model=tools.identity.model,
-                adapter=tools.identity.adapter,
-                messages=[m.model_dump(exclude_none=True) for m in request.messages],
-                started_at=datetime.now(UTC),
-            )
-        )
-        self.parent.set_result(opened)
-        stream = tools.llm.stream(request)
-        failure: str | None = None
-        try:
-            async with stream:
-                async for delta in stream:
-                    try:
-                        finished = parser.feed(delta.text)
-                    except PlanError as exc:
-                        failure = f"the plan could not be read ({exc})"
-                        break
-                    for step in finished:
-                        problem = check_step(step, known, names)
-                        if problem:
-                            self.notes.append(problem)
-                            continue
-                        known.add(step.id)
-                        self.accepted.append(step)
-                        yield step
-        except LLMError as exc:
-            failure = f"the planner's call failed ({type(exc).__name__}: {exc})"
-        finally:
-            await self._close_plan(opened, stream.record, failure)
+        async with trace.open_step(
+            StepKind.LLM_CALL, "plan", parent=None, fields=identity | {"messages": messages}
+        ) as plan:
+            assert plan.id is not None
+            self.parent.set_result(plan.id)
+            stream = tools.llm.stream(request)
+            failure: str | None = None
+            try:
+                async with stream:
+                    async for delta in stream:
+                        try:
+                            finished = parser.feed(delta.text)
+                        except PlanError as exc:
+                            failure = f"the plan could not be read ({exc})"
+                            break
+                        for step in finished:
+                            problem = check_step(step, known, names)
+                            if problem:
+                                self.notes.append(problem)
+                                continue
+                            known.add(step.id)
+                            self.accepted.append(step)
+                            yield step
+            except LLMError as exc:
+                failure = f"the planner's call failed ({type(exc).__name__}: {exc})"
+            finally:
+                self._finish_plan(plan, stream.record, failure)
         if failure:
             self.notes.append(failure)
 
-    async def _close_plan(self, step_id: int, record: Any, failure: str | None) -> None:
+    def _finish_plan(self, plan: Step, record: Any, failure: str | None) -> None:
         """The plan's model call as it ended; its reply carries the accepted steps as tool calls."""
         tools = self.ctx.tools
+        plan.error = failure
         if record is None:
             return
         if record.usage is not None:
             tools.ledger.charge_tokens(record.usage.prompt_tokens + record.usage.completion_tokens)
-        step = llm_steps(record, tools.identity)[0]
+        step = llm_steps(record, tools.trace.identity)[0]
         response = dict(step.response or {"role": "assistant", "content": None})
         response["tool_calls"] = [
             {
@@ -159,41 +157,30 @@ class PlanStream:
             }
             for s in self.accepted
         ]
-        step = step.model_copy(
-            update={
-                "name": "plan",
-                "response": response,
-                "tools": [
-                    {
-                        "type": "function",
-                        "function": {
-                            "name": t.name,
-                            "description": t.description,
-                            "parameters": t.args_schema,
-                        },
-                    }
-                    for t in self.ctx.registry.specs()
-                ],
-                "error": step.error or failure,
-            }
-        )
-        await tools.recorder.close_step(step_id, step)
+        plan.fields = step.model_dump(exclude={"kind", "name", "parent_id", "error"}) | {
+            "response": response,
+            "tools": [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": t.args_schema,
+                    },
+                }
+                for t in self.ctx.registry.specs()
+            ],
+        }
+        plan.error = step.error or failure
 
     async def _record_default(self, why: str) -> int:
-        tools = self.ctx.tools
         parent = self.parent.result() if self.parent.done() else None
-        now = datetime.now(UTC)
-        return await tools.recorder.add_step(
-            StepCreate(
-                kind=StepKind.TOOL_CALL,
-                name="default-plan",
-                tool_name="default-plan",
-                parent_id=parent,
-                arguments={"why": why},
-                started_at=now,
-                finished_at=now,
-            )
-        )
+        async with self.ctx.tools.trace.step(
+            StepKind.TOOL_CALL, "default-plan", {"why": why}, parent=parent
+        ) as step:
+            pass
+        assert step.id is not None
+        return step.id
 
 
 def call_id(task_id: str, step_id: int) -> str:

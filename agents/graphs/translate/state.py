@@ -1,21 +1,11 @@
-"""The translate graph's state and its per-run context (what nodes get injected)."""
+"""The translate graph's state (its run context is `agents.graphs.shared.RunContext`)."""
 
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
 from typing import Annotated, Any, TypedDict
 
-from agents.core import Budget
-from agents.graphs.translate.config import GraphConfig
-from agents.reasoning import Pruning
-from agents.tools import Registry, ToolContext
-
-
-def latest_spending(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """Fan-in of ledger snapshots: parallel repair branches each report the one shared ledger,
-    and what is spent only grows, so the larger figure of each counter is the latest."""
-    return {k: max(old.get(k, 0), new.get(k, 0)) for k in {*old, *new}}
+from agents.graphs.shared.state import latest_spending
 
 
 class TranslateState(TypedDict, total=False):
@@ -41,16 +31,3 @@ class TranslateState(TypedDict, total=False):
     """Evolve the passing candidates for speed once the join finishes."""
     evolution: dict[str, Any]
     """The evolution's record (`agents.evolve.record`): archive, best, history, counters."""
-
-
-@dataclass
-class TranslateContext:
-    """Injected through LangGraph's runtime context: clients and tools of one run."""
-
-    tools: ToolContext
-    registry: Registry
-    config: GraphConfig
-    budget: Budget
-    reasoning_threads: int = 0
-    pruning: Pruning = field(default_factory=Pruning)
-    evolve: bool = False

@@ -1,10 +1,8 @@
 """The store's tables and their wire models (base / table / create / public kept apart)."""
 
 from corpus.store.models.common import (
-    ExecutionTarget,
     JobStatus,
     ParallelTarget,
-    SourceLanguage,
     utcnow,
 )
 from corpus.store.models.evals import (
@@ -67,13 +65,11 @@ __all__ = [
     "EvalRunDetail",
     "EvalRunPublic",
     "EventKind",
-    "ExecutionTarget",
     "JobStatus",
     "ParallelTarget",
     "Run",
     "RunMeta",
     "RunPublic",
-    "SourceLanguage",
     "Step",
     "StepCreate",
     "StepKind",

@@ -12,6 +12,8 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlmodel import Field, SQLModel
 
+from sandbox.spec import Target
+
 NUL_STAND_IN = "\ufffd"
 """What a NUL character in generated content (model output, program output) is stored as:
 PostgreSQL's text and JSONB cannot hold NUL, and a candidate that prints one must be a verdict,
@@ -103,27 +105,17 @@ class JobStatus(StrEnum):
         return self not in (JobStatus.QUEUED, JobStatus.RUNNING)
 
 
-class ExecutionTarget(StrEnum):
-    """Execution model of a program (mirrors the sandbox's `Target`, which corpus cannot import)."""
-
-    SERIAL = "serial"
-    OPENMP = "openmp"
-    MPI = "mpi"
-    CUDA = "cuda"
-
-
 class ParallelTarget(StrEnum):
-    """Execution models a task can ask for."""
+    """The targets a task can ask for: `sandbox.spec.Target` without `serial` (its own enum so
+    that the API's schema lists only these); `target` is the one `Target` every layer uses."""
 
     OPENMP = "openmp"
     MPI = "mpi"
     CUDA = "cuda"
 
-
-class SourceLanguage(StrEnum):
-    C = "c"
-    CPP = "cpp"
-    CUDA = "cuda"
+    @property
+    def target(self) -> Target:
+        return Target(self.value)
 
 
 STATUS_LENGTH = 32

@@ -10,7 +10,6 @@ from sqlalchemy import String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from corpus.store.models.common import (
-    ExecutionTarget,
     GeneratedText,
     JobStatus,
     JSONType,
@@ -19,12 +18,13 @@ from corpus.store.models.common import (
     reject_nul,
     utcnow,
 )
+from sandbox.spec import Target
 
 
 class EvalRunBase(SQLModel):
     suite: str = Field(min_length=1, max_length=100)
     """Benchmark suite name (`pareval`)."""
-    target: ExecutionTarget = Field(sa_type=String(16))
+    target: Target = Field(sa_type=String(16))
     model: str | None = Field(default=None, max_length=200)
     """None: the configured model."""
     adapter: str | None = Field(default=None, max_length=200)

@@ -14,12 +14,12 @@ from corpus.store.models.common import (
     JSONType,
     ParallelTarget,
     QueueFields,
-    SourceLanguage,
     UTCDateTime,
     new_id,
     reject_nul,
     utcnow,
 )
+from sandbox.spec import Language
 
 
 class TestInput(SQLModel):
@@ -74,7 +74,7 @@ AGENT_LENGTH = 32
 
 class TaskBase(SQLModel):
     name: str = Field(default="task", min_length=1, max_length=200)
-    language: SourceLanguage = Field(default=SourceLanguage.CPP, sa_type=String(16))
+    language: Language = Field(default=Language.CPP, sa_type=String(16))
     target: ParallelTarget = Field(sa_type=String(16), index=True)
 
 

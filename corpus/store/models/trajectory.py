@@ -19,10 +19,10 @@ from corpus.store.models.common import (
     GeneratedText,
     JobStatus,
     JSONType,
-    SourceLanguage,
     UTCDateTime,
     utcnow,
 )
+from sandbox.spec import Language
 
 
 class StepKind(StrEnum):
@@ -133,7 +133,7 @@ class StepPublic(StepBase):
 
 class CandidateBase(SQLModel):
     target: str = Field(max_length=16)
-    language: SourceLanguage | None = Field(default=None, sa_type=String(16))
+    language: Language | None = Field(default=None, sa_type=String(16))
     source: str = Field(sa_type=GeneratedText)
     strategy: str = Field(default="", max_length=200)
     """How it was made (`prompt`, `mutation`, `repair`, `crossover`)."""

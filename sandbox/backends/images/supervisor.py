@@ -4,10 +4,10 @@ tree of its own identity, and wipes jobs.
 Standard library only; copied into the image and run there by `python3 -I`, never imported by
 the project. The host side is `sandbox/backends/channel.py`.
 
-Why an agent rather than one `docker exec` per command: measured on a 2-core host, an exec round
+Why an supervisor rather than one `docker exec` per command: measured on a 2-core host, an exec round
 trip costs ~65 ms (runc builds a new process in the container's namespaces each time) and a
 `put_archive` ~110 ms, while a whole small OpenMP verification takes ~0.6 s on the host. The
-agent forks programs itself (~1-2 ms) and receives files on the attach connection.
+supervisor forks programs itself (~1-2 ms) and receives files on the attach connection.
 
 Why it is PID 1: PID 1 of a PID namespace receives no signal from inside the namespace unless it
 installed a handler, orphans are reparented to it (so it reaps, and accounts for, every process
@@ -15,7 +15,7 @@ that outlives its parent), and from PID 1 `kill(-1, SIGKILL)` reaches every othe
 is the whole of the between-jobs clean-up. It is non-dumpable: no job can ptrace it or open its
 /proc files.
 
-**Every command runs as a fresh identity.** The agent runs as root with six capabilities
+**Every command runs as a fresh identity.** The supervisor runs as root with six capabilities
 (CHOWN, DAC_OVERRIDE, FOWNER, KILL, SETUID, SETGID) under no-new-privileges, and starts each
 command as a uid (and gid) no other command has had in this container, with no capabilities.
 Processes cannot change their uid, so that uid *is* the command's process tree: a `setsid`,
@@ -25,7 +25,7 @@ timed); at the time-out every process of the uid is killed. Then its private pla
 
 - a fresh scratch directory (HOME and TMPDIR, `{scratch}` in argv and env), removed after;
 - a fresh tool-log directory when asked (`{collect}`): where the checkers (ThreadSanitizer,
-  compute-sanitizer) write their reports. Nobody but the agent can list it; its files come back
+  compute-sanitizer) write their reports. Nobody but the supervisor can list it; its files come back
   with the result and are removed;
 - its files in /tmp and /dev/shm, and its System V IPC objects (POSIX message queues cannot be
   created: the container's `fs.mqueue.queues_max` is 0).
@@ -45,7 +45,7 @@ tool-log and `writes` directories and /dev/shm (libomp registers itself there), 
 harmless devices, and may neither signal nor connect to processes outside its own command.
 
 **Measurements**, taken from outside the program: the CPU time of the whole tree (the rusage of
-every process of the uid, reaped by its parent or by the agent), the peak thread count of the
+every process of the uid, reaped by its parent or by the supervisor), the peak thread count of the
 tree (sampled), and the host's busy CPU time over the same interval (/proc/stat is the host's),
 from which the host tells how much other load ran beside the command. `cpus: n` pins the
 command to n CPUs.
@@ -468,7 +468,7 @@ class Agent:
     # ---- places --------------------------------------------------------------------------
 
     def prepare_places(self) -> None:
-        """The agent's own directories in /work: scratch and tool-log parents, traversable but
+        """The supervisor's own directories in /work: scratch and tool-log parents, traversable but
         not listable by commands."""
         for path in (SCRATCH, COLLECT):
             os.makedirs(path, mode=0o711, exist_ok=True)
@@ -652,7 +652,7 @@ class Agent:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
-                # Every descriptor the agent holds is close-on-exec (`no_inheritance`): closing
+                # Every descriptor the supervisor holds is close-on-exec (`no_inheritance`): closing
                 # the rest one by one would cost a child that has already become `uid` (and so
                 # may not list /proc/self/fd) a close() per possible descriptor, 20,000 here.
                 close_fds=False,
@@ -667,7 +667,7 @@ class Agent:
             message = f"cannot execute {argv[0] if argv else '(empty argv)'}: {exc}"
             self.send({"id": rid, "ok": True, "exit_code": 127, "stderr": b64(message.encode())})
             return
-        # Under memory pressure the kernel must pick a job's process, never the agent.
+        # Under memory pressure the kernel must pick a job's process, never the supervisor.
         with suppress(OSError), open(f"/proc/{proc.pid}/oom_score_adj", "w") as f:
             f.write("1000")
         job.proc = proc
@@ -813,7 +813,10 @@ class Agent:
         try:
             remove_ipc(owner=job.uid)
         except OSError as exc:  # no process to spare for the removal: the wipe does it
-            print(f"parforge agent: IPC of uid {job.uid} left for the wipe: {exc}", file=sys.stderr)
+            print(
+                f"parforge supervisor: IPC of uid {job.uid} left for the wipe: {exc}",
+                file=sys.stderr,
+            )
         for top in job.writes:
             self.seal(top)
 
@@ -946,7 +949,7 @@ def main() -> None:
     try:
         Agent().serve()
     except Exception as exc:
-        print(f"parforge agent: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        print(f"parforge supervisor: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         raise
 
 

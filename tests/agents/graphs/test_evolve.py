@@ -12,8 +12,7 @@ import httpx
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from agents.graphs.translate import GraphConfig
-from agents.graphs.translate.config import EvolveConfig
+from agents.graphs.shared.config import EvolveConfig, GraphConfig
 from agents.llm import LLMClient
 from agents.runners import GraphRunner
 from corpus.runner import TaskContext
@@ -24,7 +23,7 @@ from parforge.service.checkpoints import checkpoints_for
 from sandbox.spec import Target
 from sandbox.verdict import ConcurrencyReport, Status, StepRecord, Timing, Verdict
 from tests.agents.graphs.test_translate import RoutedLLM, claimed, run_one, stored
-from tests.conftest import FakeLLMServer, Reply, ScriptedVerifier
+from tests.conftest import FakeLLMServer, Reply, ScriptedJudge
 
 TRIANGLE = """#include <stdio.h>
 #include <stdlib.h>
@@ -133,7 +132,7 @@ def evolution_of(engine: Engine, task_id: str) -> dict[str, Any]:
 
 async def test_evolution_finds_a_balancing_schedule_with_confidence(engine, llm_config):
     task_id = submit(engine)
-    runner = evolving(llm_config, ScriptedVerifier(by_schedule), generations=3, children=4)
+    runner = evolving(llm_config, ScriptedJudge(by_schedule), generations=3, children=4)
     task = await run_one(engine, runner, task_id)
 
     assert task.status == JobStatus.SUCCEEDED, task.reason
@@ -162,9 +161,7 @@ async def test_evolution_finds_a_balancing_schedule_with_confidence(engine, llm_
 
 async def test_racy_or_incorrect_children_never_win(engine, llm_config):
     task_id = submit(engine)
-    runner = evolving(
-        llm_config, ScriptedVerifier(by_schedule), generations=4, children=6, plateau=4
-    )
+    runner = evolving(llm_config, ScriptedJudge(by_schedule), generations=4, children=6, plateau=4)
     task = await run_one(engine, runner, task_id)
     evolution = evolution_of(engine, task_id)
     history = evolution["history"]
@@ -178,7 +175,7 @@ async def test_racy_or_incorrect_children_never_win(engine, llm_config):
 
 async def test_elitism_keeps_the_first_when_nothing_is_faster(engine, llm_config):
     task_id = submit(engine)
-    slower = ScriptedVerifier(lambda src: timed(1.3 if "schedule(static)" in src else 1.0))
+    slower = ScriptedJudge(lambda src: timed(1.3 if "schedule(static)" in src else 1.0))
     runner = evolving(llm_config, slower, generations=5, children=3, plateau=2)
     task = await run_one(engine, runner, task_id)
     evolution = evolution_of(engine, task_id)
@@ -191,7 +188,7 @@ async def test_noise_alone_never_makes_a_new_best(engine, llm_config):
     """Children within a few percent of the seed: on a shared host that is noise, not a win."""
     task_id = submit(engine)
     jitter = iter([1.31, 1.29, 1.32, 1.28, 1.33, 1.3, 1.31, 1.3] * 4)
-    noisy = ScriptedVerifier(lambda src: timed(1.3 if "schedule(static)" in src else next(jitter)))
+    noisy = ScriptedJudge(lambda src: timed(1.3 if "schedule(static)" in src else next(jitter)))
     task = await run_one(engine, evolving(llm_config, noisy, generations=2, children=4), task_id)
     evolution = evolution_of(engine, task_id)
     assert evolution["best_candidate_id"] == evolution["first_candidate_id"], evolution["history"]
@@ -211,12 +208,12 @@ async def test_a_win_that_does_not_replicate_is_not_believed(engine, llm_config)
             return timed(1.3)
         return timed(1.9)
 
-    class Verifier(ScriptedVerifier):
+    class Judge(ScriptedJudge):
         async def probe(self, spec: Any, candidate: Any) -> Any:
             return timed(1.3)  # a probe is not timed: it is no measurement
 
     task_id = submit(engine)
-    runner = evolving(llm_config, Verifier(lucky_once), generations=1, children=2)
+    runner = evolving(llm_config, Judge(lucky_once), generations=1, children=2)
     task = await run_one(engine, runner, task_id)
     evolution = evolution_of(engine, task_id)
     assert evolution["best_candidate_id"] == evolution["first_candidate_id"]
@@ -229,23 +226,21 @@ async def test_a_win_that_does_not_replicate_is_not_believed(engine, llm_config)
 
 async def test_budgets_stop_evolution(engine, llm_config):
     task_id = submit(engine)
-    verifier = ScriptedVerifier(by_schedule)
+    verifier = ScriptedJudge(by_schedule)
     runner = evolving(llm_config, verifier, generations=10, children=4, evaluations=5)
     await run_one(engine, runner, task_id)
     evolution = evolution_of(engine, task_id)
     assert evolution["evaluations"] == 5 and "evaluation budget" in evolution["stopped"]
 
     task_id = submit(engine, generations=1)  # the task's own option wins over the runner's 10
-    await run_one(
-        engine, evolving(llm_config, ScriptedVerifier(by_schedule), generations=10), task_id
-    )
+    await run_one(engine, evolving(llm_config, ScriptedJudge(by_schedule), generations=10), task_id)
     evolution = evolution_of(engine, task_id)
     assert evolution["generations"] == 1 and evolution["stopped"] == "1 generations done"
 
 
 async def test_a_task_that_opts_out_is_not_evolved(engine, llm_config):
     task_id = submit(engine, evolve=False)
-    await run_one(engine, evolving(llm_config, ScriptedVerifier(by_schedule)), task_id)
+    await run_one(engine, evolving(llm_config, ScriptedJudge(by_schedule)), task_id)
     steps, _ = stored(engine, task_id)
     assert not [s for s in steps if s.name in ("evolution", "generation")]
 
@@ -258,7 +253,7 @@ async def test_the_same_seed_makes_the_same_choices(engine, llm_config):
     for seed in (7, 7, 8):
         task_id = submit(engine)
         runner = evolving(
-            llm_config, ScriptedVerifier(by_schedule), generations=3, children=3, seed=seed
+            llm_config, ScriptedJudge(by_schedule), generations=3, children=3, seed=seed
         )
         await run_one(engine, runner, task_id)
         result = evolution_of(engine, task_id)
@@ -289,7 +284,7 @@ async def test_model_children_are_told_what_the_verifier_measured(engine, llm_co
     task_id = submit(engine)
     runner = evolving(
         llm_config,
-        ScriptedVerifier(by_schedule),
+        ScriptedJudge(by_schedule),
         fake,
         use_model=True,
         generations=1,
@@ -314,7 +309,7 @@ async def test_an_interrupted_evolution_resumes_at_its_generation(engine, llm_co
     gate = asyncio.Event()
     calls = {"n": 0}
 
-    class StopsInGenerationTwo(ScriptedVerifier):
+    class StopsInGenerationTwo(ScriptedJudge):
         async def __call__(self, spec: Any, candidate: Any) -> Any:
             calls["n"] += 1
             if calls["n"] > 3:  # the seed's verification, then two children of generation 1
@@ -340,9 +335,7 @@ async def test_an_interrupted_evolution_resumes_at_its_generation(engine, llm_co
     await recorder.aclose()
 
     recorder2 = Recorder(engine, task_id, run_id)
-    outcome = await make(ScriptedVerifier(by_schedule)).run(
-        TaskContext(detail, run_id, 2, recorder2)
-    )
+    outcome = await make(ScriptedJudge(by_schedule)).run(TaskContext(detail, run_id, 2, recorder2))
     await recorder2.aclose()
     assert outcome.status == JobStatus.SUCCEEDED
     steps, _ = stored(engine, task_id)

@@ -13,16 +13,15 @@ import httpx
 import pytest
 from sqlmodel import Session
 
-from agents.graphs.translate import GraphConfig
-from agents.graphs.translate.config import EvolveConfig
+from agents.graphs.shared.config import EvolveConfig, GraphConfig
 from agents.llm import LLMClient, LLMConfig
-from agents.runners import GraphRunner, SandboxVerifier
+from agents.runners import GraphRunner, SandboxJudge
 from corpus.store import open_store, tasks
 from corpus.store.models import JobStatus, TaskCreate, TestInput
-from parforge.service.config import ServerConfig
 from parforge.service.pool import WorkerPool
-from sandbox.backends import open_sandbox
+from parforge.settings import ServiceConfig
 from sandbox.config import DockerConfig
+from sandbox.verify.verifier import open_verifier
 from tests.agents.graphs.test_translate import RoutedLLM
 from tests.agents.runners.test_prompt_runner import FAST
 from tests.conftest import FakeLLMServer, Reply
@@ -75,9 +74,9 @@ def evolved(sandbox_image: str, tmp_path_factory: pytest.TempPathFactory) -> dic
             evolution=EvolveConfig(generations=2, children=3, model_children=0, seed=3),
         )
         llm = LLMClient(LLMConfig(url="http://127.0.0.1:9/v1"))  # never called: no model
-        verifier = SandboxVerifier(open_sandbox(DockerConfig(pool_size=2)))
+        verifier = SandboxJudge(open_verifier(DockerConfig(pool_size=2)))
         runner = GraphRunner(llm, verifier, config)
-        pool = WorkerPool(engine, runner, ServerConfig(workers=1, poll_s=0.1, heartbeat_s=0.5))
+        pool = WorkerPool(engine, runner, ServiceConfig(workers=1, poll_s=0.1, heartbeat_s=0.5))
         try:
             await pool.run_task(task_id)
         finally:
@@ -143,7 +142,7 @@ async def test_a_racy_model_child_never_wins(
         evolution=EvolveConfig(generations=1, children=1, model_children=1),
     )
     llm = LLMClient(llm_config, transport=RacyModel().transport())
-    runner = GraphRunner(llm, SandboxVerifier(open_sandbox(DockerConfig(pool_size=2))), config)
+    runner = GraphRunner(llm, SandboxJudge(open_verifier(DockerConfig(pool_size=2))), config)
     try:
         assert await WorkerPool(engine, runner, FAST).run_task(task_id)
     finally:

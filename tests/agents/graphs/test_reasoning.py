@@ -24,7 +24,7 @@ from tests.agents.graphs.test_translate import (
     runner,
     stored,
 )
-from tests.conftest import Reply, ScriptedVerifier
+from tests.conftest import Reply, ScriptedJudge
 
 OMP = STRATEGIES[Target.OPENMP]
 THREAD_TOKENS = 1000
@@ -116,7 +116,7 @@ async def test_threads_run_beside_the_plan_pruned_merged_and_joined(engine, llm_
             OMP[1]: Reply(texts=[fenced(DIFFERENT_TEXT)], chunk_delay_s=0.002),
         },
     )
-    verifier = ScriptedVerifier(passes_with_reduction)
+    verifier = ScriptedJudge(passes_with_reduction)
     task_id = submit_with_threads(engine, 3)
     graph = runner(fake, llm_config, verifier, planner=False, thread_tokens=THREAD_TOKENS)
     task = await run_one(engine, graph, task_id)
@@ -172,7 +172,7 @@ async def test_a_failing_probe_is_the_verdict_and_no_full_verification_runs(engi
         },
     )
     # The plan branch's annotation is judged by the real rule; both thread candidates fail.
-    verifier = ScriptedVerifier(passes_with_reduction)
+    verifier = ScriptedJudge(passes_with_reduction)
     task_id = submit_with_threads(engine, 2)
     task = await run_one(
         engine,
@@ -199,7 +199,7 @@ async def test_no_threads_without_the_option(engine, llm_config):
         runner(
             fake,
             llm_config,
-            ScriptedVerifier(passes_with_reduction),
+            ScriptedJudge(passes_with_reduction),
             planner=False,
             thread_tokens=THREAD_TOKENS,
         ),

@@ -11,16 +11,16 @@ from typing import Any
 import pytest
 from sqlmodel import Session
 
-from agents.graphs.translate import GraphConfig
+from agents.graphs.shared.config import GraphConfig
 from agents.llm import LLMClient
 from agents.reasoning import reasoning_summary
-from agents.runners import GraphRunner, SandboxVerifier
+from agents.runners import GraphRunner, SandboxJudge
 from corpus.store import open_store, tasks
 from corpus.store.models import JobStatus, TaskCreate, TaskOptions, TestInput
-from parforge.service.config import ServerConfig
 from parforge.service.pool import WorkerPool
-from sandbox.backends import open_sandbox
+from parforge.settings import ServiceConfig
 from sandbox.config import DockerConfig
+from sandbox.verify.verifier import open_verifier
 
 pytestmark = [pytest.mark.vllm, pytest.mark.docker, pytest.mark.slow]
 
@@ -30,7 +30,7 @@ PROGRAMS = Path(__file__).parent / "programs"
 def test_six_threads_on_a_simple_loop(
     vllm_server: Any, model_pause: Any, sandbox_image: str, tmp_path: Path
 ) -> None:
-    from parforge.model_server import ModelSettings
+    from parforge.model_server import ModelConfig
 
     engine = open_store(f"sqlite:///{tmp_path / 'store.db'}")
     create = TaskCreate(
@@ -46,8 +46,8 @@ def test_six_threads_on_a_simple_loop(
         task_id = tasks.submit(s, create).id
 
     async def run() -> None:
-        llm = LLMClient(ModelSettings().client_config())
-        verifier = SandboxVerifier(open_sandbox(DockerConfig(pool_size=2)), quiet=model_pause)
+        llm = LLMClient(ModelConfig().client_config())
+        verifier = SandboxJudge(open_verifier(DockerConfig(pool_size=2)), quiet=model_pause)
         # Threads at a low temperature, as reasoning threads from one prefix tend to be.
         config = GraphConfig(
             planner=False,
@@ -58,7 +58,7 @@ def test_six_threads_on_a_simple_loop(
             temperature=0.2,
         )
         runner = GraphRunner(llm, verifier, config)
-        pool = WorkerPool(engine, runner, ServerConfig(workers=1, poll_s=0.1, heartbeat_s=0.5))
+        pool = WorkerPool(engine, runner, ServiceConfig(workers=1, poll_s=0.1, heartbeat_s=0.5))
         try:
             assert await pool.run_task(task_id)
         finally:

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from agents.graphs.translate import GraphConfig
+from agents.graphs.shared.config import GraphConfig
 from agents.llm import LLMClient, LLMConfig
 from agents.runners import GraphRunner
 from corpus.store import tasks
@@ -24,7 +24,7 @@ from parforge.service.pool import WorkerPool
 from sandbox.spec import Target
 from sandbox.verdict import ConcurrencyReport, Finding, Status, Timing, Verdict
 from tests.agents.runners.test_prompt_runner import FAST
-from tests.conftest import FakeLLMServer, Reply, ScriptedVerifier
+from tests.conftest import FakeLLMServer, Reply, ScriptedJudge
 
 SOURCE = """#include <stdio.h>
 #include <stdlib.h>
@@ -140,7 +140,7 @@ def stored(engine: Engine, task_id: str) -> tuple[list[Step], list[Candidate]]:
 
 async def test_default_plan_makes_a_verified_candidate_from_the_analysis(engine, llm_config):
     fake = RoutedLLM()
-    verifier = ScriptedVerifier(passes_with_reduction)
+    verifier = ScriptedJudge(passes_with_reduction)
     task_id = submit(engine)
     task = await run_one(engine, runner(fake, llm_config, verifier, planner=False), task_id)
 
@@ -163,7 +163,7 @@ async def test_garbage_plan_falls_back_to_the_default_plan_and_says_so(engine, l
     fake.routes["plan"].append(Reply(texts=['{"steps": [{"id": 1, "tool": "nonsense"']))
     task_id = submit(engine)
     task = await run_one(
-        engine, runner(fake, llm_config, ScriptedVerifier(passes_with_reduction)), task_id
+        engine, runner(fake, llm_config, ScriptedJudge(passes_with_reduction)), task_id
     )
 
     assert task.status == JobStatus.SUCCEEDED
@@ -182,7 +182,7 @@ async def test_a_valid_plan_that_makes_nothing_is_followed_by_the_default_plan(e
     fake.routes["plan"].append(Reply(texts=[json.dumps(plan)]))
     fake.routes["code"].append(Reply(texts=["Here is the program, parallelised: ```c\nint"]))
     task_id = submit(engine)
-    graph = runner(fake, llm_config, ScriptedVerifier(passes_with_reduction), replans=0)
+    graph = runner(fake, llm_config, ScriptedJudge(passes_with_reduction), replans=0)
     task = await run_one(engine, graph, task_id)
 
     assert task.status == JobStatus.SUCCEEDED, task.reason
@@ -209,7 +209,7 @@ async def test_steps_run_while_the_plan_still_streams(engine, llm_config):
     )
     task_id = submit(engine)
     task = await run_one(
-        engine, runner(fake, llm_config, ScriptedVerifier(passes_with_reduction)), task_id
+        engine, runner(fake, llm_config, ScriptedJudge(passes_with_reduction)), task_id
     )
 
     assert task.status == JobStatus.SUCCEEDED
@@ -250,7 +250,7 @@ async def test_a_failing_candidate_is_repaired_with_its_evidence(engine, llm_con
         return verdict(Status.RACE, race=True) if "racy" in source else verdict(Status.PASSED)
 
     task_id = submit(engine)
-    task = await run_one(engine, runner(fake, llm_config, ScriptedVerifier(judge)), task_id)
+    task = await run_one(engine, runner(fake, llm_config, ScriptedJudge(judge)), task_id)
 
     assert task.status == JobStatus.SUCCEEDED, task.reason
     _, cands = stored(engine, task_id)
@@ -283,7 +283,7 @@ async def test_parallel_repairs_that_both_succeed_join_cleanly(engine, llm_confi
         return verdict(Status.RACE, race=True) if "racy" in source else verdict(Status.PASSED)
 
     task_id = submit(engine)
-    graph = runner(fake, llm_config, ScriptedVerifier(judge), repair_width=2, repairs=1)
+    graph = runner(fake, llm_config, ScriptedJudge(judge), repair_width=2, repairs=1)
     task = await run_one(engine, graph, task_id)
 
     assert task.status == JobStatus.SUCCEEDED, task.reason
@@ -293,7 +293,7 @@ async def test_parallel_repairs_that_both_succeed_join_cleanly(engine, llm_confi
 
 async def test_nothing_passes_ends_no_verified_candidate_within_the_budget(engine, llm_config):
     fake = RoutedLLM()
-    verifier = ScriptedVerifier(lambda source: verdict(Status.WRONG_ANSWER))
+    verifier = ScriptedJudge(lambda source: verdict(Status.WRONG_ANSWER))
     task_id = submit(engine)
     task = await run_one(
         engine, runner(fake, llm_config, verifier, candidates=4, repairs=1), task_id
@@ -310,7 +310,7 @@ async def test_a_scan_is_never_annotated_as_a_plain_parallel_for(engine, llm_con
         "        sum += a[i];", "    {\n        sum += a[i];\n        a[i] = sum;\n    }"
     )
     fake = RoutedLLM()
-    verifier = ScriptedVerifier(passes_with_reduction)
+    verifier = ScriptedJudge(passes_with_reduction)
     task_id = submit(engine, scan)
     await run_one(engine, runner(fake, llm_config, verifier, planner=False), task_id)
 
@@ -332,7 +332,7 @@ async def test_a_scan_is_never_annotated_as_a_plain_parallel_for(engine, llm_con
 async def test_cancel_stops_every_branch(engine, llm_config):
     fake = RoutedLLM()
     gate = asyncio.Event()
-    verifier = ScriptedVerifier(passes_with_reduction, gate=gate)
+    verifier = ScriptedJudge(passes_with_reduction, gate=gate)
     graph = runner(fake, llm_config, verifier, planner=False)
     task_id = submit(engine)
     pool = WorkerPool(engine, graph, FAST)
@@ -357,7 +357,7 @@ async def test_a_requeued_task_resumes_from_its_checkpoint(engine, llm_config, s
     checkpoints = checkpoints_for(store_url)
     first = GraphRunner(
         LLMClient(llm_config, transport=fake.transport()),
-        ScriptedVerifier(passes_with_reduction, gate=gate),
+        ScriptedJudge(passes_with_reduction, gate=gate),
         GraphConfig(planner=False),
         checkpoints=checkpoints,
     )
@@ -379,7 +379,7 @@ async def test_a_requeued_task_resumes_from_its_checkpoint(engine, llm_config, s
 
     second = GraphRunner(
         LLMClient(llm_config, transport=fake.transport()),
-        ScriptedVerifier(passes_with_reduction),
+        ScriptedJudge(passes_with_reduction),
         GraphConfig(planner=False),
         checkpoints=checkpoints,
     )
@@ -410,7 +410,7 @@ def tasks_detail(task: Task) -> Any:
 @pytest.mark.parametrize("budget", [{"candidates": 1, "repairs": 0, "replans": 0}])
 async def test_budgets_stop_the_run(engine, llm_config, budget):
     fake = RoutedLLM()
-    verifier = ScriptedVerifier(lambda source: verdict(Status.WRONG_ANSWER))
+    verifier = ScriptedJudge(lambda source: verdict(Status.WRONG_ANSWER))
     task_id = submit(engine)
     task = await run_one(
         engine, runner(fake, llm_config, verifier, planner=False, **budget), task_id
@@ -429,7 +429,7 @@ async def test_a_plan_whose_candidates_do_not_build_is_replanned_with_what_happe
     fake.routes["plan"].append(Reply(texts=[json.dumps(rewrite_only)]))
     fake.routes["code"].append(Reply(texts=["I cannot do that."]))  # no code: nothing to repair
     fake.routes["code"].append(Reply(texts=["```c\nint main(void) { int ok = 1; return 0; }\n```"]))
-    verifier = ScriptedVerifier(lambda source: verdict(Status.PASSED))
+    verifier = ScriptedJudge(lambda source: verdict(Status.PASSED))
     task_id = submit(engine)
     task = await run_one(engine, runner(fake, llm_config, verifier, replans=1), task_id)
 

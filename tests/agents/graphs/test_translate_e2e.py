@@ -12,16 +12,16 @@ from typing import Any
 import pytest
 from sqlmodel import Session
 
-from agents.graphs.translate import GraphConfig
+from agents.graphs.shared.config import GraphConfig
 from agents.llm import LLMClient
-from agents.runners import GraphRunner, SandboxVerifier
+from agents.runners import GraphRunner, SandboxJudge
 from corpus.store import open_store, tasks
 from corpus.store.models import JobStatus, TaskCreate, TestInput
 from parforge.service.checkpoints import checkpoints_for
-from parforge.service.config import ServerConfig
 from parforge.service.pool import WorkerPool
-from sandbox.backends import open_sandbox
+from parforge.settings import ServiceConfig
 from sandbox.config import DockerConfig
+from sandbox.verify.verifier import open_verifier
 
 pytestmark = [pytest.mark.vllm, pytest.mark.docker, pytest.mark.slow]
 
@@ -41,7 +41,7 @@ def outcomes(
     sandbox_image: str,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> dict[str, Any]:
-    from parforge.model_server import ModelSettings
+    from parforge.model_server import ModelConfig
 
     url = f"sqlite:///{tmp_path_factory.mktemp('graph') / 'store.db'}"
     engine = open_store(url)
@@ -59,11 +59,11 @@ def outcomes(
             ids[name] = tasks.submit(s, create).id
 
     async def run_all() -> None:
-        llm = LLMClient(ModelSettings().client_config())
-        verifier = SandboxVerifier(open_sandbox(DockerConfig(pool_size=2)), quiet=model_pause)
+        llm = LLMClient(ModelConfig().client_config())
+        verifier = SandboxJudge(open_verifier(DockerConfig(pool_size=2)), quiet=model_pause)
         config = GraphConfig(plan_tokens=400, rewrite_tokens=512, repairs=1, replans=0)
         runner = GraphRunner(llm, verifier, config, checkpoints=checkpoints_for(url))
-        pool = WorkerPool(engine, runner, ServerConfig(workers=2, poll_s=0.1, heartbeat_s=0.5))
+        pool = WorkerPool(engine, runner, ServiceConfig(workers=2, poll_s=0.1, heartbeat_s=0.5))
         try:
             await asyncio.gather(*(pool.run_task(i) for i in ids.values()))
         finally:

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
+from agents.judge import SandboxJudge
 from agents.reasoning import behaviour_key, probe_spec, structure
-from agents.verifier import SandboxVerifier
-from sandbox.backends import open_sandbox
 from sandbox.config import DockerConfig
 from sandbox.spec import Candidate, Language, Spec, Target, TestCase
 from sandbox.verdict import Status
 from sandbox.verify.pipeline import PROBE_REASON
+from sandbox.verify.verifier import open_verifier
 from tests.agents.graphs.test_reasoning import DIFFERENT_TEXT, SOURCE, WITH_REDUCTION
 
 pytestmark = [pytest.mark.docker]
@@ -40,7 +40,7 @@ def test_equivalent_programs_merge_and_different_ones_stay_apart(sandbox_image: 
     probe = probe_spec(spec)
 
     async def probe_all() -> list[Any]:
-        verifier = SandboxVerifier(open_sandbox(DockerConfig(pool_size=2)))
+        verifier = SandboxJudge(open_verifier(DockerConfig(pool_size=2)))
         try:
             return list(
                 await asyncio.gather(

@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from agents.llm import LLMClient, LLMConfig
-from agents.runners import PromptModeConfig, PromptRunner, SandboxVerifier
+from agents.runners import PromptModeConfig, PromptRunner, SandboxJudge
 from agents.runners.prompt_mode import NO_CODE
 from corpus.export import ExportFilter, ExportFormat, export_lines, schema_for
 from corpus.store import tasks
@@ -29,23 +29,24 @@ from corpus.store.models import (
     TestInput,
     Verdict,
 )
-from parforge.service.config import ServerConfig
 from parforge.service.pool import CANCEL, WorkerPool
+from parforge.settings import ServiceConfig
 from sandbox.errors import SandboxUnavailable
 from sandbox.models import Command, CommandResult
 from sandbox.spec import Target
 from sandbox.verdict import Status, Timing
 from sandbox.verdict import Verdict as SandboxVerdict
+from sandbox.verify.verifier import LocalVerifier
 from tests.conftest import (
     FAKE_ADAPTER,
     FAKE_MODEL,
     FakeLLMServer,
     Reply,
+    ScriptedJudge,
     ScriptedSandbox,
-    ScriptedVerifier,
 )
 
-FAST = ServerConfig(workers=1, poll_s=0.05, heartbeat_s=0.05, lease_s=5)
+FAST = ServiceConfig(workers=1, poll_s=0.05, heartbeat_s=0.05, lease_s=5)
 SOURCE = '#include <stdio.h>\nint main(void) { long s = 0; for (int i = 0; i < 9; i++) s += i; printf("%ld\\n", s); }\n'
 
 
@@ -81,7 +82,7 @@ def runner_for(
     **prompt: Any,
 ) -> PromptRunner:
     llm = LLMClient(config, transport=fake.transport())
-    return PromptRunner(llm, verifier or ScriptedVerifier(judge), PromptModeConfig(**prompt))
+    return PromptRunner(llm, verifier or ScriptedJudge(judge), PromptModeConfig(**prompt))
 
 
 def submit(engine: Engine, samples: int = 3, **extra: Any) -> str:
@@ -193,7 +194,7 @@ async def test_a_reply_without_code_is_a_candidate_that_fails_to_build(
     engine, fake_llm, llm_config
 ):
     fake_llm.script(Reply(texts=["", reply("slow")]))
-    verifier = ScriptedVerifier(judge)
+    verifier = ScriptedJudge(judge)
     task_id = submit(engine, samples=2)
     task = await run_one(engine, runner_for(fake_llm, llm_config, verifier), task_id)
     assert len(verifier.sources) == 1  # nothing to send to the sandbox for the empty reply
@@ -244,7 +245,7 @@ async def test_some_failed_calls_are_said_in_the_reason(engine, fake_llm, llm_co
 
 async def test_an_unreachable_model_fails_the_task_with_the_reason(engine, fake_llm):
     config = LLMConfig(url="http://127.0.0.1:9/v1", model=FAKE_MODEL, max_retries=0)
-    runner = PromptRunner(LLMClient(config), ScriptedVerifier(judge))
+    runner = PromptRunner(LLMClient(config), ScriptedJudge(judge))
     task_id = submit(engine, samples=2)
     task = await run_one(engine, runner, task_id)
     assert task.status == JobStatus.FAILED
@@ -269,7 +270,7 @@ async def test_an_unavailable_sandbox_fails_the_task_and_keeps_the_candidates(
     engine, fake_llm, llm_config
 ):
     fake_llm.script(Reply(texts=[reply("fast"), reply("slow")]))
-    verifier = ScriptedVerifier(judge, error=SandboxUnavailable("docker: engine not running"))
+    verifier = ScriptedJudge(judge, error=SandboxUnavailable("docker: engine not running"))
     task_id = submit(engine, samples=2)
     task = await run_one(engine, runner_for(fake_llm, llm_config, verifier), task_id)
     assert task.status == JobStatus.FAILED
@@ -320,7 +321,7 @@ async def test_cancelling_aborts_the_model_call_in_flight(engine, fake_llm, llm_
 
 async def test_cancelling_aborts_the_verifications_in_flight(engine, fake_llm, llm_config):
     fake_llm.script(Reply(texts=[reply("fast"), reply("slow")]))
-    verifier = ScriptedVerifier(judge, gate=asyncio.Event())
+    verifier = ScriptedJudge(judge, gate=asyncio.Event())
     task_id = submit(engine, samples=2)
     task = await _run_and_cancel(
         engine,
@@ -336,7 +337,7 @@ async def test_cancelling_aborts_the_verifications_in_flight(engine, fake_llm, l
 async def test_the_time_budget_ends_the_run_with_what_was_verified(engine, fake_llm, llm_config):
     gate = asyncio.Event()  # never set: the `slow` candidate's verification never ends
 
-    class HalfGated(ScriptedVerifier):
+    class HalfGated(ScriptedJudge):
         async def __call__(self, spec: Any, candidate: Any) -> Any:
             if "slow" in candidate.source:
                 await gate.wait()
@@ -382,7 +383,9 @@ async def test_through_verify_on_the_scripted_sandbox(engine, fake_llm, llm_conf
 
     llm = LLMClient(llm_config, transport=fake_llm.transport())
     sandbox = ScriptedSandbox(handler)
-    runner = PromptRunner(llm, SandboxVerifier(sandbox), PromptModeConfig(threads=[1, 2]))
+    runner = PromptRunner(
+        llm, SandboxJudge(LocalVerifier(sandbox)), PromptModeConfig(threads=[1, 2])
+    )
     fake_llm.script(Reply(texts=[reply("x"), reply("y")]))
     task_id = submit(engine, samples=2)
     task = await run_one(engine, runner, task_id)

@@ -12,11 +12,11 @@ import pytest
 from sqlmodel import Session
 
 from agents.llm import LLMClient
-from agents.runners import PromptModeConfig, PromptRunner, SandboxVerifier
+from agents.runners import PromptModeConfig, PromptRunner, SandboxJudge
 from corpus.store import keys, open_store
 from parforge.api import create_app
-from sandbox.backends import open_sandbox
 from sandbox.config import DockerConfig
+from sandbox.verify.verifier import open_verifier
 from tests.conftest import Reply
 from tests.parforge.api.conftest import settings_for
 
@@ -52,7 +52,7 @@ async def test_a_known_good_program_passes_with_speedups(
     )
     runner = PromptRunner(
         LLMClient(llm_config, transport=fake_llm.transport()),
-        SandboxVerifier(open_sandbox(DockerConfig(pool_size=2))),
+        SandboxJudge(open_verifier(DockerConfig(pool_size=2))),
         PromptModeConfig(threads=[1, 2], timing_repeats=3),
     )
     url = f"sqlite:///{tmp_path / 'store.db'}"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from agents.judge import task_spec
 from agents.llm import CallRecord, Choice, Message, Sampling, Usage
 from agents.prompts.program import SYSTEM, build_messages
 from agents.runners.config import PromptModeConfig
 from agents.trajectory import Identity, Tally, llm_steps, verdict_summary
-from agents.verifier import task_spec
 from corpus.store.models import Budgets, StepKind, TaskDetail, TaskOptions, TestInput
 from sandbox.spec import Language, Spec, Target, TestCase, Tolerance
 from sandbox.verdict import BuildReport, Status, Timing, Verdict

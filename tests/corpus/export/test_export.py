@@ -13,11 +13,11 @@ from sqlmodel import Session
 from corpus.export import ExportFilter, ExportFormat, Split, export_file, export_lines, schema_for
 from corpus.store import tasks
 from corpus.store.models import JobStatus, TaskCreate
-from parforge.service.config import ServerConfig
 from parforge.service.pool import WorkerPool
+from parforge.settings import ServiceConfig
 from tests.conftest import ScriptedRunner
 
-FAST = ServerConfig(workers=2, poll_s=0.05, heartbeat_s=0.05)
+FAST = ServiceConfig(workers=2, poll_s=0.05, heartbeat_s=0.05)
 
 
 async def _fill(engine, sources, target="openmp", model="scripted-model", samples=3):

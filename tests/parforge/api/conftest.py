@@ -15,10 +15,9 @@ from sqlmodel import Session
 from corpus.runner import TaskRunner
 from corpus.store import keys, open_store
 from corpus.store.config import StoreConfig
-from evals.config import EvalSettings
+from evals.config import EvalConfig
 from parforge.api import create_app
-from parforge.service.config import ServerConfig
-from parforge.settings import Settings
+from parforge.settings import ServiceConfig, Settings
 
 
 class Api:
@@ -41,16 +40,16 @@ ApiFactory = Callable[..., AbstractAsyncContextManager[Api]]
 
 
 def settings_for(
-    store_url: str, data_dir: Path, evals: EvalSettings | None = None, **server: Any
+    store_url: str, data_dir: Path, evals: EvalConfig | None = None, **server: Any
 ) -> Settings:
     # No configured runner unless a test names one: `api_factory(runner=None)` queues only.
     config = {"poll_s": 0.05, "heartbeat_s": 0.05, "runner": "none", **server}
     return Settings(
         data_dir=data_dir,
         store=StoreConfig(url=store_url),
-        server=ServerConfig(**config),
+        server=ServiceConfig(**config),
         # No eval workers unless a test asks: a queued eval would otherwise really run.
-        evals=evals or EvalSettings(workers=0),
+        evals=evals or EvalConfig(workers=0),
     )
 
 

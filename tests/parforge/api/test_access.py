@@ -9,7 +9,7 @@ from corpus.store import keys, open_store
 from evals.outcomes import unverified_result
 from evals.sources import Sample
 from parforge.api.limits import PAGE_MAX
-from parforge.service.config import KeyLimits
+from parforge.settings import KeyLimits
 from tests.conftest import ScriptedRunner
 from tests.parforge.api.test_tasks_api import _wait_done
 

@@ -7,13 +7,13 @@ import asyncio
 
 import pytest
 
-from evals.config import EvalSettings
+from evals.config import EvalConfig
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
 async def test_a_submitted_eval_runs_and_reports(api_factory, sandbox_image) -> None:
-    async with api_factory(evals=EvalSettings(workers=1)) as api:
+    async with api_factory(evals=EvalConfig(workers=1)) as api:
         body = {
             "suite": "pareval",
             "target": "openmp",

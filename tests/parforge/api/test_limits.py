@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from corpus.store.models import TaskCreate
 from parforge.api.limits import Refusal, StreamSlot, StreamSlots, eval_refusal, task_refusal
-from parforge.service.config import KeyLimits
+from parforge.settings import KeyLimits
 
 LIMITS = KeyLimits(active_tasks=2, active_evals=1, samples_per_task=4, tests_per_task=2)
 

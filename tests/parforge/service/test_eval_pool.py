@@ -13,11 +13,12 @@ from agents.llm import LLMConfig
 from corpus.store import evals as store
 from corpus.store.models import EvalRun, JobStatus
 from evals.runner import EvalRunner
-from parforge.service.config import ServerConfig
 from parforge.service.evals import EvalPool
+from parforge.settings import ServiceConfig
+from sandbox.verify.verifier import LocalVerifier
 from tests.evals.fakes import TASKS, HeldSource, SourcedRunner, new_run, scripted
 
-FAST = ServerConfig(poll_s=0.05, heartbeat_s=0.05, lease_s=5)
+FAST = ServiceConfig(poll_s=0.05, heartbeat_s=0.05, lease_s=5)
 
 
 async def wait_for(engine, eval_id, check, limit_s=20.0) -> EvalRun:
@@ -37,7 +38,7 @@ async def wait_for(engine, eval_id, check, limit_s=20.0) -> EvalRun:
 
 async def test_a_queued_eval_is_claimed_run_and_summarized(engine):
     eval_id = new_run(engine, model="replay:known-good")
-    runner = EvalRunner(engine, scripted(), llm=LLMConfig(url="http://unused/v1"))
+    runner = EvalRunner(engine, LocalVerifier(scripted()), llm=LLMConfig(url="http://unused/v1"))
     pool = EvalPool(engine, runner, FAST, workers=1)
     await pool.start()
     try:
@@ -95,7 +96,7 @@ async def test_a_cancel_request_ends_the_eval_as_cancelled(engine):
 
 async def test_run_one_is_what_the_cli_uses(engine):
     eval_id = new_run(engine, model="replay:known-good", problems=TASKS[:1])
-    runner = EvalRunner(engine, scripted(), llm=LLMConfig(url="http://unused/v1"))
+    runner = EvalRunner(engine, LocalVerifier(scripted()), llm=LLMConfig(url="http://unused/v1"))
     final = await EvalPool(engine, runner, FAST, workers=0).run_one(eval_id)
     assert final.status == JobStatus.SUCCEEDED and final.summary["unverified"] == 0
 
@@ -115,7 +116,7 @@ class _SlowClaim(EvalPool):
 
 async def test_a_stop_during_a_claim_puts_the_eval_back(engine):
     eval_id = new_run(engine, model="replay:known-good")
-    runner = EvalRunner(engine, scripted(), llm=LLMConfig(url="http://unused/v1"))
+    runner = EvalRunner(engine, LocalVerifier(scripted()), llm=LLMConfig(url="http://unused/v1"))
     pool = _SlowClaim(engine, runner, FAST, workers=1)
     await pool.start()
     assert await asyncio.to_thread(pool.entered.wait, 10)

@@ -11,11 +11,11 @@ from sqlmodel import Session, col, select
 from corpus.runner import RunOutcome
 from corpus.store import Notifier, tasks
 from corpus.store.models import Candidate, JobStatus, Step, TaskCreate, Verdict
-from parforge.service.config import ServerConfig
 from parforge.service.pool import WorkerPool
+from parforge.settings import ServiceConfig
 from tests.conftest import ScriptedRunner
 
-FAST = ServerConfig(workers=2, poll_s=0.05, heartbeat_s=0.05, lease_s=5)
+FAST = ServiceConfig(workers=2, poll_s=0.05, heartbeat_s=0.05, lease_s=5)
 
 
 def _submit(engine, n=1) -> list[str]:
@@ -236,7 +236,7 @@ async def test_a_runner_error_is_stored_without_internal_addresses_or_ids(engine
 async def test_a_cancel_not_yet_delivered_when_the_server_stops_ends_the_task_cancelled(engine):
     [task_id] = _submit(engine)
     # A slow keeper: the request below is still undelivered when the pool stops.
-    slow = ServerConfig(workers=1, poll_s=0.05, heartbeat_s=30, lease_s=60)
+    slow = ServiceConfig(workers=1, poll_s=0.05, heartbeat_s=30, lease_s=60)
     runner = ScriptedRunner(samples=50, delay_s=0.05)
     pool = WorkerPool(engine, runner, slow)
     await pool.start()

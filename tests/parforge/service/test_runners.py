@@ -13,10 +13,9 @@ from sqlmodel import Session, select
 from corpus.store import Notifier, tasks
 from corpus.store.config import StoreConfig
 from corpus.store.models import JobStatus, Run, Task, TaskCreate
-from parforge.service.config import ServerConfig
 from parforge.service.pool import WorkerPool
 from parforge.service.runners import Runners, ServiceError
-from parforge.settings import Settings
+from parforge.settings import ServiceConfig, Settings
 from tests.conftest import ScriptedRunner
 
 HERE = "tests.parforge.service.test_runners"
@@ -55,7 +54,7 @@ def build_a_string(settings: Settings) -> str:
 def settings_with(tmp_path: Path, **server: Any) -> Settings:
     config = {"poll_s": 0.05, "heartbeat_s": 0.05, "lease_s": 5, **server}
     return Settings(
-        data_dir=tmp_path, store=StoreConfig(url="sqlite://"), server=ServerConfig(**config)
+        data_dir=tmp_path, store=StoreConfig(url="sqlite://"), server=ServiceConfig(**config)
     )
 
 
@@ -81,7 +80,7 @@ def _submit(engine, *agents: str | None) -> list[str]:
     return ids
 
 
-async def _run_all(engine, runners: Runners, ids: list[str], config: ServerConfig) -> list[Task]:
+async def _run_all(engine, runners: Runners, ids: list[str], config: ServiceConfig) -> list[Task]:
     pool = WorkerPool(engine, runners, config)
     await pool.start()
     try:

@@ -10,11 +10,12 @@ import pytest
 
 from corpus.formats import Target as SuiteTarget
 from corpus.suites import load_suite
+from sandbox.config import RaceCheckConfig, VerifyOptions
 from sandbox.models import Command
-from sandbox.race import RaceCheckConfig, check_program
 from sandbox.spec import Candidate, Spec, Target, TestCase
 from sandbox.verdict import Status
-from sandbox.verify import VerifyOptions, verify
+from sandbox.verify import verify
+from sandbox.verify.race import check_program
 from tests.sandbox.verify.test_verify_openmp import GOOD, TEMPLATE, spec
 
 pytestmark = pytest.mark.docker

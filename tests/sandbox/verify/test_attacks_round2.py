@@ -17,13 +17,13 @@ import pytest
 
 from corpus.formats import Target as SuiteTarget
 from corpus.suites import load_suite
-from sandbox.gate import TimingGate
-from sandbox.outcomes import HIDDEN_MISMATCH
-from sandbox.race import RaceCheckConfig
+from sandbox.config import RaceCheckConfig, VerifyOptions
 from sandbox.spec import Candidate, Spec, Target, TestCase, Tolerance
 from sandbox.verdict import Status, Verdict
-from sandbox.verify import VerifyOptions, verify
+from sandbox.verify import verify
+from sandbox.verify.gate import TimingGate
 from sandbox.verify.hidden import draw
+from sandbox.verify.outcomes import HIDDEN_MISMATCH
 
 pytestmark = pytest.mark.docker
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from corpus.formats import Target
 from corpus.suites import load_suite
 from sandbox.backends.engine import plain_tcp_problem
 from sandbox.checkers.integrity import (
@@ -17,7 +16,7 @@ from sandbox.checkers.integrity import (
     string_findings,
     symbol_findings,
 )
-from sandbox.spec import Spec, TestCase
+from sandbox.spec import Spec, Target, TestCase
 
 CLEAN = """
 #include <stdio.h>

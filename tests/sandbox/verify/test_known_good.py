@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from corpus.formats import Target
-from sandbox.spec import Candidate, Spec
+from sandbox.spec import Candidate, Spec, Target
 from sandbox.verdict import Status
 from sandbox.verify import verify
 from tests.corpus.test_fidelity import cases, source_of, suite

@@ -1,14 +1,14 @@
 from sandbox.models import CommandResult
-from sandbox.outcomes import (
+from sandbox.spec import Target, Tolerance
+from sandbox.verdict import Finding, Status, TestOutcome
+from sandbox.verify.outcomes import (
     classify,
     concurrency_failure,
     deadlock_findings,
     first_failure,
     missing_tool,
 )
-from sandbox.spec import Target, Tolerance
-from sandbox.steps import cap, kernel_time, signal_name
-from sandbox.verdict import Finding, Status, TestOutcome
+from sandbox.verify.steps import cap, kernel_time, signal_name
 
 
 def run(

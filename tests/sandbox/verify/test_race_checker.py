@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from sandbox.race import RaceCheckConfig, check_program
+from sandbox.config import RaceCheckConfig
 from sandbox.spec import TestCase
+from sandbox.verify.race import check_program
 from tests.sandbox.verify.conftest import PROGRAMS
 
 MANIFEST = json.loads((PROGRAMS / "manifest.json").read_text())["programs"]

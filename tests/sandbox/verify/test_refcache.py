@@ -7,12 +7,13 @@ from __future__ import annotations
 import asyncio
 
 from sandbox.checkers import tsan
-from sandbox.gate import TimingGate
+from sandbox.config import VerifyOptions
 from sandbox.models import Command, CommandResult
-from sandbox.refcache import ReferenceCache
 from sandbox.spec import Candidate, Spec, Target, TestCase
 from sandbox.verdict import Status
-from sandbox.verify import VerifyOptions, verify
+from sandbox.verify import verify
+from sandbox.verify.gate import TimingGate
+from sandbox.verify.refcache import ReferenceCache
 from tests.conftest import ScriptedSandbox, ScriptedWorkspace
 
 SOURCE = "#pragma omp parallel for\nfor (int i = 0; i < 4; i++) {}\nint main() {}\n"

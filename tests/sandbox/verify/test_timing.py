@@ -1,9 +1,9 @@
-"""Paired timing decisions (`sandbox.timing`), on runs shaped like the sandbox's."""
+"""Paired timing decisions (`sandbox.verify.speedup`), on runs shaped like the sandbox's."""
 
 from __future__ import annotations
 
 from sandbox.models import CommandResult
-from sandbox.timing import FOREIGN_LIMIT, Session, timing
+from sandbox.verify.speedup import FOREIGN_LIMIT, Session, timing
 
 
 def run(seconds: float, kernel: float | None = None, **more: object) -> CommandResult:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 
 from sandbox.models import COLLECT, Command, CommandResult
-from sandbox.outcomes import CHECKED_DIFFERENTLY_KIND
 from sandbox.spec import Candidate, Spec, Target, TestCase
 from sandbox.verdict import Status
 from sandbox.verify import verify
+from sandbox.verify.outcomes import CHECKED_DIFFERENTLY_KIND
 from tests.conftest import ScriptedSandbox
 from tests.sandbox.verify.test_cuda_sanitizer import MEMCHECK, RACECHECK
 
