@@ -77,7 +77,7 @@ def start_server(url: str, data_dir: str, workers: int) -> tuple[subprocess.Pope
         "PARFORGE_DATA_DIR": data_dir,
         "PARFORGE_STORE__URL": url,
         "PARFORGE_SERVER__WORKERS": str(workers),
-        "PARFORGE_SERVER__RUNNER": "tests.conftest:build_scripted_runner",
+        "PARFORGE_SERVER__RUNNER": "tests.fakes.runners:build_scripted_runner",
         "PARFORGE_SERVER__RUNNER_OPTIONS": json.dumps({"samples": 1}),
     }
     proc = subprocess.Popen(

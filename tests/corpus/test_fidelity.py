@@ -7,64 +7,25 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterator
-from functools import cache
 
 import pytest
 
-from corpus.suites import Suite, load_suite
-from sandbox.backends import open_sandbox
+from corpus.suites import load_suite
 from sandbox.base import Sandbox
-from sandbox.config import DockerConfig
 from sandbox.spec import Candidate, Spec, Target
 from sandbox.verdict import Verdict
 from sandbox.verify import verify
+from tests.fakes.pareval import cases, source_of, suite
 
 pytestmark = pytest.mark.slow
 
 KILL_RATE = 0.95
 
 
-@cache
-def suite() -> Suite:
-    return load_suite("pareval")
-
-
-def cases(kind: str) -> list[tuple[str, Target, str]]:
-    out = []
-    for task in suite().tasks:
-        for target, entry in task.targets.items():
-            for good in entry.solutions:
-                if kind == "good":
-                    out.append((task.name, target, good.name))
-                else:
-                    out += [(task.name, target, m.name) for m in good.mutants]
-    return out
-
-
-def source_of(task_name: str, target: Target, name: str) -> str:
-    for good in suite().task(task_name).target(target).solutions:
-        if good.name == name:
-            return good.source
-        for mutant in good.mutants:
-            if mutant.name == name:
-                return mutant.source
-    raise KeyError(name)
-
-
 async def verify_one(sandbox: Sandbox, task_name: str, target: Target, source: str) -> Verdict:
     spec = Spec.model_validate(suite().task(task_name).spec_for(target))
     # Correctness is what this test is about; speed is measured by the benchmarks.
     return await verify(sandbox, spec, Candidate(target=target.value, source=source), timing=False)
-
-
-@pytest.fixture
-async def sandbox(sandbox_image: str) -> AsyncIterator[Sandbox]:
-    box = open_sandbox(DockerConfig(pool_size=2))
-    try:
-        yield box
-    finally:
-        await box.aclose()
 
 
 def first_of_each_type() -> set[str]:
@@ -78,7 +39,9 @@ def first_of_each_type() -> set[str]:
 
 
 @pytest.mark.parametrize("task_name", [t.name for t in load_suite("pareval").tasks])
-async def test_reference_and_known_good_solutions_pass(sandbox: Sandbox, task_name: str) -> None:
+async def test_reference_and_known_good_solutions_pass(
+    verify_sandbox: Sandbox, task_name: str
+) -> None:
     """The serial reference as a candidate and every known-good OpenMP and MPI solution,
     verified at once (CUDA's built for the first problem of each type)."""
     task = suite().task(task_name)
@@ -89,7 +52,7 @@ async def test_reference_and_known_good_solutions_pass(sandbox: Sandbox, task_na
         if name_task == task_name and (target is not Target.CUDA or cuda)
     ]
     verdicts = await asyncio.gather(
-        *(verify_one(sandbox, task_name, target, source) for target, _, source in checks)
+        *(verify_one(verify_sandbox, task_name, target, source) for target, _, source in checks)
     )
     failures = []
     for (target, name, _), verdict in zip(checks, verdicts, strict=True):
@@ -114,11 +77,14 @@ def stratified_mutants() -> list[tuple[str, Target, str]]:
 
 
 @pytest.mark.timeout(3600)
-async def test_planted_mutants_are_caught(sandbox: Sandbox) -> None:
+async def test_planted_mutants_are_caught(verify_sandbox: Sandbox) -> None:
     mutants = stratified_mutants()
     assert len(mutants) >= 20
     verdicts = await asyncio.gather(
-        *(verify_one(sandbox, t, target, source_of(t, target, n)) for t, target, n in mutants)
+        *(
+            verify_one(verify_sandbox, t, target, source_of(t, target, n))
+            for t, target, n in mutants
+        )
     )
     survived = [c for c, v in zip(mutants, verdicts, strict=True) if v.passed]
     broken = [

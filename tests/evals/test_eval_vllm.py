@@ -18,7 +18,7 @@ from evals.runner import EvalRunner
 from evals.stored import load_run
 from sandbox.config import DockerConfig
 from sandbox.verify.verifier import open_verifier
-from tests.evals.fakes import new_run, new_store
+from tests.fakes.evals import new_run, new_store
 
 pytestmark = [pytest.mark.vllm, pytest.mark.docker, pytest.mark.slow]
 

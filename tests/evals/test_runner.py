@@ -27,8 +27,9 @@ from evals.summary import OVERALL
 from sandbox.errors import WorkspaceError
 from sandbox.models import Command, CommandResult
 from sandbox.verify.verifier import LocalVerifier
-from tests.conftest import FAKE_MODEL, FakeLLMServer, Reply, ScriptedSandbox
-from tests.evals.fakes import BROKEN, TASKS, WRONG, ListSource, new_run, new_store, scripted
+from tests.fakes.evals import BROKEN, TASKS, WRONG, ListSource, new_run, new_store, scripted
+from tests.fakes.llm import FAKE_MODEL, FakeLLMServer, Reply
+from tests.fakes.sandbox import ScriptedSandbox
 
 GOOD = "\n  #pragma omp parallel for\n  for (size_t i = 0; i < x.size(); ++i) z[i] = 1;\n}\nint main() { return 1; }\n"
 

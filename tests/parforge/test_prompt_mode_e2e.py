@@ -22,10 +22,11 @@ from parforge.api import create_app
 from parforge.model_server import ModelConfig
 from parforge.settings import ServiceConfig, Settings
 from sandbox.config import DockerConfig
+from tests.fakes.paths import RUNNER_PROGRAMS
 
 pytestmark = [pytest.mark.vllm, pytest.mark.docker]
 
-SOURCE = (Path(__file__).parent.parent / "agents/runners/programs/primes.c").read_text()
+SOURCE = (RUNNER_PROGRAMS / "primes.c").read_text()
 
 
 async def test_a_task_runs_on_the_embedded_model_and_the_docker_sandbox(

@@ -18,7 +18,7 @@ from sqlmodel import Session, select
 
 from corpus.store import keys, open_store, tasks
 from corpus.store.models import Step
-from tests.conftest import ROOT
+from tests.fakes.paths import ROOT
 
 
 def _free_port() -> int:
@@ -37,7 +37,7 @@ class Server:
             "PYTHONPATH": str(ROOT),
             "PARFORGE_DATA_DIR": str(data_dir),
             "PARFORGE_STORE__URL": store_url,
-            "PARFORGE_SERVER__RUNNER": "tests.conftest:build_scripted_runner",
+            "PARFORGE_SERVER__RUNNER": "tests.fakes.runners:build_scripted_runner",
             "PARFORGE_SERVER__RUNNER_OPTIONS": json.dumps({"samples": 12, "delay_s": 0.1}),
             "PARFORGE_SERVER__MAX_ATTEMPTS": str(max_attempts),
             "PARFORGE_SERVER__HEARTBEAT_S": "0.2",

@@ -8,22 +8,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from agents.core import Plan, PlanError, PlanStep, parse_plan, plan_schema, validate_plan
-from tests.agents.core.tools import TOOLS
+from tests.fakes.plans import GOOD_PLAN, TOOLS
 
-GOOD = {
-    "steps": [
-        {"id": 1, "tool": "analyse", "args": {"source": "int main(){}", "language": "c"}},
-        {"id": 2, "tool": "generate", "args": {"strategy": "loops", "loops": ["$1.loops"]}},
-        {
-            "id": 3,
-            "tool": "generate",
-            "args": {"strategy": "simd", "samples": "$1.count", "temperature": 0.7},
-            "why": "a second strategy in parallel",
-        },
-        {"id": 4, "tool": "verify", "args": {"code": "$2", "options": {"threads": "$1.threads"}}},
-        {"id": 5, "tool": "verify", "args": {"code": "$3.code", "options": "$1.options"}},
-    ]
-}
 ALLOWED = {
     "type", "enum", "const", "anyOf", "properties", "required", "items", "minItems",
     "maxItems", "pattern", "additionalProperties",
@@ -52,7 +38,7 @@ def _keywords(node: object, found: set[str]) -> set[str]:
 
 
 def test_the_schema_accepts_a_good_plan_with_references_in_typed_fields():
-    assert list(_checker().iter_errors(GOOD)) == []
+    assert list(_checker().iter_errors(GOOD_PLAN)) == []
 
 
 @pytest.mark.parametrize(
@@ -75,7 +61,7 @@ def test_the_schema_rejects_bad_steps(why, step):
 
 
 def test_the_schema_bounds_the_number_of_steps():
-    step = GOOD["steps"][0]
+    step = GOOD_PLAN["steps"][0]
     assert list(_checker().iter_errors({"steps": []}))
     assert list(_checker(max_steps=2).iter_errors({"steps": [step, step, step]}))
     assert list(_checker().iter_errors({"steps": [step], "note": "extra"}))
@@ -88,7 +74,7 @@ def test_the_schema_uses_only_keywords_grammar_back_ends_compile():
 
 
 def test_a_valid_plan_has_no_problems():
-    plan = Plan.model_validate(GOOD)
+    plan = Plan.model_validate(GOOD_PLAN)
     assert validate_plan(plan, TOOLS) == []
     assert validate_plan(plan, {t.name: t for t in TOOLS}) == []
 
@@ -125,8 +111,8 @@ def test_validate_names_each_problem():
 
 
 def test_parse_plan_reads_a_fenced_reply_and_reports_why_it_fails():
-    reply = "Here is my plan:\n```json\n" + json.dumps(GOOD, indent=2) + "\n```\n"
-    assert parse_plan(reply, TOOLS) == Plan.model_validate(GOOD)
+    reply = "Here is my plan:\n```json\n" + json.dumps(GOOD_PLAN, indent=2) + "\n```\n"
+    assert parse_plan(reply, TOOLS) == Plan.model_validate(GOOD_PLAN)
     with pytest.raises(PlanError, match="not valid JSON"):
         parse_plan('{"steps": [{"id": 1,}]}', TOOLS)
     with pytest.raises(PlanError, match="no JSON object"):

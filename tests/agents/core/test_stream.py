@@ -8,8 +8,7 @@ import random
 import pytest
 
 from agents.core import Plan, PlanError, StreamingPlanParser
-from tests.agents.core.test_plan import GOOD
-from tests.agents.core.tools import TOOLS
+from tests.fakes.plans import GOOD_PLAN, TOOLS
 
 TRICKY = {
     "steps": [
@@ -71,7 +70,7 @@ def test_random_chunkings_give_the_same_steps(text):
 
 
 def test_steps_come_out_while_the_rest_is_still_missing():
-    text = json.dumps(GOOD)
+    text = json.dumps(GOOD_PLAN)
     parser = StreamingPlanParser()
     second = text.index('{"id": 3')
     assert [s.id for s in parser.feed(text[:second])] == [1, 2]
@@ -89,7 +88,7 @@ def test_only_the_top_level_steps_array_holds_steps():
 
 def test_close_rejects_text_that_is_not_a_whole_plan():
     parser = StreamingPlanParser()
-    text = json.dumps(GOOD)
+    text = json.dumps(GOOD_PLAN)
     parser.feed(text[:-3])
     with pytest.raises(PlanError, match="not valid JSON"):
         parser.close()

@@ -16,7 +16,7 @@ from sandbox.spec import Candidate, Language, Spec, Target, TestCase
 from sandbox.verdict import Status
 from sandbox.verify.pipeline import PROBE_REASON
 from sandbox.verify.verifier import open_verifier
-from tests.agents.graphs.test_reasoning import DIFFERENT_TEXT, SOURCE, WITH_REDUCTION
+from tests.fakes.graphs import DIFFERENT_TEXT, SOURCE, WITH_REDUCTION
 
 pytestmark = [pytest.mark.docker]
 

@@ -30,43 +30,10 @@ from agents.reasoning.confidence import below_group
 from agents.tools import STRATEGIES
 from sandbox.spec import Language, Spec, Target, TestCase
 from sandbox.verdict import BuildReport, Status, StepRecord, Verdict
+from tests.fakes.paths import GRAPH_PROGRAMS
+from tests.fakes.programs import SUM, SUM_ATOMIC, SUM_RENAMED
 
 OMP = STRATEGIES[Target.OPENMP]
-
-SUM = """#include <stdio.h>
-int main(void) {
-    double total = 0.0;  /* the sum */
-    #pragma omp parallel for reduction(+:total) schedule(static)
-    for (int i = 0; i < 1000; i++)
-        total += i * 0.5;
-    printf("%.1f\\n", total);
-    return 0;
-}
-"""
-# The same program: other names, other numbers, other layout, clauses in another order.
-SUM_RENAMED = """#include <stdio.h>
-int main(void)
-{
-  double acc = 0.0;
-  #pragma omp parallel for schedule(static) reduction(+: acc)
-  for (int k = 0; k < 4096; k++) acc += k * 0.25;   // accumulate
-  printf("%.1f\\n", acc);
-  return 0;
-}
-"""
-# A different program: an atomic update instead of a reduction.
-SUM_ATOMIC = """#include <stdio.h>
-int main(void) {
-    double total = 0.0;
-    #pragma omp parallel for
-    for (int i = 0; i < 1000; i++) {
-        #pragma omp atomic
-        total += i * 0.5;
-    }
-    printf("%.1f\\n", total);
-    return 0;
-}
-"""
 
 
 def test_the_outline_schema_offers_only_the_catalogue():
@@ -255,6 +222,6 @@ def test_no_real_program_counts_as_looping():
     root = Path(__file__).parents[3]
     sources = [t.source for t in load_suite("pareval").translations]
     sources += [p.read_text() for p in root.glob("examples/**/*.c")]
-    sources += [p.read_text() for p in root.glob("tests/agents/graphs/programs/*.c")]
+    sources += [p.read_text() for p in GRAPH_PROGRAMS.glob("*.c")]
     assert len(sources) > 100
     assert not [s[:80] for s in sources if looping(shape(s, Language.CPP))]

@@ -12,8 +12,8 @@ import pytest
 from agents.llm import ChatRequest, LLMClient, LLMConfig, Message, Sampling
 from agents.reasoning import Outline, Pruning, Thread, ThreadBudget, run_threads, tokens_saved
 from sandbox.spec import Language
-from tests.agents.reasoning.test_pure import SUM, SUM_ATOMIC, SUM_RENAMED
-from tests.conftest import FakeLLMServer, FakeStream, Reply
+from tests.fakes.llm import FakeLLMServer, FakeStream, Reply
+from tests.fakes.programs import SUM, SUM_ATOMIC, SUM_RENAMED
 
 
 class ByPrompt(FakeLLMServer):

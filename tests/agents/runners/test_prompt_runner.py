@@ -30,23 +30,17 @@ from corpus.store.models import (
     Verdict,
 )
 from parforge.service.pool import CANCEL, WorkerPool
-from parforge.settings import ServiceConfig
 from sandbox.errors import SandboxUnavailable
 from sandbox.models import Command, CommandResult
 from sandbox.spec import Target
 from sandbox.verdict import Status, Timing
 from sandbox.verdict import Verdict as SandboxVerdict
 from sandbox.verify.verifier import LocalVerifier
-from tests.conftest import (
-    FAKE_ADAPTER,
-    FAKE_MODEL,
-    FakeLLMServer,
-    Reply,
-    ScriptedJudge,
-    ScriptedSandbox,
-)
+from tests.fakes.judge import ScriptedJudge
+from tests.fakes.llm import FAKE_ADAPTER, FAKE_MODEL, FakeLLMServer, Reply
+from tests.fakes.pool import ONE_WORKER
+from tests.fakes.sandbox import ScriptedSandbox
 
-FAST = ServiceConfig(workers=1, poll_s=0.05, heartbeat_s=0.05, lease_s=5)
 SOURCE = '#include <stdio.h>\nint main(void) { long s = 0; for (int i = 0; i < 9; i++) s += i; printf("%ld\\n", s); }\n'
 
 
@@ -100,7 +94,7 @@ def submit(engine: Engine, samples: int = 3, **extra: Any) -> str:
 
 
 async def run_one(engine: Engine, runner: PromptRunner, task_id: str) -> Task:
-    assert await WorkerPool(engine, runner, FAST).run_task(task_id)
+    assert await WorkerPool(engine, runner, ONE_WORKER).run_task(task_id)
     with Session(engine) as s:
         task = tasks.get(s, task_id)
         assert task is not None
@@ -285,7 +279,7 @@ async def test_an_unavailable_sandbox_fails_the_task_and_keeps_the_candidates(
 async def _run_and_cancel(
     engine: Engine, runner: PromptRunner, task_id: str, ready: Callable[[], bool]
 ) -> Task:
-    pool = WorkerPool(engine, runner, FAST)
+    pool = WorkerPool(engine, runner, ONE_WORKER)
     await pool.start()
     try:
         for _ in range(1000):

@@ -17,8 +17,8 @@ from corpus.store import keys, open_store
 from parforge.api import create_app
 from sandbox.config import DockerConfig
 from sandbox.verify.verifier import open_verifier
-from tests.conftest import Reply
-from tests.parforge.api.conftest import settings_for
+from tests.fakes.api import settings_for
+from tests.fakes.llm import Reply
 
 pytestmark = pytest.mark.docker
 

@@ -15,7 +15,7 @@ from corpus.export.agent import StepNode, children, planning_call, tool_turn
 from corpus.store import tasks
 from corpus.store.models import CandidateCreate, StepCreate, StepKind, TaskCreate
 from corpus.store.recorder import Recorder
-from tests.conftest import FAILED_VERDICT, PASSED_VERDICT
+from tests.fakes.runners import FAILED_VERDICT, PASSED_VERDICT
 
 PLAN_PROMPT = [
     {"role": "system", "content": "Plan tool calls that parallelise the program."},

@@ -3,112 +3,24 @@ it: candidates with parents and verdicts, then the task's `evolution` step with 
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
 import jsonschema
 from sqlalchemy import Engine
-from sqlmodel import Session
 
 from corpus.export import ExportFilter, ExportFormat, export_lines, schema_for
 from corpus.export.evolution import EvolvedTask, Side, evolution_pairs, evolution_prompt
-from corpus.store import tasks
-from corpus.store.models import CandidateCreate, StepCreate, StepKind, TaskCreate
-from corpus.store.recorder import Recorder
-from tests.conftest import FAILED_VERDICT, PASSED_VERDICT
-
-SOURCE = "int main(void) { long s = 0; for (long i = 0; i < 100; i++) s += i; return 0; }"
-SEED = "#pragma omp parallel for reduction(+:s)\nfor (...) s += i;"
-
-
-def _passed(speedup: float) -> dict[str, Any]:
-    verdict = copy.deepcopy(PASSED_VERDICT)
-    verdict["timing"]["speedup"] = {"1": 1.0, "4": speedup}
-    return verdict
-
-
-def _start(engine: Engine, source: str = SOURCE) -> Recorder:
-    with Session(engine) as s:
-        task = tasks.submit(s, TaskCreate(target="openmp", language="c", source=source))
-        task = tasks.claim(s, "w", task.id)
-        assert task is not None
-        run = tasks.start_run(s, task, "graph", "w")
-        assert run.id is not None
-        return Recorder(engine, task.id, run.id)
-
-
-async def _candidate(
-    rec: Recorder, source: str, verdict: dict[str, Any], parent: int | None = None
-) -> int:
-    candidate = await rec.add_candidate(
-        CandidateCreate(
-            target="openmp",
-            source=source,
-            strategy="evolve:tile" if parent else "reduction",
-            generation=1 if parent else 0,
-            parent_id=parent,
-        )
-    )
-    await rec.add_verdict(candidate, verdict)
-    return candidate
-
-
-def _row(child: int, parent: int, status: str, speedup: float, confidence: float) -> dict:
-    correct = status == "passed"
-    return {
-        "candidate_id": child,
-        "generation": 1,
-        "parents": [parent],
-        "operator": "tile",
-        "label": f"tile {child}",
-        "status": status,
-        "correct": correct,
-        "speedup": speedup,
-        "confidence": confidence,
-        "gain": None,
-        "placed": correct,
-        "best": False,
-    }
-
-
-async def store_evolution(engine: Engine) -> dict[str, int]:
-    """A task that evolved (its candidates by name) and one that did not."""
-    rec = _start(engine)
-    ids: dict[str, int] = {"seed": await _candidate(rec, SEED, _passed(2.5))}
-    seed = ids["seed"]
-    ids["fast"] = await _candidate(rec, SEED + "\n// tiled 64", _passed(3.0), seed)
-    ids["unsure"] = await _candidate(rec, SEED + "\n// tiled 32", _passed(2.6), seed)
-    ids["racy"] = await _candidate(
-        rec, "#pragma omp parallel for\nfor (...) s += i;", FAILED_VERDICT, seed
-    )
-    ids["slow"] = await _candidate(rec, SEED + "\n// tiled 8", _passed(1.5), ids["fast"])
-    broken = copy.deepcopy(FAILED_VERDICT) | {"status": "build_failed"}
-    ids["same"] = await _candidate(rec, "  " + SEED.replace("\n", "\n\n  ") + "\n", broken, seed)
-    ids["orphan"] = await _candidate(rec, SEED + "\n// fixed", _passed(2.0), ids["racy"])
-    history = [
-        _row(ids["fast"], seed, "passed", 3.0, 0.99),
-        _row(ids["unsure"], seed, "passed", 2.6, 0.6),
-        _row(ids["racy"], seed, "race", 0.0, 0.0),
-        _row(ids["slow"], ids["fast"], "passed", 1.5, 0.01),
-        _row(ids["same"], seed, "build_failed", 0.0, 0.0),
-        _row(ids["orphan"], ids["racy"], "passed", 2.0, 1.0),  # its parent is not correct
-    ]
-    await rec.add_step(
-        StepCreate(
-            kind=StepKind.TOOL_CALL,
-            name="evolution",
-            tool_name="evolve",
-            arguments={"seed": 0},
-            result={"best_candidate_id": ids["fast"], "history": history},
-        )
-    )
-    await rec.aclose()
-    plain = _start(engine, source="int main(void) { return 1; }")
-    await _candidate(plain, "int main(void) { return 1; }", _passed(1.0))
-    await _candidate(plain, "int main(void) { return 2; }", FAILED_VERDICT)
-    await plain.aclose()
-    return ids
+from tests.fakes.evolution import (
+    SEED,
+    SOURCE,
+    add_candidate,
+    history_row,
+    passed_verdict,
+    start_recorder,
+    store_evolution,
+)
+from tests.fakes.runners import FAILED_VERDICT
 
 
 def _lines(engine: Engine, **filters: Any) -> list[dict[str, Any]]:
@@ -185,9 +97,9 @@ async def test_filters_apply(engine):
 
 
 async def test_a_task_without_evolution_gives_no_pair(engine):
-    rec = _start(engine)
-    seed = await _candidate(rec, SEED, _passed(2.5))
-    await _candidate(rec, "#pragma omp parallel for", FAILED_VERDICT, seed)
+    rec = start_recorder(engine)
+    seed = await add_candidate(rec, SEED, passed_verdict(2.5))
+    await add_candidate(rec, "#pragma omp parallel for", FAILED_VERDICT, seed)
     await rec.aclose()
     assert _lines(engine) == []
     assert len(list(export_lines(engine, ExportFormat.SFT))) == 0  # no LLM calls either
@@ -195,7 +107,11 @@ async def test_a_task_without_evolution_gives_no_pair(engine):
 
 def test_pairing_is_pure():
     task = EvolvedTask(
-        "t", "cpp", "cuda", "int main() {}", [_row(2, 1, "passed", 4.0, 0.97), {"parents": []}]
+        "t",
+        "cpp",
+        "cuda",
+        "int main() {}",
+        [history_row(2, 1, "passed", 4.0, 0.97), {"parents": []}],
     )
     sides = {1: Side(1, "a", True, 2.0), 2: Side(2, "b", True, 4.0)}
     [pair] = evolution_pairs(task, sides, ExportFilter())

@@ -15,7 +15,7 @@ from corpus.store import tasks
 from corpus.store.models import JobStatus, TaskCreate
 from parforge.service.pool import WorkerPool
 from parforge.settings import ServiceConfig
-from tests.conftest import ScriptedRunner
+from tests.fakes.runners import ScriptedRunner
 
 FAST = ServiceConfig(workers=2, poll_s=0.05, heartbeat_s=0.05)
 

@@ -9,7 +9,7 @@ from sqlalchemy.exc import DBAPIError
 
 from corpus.store import make_engine, open_store
 from corpus.store.migrate import alembic_config, pending_changes, target_metadata, upgrade
-from tests.conftest import new_postgres_database
+from tests.fakes.stores import new_postgres_database
 
 
 def _check_empty_database_upgrades(url: str) -> None:

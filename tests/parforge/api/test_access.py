@@ -10,8 +10,8 @@ from evals.outcomes import unverified_result
 from evals.sources import Sample
 from parforge.api.limits import PAGE_MAX
 from parforge.settings import KeyLimits
-from tests.conftest import ScriptedRunner
-from tests.parforge.api.test_tasks_api import _wait_done
+from tests.fakes.api import wait_done
+from tests.fakes.runners import ScriptedRunner
 
 EVAL = {"suite": "pareval", "target": "openmp", "problems": ["55_transform_relu"]}
 TASK = {"source": "int main() { return 0; }", "target": "openmp"}
@@ -71,7 +71,7 @@ async def test_samples_and_tests_per_task_are_capped_with_422(api_factory):
 async def test_candidates_come_a_page_at_a_time(api_factory):
     async with api_factory(runner=ScriptedRunner(samples=5)) as api:
         task_id = (await api.client.post("/v1/tasks", json=TASK)).json()["id"]
-        await _wait_done(api.client, task_id)
+        await wait_done(api.client, task_id)
         r = await api.client.get(
             f"/v1/tasks/{task_id}/candidates", params={"limit": 2, "offset": 1}
         )

@@ -8,7 +8,7 @@ import json
 import jsonschema
 
 from corpus.export import ExportFormat, schema_for
-from tests.conftest import ScriptedRunner
+from tests.fakes.runners import ScriptedRunner
 
 
 async def _wait_succeeded(client, task_id, headers):

@@ -11,8 +11,8 @@ from sqlmodel import Session
 
 from corpus.store import keys, open_store
 from parforge.api import create_app
-from tests.conftest import ScriptedRunner
-from tests.parforge.api.conftest import settings_for
+from tests.fakes.api import settings_for
+from tests.fakes.runners import ScriptedRunner
 
 
 @pytest.mark.slow

@@ -8,22 +8,13 @@ import json
 import httpx
 
 from parforge.api import create_app
-from tests.conftest import ScriptedRunner
-from tests.parforge.api.conftest import settings_for
+from tests.fakes.api import settings_for, wait_done
+from tests.fakes.runners import ScriptedRunner
 
 SOURCE = (
     "int sum(const int *a, int n) { int s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }"
     "\nint main(void) { int a[3] = {1, 2, 3}; return sum(a, 3) != 6; }\n"
 )
-
-
-async def _wait_done(client, task_id, limit_s=10.0):
-    async with asyncio.timeout(limit_s):
-        while True:
-            task = (await client.get(f"/v1/tasks/{task_id}")).json()
-            if task["status"] in ("succeeded", "no_verified_candidate", "failed", "cancelled"):
-                return task
-            await asyncio.sleep(0.02)
 
 
 def _sse(text: str) -> list[tuple[str, dict]]:
@@ -50,7 +41,7 @@ async def test_task_lifecycle(api_factory):
         )
         assert r.status_code == 202, r.text
         task_id = r.json()["id"]
-        task = await _wait_done(api.client, task_id)
+        task = await wait_done(api.client, task_id)
         assert task["status"] == "succeeded" and task["best_speedup"] == 2.5
         assert task["source"] == SOURCE and task["tests"][0]["args"] == ["10"]
 
@@ -112,7 +103,7 @@ async def test_running_task_cancels(api_factory):
                 await asyncio.sleep(0.02)
         r = await api.client.post(f"/v1/tasks/{task_id}/cancel")
         assert r.json()["detail"] == "cancellation requested"
-        task = await _wait_done(api.client, task_id)
+        task = await wait_done(api.client, task_id)
         assert task["status"] == "cancelled"
 
 
@@ -304,8 +295,8 @@ async def test_the_server_runs_each_task_on_its_agents_runner(store_url, tmp_pat
             for agent in ("graph", "prompt"):
                 body = {"source": SOURCE, "target": "openmp", "agent": agent}
                 ids[agent] = (await client.post("/v1/tasks", json=body)).json()["id"]
-            graph = await _wait_done(client, ids["graph"])
-            prompt = await _wait_done(client, ids["prompt"])
+            graph = await wait_done(client, ids["graph"])
+            prompt = await wait_done(client, ids["prompt"])
             # The broken factory failed its task, not the server.
             assert (await client.get("/healthz")).json()["status"] == "ok"
     assert graph["status"] == "succeeded"

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from corpus.store import open_store
 from parforge.cli import app
-from tests.corpus.export.test_evolution_export import store_evolution
+from tests.fakes.evolution import store_evolution
 
 
 @pytest.fixture
@@ -18,7 +18,7 @@ def cli(store_url, tmp_path):
     env = {
         "PARFORGE_DATA_DIR": str(tmp_path / "data"),
         "PARFORGE_STORE__URL": store_url,
-        "PARFORGE_SERVER__RUNNER": "tests.conftest:build_scripted_runner",
+        "PARFORGE_SERVER__RUNNER": "tests.fakes.runners:build_scripted_runner",
         "PARFORGE_SERVER__RUNNER_OPTIONS": json.dumps({"samples": 2}),
         "PARFORGE_SERVER__POLL_S": "0.05",
     }
@@ -119,7 +119,7 @@ def test_a_task_where_nothing_passed_says_so_and_exits_1(store_url, tmp_path):
     env = {
         "PARFORGE_DATA_DIR": str(tmp_path / "data"),
         "PARFORGE_STORE__URL": store_url,
-        "PARFORGE_SERVER__RUNNER": "tests.conftest:build_scripted_runner",
+        "PARFORGE_SERVER__RUNNER": "tests.fakes.runners:build_scripted_runner",
         "PARFORGE_SERVER__RUNNER_OPTIONS": json.dumps({"samples": 2, "passes": 0}),
         "PARFORGE_SERVER__POLL_S": "0.05",
     }

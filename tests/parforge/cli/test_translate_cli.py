@@ -6,7 +6,6 @@ verified, race-free program and its JSON summary."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from sqlmodel import Session, select
@@ -24,8 +23,7 @@ from corpus.store.models import (
 )
 from parforge.cli import app, translate_cmd
 from parforge.cli.translate_cmd import _summary, describe, evolution_line
-
-PROGRAMS = Path(__file__).parent.parent.parent / "agents/graphs/programs"
+from tests.fakes.paths import GRAPH_PROGRAMS
 
 
 @pytest.fixture
@@ -52,7 +50,7 @@ def translate(tmp_path):
         ("lib.c", "int twice(int x) { return 2 * x; }\n", [], "no main()"),
         (
             "prog.c",
-            (PROGRAMS / "reduce.c").read_text(),
+            (GRAPH_PROGRAMS / "reduce.c").read_text(),
             ["--function", "nope"],
             "no function 'nope'",
         ),
@@ -90,7 +88,7 @@ def test_options_reach_the_task(translate, monkeypatch, extra, options):
         return JobStatus.SUCCEEDED
 
     monkeypatch.setattr(translate_cmd, "_translate", fake_translate)
-    code, _, err = translate(str(PROGRAMS / "reduce.c"), "--to", "openmp", *extra)
+    code, _, err = translate(str(GRAPH_PROGRAMS / "reduce.c"), "--to", "openmp", *extra)
     assert code == 0, err
     [create] = made
     assert isinstance(create.options, TaskOptions)
@@ -100,7 +98,7 @@ def test_options_reach_the_task(translate, monkeypatch, extra, options):
 @pytest.mark.parametrize("generations", ["0", "101"])
 def test_generations_out_of_range_is_refused(translate, generations):
     code, _, err = translate(
-        str(PROGRAMS / "reduce.c"), "--to", "openmp", "--generations", generations
+        str(GRAPH_PROGRAMS / "reduce.c"), "--to", "openmp", "--generations", generations
     )
     assert code == 2 and "--generations" in err
 
@@ -225,7 +223,7 @@ def test_progress_lines_name_what_happened():
 @pytest.mark.slow
 def test_translate_hands_back_a_verified_program_as_json(translate, sandbox_image, vllm_server):
     code, out, err = translate(
-        str(PROGRAMS / "reduce.c"),
+        str(GRAPH_PROGRAMS / "reduce.c"),
         "--to",
         "openmp",
         "--test",

@@ -16,7 +16,7 @@ from evals.runner import EvalRunner
 from parforge.service.evals import EvalPool
 from parforge.settings import ServiceConfig
 from sandbox.verify.verifier import LocalVerifier
-from tests.evals.fakes import TASKS, HeldSource, SourcedRunner, new_run, scripted
+from tests.fakes.evals import TASKS, HeldSource, SourcedRunner, new_run, scripted
 
 FAST = ServiceConfig(poll_s=0.05, heartbeat_s=0.05, lease_s=5)
 

@@ -14,8 +14,8 @@ from corpus.store.models import JobStatus
 from parforge.service import identity
 from parforge.service.jobs import backoff_s
 from parforge.service.pool import WorkerPool
-from tests.conftest import ScriptedRunner
-from tests.parforge.service.test_pool import FAST, _submit, _wait_status
+from tests.fakes.pool import TWO_WORKERS, submit_tasks, wait_status
+from tests.fakes.runners import ScriptedRunner
 
 
 def _db_error() -> OperationalError:
@@ -51,12 +51,12 @@ def test_backoff_grows_to_a_cap_and_is_jittered(failures):
 
 
 async def test_worker_and_keeper_survive_database_errors(engine, caplog):
-    [task_id] = _submit(engine)
-    pool = FlakyPool(engine, ScriptedRunner(samples=2), FAST, failures=3)
+    [task_id] = submit_tasks(engine)
+    pool = FlakyPool(engine, ScriptedRunner(samples=2), TWO_WORKERS, failures=3)
     with caplog.at_level(logging.WARNING, logger="parforge.service.jobs"):
         await pool.start()
         try:
-            task = await _wait_status(engine, task_id, {JobStatus.SUCCEEDED})
+            task = await wait_status(engine, task_id, {JobStatus.SUCCEEDED})
             # The keeper beats on its own clock: a fast task can end before its third failure.
             async with asyncio.timeout(5):
                 while pool.beats > 0:  # noqa: ASYNC110 - polls the pool
@@ -72,7 +72,7 @@ async def test_worker_and_keeper_survive_database_errors(engine, caplog):
 
 
 async def test_a_loop_that_dies_is_reported(engine):
-    pool = WorkerPool(engine, ScriptedRunner(), FAST)
+    pool = WorkerPool(engine, ScriptedRunner(), TWO_WORKERS)
     await pool.start()
     try:
 
@@ -81,7 +81,7 @@ async def test_a_loop_that_dies_is_reported(engine):
 
         pool._claim = broken  # type: ignore[method-assign]
         async with asyncio.timeout(5):
-            while len(pool.dead_loops()) < FAST.workers:  # noqa: ASYNC110 - polls the pool
+            while len(pool.dead_loops()) < TWO_WORKERS.workers:  # noqa: ASYNC110 - polls the pool
                 await asyncio.sleep(0.02)
         assert pool.dead_loops() == ["task-worker-0: RuntimeError", "task-worker-1: RuntimeError"]
     finally:

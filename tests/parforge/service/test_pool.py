@@ -1,4 +1,4 @@
-"""The worker pool over a real store, with the scripted runner from conftest."""
+"""The worker pool over a real store, with the scripted runner of `tests/fakes/runners.py`."""
 
 from __future__ import annotations
 
@@ -10,52 +10,25 @@ from sqlmodel import Session, col, select
 
 from corpus.runner import RunOutcome
 from corpus.store import Notifier, tasks
-from corpus.store.models import Candidate, JobStatus, Step, TaskCreate, Verdict
+from corpus.store.models import Candidate, JobStatus, Step, Verdict
 from parforge.service.pool import WorkerPool
 from parforge.settings import ServiceConfig
-from tests.conftest import ScriptedRunner
-
-FAST = ServiceConfig(workers=2, poll_s=0.05, heartbeat_s=0.05, lease_s=5)
-
-
-def _submit(engine, n=1) -> list[str]:
-    with Session(engine) as s:
-        return [
-            tasks.submit(s, TaskCreate(target="openmp", source=f"int f{i}();")).id for i in range(n)
-        ]
-
-
-async def _until(engine, found, limit_s=10.0):
-    """Poll the store until `found(session)` returns something, and return that."""
-    async with asyncio.timeout(limit_s):
-        while True:
-            with Session(engine) as s:
-                if (hit := found(s)) is not None:
-                    return hit
-            await asyncio.sleep(0.02)
-
-
-async def _wait_status(engine, task_id, statuses, limit_s=10.0):
-    def status(s):
-        task = tasks.get(s, task_id)
-        assert task is not None
-        return task if task.status in statuses else None
-
-    return await _until(engine, status, limit_s)
+from tests.fakes.pool import TWO_WORKERS, submit_tasks, until, wait_status
+from tests.fakes.runners import ScriptedRunner
 
 
 async def _wait_steps(engine, task_id):
-    await _until(engine, lambda s: s.exec(select(Step).where(Step.task_id == task_id)).first())
+    await until(engine, lambda s: s.exec(select(Step).where(Step.task_id == task_id)).first())
 
 
 async def test_pool_runs_tasks_and_stores_every_step(engine):
-    ids = _submit(engine, 5)
+    ids = submit_tasks(engine, 5)
     runner = ScriptedRunner(samples=3)
-    pool = WorkerPool(engine, runner, FAST)
+    pool = WorkerPool(engine, runner, TWO_WORKERS)
     await pool.start()
     try:
         for task_id in ids:
-            task = await _wait_status(engine, task_id, {JobStatus.SUCCEEDED})
+            task = await wait_status(engine, task_id, {JobStatus.SUCCEEDED})
             assert task.reason == "1 of 3 passed"
             assert task.best_speedup == 2.5
     finally:
@@ -83,11 +56,11 @@ async def test_pool_runs_tasks_and_stores_every_step(engine):
 
 
 async def test_runner_error_fails_the_task_with_reason_and_keeps_steps(engine):
-    [task_id] = _submit(engine)
-    pool = WorkerPool(engine, ScriptedRunner(samples=3, fail="model server went away"), FAST)
+    [task_id] = submit_tasks(engine)
+    pool = WorkerPool(engine, ScriptedRunner(samples=3, fail="model server went away"), TWO_WORKERS)
     await pool.start()
     try:
-        task = await _wait_status(engine, task_id, {JobStatus.FAILED})
+        task = await wait_status(engine, task_id, {JobStatus.FAILED})
     finally:
         await pool.stop()
     assert task.reason == "runner error: RuntimeError: model server went away"
@@ -96,16 +69,16 @@ async def test_runner_error_fails_the_task_with_reason_and_keeps_steps(engine):
 
 
 async def test_cancel_running_task(engine):
-    [task_id] = _submit(engine)
+    [task_id] = submit_tasks(engine)
     notifier = Notifier()
-    pool = WorkerPool(engine, ScriptedRunner(samples=50, delay_s=0.05), FAST, notifier)
+    pool = WorkerPool(engine, ScriptedRunner(samples=50, delay_s=0.05), TWO_WORKERS, notifier)
     await pool.start()
     try:
-        await _wait_status(engine, task_id, {JobStatus.RUNNING})
+        await wait_status(engine, task_id, {JobStatus.RUNNING})
         await asyncio.sleep(0.2)
         with Session(engine) as s:
             assert tasks.request_cancel(s, task_id) == tasks.CancelOutcome.REQUESTED
-        task = await _wait_status(engine, task_id, {JobStatus.CANCELLED}, limit_s=5)
+        task = await wait_status(engine, task_id, {JobStatus.CANCELLED}, limit_s=5)
     finally:
         await pool.stop()
     assert task.reason == "cancelled on request"
@@ -117,10 +90,10 @@ async def test_cancel_running_task(engine):
 
 
 async def test_stop_requeues_and_next_pool_resumes(engine):
-    [task_id] = _submit(engine)
-    first = WorkerPool(engine, ScriptedRunner(samples=40, delay_s=0.02), FAST)
+    [task_id] = submit_tasks(engine)
+    first = WorkerPool(engine, ScriptedRunner(samples=40, delay_s=0.02), TWO_WORKERS)
     await first.start()
-    await _wait_status(engine, task_id, {JobStatus.RUNNING})
+    await wait_status(engine, task_id, {JobStatus.RUNNING})
     await _wait_steps(engine, task_id)  # mid-run, some steps stored (not a fixed 0.1 s: a
     # loaded host may store none in that time)
     await first.stop()
@@ -131,10 +104,10 @@ async def test_stop_requeues_and_next_pool_resumes(engine):
         before = len(s.exec(select(Step).where(Step.task_id == task_id)).all())
     assert before > 0
     runner = ScriptedRunner(samples=2)
-    second = WorkerPool(engine, runner, FAST)
+    second = WorkerPool(engine, runner, TWO_WORKERS)
     await second.start()
     try:
-        task = await _wait_status(engine, task_id, {JobStatus.SUCCEEDED})
+        task = await wait_status(engine, task_id, {JobStatus.SUCCEEDED})
     finally:
         await second.stop()
     assert runner.contexts[0].attempt == 1
@@ -175,9 +148,9 @@ async def test_a_stop_during_a_claim_or_run_start_puts_the_task_back(engine, slo
     """A thread runs on when the loop that awaits it is cancelled: a stop must wait for the
     claim (or the run's start) to land and put the task back, or the task stays held by a loop
     that no longer runs it until its lease runs out (this failed CI once, in the export tests)."""
-    [task_id] = _submit(engine)
+    [task_id] = submit_tasks(engine)
     pool = _SlowClaims(
-        engine, ScriptedRunner(samples=1), FAST.model_copy(update={"workers": 1}), slow=slow
+        engine, ScriptedRunner(samples=1), TWO_WORKERS.model_copy(update={"workers": 1}), slow=slow
     )
     await pool.start()
     assert await asyncio.to_thread(pool.entered.wait, 10)
@@ -194,23 +167,23 @@ async def test_a_stop_during_a_claim_or_run_start_puts_the_task_back(engine, slo
         assert "server stopped" in task.reason
         runs = tasks.runs(s, task_id)
         assert [r.status for r in runs] == (["cancelled"] if slow == "run" else [])
-    again = WorkerPool(engine, ScriptedRunner(samples=1), FAST)
+    again = WorkerPool(engine, ScriptedRunner(samples=1), TWO_WORKERS)
     await again.start()
     try:
-        await _wait_status(engine, task_id, {JobStatus.SUCCEEDED})
+        await wait_status(engine, task_id, {JobStatus.SUCCEEDED})
     finally:
         await again.stop()
 
 
 async def test_two_pools_share_the_queue(engine):
-    ids = _submit(engine, 12)
+    ids = submit_tasks(engine, 12)
     a, b = ScriptedRunner(samples=1, delay_s=0.01), ScriptedRunner(samples=1, delay_s=0.01)
-    pools = [WorkerPool(engine, a, FAST), WorkerPool(engine, b, FAST)]
+    pools = [WorkerPool(engine, a, TWO_WORKERS), WorkerPool(engine, b, TWO_WORKERS)]
     for pool in pools:
         await pool.start()
     try:
         for task_id in ids:
-            await _wait_status(engine, task_id, {JobStatus.SUCCEEDED})
+            await wait_status(engine, task_id, {JobStatus.SUCCEEDED})
     finally:
         for pool in pools:
             await pool.stop()
@@ -219,13 +192,13 @@ async def test_two_pools_share_the_queue(engine):
 
 
 async def test_a_runner_error_is_stored_without_internal_addresses_or_ids(engine):
-    [task_id] = _submit(engine)
+    [task_id] = submit_tasks(engine)
     container = "c0ffee" * 10 + "abcd"
     fail = f"exec in {container} failed: http+docker://localhost/v1.43/exec/{container}/start"
-    pool = WorkerPool(engine, ScriptedRunner(samples=1, fail=fail), FAST)
+    pool = WorkerPool(engine, ScriptedRunner(samples=1, fail=fail), TWO_WORKERS)
     await pool.start()
     try:
-        task = await _wait_status(engine, task_id, {JobStatus.FAILED})
+        task = await wait_status(engine, task_id, {JobStatus.FAILED})
     finally:
         await pool.stop()
     assert (
@@ -234,7 +207,7 @@ async def test_a_runner_error_is_stored_without_internal_addresses_or_ids(engine
 
 
 async def test_a_cancel_not_yet_delivered_when_the_server_stops_ends_the_task_cancelled(engine):
-    [task_id] = _submit(engine)
+    [task_id] = submit_tasks(engine)
     # A slow keeper: the request below is still undelivered when the pool stops.
     slow = ServiceConfig(workers=1, poll_s=0.05, heartbeat_s=30, lease_s=60)
     runner = ScriptedRunner(samples=50, delay_s=0.05)
@@ -256,11 +229,11 @@ async def test_a_cancel_not_yet_delivered_when_the_server_stops_ends_the_task_ca
 
 
 async def test_a_run_where_nothing_passed_ends_no_verified_candidate(engine):
-    [task_id] = _submit(engine)
-    pool = WorkerPool(engine, ScriptedRunner(samples=2, passes=0), FAST)
+    [task_id] = submit_tasks(engine)
+    pool = WorkerPool(engine, ScriptedRunner(samples=2, passes=0), TWO_WORKERS)
     await pool.start()
     try:
-        task = await _wait_status(engine, task_id, {JobStatus.NO_VERIFIED_CANDIDATE})
+        task = await wait_status(engine, task_id, {JobStatus.NO_VERIFIED_CANDIDATE})
     finally:
         await pool.stop()
     assert task.reason == "0 of 2 passed"

@@ -16,7 +16,7 @@ from corpus.store.models import JobStatus, Run, Task, TaskCreate
 from parforge.service.pool import WorkerPool
 from parforge.service.runners import Runners, ServiceError
 from parforge.settings import ServiceConfig, Settings
-from tests.conftest import ScriptedRunner
+from tests.fakes.runners import ScriptedRunner
 
 HERE = "tests.parforge.service.test_runners"
 BUILT: list[str] = []

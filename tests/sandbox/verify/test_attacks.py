@@ -16,7 +16,7 @@ from sandbox.spec import Candidate, Spec, Target, TestCase
 from sandbox.verdict import Status
 from sandbox.verify import verify
 from sandbox.verify.race import check_program
-from tests.sandbox.verify.test_verify_openmp import GOOD, TEMPLATE, spec
+from tests.fakes.programs import OPENMP_GOOD, OPENMP_TEMPLATE, openmp_spec
 
 pytestmark = pytest.mark.docker
 
@@ -36,18 +36,18 @@ BODY
     double kernel = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
     fprintf(stderr, "PARFORGE_TIME_S=%.9f\\n", kernel / DIVISOR);
 """
-TIMED_TEMPLATE = TEMPLATE.replace("BODY", TIMER).replace(
+TIMED_TEMPLATE = OPENMP_TEMPLATE.replace("BODY", TIMER).replace(
     "#include <omp.h>", "#include <omp.h>\n#include <time.h>"
 )
 TIMED_REFERENCE = TIMED_TEMPLATE.replace(
     "BODY", "    for (int i = 0; i < n; i++) s += x[i] * x[i];"
 ).replace("DIVISOR", "1")
-FORGED_TIME = TIMED_TEMPLATE.replace("BODY", GOOD).replace("DIVISOR", "1000")
-HONEST_TIME = TIMED_TEMPLATE.replace("BODY", GOOD).replace("DIVISOR", "1")
+FORGED_TIME = TIMED_TEMPLATE.replace("BODY", OPENMP_GOOD).replace("DIVISOR", "1000")
+HONEST_TIME = TIMED_TEMPLATE.replace("BODY", OPENMP_GOOD).replace("DIVISOR", "1")
 
 
 async def test_a_printed_kernel_time_is_not_trusted(verify_sandbox):
-    timed = spec(timing=TIMED, reference=TIMED_REFERENCE)
+    timed = openmp_spec(timing=TIMED, reference=TIMED_REFERENCE)
     light = VerifyOptions(race=RaceCheckConfig.single_run())  # timing is what this is about
     honest = await verify(verify_sandbox, timed, openmp(HONEST_TIME), options=light)
     assert honest.timing is not None and honest.timing.source == "kernel", honest.timing
@@ -97,8 +97,8 @@ HOOKS = {
 
 @pytest.mark.parametrize("hook", list(HOOKS))
 async def test_a_racy_candidate_cannot_silence_the_race_checker(verify_sandbox, hook):
-    source = HOOKS[hook] + TEMPLATE.replace("BODY", RACY)
-    v = await verify(verify_sandbox, spec(), openmp(source), timing=False)
+    source = HOOKS[hook] + OPENMP_TEMPLATE.replace("BODY", RACY)
+    v = await verify(verify_sandbox, openmp_spec(), openmp(source), timing=False)
     assert v.status is Status.SANITIZER_ERROR, (v.status, v.reason)
     assert "rejected" in v.reason
 
@@ -106,7 +106,7 @@ async def test_a_racy_candidate_cannot_silence_the_race_checker(verify_sandbox, 
 async def test_the_instrumentation_is_checked_not_assumed(verify_sandbox):
     # A hook hidden from the source check and from nm (its name built at run time is not
     # possible, so: a program that deletes TSan's log after start-up) is `not run`, not clean.
-    deleting = TEMPLATE.replace(
+    deleting = OPENMP_TEMPLATE.replace(
         "BODY",
         RACY
         + """
@@ -114,7 +114,7 @@ async def test_the_instrumentation_is_checked_not_assumed(verify_sandbox):
     system("rm -f /work/.tmp/race-*");
 """,
     )
-    v = await verify(verify_sandbox, spec(), openmp(deleting), timing=False)
+    v = await verify(verify_sandbox, openmp_spec(), openmp(deleting), timing=False)
     assert v.status is not Status.PASSED
 
 
@@ -162,13 +162,13 @@ int main(int argc, char **argv) {
 
 @pytest.mark.parametrize("source", [EXEC_REFERENCE, READ_REFERENCE, SHELL_REFERENCE])
 async def test_the_candidate_cannot_reach_the_reference(verify_sandbox, source):
-    v = await verify(verify_sandbox, spec(), openmp(source), timing=False)
+    v = await verify(verify_sandbox, openmp_spec(), openmp(source), timing=False)
     assert v.status is not Status.PASSED, v.reason
 
 
-PROBE_REFERENCE = TEMPLATE.replace(
+PROBE_REFERENCE = OPENMP_TEMPLATE.replace(
     "BODY",
-    GOOD
+    OPENMP_GOOD
     + """
     fprintf(stderr, "reference %s\\n", access("../ref/prog", F_OK) == 0 ? "seen" : "unseen");
 """,
@@ -178,7 +178,7 @@ PROBE_REFERENCE = TEMPLATE.replace(
 async def test_the_reference_stays_out_of_the_candidates_reach(verify_sandbox):
     """The reference stays in the workspace for the paired timing, in a directory no candidate
     command may enter: a candidate cannot even see that it is there."""
-    v = await verify(verify_sandbox, spec(), openmp(PROBE_REFERENCE), timing=False)
+    v = await verify(verify_sandbox, openmp_spec(), openmp(PROBE_REFERENCE), timing=False)
     assert v.status is Status.PASSED, v.reason
     runs = [s for s in v.steps if s.name.startswith("run candidate [tiny]")]
     assert runs and all("reference unseen" in s.stderr for s in runs), [s.stderr for s in runs]
@@ -207,16 +207,16 @@ async def test_a_hang_under_the_race_checker_is_not_a_race(verify_sandbox):
     assert result.not_run and "timed out" in result.not_run
 
 
-BREAK_WORKSPACE = TEMPLATE.replace(
+BREAK_WORKSPACE = OPENMP_TEMPLATE.replace(
     "BODY",
-    GOOD
+    OPENMP_GOOD
     + """
     system("rm -rf /work/.tmp && ln -s / /work/.tmp");
 """,
 )
-FILL_WORKSPACE = TEMPLATE.replace(
+FILL_WORKSPACE = OPENMP_TEMPLATE.replace(
     "BODY",
-    GOOD
+    OPENMP_GOOD
     + """
     { FILE *f = fopen("/work/fill", "w"); static char b[1 << 20];
       for (int k = 0; f && k < 4096 && fwrite(b, 1, sizeof b, f) == sizeof b; k++) {}
@@ -229,10 +229,13 @@ FILL_WORKSPACE = TEMPLATE.replace(
 async def test_a_broken_workspace_is_the_candidates_verdict(verify_sandbox, source):
     # Integrity checks aside (system() is itself a reason to reject), a candidate that breaks
     # its workspace gets a verdict and the sandbox keeps serving.
-    v = await verify(verify_sandbox, spec(), openmp(source), timing=False)
+    v = await verify(verify_sandbox, openmp_spec(), openmp(source), timing=False)
     assert v.status is not Status.PASSED
     after = await verify(
-        verify_sandbox, spec(), openmp(TEMPLATE.replace("BODY", GOOD)), timing=False
+        verify_sandbox,
+        openmp_spec(),
+        openmp(OPENMP_TEMPLATE.replace("BODY", OPENMP_GOOD)),
+        timing=False,
     )
     assert after.status is Status.PASSED, after.reason
 
@@ -283,10 +286,10 @@ async def test_no_message_queue_can_carry_anything_between_jobs(verify_sandbox):
 
 # No false rejection: a call the reference makes itself is the candidate's to make too.
 SCALED = '    double scale = getenv("SCALE") ? atof(getenv("SCALE")) : 1.0;\n'
-SCALED_REFERENCE = TEMPLATE.replace(
+SCALED_REFERENCE = OPENMP_TEMPLATE.replace(
     "BODY", SCALED + "    for (int i = 0; i < n; i++) s += scale * x[i] * x[i];"
 )
-SCALED_GOOD = TEMPLATE.replace(
+SCALED_GOOD = OPENMP_TEMPLATE.replace(
     "BODY",
     SCALED
     + "    #pragma omp parallel for reduction(+:s)\n"
@@ -296,8 +299,8 @@ SCALED_GOOD = TEMPLATE.replace(
 
 async def test_a_call_the_reference_makes_is_no_reason_to_reject(verify_sandbox):
     passed = await verify(
-        verify_sandbox, spec(reference=SCALED_REFERENCE), openmp(SCALED_GOOD), timing=False
+        verify_sandbox, openmp_spec(reference=SCALED_REFERENCE), openmp(SCALED_GOOD), timing=False
     )
     assert passed.status is Status.PASSED, (passed.status, passed.reason)
-    refused = await verify(verify_sandbox, spec(), openmp(SCALED_GOOD), timing=False)
+    refused = await verify(verify_sandbox, openmp_spec(), openmp(SCALED_GOOD), timing=False)
     assert refused.status is Status.SANITIZER_ERROR and "getenv" in refused.reason

@@ -11,8 +11,7 @@ import pytest
 from sandbox.spec import Candidate, Spec, Target
 from sandbox.verdict import Status
 from sandbox.verify import verify
-from tests.corpus.test_fidelity import cases, source_of, suite
-from tests.corpus.test_fidelity import sandbox as sandbox
+from tests.fakes.pareval import cases, source_of, suite
 
 pytestmark = pytest.mark.docker
 
@@ -25,13 +24,13 @@ PROBLEMS = [
 
 
 @pytest.mark.parametrize("task_name", PROBLEMS)
-async def test_known_good_openmp_solutions_pass_with_a_plausible_speedup(sandbox, task_name):
+async def test_known_good_openmp_solutions_pass_with_a_plausible_speedup(verify_sandbox, task_name):
     goods = [n for t, target, n in cases("good") if t == task_name and target is Target.OPENMP]
     assert goods
     spec = Spec.model_validate(suite().task(task_name).spec_for(Target.OPENMP))
     for name in goods:
         source = source_of(task_name, Target.OPENMP, name)
-        v = await verify(sandbox, spec, Candidate(target="openmp", source=source))
+        v = await verify(verify_sandbox, spec, Candidate(target="openmp", source=source))
         assert v.status is Status.PASSED, (name, v.reason)
         assert v.timing is not None and v.hidden is not None and v.hidden.tests == 2
         for n, speedup in v.timing.speedup.items():

@@ -10,15 +10,15 @@ import pytest
 from sandbox.config import RaceCheckConfig
 from sandbox.spec import TestCase
 from sandbox.verify.race import check_program
-from tests.sandbox.verify.conftest import PROGRAMS
+from tests.fakes.paths import SANDBOX_PROGRAMS
 
-MANIFEST = json.loads((PROGRAMS / "manifest.json").read_text())["programs"]
+MANIFEST = json.loads((SANDBOX_PROGRAMS / "manifest.json").read_text())["programs"]
 
 
 def test_manifest_is_balanced_and_complete():
     racy = [p for p in MANIFEST if p["racy"]]
     assert len(MANIFEST) >= 40 and len(racy) >= 20 and len(MANIFEST) - len(racy) >= 20
-    assert all((PROGRAMS / p["file"]).exists() and p["reason"] for p in MANIFEST)
+    assert all((SANDBOX_PROGRAMS / p["file"]).exists() and p["reason"] for p in MANIFEST)
     kinds = {p["kind"] for p in MANIFEST}
     assert all(any(p["kind"] == k and not p["racy"] for p in MANIFEST) for k in kinds)
 
@@ -26,7 +26,7 @@ def test_manifest_is_balanced_and_complete():
 @pytest.mark.slow
 async def test_full_checker_agrees_with_every_label(verify_sandbox):
     async def one(entry: dict) -> tuple[str, bool, bool | None]:
-        source = (PROGRAMS / entry["file"]).read_text()
+        source = (SANDBOX_PROGRAMS / entry["file"]).read_text()
         result = await check_program(verify_sandbox, source, entry["file"])
         return entry["file"], entry["racy"], result.race
 
@@ -36,7 +36,7 @@ async def test_full_checker_agrees_with_every_label(verify_sandbox):
 
 
 async def test_single_run_misses_what_thread_counts_and_schedules_find(verify_sandbox):
-    source = (PROGRAMS / "pairs_racy.c").read_text()
+    source = (SANDBOX_PROGRAMS / "pairs_racy.c").read_text()
     single = await check_program(
         verify_sandbox, source, "pairs_racy.c", config=RaceCheckConfig.single_run(2)
     )
@@ -54,7 +54,7 @@ async def test_single_run_misses_what_thread_counts_and_schedules_find(verify_sa
 
 
 async def test_findings_name_kind_line_and_variable(verify_sandbox):
-    source = (PROGRAMS / "reduction_racy.c").read_text()
+    source = (SANDBOX_PROGRAMS / "reduction_racy.c").read_text()
     result = await check_program(verify_sandbox, source, "reduction_racy.c")
     assert result.race is True and result.tools == ["archer-tsan", "static"]
     assert [(f.kind, f.line, f.variable, f.workers) for f in result.findings] == [
@@ -63,12 +63,14 @@ async def test_findings_name_kind_line_and_variable(verify_sandbox):
 
 
 async def test_simd_only_program_is_judged_by_the_static_pass(verify_sandbox):
-    source = (PROGRAMS / "simd_carried_racy.c").read_text()
+    source = (SANDBOX_PROGRAMS / "simd_carried_racy.c").read_text()
     result = await check_program(verify_sandbox, source, "simd_carried_racy.c")
     assert result.race is True and result.runs == 0 and result.tools == ["static"]
     [finding] = result.findings
     assert (finding.kind, finding.line, finding.variable) == ("simd dependence", 11, "a")
-    clean = await check_program(verify_sandbox, (PROGRAMS / "simd_ok.c").read_text(), "simd_ok.c")
+    clean = await check_program(
+        verify_sandbox, (SANDBOX_PROGRAMS / "simd_ok.c").read_text(), "simd_ok.c"
+    )
     assert clean.race is False  # no thread ever started, nothing to race
 
 
@@ -105,7 +107,7 @@ NAMED_KINDS = [
 
 @pytest.mark.parametrize(("racy", "clean"), NAMED_KINDS)
 async def test_each_named_kind_is_found_and_its_fixed_twin_is_clean(verify_sandbox, racy, clean):
-    found = await check_program(verify_sandbox, (PROGRAMS / racy).read_text(), racy)
+    found = await check_program(verify_sandbox, (SANDBOX_PROGRAMS / racy).read_text(), racy)
     assert found.race is True and found.findings[0].line is not None
-    fixed = await check_program(verify_sandbox, (PROGRAMS / clean).read_text(), clean)
+    fixed = await check_program(verify_sandbox, (SANDBOX_PROGRAMS / clean).read_text(), clean)
     assert fixed.race is False and fixed.findings == []

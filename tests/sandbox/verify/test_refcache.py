@@ -14,7 +14,7 @@ from sandbox.verdict import Status
 from sandbox.verify import verify
 from sandbox.verify.gate import TimingGate
 from sandbox.verify.refcache import ReferenceCache
-from tests.conftest import ScriptedSandbox, ScriptedWorkspace
+from tests.fakes.sandbox import ScriptedSandbox, ScriptedWorkspace
 
 SOURCE = "#pragma omp parallel for\nfor (int i = 0; i < 4; i++) {}\nint main() {}\n"
 

@@ -12,7 +12,7 @@ from sandbox.toolchains.mpi import TIME_LIMIT_MESSAGE, MPIToolchain
 from sandbox.toolchains.openmp import OpenMPToolchain
 from sandbox.verdict import Status, Verdict
 from sandbox.verify import verify
-from tests.conftest import ScriptedSandbox
+from tests.fakes.sandbox import ScriptedSandbox
 
 ABORTED = (
     "--------------------------------------------------------------------------\n"

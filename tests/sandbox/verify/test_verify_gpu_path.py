@@ -14,8 +14,8 @@ from sandbox.spec import Candidate, Spec, Target, TestCase
 from sandbox.verdict import Status
 from sandbox.verify import verify
 from sandbox.verify.outcomes import CHECKED_DIFFERENTLY_KIND
-from tests.conftest import ScriptedSandbox
-from tests.sandbox.verify.test_cuda_sanitizer import MEMCHECK, RACECHECK
+from tests.fakes.sandbox import ScriptedSandbox
+from tests.fakes.sanitizer import MEMCHECK, RACECHECK
 
 PTXAS = (
     "ptxas info    : Compiling entry function '_Z3addPfi' for 'sm_90'\n"

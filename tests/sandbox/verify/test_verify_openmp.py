@@ -6,73 +6,22 @@ import pytest
 
 from sandbox.backends import open_sandbox
 from sandbox.config import LocalConfig
-from sandbox.spec import Candidate, Spec, Target, TestCase, Tolerance
+from sandbox.spec import Candidate, Target, TestCase
 from sandbox.verdict import Status
 from sandbox.verify import verify
-
-REFERENCE = r"""
-#include <stdio.h>
-#include <stdlib.h>
-int main(int argc, char **argv) {
-    int n = atoi(argv[1]);
-    double *x = malloc(n * sizeof *x);
-    for (int i = 0; i < n; i++) x[i] = (i % 10) * 0.1;
-    double s = 0;
-    for (int i = 0; i < n; i++) s += x[i] * x[i];
-    printf("sum %.12f\n", s);
-    free(x);
-    return 0;
-}
-"""
-
-# The body every candidate shares; BODY is replaced per candidate.
-TEMPLATE = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <omp.h>
-int main(int argc, char **argv) {
-    int n = atoi(argv[1]);
-    double *x = malloc(n * sizeof *x);
-    for (int i = 0; i < n; i++) x[i] = (i % 10) * 0.1;
-    double s = 0;
-BODY
-    printf("sum %.12f\n", s);
-    free(x);
-    return 0;
-}
-"""
-
-GOOD = """
-    #pragma omp parallel for reduction(+:s)
-    for (int i = 0; i < n; i++) s += x[i] * x[i];
-"""
-
-
-def spec(**overrides) -> Spec:
-    # Tiny inputs: a planted race almost never changes the output, so the tests pass and the
-    # race checker is what has to find it.
-    fields = dict(
-        name="sumsq",
-        language="c",
-        reference=REFERENCE,
-        tests=[TestCase(name="tiny", args=["8"]), TestCase(name="small", args=["40"])],
-        tolerance=Tolerance(rtol=1e-9),
-        threads=[1, 2, 4],
-        timeout_s=10,
-        timing_repeats=2,
-    )
-    fields.update(overrides)
-    return Spec.model_validate(fields)
+from tests.fakes.programs import OPENMP_GOOD, OPENMP_REFERENCE, OPENMP_TEMPLATE, openmp_spec
 
 
 def candidate(body: str) -> Candidate:
-    return Candidate(target=Target.OPENMP, source=TEMPLATE.replace("BODY", body))
+    return Candidate(target=Target.OPENMP, source=OPENMP_TEMPLATE.replace("BODY", body))
 
 
 async def test_good_candidate_passes_with_steps_and_timing(verify_sandbox):
     # A timing input above the 50 ms floor (smaller ones are reported as too short to time).
     v = await verify(
-        verify_sandbox, spec(timing=TestCase(name="big", args=["30000000"])), candidate(GOOD)
+        verify_sandbox,
+        openmp_spec(timing=TestCase(name="big", args=["30000000"])),
+        candidate(OPENMP_GOOD),
     )
     assert v.status is Status.PASSED, v.reason
     assert v.build and v.build.ok
@@ -91,7 +40,9 @@ async def test_good_candidate_passes_with_steps_and_timing(verify_sandbox):
 
 
 async def test_compile_error_gives_diagnostics_with_places(verify_sandbox):
-    v = await verify(verify_sandbox, spec(), candidate(GOOD.replace("x[i];", "x[i]")), timing=False)
+    v = await verify(
+        verify_sandbox, openmp_spec(), candidate(OPENMP_GOOD.replace("x[i];", "x[i]")), timing=False
+    )
     assert v.status is Status.BUILD_FAILED
     assert v.build is not None and not v.build.ok
     errors = [d for d in v.build.diagnostics if d.severity == "error"]
@@ -102,13 +53,18 @@ async def test_compile_error_gives_diagnostics_with_places(verify_sandbox):
 
 async def test_serial_code_is_not_parallel(verify_sandbox):
     v = await verify(
-        verify_sandbox, spec(), Candidate(target=Target.OPENMP, source=REFERENCE), timing=False
+        verify_sandbox,
+        openmp_spec(),
+        Candidate(target=Target.OPENMP, source=OPENMP_REFERENCE),
+        timing=False,
     )
     assert v.status is Status.NOT_PARALLEL
 
 
 async def test_wrong_answer_names_test_threads_and_line(verify_sandbox):
-    v = await verify(verify_sandbox, spec(), candidate(GOOD + "    s = s * 2;\n"), timing=False)
+    v = await verify(
+        verify_sandbox, openmp_spec(), candidate(OPENMP_GOOD + "    s = s * 2;\n"), timing=False
+    )
     assert v.status is Status.WRONG_ANSWER
     assert v.reason.startswith("test 'tiny' at 1 threads: line 1: expected 1.4")
 
@@ -118,7 +74,10 @@ async def test_wrong_answer_names_test_threads_and_line(verify_sandbox):
 )
 async def test_float_within_and_outside_tolerance(verify_sandbox, factor, status):
     v = await verify(
-        verify_sandbox, spec(), candidate(GOOD + f"    s = s * {factor};\n"), timing=False
+        verify_sandbox,
+        openmp_spec(),
+        candidate(OPENMP_GOOD + f"    s = s * {factor};\n"),
+        timing=False,
     )
     assert v.status is status, v.reason
     if status is Status.WRONG_ANSWER:
@@ -127,12 +86,17 @@ async def test_float_within_and_outside_tolerance(verify_sandbox, factor, status
 
 async def test_crash_and_time_out(verify_sandbox):
     crash = await verify(
-        verify_sandbox, spec(), candidate(GOOD + "    if (n > 10) abort();\n"), timing=False
+        verify_sandbox,
+        openmp_spec(),
+        candidate(OPENMP_GOOD + "    if (n > 10) abort();\n"),
+        timing=False,
     )
     assert crash.status is Status.CRASHED
     assert "SIGABRT" in crash.reason and "'small'" in crash.reason
     hang = "    #pragma omp parallel\n    { volatile int spin = 1; while (spin) { } }\n"
-    slow = await verify(verify_sandbox, spec(timeout_s=2), candidate(GOOD + hang), timing=False)
+    slow = await verify(
+        verify_sandbox, openmp_spec(timeout_s=2), candidate(OPENMP_GOOD + hang), timing=False
+    )
     assert slow.status is Status.TIMED_OUT
     # one hang is enough: the other runs are not started after it
     assert len(slow.equivalence.outcomes) <= 2
@@ -185,7 +149,7 @@ RACY = {
 @pytest.mark.parametrize("kind", sorted(RACY))
 async def test_races_of_several_kinds_are_found(verify_sandbox, kind):
     body, variable = RACY[kind]
-    v = await verify(verify_sandbox, spec(), candidate(body), timing=False)
+    v = await verify(verify_sandbox, openmp_spec(), candidate(body), timing=False)
     assert v.status is Status.RACE, (v.status, v.reason)
     assert v.concurrency is not None and not v.concurrency.ok
     assert any(f.variable == variable for f in v.concurrency.findings), v.concurrency.findings
@@ -193,7 +157,7 @@ async def test_races_of_several_kinds_are_found(verify_sandbox, kind):
 
 
 SAFE = {
-    "missing reduction": GOOD,
+    "missing reduction": OPENMP_GOOD,
     "missing private": """
     double t;
     #pragma omp parallel for reduction(+:s) private(t)
@@ -208,18 +172,20 @@ SAFE = {
 
 @pytest.mark.parametrize("kind", sorted(SAFE))
 async def test_race_free_programs_of_the_same_shapes_pass(verify_sandbox, kind):
-    v = await verify(verify_sandbox, spec(), candidate(SAFE[kind]), timing=False)
+    v = await verify(verify_sandbox, openmp_spec(), candidate(SAFE[kind]), timing=False)
     assert v.status is Status.PASSED, (v.status, v.reason)
 
 
 async def test_broken_reference_is_the_specs_fault(verify_sandbox):
     broken = await verify(
-        verify_sandbox, spec(reference=REFERENCE.replace("return 0;", "return")), candidate(GOOD)
+        verify_sandbox,
+        openmp_spec(reference=OPENMP_REFERENCE.replace("return 0;", "return")),
+        candidate(OPENMP_GOOD),
     )
     assert broken.status is Status.REFERENCE_FAILED
     assert broken.reason.startswith("the reference does not build")
-    crashing = spec(reference=REFERENCE.replace("return 0;", "return 2;"))
-    v = await verify(verify_sandbox, crashing, candidate(GOOD))
+    crashing = openmp_spec(reference=OPENMP_REFERENCE.replace("return 0;", "return 2;"))
+    v = await verify(verify_sandbox, crashing, candidate(OPENMP_GOOD))
     assert v.status is Status.REFERENCE_FAILED and "exit 2" in v.reason
 
 
@@ -253,7 +219,7 @@ double sumsq(const double *x, int n) {
 
 
 async def test_function_candidates_go_through_the_driver(verify_sandbox):
-    s = spec(driver=DRIVER, timing=TestCase(name="big", args=["200000"]), threads=[1, 2])
+    s = openmp_spec(driver=DRIVER, timing=TestCase(name="big", args=["200000"]), threads=[1, 2])
     v = await verify(verify_sandbox, s, Candidate(target=Target.OPENMP, source=SOLUTION))
     assert v.status is Status.PASSED, v.reason
     # the reference prints no kernel time, so whole-process times are compared
@@ -271,8 +237,10 @@ async def test_local_backend_gives_the_same_verdicts():
     """Hosts without Docker (a bare GPU machine) verify with the local backend: same answers."""
     sandbox = open_sandbox(LocalConfig())
     try:
-        good = await verify(sandbox, spec(), candidate(GOOD), timing=False)
-        racy = await verify(sandbox, spec(), candidate(RACY["missing reduction"][0]), timing=False)
+        good = await verify(sandbox, openmp_spec(), candidate(OPENMP_GOOD), timing=False)
+        racy = await verify(
+            sandbox, openmp_spec(), candidate(RACY["missing reduction"][0]), timing=False
+        )
     finally:
         await sandbox.aclose()
     assert good.status is Status.PASSED, (good.status, good.reason)

@@ -28,7 +28,7 @@ from agents.llm import (
     Sampling,
 )
 from agents.llm.client import backoff_delay
-from tests.conftest import FAKE_ADAPTER, FAKE_MODEL, FakeLLMServer, Reply
+from tests.fakes.llm import FAKE_ADAPTER, FAKE_MODEL, FakeLLMServer, Reply
 
 
 def chat(text: str = "hi", **kw: object) -> ChatRequest:

@@ -23,7 +23,7 @@ from evals.sources.factory import open_source
 from evals.sources.prompt import PromptSource
 from evals.sources.replay import ReplaySource
 from sandbox.spec import Target
-from tests.evals.fakes import new_run, new_store
+from tests.fakes.evals import new_run, new_store
 
 PROMPT = (
     "#include <omp.h>\nstruct P { int x; };\n/* a { in a comment */\nvoid f(std::vector<P> &v) {"

@@ -16,46 +16,24 @@ from corpus.store import tasks
 from corpus.store.models import Candidate, JobStatus, TaskCreate, TaskOptions, TestInput
 from corpus.store.models import Verdict as VerdictRow
 from sandbox.spec import Target
-from tests.agents.graphs.test_translate import (
+from tests.fakes.graphs import (
+    DIFFERENT_TEXT,
     SOURCE,
+    WITH_REDUCTION,
     RoutedLLM,
     passes_with_reduction,
     run_one,
     runner,
     stored,
 )
-from tests.conftest import Reply, ScriptedJudge
+from tests.fakes.judge import ScriptedJudge
+from tests.fakes.llm import Reply
 
 OMP = STRATEGIES[Target.OPENMP]
 THREAD_TOKENS = 1000
 
-WITH_REDUCTION = SOURCE.replace(
-    "    for (int i = 0; i < n; i++)\n        sum += a[i];",
-    "    #pragma omp parallel for reduction(+:sum)\n    for (int i = 0; i < n; i++)\n"
-    "        sum += a[i];",
-)
 # The same program under other names: a thread writing it has converged on the first one.
 RENAMED = re.sub(r"\bsum\b", "total", re.sub(r"\ba\b", "xs", WITH_REDUCTION))
-# Equivalent, but written differently from its first line (a helper, other declarations).
-DIFFERENT_TEXT = """#include <stdio.h>
-#include <stdlib.h>
-
-static double half(int i) { return i * 0.5; }
-
-int main(int argc, char **argv) {
-    const int n = (argc > 1) ? atoi(argv[1]) : 1000;
-    double *values = (double *)malloc((size_t)n * sizeof(double));
-    for (int i = 0; i < n; i++)
-        values[i] = half(i);
-    double sum = 0.0;
-    #pragma omp parallel for reduction(+:sum)
-    for (int i = 0; i < n; i++)
-        sum += values[i];
-    printf("%.3f\\n", sum);
-    free(values);
-    return 0;
-}
-"""
 
 
 class Threads(RoutedLLM):

@@ -1,4 +1,5 @@
-"""Tools the core tests plan with: the shapes the translate agent's tools will have."""
+"""Tools the core tests plan with (the shapes the translate agent's tools will have), and a good
+plan over them."""
 
 from __future__ import annotations
 
@@ -33,3 +34,18 @@ TOOLS = [
     ToolSpec("generate", "write candidates", Generate.model_json_schema()),
     ToolSpec("verify", "check a candidate in the sandbox", Verify.model_json_schema()),
 ]
+
+GOOD_PLAN = {
+    "steps": [
+        {"id": 1, "tool": "analyse", "args": {"source": "int main(){}", "language": "c"}},
+        {"id": 2, "tool": "generate", "args": {"strategy": "loops", "loops": ["$1.loops"]}},
+        {
+            "id": 3,
+            "tool": "generate",
+            "args": {"strategy": "simd", "samples": "$1.count", "temperature": 0.7},
+            "why": "a second strategy in parallel",
+        },
+        {"id": 4, "tool": "verify", "args": {"code": "$2", "options": {"threads": "$1.threads"}}},
+        {"id": 5, "tool": "verify", "args": {"code": "$3.code", "options": "$1.options"}},
+    ]
+}

@@ -1,18 +1,11 @@
-"""Sandbox fixtures: the real Docker engine and image, and the local backend with bubblewrap.
-
-Nothing here is faked and nothing skips when Docker is missing: `scripts/test` installs and
-starts the engine and builds the image first; when the image tag is missing anyway (a changed
-Dockerfile), the session builds it before the first docker test.
-"""
+"""The real sandbox backends with small limits, and a look at the host's processes, for the
+backend tests (nothing here is faked)."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
 from pathlib import Path
-
-import pytest
 
 from sandbox.backends import open_sandbox
 from sandbox.base import Sandbox
@@ -33,28 +26,6 @@ def make_sandbox(backend: str, **overrides: object) -> Sandbox:
     if backend == "docker":
         return open_sandbox(DOCKER_TEST_CONFIG.model_copy(update=overrides))
     return open_sandbox(LOCAL_TEST_CONFIG.model_copy(update=overrides))
-
-
-@pytest.fixture(params=BACKENDS)
-async def sandbox(request: pytest.FixtureRequest) -> AsyncIterator[Sandbox]:
-    """Each backend in turn (docker: one warm container, so every job reuses it)."""
-    if request.param == "docker":
-        request.getfixturevalue("sandbox_image")
-    box = make_sandbox(request.param)
-    try:
-        yield box
-    finally:
-        await box.aclose()
-
-
-@pytest.fixture
-async def docker_sandbox(sandbox_image: str) -> AsyncIterator[Sandbox]:
-    """The docker backend alone, for its own tests."""
-    box = make_sandbox("docker")
-    try:
-        yield box
-    finally:
-        await box.aclose()
 
 
 def backend_of(sandbox: Sandbox) -> str:

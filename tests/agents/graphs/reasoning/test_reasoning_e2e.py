@@ -21,10 +21,9 @@ from parforge.service.pool import WorkerPool
 from parforge.settings import ServiceConfig
 from sandbox.config import DockerConfig
 from sandbox.verify.verifier import open_verifier
+from tests.fakes.paths import GRAPH_PROGRAMS
 
 pytestmark = [pytest.mark.vllm, pytest.mark.docker, pytest.mark.slow]
-
-PROGRAMS = Path(__file__).parent / "programs"
 
 
 def test_six_threads_on_a_simple_loop(
@@ -37,7 +36,7 @@ def test_six_threads_on_a_simple_loop(
         name="reduce",
         language="c",
         target="openmp",
-        source=(PROGRAMS / "reduce.c").read_text(),
+        source=(GRAPH_PROGRAMS / "reduce.c").read_text(),
         tests=[TestInput(name=f"t{i}", args=[n]) for i, n in enumerate(["1000", "3000000"])],
         budgets={"time_s": 600},
         options=TaskOptions(reasoning_threads=6),

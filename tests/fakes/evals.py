@@ -21,7 +21,7 @@ from sandbox.checkers import tsan
 from sandbox.models import Command, CommandResult
 from sandbox.spec import Target
 from sandbox.verify.verifier import LocalVerifier
-from tests.conftest import ScriptedSandbox, ScriptedWorkspace
+from tests.fakes.sandbox import ScriptedSandbox, ScriptedWorkspace
 
 TASKS = ["03_dense_la_axpy", "55_transform_relu"]
 BROKEN = "BROKEN"

@@ -17,7 +17,7 @@ import pytest
 from sandbox.base import Sandbox, Workspace
 from sandbox.errors import WorkspaceError
 from sandbox.models import COLLECT, SCRATCH, Command
-from tests.sandbox.conftest import backend_of, host_processes_with, wait_until_gone
+from tests.fakes.backends import backend_of, host_processes_with, wait_until_gone
 
 pytestmark = pytest.mark.docker
 

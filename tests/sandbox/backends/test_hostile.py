@@ -20,7 +20,7 @@ import pytest
 
 from sandbox.base import Sandbox
 from sandbox.models import Command
-from tests.sandbox.conftest import backend_of
+from tests.fakes.backends import backend_of
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -6,7 +6,6 @@ as a naive `parallel for`; a program the agent cannot parallelise ends honestly.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,10 +21,10 @@ from parforge.service.pool import WorkerPool
 from parforge.settings import ServiceConfig
 from sandbox.config import DockerConfig
 from sandbox.verify.verifier import open_verifier
+from tests.fakes.paths import GRAPH_PROGRAMS
 
 pytestmark = [pytest.mark.vllm, pytest.mark.docker, pytest.mark.slow]
 
-PROGRAMS = Path(__file__).parent / "programs"
 CASES = {
     "reduce": [["1000"], ["5000"], ["3000000"]],
     "map": [["1000"], ["4099"], ["3000000"]],
@@ -52,7 +51,7 @@ def outcomes(
                 name=name,
                 language="c",
                 target="openmp",
-                source=(PROGRAMS / f"{name}.c").read_text(),
+                source=(GRAPH_PROGRAMS / f"{name}.c").read_text(),
                 tests=[TestInput(name=f"t{i}", args=args) for i, args in enumerate(tests)],
                 budgets={"time_s": 420},
             )

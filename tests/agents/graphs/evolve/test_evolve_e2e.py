@@ -22,9 +22,9 @@ from parforge.service.pool import WorkerPool
 from parforge.settings import ServiceConfig
 from sandbox.config import DockerConfig
 from sandbox.verify.verifier import open_verifier
-from tests.agents.graphs.test_translate import RoutedLLM
-from tests.agents.runners.test_prompt_runner import FAST
-from tests.conftest import FakeLLMServer, Reply
+from tests.fakes.graphs import RoutedLLM
+from tests.fakes.llm import FakeLLMServer, Reply
+from tests.fakes.pool import ONE_WORKER
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -144,7 +144,7 @@ async def test_a_racy_model_child_never_wins(
     llm = LLMClient(llm_config, transport=RacyModel().transport())
     runner = GraphRunner(llm, SandboxJudge(open_verifier(DockerConfig(pool_size=2))), config)
     try:
-        assert await WorkerPool(engine, runner, FAST).run_task(task_id)
+        assert await WorkerPool(engine, runner, ONE_WORKER).run_task(task_id)
     finally:
         await runner.aclose()
     with Session(engine) as s:

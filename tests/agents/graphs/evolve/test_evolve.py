@@ -22,8 +22,9 @@ from corpus.store.recorder import Recorder
 from parforge.service.checkpoints import checkpoints_for
 from sandbox.spec import Target
 from sandbox.verdict import ConcurrencyReport, Status, StepRecord, Timing, Verdict
-from tests.agents.graphs.test_translate import RoutedLLM, claimed, run_one, stored
-from tests.conftest import FakeLLMServer, Reply, ScriptedJudge
+from tests.fakes.graphs import RoutedLLM, claimed, run_one, stored
+from tests.fakes.judge import ScriptedJudge
+from tests.fakes.llm import FakeLLMServer, Reply
 
 TRIANGLE = """#include <stdio.h>
 #include <stdlib.h>

@@ -29,9 +29,8 @@ from sandbox.spec import Candidate, Spec, Target, TestCase
 from sandbox.verdict import Status
 from sandbox.verify.cluster import RayVerifier, cluster_status
 from sandbox.verify.verifier import open_verifier
-from tests.evals.fakes import new_run, new_store
-from tests.sandbox.verify.test_verify_cuda import GOOD
-from tests.sandbox.verify.test_verify_cuda import spec as cuda_spec
+from tests.fakes.evals import new_run, new_store
+from tests.fakes.programs import CUDA_GOOD, cuda_spec
 
 pytestmark = [pytest.mark.docker, pytest.mark.ray, pytest.mark.slow]
 
@@ -168,7 +167,7 @@ async def test_a_node_killed_mid_run_loses_nothing(cluster: Any, ray_runner: Eva
 async def test_a_cuda_candidate_is_refused_without_a_gpu_node(cluster: Any) -> None:
     verifier = RayVerifier(ray_config(cluster))
     start = time.monotonic()
-    verdict = await verifier.verify(cuda_spec(), Candidate(target=Target.CUDA, source=GOOD))
+    verdict = await verifier.verify(cuda_spec(), Candidate(target=Target.CUDA, source=CUDA_GOOD))
     assert verdict.status is Status.NOT_RUN
     assert verdict.reason.startswith("not run: no GPU") and "Ray cluster" in verdict.reason
     assert verdict.sandbox is not None and verdict.sandbox.node is None  # no node ran it
@@ -182,7 +181,7 @@ async def test_a_cuda_candidate_goes_only_to_the_node_with_a_gpu(cluster: Any) -
     cluster.wait_for_nodes()
     try:
         verifier = RayVerifier(ray_config(cluster))
-        candidate = Candidate(target=Target.CUDA, source=GOOD)
+        candidate = Candidate(target=Target.CUDA, source=CUDA_GOOD)
         verdicts = await asyncio.gather(
             *(verifier.verify(cuda_spec(), candidate) for _ in range(2))
         )

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from parforge.cli import app
+from tests.fakes.paths import ROOT, SANDBOX_PROGRAMS
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "heat2d"
-PROGRAMS = ROOT / "tests" / "sandbox" / "programs"
 
 
 @pytest.fixture
@@ -73,13 +71,14 @@ def test_verify_with_a_bad_spec_exits_2(cli, tmp_path):
 
 
 def test_check_race_json_and_exit_codes(cli, tmp_path):
-    racy = cli.invoke(app, ["check", "race", str(PROGRAMS / "histogram_racy.c"), "--json"])
+    racy = cli.invoke(app, ["check", "race", str(SANDBOX_PROGRAMS / "histogram_racy.c"), "--json"])
     assert racy.exit_code == 0, racy.output
     report = json.loads(racy.stdout)
     assert report["race"] is True
     assert report["findings"][0]["variable"] == "hist"
     clean = cli.invoke(
-        app, ["check", "race", str(PROGRAMS / "histogram_ok.c"), "--threads", "2,3", "--json"]
+        app,
+        ["check", "race", str(SANDBOX_PROGRAMS / "histogram_ok.c"), "--threads", "2,3", "--json"],
     )
     assert clean.exit_code == 0
     assert json.loads(clean.stdout)["race"] is False

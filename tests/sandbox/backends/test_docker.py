@@ -17,7 +17,7 @@ from sandbox.base import Sandbox
 from sandbox.config import DockerConfig
 from sandbox.errors import SandboxUnavailable, WorkspaceError
 from sandbox.models import Command
-from tests.sandbox.conftest import DOCKER_TEST_CONFIG
+from tests.fakes.backends import DOCKER_TEST_CONFIG
 
 RACE = r"""
 #include <stdio.h>

@@ -6,100 +6,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections import deque
-from typing import Any
 
-import httpx
 import pytest
 from sqlalchemy import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from agents.graphs.shared.config import GraphConfig
-from agents.llm import LLMClient, LLMConfig
+from agents.llm import LLMClient
 from agents.runners import GraphRunner
 from corpus.store import tasks
-from corpus.store.models import Candidate, JobStatus, Step, Task, TaskCreate, TestInput
+from corpus.store.models import JobStatus, TaskCreate, TestInput
 from parforge.service.checkpoints import checkpoints_for
 from parforge.service.pool import WorkerPool
-from sandbox.spec import Target
-from sandbox.verdict import ConcurrencyReport, Finding, Status, Timing, Verdict
-from tests.agents.runners.test_prompt_runner import FAST
-from tests.conftest import FakeLLMServer, Reply, ScriptedJudge
-
-SOURCE = """#include <stdio.h>
-#include <stdlib.h>
-int main(int argc, char **argv) {
-    int n = argc > 1 ? atoi(argv[1]) : 1000;
-    double *a = malloc(n * sizeof *a);
-    double sum = 0.0;
-    for (int i = 0; i < n; i++)
-        a[i] = i * 0.5;
-    for (int i = 0; i < n; i++)
-        sum += a[i];
-    printf("%.3f\\n", sum);
-    free(a);
-    return 0;
-}
-"""
-
-
-class RoutedLLM(FakeLLMServer):
-    """Answers by what a call asks for: a plan, loop choices, or code (parallel calls arrive in
-    any order, so one FIFO script would not do)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.routes: dict[str, deque[Reply]] = {
-            "plan": deque(),
-            "choices": deque(),
-            "code": deque(),
-        }
-        self.kinds: list[str] = []
-
-    async def handle(self, request: httpx.Request) -> httpx.Response:
-        if not request.url.path.endswith("/models"):
-            body = json.loads(request.content)
-            kind = (body.get("response_format") or {}).get("json_schema", {}).get("name", "code")
-            kind = kind if kind in self.routes else "code"
-            self.kinds.append(kind)
-            if self.routes[kind]:
-                self.replies.appendleft(self.routes[kind].popleft())
-            elif kind == "code":
-                self.replies.appendleft(
-                    Reply(texts=["```c\n// model code\nint main(void) { return 1; }\n```"])
-                )
-            elif kind == "choices":
-                self.replies.appendleft(Reply(texts=['{"choices": []}']))
-            else:
-                self.replies.appendleft(Reply(texts=["not json at all"]))
-        return await super().handle(request)
-
-
-def verdict(status: Status, speedup: float = 1.7, race: bool = False) -> Verdict:
-    timing = (
-        Timing(reference_s=1.0, speedup={1: 1.0, 2: speedup}) if status is Status.PASSED else None
-    )
-    findings = (
-        [Finding(kind="race", tool="tsan", message="data race on sum", line=9)] if race else []
-    )
-    return Verdict(
-        target=Target.OPENMP,
-        status=status,
-        reason=status.value,
-        timing=timing,
-        concurrency=ConcurrencyReport(ok=not race, findings=findings),
-    )
-
-
-def passes_with_reduction(source: str) -> Verdict:
-    """Like the real verifier on SOURCE: parallel only with the sum's reduction clause."""
-    if "model code" in source:
-        return verdict(Status.BUILD_FAILED)
-    if "#pragma omp" not in source:
-        return verdict(Status.NOT_PARALLEL)
-    if "reduction(+:sum)" not in source:
-        return verdict(Status.RACE, race=True)
-    return verdict(Status.PASSED)
+from sandbox.verdict import Status, Verdict
+from tests.fakes.graphs import (
+    SOURCE,
+    RoutedLLM,
+    claimed,
+    passes_with_reduction,
+    run_one,
+    runner,
+    stored,
+    verdict,
+)
+from tests.fakes.judge import ScriptedJudge
+from tests.fakes.llm import Reply
+from tests.fakes.pool import ONE_WORKER
 
 
 def submit(engine: Engine, source: str = SOURCE, tests: bool = True) -> str:
@@ -114,28 +46,6 @@ def submit(engine: Engine, source: str = SOURCE, tests: bool = True) -> str:
     )
     with Session(engine) as s:
         return tasks.submit(s, create).id
-
-
-def runner(fake: FakeLLMServer, llm_config: LLMConfig, verifier: Any, **config: Any) -> GraphRunner:
-    llm = LLMClient(llm_config, transport=fake.transport())
-    return GraphRunner(llm, verifier, GraphConfig(**config))
-
-
-async def run_one(engine: Engine, graph: GraphRunner, task_id: str) -> Task:
-    assert await WorkerPool(engine, graph, FAST).run_task(task_id)
-    with Session(engine) as s:
-        task = tasks.get(s, task_id)
-        assert task is not None
-        return task
-
-
-def stored(engine: Engine, task_id: str) -> tuple[list[Step], list[Candidate]]:
-    with Session(engine) as s:
-        steps = s.exec(select(Step).where(Step.task_id == task_id).order_by(col(Step.seq))).all()
-        cands = s.exec(
-            select(Candidate).where(Candidate.task_id == task_id).order_by(col(Candidate.id))
-        ).all()
-    return list(steps), list(cands)
 
 
 async def test_default_plan_makes_a_verified_candidate_from_the_analysis(engine, llm_config):
@@ -335,7 +245,7 @@ async def test_cancel_stops_every_branch(engine, llm_config):
     verifier = ScriptedJudge(passes_with_reduction, gate=gate)
     graph = runner(fake, llm_config, verifier, planner=False)
     task_id = submit(engine)
-    pool = WorkerPool(engine, graph, FAST)
+    pool = WorkerPool(engine, graph, ONE_WORKER)
     job = asyncio.create_task(pool.run_task(task_id))
     for _ in range(200):
         await asyncio.sleep(0.02)
@@ -370,7 +280,7 @@ async def test_a_requeued_task_resumes_from_its_checkpoint(engine, llm_config, s
     job = asyncio.create_task(first.run(TaskContext(detail, run_id, 1, recorder)))
     for _ in range(200):
         await asyncio.sleep(0.02)
-        if first.verifier.sources:
+        if first.judge.sources:
             break
     job.cancel()  # the worker died mid-plan
     with contextlib.suppress(asyncio.CancelledError):
@@ -389,22 +299,6 @@ async def test_a_requeued_task_resumes_from_its_checkpoint(engine, llm_config, s
     assert outcome.status == JobStatus.SUCCEEDED
     steps, _ = stored(engine, task_id)
     assert [s.name for s in steps].count("analyse") == 1
-
-
-def claimed(engine: Engine, task_id: str, runner_name: str) -> tuple[int, Any]:
-    """The task claimed by worker `w1` with a run started: (run id, the task's detail)."""
-    with Session(engine) as s:
-        task = tasks.claim(s, "w1", task_id)
-        assert task is not None
-        run = tasks.start_run(s, task, runner_name, "w1")
-        assert run.id is not None
-        return run.id, tasks_detail(task)
-
-
-def tasks_detail(task: Task) -> Any:
-    from corpus.store.models import TaskDetail
-
-    return TaskDetail.model_validate(task)
 
 
 @pytest.mark.parametrize("budget", [{"candidates": 1, "repairs": 0, "replans": 0}])
