@@ -21,6 +21,7 @@ from agents.llm import ChatRequest, JsonSchema, Sampling
 from agents.prompts.translate import annotate_messages
 from agents.tools.base import ToolContext, ToolError
 from agents.tools.calls import ask, keep, reserve
+from agents.tools.examples import example_sources
 from corpus.store.models import StepKind
 from sandbox.spec import Target
 
@@ -51,7 +52,7 @@ class Annotate:
 
     async def run(self, args: AnnotateArgs, ctx: ToolContext) -> CandidateResult:
         return await annotate(
-            ctx, args.function or ctx.function, args.mode, examples=_examples(args.examples)
+            ctx, args.function or ctx.function, args.mode, examples=example_sources(args.examples)
         )
 
 
@@ -134,18 +135,6 @@ async def _record_choice(ctx: ToolContext, choices: list[LoopChoice]) -> int:
         step.result = {"choices": [c.model_dump() for c in choices]}
     assert step.id is not None
     return step.id
-
-
-def _examples(value: Any) -> list[dict[str, Any]]:
-    if isinstance(value, BaseModel):
-        value = value.model_dump()
-    if isinstance(value, dict):
-        value = value.get("examples", [])
-    return (
-        [v for v in value if isinstance(v, dict) and "source" in v]
-        if isinstance(value, list)
-        else []
-    )
 
 
 def label(ctx: ToolContext, choices: list[LoopChoice]) -> str:

@@ -45,3 +45,17 @@ class Examples:
             found = await ctx.examples.search(ctx.target, wanted, args.limit, ctx.task.id)
         ctx.found_examples = found
         return ExamplesResult(patterns=wanted, examples=found)
+
+
+def example_sources(value: Any) -> list[dict[str, Any]]:
+    """The examples an `examples` step's result carries (its model, its dict, or the list),
+    as a later step's `$N` argument hands it over; anything else carries none."""
+    if isinstance(value, BaseModel):
+        value = value.model_dump()
+    if isinstance(value, dict):
+        value = value.get("examples", [])
+    return (
+        [v for v in value if isinstance(v, dict) and "source" in v]
+        if isinstance(value, list)
+        else []
+    )

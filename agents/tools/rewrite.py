@@ -15,9 +15,10 @@ from agents.analysis.parse import parse
 from agents.extract import extract_code
 from agents.llm import ChatRequest, Sampling
 from agents.prompts.translate import loop_facts, rewrite_messages
-from agents.tools.annotate import CandidateResult, _examples
+from agents.tools.annotate import CandidateResult
 from agents.tools.base import ToolContext, ToolError
 from agents.tools.calls import ask, keep, reserve
+from agents.tools.examples import example_sources
 from sandbox.spec import Target
 
 STRATEGIES: dict[Target, list[str]] = {
@@ -62,7 +63,7 @@ class Rewrite:
 
     async def run(self, args: RewriteArgs, ctx: ToolContext) -> CandidateResult:
         strategy = args.strategy.strip() or STRATEGIES[ctx.target][0]
-        found = _examples(args.examples) or ctx.found_examples
+        found = example_sources(args.examples) or ctx.found_examples
         hint = strategy
         if found:
             hint += ". A verified translation of a similar loop:\n" + found[0]["source"][:1500]

@@ -15,7 +15,7 @@ from sqlmodel import Session, col
 from corpus.export.agent import StepNode, children, planning_call, tool_turn
 from corpus.export.filters import ExportFilter
 from corpus.store.models import Candidate, Run, Step, StepKind, Task, Verdict
-from corpus.store.tasks import Owner, _AnyOwner
+from corpus.store.tasks import AnyOwner, Owner
 
 BATCH = 500
 """Rows fetched per round trip (a server-side cursor on PostgreSQL)."""
@@ -48,7 +48,7 @@ step_adapter = func.coalesce(col(Step.adapter), col(Run.adapter))
 def matching(query: Select[Any], filters: ExportFilter, owner: Owner) -> Select[Any]:
     """`query` (over steps joined with their task and run) narrowed to what the filters and the
     owner allow: target, model, adapter, the step's time, whose tasks."""
-    if not isinstance(owner, _AnyOwner):
+    if not isinstance(owner, AnyOwner):
         query = query.where(
             col(Task.owner_key_id).is_(None) if owner is None else col(Task.owner_key_id) == owner
         )

@@ -17,7 +17,7 @@ from corpus.store.models import (
     JobStatus,
     utcnow,
 )
-from corpus.store.tasks import ANY_OWNER, Owner, _AnyOwner
+from corpus.store.tasks import ANY_OWNER, AnyOwner, Owner
 
 
 def submit(
@@ -37,7 +37,7 @@ def submit(
 
 def get(session: Session, eval_id: int, owner: Owner = ANY_OWNER) -> EvalRun | None:
     run = session.get(EvalRun, eval_id)
-    if run is None or isinstance(owner, _AnyOwner) or run.owner_key_id == owner:
+    if run is None or isinstance(owner, AnyOwner) or run.owner_key_id == owner:
         return run
     return None
 

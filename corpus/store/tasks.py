@@ -34,18 +34,18 @@ from corpus.store.models import (
 )
 
 
-class _AnyOwner:
+class AnyOwner:
     def __repr__(self) -> str:
         return "ANY_OWNER"
 
 
-ANY_OWNER: Final = _AnyOwner()
-Owner = int | None | _AnyOwner
+ANY_OWNER: Final = AnyOwner()
+Owner = int | None | AnyOwner
 """An API key id, None for tasks submitted without a key, or `ANY_OWNER`."""
 
 
 def _owned(statement: Any, owner: Owner) -> Any:
-    if isinstance(owner, _AnyOwner):
+    if isinstance(owner, AnyOwner):
         return statement
     if owner is None:
         return statement.where(col(Task.owner_key_id).is_(None))
