@@ -16,8 +16,8 @@ plan's model call, a repair branch's below the step of the candidate it repairs.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -63,25 +63,39 @@ class Step:
         found nothing wrong verifies nothing)."""
         self.discarded = True
 
-    def row(self, parent_id: int | None, tool_call_id: str | None) -> StepCreate:
-        finished = datetime.now(UTC)
+    def row(
+        self, parent_id: int | None, tool_call_id: str | None = None, *, finished: bool = True
+    ) -> StepCreate:
+        """The stored row: as it ended, or (`finished=False`) as it started."""
         tool = (self.tool or self.name) if self.kind is StepKind.TOOL_CALL else None
-        return StepCreate.model_validate(
-            {
-                "kind": self.kind,
-                "name": self.name,
-                "tool_name": tool,
-                "tool_call_id": tool_call_id,
-                "parent_id": parent_id,
-                "arguments": self.arguments,
+        values: dict[str, Any] = {
+            "kind": self.kind,
+            "name": self.name,
+            "tool_name": tool,
+            "tool_call_id": tool_call_id,
+            "parent_id": parent_id,
+            "arguments": self.arguments,
+            "started_at": self.started_at,
+        }
+        if finished:
+            end = datetime.now(UTC)
+            values |= {
                 "result": _jsonable(self.result),
                 "error": self.error,
-                "latency_s": (finished - self.started_at).total_seconds(),
-                "started_at": self.started_at,
-                "finished_at": finished,
+                "latency_s": (end - self.started_at).total_seconds(),
+                "finished_at": end,
             }
-            | self.fields
-        )
+        return StepCreate.model_validate(values | self.fields)
+
+    @contextmanager
+    def failing(self) -> Iterator[None]:
+        """An exception raised in the block becomes the step's error (unless the body set a
+        more precise one) and is raised on."""
+        try:
+            yield
+        except Exception as exc:
+            self.error = self.error or f"{type(exc).__name__}: {exc}"
+            raise
 
 
 class Trace:
@@ -119,11 +133,8 @@ class Trace:
         """A step stored when the block ends (also when it raises: with the error)."""
         step = Step(kind, name, arguments, datetime.now(UTC), tool)
         try:
-            yield step
-        except BaseException as exc:
-            if isinstance(exc, Exception):
-                step.error = step.error or f"{type(exc).__name__}: {exc}"
-            raise
+            with step.failing():
+                yield step
         finally:
             if not step.discarded:
                 parent_id = await self._parent(parent)
@@ -144,26 +155,12 @@ class Trace:
         once (`step.id`), and completed with its result, error and times when the block ends."""
         step = Step(kind, name, arguments, datetime.now(UTC), tool, fields=dict(fields or {}))
         parent_id = await self._parent(parent)
-        opened = StepCreate.model_validate(
-            {
-                "kind": kind,
-                "name": name,
-                "tool_name": (tool or name) if kind is StepKind.TOOL_CALL else None,
-                "parent_id": parent_id,
-                "arguments": arguments,
-                "started_at": step.started_at,
-            }
-            | step.fields
-        )
-        step.id = await self.recorder.open_step(opened)
+        step.id = await self.recorder.open_step(step.row(parent_id, finished=False))
         try:
-            yield step
-        except BaseException as exc:
-            if isinstance(exc, Exception):
-                step.error = step.error or f"{type(exc).__name__}: {exc}"
-            raise
+            with step.failing():
+                yield step
         finally:
-            await self.recorder.close_step(step.id, step.row(parent_id, None))
+            await self.recorder.close_step(step.id, step.row(parent_id))
 
     async def llm_call(
         self,

@@ -78,6 +78,12 @@ class VerifyOptions(BaseModel):
     """The seed hidden inputs are drawn from (None: a fresh random one, which is the point;
     set it only to reproduce a verdict)."""
 
+    @classmethod
+    def of(cls, options: VerifyOptions | None, timing: bool = True) -> VerifyOptions:
+        """`options` (the defaults when None), timed only if both it and `timing` say so."""
+        given = options or cls()
+        return given.model_copy(update={"timing": timing and given.timing})
+
 
 class DockerConfig(BaseModel):
     """Hardened containers from the sandbox image, kept warm in a pool."""

@@ -95,7 +95,6 @@ class LazyGroup(TyperGroup):
 app = typer.Typer(
     name="parforge",
     cls=LazyGroup,
-    help="Turn sequential code into fast, verified parallel code (OpenMP, MPI, CUDA).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
@@ -104,6 +103,8 @@ app = typer.Typer(
 @app.callback()
 def _root() -> None:
     """Turn sequential code into fast, verified parallel code (OpenMP, MPI, CUDA)."""
+    # A group needs a callback when its commands are not registered with Typer; its docstring
+    # is the root's help.
 
 
 def main() -> None:

@@ -3,9 +3,8 @@ use it, so `keys --help` starts fast."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 import typer
 from rich.console import Console
@@ -13,9 +12,6 @@ from rich.table import Table
 
 from parforge.cli._common import console, fail, settings
 from parforge.cli._store import store
-
-if TYPE_CHECKING:
-    from sqlmodel import Session
 
 T = TypeVar("T")
 
@@ -61,15 +57,9 @@ def list_keys() -> None:
 
 def _with_keys(work: Callable[..., T]) -> T:
     """`work(keys, session)` on the configured store: `corpus.store.keys` and a session."""
-    with _session() as session:
-        from corpus.store import keys
-
-        return work(keys, session)
-
-
-@contextmanager
-def _session() -> Iterator[Session]:
     from sqlmodel import Session
 
+    from corpus.store import keys
+
     with store(settings()) as engine, Session(engine) as session:
-        yield session
+        return work(keys, session)

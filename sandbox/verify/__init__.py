@@ -76,9 +76,7 @@ async def verify(
     other verifications of the same spec (see `sandbox.verify.refcache`); `timing_gate` keeps the
     timing runs of concurrent verifications apart from all their other commands.
     """
-    opts = (options or VerifyOptions()).model_copy(
-        update={"timing": timing and (options or VerifyOptions()).timing}
-    )
+    opts = VerifyOptions.of(options, timing)
     start = time.monotonic()
     async with sandbox.workspace() as workspace:
         # After the lease: a backend may learn what it has (GPUs) only when it first starts.

@@ -113,9 +113,7 @@ class RayVerifier:
     ) -> Verdict:
         """Verify on some node with a free unit of the resource (and a GPU for CUDA). The node
         has its own reference cache and timing gate: the caller's are not used."""
-        options = (options or VerifyOptions()).model_copy(
-            update={"timing": timing and (options or VerifyOptions()).timing}
-        )
+        options = VerifyOptions.of(options, timing)
         from ray.exceptions import RayError
 
         from sandbox.verify.ray_node import NodeLost, verify_on_node
