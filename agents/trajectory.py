@@ -16,6 +16,7 @@ from typing import Any
 from agents.core.join import best_of
 from agents.identity import Identity
 from agents.llm import CallRecord
+from agents.targets import KITS, kit
 from corpus.store.models import StepCreate, StepKind
 from sandbox.spec import Spec, Target
 from sandbox.verdict import Verdict
@@ -24,7 +25,6 @@ GENERATE = "generate"
 """Name of the steps that ask the model for candidates."""
 VERIFY = "verify"
 """Name (and tool name) of the steps that verify a candidate in the sandbox."""
-_UNIT = {Target.OPENMP: "thread", Target.MPI: "rank"}
 
 
 def _sampling(record: CallRecord) -> dict[str, Any]:
@@ -87,7 +87,8 @@ def llm_steps(record: CallRecord, identity: Identity) -> list[StepCreate]:
 
 def verify_arguments(candidate_id: int, spec: Spec, target: Target, how: str) -> dict[str, Any]:
     """What a `verify` step was asked: which candidate, against which tests and counts."""
-    counts = {Target.OPENMP: spec.threads, Target.MPI: spec.ranks}.get(target)
+    target_kit = kit(target)
+    counts = target_kit.counts(spec.threads, spec.ranks)
     arguments: dict[str, Any] = {
         "candidate_id": candidate_id,
         "target": target.value,
@@ -95,8 +96,8 @@ def verify_arguments(candidate_id: int, spec: Spec, target: Target, how: str) ->
         "timing_test": spec.timing_case.name,
         "extracted": how,
     }
-    if counts is not None:
-        arguments[_UNIT[target] + "s"] = counts
+    if counts is not None and target_kit.unit is not None:
+        arguments[target_kit.unit + "s"] = counts
     return arguments
 
 
@@ -158,7 +159,8 @@ def _speed(verdict: Verdict) -> str:
     if not kept:
         return "passed (no plausible speedup: above the cores the runs had)"
     count, speedup = max(kept.items(), key=lambda item: (item[1], -item[0]))
-    unit = _UNIT.get(verdict.target)
+    target_kit = KITS.get(verdict.target)
+    unit = target_kit.unit if target_kit is not None else None
     if unit is None:
         return f"{speedup:.2f}x"
     return f"{speedup:.2f}x at {count} {unit}{'s' if count != 1 else ''}"

@@ -1,7 +1,7 @@
 """Evolution's CUDA block-size mutants on a real GPU: made here, verified there.
 
 `prepare` (on any host: it needs the analysis's C front end) takes `evolve_programs/block_sum.cu`,
-makes every block-size mutant `agents.evolve.params.source_mutations` offers (the constant its
+makes every block-size mutant the CUDA kit's `mutations` offers (the constant its
 launches take their block size from, set to each of 64..1024) and writes them with the spec to
 a JSON file. `verify` (on a GPU host: it needs only the sandbox) verifies the start and every
 mutant one after another, as evolution does, with one reference cache and timing gate: build,
@@ -33,7 +33,7 @@ PROGRAMS = Path(__file__).parent / "evolve_programs"
 
 
 def prepare(out: Path) -> None:
-    from agents.evolve.params import source_mutations
+    from agents.targets import kit
 
     start = (PROGRAMS / "block_sum.cu").read_text()
     spec = Spec(
@@ -44,7 +44,7 @@ def prepare(out: Path) -> None:
         timing=TestCase(name="timing", args=["40000000"]),
         timeout_s=60,
     )
-    mutants = source_mutations(start, Language.CPP, Target.CUDA)
+    mutants = kit(Target.CUDA).mutations(start, Language.CPP)
     candidates = [{"label": "start: BLOCK 128", "source": start}] + [
         {"label": m.label, "source": m.source} for m in mutants
     ]

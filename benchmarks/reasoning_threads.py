@@ -59,7 +59,7 @@ from agents.reasoning import (
 )
 from agents.reasoning import shape as code_shape
 from agents.reasoning.threads import Rule
-from agents.tools import STRATEGIES
+from agents.targets import kit
 from corpus.store.models import ParallelTarget, TaskCreate, TestInput
 from corpus.suites import load_suite
 from parforge.model_server import ModelServerError, read_metrics
@@ -186,7 +186,7 @@ def pareval_problems(names: Sequence[str]) -> list[Problem]:
 
 def outlines(k: int) -> list[Outline]:
     """One catalogue strategy per thread (cycling when K exceeds the catalogue)."""
-    catalogue = STRATEGIES[TARGET]
+    catalogue = kit(TARGET).strategies
     return [Outline(strategy=catalogue[i % len(catalogue)], origin="catalogue") for i in range(k)]
 
 

@@ -89,6 +89,15 @@ def end_line(node: Node) -> int:
     return node.end_point.row + 1
 
 
+def walk(root: Node) -> Iterator[Node]:
+    """Every node under `root` (itself first), in source order."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(node.children))
+
+
 def tokens(node: Node) -> Iterator[Node]:
     """The leaves under `node`, comments left out."""
     if node.type == "comment":

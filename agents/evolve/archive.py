@@ -15,28 +15,15 @@ import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from agents.targets import kit
 from sandbox.spec import Target
-
-_SCHEDULES = ("static", "dynamic", "guided", "auto", "runtime")
 
 
 def descriptor(source: str, target: Target) -> str:
-    """`strategy|regions|size` of a program, read from its directives and launches."""
+    """`strategy|regions|size` of a program: the first two as its target's kit reads them from
+    its directives, launches or calls, the size a log2 of its non-blank lines."""
     lines = [line.strip() for line in source.splitlines() if line.strip()]
-    if target is Target.OPENMP:
-        pragmas = [line for line in lines if line.startswith("#pragma") and " omp " in line + " "]
-        kinds = sorted(
-            {kind for line in pragmas for kind in _SCHEDULES if f"schedule({kind}" in line}
-        )
-        if any(" simd" in line for line in pragmas):
-            kinds.append("simd")
-        strategy = "+".join(kinds) or "default"
-        regions = sum(1 for line in pragmas if " parallel" in line)
-    elif target is Target.CUDA:
-        strategy, regions = "cuda", sum(line.count("<<<") for line in lines)
-    else:
-        strategy = target.value
-        regions = sum(1 for line in lines if "MPI_" in line and "MPI_Init" not in line)
+    strategy, regions = kit(target).descriptor(lines)
     size = max(0, int(math.log2(max(len(lines), 1) / 25))) if lines else 0
     return f"{strategy}|{regions}|{size}"
 

@@ -1,6 +1,6 @@
 """Strategy outlines: what each reasoning thread will try, asked for as schema-constrained JSON.
 
-The model picks each outline's strategy from the target's catalogue (`STRATEGIES`) and says in
+The model picks each outline's strategy from the target's catalogue (its kit's `strategies`) and says in
 a sentence how it applies here. Outlines that say the same thing (same strategy, details that
 share most of their words) are merged before any thread starts; the catalogue then fills the
 free places with strategies no outline took, so K threads explore K different strategies.
@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from agents.tools.rewrite import STRATEGIES
+from agents.targets import kit
 from sandbox.spec import Target
 
 DETAIL_CHARS = 240
@@ -38,7 +38,7 @@ def outline_schema(target: Target, k: int) -> dict[str, Any]:
     item = {
         "type": "object",
         "properties": {
-            "strategy": {"type": "string", "enum": STRATEGIES[target]},
+            "strategy": {"type": "string", "enum": list(kit(target).strategies)},
             "detail": {"type": "string", "maxLength": DETAIL_CHARS},
         },
         "required": ["strategy", "detail"],
@@ -65,7 +65,7 @@ def parse_outlines(text: str, target: Target) -> list[Outline]:
         outlines = [Outline.model_validate(item) for item in data["outlines"]]
     except ValidationError as exc:
         raise OutlineError(f"an outline is malformed: {exc.errors()[0]['msg']}") from exc
-    unknown = [o.strategy for o in outlines if o.strategy not in STRATEGIES[target]]
+    unknown = [o.strategy for o in outlines if o.strategy not in kit(target).strategies]
     if unknown:
         raise OutlineError(f"unknown strategy {unknown[0]!r}")
     if not outlines:
@@ -106,7 +106,7 @@ def complete(outlines: list[Outline], target: Target, k: int) -> list[Outline]:
     """At most `k` outlines: the given ones, then catalogue strategies no outline took."""
     chosen = list(outlines[:k])
     taken = {o.strategy for o in chosen}
-    for strategy in STRATEGIES[target]:
+    for strategy in kit(target).strategies:
         if len(chosen) >= k:
             break
         if strategy not in taken:

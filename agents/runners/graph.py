@@ -30,7 +30,7 @@ from agents.judge import Judge, task_spec
 from agents.llm import LLMClient
 from agents.preflight import InputRejected, check_program
 from agents.reasoning import Pruning
-from agents.tools import Examples, ToolContext, registry
+from agents.tools import ExampleSearch, ToolContext, registry
 from agents.trace import Trace
 from agents.trajectory import Tally
 from corpus.runner import RunOutcome, TaskContext
@@ -63,7 +63,7 @@ class GraphRunner:
         config: GraphConfig | None = None,
         *,
         checkpoints: Checkpoints | None = None,
-        examples: Examples | None = None,
+        examples: ExampleSearch | None = None,
     ) -> None:
         self.llm = llm
         self.judge = judge

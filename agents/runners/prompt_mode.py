@@ -38,12 +38,13 @@ from agents.llm import (
 )
 from agents.prompts.program import build_messages
 from agents.runners.config import PromptModeConfig
+from agents.targets import kit
 from agents.trace import Trace
 from agents.trajectory import GENERATE, VERIFY, Tally, verdict_summary, verify_arguments
 from corpus.runner import RunOutcome, TaskContext
 from corpus.store.models import CandidateCreate, JobStatus, RunMeta, StepKind, TaskDetail
 from sandbox.errors import SandboxError
-from sandbox.spec import Candidate, Language, Spec, Target
+from sandbox.spec import Candidate, Spec, Target
 from sandbox.verdict import BuildReport, Status, Verdict
 
 NO_CODE = "the model's reply holds no code"
@@ -191,7 +192,7 @@ class _Run:
             if reply is None:
                 continue
             extracted = extract_code(reply)
-            language = Language.CUDA if self.plan.target is Target.CUDA else self.plan.task.language
+            language = kit(self.plan.target).language(self.plan.task.language)
             candidate_id = await trace.candidate(
                 CandidateCreate(
                     target=self.plan.target.value,

@@ -19,11 +19,11 @@ from agents.analysis import AnnotationError, LoopChoice, annotatable, apply_choi
 from agents.analysis import default_choices as first_options
 from agents.llm import ChatRequest, JsonSchema, Sampling
 from agents.prompts.translate import annotate_messages
+from agents.targets import kit
 from agents.tools.base import ToolContext, ToolError
 from agents.tools.calls import ask, keep, reserve
 from agents.tools.examples import example_sources
 from corpus.store.models import StepKind
-from sandbox.spec import Target
 
 
 class AnnotateArgs(BaseModel):
@@ -67,8 +67,8 @@ async def annotate(
     examples: list[dict[str, Any]] | None = None,
 ) -> CandidateResult:
     """Choose, insert, keep; shared by the tool and by repair (`evidence` of a failed choice)."""
-    if ctx.target is not Target.OPENMP:
-        raise ToolError("annotate makes OpenMP candidates only")
+    if "annotate" not in kit(ctx.target).tools:
+        raise ToolError(f"annotate makes no {kit(ctx.target).name} candidates")
     loops = annotatable(ctx.program, function)
     if not loops:
         raise ToolError(

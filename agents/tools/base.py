@@ -47,7 +47,7 @@ class Made:
     verdict: Verdict | None = None
 
 
-class Examples(Protocol):
+class ExampleSearch(Protocol):
     """Verified candidates of earlier tasks (the store), searched by loop pattern."""
 
     async def search(
@@ -75,7 +75,7 @@ class ToolContext:
     ledger: Ledger
     settings: Any
     """The runner's `GraphConfig` (sampling per kind of call, repair width)."""
-    examples: Examples | None = None
+    examples: ExampleSearch | None = None
     made: dict[int, Made] = field(default_factory=dict)
     """Candidates by id."""
     verdicts: dict[str, tuple[int, Verdict]] = field(default_factory=dict)

@@ -6,9 +6,9 @@ from typing import Literal
 
 from agents.analysis import normalise
 from agents.llm import ChatRequest
+from agents.targets import kit
 from agents.tools.base import Made, ToolContext, ToolError
 from corpus.store.models import CandidateCreate
-from sandbox.spec import Language, Target
 
 
 class BudgetSpent(ToolError):
@@ -45,7 +45,7 @@ async def keep(
     ctx: ToolContext, source: str, strategy: str, step_id: int, parent: int | None = None
 ) -> Made:
     """Store a candidate program made by `strategy` (below the step that wrote it)."""
-    language = Language.CUDA if ctx.target is Target.CUDA else ctx.task.language
+    language = kit(ctx.target).language(ctx.task.language)
     candidate_id = await ctx.trace.candidate(
         CandidateCreate(
             target=ctx.target.value,

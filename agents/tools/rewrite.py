@@ -15,37 +15,11 @@ from agents.analysis.parse import parse
 from agents.extract import extract_code
 from agents.llm import ChatRequest, Sampling
 from agents.prompts.translate import loop_facts, rewrite_messages
+from agents.targets import kit
 from agents.tools.annotate import CandidateResult
 from agents.tools.base import ToolContext, ToolError
 from agents.tools.calls import ask, keep, reserve
 from agents.tools.examples import example_sources
-from sandbox.spec import Target
-
-STRATEGIES: dict[Target, list[str]] = {
-    Target.OPENMP: [
-        "parallel for on the outermost independent loops, with reduction clauses",
-        "two-pass blocked scan: per-thread partial sums, then an exclusive scan of the block "
-        "totals, then a second parallel pass",
-        "privatised per-thread histograms merged at the end",
-        "OpenMP tasks for recursive or irregular work",
-        "collapse(2) over perfectly nested loops with a static schedule",
-        "dynamic or guided schedule for loops whose iterations cost unevenly",
-        "parallel for on the outer loop and simd on the innermost loop",
-    ],
-    Target.MPI: [
-        "block decomposition of the outer loop, partial results combined with MPI_Reduce",
-        "cyclic decomposition with MPI_Allreduce",
-        "rank 0 scatters the input with MPI_Scatterv and gathers results with MPI_Gatherv",
-        "every rank computes its block and MPI_Allgatherv assembles the whole result",
-    ],
-    Target.CUDA: [
-        "one thread per element with a bounds guard",
-        "grid-stride loops",
-        "tree reduction in shared memory, one atomicAdd per block",
-        "tiles staged in shared memory, one block per tile",
-        "one atomicAdd per element into the result",
-    ],
-}
 
 
 class RewriteArgs(BaseModel):
@@ -62,7 +36,7 @@ class Rewrite:
     Args: ClassVar[type[BaseModel]] = RewriteArgs
 
     async def run(self, args: RewriteArgs, ctx: ToolContext) -> CandidateResult:
-        strategy = args.strategy.strip() or STRATEGIES[ctx.target][0]
+        strategy = args.strategy.strip() or kit(ctx.target).strategies[0]
         found = example_sources(args.examples) or ctx.found_examples
         hint = strategy
         if found:

@@ -145,7 +145,7 @@ def build_prompt_runner(settings: Settings) -> PromptRunner:
     return PromptRunner(LLMClient(settings.model.client_config()), judge, config)
 
 
-class StoreExamples:
+class StoreExampleSearch:
     """The `examples` tool's view of the store: passed candidates of earlier tasks."""
 
     def __init__(self, engine: Engine) -> None:
@@ -177,5 +177,5 @@ def build_graph_runner(settings: Settings) -> GraphRunner:
         judge,
         config,
         checkpoints=checkpoints_for(settings.store_url),
-        examples=StoreExamples(make_engine(settings.store_url, settings.store)),
+        examples=StoreExampleSearch(make_engine(settings.store_url, settings.store)),
     )

@@ -24,12 +24,13 @@ from agents.analysis import AnnotationError, normalise
 from agents.core import evidence
 from agents.evolve.archive import Archive, Elite, descriptor
 from agents.evolve.fitness import compare, fitness
-from agents.evolve.params import Mutation, choice_mutations, crossover, source_mutations
+from agents.evolve.params import choice_mutations, crossover
 from agents.evolve.record import Limits, code_hash, new_record, stop_reason, summary
 from agents.graphs.evolve.state import EvolveState
 from agents.graphs.shared.context import RunContext
 from agents.graphs.shared.observations import observation, restore
 from agents.reasoning import probe_spec
+from agents.targets import Mutation, kit
 from agents.tools import Made, ToolContext, ToolError, probe_made, rewrite, verify_made
 from agents.tools.annotate import label
 from agents.tools.calls import keep, reserve
@@ -200,7 +201,7 @@ def _mutations(tools: ToolContext, parent: Made) -> Sequence[Mutation]:
             return choice_mutations(tools.source, tools.program, parent.choices)
         except AnnotationError:  # choices stored by an older analysis: mutate the code instead
             pass
-    return source_mutations(parent.source, tools.language, tools.target)
+    return kit(tools.target).mutations(parent.source, tools.language)
 
 
 async def _make(

@@ -1,18 +1,16 @@
-"""Parameter mutations: neighbours of a candidate written by rule, without a model call."""
+"""Parameter mutations: neighbours of a candidate written by rule, without a model call (the
+annotation choices' neighbours, and the OpenMP kit's edits of directives a model wrote)."""
 
 from __future__ import annotations
 
 import pytest
 
 from agents.analysis import LoopChoice, analyse, apply_choices, directive
-from agents.evolve.params import (
-    BLOCK_SIZES,
-    Mutation,
-    choice_mutations,
-    crossover,
-    source_mutations,
-)
+from agents.evolve.params import choice_mutations, crossover
+from agents.targets import Mutation, kit
 from sandbox.spec import Language, Target
+
+OPENMP = kit(Target.OPENMP)
 
 TRIANGLE = """#include <stdio.h>
 
@@ -56,24 +54,6 @@ INDEPENDENT_OMP = """void twice(int n, double *a, const double *b) {
     #pragma omp parallel for schedule(static) // rows
     for (int i = 0; i < n; i++)
         a[i] = b[i] * 2;
-}
-"""
-
-CUDA = """#include <cstdio>
-#define BLOCK 256
-
-__global__ void twice(float *a, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) a[i] *= 2;
-}
-
-int main() {
-    int n = 1000;
-    float *a;
-    cudaMalloc(&a, n * sizeof(float));
-    twice<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(a, n);
-    cudaDeviceSynchronize();
-    return 0;
 }
 """
 
@@ -133,7 +113,7 @@ def test_simd_is_offered_for_independent_lanes(triangle) -> None:
     mutations = choice_mutations(TRIANGLE, triangle, [LoopChoice(loop="L3")])
     (simd,) = by(mutations, "simd")
     assert "#pragma omp parallel for simd" in simd.source
-    (written,) = by(source_mutations(INDEPENDENT_OMP, Language.C, Target.OPENMP), "simd")
+    (written,) = by(OPENMP.mutations(INDEPENDENT_OMP, Language.C), "simd")
     assert "#pragma omp parallel for simd schedule(static) // rows" in written.source
 
 
@@ -148,7 +128,7 @@ def test_a_wrong_simd_on_a_loop_carried_dependence_is_rejected() -> None:
     assert by(mutations, "simd")  # the independent columns may take simd
     assert by(mutations, "outer") == []  # the carried rows may not run in parallel
     assert {c.loop for m in mutations for c in m.choices or ()} == {"L3"}
-    written = source_mutations(CARRIED_OMP, Language.C, Target.OPENMP)
+    written = OPENMP.mutations(CARRIED_OMP, Language.C)
     assert written  # the schedule and proc_bind of the model's directive still vary
     assert by(written, "simd") == []
     assert not any("simd" in m.source for m in written)
@@ -163,7 +143,7 @@ def test_proc_bind_goes_into_the_directive(triangle) -> None:
     assert "proc_bind" not in LoopChoice(loop="L3").model_dump()
     labels = [m.label for m in by(choice_mutations(TRIANGLE, triangle, [choice]), "proc_bind")]
     assert labels == ["L3: proc_bind close -> none", "L3: proc_bind close -> spread"]
-    written = by(source_mutations(INDEPENDENT_OMP, Language.C, Target.OPENMP), "proc_bind")
+    written = by(OPENMP.mutations(INDEPENDENT_OMP, Language.C), "proc_bind")
     assert [m.source.split("\n")[1].strip() for m in written] == [
         "#pragma omp parallel for schedule(static) proc_bind(close) // rows",
         "#pragma omp parallel for schedule(static) proc_bind(spread) // rows",
@@ -171,7 +151,7 @@ def test_proc_bind_goes_into_the_directive(triangle) -> None:
 
 
 def test_source_schedules_cover_the_menu_but_the_current_one() -> None:
-    mutations = by(source_mutations(INDEPENDENT_OMP, Language.C, Target.OPENMP), "schedule")
+    mutations = by(OPENMP.mutations(INDEPENDENT_OMP, Language.C), "schedule")
     assert len(mutations) == 3 * 6 - 1
     assert mutations[0].label == "line 2: schedule static -> static,1"
     assert "schedule(static,1) // rows" in mutations[0].source
@@ -179,9 +159,9 @@ def test_source_schedules_cover_the_menu_but_the_current_one() -> None:
 
 def test_ordered_and_continued_directives_are_left_alone() -> None:
     ordered = INDEPENDENT_OMP.replace("schedule(static)", "ordered")
-    assert source_mutations(ordered, Language.C, Target.OPENMP) == []
+    assert OPENMP.mutations(ordered, Language.C) == []
     continued = INDEPENDENT_OMP.replace("schedule(static)", "\\\n        schedule(static)")
-    assert source_mutations(continued, Language.C, Target.OPENMP) == []
+    assert OPENMP.mutations(continued, Language.C) == []
 
 
 def test_crossover_mixes_two_parents_loop_by_loop(triangle) -> None:
@@ -204,55 +184,13 @@ def test_crossover_of_parents_differing_in_one_loop_or_a_nest_is_empty(triangle)
     assert crossover(TRIANGLE, triangle, a, nested) == []
 
 
-def test_a_block_size_constant_gets_the_other_sizes() -> None:
-    mutations = source_mutations(CUDA, Language.CUDA, Target.CUDA)
-    assert [m.operator for m in mutations] == ["block_size"] * 4
-    sizes = [size for size in BLOCK_SIZES if size != 256]
-    assert [m.source.split("\n")[1] for m in mutations] == [f"#define BLOCK {s}" for s in sizes]
-    assert all(m.source.count("BLOCK") == CUDA.count("BLOCK") for m in mutations)
-
-
-@pytest.mark.parametrize(
-    ("old", "new"),
-    [
-        ("#define BLOCK 256", "const int BLOCK = 256;"),
-        ("    int n = 1000;", "    constexpr int BLOCK = 256;\n    int n = 1000;"),
-    ],
-)
-def test_a_block_size_declared_as_an_integer_constant(old: str, new: str) -> None:
-    program = CUDA.replace(old, new)
-    if not old.startswith("#define"):
-        program = program.replace("#define BLOCK 256\n", "")
-    mutations = source_mutations(program, Language.CUDA, Target.CUDA)
-    assert [m.label for m in mutations] == [
-        f"BLOCK: block size 256 -> {s}" for s in BLOCK_SIZES if s != 256
-    ]
-    assert "BLOCK = 1024;" in mutations[-1].source
-
-
-def test_a_literal_block_size_is_left_alone() -> None:
-    literal = CUDA.replace("(n + BLOCK - 1) / BLOCK, BLOCK", "(n + 255) / 256, 256")
-    assert source_mutations(literal, Language.CUDA, Target.CUDA) == []
-    assigned = CUDA.replace("int n = 1000;", "int n = 1000;\n    BLOCK = 128;").replace(
-        "#define BLOCK 256", "int BLOCK = 256;"
-    )
-    assert source_mutations(assigned, Language.CUDA, Target.CUDA) == []
-
-
-def test_mpi_has_no_code_parameters() -> None:
-    assert source_mutations(CARRIED_OMP, Language.C, Target.MPI) == []
-
-
 def test_the_same_input_gives_the_same_list(triangle) -> None:
     choices = [LoopChoice(loop="L2"), LoopChoice(loop="L3", simd=True)]
     assert choice_mutations(TRIANGLE, triangle, choices) == choice_mutations(
         TRIANGLE, analyse(TRIANGLE, Language.C), choices
     )
-    assert source_mutations(INDEPENDENT_OMP, Language.C, Target.OPENMP) == source_mutations(
-        INDEPENDENT_OMP, Language.C, Target.OPENMP
-    )
-    assert source_mutations(CUDA, Language.CUDA, Target.CUDA) == source_mutations(
-        CUDA, Language.CUDA, Target.CUDA
+    assert OPENMP.mutations(INDEPENDENT_OMP, Language.C) == OPENMP.mutations(
+        INDEPENDENT_OMP, Language.C
     )
 
 

@@ -27,13 +27,13 @@ from agents.reasoning import (
     token_confidence,
 )
 from agents.reasoning.confidence import below_group
-from agents.tools import STRATEGIES
+from agents.targets import kit
 from sandbox.spec import Language, Spec, Target, TestCase
 from sandbox.verdict import BuildReport, Status, StepRecord, Verdict
 from tests.fakes.paths import GRAPH_PROGRAMS
 from tests.fakes.programs import SUM, SUM_ATOMIC, SUM_RENAMED
 
-OMP = STRATEGIES[Target.OPENMP]
+OMP = list(kit(Target.OPENMP).strategies)
 
 
 def test_the_outline_schema_offers_only_the_catalogue():

@@ -11,7 +11,7 @@ import httpx
 from sqlmodel import Session, col, select
 
 from agents.reasoning import reasoning_summary
-from agents.tools import STRATEGIES
+from agents.targets import kit
 from corpus.store import tasks
 from corpus.store.models import Candidate, JobStatus, TaskCreate, TaskOptions, TestInput
 from corpus.store.models import Verdict as VerdictRow
@@ -29,7 +29,7 @@ from tests.fakes.graphs import (
 from tests.fakes.judge import ScriptedJudge
 from tests.fakes.llm import Reply
 
-OMP = STRATEGIES[Target.OPENMP]
+OMP = list(kit(Target.OPENMP).strategies)
 THREAD_TOKENS = 1000
 
 # The same program under other names: a thread writing it has converged on the first one.

@@ -1,0 +1,89 @@
+"""The target kits: every parallel target has one, and what each names exists where it is
+used (tools in the registry, default plans only calling offered tools, prompts built from the
+kit's fragments)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.graphs.translate.plans import default_plan
+from agents.prompts.program import build_messages
+from agents.targets import KITS, kit
+from agents.tools import COMMON_FIRST, COMMON_LAST, registry, tools_by_name
+from agents.trajectory import verify_arguments
+from sandbox.spec import Language, Spec, Target, TestCase
+
+PARALLEL = [t for t in Target if t is not Target.SERIAL]
+
+
+def test_every_parallel_target_has_a_kit_and_serial_none() -> None:
+    assert sorted(KITS) == sorted(PARALLEL)
+    assert all(kit(t).target is t for t in PARALLEL)
+    with pytest.raises(ValueError, match="no kit"):
+        kit(Target.SERIAL)
+
+
+def test_the_registry_finds_every_tool_file_by_name() -> None:
+    assert sorted(tools_by_name()) == [
+        "analyse",
+        "annotate",
+        "examples",
+        "profile",
+        "rewrite",
+        "tests",
+        "verify",
+    ]
+
+
+@pytest.mark.parametrize("target", PARALLEL)
+def test_a_targets_registry_is_the_common_tools_and_its_own(target: Target) -> None:
+    names = list(registry(target).tools)
+    assert names == [*COMMON_FIRST, *kit(target).tools, *COMMON_LAST]
+    assert ("annotate" in names) == (target is Target.OPENMP)
+
+
+@pytest.mark.parametrize("target", PARALLEL)
+@pytest.mark.parametrize("annotatable", [True, False])
+@pytest.mark.parametrize("use_model", [True, False])
+def test_a_default_plan_calls_only_offered_tools(
+    target: Target, annotatable: bool, use_model: bool
+) -> None:
+    offered = registry(target).tools
+    steps = default_plan(target, annotatable=annotatable, extra_tests=2, use_model=use_model)
+    assert {step.tool for step in steps} <= set(offered)
+    rewrites = [s.args["strategy"] for s in steps if s.tool == "rewrite"]
+    assert all(not s or s in kit(target).strategies for s in rewrites)
+    assert (not use_model) == (not rewrites)
+
+
+@pytest.mark.parametrize("target", PARALLEL)
+def test_the_prompt_is_built_from_the_kits_fragments(target: Target) -> None:
+    target_kit = kit(target)
+    (_, user) = build_messages(
+        "int main(void) { return 0; }", Language.C, target, [TestCase(name="t", args=["3"])]
+    )
+    for fragment in (*target_kit.rules, target_kit.checks, target_kit.build_line(Language.C)):
+        assert fragment in user.content
+    assert f"```{'cuda' if target is Target.CUDA else 'c'} code block" in user.content
+    counted = f" at 1, 2 and 4 {target_kit.unit}s" if target_kit.unit else ""
+    assert f"on every test{counted}, pass" in user.content
+
+
+@pytest.mark.parametrize("target", PARALLEL)
+def test_a_verify_step_records_the_counts_of_the_targets_unit(target: Target) -> None:
+    spec = Spec(
+        reference="int main(void) { return 0; }",
+        tests=[TestCase(name="t")],
+        threads=[1, 2],
+        ranks=[1, 3],
+    )
+    arguments = verify_arguments(7, spec, target, "fenced")
+    counted = {Target.OPENMP: ("threads", [1, 2]), Target.MPI: ("ranks", [1, 3])}.get(target)
+    assert {k: v for k, v in arguments.items() if k in ("threads", "ranks")} == (
+        dict([counted]) if counted else {}
+    )
+
+
+def test_mpi_has_no_code_parameters() -> None:
+    program = "void f(int n, double *a) {\n    for (int i = 1; i < n; i++) a[i] = a[i - 1];\n}\n"
+    assert kit(Target.MPI).mutations(program, Language.C) == []
