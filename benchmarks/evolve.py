@@ -136,15 +136,15 @@ def naive_choices(start: Start, ctx: Any) -> list[LoopChoice]:
     """`schedule(static)` on the chosen loop of the start (ParEval: the analysis's choice)."""
     tools = ctx.tools
     if start.pareval is not None:
-        return default_choices(annotatable(tools.program, tools.function))
+        return default_choices(annotatable(tools.view.program, tools.view.function))
     assert start.inside is not None
-    line = next(i for i, t in enumerate(tools.source.splitlines(), 1) if start.inside in t)
-    loops = {loop.id: loop for loop in tools.program.loops}
-    loop = next(loop for loop in tools.program.loops if loop.line == line)
+    line = next(i for i, t in enumerate(tools.view.source.splitlines(), 1) if start.inside in t)
+    loops = {loop.id: loop for loop in tools.view.program.loops}
+    loop = next(loop for loop in tools.view.program.loops if loop.line == line)
     if start.outer_of:
         assert loop.parent is not None
         loop = loops[loop.parent]
-    if loop.id not in {a.id for a in annotatable(tools.program)}:
+    if loop.id not in {a.id for a in annotatable(tools.view.program)}:
         raise SystemExit(f"{start.program}: loop {loop.id} is not annotatable")
     return [LoopChoice(loop=loop.id, schedule="static")]
 
@@ -209,7 +209,7 @@ async def run_arm(
             made = await keep(tools, (PROGRAMS / start.naive).read_text(), "naive", step_id)
         else:
             choices = naive_choices(start, ctx)
-            source = apply_choices(tools.source, tools.program, choices)
+            source = apply_choices(tools.view.source, tools.view.program, choices)
             made = await keep(tools, source, "naive", step_id)
             made.choices = choices
         verdict, _ = await verify_made(tools, made)

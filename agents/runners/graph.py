@@ -30,7 +30,7 @@ from agents.judge import Judge, task_spec
 from agents.llm import LLMClient
 from agents.preflight import InputRejected, check_program
 from agents.reasoning import Pruning
-from agents.tools import ExampleSearch, ToolContext, registry
+from agents.tools import ExampleSearch, RunDeps, TaskView, ToolContext, Workbench, registry
 from agents.trace import Trace
 from agents.trajectory import Tally
 from corpus.runner import RunOutcome, TaskContext
@@ -134,19 +134,9 @@ class GraphRunner:
             RunMeta(model=identity.model, adapter=identity.adapter, budgets=budget.model_dump())
         )
         tools = ToolContext(
-            llm=self.llm,
-            judge=self.judge,
-            trace=trace,
-            task=task,
-            source=task.source,
-            function=function,
-            spec=spec,
-            target=target,
-            language=language,
-            program=program,
-            ledger=Ledger(budget),
-            settings=self.config,
-            examples=self.examples,
+            RunDeps(self.llm, self.judge, trace, self.config, self.examples),
+            TaskView(task, task.source, function, spec, target, language, program),
+            Workbench(Ledger(budget)),
         )
         evolution = self.evolution(context)
         config = self.config
@@ -196,12 +186,10 @@ class GraphRunner:
                 # A re-queued task: resume after the last node that finished.
                 start = None
                 values = snapshot.values
-                ctx.tools.ledger = Ledger.from_snapshot(ctx.budget, values.get("ledger") or {})
-                for item in values.get("observations", []):
-                    made = restore(item)
-                    ctx.tools.made[made.candidate_id] = made
-                    if made.verdict is not None:
-                        ctx.tools.verdicts.setdefault(made.key, (made.candidate_id, made.verdict))
+                ctx.tools.work.restore(
+                    Ledger.from_snapshot(ctx.budget, values.get("ledger") or {}),
+                    map(restore, values.get("observations", [])),
+                )
             result = await graph.ainvoke(start, config, context=ctx)
             return dict(result)
 
@@ -210,21 +198,21 @@ class GraphRunner:
         tally = Tally(_verdicts(tools))
         best = tally.best()
         evolved = (state.get("evolution") or {}).get("best")
-        if evolved is not None and evolved in tools.made:
+        if evolved is not None and evolved in tools.work.made:
             # Evolution's best beat its rivals with confidence; the fastest median may not have.
             best = evolved
-            why = evolution_line(state["evolution"], tools.made)
-        summary = tally.reason(len(tools.made), best)
+            why = evolution_line(state["evolution"], tools.work.made)
+        summary = tally.reason(len(tools.work.made), best)
         notes = state.get("notes") or []
         if why:
             summary += f"; {why}"
         if notes:
             summary += f"; {len(notes)} note(s): {notes[0]}"
-        if best is None and tools.failures:
-            return RunOutcome(JobStatus.FAILED, f"{tools.failures[0]}; {summary}")
+        if best is None and tools.work.failures:
+            return RunOutcome(JobStatus.FAILED, f"{tools.work.failures[0]}; {summary}")
         status = JobStatus.SUCCEEDED if best is not None else JobStatus.NO_VERIFIED_CANDIDATE
         return RunOutcome(status, summary, best)
 
 
 def _verdicts(tools: ToolContext) -> dict[int, Any]:
-    return {cid: m.verdict for cid, m in tools.made.items() if m.verdict is not None}
+    return {cid: m.verdict for cid, m in tools.work.made.items() if m.verdict is not None}

@@ -48,11 +48,11 @@ class Analyse:
     Args: ClassVar[type[BaseModel]] = AnalyseArgs
 
     async def run(self, args: AnalyseArgs, ctx: ToolContext) -> AnalyseResult:
-        if args.function is not None and ctx.program.function(args.function) is None:
+        if args.function is not None and ctx.view.program.function(args.function) is None:
             raise ToolError(f"no function {args.function!r} in the program")
         loops = [
             loop
-            for loop in ctx.program.loops
+            for loop in ctx.view.program.loops
             if args.function is None or loop.function == args.function
         ]
         return AnalyseResult(

@@ -52,7 +52,10 @@ class Annotate:
 
     async def run(self, args: AnnotateArgs, ctx: ToolContext) -> CandidateResult:
         return await annotate(
-            ctx, args.function or ctx.function, args.mode, examples=example_sources(args.examples)
+            ctx,
+            args.function or ctx.view.function,
+            args.mode,
+            examples=example_sources(args.examples),
         )
 
 
@@ -67,9 +70,9 @@ async def annotate(
     examples: list[dict[str, Any]] | None = None,
 ) -> CandidateResult:
     """Choose, insert, keep; shared by the tool and by repair (`evidence` of a failed choice)."""
-    if "annotate" not in kit(ctx.target).tools:
-        raise ToolError(f"annotate makes no {kit(ctx.target).name} candidates")
-    loops = annotatable(ctx.program, function)
+    if "annotate" not in kit(ctx.view.target).tools:
+        raise ToolError(f"annotate makes no {kit(ctx.view.target).name} candidates")
+    loops = annotatable(ctx.view.program, function)
     if not loops:
         raise ToolError(
             "no loop the analysis can prove safe to parallelise"
@@ -82,12 +85,12 @@ async def annotate(
         step_id = await _record_choice(ctx, choices)
     else:
         messages = annotate_messages(
-            ctx.source,
-            ctx.language,
-            ctx.program,
+            ctx.view.source,
+            ctx.view.language,
+            ctx.view.program,
             loops,
             evidence,
-            examples or ctx.found_examples,
+            examples or ctx.work.found_examples,
         )
         if previous:
             messages[-1] = messages[-1].model_copy(
@@ -100,17 +103,18 @@ async def annotate(
         request = ChatRequest(
             messages=messages,
             sampling=Sampling(
-                max_tokens=ctx.settings.annotate_tokens, temperature=ctx.settings.temperature
+                max_tokens=ctx.deps.settings.annotate_tokens,
+                temperature=ctx.deps.settings.temperature,
             ),
             response_schema=JsonSchema(json_schema=choice_schema(loops), name="choices"),
         )
         text, step_id = await ask(ctx, request, "annotate")
         choices, note = _parse(text, loops)
     try:
-        source = apply_choices(ctx.source, ctx.program, choices)
+        source = apply_choices(ctx.view.source, ctx.view.program, choices)
     except AnnotationError as exc:
         choices, note = first_options(loops), f"the model's choice was unusable ({exc})"
-        source = apply_choices(ctx.source, ctx.program, choices)
+        source = apply_choices(ctx.view.source, ctx.view.program, choices)
     strategy = label(ctx, choices)
     made = await keep(ctx, source, strategy, step_id, parent=parent_candidate)
     made.choices = choices
@@ -131,7 +135,7 @@ def _parse(text: str, loops: list[Any]) -> tuple[list[LoopChoice], str]:
 
 async def _record_choice(ctx: ToolContext, choices: list[LoopChoice]) -> int:
     """The analysis-only choice as a tool step, so its candidate hangs below something."""
-    async with ctx.trace.step(StepKind.TOOL_CALL, "annotate", {"mode": "analysis"}) as step:
+    async with ctx.deps.trace.step(StepKind.TOOL_CALL, "annotate", {"mode": "analysis"}) as step:
         step.result = {"choices": [c.model_dump() for c in choices]}
     assert step.id is not None
     return step.id
@@ -143,7 +147,7 @@ def label(ctx: ToolContext, choices: list[LoopChoice]) -> str:
     chosen = [c for c in choices if c.parallel]
     tags: list[str] = []
     for choice in chosen:
-        dep = ctx.program.loop(choice.loop).dependence
+        dep = ctx.view.program.loop(choice.loop).dependence
         tags += [t for t in dep.patterns if t not in tags]
     loops = ",".join(f"{c.loop}/{c.schedule}{'+simd' if c.simd else ''}" for c in chosen)
     return f"annotate[{','.join(tags)}]:{loops}"[:200]

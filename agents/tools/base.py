@@ -55,14 +55,23 @@ class ExampleSearch(Protocol):
     ) -> list[dict[str, Any]]: ...
 
 
-@dataclass
-class ToolContext:
-    """Everything the tools of one run share: clients, the task, and what was made so far."""
+@dataclass(frozen=True)
+class RunDeps:
+    """The clients and settings of one run: fixed from its start to its end."""
 
     llm: LLMClient
     judge: Judge
     trace: Trace
     """The run's trajectory writer (every step, candidate and verdict)."""
+    settings: Any
+    """The runner's `GraphConfig` (sampling per kind of call, repair width)."""
+    examples: ExampleSearch | None = None
+
+
+@dataclass(frozen=True)
+class TaskView:
+    """The task as the agent works on it: fixed for the run."""
+
     task: TaskDetail
     source: str
     """The code the agent transforms: a program, or a function that the spec's driver includes."""
@@ -72,10 +81,20 @@ class ToolContext:
     target: Target
     language: Language
     program: Program
+
+    @property
+    def task_tests(self) -> list[TestCase]:
+        """The tests the user gave (shown to the model), not the generated ones."""
+        return list(self.spec.tests) if self.task.tests else []
+
+
+@dataclass
+class Workbench:
+    """What the run has made so far: the one mutable part of a run's tools, shared by the
+    steps that run concurrently within a node. What must survive a restart is also in the
+    graph's state (`observations`, `ledger`), from which `restore` rebuilds it."""
+
     ledger: Ledger
-    settings: Any
-    """The runner's `GraphConfig` (sampling per kind of call, repair width)."""
-    examples: ExampleSearch | None = None
     made: dict[int, Made] = field(default_factory=dict)
     """Candidates by id."""
     verdicts: dict[str, tuple[int, Verdict]] = field(default_factory=dict)
@@ -87,10 +106,24 @@ class ToolContext:
     found_examples: list[dict[str, Any]] = field(default_factory=list)
     """Verified code of similar loops from earlier tasks, once an `examples` step ran."""
 
-    @property
-    def task_tests(self) -> list[TestCase]:
-        """The tests the user gave (shown to the model), not the generated ones."""
-        return list(self.spec.tests) if self.task.tests else []
+    def restore(self, ledger: Ledger, verified: Iterable[Made]) -> None:
+        """Take up a run again from its checkpointed state: the budget spent and the verified
+        candidates (a candidate's code is not verified twice)."""
+        self.ledger = ledger
+        for made in verified:
+            self.made[made.candidate_id] = made
+            if made.verdict is not None:
+                self.verdicts.setdefault(made.key, (made.candidate_id, made.verdict))
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Everything the tools of one run share: the run's clients (`deps`) and task (`view`),
+    both fixed, and what was made so far (`work`), the one part that changes."""
+
+    deps: RunDeps
+    view: TaskView
+    work: Workbench
 
 
 class Tool(Protocol):

@@ -19,23 +19,23 @@ def reserve(ctx: ToolContext, kind: Literal["candidate", "sandbox_run"]) -> None
     """Charge one candidate or sandbox run before starting it; `BudgetSpent` when none is left.
     Checked and charged with no await in between, so steps that start together cannot all
     squeeze through the last unit of the budget."""
-    spent = ctx.ledger.exhausted()
+    spent = ctx.work.ledger.exhausted()
     if spent is not None:
         raise BudgetSpent(f"not run: the {spent}")
     if kind == "candidate":
-        ctx.ledger.charge_candidate()
+        ctx.work.ledger.charge_candidate()
     else:
-        ctx.ledger.charge_sandbox_run()
+        ctx.work.ledger.charge_sandbox_run()
 
 
 async def ask(ctx: ToolContext, request: ChatRequest, name: str) -> tuple[str, int]:
     """One model call, stored as an `llm_call` step named `name` below the plan; its tokens
     are charged to the task's budget. Returns the reply and the step's id; a failed call is
     stored too, then raised."""
-    record, error = await ctx.llm.call(request)
+    record, error = await ctx.deps.llm.call(request)
     if record.usage is not None:
-        ctx.ledger.charge_tokens(record.usage.prompt_tokens + record.usage.completion_tokens)
-    step_id = await ctx.trace.llm_call(record, name)
+        ctx.work.ledger.charge_tokens(record.usage.prompt_tokens + record.usage.completion_tokens)
+    step_id = await ctx.deps.trace.llm_call(record, name)
     if error is not None:
         raise error
     return (record.choices[0].text if record.choices else ""), step_id
@@ -45,19 +45,19 @@ async def keep(
     ctx: ToolContext, source: str, strategy: str, step_id: int, parent: int | None = None
 ) -> Made:
     """Store a candidate program made by `strategy` (below the step that wrote it)."""
-    language = kit(ctx.target).language(ctx.task.language)
-    candidate_id = await ctx.trace.candidate(
+    language = kit(ctx.view.target).language(ctx.view.task.language)
+    candidate_id = await ctx.deps.trace.candidate(
         CandidateCreate(
-            target=ctx.target.value,
+            target=ctx.view.target.value,
             language=language,
             source=source,
             strategy=strategy,
             step_id=step_id,
             parent_id=parent,
-            generation=0 if parent is None else ctx.made[parent].generation + 1,
+            generation=0 if parent is None else ctx.work.made[parent].generation + 1,
         )
     )
-    made = Made(candidate_id, source, strategy, normalise(source, ctx.language), step_id)
-    made.generation = 0 if parent is None else ctx.made[parent].generation + 1
-    ctx.made[candidate_id] = made
+    made = Made(candidate_id, source, strategy, normalise(source, ctx.view.language), step_id)
+    made.generation = 0 if parent is None else ctx.work.made[parent].generation + 1
+    ctx.work.made[candidate_id] = made
     return made

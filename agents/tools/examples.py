@@ -39,11 +39,13 @@ class Examples:
     Args: ClassVar[type[BaseModel]] = ExamplesArgs
 
     async def run(self, args: ExamplesArgs, ctx: ToolContext) -> ExamplesResult:
-        wanted = patterns(ctx.program)
+        wanted = patterns(ctx.view.program)
         found: list[dict[str, Any]] = []
-        if ctx.examples is not None and wanted:
-            found = await ctx.examples.search(ctx.target, wanted, args.limit, ctx.task.id)
-        ctx.found_examples = found
+        if ctx.deps.examples is not None and wanted:
+            found = await ctx.deps.examples.search(
+                ctx.view.target, wanted, args.limit, ctx.view.task.id
+            )
+        ctx.work.found_examples = found
         return ExamplesResult(patterns=wanted, examples=found)
 
 

@@ -37,7 +37,7 @@ class Profile:
     Args: ClassVar[type[BaseModel]] = ProfileArgs
 
     async def run(self, args: ProfileArgs, ctx: ToolContext) -> ProfileResult:
-        made = ctx.made.get(args.candidate)
+        made = ctx.work.made.get(args.candidate)
         if made is None:
             raise ToolError(f"no candidate {args.candidate} in this task")
         verdict, _ = await verify_made(ctx, made)
@@ -45,7 +45,7 @@ class Profile:
         seconds = dict(timing.candidate_s) if timing else {}
         speedup = dict(timing.speedup) if timing else {}
         loops = sorted(
-            ctx.program.loops,
+            ctx.view.program.loops,
             key=lambda loop: (-(loop.perfect_nest + loop.depth), -(loop.trip_count or 0)),
         )
         return ProfileResult(

@@ -36,8 +36,8 @@ class Rewrite:
     Args: ClassVar[type[BaseModel]] = RewriteArgs
 
     async def run(self, args: RewriteArgs, ctx: ToolContext) -> CandidateResult:
-        strategy = args.strategy.strip() or kit(ctx.target).strategies[0]
-        found = example_sources(args.examples) or ctx.found_examples
+        strategy = args.strategy.strip() or kit(ctx.view.target).strategies[0]
+        found = example_sources(args.examples) or ctx.work.found_examples
         hint = strategy
         if found:
             hint += ". A verified translation of a similar loop:\n" + found[0]["source"][:1500]
@@ -57,32 +57,32 @@ async def rewrite(
     """Ask, extract, keep; shared by the tool, by repair (`previous` code and `evidence`) and
     by evolution (`improve`: `previous` passed, make it faster)."""
     reserve(ctx, "candidate")
-    spec = ctx.spec
+    spec = ctx.view.spec
     request = ChatRequest(
         messages=rewrite_messages(
-            ctx.source,
-            ctx.language,
-            ctx.target,
-            ctx.task_tests,
+            ctx.view.source,
+            ctx.view.language,
+            ctx.view.target,
+            ctx.view.task_tests,
             threads=spec.threads,
             ranks=spec.ranks,
             tolerance=spec.tolerance,
             strategy=hint,
-            analysis=loop_facts(ctx.program.loops),
+            analysis=loop_facts(ctx.view.program.loops),
             evidence=evidence,
             previous=previous,
             function_only=spec.driver is not None,
             improve=improve,
         ),
         sampling=Sampling(
-            max_tokens=ctx.settings.rewrite_tokens, temperature=ctx.settings.temperature
+            max_tokens=ctx.deps.settings.rewrite_tokens, temperature=ctx.deps.settings.temperature
         ),
     )
     kind = "evolve" if improve else "repair" if previous else "rewrite"
     text, step_id = await ask(ctx, request, kind)
     extracted = extract_code(text)
     try:  # prose, an empty reply or mostly garbage is no candidate: it would only cost a build
-        parse(extracted.code, ctx.language)
+        parse(extracted.code, ctx.view.language)
     except InputError as exc:
         raise ToolError(f"the model's reply holds no program ({extracted.how}): {exc}") from exc
     label = f"{kind}:{strategy[:150]}"

@@ -67,20 +67,20 @@ class Tests:
     Args: ClassVar[type[BaseModel]] = TestsArgs
 
     async def run(self, args: TestsArgs, ctx: ToolContext) -> TestsResult:
-        if ctx.spec.driver is not None:
+        if ctx.view.spec.driver is not None:
             return TestsResult(added=[], dropped=[])  # a problem's driver brings its own inputs
-        proposed = variants(list(ctx.spec.tests), args.count) if ctx.task.tests else []
+        proposed = variants(list(ctx.view.spec.tests), args.count) if ctx.view.task.tests else []
         if not proposed:
             return TestsResult(added=[], dropped=[])
         # The original against itself: a clean run at every count is what "runs cleanly" means.
-        spec = ctx.spec.model_copy(update={"tests": proposed, "timing": None})
+        spec = ctx.view.spec.model_copy(update={"tests": proposed, "timing": None})
         reserve(ctx, "sandbox_run")
-        verdict = await check_against_itself(ctx.judge, spec)
+        verdict = await check_against_itself(ctx.deps.judge, spec)
         outcomes = verdict.equivalence.outcomes if verdict.equivalence else []
         failed = {o.test for o in outcomes if not o.ok}
         ran = {o.test for o in outcomes}
         kept = [t for t in proposed if t.name in ran and t.name not in failed]
-        ctx.extra_tests = kept
+        ctx.work.extra_tests = kept
         return TestsResult(
             added=[" ".join(t.args) for t in kept],
             dropped=[" ".join(t.args) for t in proposed if t not in kept],

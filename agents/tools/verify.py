@@ -46,7 +46,7 @@ class Verify:
     Args: ClassVar[type[BaseModel]] = VerifyArgs
 
     async def run(self, args: VerifyArgs, ctx: ToolContext) -> VerdictResult:
-        made = ctx.made.get(args.candidate)
+        made = ctx.work.made.get(args.candidate)
         if made is None:
             raise ToolError(f"no candidate {args.candidate} in this task")
         verdict, reused = await verify_made(ctx, made)
@@ -62,11 +62,11 @@ class Verify:
 
 def checked_spec(ctx: ToolContext) -> Spec:
     """The task's spec with the generated tests in front."""
-    if not ctx.extra_tests:
-        return ctx.spec
-    timing = ctx.spec.timing or ctx.spec.tests[-1]
-    return ctx.spec.model_copy(
-        update={"tests": [*ctx.extra_tests, *ctx.spec.tests], "timing": timing}
+    if not ctx.work.extra_tests:
+        return ctx.view.spec
+    timing = ctx.view.spec.timing or ctx.view.spec.tests[-1]
+    return ctx.view.spec.model_copy(
+        update={"tests": [*ctx.work.extra_tests, *ctx.view.spec.tests], "timing": timing}
     )
 
 
@@ -75,26 +75,30 @@ async def verify_made(ctx: ToolContext, made: Made) -> tuple[Verdict, bool]:
     if made.verdict is not None:
         return made.verdict, True
     spec = checked_spec(ctx)
-    arguments: dict[str, Any] = verify_arguments(made.candidate_id, spec, ctx.target, made.strategy)
-    seen = ctx.verdicts.get(made.key)
+    arguments: dict[str, Any] = verify_arguments(
+        made.candidate_id, spec, ctx.view.target, made.strategy
+    )
+    seen = ctx.work.verdicts.get(made.key)
     reused = seen is not None
     if seen is not None:
         arguments["same_as"] = seen[0]
     elif made.source.strip():
         reserve(ctx, "sandbox_run")
-    async with ctx.trace.step(StepKind.TOOL_CALL, VERIFY, arguments, parent=made.step_id) as step:
+    async with ctx.deps.trace.step(
+        StepKind.TOOL_CALL, VERIFY, arguments, parent=made.step_id
+    ) as step:
         if seen is not None:
             verdict = seen[1]
         elif not made.source.strip():
             verdict = Verdict(
-                target=ctx.target,
+                target=ctx.view.target,
                 status=Status.BUILD_FAILED,
                 reason="the model's reply holds no code",
                 build=BuildReport(ok=False),
             )
         else:
             verdict = await _judge(ctx, made, spec, step, probe=False)
-            ctx.verdicts[made.key] = (made.candidate_id, verdict)
+            ctx.work.verdicts[made.key] = (made.candidate_id, verdict)
         step.result = verdict_summary(verdict) | ({"reused": True} if reused else {})
     await _keep_verdict(ctx, made, verdict)
     return verdict, reused
@@ -106,32 +110,34 @@ async def probe_made(ctx: ToolContext, made: Made, spec: Spec) -> Verdict:
     candidate's verdict; a passing one verifies nothing and is only returned."""
     if made.verdict is not None:
         return made.verdict
-    arguments = verify_arguments(made.candidate_id, spec, ctx.target, made.strategy)
+    arguments = verify_arguments(made.candidate_id, spec, ctx.view.target, made.strategy)
     arguments["probe"] = True
     reserve(ctx, "sandbox_run")
-    async with ctx.trace.step(StepKind.TOOL_CALL, VERIFY, arguments, parent=made.step_id) as step:
+    async with ctx.deps.trace.step(
+        StepKind.TOOL_CALL, VERIFY, arguments, parent=made.step_id
+    ) as step:
         verdict = await _judge(ctx, made, spec, step, probe=True)
         if verdict.status is Status.PASSED:
             step.discard()
         else:
             step.result = verdict_summary(verdict)
     if verdict.status is not Status.PASSED:
-        ctx.verdicts.setdefault(made.key, (made.candidate_id, verdict))
+        ctx.work.verdicts.setdefault(made.key, (made.candidate_id, verdict))
         await _keep_verdict(ctx, made, verdict)
     return verdict
 
 
 async def _judge(ctx: ToolContext, made: Made, spec: Spec, step: Step, *, probe: bool) -> Verdict:
-    candidate = Candidate(target=ctx.target, source=made.source)
+    candidate = Candidate(target=ctx.view.target, source=made.source)
     try:
         if probe:
-            return await ctx.judge.probe(spec, candidate)
-        return await ctx.judge(spec, candidate)
+            return await ctx.deps.judge.probe(spec, candidate)
+        return await ctx.deps.judge(spec, candidate)
     except SandboxError as exc:
         step.error = str(exc)  # the sandbox's own account: not the candidate's failure
         raise
 
 
 async def _keep_verdict(ctx: ToolContext, made: Made, verdict: Verdict) -> None:
-    await ctx.trace.verdict(made.candidate_id, verdict)
+    await ctx.deps.trace.verdict(made.candidate_id, verdict)
     made.verdict = verdict

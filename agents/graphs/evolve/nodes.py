@@ -66,16 +66,16 @@ async def seed(state: EvolveState, runtime: Ctx) -> dict[str, Any]:
     if record and record.get("generation", 0) > 0:
         _register(tools, record)
         return {}
-    record = new_record(ctx.config.evolution.seed, time.time(), tools.ledger.spent.tokens)
+    record = new_record(ctx.config.evolution.seed, time.time(), tools.work.ledger.spent.tokens)
     seeds = [restore(item) for item in state.get("observations", [])]
     seeds = [m for m in seeds if m.verdict is not None and m.verdict.passed]
     archive = Archive()
     best: Made | None = None
     for made in seeds:
-        tools.made.setdefault(made.candidate_id, made)
+        tools.work.made.setdefault(made.candidate_id, made)
         record["tried"].append(code_hash(made.key))
-        incumbent = archive.incumbent(cell := descriptor(made.source, tools.target))
-        rival = None if incumbent is None else tools.made[incumbent.candidate_id].verdict
+        incumbent = archive.incumbent(cell := descriptor(made.source, tools.view.target))
+        rival = None if incumbent is None else tools.work.made[incumbent.candidate_id].verdict
         if incumbent is None or _beats(made.verdict, rival):
             archive.place(_elite(made, cell, 0))
         # The best seed is what the translate graph alone would have returned.
@@ -86,8 +86,8 @@ async def seed(state: EvolveState, runtime: Ctx) -> dict[str, Any]:
         record["first_speedup"] = fitness(best.verdict).speedup
     record["archive"] = archive.to_json()
     record["members"] = _members(tools, archive, record["best"])
-    record["stopped"] = stop_reason(record, limits(ctx), time.time(), tools.ledger.exhausted())
-    return {"evolution": record, "ledger": tools.ledger.snapshot()}
+    record["stopped"] = stop_reason(record, limits(ctx), time.time(), tools.work.ledger.exhausted())
+    return {"evolution": record, "ledger": tools.work.ledger.snapshot()}
 
 
 def _beats(child: Verdict | None, incumbent: Verdict | None) -> bool:
@@ -104,16 +104,16 @@ def _members(tools: ToolContext, archive: Archive, best: int | None) -> dict[str
     ids = {e.candidate_id for e in archive.cells.values()}
     if best is not None:
         ids.add(best)
-    return {str(i): observation(tools.made[i]) for i in sorted(ids)}
+    return {str(i): observation(tools.work.made[i]) for i in sorted(ids)}
 
 
 def _register(tools: ToolContext, record: dict[str, Any]) -> None:
     """A resumed run: the members' candidates back into the tools' registry."""
     for item in record["members"].values():
-        made = tools.made.get(item["candidate_id"]) or restore(item)
-        tools.made[made.candidate_id] = made
+        made = tools.work.made.get(item["candidate_id"]) or restore(item)
+        tools.work.made[made.candidate_id] = made
         if made.verdict is not None:
-            tools.verdicts.setdefault(made.key, (made.candidate_id, made.verdict))
+            tools.work.verdicts.setdefault(made.key, (made.candidate_id, made.verdict))
 
 
 async def generation(state: EvolveState, runtime: Ctx) -> dict[str, Any]:
@@ -139,11 +139,11 @@ async def generation(state: EvolveState, runtime: Ctx) -> dict[str, Any]:
         "parents": parents,
         "children": [{"operator": c.operator, "label": c.label} for c in children],
     }
-    async with tools.trace.open_step(
+    async with tools.deps.trace.open_step(
         StepKind.TOOL_CALL, "generation", arguments, tool="evolve"
     ) as step:
         assert step.id is not None
-        tools.trace.hang_below(step.id)
+        tools.deps.trace.hang_below(step.id)
         made, notes = await _make(ctx, children, step.id)
         record["tried"] += [code_hash(m.key) for _, m in made]
         evaluated = await _evaluate(ctx, [m for _, m in made])
@@ -158,7 +158,9 @@ async def generation(state: EvolveState, runtime: Ctx) -> dict[str, Any]:
             record["stopped"] = (
                 "no new child to try: every parameter setting near the elites was tried"
             )
-        record["stopped"] = stop_reason(record, limits(ctx), time.time(), tools.ledger.exhausted())
+        record["stopped"] = stop_reason(
+            record, limits(ctx), time.time(), tools.work.ledger.exhausted()
+        )
         step.result = {
             "generation": number,
             "best": record["best"],
@@ -166,7 +168,7 @@ async def generation(state: EvolveState, runtime: Ctx) -> dict[str, Any]:
             "children": rows,
             "notes": notes,
         }
-    return {"evolution": record, "ledger": tools.ledger.snapshot()}
+    return {"evolution": record, "ledger": tools.work.ledger.snapshot()}
 
 
 def _choose(
@@ -176,19 +178,19 @@ def _choose(
     seen = set(tried)
     pool: list[Child] = []
     for pid in parents:
-        parent = tools.made[pid]
+        parent = tools.work.made[pid]
         for mutation in _mutations(tools, parent):
             pool.append(Child((pid,), mutation.operator, mutation.label, mutation))
-    annotated = [pid for pid in parents if tools.made[pid].choices]
+    annotated = [pid for pid in parents if tools.work.made[pid].choices]
     for i, a in enumerate(annotated):
         for b in annotated[i + 1 :]:
-            first, second = tools.made[a].choices or [], tools.made[b].choices or []
-            for mutation in crossover(tools.source, tools.program, first, second):
+            first, second = tools.work.made[a].choices or [], tools.work.made[b].choices or []
+            for mutation in crossover(tools.view.source, tools.view.program, first, second):
                 pool.append(Child((a, b), mutation.operator, mutation.label, mutation))
     fresh: list[Child] = []
     for child in pool:
         assert child.mutation is not None
-        key = code_hash(normalise(child.mutation.source, tools.language))
+        key = code_hash(normalise(child.mutation.source, tools.view.language))
         if key not in seen:
             seen.add(key)
             fresh.append(child)
@@ -198,10 +200,10 @@ def _choose(
 def _mutations(tools: ToolContext, parent: Made) -> Sequence[Mutation]:
     if parent.choices:
         try:
-            return choice_mutations(tools.source, tools.program, parent.choices)
+            return choice_mutations(tools.view.source, tools.view.program, parent.choices)
         except AnnotationError:  # choices stored by an older analysis: mutate the code instead
             pass
-    return kit(tools.target).mutations(parent.source, tools.language)
+    return kit(tools.view.target).mutations(parent.source, tools.view.language)
 
 
 async def _make(
@@ -227,7 +229,7 @@ async def _make(
         made.append((child, m))
     asks = [c for c in children if c.mutation is None]
     replies = await asyncio.gather(
-        *(_ask(tools, tools.made[c.parents[0]]) for c in asks), return_exceptions=True
+        *(_ask(tools, tools.work.made[c.parents[0]]) for c in asks), return_exceptions=True
     )
     for child, reply in zip(asks, replies, strict=True):
         if isinstance(reply, ToolError):
@@ -252,7 +254,7 @@ async def _ask(tools: ToolContext, parent: Made) -> Made:
         parent_candidate=parent.candidate_id,
         improve=True,
     )
-    return tools.made[result.candidate_id]
+    return tools.work.made[result.candidate_id]
 
 
 def measurements(tools: ToolContext, verdict: Verdict) -> str:
@@ -264,7 +266,7 @@ def measurements(tools: ToolContext, verdict: Verdict) -> str:
         seconds = ", ".join(f"{n}: {s:.4f}s" for n, s in sorted(timing.candidate_s.items()))
         lines.append(f"Seconds by worker count: {seconds} (sequential: {timing.reference_s:.4f}s)")
     loops = sorted(
-        tools.program.loops, key=lambda loop: (-(loop.perfect_nest + loop.depth), loop.line)
+        tools.view.program.loops, key=lambda loop: (-(loop.perfect_nest + loop.depth), loop.line)
     )
     if loops:
         hot = ", ".join(f"{loop.id} at line {loop.line}" for loop in loops[:2])
@@ -313,16 +315,17 @@ async def _offer(
             continue
         verdict = m.verdict
         f = fitness(verdict)
-        parent = tools.made[child.parents[0]]
+        parent = tools.work.made[child.parents[0]]
         versus_parent = judge(verdict, parent.verdict)
-        cell = descriptor(m.source, tools.target)
+        cell = descriptor(m.source, tools.view.target)
         incumbent = archive.incumbent(cell)
         placed = f.correct and (
-            incumbent is None or judge(verdict, tools.made[incumbent.candidate_id].verdict).better
+            incumbent is None
+            or judge(verdict, tools.work.made[incumbent.candidate_id].verdict).better
         )
         if placed:
             archive.place(_elite(m, cell, number))
-        best = tools.made[record["best"]]
+        best = tools.work.made[record["best"]]
         versus_best = judge(verdict, best.verdict)
         over_best = versus_best.confidence
         won = versus_best.better
@@ -365,11 +368,15 @@ async def _confirm(ctx: RunContext, child: Made, best: Made) -> tuple[bool, floa
         return False, 0.0
     spec = checked_spec(tools)
     arguments = {"candidate_id": child.candidate_id, "best": best.candidate_id}
-    async with tools.trace.step(
+    async with tools.deps.trace.step(
         StepKind.TOOL_CALL, "confirm", arguments, parent=child.step_id, tool="evolve"
     ) as step:
-        again_best = await tools.judge(spec, Candidate(target=tools.target, source=best.source))
-        again = await tools.judge(spec, Candidate(target=tools.target, source=child.source))
+        again_best = await tools.deps.judge(
+            spec, Candidate(target=tools.view.target, source=best.source)
+        )
+        again = await tools.deps.judge(
+            spec, Candidate(target=tools.view.target, source=child.source)
+        )
         result = compare(again, again_best, cfg.min_confidence, cfg.min_gain)
         step.result = {
             "better": result.better,
@@ -387,10 +394,12 @@ async def finish(state: EvolveState, runtime: Ctx) -> dict[str, Any]:
     tools = ctx.tools
     record = dict(state["evolution"])
     if not record.get("stopped"):
-        record["stopped"] = stop_reason(record, limits(ctx), time.time(), tools.ledger.exhausted())
+        record["stopped"] = stop_reason(
+            record, limits(ctx), time.time(), tools.work.ledger.exhausted()
+        )
     arguments = {"seed": record["seed"]}
-    async with tools.trace.step(
+    async with tools.deps.trace.step(
         StepKind.TOOL_CALL, "evolution", arguments, parent=None, tool="evolve"
     ) as step:
-        step.result = summary(record, tools.ledger.spent.tokens)
-    return {"evolution": record, "ledger": tools.ledger.snapshot()}
+        step.result = summary(record, tools.work.ledger.spent.tokens)
+    return {"evolution": record, "ledger": tools.work.ledger.snapshot()}

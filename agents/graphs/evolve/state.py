@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypedDict
 
+from agents.graphs.shared.observations import Judged
 from agents.graphs.shared.state import latest_spending
 
 
 class EvolveInput(TypedDict, total=False):
-    observations: list[dict[str, Any]]
+    observations: list[Judged]
     """The translate graph's verified candidates: the passing ones seed the population."""
     evolution: dict[str, Any]
     """The record of an evolution already under way (a resumed run), else absent."""

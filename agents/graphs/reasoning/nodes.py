@@ -47,22 +47,26 @@ async def outline(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
     notes: list[str] = []
     proposed: list[Outline] = []
     step_id: int | None = None
-    if (spent := tools.ledger.exhausted()) is not None:
+    if (spent := tools.work.ledger.exhausted()) is not None:
         return {"outlines": [], "outline_step": None, "notes": [f"no reasoning threads: {spent}"]}
     request = ChatRequest(
-        messages=outline_messages(tools.source, tools.language, tools.target, tools.program, k),
+        messages=outline_messages(
+            tools.view.source, tools.view.language, tools.view.target, tools.view.program, k
+        ),
         sampling=Sampling(max_tokens=ctx.config.plan_tokens, temperature=ctx.config.temperature),
-        response_schema=JsonSchema(json_schema=outline_schema(tools.target, k), name="outlines"),
+        response_schema=JsonSchema(
+            json_schema=outline_schema(tools.view.target, k), name="outlines"
+        ),
     )
     text, step_id = await ask(tools, request, "outline")
     try:
-        proposed = parse_outlines(text, tools.target)
+        proposed = parse_outlines(text, tools.view.target)
     except OutlineError as exc:
         notes.append(f"outlines: {exc}; the catalogue's strategies instead")
     kept, merged = merge(proposed)
     if merged:
         notes.append(f"{len(merged)} of {len(proposed)} outlines merged as duplicates")
-    outlines = complete(kept, tools.target, k)
+    outlines = complete(kept, tools.view.target, k)
     return {
         "outlines": [o.model_dump() for o in outlines],
         "outline_step": step_id,
@@ -72,19 +76,19 @@ async def outline(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
 
 def _request(ctx: RunContext, outline: Outline, logprobs: bool) -> ChatRequest:
     """A thread's request: the rewrite prompt (one prefix for all threads), its outline last."""
-    tools, spec = ctx.tools, ctx.tools.spec
+    tools, spec = ctx.tools, ctx.tools.view.spec
     hint = outline.strategy + (f" ({outline.detail})" if outline.detail else "")
     return ChatRequest(
         messages=rewrite_messages(
-            tools.source,
-            tools.language,
-            tools.target,
-            tools.task_tests,
+            tools.view.source,
+            tools.view.language,
+            tools.view.target,
+            tools.view.task_tests,
             threads=spec.threads,
             ranks=spec.ranks,
             tolerance=spec.tolerance,
             strategy=hint,
-            analysis=loop_facts(tools.program.loops),
+            analysis=loop_facts(tools.view.program.loops),
             function_only=spec.driver is not None,
         ),
         sampling=Sampling(
@@ -106,11 +110,12 @@ async def think(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
     pruning = ctx.pruning
     logprobs = pruning.rule in ("confidence", "both")
     threads = [
-        Thread(i, o, _request(ctx, o, logprobs), tools.language) for i, o in enumerate(outlines)
+        Thread(i, o, _request(ctx, o, logprobs), tools.view.language)
+        for i, o in enumerate(outlines)
     ]
-    budget = tools.ledger.budget.tokens
-    left = None if budget is None else max(0, budget - tools.ledger.spent.tokens)
-    await run_threads(tools.llm, threads, pruning, ThreadBudget(tokens=left))
+    budget = tools.work.ledger.budget.tokens
+    left = None if budget is None else max(0, budget - tools.work.ledger.spent.tokens)
+    await run_threads(tools.deps.llm, threads, pruning, ThreadBudget(tokens=left))
     notes: list[str] = []
     summaries: list[dict[str, Any]] = []
     candidates: list[int] = []
@@ -152,8 +157,8 @@ async def _store_thread(tools: ToolContext, thread: Thread, parent: int | None, 
     record = thread.record
     usage = record.usage if record is not None else None
     prompt_tokens = usage.prompt_tokens if usage is not None else None
-    tools.ledger.charge_tokens((prompt_tokens or 0) + thread.tokens)
-    return await tools.trace.llm_call(
+    tools.work.ledger.charge_tokens((prompt_tokens or 0) + thread.tokens)
+    return await tools.deps.trace.llm_call(
         record,
         "thread",
         parent=parent,
@@ -176,7 +181,7 @@ async def _store_thread(tools: ToolContext, thread: Thread, parent: int | None, 
 async def _keep(tools: ToolContext, thread: Thread, step_id: int) -> int:
     extracted = extract_code(thread.text)
     try:  # prose or an empty reply is no candidate: it would only cost a build
-        parse(extracted.code, tools.language)
+        parse(extracted.code, tools.view.language)
     except InputError as exc:
         raise ToolError(f"the reply holds no program ({extracted.how}): {exc}") from exc
     reserve(tools, "candidate")
@@ -187,12 +192,12 @@ async def _keep(tools: ToolContext, thread: Thread, step_id: int) -> int:
 async def fingerprint(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
     """Probe every thread's candidate on tiny inputs; merge those that behave alike."""
     tools = runtime.context.tools
-    made = [tools.made[c] for c in state.get("candidates", [])]
+    made = [tools.work.made[c] for c in state.get("candidates", [])]
     if not made:
         return {"survivors": [], "merged": {}}
     spec = probe_spec(checked_spec(tools))
     arguments = {"candidates": [m.candidate_id for m in made], "tests": len(spec.tests)}
-    async with tools.trace.step(
+    async with tools.deps.trace.step(
         StepKind.TOOL_CALL, "fingerprint", arguments, parent=state.get("outline_step")
     ) as step:
         results = await asyncio.gather(
@@ -223,14 +228,14 @@ async def fingerprint(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
 
 
 def _behaviour(made: Made, verdict: Verdict, tools: ToolContext) -> str:
-    return behaviour_key(verdict, structure(made.source, tools.language))
+    return behaviour_key(verdict, structure(made.source, tools.view.language))
 
 
 async def verify(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
     """The survivors verified in parallel; every thread candidate with a verdict goes to the
     join (a failed probe is a verdict too, for repair)."""
     tools = runtime.context.tools
-    survivors = [tools.made[c] for c in state.get("survivors", [])]
+    survivors = [tools.work.made[c] for c in state.get("survivors", [])]
     results = await asyncio.gather(
         *(verify_made(tools, m) for m in survivors), return_exceptions=True
     )
@@ -242,8 +247,8 @@ async def verify(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
             raise result
     merged = set(state.get("merged", {}))
     observations = [
-        observation(tools.made[c])
+        observation(tools.work.made[c])
         for c in state.get("candidates", [])
-        if str(c) not in merged and tools.made[c].verdict is not None
+        if str(c) not in merged and tools.work.made[c].verdict is not None
     ]
     return {"observations": observations, "notes": notes}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, TypedDict
 
+from agents.graphs.shared.observations import Judged, by_candidate
+
 
 class ReasoningState(TypedDict, total=False):
     k: int
@@ -23,5 +25,5 @@ class ReasoningState(TypedDict, total=False):
     """Candidates left after the behaviour fingerprint merged equivalent ones."""
     merged: dict[str, int]
     """Candidate id → the candidate it behaves like (it is not verified on its own)."""
-    observations: Annotated[list[dict[str, Any]], operator.add]
+    observations: Annotated[list[Judged], by_candidate]
     notes: Annotated[list[str], operator.add]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from agents.analysis import LoopChoice
 from agents.core import Observation, evidence
@@ -10,8 +10,31 @@ from agents.tools import Made
 from sandbox.verdict import Verdict
 
 
-def observation(made: Made) -> dict[str, Any]:
-    """A verified candidate as the state keeps it (JSON-able)."""
+class Judged(TypedDict):
+    """A candidate with its verdict as the graph state keeps it: JSON-able, so a re-queued
+    task resumes from its checkpoint in a new process, and typed, so its readers agree."""
+
+    candidate_id: int
+    key: str
+    """Normalised code."""
+    strategy: str
+    source: str
+    generation: int
+    step_id: int
+    choices: list[dict[str, Any]] | None
+    verdict: dict[str, Any]
+
+
+def by_candidate(old: list[Judged], new: list[Judged]) -> list[Judged]:
+    """Fan-in of judged candidates, merged by id: parallel branches (repairs, reasoning
+    threads) add theirs, and a candidate judged again replaces its earlier entry in place."""
+    merged = {item["candidate_id"]: item for item in old}
+    merged.update((item["candidate_id"], item) for item in new)
+    return list(merged.values())
+
+
+def observation(made: Made) -> Judged:
+    """A judged candidate as the state keeps it."""
     assert made.verdict is not None
     return {
         "candidate_id": made.candidate_id,
@@ -25,7 +48,7 @@ def observation(made: Made) -> dict[str, Any]:
     }
 
 
-def as_core(item: dict[str, Any]) -> Observation:
+def as_core(item: Judged) -> Observation:
     return Observation(
         candidate_id=item["candidate_id"],
         source_key=item["key"],
@@ -34,7 +57,7 @@ def as_core(item: dict[str, Any]) -> Observation:
     )
 
 
-def feedback(items: list[dict[str, Any]]) -> str:
+def feedback(items: list[Judged]) -> str:
     """What a replan is told about the previous plan's candidates."""
     lines = []
     for item in items:
@@ -45,7 +68,7 @@ def feedback(items: list[dict[str, Any]]) -> str:
     return "\n".join(lines) or "- no candidate was made"
 
 
-def restore(item: dict[str, Any]) -> Made:
+def restore(item: Judged) -> Made:
     return Made(
         candidate_id=item["candidate_id"],
         source=item["source"],
@@ -53,8 +76,6 @@ def restore(item: dict[str, Any]) -> Made:
         key=item["key"],
         step_id=item["step_id"],
         generation=item.get("generation", 0),
-        choices=[LoopChoice.model_validate(c) for c in item["choices"]]
-        if item.get("choices")
-        else None,
+        choices=[LoopChoice.model_validate(c) for c in item.get("choices") or []] or None,
         verdict=Verdict.model_validate(item["verdict"]),
     )

@@ -86,7 +86,7 @@ def reason_node(threads: CompiledStateGraph[Any, Any, Any, Any]) -> Any:
             "observations": result.get("observations", []),
             "notes": result.get("notes", []),
             "reasoning": summary,
-            "ledger": ctx.tools.ledger.snapshot(),
+            "ledger": ctx.tools.work.ledger.snapshot(),
         }
 
     return reason

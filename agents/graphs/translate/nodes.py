@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from agents.core import PlanStep, decide, run_plan
 from agents.failures import infrastructure_failure
 from agents.graphs.shared.context import RunContext
-from agents.graphs.shared.observations import as_core, feedback, observation, restore
+from agents.graphs.shared.observations import Judged, as_core, feedback, observation
 from agents.graphs.translate.planner import PlanStream, call_id
 from agents.graphs.translate.state import TranslateState
 from agents.tools import (
@@ -34,14 +34,14 @@ async def analyse(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
     """Store what the front end found (the analysis itself ran before the graph: bad input
     must be refused before anything is stored)."""
     ctx = runtime.context
-    async with ctx.tools.trace.step(StepKind.TOOL_CALL, "analyse", {}, parent=None) as step:
+    async with ctx.tools.deps.trace.step(StepKind.TOOL_CALL, "analyse", {}, parent=None) as step:
         step.result = await ctx.registry.call("analyse", {}, ctx.tools)
     return {
         "rounds": 0,
         "repair_rounds": 0,
         "reasoning_threads": ctx.reasoning_threads,
         "evolve": ctx.evolve,
-        "ledger": ctx.tools.ledger.snapshot(),
+        "ledger": ctx.tools.work.ledger.snapshot(),
     }
 
 
@@ -51,28 +51,28 @@ async def plan_and_run(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
     ctx = runtime.context
     tools = ctx.tools
     parent: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-    tools.trace.hang_below(parent)
-    before = set(tools.made)
+    tools.deps.trace.hang_below(parent)
+    before = set(tools.work.made)
     previous = state.get("observations", [])
     plan = PlanStream(ctx, feedback(previous) if state.get("rounds") else "", parent)
     notes = await _run(ctx, plan)
-    made_any = any(i not in before for i in tools.made)
-    if plan.models_own and not made_any and not tools.ledger.can("replan"):
+    made_any = any(i not in before for i in tools.work.made)
+    if plan.models_own and not made_any and not tools.work.ledger.can("replan"):
         # A valid plan whose makers all failed (a rewrite with no code in its reply) and no
         # replan left to tell the model: the sound default plan runs in the same round rather
         # than ending the task with nothing.
         fallback: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        tools.trace.hang_below(fallback)
+        tools.deps.trace.hang_below(fallback)
         why = "the model's plan made no candidate"
         notes += await _run(ctx, PlanStream(ctx, "", fallback, fallback=why))
     # Candidates a plan made but never verified are verified now: the join needs verdicts.
-    new = [tools.made[i] for i in tools.made if i not in before]
+    new = [tools.work.made[i] for i in tools.work.made if i not in before]
     notes += await _verify_all([m for m in new if m.verdict is None], ctx)
     return {
         "observations": [observation(m) for m in new if m.verdict is not None],
         "notes": notes,
         "rounds": state.get("rounds", 0) + 1,
-        "ledger": tools.ledger.snapshot(),
+        "ledger": tools.work.ledger.snapshot(),
     }
 
 
@@ -94,14 +94,14 @@ async def _execute(ctx: RunContext, step: PlanStep, args: dict[str, Any]) -> Any
     """Run one plan step's tool and store it as a tool call below the plan."""
     tools = ctx.tools
     arguments = json.loads(json.dumps(args, default=_jsonable))
-    async with tools.trace.step(
-        StepKind.TOOL_CALL, step.tool, arguments, tool_call_id=call_id(tools.task.id, step.id)
+    async with tools.deps.trace.step(
+        StepKind.TOOL_CALL, step.tool, arguments, tool_call_id=call_id(tools.view.task.id, step.id)
     ) as stored:
         try:
             result = await ctx.registry.call(step.tool, args, tools)
         except Exception as exc:
             if (failure := infrastructure_failure(exc)) is not None:
-                tools.failures.append(failure)
+                tools.work.failures.append(failure)
             raise
         stored.result = result
     return result.model_dump(mode="json")
@@ -129,7 +129,7 @@ async def join(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
     """Finish, repair or replan: a pure decision over what was verified and what is left."""
     ctx = runtime.context
     observations = [as_core(item) for item in state.get("observations", [])]
-    ledger = ctx.tools.ledger
+    ledger = ctx.tools.work.ledger
     decision = decide(observations, ledger, repair_width=ctx.config.repair_width)
     update: dict[str, Any] = {
         "decision": {
@@ -150,7 +150,7 @@ async def join(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
 class RepairInput(TypedDict):
     """What `Send` hands one repair branch."""
 
-    observation: dict[str, Any]
+    observation: Judged
     evidence: str
 
 
@@ -159,18 +159,15 @@ async def repair(payload: RepairInput, runtime: Ctx) -> dict[str, Any]:
     ctx = runtime.context
     tools = ctx.tools
     item = payload["observation"]
-    made = tools.made.get(item["candidate_id"])
-    if made is None:  # resumed in a new process: the candidate is known from the state only
-        made = restore(item)
-        tools.made[made.candidate_id] = made
-    tools.trace.hang_below(made.step_id)  # this branch's rows hang below the repaired one's step
+    made = tools.work.made[item["candidate_id"]]  # a resumed run restored it from the state
+    tools.deps.trace.hang_below(made.step_id)  # this branch's rows hang below the repaired one's
     try:
         result = await _repair_one(tools, made, payload["evidence"])
-        fixed = tools.made[result.candidate_id]
+        fixed = tools.work.made[result.candidate_id]
         await verify_made(tools, fixed)
     except ToolError as exc:  # the budget ran out, or nothing to repair with: a note, not a crash
         return {"notes": [f"repair of candidate {made.candidate_id}: {exc}"]}
-    return {"observations": [observation(fixed)], "ledger": tools.ledger.snapshot()}
+    return {"observations": [observation(fixed)], "ledger": tools.work.ledger.snapshot()}
 
 
 async def _repair_one(tools: ToolContext, made: Made, evidence: str) -> CandidateResult:
@@ -179,7 +176,7 @@ async def _repair_one(tools: ToolContext, made: Made, evidence: str) -> Candidat
     if made.choices:
         return await annotate(
             tools,
-            tools.function,
+            tools.view.function,
             "model",
             evidence=evidence,
             previous=made.choices,

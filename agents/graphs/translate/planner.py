@@ -77,9 +77,9 @@ class PlanStream:
                 self.notes.append(f"default plan used: {why_fallback}")
                 await self._record_default(why_fallback)
             for step in default_plan(
-                tools.target,
-                annotatable=any(loop.dependence.annotatable for loop in tools.program.loops),
-                extra_tests=config.extra_tests if tools.task.tests else 0,
+                tools.view.target,
+                annotatable=any(loop.dependence.annotatable for loop in tools.view.program.loops),
+                extra_tests=config.extra_tests if tools.view.task.tests else 0,
                 use_model=config.use_model,
             ):
                 self.accepted.append(step)
@@ -90,10 +90,10 @@ class PlanStream:
         specs = ctx.registry.specs()
         request = ChatRequest(
             messages=plan_messages(
-                tools.source,
-                tools.language,
-                tools.target,
-                tools.program,
+                tools.view.source,
+                tools.view.language,
+                tools.view.target,
+                tools.view.program,
                 specs,
                 self.observations,
             ),
@@ -105,7 +105,7 @@ class PlanStream:
         parser = StreamingPlanParser()
         known: set[int] = set()
         names = set(ctx.registry.tools)
-        trace = tools.trace
+        trace = tools.deps.trace
         identity = {"model": trace.identity.model, "adapter": trace.identity.adapter}
         messages = [m.model_dump(exclude_none=True) for m in request.messages]
         # Stored before the first token, so the steps it dispatches hang below it at once.
@@ -114,7 +114,7 @@ class PlanStream:
         ) as plan:
             assert plan.id is not None
             self.parent.set_result(plan.id)
-            stream = tools.llm.stream(request)
+            stream = tools.deps.llm.stream(request)
             failure: str | None = None
             try:
                 async with stream:
@@ -146,12 +146,14 @@ class PlanStream:
         if record is None:
             return
         if record.usage is not None:
-            tools.ledger.charge_tokens(record.usage.prompt_tokens + record.usage.completion_tokens)
-        step = llm_steps(record, tools.trace.identity)[0]
+            tools.work.ledger.charge_tokens(
+                record.usage.prompt_tokens + record.usage.completion_tokens
+            )
+        step = llm_steps(record, tools.deps.trace.identity)[0]
         response = dict(step.response or {"role": "assistant", "content": None})
         response["tool_calls"] = [
             {
-                "id": call_id(tools.task.id, s.id),
+                "id": call_id(tools.view.task.id, s.id),
                 "type": "function",
                 "function": {"name": s.tool, "arguments": json.dumps(s.args)},
             }
@@ -175,7 +177,7 @@ class PlanStream:
 
     async def _record_default(self, why: str) -> int:
         parent = self.parent.result() if self.parent.done() else None
-        async with self.ctx.tools.trace.step(
+        async with self.ctx.tools.deps.trace.step(
             StepKind.TOOL_CALL, "default-plan", {"why": why}, parent=parent
         ) as step:
             pass

@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, TypedDict
 
+from agents.graphs.shared.observations import Judged, by_candidate
 from agents.graphs.shared.state import latest_spending
 
 
@@ -12,7 +13,7 @@ class TranslateState(TypedDict, total=False):
     """What is checkpointed between nodes. Plain JSON-able values, so a re-queued task resumes
     from the last finished node in a new process."""
 
-    observations: Annotated[list[dict[str, Any]], operator.add]
+    observations: Annotated[list[Judged], by_candidate]
     """One per verified candidate (fan-in from parallel repairs): id, code, strategy, verdict."""
     notes: Annotated[list[str], operator.add]
     """What the user should know: fallbacks taken, steps that failed."""
