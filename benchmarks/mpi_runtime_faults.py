@@ -29,7 +29,7 @@ from sandbox.base import Workspace
 from sandbox.config import DockerConfig
 from sandbox.models import Command, CommandResult
 from sandbox.spec import Language, TestCase
-from sandbox.toolchains import Program
+from sandbox.toolchains import Sources
 from sandbox.toolchains.base import Paths
 from sandbox.toolchains.mpi import MPIToolchain
 
@@ -62,7 +62,7 @@ async def one_sandbox(
     tc = MPIToolchain()
     root = (await workspace.run(Command(argv=["pwd"]))).stdout.strip()
     paths = Paths(root)
-    program = Program("p", "main.c", Language.C)
+    program = Sources("p", "main.c", Language.C)
     await workspace.write_files({"p/main.c": PROGRAM})
     for step in (tc.compile, tc.link):
         built = await workspace.run(step(program, paths))

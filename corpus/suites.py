@@ -1,4 +1,4 @@
-"""Suites: a directory with a manifest and task files, loaded into `Task`s.
+"""Suites: a directory with a manifest and task files, loaded into `SuiteTask`s.
 
     my-suite/
       suite.toml                 the manifest (`SuiteFile`): name, harness, prompt files
@@ -21,7 +21,15 @@ from pydantic import BaseModel, Field, ValidationError
 
 from corpus.errors import SuiteNotFound, TaskFormatError
 from corpus.formats import SolutionEntry, SuiteFile, TaskFile
-from corpus.tasks import PROBLEM_HEADER, Harness, HarnessPart, KnownGood, Mutant, TargetTask, Task
+from corpus.tasks import (
+    PROBLEM_HEADER,
+    Harness,
+    HarnessPart,
+    KnownGood,
+    Mutant,
+    SuiteTask,
+    TargetTask,
+)
 from corpus.translation import TranslationTask, translation_tasks
 from sandbox.spec import Target
 
@@ -47,16 +55,16 @@ class Suite(BaseModel):
     version: str = "1"
     license: str = ""
     path: str
-    tasks: list[Task]
+    tasks: list[SuiteTask]
     translations: list[TranslationTask] = Field(default_factory=list)
 
-    def task(self, name: str) -> Task:
+    def task(self, name: str) -> SuiteTask:
         for task in self.tasks:
             if task.name == name:
                 return task
         raise KeyError(f"suite {self.name} has no task {name}")
 
-    def tasks_for(self, target: Target | str) -> list[Task]:
+    def tasks_for(self, target: Target | str) -> list[SuiteTask]:
         return [t for t in self.tasks if t.applies_to(target)]
 
     def translation(self, name: str) -> TranslationTask:
@@ -206,7 +214,7 @@ def _load_task(
     suite_cflags: list[str],
     harness: Harness,
     prompts: dict[tuple[str, Target], str],
-) -> Task:
+) -> SuiteTask:
     entry = _parse(TaskFile, file)
     root = file.parent
     targets: dict[Target, TargetTask] = {}
@@ -229,7 +237,7 @@ def _load_task(
             )
         solutions = [_load_solution(root, s, file) for s in spec.solutions]
         targets[target] = TargetTask(target=target, prompt=prompt, solutions=solutions)
-    return Task(
+    return SuiteTask(
         name=entry.name,
         suite=suite,
         problem_type=entry.problem_type,

@@ -73,7 +73,7 @@ class Harness(BaseModel):
         return self.targets[target]
 
 
-class Task(BaseModel):
+class SuiteTask(BaseModel):
     """One function to write in parallel, with everything needed to verify a candidate."""
 
     name: str

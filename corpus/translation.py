@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from corpus.errors import UnsupportedTranslation
-from corpus.tasks import Task
+from corpus.tasks import SuiteTask
 from sandbox.spec import Target
 
 # ParEval's model names to ours; names not listed here are not execution models ParForge runs.
@@ -54,7 +54,7 @@ class TranslationTask(BaseModel):
     supported: bool
     reason: str = ""
     """Why an unsupported task cannot be verified."""
-    task: Task | None = None
+    task: SuiteTask | None = None
     """The problem task whose reference and tests verify a candidate."""
 
     @property
@@ -64,7 +64,7 @@ class TranslationTask(BaseModel):
         return Target(self.target_model)
 
     def spec_for(self) -> dict[str, Any]:
-        """The verifier's spec for a candidate in the destination model (see `Task.spec_for`)."""
+        """The verifier's spec for a candidate in the destination model (see `SuiteTask.spec_for`)."""
         if not self.supported or self.task is None:
             raise UnsupportedTranslation(f"{self.name}: {self.reason}")
         return self.task.spec_for(self.target)
@@ -73,7 +73,7 @@ class TranslationTask(BaseModel):
 def translation_tasks(
     suite: str,
     entries: list[dict[str, Any]],
-    tasks: list[Task],
+    tasks: list[SuiteTask],
     broken_sources: dict[tuple[str, str], str],
 ) -> list[TranslationTask]:
     """ParEval-format translation entries, then our CUDA→OpenMP tasks, in a stable order."""
@@ -87,7 +87,7 @@ def translation_tasks(
 def _from_entry(
     suite: str,
     entry: dict[str, Any],
-    tasks: dict[str, Task],
+    tasks: dict[str, SuiteTask],
     broken_sources: dict[tuple[str, str], str],
 ) -> TranslationTask:
     problem = str(entry["name"])
@@ -123,7 +123,7 @@ def _from_entry(
     )
 
 
-def _has_cuda_source(task: Task) -> bool:
+def _has_cuda_source(task: SuiteTask) -> bool:
     return (
         task.applies_to(Target.CUDA)
         and task.applies_to(Target.OPENMP)
@@ -131,7 +131,7 @@ def _has_cuda_source(task: Task) -> bool:
     )
 
 
-def _cuda_to_openmp(suite: str, task: Task) -> TranslationTask:
+def _cuda_to_openmp(suite: str, task: SuiteTask) -> TranslationTask:
     source = task.target(Target.CUDA).solutions[0].source.rstrip("\n")
     commented = "\n".join(f"// {line}" if line else "// " for line in source.split("\n"))
     prompt = (

@@ -9,7 +9,7 @@ from typing import Any
 
 from corpus.store.models import EvalResult
 from corpus.suites import Suite
-from corpus.tasks import Task
+from corpus.tasks import SuiteTask
 from evals.errors import EvalSetupError
 from evals.outcomes import GENERATED, is_finished
 from evals.summary import SampleOutcome
@@ -41,7 +41,7 @@ def tasks_of(
     target: Target,
     problems: Sequence[str] | None,
     translate_from: str | None = None,
-) -> list[Task]:
+) -> list[SuiteTask]:
     """The run's tasks: the named problems (all of the suite's for `target` when None).
 
     With `translate_from`, each task's `target` prompt is its translation prompt, so samples
@@ -68,7 +68,7 @@ def kind_label(target: Target | str, translate_from: str | None) -> str:
     return f"{translate_from}->{target} translation" if translate_from else str(target)
 
 
-def _candidates(suite: Suite, target: Target, translate_from: str | None) -> list[Task]:
+def _candidates(suite: Suite, target: Target, translate_from: str | None) -> list[SuiteTask]:
     """The suite's tasks for `target`, with translation prompts when `translate_from` is set."""
     if translate_from is None:
         return suite.tasks_for(target)
@@ -95,14 +95,14 @@ def _candidates(suite: Suite, target: Target, translate_from: str | None) -> lis
 class TaskWork:
     """One task's share of the run."""
 
-    task: Task
+    task: SuiteTask
     generate: list[int]
     """Sample indices with nothing stored yet."""
     verify: list[EvalResult]
     """Stored samples waiting for verification (generated before an interruption)."""
 
 
-def plan(tasks: Iterable[Task], samples: int, stored: Iterable[EvalResult]) -> list[TaskWork]:
+def plan(tasks: Iterable[SuiteTask], samples: int, stored: Iterable[EvalResult]) -> list[TaskWork]:
     """What is left to do, given what the store already holds (finished samples are skipped)."""
     by_problem: dict[str, dict[int, EvalResult]] = {}
     for row in stored:

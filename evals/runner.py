@@ -30,7 +30,7 @@ from corpus.store import evals as store
 from corpus.store.models import EvalResult, EvalResultCreate, EvalRun
 from corpus.store.tasks import ANY_OWNER, Owner
 from corpus.suites import load_suite
-from corpus.tasks import Task
+from corpus.tasks import SuiteTask
 from evals.config import EvalConfig, RunOptions
 from evals.errors import EvalError, EvalInterrupted, EvalSetupError
 from evals.outcomes import (
@@ -249,7 +249,7 @@ class _Job:
                     if result.status == GENERATED:
                         group.create_task(self._verify(task, spec, sample))
 
-    async def _verify(self, task: Task, spec: Spec, sample: Sample) -> None:
+    async def _verify(self, task: SuiteTask, spec: Spec, sample: Sample) -> None:
         assert sample.source
         candidate = Candidate(target=self.target.value, source=sample.source)
         async with self.verify_slots:

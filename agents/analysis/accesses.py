@@ -19,7 +19,7 @@ _SKIPPED = frozenset(
 
 
 @dataclass(frozen=True)
-class Event:
+class AccessEvent:
     """One read or write of a variable (a scalar, or an array element when `indices` is set)."""
 
     name: str
@@ -46,7 +46,7 @@ class Event:
 class BodyFacts:
     """Everything the dependence rules need from a loop body."""
 
-    events: list[Event] = field(default_factory=list)
+    events: list[AccessEvent] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
     exits: list[str] = field(default_factory=list)
     """`break at line 7`, `return at line 9`: ways out of the loop other than its test."""
@@ -93,9 +93,9 @@ class _Ctx:
     in_lambda: bool = False
     """Inside a lambda's body: a `return` there leaves the lambda, not the loop."""
     on_exit: bool = False
-    """On the way out of the loop (see `Event.on_exit`)."""
+    """On the way out of the loop (see `AccessEvent.on_exit`)."""
     guard: int | None = None
-    """Inside the `if` of a best update (see `Event.guard`)."""
+    """Inside the `if` of a best update (see `AccessEvent.guard`)."""
     reduction: tuple[str, str] | None = None
     """(variable, operator) of the reduction statement the node is part of."""
 
@@ -141,7 +141,7 @@ class _Walker:
         name = canon(node).replace(" ", "")
         reduction = ctx.reduction
         self.facts.events.append(
-            Event(
+            AccessEvent(
                 name=name,
                 kind=kind,
                 indices=tuple(canon(i) for i in indices),

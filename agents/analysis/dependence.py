@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from agents.analysis.accesses import BodyFacts, Event
+from agents.analysis.accesses import AccessEvent, BodyFacts
 from agents.analysis.model import (
     PACKED_CHUNK,
     ArrayReduction,
@@ -187,7 +187,7 @@ def dependence(
 
 
 def _whole_words(
-    name: str, var: str, events: list[Event], lower: str | None, stride: int | None
+    name: str, var: str, events: list[AccessEvent], lower: str | None, stride: int | None
 ) -> bool:
     """Whether the iterations touch `name`, a `std::vector<bool>`, only at their own index,
     counting up by one from a multiple of `PACKED_CHUNK`: then chunks of that many iterations
@@ -202,13 +202,13 @@ def _whole_words(
 
 
 def _array_conflicts(
-    var: str, events: list[Event], facts: BodyFacts, range_for: bool, lower: str | None = None
+    var: str, events: list[AccessEvent], facts: BodyFacts, range_for: bool, lower: str | None = None
 ) -> tuple[list[str], list[tuple[str, str, str]]]:
     """The conflicts between iterations over arrays, and (array, operator, conflict) of the
     arrays whose only conflict is that iterations update the same elements in place with one
     operator: array reductions, when the array's length is known."""
     varying = facts.written() | facts.locals | ({var} if range_for else set())
-    by_array: dict[str, list[Event]] = defaultdict(list)
+    by_array: dict[str, list[AccessEvent]] = defaultdict(list)
     for event in events:
         if event.indices:
             by_array[event.name].append(event)
@@ -259,7 +259,7 @@ _SCATTER = "histogram:"
 """How `_array_problem` starts a conflict at a data-dependent index (iterations scatter)."""
 
 
-def _container_conflicts(var: str, container: str, events: list[Event]) -> list[str]:
+def _container_conflicts(var: str, container: str, events: list[AccessEvent]) -> list[str]:
     """Writes through the element of a range-based for loop clash with other uses of the range."""
     other = next((e for e in events if e.name == container), None)
     if other is None:
@@ -272,8 +272,8 @@ def _container_conflicts(var: str, container: str, events: list[Event]) -> list[
 
 def _array_problem(
     var: str,
-    uses: list[Event],
-    writes: list[Event],
+    uses: list[AccessEvent],
+    writes: list[AccessEvent],
     varying: set[str],
     inner: set[str],
     range_for: bool,
@@ -300,7 +300,12 @@ def _array_problem(
 
 
 def _apart_in_rows(
-    var: str, use: Event, write: Event, varying: set[str], inner: set[str], lower: str | None
+    var: str,
+    use: AccessEvent,
+    write: AccessEvent,
+    varying: set[str],
+    inner: set[str],
+    lower: str | None,
 ) -> bool:
     """Two accesses of a flattened two-dimensional array, `a[r * n + c]`, that different
     iterations of `var` cannot make the same element. Like `_distinct`, this takes the column
@@ -337,7 +342,7 @@ def _apart_in_rows(
     )
 
 
-def _row_and_column(event: Event) -> tuple[Node, Node, Node] | None:
+def _row_and_column(event: AccessEvent) -> tuple[Node, Node, Node] | None:
     """(row, row length, column) of a one-subscript access `a[r * n + c]` (`c + r * n` too);
     for `a[x * y + c]` the factor named like the other access's is the length, so both orders
     come back as (x, y, c) and the caller compares lengths."""
@@ -358,7 +363,7 @@ def _row_and_column(event: Event) -> tuple[Node, Node, Node] | None:
 
 
 def _same_dimension(
-    var: str | None, use: Event, write: Event, varying: set[str], inner: set[str]
+    var: str | None, use: AccessEvent, write: AccessEvent, varying: set[str], inner: set[str]
 ) -> bool:
     """Some subscript is the same expression, distinct for each value of `var`, in both."""
     return any(
@@ -413,14 +418,14 @@ def _data_dependent(index: Node) -> bool:
     return any(_data_dependent(child) for child in index.children)
 
 
-def _show(event: Event) -> str:
+def _show(event: AccessEvent) -> str:
     return event.name + "".join(f"[{i}]" for i in event.indices)
 
 
 # --- best updates (argmin) -----------------------------------------------------------------
 
 
-def _best_updates(events: list[Event], facts: BodyFacts) -> tuple[list[BestUpdate], set[str]]:
+def _best_updates(events: list[AccessEvent], facts: BodyFacts) -> tuple[list[BestUpdate], set[str]]:
     """The best updates whose scalars the body uses nowhere but in their own `if`, and the
     names of those scalars (the other rules leave them alone)."""
     found: list[BestUpdate] = []
@@ -440,7 +445,7 @@ def _best_updates(events: list[Event], facts: BodyFacts) -> tuple[list[BestUpdat
 
 
 def _first_match(
-    var: str, exits: list[str], events: list[Event], facts: BodyFacts
+    var: str, exits: list[str], events: list[AccessEvent], facts: BodyFacts
 ) -> Dependence | None:
     """A loop whose iterations write nothing but their own locals, except on the way out (`{
     found = i; break; }`), is a search: running every iteration changes nothing the code after
@@ -475,7 +480,7 @@ def _scan_reason(scan: Scan, var: str) -> str:
 
 
 def _recurrence(
-    var: str, events: list[Event], statements: Sequence[Node], lower: str | None
+    var: str, events: list[AccessEvent], statements: Sequence[Node], lower: str | None
 ) -> Scan | None:
     """A first-order recurrence `a[i] = a[i - 1] OP e` (`match_recurrence`; its `if (i ==
     lower) a[i] = e0; else ...` form only with the loop's own first value), if it is the only
@@ -509,11 +514,11 @@ def _recurrence(
     )
 
 
-def _scan(events: list[Event], scope: Scope, statements: Sequence[Node]) -> Scan | None:
+def _scan(events: list[AccessEvent], scope: Scope, statements: Sequence[Node]) -> Scan | None:
     """The loop's running value, if exactly one scalar is both accumulated and read, and the
     body's statements part into an input phase that updates it (and writes nothing but it and
     the body's locals: a blocked scan runs that phase twice) and a scan phase that reads it."""
-    by_name: dict[str, list[Event]] = defaultdict(list)
+    by_name: dict[str, list[AccessEvent]] = defaultdict(list)
     for event in events:
         if not event.indices:
             by_name[event.name].append(event)
@@ -562,8 +567,10 @@ class _Sharing:
     last_assigned: list[str] = field(default_factory=list)
 
 
-def _scalars(events: list[Event], scope: Scope) -> tuple[list[Reduction], _Sharing, list[str]]:
-    by_name: dict[str, list[Event]] = defaultdict(list)
+def _scalars(
+    events: list[AccessEvent], scope: Scope
+) -> tuple[list[Reduction], _Sharing, list[str]]:
+    by_name: dict[str, list[AccessEvent]] = defaultdict(list)
     for event in events:
         if not event.indices:
             by_name[event.name].append(event)
@@ -616,7 +623,7 @@ def _scalars(events: list[Event], scope: Scope) -> tuple[list[Reduction], _Shari
 
 def _ok_reason(
     var: str,
-    events: list[Event],
+    events: list[AccessEvent],
     reductions: list[Reduction],
     array_reductions: list[ArrayReduction],
     sharing: _Sharing,
@@ -664,7 +671,7 @@ def _ok_reason(
     return "; ".join(parts)
 
 
-def _aliasing(events: list[Event], scope: Scope) -> str:
+def _aliasing(events: list[AccessEvent], scope: Scope) -> str:
     types = dict(scope.pointer_params)
     written = {e.name for e in events if e.kind == "write" and e.indices and e.name in types}
     read = {e.name for e in events if e.kind == "read" and e.indices and e.name in types}

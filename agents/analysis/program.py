@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from agents.analysis.accesses import BodyFacts, Event, body_facts
+from agents.analysis.accesses import AccessEvent, BodyFacts, body_facts
 from agents.analysis.containers import random_access_names
 from agents.analysis.dependence import Scope, dependence
 from agents.analysis.errors import InputError
@@ -373,7 +373,7 @@ def _loop(item: _Found, function: str, found: list[_Found]) -> Loop:
     )
 
 
-def _accesses(events: list[Event], kind: str) -> tuple[Access, ...]:
+def _accesses(events: list[AccessEvent], kind: str) -> tuple[Access, ...]:
     return tuple(dict.fromkeys(Access(e.name, e.indices) for e in events if e.kind == kind))
 
 

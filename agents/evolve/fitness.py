@@ -104,7 +104,7 @@ def _u(xs: list[float], ys: list[float]) -> float:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class Contest:
     """A child against the candidate it would replace."""
 
     better: bool
@@ -119,16 +119,16 @@ def compare(
     incumbent: Verdict | None,
     min_confidence: float = MIN_CONFIDENCE,
     min_gain: float = MIN_GAIN,
-) -> Comparison:
+) -> Contest:
     """Whether `child` should replace `incumbent`: a correct child always beats an incorrect
     incumbent; between correct ones, only a confident and large enough gain counts."""
     mine, theirs = fitness(child), fitness(incumbent)
     if not mine.correct:
-        return Comparison(False, 0.0, 0.0)
+        return Contest(False, 0.0, 0.0)
     if disturbed(child) and theirs.correct:
-        return Comparison(False, 0.5, 1.0)  # measured beside other load: no evidence either way
+        return Contest(False, 0.5, 1.0)  # measured beside other load: no evidence either way
     if not theirs.correct:
-        return Comparison(True, 1.0, math.inf)
+        return Contest(True, 1.0, math.inf)
     assert child is not None and incumbent is not None
     a, b = speedup_samples(child), speedup_samples(incumbent)
     if a and b:
@@ -138,4 +138,4 @@ def compare(
         gain = mine.speedup / theirs.speedup if theirs.speedup > 0 else 1.0
         confidence = 0.5
     better = gain >= min_gain and confidence >= min_confidence
-    return Comparison(better, confidence, round(gain, 4))
+    return Contest(better, confidence, round(gain, 4))

@@ -13,7 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
-from corpus.tasks import Task
+from corpus.tasks import SuiteTask
 from sandbox.spec import Target
 
 
@@ -40,7 +40,7 @@ class SampleSource(Protocol):
     name: str
     """What the run stores as its model (`smollm2-135m-instruct`, `replay:known-good`)."""
 
-    async def generate(self, task: Task, target: Target, indices: list[int]) -> list[Sample]:
+    async def generate(self, task: SuiteTask, target: Target, indices: list[int]) -> list[Sample]:
         """One `Sample` per index, for `task` in `target`."""
         ...
 

@@ -19,7 +19,7 @@ from sqlmodel import Session
 from corpus.store import tasks as store_tasks
 from corpus.store.models import ParallelTarget, TaskCreate, TaskOptions
 from corpus.suites import Suite
-from corpus.tasks import Task
+from corpus.tasks import SuiteTask
 from evals.sources import Sample
 from sandbox.spec import Language, Spec, Target
 
@@ -56,16 +56,16 @@ class GraphSource:
             if translate_from and t.supported and t.source_model == translate_from
         }
 
-    def source_for(self, task: Task) -> str:
+    def source_for(self, task: SuiteTask) -> str:
         """The code the agent starts from."""
         if self.translate_from:
             return self.sources[task.name]
         return task.reference
 
-    async def generate(self, task: Task, target: Target, indices: list[int]) -> list[Sample]:
+    async def generate(self, task: SuiteTask, target: Target, indices: list[int]) -> list[Sample]:
         return list(await asyncio.gather(*(self._one(task, target, i) for i in indices)))
 
-    async def _one(self, task: Task, target: Target, index: int) -> Sample:
+    async def _one(self, task: SuiteTask, target: Target, index: int) -> Sample:
         create = TaskCreate(
             name=f"{task.name}#{index}",
             source=self.source_for(task),

@@ -19,7 +19,7 @@ from agents.llm import (
     Message,
     Sampling,
 )
-from corpus.tasks import Task
+from corpus.tasks import SuiteTask
 from evals.config import Api, SamplingOptions
 from evals.extract import from_chat, from_completion
 from evals.sources import Sample
@@ -53,7 +53,7 @@ class PromptSource:
         self.api: Api = api
         self.sampling = sampling or SamplingOptions()
 
-    async def generate(self, task: Task, target: Target, indices: list[int]) -> list[Sample]:
+    async def generate(self, task: SuiteTask, target: Target, indices: list[int]) -> list[Sample]:
         prompt = task.prompt_for(target)
         sampling = Sampling(n=len(indices), **self.sampling.model_dump())
         try:

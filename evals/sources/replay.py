@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from corpus.tasks import Task
+from corpus.tasks import SuiteTask
 from evals.sources import Sample
 from sandbox.spec import Target
 
@@ -51,10 +51,10 @@ class ReplaySource:
         self.stored = dict(stored or {})
         self.name = PREFIX + (kind if kind is not None else f"run={stored_run}")
 
-    async def generate(self, task: Task, target: Target, indices: list[int]) -> list[Sample]:
+    async def generate(self, task: SuiteTask, target: Target, indices: list[int]) -> list[Sample]:
         return [self._one(task, target, i) for i in indices]
 
-    def _one(self, task: Task, target: Target, index: int) -> Sample:
+    def _one(self, task: SuiteTask, target: Target, index: int) -> Sample:
         if self.kind is None:
             source = self.stored.get((task.name, index))
             why = f"the stored run has no sample {index} of {task.name}"

@@ -226,7 +226,7 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
 
 
 @dataclass
-class Loop:
+class CountedLoop:
     """A counted `for` loop: its index and the span of its body (braces excluded)."""
 
     var: str
@@ -234,7 +234,7 @@ class Loop:
     body_end: int
 
 
-def loop_after(blanked: str, pos: int) -> Loop | None:
+def loop_after(blanked: str, pos: int) -> CountedLoop | None:
     """The `for` loop a directive applies to, when it is a plain counted loop."""
     m = re.compile(r"\s*for\s*\(").match(blanked, pos)
     if not m:
@@ -252,7 +252,7 @@ def loop_after(blanked: str, pos: int) -> Loop | None:
     body_start, body_end = statement_extent(blanked, close + 1)
     if body_end < 0:
         return None
-    return Loop(var=var.group(1), body_start=body_start, body_end=body_end)
+    return CountedLoop(var=var.group(1), body_start=body_start, body_end=body_end)
 
 
 def statement_extent(text: str, pos: int) -> tuple[int, int]:

@@ -27,7 +27,7 @@ import re
 from sandbox.checkers.caccess import Access, accesses
 from sandbox.checkers.clike import (
     KEYWORDS,
-    Loop,
+    CountedLoop,
     Pragma,
     blank_comments_and_strings,
     functions,
@@ -69,7 +69,7 @@ def check_simd(blanked: str) -> list[Finding]:
     return found
 
 
-def _check_simd_loop(blanked: str, p: Pragma, loop: Loop) -> list[Finding]:
+def _check_simd_loop(blanked: str, p: Pragma, loop: CountedLoop) -> list[Finding]:
     safelen = _int_clause(p, "safelen", 0) or None
     exempt = {loop.var} | _clause_vars(p)
     found_accesses, declared = accesses(blanked, loop.body_start, loop.body_end)

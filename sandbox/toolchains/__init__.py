@@ -7,13 +7,13 @@ reference is built with (the target's CPU toolchain; plain gcc for CUDA).
 from __future__ import annotations
 
 from sandbox.spec import Target
-from sandbox.toolchains.base import Paths, Program, Toolchain
+from sandbox.toolchains.base import Paths, Sources, Toolchain
 from sandbox.toolchains.cuda import DEFAULT_ARCH, CUDAToolchain
 from sandbox.toolchains.mpi import MPIToolchain
 from sandbox.toolchains.openmp import OpenMPToolchain
 from sandbox.toolchains.serial import SerialToolchain
 
-__all__ = ["Paths", "Program", "Toolchain", "reference_toolchain", "toolchain_for"]
+__all__ = ["Paths", "Sources", "Toolchain", "reference_toolchain", "toolchain_for"]
 
 
 def toolchain_for(target: Target, cuda_arch: str = DEFAULT_ARCH) -> Toolchain:

@@ -18,7 +18,7 @@ BUILD_TIMEOUT_S = 180.0
 
 
 @dataclass(frozen=True)
-class Program:
+class Sources:
     """Sources laid out in one workspace directory, to be built into `<dir>/prog`."""
 
     dir: str
@@ -64,15 +64,15 @@ class Toolchain(ABC):
     model spends outside its kernel on top of the serial reference (`sandbox.verify.speedup`)."""
 
     @abstractmethod
-    def compile(self, program: Program, paths: Paths) -> Command:
+    def compile(self, program: Sources, paths: Paths) -> Command:
         """The command that compiles `program` into its object (`program.object`)."""
 
     @abstractmethod
-    def link(self, program: Program, paths: Paths) -> Command:
+    def link(self, program: Sources, paths: Paths) -> Command:
         """The command that links the object into `program.exe`."""
 
     def run(
-        self, program: Program, case: TestCase, workers: int, timeout_s: float, paths: Paths
+        self, program: Sources, case: TestCase, workers: int, timeout_s: float, paths: Paths
     ) -> Command:
         """The command that runs the built program on one input with `workers` threads/ranks."""
         return Command(
@@ -110,7 +110,7 @@ WARNINGS = ("-Wall",)
 
 
 def compile_command(
-    program: Program, paths: Paths, c: str, cxx: str, flags: tuple[str, ...] = ("-O2", *WARNINGS)
+    program: Sources, paths: Paths, c: str, cxx: str, flags: tuple[str, ...] = ("-O2", *WARNINGS)
 ) -> Command:
     """`cc FLAGS CFLAGS -c -o prog.o MAIN` in the program's directory, C or C++ compiler by the
     program's language; only that directory is writable."""
@@ -125,7 +125,7 @@ def compile_command(
 
 
 def link_command(
-    program: Program, paths: Paths, c: str, cxx: str, flags: tuple[str, ...] = ()
+    program: Sources, paths: Paths, c: str, cxx: str, flags: tuple[str, ...] = ()
 ) -> Command:
     """`cc FLAGS -o prog prog.o LIBS -lm` in the program's directory."""
     cc = c_compiler(program.language, c, cxx)

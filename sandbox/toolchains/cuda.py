@@ -7,7 +7,7 @@ import re
 from sandbox.checkers.clike import blank_comments_and_strings
 from sandbox.models import COLLECT, Command
 from sandbox.spec import Target, TestCase
-from sandbox.toolchains.base import BUILD_TIMEOUT_S, EXE, OBJECT, Paths, Program, Toolchain
+from sandbox.toolchains.base import BUILD_TIMEOUT_S, EXE, OBJECT, Paths, Sources, Toolchain
 from sandbox.verdict import SourceCheck
 
 DEFAULT_ARCH = "sm_80"
@@ -46,7 +46,7 @@ class CUDAToolchain(Toolchain):
     def __init__(self, arch: str = DEFAULT_ARCH) -> None:
         self.arch = arch
 
-    def compile(self, program: Program, paths: Paths) -> Command:
+    def compile(self, program: Sources, paths: Paths) -> Command:
         flags = ["-O2", f"-arch={self.arch}", "-lineinfo", "-Xptxas", "-v", *program.cflags]
         return Command(
             argv=["nvcc", *flags, "-c", "-o", OBJECT, program.main],
@@ -56,7 +56,7 @@ class CUDAToolchain(Toolchain):
             writes=[program.dir],
         )
 
-    def link(self, program: Program, paths: Paths) -> Command:
+    def link(self, program: Sources, paths: Paths) -> Command:
         return Command(
             argv=["nvcc", f"-arch={self.arch}", "-o", EXE, OBJECT, *program.libs],
             cwd=program.dir,
@@ -77,7 +77,7 @@ class CUDAToolchain(Toolchain):
 
     def sanitizer(
         self,
-        program: Program,
+        program: Sources,
         tool: str,
         case: TestCase,
         timeout_s: float,

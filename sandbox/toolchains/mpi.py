@@ -10,7 +10,7 @@ from sandbox.spec import Spec, Target, TestCase
 from sandbox.toolchains.base import (
     EXE,
     Paths,
-    Program,
+    Sources,
     Toolchain,
     compile_command,
     link_command,
@@ -57,14 +57,14 @@ class MPIToolchain(Toolchain):
     target = Target.MPI
     startup_probe = STARTUP_PROBE
 
-    def compile(self, program: Program, paths: Paths) -> Command:
+    def compile(self, program: Sources, paths: Paths) -> Command:
         return compile_command(program, paths, "mpicc", "mpicxx")
 
-    def link(self, program: Program, paths: Paths) -> Command:
+    def link(self, program: Sources, paths: Paths) -> Command:
         return link_command(program, paths, "mpicc", "mpicxx")
 
     def run(
-        self, program: Program, case: TestCase, workers: int, timeout_s: float, paths: Paths
+        self, program: Sources, case: TestCase, workers: int, timeout_s: float, paths: Paths
     ) -> Command:
         # Every command has a scratch directory of its own: runs that overlap never share
         # Open MPI's session files.

@@ -20,7 +20,7 @@ from sandbox.toolchains.base import (
     OBJECT,
     WARNINGS,
     Paths,
-    Program,
+    Sources,
     Toolchain,
     c_compiler,
     compile_command,
@@ -66,14 +66,14 @@ class OpenMPToolchain(Toolchain):
 
     target = Target.OPENMP
 
-    def compile(self, program: Program, paths: Paths) -> Command:
+    def compile(self, program: Sources, paths: Paths) -> Command:
         return compile_command(program, paths, "clang", "clang++", ("-O2", "-fopenmp", *WARNINGS))
 
-    def link(self, program: Program, paths: Paths) -> Command:
+    def link(self, program: Sources, paths: Paths) -> Command:
         return link_command(program, paths, "clang", "clang++", ("-fopenmp",))
 
     def run(
-        self, program: Program, case: TestCase, workers: int, timeout_s: float, paths: Paths
+        self, program: Sources, case: TestCase, workers: int, timeout_s: float, paths: Paths
     ) -> Command:
         command = super().run(program, case, workers, timeout_s, paths)
         command.env.update(RUNTIME_ENV, OMP_NUM_THREADS=str(workers))
@@ -96,7 +96,7 @@ class OpenMPToolchain(Toolchain):
         return SourceCheck(ok=True, found=found[:20], message=f"{len(found)} OpenMP directive(s)")
 
 
-def tsan_compile(program: Program, paths: Paths) -> Command:
+def tsan_compile(program: Sources, paths: Paths) -> Command:
     """clang with ThreadSanitizer and debug info, to an object (`OBJECT`) whose symbols the
     integrity check reads before `tsan_link` makes the program."""
     cc = c_compiler(program.language, "clang", "clang++")
@@ -110,7 +110,7 @@ def tsan_compile(program: Program, paths: Paths) -> Command:
     )
 
 
-def tsan_link(program: Program, paths: Paths) -> Command:
+def tsan_link(program: Sources, paths: Paths) -> Command:
     """Link the instrumented object; libomp loads Archer by itself under TSan."""
     cc = c_compiler(program.language, "clang", "clang++")
     return Command(
@@ -123,7 +123,7 @@ def tsan_link(program: Program, paths: Paths) -> Command:
 
 
 def tsan_run(
-    program: Program,
+    program: Sources,
     case: TestCase,
     threads: int,
     schedule: str | None,

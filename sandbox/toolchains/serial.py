@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sandbox.models import Command
 from sandbox.spec import Target
-from sandbox.toolchains.base import Paths, Program, Toolchain, compile_command, link_command
+from sandbox.toolchains.base import Paths, Sources, Toolchain, compile_command, link_command
 
 
 class SerialToolchain(Toolchain):
@@ -12,8 +12,8 @@ class SerialToolchain(Toolchain):
 
     target = Target.SERIAL
 
-    def compile(self, program: Program, paths: Paths) -> Command:
+    def compile(self, program: Sources, paths: Paths) -> Command:
         return compile_command(program, paths, "gcc", "g++")
 
-    def link(self, program: Program, paths: Paths) -> Command:
+    def link(self, program: Sources, paths: Paths) -> Command:
         return link_command(program, paths, "gcc", "g++")

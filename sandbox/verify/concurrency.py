@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 
 from sandbox.spec import Target
-from sandbox.toolchains import Program
+from sandbox.toolchains import Sources
 from sandbox.toolchains.cuda import CUDAToolchain
 from sandbox.verdict import ConcurrencyReport, Status, Verdict
 from sandbox.verify import outcomes
@@ -27,7 +27,7 @@ async def check(job: Job) -> Verdict | None:
         extra = [t for t in job.spec.threads if t > 1]
         config = job.opts.race.model_copy(update={"threads": _merge(job.opts.race.threads, extra)})
         cand = job.cand
-        instrumented = Program(
+        instrumented = Sources(
             f"race-{secrets.token_hex(6)}", cand.main, cand.language, cand.cflags, cand.libs
         )
         visible = job.spec.race_cases

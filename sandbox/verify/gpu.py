@@ -15,7 +15,7 @@ from sandbox.checkers.compare import compare_outputs
 from sandbox.checkers.cuda_sanitizer import TOOL, error_count, has_proof, parse_sanitizer
 from sandbox.models import CommandResult
 from sandbox.spec import Spec, TestCase
-from sandbox.toolchains.base import Paths, Program
+from sandbox.toolchains.base import Paths, Sources
 from sandbox.toolchains.cuda import (
     SANITIZER_EXITCODE,
     SANITIZER_LOG,
@@ -35,7 +35,7 @@ async def check_cuda_concurrency(
     rec: CommandLog,
     paths: Paths,
     toolchain: CUDAToolchain,
-    program: Program,
+    program: Sources,
     spec: Spec,
     cases: list[TestCase] | None = None,
     expected: Expected | None = None,

@@ -11,7 +11,7 @@ from sandbox.checkers.integrity import Allowances
 from sandbox.config import VerifyOptions
 from sandbox.models import Command, CommandResult, SandboxInfo
 from sandbox.spec import Candidate, Spec, Target, TestCase
-from sandbox.toolchains import Paths, Program, Toolchain, reference_toolchain, toolchain_for
+from sandbox.toolchains import Paths, Sources, Toolchain, reference_toolchain, toolchain_for
 from sandbox.toolchains.cuda import DEFAULT_ARCH
 from sandbox.verdict import Status, Verdict
 from sandbox.verify.gate import TimingGate
@@ -59,7 +59,7 @@ class Job:
         self.ref_tc = reference_toolchain(candidate.target)
         self.gen_tc = toolchain_for(Target.SERIAL)
         flags, libs = tuple(spec.cflags), tuple(spec.libs)
-        self.ref = Program("ref", f"main{spec.language.suffix}", spec.language, flags, libs)
+        self.ref = Sources("ref", f"main{spec.language.suffix}", spec.language, flags, libs)
         lang = candidate.language_for(spec)
         if spec.driver is not None:
             main = f"driver{lang.suffix}"
@@ -69,7 +69,7 @@ class Job:
             main = f"main{lang.suffix}"
             self.cand_files = {**spec.files, main: candidate.source}
             self.checked = [main]
-        self.cand = Program("cand", main, lang, flags, libs)
+        self.cand = Sources("cand", main, lang, flags, libs)
         self.verdict = Verdict(target=candidate.target, status=Status.PASSED)
         self.expected: dict[str, str] = {}
         """The reference's output per test name (hidden tests and the timing input included)."""

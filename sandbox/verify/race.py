@@ -41,7 +41,7 @@ from sandbox.config import DEFAULT_SCHEDULE, RaceCheckConfig
 from sandbox.errors import WorkspaceError
 from sandbox.models import Command, CommandResult
 from sandbox.spec import Language, TestCase, Tolerance
-from sandbox.toolchains.base import OBJECT, Paths, Program
+from sandbox.toolchains.base import OBJECT, Paths, Sources
 from sandbox.toolchains.openmp import (
     TSAN_EXITCODE,
     tool_logs,
@@ -99,7 +99,7 @@ class _Seen:
 async def check_races(
     rec: CommandLog,
     paths: Paths,
-    program: Program,
+    program: Sources,
     files: dict[str, str],
     checked: list[str],
     inputs: list[TestCase],
@@ -336,7 +336,7 @@ def interference_finding(reasons: list[str]) -> Finding:
 
 
 async def _build(
-    rec: CommandLog, paths: Paths, program: Program, tools: list[str]
+    rec: CommandLog, paths: Paths, program: Sources, tools: list[str]
 ) -> ConcurrencyReport | None:
     for name, command in (
         ("race: build with ThreadSanitizer", tsan_compile(program, paths)),
@@ -354,7 +354,7 @@ async def _build(
 
 
 async def _run_one(
-    rec: CommandLog, paths: Paths, program: Program, run: _Run, hidden: frozenset[str]
+    rec: CommandLog, paths: Paths, program: Sources, run: _Run, hidden: frozenset[str]
 ) -> tuple[CommandResult, str, str]:
     """One instrumented run and its tools' logs (libomp's, TSan's), which they write into the
     run's own tool-log directory."""
@@ -418,7 +418,7 @@ async def check_program(
         report = await check_races(
             rec,
             paths,
-            Program("race", filename, language),
+            Sources("race", filename, language),
             {**(files or {}), filename: source},
             [filename],
             [case or TestCase(name="run")],

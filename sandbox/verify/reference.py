@@ -15,7 +15,7 @@ from sandbox.checkers import integrity
 from sandbox.checkers.diagnostics import parse_diagnostics, summarize
 from sandbox.models import Command, CommandResult
 from sandbox.spec import Language, Target, TestCase
-from sandbox.toolchains import Program
+from sandbox.toolchains import Sources
 from sandbox.verdict import HiddenReport, Status, StepRecord, Verdict
 from sandbox.verify import hidden as hidden_inputs
 from sandbox.verify import outcomes
@@ -77,7 +77,7 @@ async def _build(job: Job) -> Verdict | None:
     return None
 
 
-async def allowances(job: Job, program: Program, source: str) -> integrity.Allowances:
+async def allowances(job: Job, program: Sources, source: str) -> integrity.Allowances:
     """What the reference's object does that a candidate's may then do too."""
     symbols = await job.rec.run(
         "reference's symbols", Command(argv=["nm", "prog.o"], cwd=program.dir, timeout_s=30)
@@ -163,7 +163,7 @@ async def _generate_stdin(job: Job, tests: list[TestCase], seeds: list[int]) -> 
     """Run the spec's generator program once per hidden test; its stdout is the test's stdin."""
     assert job.spec.hidden is not None and job.spec.hidden.program is not None
     lang = job.spec.language if job.spec.language is not Language.CUDA else Language.CPP
-    gen = Program(GENERATOR_DIR, f"gen{lang.suffix}", lang)
+    gen = Sources(GENERATOR_DIR, f"gen{lang.suffix}", lang)
     await job.rec.workspace.write_files({f"{gen.dir}/{gen.main}": job.spec.hidden.program})
     for name, command in (
         ("build input generator", job.gen_tc.compile(gen, job.paths)),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sandbox.models import CommandResult
 from sandbox.spec import TestCase
-from sandbox.toolchains.base import Program
+from sandbox.toolchains.base import Sources
 from sandbox.verdict import Status, Verdict
 from sandbox.verify import outcomes
 from sandbox.verify.hidden import is_hidden
@@ -84,7 +84,7 @@ async def startup_seconds(job: Job, workers: list[int]) -> dict[int, float] | No
     if source is None:
         return None
     lang = job.candidate.language_for(job.spec)
-    probe = Program(PROBE_DIR, f"probe{lang.suffix}", lang)
+    probe = Sources(PROBE_DIR, f"probe{lang.suffix}", lang)
     await job.rec.workspace.write_files({f"{PROBE_DIR}/{probe.main}": source})
     for name, command in (
         ("build start-up probe", job.tc.compile(probe, job.paths)),

@@ -13,7 +13,7 @@ from agents.llm import LLMConfig
 from corpus.store import evals as store
 from corpus.store import open_store
 from corpus.store.models import EvalRunCreate
-from corpus.tasks import Task
+from corpus.tasks import SuiteTask
 from evals.config import RunOptions
 from evals.runner import EvalRunner
 from evals.sources import Sample
@@ -90,7 +90,7 @@ class ListSource:
         self.body = body
         self.asked: list[tuple[str, list[int]]] = []
 
-    async def generate(self, task: Task, target: Target, indices: list[int]) -> list[Sample]:
+    async def generate(self, task: SuiteTask, target: Target, indices: list[int]) -> list[Sample]:
         self.asked.append((task.name, indices))
         prompt = task.prompt_for(target)
         return [
@@ -111,7 +111,7 @@ class HeldSource:
         self.calls = 0
         self.held_after = held_after
 
-    async def generate(self, task: Task, target: Target, indices: list[int]) -> list[Sample]:
+    async def generate(self, task: SuiteTask, target: Target, indices: list[int]) -> list[Sample]:
         self.calls += 1
         if self.calls > self.held_after:
             await self.release.wait()

@@ -299,7 +299,7 @@ def landlock(abi: int, reads: list[str], writes: list[str], devices: list[str]) 
 # ---- one command -----------------------------------------------------------------------------
 
 
-class Job:
+class Command:
     """One running command: its identity, process tree, captured output, limits, places."""
 
     def __init__(self, rid: int, req: dict[str, Any], uid: int, start: float) -> None:
@@ -362,7 +362,7 @@ class Agent:
 
     def __init__(self) -> None:
         self.sel = selectors.DefaultSelector()
-        self.jobs: dict[int, Job] = {}
+        self.jobs: dict[int, Command] = {}
         """Running commands by uid."""
         self.inbox = bytearray()
         self.base_env = {**os.environ, "LANG": os.environ.get("LANG", "C.UTF-8")}
@@ -595,7 +595,7 @@ class Agent:
         argv = [str(a) for a in req["argv"]]
         uid = self.fresh_uid()
         start = time.monotonic()
-        job = Job(rid, req, uid, start)
+        job = Command(rid, req, uid, start)
         try:
             cwd = inside(WORK, req.get("cwd", ".") or ".")
             tops = {self.top_dir(os.path.relpath(cwd, WORK))} | {
@@ -682,7 +682,7 @@ class Agent:
             os.set_blocking(proc.stdin.fileno(), False)
             self.sel.register(proc.stdin, selectors.EVENT_WRITE, ("feed", job))
 
-    def feed(self, job: Job, pipe: Any) -> None:
+    def feed(self, job: Command, pipe: Any) -> None:
         try:
             job.stdin = job.stdin[os.write(pipe.fileno(), job.stdin[:CHUNK]) :]
         except BlockingIOError:
@@ -693,7 +693,7 @@ class Agent:
             self.sel.unregister(pipe)
             pipe.close()
 
-    def drain(self, job: Job, pipe: Any, name: str) -> None:
+    def drain(self, job: Command, pipe: Any, name: str) -> None:
         try:
             chunk = os.read(pipe.fileno(), CHUNK)
         except BlockingIOError:
@@ -762,7 +762,7 @@ class Agent:
             else:
                 self.finish(job)
 
-    def finish(self, job: Job) -> None:
+    def finish(self, job: Command) -> None:
         """The tree is gone: drain what the pipes still hold, clean up, answer."""
         self.reap()  # a last zombie's CPU time
         job.end = time.monotonic()
@@ -797,7 +797,7 @@ class Agent:
                     files[name] = b64(data)
         return files
 
-    def cleanup(self, job: Job, tree_gone: bool = False) -> None:
+    def cleanup(self, job: Command, tree_gone: bool = False) -> None:
         """Remove everything the command's identity may have left, and seal what it wrote."""
         if job.proc is not None and not tree_gone:
             kill_identity(job.uid)

@@ -213,10 +213,10 @@ def test_openmp_runs_do_not_let_libomp_probe_cpu_affinity_or_start_helpers() -> 
     # and the same settings; helper threads would blur the count of the team's threads.
     from sandbox.models import COLLECT
     from sandbox.spec import Language, TestCase
-    from sandbox.toolchains.base import Paths, Program
+    from sandbox.toolchains.base import Paths, Sources
     from sandbox.toolchains.openmp import OpenMPToolchain, tsan_run
 
-    program = Program("race-x", "main.c", Language.C, (), ())
+    program = Sources("race-x", "main.c", Language.C, (), ())
     command = tsan_run(program, TestCase(name="t"), 4, None, 60, Paths("/work"))
     plain = OpenMPToolchain().run(program, TestCase(name="t"), 4, 60, Paths("/work"))
     for made in (command, plain):
