@@ -156,10 +156,27 @@ def vllm_config(vllm_server: Any) -> Any:
     )
 
 
+TIERS = {
+    "e2e": ("vllm", "kills_server"),
+    "integration": ("docker", "postgres", "ray"),
+}
+"""A test's tier follows from the real services it needs: `e2e` the model server, `integration`
+Docker, PostgreSQL or a Ray cluster, `unit` none of them (`scripts/check` runs `-m unit`)."""
+
+
+def tier(item: pytest.Item) -> str:
+    for name, needs in TIERS.items():
+        if any(item.get_closest_marker(need) for need in needs):
+            return name
+    return "unit"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests that kill the model server run last, so the others share one warm server; a test
-    that uses the sandbox image needs Docker, whether or not it says so itself."""
+    """A test that uses the sandbox image needs Docker, whether or not it says so itself; each
+    test gets its tier's marker; tests that kill the model server run last, so the others
+    share one warm server."""
     for item in items:
         if "sandbox_image" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.docker)
+        item.add_marker(tier(item))
     items.sort(key=lambda item: item.get_closest_marker("kills_server") is not None)
