@@ -172,11 +172,21 @@ def tier(item: pytest.Item) -> str:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that uses the sandbox image needs Docker, whether or not it says so itself; each
-    test gets its tier's marker; tests that kill the model server run last, so the others
-    share one warm server."""
+    """A test that uses the sandbox image needs Docker, and one that uses the model server
+    needs it, whether or not it says so itself; each
+    test gets its tier's marker. The model server's tests run after the others, so the server
+    that `scripts/test` started warms up meanwhile instead of being waited for, and those that
+    kill it run last, so the others share one warm server."""
     for item in items:
-        if "sandbox_image" in getattr(item, "fixturenames", ()):
+        fixtures = getattr(item, "fixturenames", ())
+        if "sandbox_image" in fixtures:
             item.add_marker(pytest.mark.docker)
+        if "vllm_server" in fixtures:
+            item.add_marker(pytest.mark.vllm)
         item.add_marker(tier(item))
-    items.sort(key=lambda item: item.get_closest_marker("kills_server") is not None)
+    items.sort(
+        key=lambda item: (
+            item.get_closest_marker("kills_server") is not None,
+            item.get_closest_marker("vllm") is not None,
+        )
+    )
