@@ -21,8 +21,8 @@ from corpus.store.models import (
     TaskCreate,
     TaskOptions,
 )
-from parforge.cli import app, translate_cmd
 from parforge.app import summarize
+from parforge.cli import app, translate_cmd
 from parforge.cli.translate_cmd import describe, evolution_line
 from tests.fakes.paths import GRAPH_PROGRAMS
 
