@@ -24,7 +24,12 @@ _BROKEN = frozenset(
 
 
 class InputRejected(ValueError):
-    """The task cannot be translated as given; the message says why, for the user."""
+    """The task cannot be translated as given; the message says why, for the user, and `field`
+    which part of the submission it is about."""
+
+    def __init__(self, message: str, field: str = "source") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def check_task(task: TaskCreate) -> Program:
@@ -37,7 +42,9 @@ def check_task(task: TaskCreate) -> Program:
         try:
             needs_main = Spec.model_validate(options.spec).driver is None
         except ValidationError as exc:
-            raise InputRejected(f"options.spec is not a valid verifier spec: {exc}") from exc
+            raise InputRejected(
+                f"options.spec is not a valid verifier spec: {exc}", "options.spec"
+            ) from exc
     language = task.language
     function = options.function if options is not None else None
     return check_program(task.source, language, function, needs_main=needs_main)
@@ -59,7 +66,9 @@ def check_program(
         )
     if function is not None and program.function(function) is None:
         names = ", ".join(f.name for f in program.functions) or "none"
-        raise InputRejected(f"no function {function!r} in the program (functions: {names})")
+        raise InputRejected(
+            f"no function {function!r} in the program (functions: {names})", "options.function"
+        )
     return program
 
 

@@ -7,20 +7,25 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from agents.judge import Judge
 from corpus.runner import TaskRunner
 from parforge.api.limits import BodyLimitMiddleware, NoNulMiddleware
 from parforge.api.metrics import MetricsMiddleware
+from parforge.api.problems import install as install_problems
 from parforge.api.routers import evals, exports, health, tasks
 from parforge.api.services import Services
 from parforge.settings import Settings
 
 
-def create_app(settings: Settings, runner: TaskRunner | None = None) -> FastAPI:
-    """The ParForge API. `runner` overrides the configured one (tests, embedding)."""
+def create_app(
+    settings: Settings, runner: TaskRunner | None = None, judge: Judge | None = None
+) -> FastAPI:
+    """The ParForge API. `runner` overrides the configured one, `judge` the configured sandbox
+    that checks each submission's original program (tests, embedding)."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        services = await Services.start(settings, runner)
+        services = await Services.start(settings, runner, judge)
         app.state.services = services
         try:
             yield
@@ -37,6 +42,7 @@ def create_app(settings: Settings, runner: TaskRunner | None = None) -> FastAPI:
     app.include_router(evals.router)
     app.include_router(exports.router)
     app.include_router(health.router)
+    install_problems(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.server.max_body_bytes)
     app.add_middleware(NoNulMiddleware)
     app.add_middleware(MetricsMiddleware)

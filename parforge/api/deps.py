@@ -10,8 +10,8 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlmodel import Session
 
 from corpus.store import keys
-from parforge.api.limits import Refusal
 from parforge.api.services import Services
+from parforge.app.limits import Refusal
 
 _bearer = HTTPBearer(auto_error=False, description="An API key from `parforge keys create`.")
 

@@ -2,9 +2,9 @@
 
 Enforced before any route sees it: a cap on the body (checked before the body is read into
 memory) and no NUL characters in the path or query (PostgreSQL text cannot hold them, so they
-would otherwise surface as a 5xx deep in a query). Decided here, applied by the routes: the
-per-key limits of `KeyLimits` (jobs queued or running, samples and tests per task, open event
-streams), each refusal with its status and a reason for people.
+would otherwise surface as a 5xx deep in a query). Kept here, applied by the routes: the event
+streams open per key. The other per-key limits (jobs queued or running, samples and tests per
+task) are decided in `parforge.app.limits`.
 """
 
 from __future__ import annotations
@@ -16,44 +16,10 @@ from urllib.parse import unquote_to_bytes
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from corpus.store.models import TaskCreate
-from parforge.settings import KeyLimits
+from parforge.app.limits import Refusal
 
 PAGE_MAX = 500
 """The most candidates or eval results one response carries."""
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """Why a request is turned down, and with which status."""
-
-    status: int
-    reason: str
-
-
-def task_refusal(create: TaskCreate, active: int | None, limits: KeyLimits) -> Refusal | None:
-    """Whether a key that has `active` tasks queued or running (None: an anonymous caller, not
-    counted) may submit `create`."""
-    tests = len(create.tests or [])
-    if tests > limits.tests_per_task:
-        return Refusal(422, f"{tests} tests; the limit per task is {limits.tests_per_task}")
-    if create.budgets.samples > limits.samples_per_task:
-        return Refusal(
-            422,
-            f"{create.budgets.samples} samples; the limit per task is {limits.samples_per_task}",
-        )
-    return _active_refusal("tasks", active, limits.active_tasks)
-
-
-def eval_refusal(active: int | None, limits: KeyLimits) -> Refusal | None:
-    """Whether a key that has `active` eval runs queued or running may submit another."""
-    return _active_refusal("eval runs", active, limits.active_evals)
-
-
-def _active_refusal(what: str, active: int | None, limit: int) -> Refusal | None:
-    if active is None or active < limit:
-        return None
-    return Refusal(429, f"this API key has {active} {what} queued or running; the limit is {limit}")
 
 
 @dataclass

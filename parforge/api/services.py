@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 
+from agents.judge import Judge
 from corpus.runner import TaskRunner
 from corpus.store import Notifier, open_store
 from parforge.api.limits import StreamSlots
 from parforge.api.metrics import Metrics
+from parforge.app import sandbox_judge
 from parforge.service.evals import EvalPool, build_eval_runner
 from parforge.service.pool import WorkerPool
 from parforge.service.runners import Runners
@@ -26,19 +28,26 @@ class Services:
     engine: Engine
     notifier: Notifier
     metrics: Metrics
+    judge: Judge
+    """Checks each submission's original program (`parforge.app.submit`)."""
     pool: WorkerPool | None
     runners: Runners | None = None
     """The task runners of the pool; those built here from the settings are closed on stop."""
     evals: EvalPool | None = None
     streams: StreamSlots = field(default_factory=StreamSlots)
     """Event streams open per API key."""
+    owns_judge: bool = False
+    """The judge was built here from the settings, so it is closed on stop."""
 
     @classmethod
-    async def start(cls, settings: Settings, runner: TaskRunner | None = None) -> Services:
+    async def start(
+        cls, settings: Settings, runner: TaskRunner | None = None, judge: Judge | None = None
+    ) -> Services:
         """Open (and migrate) the store, then start the worker pool if there is a runner.
 
         `runner` runs every task; without it, each task runs on its agent's runner from the
-        settings, built when the first task of that agent runs."""
+        settings, built when the first task of that agent runs. `judge` checks submissions;
+        without it, the configured sandbox does."""
         engine = await asyncio.to_thread(open_store, settings.store_url, settings.store)
         notifier = Notifier()
         runners = pool = None
@@ -59,9 +68,11 @@ class Services:
             engine,
             notifier,
             Metrics(engine, pool, settings.sandbox),
+            judge if judge is not None else sandbox_judge(settings),
             pool,
             runners,
             evals,
+            owns_judge=judge is None,
         )
 
     async def stop(self) -> None:
@@ -73,5 +84,7 @@ class Services:
             if self.evals is not None:
                 await self.evals.stop()
                 await self.evals.runner.aclose()
+            if self.owns_judge:
+                await self.judge.aclose()
         finally:
             self.engine.dispose()

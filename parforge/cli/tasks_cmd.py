@@ -94,15 +94,11 @@ def submit(
 ) -> None:
     """Queue a task; with --wait, run it and follow its progress.
 
-    Without tests, candidates are checked on one run with no arguments and empty stdin.
+    Without tests, candidates are checked on one run with no arguments and empty stdin. The
+    original program is built and run on its tests in the sandbox before the task is queued.
     """
-    from agents.preflight import InputRejected, check_task
-
     language = language or Language(SUFFIXES.get(file.suffix, "cpp"))
     config = settings()
-    agents = config.server.runners
-    if agent is not None and agent not in agents:
-        fail(f"unknown agent {agent!r}: use one of {', '.join(sorted(agents))}", 2)
     try:
         test_inputs = read_tests(tests, test)
         create = TaskCreate(
@@ -114,18 +110,32 @@ def submit(
             budgets=Budgets(samples=samples, max_tokens=max_tokens, time_s=time_limit),
             agent=agent or DEFAULT_AGENT,
         )
-        check_task(create)
-    except (ValueError, InputRejected) as exc:
+    except ValueError as exc:
         fail(f"invalid task: {exc}", 2)
     with store(config) as engine:
-        with Session(engine) as session:
-            task_id = tasks.submit(session, create).id
+        task_id = run(submit_checked(config, engine, create, "invalid task")).id
         console.print(f"task {task_id} queued")
         typer.echo(task_id)
         if wait:
             status = run(_run_and_follow(config, engine, task_id))
             if status is not JobStatus.SUCCEEDED:
                 raise SystemExit(1)
+
+
+async def submit_checked(
+    config: Settings, engine: Engine, create: TaskCreate, refused: str
+) -> TaskDetail:
+    """The task stored through the application layer, every check done with the configured
+    sandbox; refused input is the message `refused: reason` and exit 2."""
+    from parforge.app import SubmitError, sandbox_judge, submit
+
+    judge = sandbox_judge(config)
+    try:
+        return await submit(create, engine=engine, judge=judge, settings=config)
+    except SubmitError as exc:
+        fail(f"{refused}: {exc.reason}", 2)
+    finally:
+        await judge.aclose()
 
 
 async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> JobStatus:

@@ -14,27 +14,20 @@ from rich.console import Console
 from rich.markup import escape
 from sqlmodel import Session
 
-from agents.evolve.summary import evolution_summary
-from corpus.store import Notifier, tasks
+from corpus.store import Notifier
 from corpus.store.models import Budgets, JobStatus, ParallelTarget, TaskCreate, TaskOptions
 from parforge.cli._common import console, fail, run, settings
 from parforge.cli._store import store
-from parforge.cli.tasks_cmd import SUFFIXES, read_tests
+from parforge.cli.tasks_cmd import SUFFIXES, read_tests, submit_checked
 from sandbox.spec import Language
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from parforge.app import TaskSummary
     from parforge.settings import Settings
 
 out = Console()
-
-STATUS = {
-    JobStatus.SUCCEEDED: "verified",
-    JobStatus.NO_VERIFIED_CANDIDATE: "no_verified_candidate",
-    JobStatus.FAILED: "failed",
-    JobStatus.CANCELLED: "cancelled",
-}
 
 
 def translate(
@@ -84,8 +77,6 @@ def translate(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Translate a sequential program into a verified parallel one."""
-    from agents.preflight import InputRejected, check_task
-
     language = Language(SUFFIXES.get(file.suffix, "cpp"))
     source = file.read_text(errors="replace")
     try:
@@ -107,8 +98,7 @@ def translate(
             ),
             budgets=Budgets(time_s=budget_time, tokens=budget_tokens),
         )
-        check_task(create)
-    except (ValueError, InputRejected) as exc:
+    except ValueError as exc:
         fail(f"invalid input: {exc}", 2)
     config = settings()
     status = run(_translate(config, create, as_json))
@@ -116,30 +106,22 @@ def translate(
 
 
 async def _translate(config: Settings, create: TaskCreate, as_json: bool) -> JobStatus:
-    from agents.judge import SandboxJudge, task_spec
-    from agents.preflight import InputRejected, check_original
+    from parforge.app import summarize
     from parforge.service.runners import build_graph_runner, close_runner
-    from sandbox.verify.verifier import open_verifier
 
     with store(config) as engine:
+        task_id = (await submit_checked(config, engine, create, "invalid input")).id
+        console.print(f"task {task_id} queued", highlight=False)
         runner = build_graph_runner(config)
         try:
-            judge = SandboxJudge(open_verifier(config.sandbox), config.verify)
-            try:
-                await check_original(judge, task_spec(create, config.graph))
-            except InputRejected as exc:
-                fail(f"invalid input: {exc}", 2)
-            finally:
-                await judge.aclose()
-            with Session(engine) as session:
-                task_id = tasks.submit(session, create).id
-            console.print(f"task {task_id} queued", highlight=False)
             status = await _run_and_show(config, engine, runner, task_id, quiet=as_json)
         finally:
             await close_runner(runner)
-        summary = _summary(engine, task_id)
+        with Session(engine) as session:
+            summary = summarize(session, task_id)
+    assert summary is not None  # stored above
     if as_json:
-        typer.echo(json.dumps(summary, indent=2))
+        typer.echo(json.dumps(summary.model_dump(mode="json"), indent=2))
     else:
         _print(summary)
     return status
@@ -198,51 +180,6 @@ def describe(kind: str, data: dict[str, Any]) -> str | None:
     return None
 
 
-def _summary(engine: Engine, task_id: str) -> dict[str, Any]:
-    """The `--json` object: status, reason, best candidate with its verdict, counts, and what
-    reasoning threads and evolution did."""
-    from agents.reasoning import reasoning_summary
-
-    with Session(engine) as session:
-        task = tasks.get(session, task_id)
-        assert task is not None
-        candidates = tasks.candidates(session, task_id)
-        steps = tasks.steps_of(session, task_id)
-    best = next((c for c in candidates if c.id == task.best_candidate_id), None)
-    verdict = best.verdict.data if best and best.verdict else None
-    evolution = next((s.result for s in reversed(steps) if s.name == "evolution"), None)
-    return {
-        "task_id": task_id,
-        "status": STATUS.get(JobStatus(task.status), str(task.status)),
-        "reason": task.reason,
-        "best": None
-        if best is None or verdict is None
-        else {
-            "candidate_id": best.id,
-            "strategy": best.strategy,
-            "source": best.source,
-            "verdict": {
-                "status": verdict.get("status"),
-                "race_free": bool((verdict.get("concurrency") or {}).get("ok")),
-                "speedup": (verdict.get("timing") or {}).get("speedup", {}),
-                "reason": verdict.get("reason", ""),
-            },
-        },
-        "candidates": len(candidates),
-        "llm_calls": sum(1 for s in steps if s.kind == "llm_call"),
-        "tool_calls": sum(1 for s in steps if s.kind == "tool_call"),
-        "tokens": sum((s.prompt_tokens or 0) + (s.completion_tokens or 0) for s in steps),
-        "reasoning": reasoning_summary(
-            [
-                (s.result or {}, s.completion_tokens or 0, s.sampling or {})
-                for s in steps
-                if s.name == "thread"
-            ]
-        ),
-        "evolution": evolution_summary(evolution if isinstance(evolution, dict) else None),
-    }
-
-
 def evolution_line(evolution: dict[str, Any]) -> str:
     """The human line for `translate`'s `evolution` summary (pure)."""
     said: list[str] = []
@@ -258,25 +195,25 @@ def evolution_line(evolution: dict[str, Any]) -> str:
     )
 
 
-def _print(summary: dict[str, Any]) -> None:
-    best = summary["best"]
-    if (reasoning := summary.get("reasoning")) is not None:
+def _print(summary: TaskSummary) -> None:
+    best = summary.best
+    if (reasoning := summary.reasoning) is not None:
         console.print(
             f"reasoning: {reasoning['threads']} threads, {reasoning['pruned']} pruned, "
             f"{reasoning['tokens_generated']} tokens written, ~{reasoning['tokens_saved']} saved",
             highlight=False,
         )
-    if (evolution := summary.get("evolution")) is not None:
+    if (evolution := summary.evolution) is not None:
         console.print(evolution_line(evolution), highlight=False)
     if best is None:
         console.print(
-            f"[bold red]no verified candidate[/]: {escape(summary['reason'])}", highlight=False
+            f"[bold red]no verified candidate[/]: {escape(summary.reason)}", highlight=False
         )
         return
-    speedups = ", ".join(f"{v:.2f}x at {k}" for k, v in best["verdict"]["speedup"].items())
+    speedups = ", ".join(f"{v:.2f}x at {k}" for k, v in best.verdict.speedup.items())
     console.print(
-        f"[bold green]verified[/] candidate {best['candidate_id']} ({escape(best['strategy'])}): "
-        f"race-free {best['verdict']['race_free']}, speedup {speedups or 'not timed'}",
+        f"[bold green]verified[/] candidate {best.candidate_id} ({escape(best.strategy)}): "
+        f"race-free {best.verdict.race_free}, speedup {speedups or 'not timed'}",
         highlight=False,
     )
-    out.print(best["source"], markup=False, highlight=False)
+    out.print(best.source, markup=False, highlight=False)

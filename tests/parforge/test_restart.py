@@ -37,6 +37,9 @@ class Server:
             "PYTHONPATH": str(ROOT),
             "PARFORGE_DATA_DIR": str(data_dir),
             "PARFORGE_STORE__URL": store_url,
+            # Submissions' originals are built and run here (the scripted runner needs no
+            # sandbox of its own).
+            "PARFORGE_SANDBOX__TYPE": "local",
             "PARFORGE_SERVER__RUNNER": "tests.fakes.runners:build_scripted_runner",
             "PARFORGE_SERVER__RUNNER_OPTIONS": json.dumps({"samples": 12, "delay_s": 0.1}),
             "PARFORGE_SERVER__MAX_ATTEMPTS": str(max_attempts),

@@ -11,7 +11,8 @@ from corpus.store.models import EvalRun, EvalRunCreate, EvalRunDetail, EvalRunPu
 from corpus.store.notify import QUEUE
 from evals.sources.replay import replayed_run
 from parforge.api.deps import OwnerDep, ServicesDep, SessionDep, refuse
-from parforge.api.limits import PAGE_MAX, eval_refusal
+from parforge.api.limits import PAGE_MAX
+from parforge.app.limits import eval_refusal
 
 router = APIRouter(prefix="/v1/evals", tags=["evals"])
 

@@ -10,8 +10,7 @@ from pydantic import BaseModel
 from sse_starlette import EventSourceResponse
 from starlette.background import BackgroundTask
 
-from agents.preflight import InputRejected, check_task
-from corpus.store import queue, tasks
+from corpus.store import tasks
 from corpus.store.models import (
     CandidateWithVerdict,
     JobStatus,
@@ -22,10 +21,10 @@ from corpus.store.models import (
     TaskDetail,
     TaskPublic,
 )
-from corpus.store.models import Task as TaskRow
-from corpus.store.notify import QUEUE
 from parforge.api.deps import OwnerDep, ServicesDep, SessionDep, refuse
-from parforge.api.limits import PAGE_MAX, Refusal, task_refusal
+from parforge.api.limits import PAGE_MAX
+from parforge.app import TaskSummary, submit, summarize
+from parforge.app.limits import Refusal
 from parforge.service.events import follow, to_sse
 from parforge.service.pool import CANCEL
 
@@ -52,32 +51,22 @@ def _not_found(task_id: str) -> HTTPException:
 
 
 @router.post("", status_code=status.HTTP_202_ACCEPTED)
-def submit_task(
-    body: TaskCreate, session: SessionDep, owner: OwnerDep, services: ServicesDep
-) -> TaskAccepted:
+async def submit_task(body: TaskCreate, owner: OwnerDep, services: ServicesDep) -> TaskAccepted:
     """Queue a translation task for its agent (`graph` unless it names `prompt`); follow it
-    with `GET /v1/tasks/{id}/events`."""
-    limit = services.settings.server.max_source_chars
-    if len(body.source) > limit:
-        raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT,
-            f"source is {len(body.source)} characters; the limit is {limit}",
-        )
-    agents = services.settings.server.runners
-    if body.agent not in agents:
-        raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT,
-            f"unknown agent {body.agent!r}: use one of {', '.join(sorted(agents))}",
-        )
-    active = None if owner is None else queue.active(session, TaskRow, owner)
-    refuse(task_refusal(body, active, services.settings.server.limits))
-    try:
-        check_task(body)
-    except InputRejected as exc:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
-    task = tasks.submit(session, body, owner)
+    with `GET /v1/tasks/{id}/events`.
+
+    The original program is built and run on its tests in the sandbox first: input that cannot
+    be translated is answered 422, too many tasks at once 429, both as problem details (RFC
+    9457: `application/problem+json`, the reason in `detail`)."""
+    task = await submit(
+        body,
+        engine=services.engine,
+        judge=services.judge,
+        settings=services.settings,
+        owner=owner,
+        notifier=services.notifier,
+    )
     services.metrics.submitted.inc()
-    services.notifier.notify(QUEUE)
     return TaskAccepted(id=task.id, status=JobStatus(task.status))
 
 
@@ -108,6 +97,16 @@ def get_task(task_id: TaskId, session: SessionDep, owner: OwnerDep) -> TaskDetai
     if task is None:
         raise _not_found(task_id)
     return TaskDetail.model_validate(task)
+
+
+@router.get("/{task_id}/summary")
+def task_summary(task_id: TaskId, session: SessionDep, owner: OwnerDep) -> TaskSummary:
+    """The task's result in brief: status, the best candidate with its verdict, counts, and
+    what reasoning threads and evolution did (what `parforge translate --json` prints)."""
+    summary = summarize(session, task_id, owner)
+    if summary is None:
+        raise _not_found(task_id)
+    return summary
 
 
 @router.post("/{task_id}/cancel")

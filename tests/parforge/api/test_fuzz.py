@@ -12,6 +12,7 @@ from sqlmodel import Session
 from corpus.store import keys, open_store
 from parforge.api import create_app
 from tests.fakes.api import settings_for
+from tests.fakes.judge import judging_originals
 from tests.fakes.runners import ScriptedRunner
 
 
@@ -24,6 +25,7 @@ def test_no_server_errors(store_url, tmp_path):
     app = create_app(
         settings_for(store_url, tmp_path, max_body_bytes=64 * 1024, max_source_chars=10_000),
         runner=ScriptedRunner(samples=1),
+        judge=judging_originals(),
     )
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     operations = [result.ok() for result in schema.get_all_operations()]

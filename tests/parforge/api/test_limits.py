@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from corpus.store.models import TaskCreate
-from parforge.api.limits import Refusal, StreamSlot, StreamSlots, eval_refusal, task_refusal
+from parforge.api.limits import StreamSlot, StreamSlots
+from parforge.app.limits import Refusal, eval_refusal, task_refusal
 from parforge.settings import KeyLimits
 
 LIMITS = KeyLimits(active_tasks=2, active_evals=1, samples_per_task=4, tests_per_task=2)

@@ -8,7 +8,9 @@ import json
 import httpx
 
 from parforge.api import create_app
+from sandbox.verdict import Status
 from tests.fakes.api import settings_for, wait_done
+from tests.fakes.judge import judging_originals
 from tests.fakes.runners import ScriptedRunner
 
 SOURCE = (
@@ -301,3 +303,31 @@ async def test_the_server_runs_each_task_on_its_agents_runner(store_url, tmp_pat
             assert (await client.get("/healthz")).json()["status"] == "ok"
     assert graph["status"] == "succeeded"
     assert prompt["status"] == "failed" and "failed: no model configured" in prompt["reason"]
+
+
+async def test_a_refused_original_is_answered_as_a_problem(api_factory):
+    judge = judging_originals(Status.CRASHED, "exit status 134")
+    async with api_factory(runner=None, judge=judge) as api:
+        r = await api.client.post("/v1/tasks", json={"source": SOURCE, "target": "openmp"})
+        assert r.status_code == 422
+        assert r.headers["content-type"] == "application/problem+json"
+        problem = r.json()
+        assert problem["type"] == "about:blank" and problem["status"] == 422
+        assert problem["detail"] == "the original program fails on its own tests: exit status 134"
+        assert problem["field"] == "source"
+        assert judge.sources == [SOURCE]
+        assert (await api.client.get("/v1/tasks")).json()["total"] == 0
+
+
+async def test_the_summary_is_the_one_translate_prints(api_factory):
+    async with api_factory(runner=ScriptedRunner(samples=2)) as api:
+        r = await api.client.post("/v1/tasks", json={"source": SOURCE, "target": "openmp"})
+        task_id = r.json()["id"]
+        await wait_done(api.client, task_id)
+        summary = (await api.client.get(f"/v1/tasks/{task_id}/summary")).json()
+        assert summary["status"] == "verified" and summary["reason"] == "1 of 2 passed"
+        assert summary["candidates"] == 2 and summary["best"]["verdict"]["status"] == "passed"
+        assert summary["evolution"] is None and summary["reasoning"] is None
+        other = {"Authorization": f"Bearer {api.new_key('other')}"}
+        r = await api.client.get(f"/v1/tasks/{task_id}/summary", headers=other)
+        assert r.status_code == 404

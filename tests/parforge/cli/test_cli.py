@@ -11,6 +11,13 @@ from typer.testing import CliRunner
 from corpus.store import open_store
 from parforge.cli import app
 from tests.fakes.evolution import store_evolution
+from tests.fakes.judge import judging_originals
+
+
+@pytest.fixture(autouse=True)
+def judge(monkeypatch):
+    """Submissions' originals pass without a sandbox: these tests are about the commands."""
+    monkeypatch.setattr("parforge.app.sandbox_judge", lambda settings: judging_originals())
 
 
 @pytest.fixture

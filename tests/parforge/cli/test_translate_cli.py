@@ -21,8 +21,9 @@ from corpus.store.models import (
     TaskCreate,
     TaskOptions,
 )
+from parforge.app import summarize
 from parforge.cli import app, translate_cmd
-from parforge.cli.translate_cmd import _summary, describe, evolution_line
+from parforge.cli.translate_cmd import describe, evolution_line
 from tests.fakes.paths import GRAPH_PROGRAMS
 
 
@@ -163,8 +164,9 @@ def test_summary_takes_the_last_evolution_step(tmp_path):
     plain = _task_with_steps(url, [("verify", {"status": "passed"})])
     engine = open_store(url)
     try:
-        evolution = _summary(engine, task_id)["evolution"]
-        assert _summary(engine, plain)["evolution"] is None
+        with Session(engine) as session:
+            evolution = summarize(session, task_id).evolution
+            assert summarize(session, plain).evolution is None
     finally:
         engine.dispose()
     expected = {k: v for k, v in EVOLUTION.items() if k != "population"}

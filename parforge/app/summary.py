@@ -1,0 +1,101 @@
+"""A task's result in one object: what `parforge translate` prints (and `--json` writes) and
+`GET /v1/tasks/{id}/summary` answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+from sqlmodel import Session
+
+from agents.evolve.summary import evolution_summary
+from agents.reasoning import reasoning_summary
+from corpus.store import tasks
+from corpus.store.models import JobStatus
+from corpus.store.tasks import ANY_OWNER, Owner
+
+STATUS = {
+    JobStatus.SUCCEEDED: "verified",
+    JobStatus.NO_VERIFIED_CANDIDATE: "no_verified_candidate",
+    JobStatus.FAILED: "failed",
+    JobStatus.CANCELLED: "cancelled",
+}
+"""The summary's word for an ended task's status (others as they are)."""
+
+
+class BestVerdict(BaseModel):
+    """The best candidate's verdict, in brief."""
+
+    status: str | None
+    race_free: bool
+    speedup: dict[str, float]
+    """Speedup over the original per thread or rank count."""
+    reason: str
+
+
+class BestCandidate(BaseModel):
+    candidate_id: int
+    strategy: str
+    source: str
+    verdict: BestVerdict
+
+
+class TaskSummary(BaseModel):
+    """Status, reason, best candidate with its verdict, counts, and what reasoning threads and
+    evolution did."""
+
+    task_id: str
+    status: str
+    reason: str
+    best: BestCandidate | None
+    """None when no candidate was verified."""
+    candidates: int
+    llm_calls: int
+    tool_calls: int
+    tokens: int
+    reasoning: dict[str, Any] | None
+    """`agents.reasoning.reasoning_summary`; None without reasoning threads."""
+    evolution: dict[str, Any] | None
+    """`agents.evolve.summary.evolution_summary` of the last evolution; None without one."""
+
+
+def summarize(session: Session, task_id: str, owner: Owner = ANY_OWNER) -> TaskSummary | None:
+    """The summary of a stored task that `owner` can see; None if there is none."""
+    task = tasks.get(session, task_id, owner)
+    if task is None:
+        return None
+    candidates = tasks.candidates(session, task_id)
+    steps = tasks.steps_of(session, task_id)
+    best = next((c for c in candidates if c.id == task.best_candidate_id), None)
+    verdict = best.verdict.data if best and best.verdict else None
+    evolution = next((s.result for s in reversed(steps) if s.name == "evolution"), None)
+    return TaskSummary(
+        task_id=task_id,
+        status=STATUS.get(JobStatus(task.status), str(task.status)),
+        reason=task.reason,
+        best=None
+        if best is None or best.id is None or verdict is None
+        else BestCandidate(
+            candidate_id=best.id,
+            strategy=best.strategy,
+            source=best.source,
+            verdict=BestVerdict(
+                status=verdict.get("status"),
+                race_free=bool((verdict.get("concurrency") or {}).get("ok")),
+                speedup=(verdict.get("timing") or {}).get("speedup", {}),
+                reason=verdict.get("reason", ""),
+            ),
+        ),
+        candidates=len(candidates),
+        llm_calls=sum(1 for s in steps if s.kind == "llm_call"),
+        tool_calls=sum(1 for s in steps if s.kind == "tool_call"),
+        tokens=sum((s.prompt_tokens or 0) + (s.completion_tokens or 0) for s in steps),
+        reasoning=reasoning_summary(
+            [
+                (s.result or {}, s.completion_tokens or 0, s.sampling or {})
+                for s in steps
+                if s.name == "thread"
+            ]
+        ),
+        evolution=evolution_summary(evolution if isinstance(evolution, dict) else None),
+    )
