@@ -35,13 +35,15 @@ LAZY = (
 STORE = ("sqlalchemy", "sqlmodel", "alembic", "asyncio")
 
 # What listing tasks does without once the store is at the newest schema: the migrations, the
-# PostgreSQL dialect (SQLite here), the verifier's models and `tasks show`'s view of them.
+# PostgreSQL dialect (SQLite here), the verifier's models and `tasks show`'s view of them, the
+# model client's wire models (the settings import only its config).
 AT_HEAD = (
     "alembic",
     "sqlalchemy.dialects.postgresql",
     "sandbox.verdict",
     "parforge.cli.verify_cmd",
     "parforge.cli._task_view",
+    "agents.llm.protocol",
 )
 
 PROBE = """
