@@ -10,12 +10,13 @@ from pydantic import BaseModel, Field
 
 from sandbox.config import VerifyOptions
 from sandbox.spec import Candidate, Spec, Target, TestCase, Tolerance
-from sandbox.verdict import Verdict
 
 if TYPE_CHECKING:
-    # Annotations only: the sandbox's verifier imports the Docker SDK, and the store's models
-    # SQLAlchemy; settings import this module for `Checks`.
+    # Annotations only: the sandbox's verifier imports the Docker SDK, the store's models
+    # SQLAlchemy, and the verdict's models are not needed to read settings; settings import
+    # this module for `Checks`.
     from corpus.store.models import TaskCreate, TaskDetail
+    from sandbox.verdict import Verdict
     from sandbox.verify import verifier as sandbox_verifier
     from sandbox.verify.gate import Quiet
 

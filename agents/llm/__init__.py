@@ -9,6 +9,7 @@ async with LLMClient(LLMConfig(url="http://127.0.0.1:8000/v1")) as llm:
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
 from agents.llm.config import LLMConfig
@@ -23,31 +24,51 @@ from agents.llm.errors import (
     LLMUnavailable,
     ModelNotFound,
 )
-from agents.llm.protocol import (
-    ChatRequest,
-    Choice,
-    CompletionRequest,
-    Delta,
-    JsonSchema,
-    Message,
-    Request,
-    Sampling,
-    TokenLogprob,
-    Usage,
-)
-from agents.llm.records import CallRecord, Generation
 
 if TYPE_CHECKING:
     from agents.llm.client import CallStream, LLMClient
+    from agents.llm.protocol import (
+        ChatRequest,
+        Choice,
+        CompletionRequest,
+        Delta,
+        JsonSchema,
+        Message,
+        Request,
+        Sampling,
+        TokenLogprob,
+        Usage,
+    )
+    from agents.llm.records import CallRecord, Generation
+
+# Imported on first use: the settings import `agents.llm.config`, which runs this file, on
+# every command; the client pulls in httpx, and the wire models are models to build.
+_EXPORTS = {
+    "CallStream": "agents.llm.client",
+    "LLMClient": "agents.llm.client",
+    "CallRecord": "agents.llm.records",
+    "Generation": "agents.llm.records",
+    **dict.fromkeys(
+        (
+            "ChatRequest",
+            "Choice",
+            "CompletionRequest",
+            "Delta",
+            "JsonSchema",
+            "Message",
+            "Request",
+            "Sampling",
+            "TokenLogprob",
+            "Usage",
+        ),
+        "agents.llm.protocol",
+    ),
+}
 
 
 def __getattr__(name: str) -> object:
-    # The client (and httpx under it) is imported on first use: the settings import
-    # `agents.llm.config`, which runs this file, on every command.
-    if name in ("CallStream", "LLMClient"):
-        from agents.llm import client
-
-        return getattr(client, name)
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

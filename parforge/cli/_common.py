@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -51,6 +50,8 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 def run(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine for a command, turning infrastructure errors into a clean exit."""
+    import asyncio  # the commands that print and exit never need an event loop
+
     try:
         return asyncio.run(coro)
     except Exception as exc:

@@ -9,7 +9,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from corpus.store.models import CandidateWithVerdict, JobStatus, RunPublic, TaskDetail
+from corpus.store.models import CandidateWithVerdict, RunPublic, TaskDetail
+from parforge.cli._status import styled
 from parforge.cli.verify_cmd import show_verdict
 from sandbox.verdict import Status, Verdict
 
@@ -28,22 +29,8 @@ _STAGE = {
     Status.PASSED: 6,
 }
 _LEXER = {"c": "c", "cpp": "cpp", "cuda": "cuda"}
-_STATUS_STYLE: dict[str, str] = {
-    JobStatus.QUEUED: "cyan",
-    JobStatus.RUNNING: "cyan",
-    JobStatus.SUCCEEDED: "green",
-    # The run did its job, but nothing passed: a result to read, not a breakdown.
-    JobStatus.NO_VERIFIED_CANDIDATE: "yellow",
-    JobStatus.FAILED: "red",
-    JobStatus.CANCELLED: "magenta",
-}
 SHOWN_LINES = 80
 """Lines of code printed; `--json` has all of it."""
-
-
-def styled(status: str) -> str:
-    """A task or run status as Rich markup, coloured by what it means for the user."""
-    return f"[{_STATUS_STYLE.get(status, 'bold')}]{status}[/]"
 
 
 def _stage(c: CandidateWithVerdict) -> int:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import shlex
 from pathlib import Path
@@ -11,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
@@ -29,8 +26,8 @@ from corpus.store.models import (
     TestInput,
 )
 from parforge.cli._common import console, fail, run, settings
+from parforge.cli._status import styled
 from parforge.cli._store import store
-from parforge.cli._task_view import show_task, styled
 from sandbox.spec import Language
 
 if TYPE_CHECKING:
@@ -139,6 +136,11 @@ async def submit_checked(
 
 
 async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> JobStatus:
+    import asyncio
+    import contextlib
+
+    from rich.live import Live
+
     from parforge.service.events import follow
     from parforge.service.pool import WorkerPool
     from parforge.service.runners import Runners
@@ -215,6 +217,8 @@ def show(
     ] = True,
 ) -> None:
     """A task, its runs, every candidate's verdict, and the best candidate with its code."""
+    from parforge.cli._task_view import show_task
+
     with store(settings()) as engine:
         task = _get(engine, task_id)
         with Session(engine) as session:

@@ -1,10 +1,7 @@
 """The store's tables and their wire models (base / table / create / public kept apart)."""
 
-from corpus.store.models.common import (
-    JobStatus,
-    ParallelTarget,
-    utcnow,
-)
+from corpus.store.enums import JobStatus, ParallelTarget
+from corpus.store.models.common import utcnow
 from corpus.store.models.evals import (
     EvalResult,
     EvalResultCreate,

@@ -1,18 +1,17 @@
-"""Column types, enums and the queue fields shared by the store's tables."""
+"""Column types and the queue fields shared by the store's tables (the enums are in
+`corpus.store.enums`)."""
 
 from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
-from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import JSON, BigInteger, DateTime, Integer, String, Text, TypeDecorator
-from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlmodel import Field, SQLModel
 
-from sandbox.spec import Target
+from corpus.store.enums import JobStatus
 
 NUL_STAND_IN = "\ufffd"
 """What a NUL character in generated content (model output, program output) is stored as:
@@ -36,7 +35,12 @@ class _ScrubbedJSON(TypeDecorator[Any]):
     cache_ok = True
 
     def load_dialect_impl(self, dialect: Dialect) -> Any:
-        return dialect.type_descriptor(JSONB() if dialect.name == "postgresql" else JSON())
+        if dialect.name != "postgresql":
+            return dialect.type_descriptor(JSON())
+        # The PostgreSQL dialect's modules are imported only by an engine that uses them.
+        from sqlalchemy.dialects.postgresql import JSONB
+
+        return dialect.type_descriptor(JSONB())
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
         return scrub_nul(value)
@@ -85,37 +89,6 @@ def utcnow() -> datetime:
 def new_id() -> str:
     """Public ids are random, so one key cannot guess another key's tasks."""
     return uuid.uuid4().hex
-
-
-class JobStatus(StrEnum):
-    """Life of a queued job (a task or an eval run)."""
-
-    QUEUED = "queued"
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    NO_VERIFIED_CANDIDATE = "no_verified_candidate"
-    """A task that ran to its end, but none of its candidates passed verification (tasks only:
-    an eval run's samples are scored, not judged as a whole)."""
-    FAILED = "failed"
-    """The infrastructure broke (model, sandbox, worker), not merely every candidate."""
-    CANCELLED = "cancelled"
-
-    @property
-    def terminal(self) -> bool:
-        return self not in (JobStatus.QUEUED, JobStatus.RUNNING)
-
-
-class ParallelTarget(StrEnum):
-    """The targets a task can ask for: `sandbox.spec.Target` without `serial` (its own enum so
-    that the API's schema lists only these); `target` is the one `Target` every layer uses."""
-
-    OPENMP = "openmp"
-    MPI = "mpi"
-    CUDA = "cuda"
-
-    @property
-    def target(self) -> Target:
-        return Target(self.value)
 
 
 STATUS_LENGTH = 32

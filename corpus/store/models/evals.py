@@ -9,9 +9,9 @@ from pydantic import model_validator
 from sqlalchemy import String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from corpus.store.enums import JobStatus
 from corpus.store.models.common import (
     GeneratedText,
-    JobStatus,
     JSONType,
     QueueFields,
     UTCDateTime,

@@ -9,10 +9,9 @@ from pydantic import field_validator, model_validator
 from sqlalchemy import String, Text
 from sqlmodel import Field, SQLModel
 
+from corpus.store.enums import JobStatus, ParallelTarget
 from corpus.store.models.common import (
-    JobStatus,
     JSONType,
-    ParallelTarget,
     QueueFields,
     UTCDateTime,
     new_id,

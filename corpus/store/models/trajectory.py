@@ -13,11 +13,11 @@ from typing import Any
 from sqlalchemy import String
 from sqlmodel import Field, SQLModel
 
+from corpus.store.enums import JobStatus
 from corpus.store.models.common import (
     STATUS_LENGTH,
     BigId,
     GeneratedText,
-    JobStatus,
     JSONType,
     UTCDateTime,
     utcnow,

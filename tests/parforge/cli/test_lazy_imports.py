@@ -1,7 +1,9 @@
 """The light commands stay light: building the command tree, `--help`, `keys --help` and
-`tasks list` (settings, a fresh SQLite store) import none of the heavy libraries. Those are
-imported by the commands that use them, so that `parforge --help` starts in a fraction of a
-second (`benchmarks/cli_startup.py` measures how long it takes)."""
+`tasks list` (settings, a fresh SQLite store) import none of the heavy libraries; the two help
+commands not even the store's SQLAlchemy, and `tasks list` on a store already at the newest
+schema neither Alembic nor the verifier's models. Those are imported by the commands that use
+them, so that `parforge --help` starts in a fraction of a second (`benchmarks/cli_startup.py`
+measures how long it takes)."""
 
 from __future__ import annotations
 
@@ -29,28 +31,47 @@ LAZY = (
     "vllm",
 )
 
+# What the help commands do without: the store (SQLAlchemy, SQLModel, Alembic), an event loop.
+STORE = ("sqlalchemy", "sqlmodel", "alembic", "asyncio")
+
+# What listing tasks does without once the store is at the newest schema: the migrations, the
+# PostgreSQL dialect (SQLite here), the verifier's models and `tasks show`'s view of them, the
+# model client's wire models (the settings import only its config).
+AT_HEAD = (
+    "alembic",
+    "sqlalchemy.dialects.postgresql",
+    "sandbox.verdict",
+    "parforge.cli.verify_cmd",
+    "parforge.cli._task_view",
+    "agents.llm.protocol",
+)
+
 PROBE = """
 import json, sys
 from typer.main import get_command
 from typer.testing import CliRunner
 from parforge.cli import app
 
+def imported():
+    return sorted(m for m in sys.argv[1:] if m in sys.modules)
+
 get_command(app)
 runner = CliRunner()
 codes = [runner.invoke(app, args).exit_code for args in (["--help"], ["keys", "--help"])]
-after_help = sorted(m for m in sys.argv[1:] if m in sys.modules)
+after_help = imported()
 listed = runner.invoke(app, ["tasks", "list", "--json"])
 codes.append(listed.exit_code)
-after_list = sorted(m for m in sys.argv[1:] if m in sys.modules)
-print(json.dumps({"codes": codes, "help": after_help, "list": after_list}))
+print(json.dumps({"codes": codes, "help": after_help, "list": imported()}))
 """
 
 
-def test_light_commands_import_no_heavy_library(tmp_path: Path) -> None:
+def probe(data_dir: Path, modules: tuple[str, ...]) -> dict[str, list[object]]:
+    """Which of `modules` a fresh interpreter has imported after the help commands, and then
+    after `tasks list` on the store in `data_dir` (with the exit codes of all three)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PARFORGE_")}
-    env["PARFORGE_DATA_DIR"] = str(tmp_path / "data")  # a fresh SQLite store, not a real one
+    env["PARFORGE_DATA_DIR"] = str(data_dir)  # a throw-away SQLite store, not a real one
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, *LAZY],
+        [sys.executable, "-c", PROBE, *modules],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -58,9 +79,23 @@ def test_light_commands_import_no_heavy_library(tmp_path: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    found: dict[str, list[object]] = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["codes"] == [0, 0, 0]
-    assert found["help"] == [], f"imported by `parforge --help`: {found['help']}"
+    return found
+
+
+def test_light_commands_import_no_heavy_library(tmp_path: Path) -> None:
+    found = probe(tmp_path / "data", LAZY + STORE)
+    assert found["help"] == [], f"imported by `parforge --help`, `keys --help`: {found['help']}"
+    heavy = sorted(set(LAZY) & set(map(str, found["list"])))
+    assert heavy == [], f"imported by `parforge tasks list`: {heavy}"
+
+
+def test_listing_tasks_on_a_store_at_head_imports_neither_migrations_nor_verdicts(
+    tmp_path: Path,
+) -> None:
+    probe(tmp_path / "data", AT_HEAD)  # creates and migrates the store
+    found = probe(tmp_path / "data", AT_HEAD)
     assert found["list"] == [], f"imported by `parforge tasks list`: {found['list']}"
 
 
