@@ -24,7 +24,7 @@ def fill(url: str, steps: int) -> None:
     from sqlalchemy import insert
 
     from corpus.store import open_store
-    from corpus.store.models import Candidate, Run, Step, Task, Verdict, utcnow
+    from corpus.store.models import CandidateRow, RunRow, StepRow, TaskRow, VerdictRow, utcnow
 
     engine = open_store(url)
     per_task = 20
@@ -116,11 +116,11 @@ def fill(url: str, steps: int) -> None:
                         }
                     )
             for table, rows in (
-                (Task, task_rows),
-                (Run, run_rows),
-                (Step, step_rows),
-                (Candidate, cand_rows),
-                (Verdict, verdict_rows),
+                (TaskRow, task_rows),
+                (RunRow, run_rows),
+                (StepRow, step_rows),
+                (CandidateRow, cand_rows),
+                (VerdictRow, verdict_rows),
             ):
                 if rows:
                     conn.execute(insert(table), rows)

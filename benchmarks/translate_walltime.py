@@ -23,7 +23,7 @@ from pathlib import Path
 from sqlmodel import Session
 
 from corpus.store import open_store, tasks
-from corpus.store.models import Step, TaskCreate, TaskOptions, TestInput
+from corpus.store.models import StepRow, TaskCreate, TaskOptions, TestInput
 from parforge.service.pool import WorkerPool
 from parforge.service.runners import build_graph_runner
 from parforge.settings import ServiceConfig, load_settings
@@ -46,7 +46,7 @@ def busy(intervals: list[tuple[datetime, datetime]]) -> float:
     return total
 
 
-def split(steps: list[Step], wall: float) -> dict[str, float]:
+def split(steps: list[StepRow], wall: float) -> dict[str, float]:
     def spans(keep: object) -> list[tuple[datetime, datetime]]:
         return [
             (s.started_at, s.finished_at)

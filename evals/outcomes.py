@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from corpus.store.models import EvalResult, EvalResultCreate
+from corpus.store.models import EvalResultCreate, EvalResultRow
 from evals.sources import Sample
 from evals.summary import SampleOutcome
 from sandbox.verdict import Status, StepRecord, Verdict
@@ -131,12 +131,12 @@ def unverified_result(problem: str, problem_type: str, sample: Sample) -> EvalRe
     )
 
 
-def is_finished(row: EvalResult) -> bool:
+def is_finished(row: EvalResultRow) -> bool:
     """Whether a stored sample needs no more work (verified, or impossible to produce)."""
     return row.status != GENERATED
 
 
-def outcome(row: EvalResult) -> SampleOutcome:
+def outcome(row: EvalResultRow) -> SampleOutcome:
     """A finished row as the metrics see it."""
     verdict = row.verdict or {}
     not_run = verdict.get("not_run")

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from corpus.store.models import EvalResult
+from corpus.store.models import EvalResultRow
 from corpus.suites import Suite
 from corpus.tasks import SuiteTask
 from evals.errors import EvalSetupError
@@ -98,13 +98,15 @@ class TaskWork:
     task: SuiteTask
     generate: list[int]
     """Sample indices with nothing stored yet."""
-    verify: list[EvalResult]
+    verify: list[EvalResultRow]
     """Stored samples waiting for verification (generated before an interruption)."""
 
 
-def plan(tasks: Iterable[SuiteTask], samples: int, stored: Iterable[EvalResult]) -> list[TaskWork]:
+def plan(
+    tasks: Iterable[SuiteTask], samples: int, stored: Iterable[EvalResultRow]
+) -> list[TaskWork]:
     """What is left to do, given what the store already holds (finished samples are skipped)."""
-    by_problem: dict[str, dict[int, EvalResult]] = {}
+    by_problem: dict[str, dict[int, EvalResultRow]] = {}
     for row in stored:
         by_problem.setdefault(row.problem, {})[row.sample_index] = row
     work = []
@@ -129,7 +131,7 @@ class Progress:
     statuses: dict[str, int] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, total: int, stored: Iterable[EvalResult]) -> Progress:
+    def of(cls, total: int, stored: Iterable[EvalResultRow]) -> Progress:
         progress = cls(total=total)
         for row in stored:
             progress.generated += 1

@@ -27,7 +27,7 @@ from sqlmodel import Session
 from agents.llm import LLMConfig, LLMError
 from corpus.errors import CorpusError
 from corpus.store import evals as store
-from corpus.store.models import EvalResult, EvalResultCreate, EvalRun
+from corpus.store.models import EvalResultCreate, EvalResultRow, EvalRunRow
 from corpus.store.tasks import ANY_OWNER, Owner
 from corpus.suites import load_suite
 from corpus.tasks import SuiteTask
@@ -169,14 +169,14 @@ class EvalRunner:
                 await close()
         await self.verifier.aclose()
 
-    def _load(self, run_id: int) -> tuple[EvalRun, list[EvalResult]]:
+    def _load(self, run_id: int) -> tuple[EvalRunRow, list[EvalResultRow]]:
         with Session(self.engine, expire_on_commit=False) as session:
             run = store.get(session, run_id)
             if run is None:
                 raise EvalSetupError(f"no eval run {run_id}")
             return run, store.rows(session, run_id)
 
-    def _rows(self, run_id: int) -> list[EvalResult]:
+    def _rows(self, run_id: int) -> list[EvalResultRow]:
         with Session(self.engine) as session:
             return store.rows(session, run_id)
 
@@ -185,7 +185,7 @@ class EvalRunner:
             action(session)
 
 
-def _owner(run: EvalRun) -> Owner:
+def _owner(run: EvalRunRow) -> Owner:
     """Whose stored runs this run may replay: its API key's; a run without a key (the CLI's, or
     one queued anonymously, which the API checked when it was submitted) sees every run."""
     return ANY_OWNER if run.owner_key_id is None else run.owner_key_id
@@ -197,7 +197,7 @@ class _Job:
     def __init__(
         self,
         runner: EvalRunner,
-        run: EvalRun,
+        run: EvalRunRow,
         target: Target,
         options: RunOptions,
         progress: Progress,
@@ -292,7 +292,7 @@ def _first(eg: BaseExceptionGroup[Any]) -> BaseException:
     return _first(first) if isinstance(first, BaseExceptionGroup) else first
 
 
-def finish(rows: list[EvalResult], samples: int) -> EvalOutcome:
+def finish(rows: list[EvalResultRow], samples: int) -> EvalOutcome:
     """The summary of a run's finished samples and the line that describes it."""
     done = [outcome(r) for r in rows if is_finished(r)]
     unverified = sum(not is_finished(r) for r in rows)

@@ -6,7 +6,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from corpus.store import evals as store
-from corpus.store.models import EvalRun, JobStatus
+from corpus.store.models import EvalRunRow, JobStatus
 from evals.config import RunOptions
 from evals.errors import EvalSetupError
 from evals.outcomes import is_finished, outcome
@@ -14,7 +14,7 @@ from evals.plan import kind_label
 from evals.report import RunData, RunInfo
 
 
-def run_notes(run: EvalRun) -> str:
+def run_notes(run: EvalRunRow) -> str:
     """How the run's numbers were obtained, in a sentence or two."""
     notes = []
     if run.status != JobStatus.SUCCEEDED:

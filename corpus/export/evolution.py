@@ -25,7 +25,7 @@ from sqlmodel import Session, col
 
 from corpus.export.filters import ExportFilter, Split, split_of
 from corpus.export.rows import matching
-from corpus.store.models import Candidate, Run, Step, StepKind, Task, Verdict
+from corpus.store.models import CandidateRow, RunRow, StepKind, StepRow, TaskRow, VerdictRow
 from corpus.store.tasks import Owner
 
 EVOLUTION_STEP = "evolution"
@@ -176,16 +176,16 @@ def stream_evolutions(engine: Engine, filters: ExportFilter, owner: Owner) -> It
     """Every stored `evolution` step that matches, in task order, fetched in batches."""
     query = (
         select(
-            col(Step.task_id),
-            col(Step.result),
-            col(Task.language),
-            col(Task.target),
-            col(Task.source),
+            col(StepRow.task_id),
+            col(StepRow.result),
+            col(TaskRow.language),
+            col(TaskRow.target),
+            col(TaskRow.source),
         )
-        .join(Task, col(Task.id) == Step.task_id)
-        .join(Run, col(Run.id) == Step.run_id)
-        .where(col(Step.kind) == StepKind.TOOL_CALL, col(Step.name) == EVOLUTION_STEP)
-        .order_by(col(Step.task_id), col(Step.id))
+        .join(TaskRow, col(TaskRow.id) == StepRow.task_id)
+        .join(RunRow, col(RunRow.id) == StepRow.run_id)
+        .where(col(StepRow.kind) == StepKind.TOOL_CALL, col(StepRow.name) == EVOLUTION_STEP)
+        .order_by(col(StepRow.task_id), col(StepRow.id))
     )
     query = matching(query, filters, owner)
     with Session(engine) as session:
@@ -201,23 +201,23 @@ def load_sides(engine: Engine, task_id: str, ids: set[int]) -> dict[int, Side]:
     if not ids:
         return {}
     latest = (
-        select(func.max(col(Verdict.id)))
-        .where(col(Verdict.candidate_id) == col(Candidate.id))
-        .correlate(Candidate)
+        select(func.max(col(VerdictRow.id)))
+        .where(col(VerdictRow.candidate_id) == col(CandidateRow.id))
+        .correlate(CandidateRow)
         .scalar_subquery()
     )
-    verdict = aliased(Verdict)
+    verdict = aliased(VerdictRow)
     query = (
         select(
-            col(Candidate.id),
-            col(Candidate.source),
+            col(CandidateRow.id),
+            col(CandidateRow.source),
             col(verdict.passed),
             col(verdict.best_speedup),
         )
         .outerjoin(
-            verdict, and_(col(verdict.candidate_id) == Candidate.id, col(verdict.id) == latest)
+            verdict, and_(col(verdict.candidate_id) == CandidateRow.id, col(verdict.id) == latest)
         )
-        .where(col(Candidate.task_id) == task_id, col(Candidate.id).in_(sorted(ids)))
+        .where(col(CandidateRow.task_id) == task_id, col(CandidateRow.id).in_(sorted(ids)))
     )
     with Session(engine) as session:
         return {

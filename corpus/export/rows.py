@@ -14,7 +14,7 @@ from sqlmodel import Session, col
 
 from corpus.export.agent import StepNode, children, planning_call, tool_turn
 from corpus.export.filters import ExportFilter
-from corpus.store.models import Candidate, Run, Step, StepKind, Task, Verdict
+from corpus.store.models import CandidateRow, RunRow, StepKind, StepRow, TaskRow, VerdictRow
 from corpus.store.tasks import AnyOwner, Owner
 
 BATCH = 500
@@ -40,9 +40,9 @@ class SampleRow:
     speedup: float
 
 
-step_model = func.coalesce(col(Step.model), col(Run.model))
+step_model = func.coalesce(col(StepRow.model), col(RunRow.model))
 """The model of a step: its own, else its run's."""
-step_adapter = func.coalesce(col(Step.adapter), col(Run.adapter))
+step_adapter = func.coalesce(col(StepRow.adapter), col(RunRow.adapter))
 
 
 def matching(query: Select[Any], filters: ExportFilter, owner: Owner) -> Select[Any]:
@@ -50,18 +50,20 @@ def matching(query: Select[Any], filters: ExportFilter, owner: Owner) -> Select[
     owner allow: target, model, adapter, the step's time, whose tasks."""
     if not isinstance(owner, AnyOwner):
         query = query.where(
-            col(Task.owner_key_id).is_(None) if owner is None else col(Task.owner_key_id) == owner
+            col(TaskRow.owner_key_id).is_(None)
+            if owner is None
+            else col(TaskRow.owner_key_id) == owner
         )
     if filters.target is not None:
-        query = query.where(col(Task.target) == filters.target)
+        query = query.where(col(TaskRow.target) == filters.target)
     if filters.model is not None:
         query = query.where(step_model == filters.model)
     if filters.adapter is not None:
         query = query.where(step_adapter == filters.adapter)
     if filters.since is not None:
-        query = query.where(col(Step.created_at) >= filters.since)
+        query = query.where(col(StepRow.created_at) >= filters.since)
     if filters.until is not None:
-        query = query.where(col(Step.created_at) < filters.until)
+        query = query.where(col(StepRow.created_at) < filters.until)
     return query
 
 
@@ -70,40 +72,40 @@ def stream_rows(
 ) -> Iterator[SampleRow]:
     """Every LLM call that matches, ordered by task then step, fetched in batches."""
     latest = (
-        select(func.max(col(Verdict.id)))
-        .where(col(Verdict.candidate_id) == col(Candidate.id))
-        .correlate(Candidate)
+        select(func.max(col(VerdictRow.id)))
+        .where(col(VerdictRow.candidate_id) == col(CandidateRow.id))
+        .correlate(CandidateRow)
         .scalar_subquery()
     )
-    verdict = aliased(Verdict)
+    verdict = aliased(VerdictRow)
     query = (
         select(
-            col(Step.task_id),
-            col(Step.id),
-            col(Step.run_id),
-            col(Step.parent_id),
-            col(Step.messages),
-            col(Step.response),
-            col(Step.tools),
+            col(StepRow.task_id),
+            col(StepRow.id),
+            col(StepRow.run_id),
+            col(StepRow.parent_id),
+            col(StepRow.messages),
+            col(StepRow.response),
+            col(StepRow.tools),
             step_model,
             step_adapter,
-            col(Step.created_at),
-            col(Candidate.id),
+            col(StepRow.created_at),
+            col(CandidateRow.id),
             col(verdict.passed),
             col(verdict.best_speedup),
         )
-        .join(Task, col(Task.id) == Step.task_id)
-        .join(Run, col(Run.id) == Step.run_id)
-        .outerjoin(Candidate, col(Candidate.step_id) == Step.id)
+        .join(TaskRow, col(TaskRow.id) == StepRow.task_id)
+        .join(RunRow, col(RunRow.id) == StepRow.run_id)
+        .outerjoin(CandidateRow, col(CandidateRow.step_id) == StepRow.id)
         .outerjoin(
-            verdict, and_(col(verdict.candidate_id) == Candidate.id, col(verdict.id) == latest)
+            verdict, and_(col(verdict.candidate_id) == CandidateRow.id, col(verdict.id) == latest)
         )
         .where(
-            col(Step.kind) == StepKind.LLM_CALL,
-            col(Step.messages).is_not(None),
-            col(Step.response).is_not(None),
+            col(StepRow.kind) == StepKind.LLM_CALL,
+            col(StepRow.messages).is_not(None),
+            col(StepRow.response).is_not(None),
         )
-        .order_by(col(Step.task_id), col(Step.id), col(Candidate.id))
+        .order_by(col(StepRow.task_id), col(StepRow.id), col(CandidateRow.id))
     )
     query = matching(query, filters, owner)
     if not dpo:
@@ -161,16 +163,16 @@ def with_tool_turns(engine: Engine, rows: Iterable[SampleRow]) -> Iterator[Sampl
 
 def _run_steps(engine: Engine, run_id: int) -> dict[int, StepNode]:
     query = select(
-        col(Step.id),
-        col(Step.parent_id),
-        col(Step.kind),
-        col(Step.name),
-        col(Step.tool_name),
-        col(Step.tool_call_id),
-        col(Step.arguments),
-        col(Step.result),
-        col(Step.error),
-    ).where(col(Step.run_id) == run_id)
+        col(StepRow.id),
+        col(StepRow.parent_id),
+        col(StepRow.kind),
+        col(StepRow.name),
+        col(StepRow.tool_name),
+        col(StepRow.tool_call_id),
+        col(StepRow.arguments),
+        col(StepRow.result),
+        col(StepRow.error),
+    ).where(col(StepRow.run_id) == run_id)
     with Session(engine) as session:
         return {r[0]: StepNode(*r) for r in session.execute(query)}
 
@@ -181,6 +183,6 @@ def _call(
     """The messages an LLM call sent and the tools it offered."""
     with Session(engine) as session:
         row = session.execute(
-            select(col(Step.messages), col(Step.tools)).where(col(Step.id) == step_id)
+            select(col(StepRow.messages), col(StepRow.tools)).where(col(StepRow.id) == step_id)
         ).one()
     return row[0], row[1]

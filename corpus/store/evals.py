@@ -9,11 +9,11 @@ from sqlmodel import Session, col, func, select
 
 from corpus.store import queue
 from corpus.store.models import (
-    EvalResult,
     EvalResultCreate,
     EvalResultPublic,
-    EvalRun,
+    EvalResultRow,
     EvalRunCreate,
+    EvalRunRow,
     JobStatus,
     utcnow,
 )
@@ -25,8 +25,8 @@ def submit(
     create: EvalRunCreate,
     owner_key_id: int | None = None,
     options: dict[str, Any] | None = None,
-) -> EvalRun:
-    run = EvalRun.model_validate(
+) -> EvalRunRow:
+    run = EvalRunRow.model_validate(
         create.model_dump(mode="json") | {"owner_key_id": owner_key_id, "options": options or {}}
     )
     session.add(run)
@@ -35,16 +35,18 @@ def submit(
     return run
 
 
-def get(session: Session, eval_id: int, owner: Owner = ANY_OWNER) -> EvalRun | None:
-    run = session.get(EvalRun, eval_id)
+def get(session: Session, eval_id: int, owner: Owner = ANY_OWNER) -> EvalRunRow | None:
+    run = session.get(EvalRunRow, eval_id)
     if run is None or isinstance(owner, AnyOwner) or run.owner_key_id == owner:
         return run
     return None
 
 
-def list_runs(session: Session, limit: int = 50) -> list[EvalRun]:
+def list_runs(session: Session, limit: int = 50) -> list[EvalRunRow]:
     """The newest runs first."""
-    return list(session.exec(select(EvalRun).order_by(col(EvalRun.id).desc()).limit(limit)).all())
+    return list(
+        session.exec(select(EvalRunRow).order_by(col(EvalRunRow.id).desc()).limit(limit)).all()
+    )
 
 
 def save_results(
@@ -57,17 +59,19 @@ def save_results(
     verified) and update the run's progress, all in one transaction."""
     # The run's row is locked first (before the inserts take their foreign-key locks on it),
     # so that concurrent writers queue up instead of deadlocking, and the count cannot go back.
-    run = session.get(EvalRun, eval_id, with_for_update=True) if progress is not None else None
+    run = session.get(EvalRunRow, eval_id, with_for_update=True) if progress is not None else None
     for result in results:
         row = session.exec(
-            select(EvalResult).where(
-                EvalResult.eval_run_id == eval_id,
-                EvalResult.problem == result.problem,
-                EvalResult.sample_index == result.sample_index,
+            select(EvalResultRow).where(
+                EvalResultRow.eval_run_id == eval_id,
+                EvalResultRow.problem == result.problem,
+                EvalResultRow.sample_index == result.sample_index,
             )
         ).first()
         if row is None:
-            session.add(EvalResult.model_validate(result.model_dump() | {"eval_run_id": eval_id}))
+            session.add(
+                EvalResultRow.model_validate(result.model_dump() | {"eval_run_id": eval_id})
+            )
         else:
             for name, value in result.model_dump().items():
                 setattr(row, name, value)
@@ -84,7 +88,7 @@ def _count(progress: dict[str, Any] | None) -> tuple[int, int]:
 
 
 def set_progress(session: Session, eval_id: int, progress: dict[str, Any]) -> None:
-    run = session.get(EvalRun, eval_id)
+    run = session.get(EvalRunRow, eval_id)
     if run is not None:
         run.progress = progress
         session.add(run)
@@ -93,20 +97,20 @@ def set_progress(session: Session, eval_id: int, progress: dict[str, Any]) -> No
 
 def set_model(session: Session, eval_id: int, model: str) -> None:
     """Record which model a run that named none turned out to use."""
-    run = session.get(EvalRun, eval_id)
+    run = session.get(EvalRunRow, eval_id)
     if run is not None:
         run.model = model
         session.add(run)
         session.commit()
 
 
-def rows(session: Session, eval_id: int) -> list[EvalResult]:
+def rows(session: Session, eval_id: int) -> list[EvalResultRow]:
     """Every stored sample of a run, table rows (for the runner and reports)."""
     return list(
         session.exec(
-            select(EvalResult)
-            .where(EvalResult.eval_run_id == eval_id)
-            .order_by(col(EvalResult.problem), col(EvalResult.sample_index))
+            select(EvalResultRow)
+            .where(EvalResultRow.eval_run_id == eval_id)
+            .order_by(col(EvalResultRow.problem), col(EvalResultRow.sample_index))
         ).all()
     )
 
@@ -116,9 +120,9 @@ def results(
 ) -> list[EvalResultPublic]:
     """A page of a run's results, in the order of `rows`."""
     query = (
-        select(EvalResult)
-        .where(EvalResult.eval_run_id == eval_id)
-        .order_by(col(EvalResult.problem), col(EvalResult.sample_index))
+        select(EvalResultRow)
+        .where(EvalResultRow.eval_run_id == eval_id)
+        .order_by(col(EvalResultRow.problem), col(EvalResultRow.sample_index))
         .offset(offset)
         .limit(limit)
     )
@@ -126,15 +130,15 @@ def results(
 
 
 def count_results(session: Session, eval_id: int) -> int:
-    query = select(func.count()).where(EvalResult.eval_run_id == eval_id)
+    query = select(func.count()).where(EvalResultRow.eval_run_id == eval_id)
     return int(session.exec(query).one())
 
 
-def reopen(session: Session, eval_id: int, lease_s: float) -> EvalRun | None:
+def reopen(session: Session, eval_id: int, lease_s: float) -> EvalRunRow | None:
     """Put a stopped run back in the queue so that its missing samples get done; None if there
     is no such run. A run whose worker beat within `lease_s` comes back unchanged (still
     `running`); one whose worker has gone silent is taken over."""
-    run = session.get(EvalRun, eval_id)
+    run = session.get(EvalRunRow, eval_id)
     if run is None or run.status == JobStatus.QUEUED:
         return run
     fresh = run.heartbeat_at is not None and run.heartbeat_at > utcnow() - timedelta(
@@ -153,9 +157,9 @@ def reopen(session: Session, eval_id: int, lease_s: float) -> EvalRun | None:
     return run
 
 
-def claim(session: Session, worker: str, eval_id: int | None = None) -> EvalRun | None:
+def claim(session: Session, worker: str, eval_id: int | None = None) -> EvalRunRow | None:
     """Claim the oldest queued run (or `eval_id`, if queued) for `worker`."""
-    run = queue.claim(session, EvalRun, worker, eval_id)
+    run = queue.claim(session, EvalRunRow, worker, eval_id)
     session.commit()
     if run is not None:
         session.refresh(run)
@@ -172,7 +176,7 @@ def finish(
 ) -> bool:
     """End a run `worker` holds; False when it no longer holds it (nothing written)."""
     values = {} if summary is None else {"summary": summary}
-    ended = queue.finish(session, EvalRun, eval_id, worker, status, reason, **values)
+    ended = queue.finish(session, EvalRunRow, eval_id, worker, status, reason, **values)
     session.commit()
     return ended
 
@@ -180,13 +184,13 @@ def finish(
 def release(session: Session, eval_id: int, worker: str, why: str) -> JobStatus | None:
     """Back to the queue without spending an attempt (the server stops; the run is fine), or
     cancelled if that was requested; None if `worker` no longer held it."""
-    status = queue.release(session, EvalRun, eval_id, worker, f"{why}; re-queued")
+    status = queue.release(session, EvalRunRow, eval_id, worker, f"{why}; re-queued")
     session.commit()
     return status
 
 
 def recover(session: Session, *, lease_s: float, max_attempts: int) -> list[queue.Recovered]:
     """Take back runs of silent workers (see `queue.recover`)."""
-    recovered = queue.recover(session, EvalRun, lease_s=lease_s, max_attempts=max_attempts)
+    recovered = queue.recover(session, EvalRunRow, lease_s=lease_s, max_attempts=max_attempts)
     session.commit()
     return recovered

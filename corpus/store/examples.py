@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import Engine, or_
 from sqlmodel import Session, col, select
 
-from corpus.store.models import Candidate, Verdict
+from corpus.store.models import CandidateRow, VerdictRow
 
 
 def search(
@@ -23,18 +23,18 @@ def search(
     if not patterns:
         return []
     query = (
-        select(Candidate)
-        .join(Verdict, col(Verdict.candidate_id) == col(Candidate.id))
+        select(CandidateRow)
+        .join(VerdictRow, col(VerdictRow.candidate_id) == col(CandidateRow.id))
         .where(
-            col(Candidate.target) == target,
-            col(Verdict.status) == "passed",
-            or_(*(col(Candidate.strategy).contains(p) for p in patterns)),
+            col(CandidateRow.target) == target,
+            col(VerdictRow.status) == "passed",
+            or_(*(col(CandidateRow.strategy).contains(p) for p in patterns)),
         )
-        .order_by(col(Candidate.id).desc())
+        .order_by(col(CandidateRow.id).desc())
         .limit(limit * 5)
     )
     if exclude_task is not None:
-        query = query.where(col(Candidate.task_id) != exclude_task)
+        query = query.where(col(CandidateRow.task_id) != exclude_task)
     found: list[dict[str, Any]] = []
     seen: set[str] = set()
     with Session(engine) as session:

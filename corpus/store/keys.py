@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from sqlmodel import Session, col, or_, select
 
-from corpus.store.models import ApiKey, ApiKeyCreated, ApiKeyPublic, utcnow
+from corpus.store.models import ApiKeyCreated, ApiKeyPublic, ApiKeyRow, utcnow
 
 TOKEN_PREFIX = "pf_"
 _TOUCH_EVERY = timedelta(minutes=1)
@@ -22,17 +22,19 @@ def digest(token: str) -> str:
 def create(session: Session, name: str) -> ApiKeyCreated:
     """Make a key; the returned token is the only copy there will ever be."""
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    key = ApiKey(name=name, prefix=token[:11], digest=digest(token))
+    key = ApiKeyRow(name=name, prefix=token[:11], digest=digest(token))
     session.add(key)
     session.commit()
     session.refresh(key)
     return ApiKeyCreated.model_validate(key.model_dump() | {"token": token})
 
 
-def authenticate(session: Session, token: str) -> ApiKey | None:
+def authenticate(session: Session, token: str) -> ApiKeyRow | None:
     """The live key for a token, or None (unknown or revoked)."""
     key = session.exec(
-        select(ApiKey).where(ApiKey.digest == digest(token), col(ApiKey.revoked_at).is_(None))
+        select(ApiKeyRow).where(
+            ApiKeyRow.digest == digest(token), col(ApiKeyRow.revoked_at).is_(None)
+        )
     ).first()
     if key is not None:
         now = utcnow()
@@ -46,11 +48,11 @@ def authenticate(session: Session, token: str) -> ApiKey | None:
 
 def revoke(session: Session, ref: str) -> ApiKeyPublic | None:
     """Revoke a key by id, name or token prefix; None if no live key matches exactly one."""
-    clauses = [ApiKey.name == ref, ApiKey.prefix == ref]
+    clauses = [ApiKeyRow.name == ref, ApiKeyRow.prefix == ref]
     if ref.isdigit():
-        clauses.append(ApiKey.id == int(ref))
+        clauses.append(ApiKeyRow.id == int(ref))
     matches = session.exec(
-        select(ApiKey).where(or_(*clauses), col(ApiKey.revoked_at).is_(None))
+        select(ApiKeyRow).where(or_(*clauses), col(ApiKeyRow.revoked_at).is_(None))
     ).all()
     if len(matches) != 1:
         return None
@@ -63,5 +65,5 @@ def revoke(session: Session, ref: str) -> ApiKeyPublic | None:
 
 
 def list_keys(session: Session) -> list[ApiKeyPublic]:
-    rows = session.exec(select(ApiKey).order_by(col(ApiKey.id))).all()
+    rows = session.exec(select(ApiKeyRow).order_by(col(ApiKeyRow.id))).all()
     return [ApiKeyPublic.model_validate(k) for k in rows]

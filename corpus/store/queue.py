@@ -19,12 +19,12 @@ from typing import Any, TypeVar
 from sqlalchemy import ColumnElement, Table, case, func, select, update
 from sqlmodel import Session
 
-from corpus.store.models import EvalRun, JobStatus, Task, utcnow
+from corpus.store.models import EvalRunRow, JobStatus, TaskRow, utcnow
 
-Job = TypeVar("Job", Task, EvalRun)
+Job = TypeVar("Job", TaskRow, EvalRunRow)
 
 
-def _table(model: type[Task | EvalRun]) -> Table:
+def _table(model: type[TaskRow | EvalRunRow]) -> Table:
     table: Table = getattr(model, "__table__")  # noqa: B009 - SQLModel does not type it
     return table
 

@@ -18,14 +18,14 @@ from sqlalchemy import Engine, update
 from sqlmodel import Session, col
 
 from corpus.store.models import (
-    Candidate,
     CandidateCreate,
+    CandidateRow,
     EventKind,
-    Run,
     RunMeta,
-    Step,
+    RunRow,
     StepCreate,
-    Verdict,
+    StepRow,
+    VerdictRow,
     verdict_columns,
 )
 from corpus.store.notify import Notifier, task_key
@@ -103,34 +103,34 @@ class Recorder:
 
     def _update_run(self, session: Session, values: dict[str, Any]) -> None:
         session.execute(
-            update(Run)
-            .where(col(Run.id) == self.run_id)
+            update(RunRow)
+            .where(col(RunRow.id) == self.run_id)
             .values(**values)
             .execution_options(synchronize_session=False)
         )
 
     def _update_step(self, session: Session, step_id: int, fields: dict[str, Any]) -> None:
         session.execute(
-            update(Step)
-            .where(col(Step.id) == step_id, col(Step.run_id) == self.run_id)
+            update(StepRow)
+            .where(col(StepRow.id) == step_id, col(StepRow.run_id) == self.run_id)
             .values(**fields)
             .execution_options(synchronize_session=False)
         )
 
     def _insert_step(self, session: Session, step: StepCreate, seq: int) -> int:
-        row = Step.model_validate(
+        row = StepRow.model_validate(
             step.model_dump() | {"task_id": self.task_id, "run_id": self.run_id, "seq": seq}
         )
         return self._insert(session, row, EventKind.STEP)
 
     def _insert_candidate(self, session: Session, candidate: CandidateCreate) -> int:
-        row = Candidate.model_validate(
+        row = CandidateRow.model_validate(
             candidate.model_dump() | {"task_id": self.task_id, "run_id": self.run_id}
         )
         return self._insert(session, row, EventKind.CANDIDATE)
 
     def _insert_verdict(self, session: Session, candidate_id: int, data: dict[str, Any]) -> int:
-        row = Verdict(
+        row = VerdictRow(
             candidate_id=candidate_id,
             task_id=self.task_id,
             run_id=self.run_id,
@@ -139,7 +139,9 @@ class Recorder:
         )
         return self._insert(session, row, EventKind.VERDICT)
 
-    def _insert(self, session: Session, row: Step | Candidate | Verdict, kind: EventKind) -> int:
+    def _insert(
+        self, session: Session, row: StepRow | CandidateRow | VerdictRow, kind: EventKind
+    ) -> int:
         session.add(row)
         session.flush()
         assert row.id is not None

@@ -15,21 +15,21 @@ from sqlmodel import Session, col, select
 
 from corpus.store import queue
 from corpus.store.models import (
-    Candidate,
     CandidatePublic,
+    CandidateRow,
     CandidateWithVerdict,
     EventKind,
     JobStatus,
     ParallelTarget,
-    Run,
     RunPublic,
-    Step,
+    RunRow,
     StepPublic,
-    Task,
+    StepRow,
     TaskCreate,
-    TaskEvent,
-    Verdict,
+    TaskEventRow,
+    TaskRow,
     VerdictPublic,
+    VerdictRow,
     utcnow,
 )
 
@@ -48,8 +48,8 @@ def _owned(statement: Any, owner: Owner) -> Any:
     if isinstance(owner, AnyOwner):
         return statement
     if owner is None:
-        return statement.where(col(Task.owner_key_id).is_(None))
-    return statement.where(Task.owner_key_id == owner)
+        return statement.where(col(TaskRow.owner_key_id).is_(None))
+    return statement.where(TaskRow.owner_key_id == owner)
 
 
 def add_event(
@@ -60,16 +60,16 @@ def add_event(
     data: dict[str, Any] | None = None,
 ) -> None:
     """Append to the task's log (in the caller's transaction)."""
-    session.add(TaskEvent(task_id=task_id, kind=kind, ref_id=ref_id, data=data or {}))
+    session.add(TaskEventRow(task_id=task_id, kind=kind, ref_id=ref_id, data=data or {}))
 
 
 def status_event(session: Session, task_id: str, status: JobStatus, reason: str = "") -> None:
     add_event(session, task_id, EventKind.STATUS, data={"status": status, "reason": reason})
 
 
-def submit(session: Session, create: TaskCreate, owner_key_id: int | None = None) -> Task:
+def submit(session: Session, create: TaskCreate, owner_key_id: int | None = None) -> TaskRow:
     """Queue a new task."""
-    task = Task.model_validate(create.model_dump(mode="json") | {"owner_key_id": owner_key_id})
+    task = TaskRow.model_validate(create.model_dump(mode="json") | {"owner_key_id": owner_key_id})
     session.add(task)
     session.flush()
     status_event(session, task.id, JobStatus.QUEUED)
@@ -78,13 +78,13 @@ def submit(session: Session, create: TaskCreate, owner_key_id: int | None = None
     return task
 
 
-def get(session: Session, task_id: str, owner: Owner = ANY_OWNER) -> Task | None:
-    return session.exec(_owned(select(Task).where(Task.id == task_id), owner)).first()
+def get(session: Session, task_id: str, owner: Owner = ANY_OWNER) -> TaskRow | None:
+    return session.exec(_owned(select(TaskRow).where(TaskRow.id == task_id), owner)).first()
 
 
 @dataclass(frozen=True)
 class Page:
-    items: list[Task]
+    items: list[TaskRow]
     total: int
 
 
@@ -98,14 +98,14 @@ def list_tasks(
     offset: int = 0,
 ) -> Page:
     """Newest first."""
-    query = _owned(select(Task), owner)
+    query = _owned(select(TaskRow), owner)
     if status is not None:
-        query = query.where(Task.status == status)
+        query = query.where(TaskRow.status == status)
     if target is not None:
-        query = query.where(Task.target == target)
+        query = query.where(TaskRow.target == target)
     total = session.exec(select(func.count()).select_from(query.subquery())).one()
     items = session.exec(
-        query.order_by(col(Task.created_at).desc(), col(Task.id)).offset(offset).limit(limit)
+        query.order_by(col(TaskRow.created_at).desc(), col(TaskRow.id)).offset(offset).limit(limit)
     ).all()
     return Page(items=list(items), total=int(total))
 
@@ -126,8 +126,8 @@ def request_cancel(session: Session, task_id: str, owner: Owner = ANY_OWNER) -> 
         return CancelOutcome.NOT_FOUND
     reason = "cancelled on request"
     dequeued = session.execute(
-        update(Task)
-        .where(col(Task.id) == task_id, col(Task.status) == JobStatus.QUEUED)
+        update(TaskRow)
+        .where(col(TaskRow.id) == task_id, col(TaskRow.status) == JobStatus.QUEUED)
         .values(status=JobStatus.CANCELLED, reason=reason, finished_at=utcnow())
         .execution_options(synchronize_session=False)
     ).rowcount  # type: ignore[attr-defined]
@@ -136,8 +136,8 @@ def request_cancel(session: Session, task_id: str, owner: Owner = ANY_OWNER) -> 
         session.commit()
         return CancelOutcome.CANCELLED
     flagged = session.execute(
-        update(Task)
-        .where(col(Task.id) == task_id, col(Task.status) == JobStatus.RUNNING)
+        update(TaskRow)
+        .where(col(TaskRow.id) == task_id, col(TaskRow.status) == JobStatus.RUNNING)
         .values(cancel_requested=True)
         .execution_options(synchronize_session=False)
     ).rowcount  # type: ignore[attr-defined]
@@ -145,9 +145,9 @@ def request_cancel(session: Session, task_id: str, owner: Owner = ANY_OWNER) -> 
     return CancelOutcome.REQUESTED if flagged else CancelOutcome.FINISHED
 
 
-def claim(session: Session, worker: str, task_id: str | None = None) -> Task | None:
+def claim(session: Session, worker: str, task_id: str | None = None) -> TaskRow | None:
     """Claim the oldest queued task (or `task_id`) for `worker`, logging its new status."""
-    task = queue.claim(session, Task, worker, task_id)
+    task = queue.claim(session, TaskRow, worker, task_id)
     if task is not None:
         status_event(session, task.id, JobStatus.RUNNING)
         session.commit()
@@ -157,8 +157,8 @@ def claim(session: Session, worker: str, task_id: str | None = None) -> Task | N
     return task
 
 
-def start_run(session: Session, task: Task, runner: str, worker: str) -> Run:
-    run = Run(
+def start_run(session: Session, task: TaskRow, runner: str, worker: str) -> RunRow:
+    run = RunRow(
         task_id=task.id,
         attempt=task.attempts,
         runner=runner,
@@ -187,7 +187,7 @@ def finish(
     best = _best(session, task_id, best_candidate_id)
     ended = queue.finish(
         session,
-        Task,
+        TaskRow,
         task_id,
         worker,
         status,
@@ -204,13 +204,15 @@ def finish(
 
 
 def _best(session: Session, task_id: str, chosen: int | None) -> tuple[int, float] | None:
-    query = select(Verdict.candidate_id, Verdict.best_speedup).where(Verdict.task_id == task_id)
+    query = select(VerdictRow.candidate_id, VerdictRow.best_speedup).where(
+        VerdictRow.task_id == task_id
+    )
     if chosen is not None:
-        query = query.where(Verdict.candidate_id == chosen)
+        query = query.where(VerdictRow.candidate_id == chosen)
     else:
-        query = query.where(col(Verdict.passed))
+        query = query.where(col(VerdictRow.passed))
     row = session.exec(
-        query.order_by(col(Verdict.best_speedup).desc(), col(Verdict.id).desc())
+        query.order_by(col(VerdictRow.best_speedup).desc(), col(VerdictRow.id).desc())
     ).first()
     if row is None:
         return (chosen, 0.0) if chosen is not None else None
@@ -219,8 +221,8 @@ def _best(session: Session, task_id: str, chosen: int | None) -> tuple[int, floa
 
 def _end_run(session: Session, run_id: int, status: JobStatus, reason: str) -> None:
     session.execute(
-        update(Run)
-        .where(col(Run.id) == run_id, col(Run.status) == JobStatus.RUNNING)
+        update(RunRow)
+        .where(col(RunRow.id) == run_id, col(RunRow.status) == JobStatus.RUNNING)
         .values(status=status, reason=reason, finished_at=utcnow())
         .execution_options(synchronize_session=False)
     )
@@ -228,10 +230,12 @@ def _end_run(session: Session, run_id: int, status: JobStatus, reason: str) -> N
 
 def recover(session: Session, *, lease_s: float, max_attempts: int) -> list[queue.Recovered]:
     """Take back tasks of dead workers (see `queue.recover`) and close their open runs."""
-    recovered = queue.recover(session, Task, lease_s=lease_s, max_attempts=max_attempts)
+    recovered = queue.recover(session, TaskRow, lease_s=lease_s, max_attempts=max_attempts)
     for item in recovered:
         open_runs = session.exec(
-            select(Run.id).where(Run.task_id == item.job_id, Run.status == JobStatus.RUNNING)
+            select(RunRow.id).where(
+                RunRow.task_id == item.job_id, RunRow.status == JobStatus.RUNNING
+            )
         ).all()
         for run_id in open_runs:
             assert run_id is not None
@@ -246,16 +250,16 @@ def candidates(
 ) -> list[CandidateWithVerdict]:
     """The task's candidates in creation order (a page of them), each with its latest verdict."""
     rows = session.exec(
-        select(Candidate)
-        .where(Candidate.task_id == task_id)
-        .order_by(col(Candidate.id))
+        select(CandidateRow)
+        .where(CandidateRow.task_id == task_id)
+        .order_by(col(CandidateRow.id))
         .offset(offset)
         .limit(limit)
     ).all()
     ids = [c.id for c in rows]
-    verdicts: dict[int, Verdict] = {}
+    verdicts: dict[int, VerdictRow] = {}
     for verdict in session.exec(
-        select(Verdict).where(col(Verdict.candidate_id).in_(ids)).order_by(col(Verdict.id))
+        select(VerdictRow).where(col(VerdictRow.candidate_id).in_(ids)).order_by(col(VerdictRow.id))
     ):
         verdicts[verdict.candidate_id] = verdict
     return [
@@ -268,12 +272,14 @@ def candidates(
 
 
 def count_candidates(session: Session, task_id: str) -> int:
-    query = select(func.count()).where(Candidate.task_id == task_id)
+    query = select(func.count()).where(CandidateRow.task_id == task_id)
     return int(session.exec(query).one())
 
 
 def runs(session: Session, task_id: str) -> list[RunPublic]:
-    rows = session.exec(select(Run).where(Run.task_id == task_id).order_by(col(Run.id))).all()
+    rows = session.exec(
+        select(RunRow).where(RunRow.task_id == task_id).order_by(col(RunRow.id))
+    ).all()
     return [RunPublic.model_validate(r) for r in rows]
 
 
@@ -282,10 +288,10 @@ def _public(model: Any, row: Any) -> Any:
 
 
 _REFS: dict[EventKind, tuple[Any, Any]] = {
-    EventKind.STEP: (Step, StepPublic),
-    EventKind.CANDIDATE: (Candidate, CandidatePublic),
-    EventKind.VERDICT: (Verdict, VerdictPublic),
-    EventKind.RUN: (Run, RunPublic),
+    EventKind.STEP: (StepRow, StepPublic),
+    EventKind.CANDIDATE: (CandidateRow, CandidatePublic),
+    EventKind.VERDICT: (VerdictRow, VerdictPublic),
+    EventKind.RUN: (RunRow, RunPublic),
 }
 
 
@@ -294,9 +300,9 @@ def events_after(
 ) -> list[tuple[int, EventKind, dict[str, Any]]]:
     """The task's events with id > `after`, oldest first, each with the object it refers to."""
     events = session.exec(
-        select(TaskEvent)
-        .where(TaskEvent.task_id == task_id, col(TaskEvent.id) > after)
-        .order_by(col(TaskEvent.id))
+        select(TaskEventRow)
+        .where(TaskEventRow.task_id == task_id, col(TaskEventRow.id) > after)
+        .order_by(col(TaskEventRow.id))
         .limit(limit)
     ).all()
     out = []
@@ -318,21 +324,23 @@ def release(
     """Put a task this worker holds back in the queue (shutdown), returning its attempt, and end
     its run (`None`: it was claimed but no run began); one whose cancellation was requested ends
     cancelled instead. The status it got, None if this worker no longer held it."""
-    status = queue.release(session, Task, task_id, worker, f"{why}; re-queued")
+    status = queue.release(session, TaskRow, task_id, worker, f"{why}; re-queued")
     if run_id is not None:
         _end_run(session, run_id, JobStatus.CANCELLED, why)
     if status is not None:
-        task = session.get(Task, task_id, populate_existing=True)
+        task = session.get(TaskRow, task_id, populate_existing=True)
         assert task is not None
         status_event(session, task_id, status, task.reason)
     session.commit()
     return status
 
 
-def steps_of(session: Session, task_id: str) -> list[Step]:
+def steps_of(session: Session, task_id: str) -> list[StepRow]:
     """Every step of every run of a task, in the order they were stored."""
     return list(
         session.exec(
-            select(Step).where(Step.task_id == task_id).order_by(col(Step.run_id), col(Step.seq))
+            select(StepRow)
+            .where(StepRow.task_id == task_id)
+            .order_by(col(StepRow.run_id), col(StepRow.seq))
         ).all()
     )

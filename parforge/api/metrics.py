@@ -14,7 +14,7 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from corpus.store.models import JobStatus, Task
+from corpus.store.models import JobStatus, TaskRow
 from sandbox.config import RayConfig, SandboxConfig
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ class _StoreCollector(Collector):
         )
         with Session(self.engine) as session:
             counts = dict(
-                session.exec(select(Task.status, func.count()).group_by(Task.status)).all()
+                session.exec(select(TaskRow.status, func.count()).group_by(TaskRow.status)).all()
             )
         for status in JobStatus:
             tasks.add_metric([status.value], counts.get(status, 0))

@@ -23,7 +23,7 @@ from sqlmodel import Session
 from agents.judge import SandboxJudge, task_spec
 from agents.preflight import InputRejected, check_original, check_task
 from corpus.store import queue, tasks
-from corpus.store.models import Task, TaskCreate, TaskDetail
+from corpus.store.models import TaskCreate, TaskDetail, TaskRow
 from corpus.store.notify import QUEUE
 from parforge.app.limits import task_refusal
 
@@ -104,7 +104,7 @@ async def submit(
 
 def _active(engine: Engine, owner: int) -> int:
     with Session(engine) as session:
-        return queue.active(session, Task, owner)
+        return queue.active(session, TaskRow, owner)
 
 
 def _store(engine: Engine, create: TaskCreate, owner: int | None) -> TaskDetail:

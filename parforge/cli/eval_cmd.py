@@ -28,7 +28,7 @@ from parforge.cli._store import store as open_store
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from corpus.store.models import EvalRun
+    from corpus.store.models import EvalRunRow
     from evals.plan import Progress as RunProgress
     from parforge.settings import Settings
 
@@ -229,7 +229,7 @@ def _reopen(engine: Engine, eval_id: int, lease_s: float) -> int:
     return eval_id
 
 
-async def _execute(config: Settings, engine: Engine, eval_id: int) -> EvalRun:
+async def _execute(config: Settings, engine: Engine, eval_id: int) -> EvalRunRow:
     from parforge.service.evals import EvalPool, build_eval_runner
 
     runner = build_eval_runner(config, engine)
@@ -262,7 +262,7 @@ async def _execute(config: Settings, engine: Engine, eval_id: int) -> EvalRun:
         await runner.aclose()
 
 
-def _print_outcome(final: EvalRun) -> None:
+def _print_outcome(final: EvalRunRow) -> None:
     from corpus.store.models import JobStatus
 
     style = "green" if final.status == JobStatus.SUCCEEDED else "red"
@@ -382,7 +382,7 @@ def list_cmd(
     out.print(table)
 
 
-def _overall_pass(run: EvalRun) -> str:
+def _overall_pass(run: EvalRunRow) -> str:
     from evals.summary import OVERALL
 
     for row in run.summary.get("rows", []):

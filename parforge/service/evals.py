@@ -16,7 +16,7 @@ from sqlmodel import Session
 
 from corpus.runner import TaskRunner
 from corpus.store import evals as store
-from corpus.store.models import EvalRun, JobStatus
+from corpus.store.models import EvalRunRow, JobStatus
 from corpus.store.notify import Notifier
 from corpus.store.queue import Recovered
 from evals.errors import EvalError, EvalInterrupted
@@ -84,10 +84,10 @@ class AgentTasks:
             self.runner = None
 
 
-class EvalPool(JobPool[EvalRun, int]):
+class EvalPool(JobPool[EvalRunRow, int]):
     """`workers` eval runs at once over one store."""
 
-    model = EvalRun
+    model = EvalRunRow
     kind = "eval"
 
     def __init__(
@@ -101,7 +101,7 @@ class EvalPool(JobPool[EvalRun, int]):
         super().__init__(engine, config, workers, notifier)
         self.runner = runner
 
-    async def run_one(self, eval_id: int, on_progress: ProgressSink | None = None) -> EvalRun:
+    async def run_one(self, eval_id: int, on_progress: ProgressSink | None = None) -> EvalRunRow:
         """Claim one queued eval and run it here (the CLI); return its final row."""
         run = await self._claimed(eval_id)
         if run is None:
@@ -113,7 +113,11 @@ class EvalPool(JobPool[EvalRun, int]):
         return final
 
     async def _execute(
-        self, run: EvalRun, on_progress: ProgressSink | None = None, *, requeue_on_stop: bool = True
+        self,
+        run: EvalRunRow,
+        on_progress: ProgressSink | None = None,
+        *,
+        requeue_on_stop: bool = True,
     ) -> None:
         assert run.id is not None
         eval_id = run.id
@@ -158,11 +162,11 @@ class EvalPool(JobPool[EvalRun, int]):
 
     # Blocking database work, run in threads.
 
-    def _claim(self, key: int | None) -> EvalRun | None:
+    def _claim(self, key: int | None) -> EvalRunRow | None:
         with Session(self.engine, expire_on_commit=False) as session:
             return store.claim(session, self.worker, key)
 
-    def _get(self, eval_id: int) -> EvalRun | None:
+    def _get(self, eval_id: int) -> EvalRunRow | None:
         with Session(self.engine, expire_on_commit=False) as session:
             return store.get(session, eval_id)
 
@@ -180,7 +184,7 @@ class EvalPool(JobPool[EvalRun, int]):
         with Session(self.engine) as session:
             store.finish(session, eval_id, self.worker, status, reason, summary)
 
-    def _unclaim(self, row: EvalRun, why: str) -> None:
+    def _unclaim(self, row: EvalRunRow, why: str) -> None:
         assert row.id is not None
         self._release(row.id, why)
 

@@ -25,7 +25,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
-from corpus.store.models import EvalRun, JobStatus, Task
+from corpus.store.models import EvalRunRow, JobStatus, TaskRow
 from corpus.store.notify import QUEUE, Notifier
 from corpus.store.queue import Beat, Recovered, heartbeat
 from parforge.service import identity
@@ -38,7 +38,7 @@ CANCEL = "cancel"
 
 LEASE_LOST = "lease lost"
 
-Row = TypeVar("Row", Task, EvalRun)
+Row = TypeVar("Row", TaskRow, EvalRunRow)
 Key = TypeVar("Key", bound=Hashable)
 T = TypeVar("T")
 

@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from corpus.runner import TaskContext, TaskRunner
 from corpus.store import tasks as store_tasks
-from corpus.store.models import JobStatus, Task, TaskDetail
+from corpus.store.models import JobStatus, TaskDetail, TaskRow
 from corpus.store.notify import Notifier, task_key
 from corpus.store.queue import Recovered
 from corpus.store.recorder import Recorder
@@ -29,10 +29,10 @@ __all__ = ["CANCEL", "WorkerPool"]
 log = logging.getLogger(__name__)
 
 
-class WorkerPool(JobPool[Task, str]):
+class WorkerPool(JobPool[TaskRow, str]):
     """`config.workers` concurrent task runs over one store."""
 
-    model = Task
+    model = TaskRow
     kind = "task"
 
     def __init__(
@@ -55,7 +55,7 @@ class WorkerPool(JobPool[Task, str]):
             await self._execute(task)
         return True
 
-    async def _execute(self, task: Task) -> None:
+    async def _execute(self, task: TaskRow) -> None:
         self.notifier.notify(task_key(task.id))
         try:
             runner = self.runners.get(task.agent)
@@ -121,11 +121,11 @@ class WorkerPool(JobPool[Task, str]):
 
     # Blocking database work, run in threads.
 
-    def _claim(self, key: str | None) -> Task | None:
+    def _claim(self, key: str | None) -> TaskRow | None:
         with Session(self.engine, expire_on_commit=False) as session:
             return store_tasks.claim(session, self.worker, key)
 
-    def _start_run(self, task: Task, runner: str) -> int:
+    def _start_run(self, task: TaskRow, runner: str) -> int:
         with Session(self.engine) as session:
             run = store_tasks.start_run(session, task, runner, self.worker)
             assert run.id is not None
@@ -145,7 +145,7 @@ class WorkerPool(JobPool[Task, str]):
         with Session(self.engine) as session:
             store_tasks.finish(session, task_id, run_id, self.worker, status, reason, best)
 
-    def _unclaim(self, row: Task, why: str) -> None:
+    def _unclaim(self, row: TaskRow, why: str) -> None:
         self._release(row.id, None, why)
 
     def _release(self, task_id: str, run_id: int | None, why: str) -> None:

@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 
 from agents.llm import LLMClient, LLMConfig
 from corpus.store import evals as store
-from corpus.store.models import EvalResult, Task
+from corpus.store.models import EvalResultRow, TaskRow
 from corpus.suites import load_suite
 from evals.config import RunOptions
 from evals.errors import EvalInterrupted
@@ -52,7 +52,7 @@ def prompt_source(
     return PromptSource(client, FAKE_MODEL, api)  # type: ignore[arg-type]
 
 
-def rows(engine: Engine, run_id: int) -> list[EvalResult]:
+def rows(engine: Engine, run_id: int) -> list[EvalResultRow]:
     with Session(engine) as session:
         return store.rows(session, run_id)
 
@@ -252,7 +252,7 @@ async def test_the_graph_agent_gets_the_runs_reasoning_and_evolution_options(eng
     await eval_runner.run(run_id)
     assert [r.status for r in rows(engine, run_id)] == ["generation_failed"]
     with Session(engine) as session:
-        [task] = session.exec(select(Task)).all()
+        [task] = session.exec(select(TaskRow)).all()
     assert ran == [task.id] and task.options is not None
     assert task.options["reasoning_threads"] == 2
     assert task.options["evolve"] is True and task.options["generations"] == 3

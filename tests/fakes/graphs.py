@@ -16,7 +16,7 @@ from agents.graphs.shared.config import GraphConfig
 from agents.llm import LLMClient, LLMConfig
 from agents.runners import GraphRunner
 from corpus.store import tasks
-from corpus.store.models import Candidate, Step, Task
+from corpus.store.models import CandidateRow, StepRow, TaskRow
 from parforge.service.pool import WorkerPool
 from sandbox.spec import Target
 from sandbox.verdict import ConcurrencyReport, Finding, Status, Timing, Verdict
@@ -131,7 +131,7 @@ def runner(fake: FakeLLMServer, llm_config: LLMConfig, verifier: Any, **config: 
     return GraphRunner(llm, verifier, GraphConfig(**config))
 
 
-async def run_one(engine: Engine, graph: GraphRunner, task_id: str) -> Task:
+async def run_one(engine: Engine, graph: GraphRunner, task_id: str) -> TaskRow:
     assert await WorkerPool(engine, graph, ONE_WORKER).run_task(task_id)
     with Session(engine) as s:
         task = tasks.get(s, task_id)
@@ -139,11 +139,15 @@ async def run_one(engine: Engine, graph: GraphRunner, task_id: str) -> Task:
         return task
 
 
-def stored(engine: Engine, task_id: str) -> tuple[list[Step], list[Candidate]]:
+def stored(engine: Engine, task_id: str) -> tuple[list[StepRow], list[CandidateRow]]:
     with Session(engine) as s:
-        steps = s.exec(select(Step).where(Step.task_id == task_id).order_by(col(Step.seq))).all()
+        steps = s.exec(
+            select(StepRow).where(StepRow.task_id == task_id).order_by(col(StepRow.seq))
+        ).all()
         cands = s.exec(
-            select(Candidate).where(Candidate.task_id == task_id).order_by(col(Candidate.id))
+            select(CandidateRow)
+            .where(CandidateRow.task_id == task_id)
+            .order_by(col(CandidateRow.id))
         ).all()
     return list(steps), list(cands)
 
@@ -158,7 +162,7 @@ def claimed(engine: Engine, task_id: str, runner_name: str) -> tuple[int, Any]:
         return run.id, tasks_detail(task)
 
 
-def tasks_detail(task: Task) -> Any:
+def tasks_detail(task: TaskRow) -> Any:
     from corpus.store.models import TaskDetail
 
     return TaskDetail.model_validate(task)

@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 from corpus.export import ExportFormat, schema_for
 from corpus.store import keys, open_store
 from corpus.store.config import StoreConfig
-from corpus.store.models import Step
+from corpus.store.models import StepRow
 from parforge.api import create_app
 from parforge.model_server import ModelConfig
 from parforge.settings import ServiceConfig, Settings
@@ -90,7 +90,7 @@ async def test_a_task_runs_on_the_embedded_model_and_the_docker_sandbox(
             ]
         with Session(engine) as s:
             steps = s.exec(
-                select(Step).where(Step.task_id == task_id).order_by(col(Step.seq))
+                select(StepRow).where(StepRow.task_id == task_id).order_by(col(StepRow.seq))
             ).all()
         engine.dispose()
 

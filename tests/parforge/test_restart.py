@@ -17,7 +17,7 @@ import pytest
 from sqlmodel import Session, select
 
 from corpus.store import keys, open_store, tasks
-from corpus.store.models import Step
+from corpus.store.models import StepRow
 from tests.fakes.paths import ROOT
 
 
@@ -87,7 +87,7 @@ class Server:
 def _steps(store_url: str, task_id: str) -> list[tuple[int, int]]:
     engine = open_store(store_url)
     with Session(engine) as s:
-        rows = s.exec(select(Step.id, Step.run_id).where(Step.task_id == task_id)).all()
+        rows = s.exec(select(StepRow.id, StepRow.run_id).where(StepRow.task_id == task_id)).all()
     engine.dispose()
     return sorted((int(a), int(b)) for a, b in rows)
 

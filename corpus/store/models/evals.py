@@ -45,7 +45,7 @@ class EvalRunCreate(EvalRunBase):
         return reject_nul(data)
 
 
-class EvalRun(EvalRunBase, QueueFields, table=True):
+class EvalRunRow(EvalRunBase, QueueFields, table=True):
     __tablename__ = "eval_runs"
 
     id: int | None = Field(default=None, primary_key=True)
@@ -99,7 +99,7 @@ class EvalResultCreate(EvalResultBase):
     """A result as the evals runner reports it."""
 
 
-class EvalResult(EvalResultBase, table=True):
+class EvalResultRow(EvalResultBase, table=True):
     __tablename__ = "eval_results"
     __table_args__ = (
         UniqueConstraint("eval_run_id", "problem", "sample_index", name="uq_eval_results_sample"),

@@ -100,7 +100,7 @@ class TaskCreate(TaskBase):
         return reject_nul(data)
 
 
-class Task(TaskBase, QueueFields, table=True):
+class TaskRow(TaskBase, QueueFields, table=True):
     __tablename__ = "tasks"
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
@@ -153,7 +153,7 @@ class ApiKeyBase(SQLModel):
     name: str = Field(min_length=1, max_length=100)
 
 
-class ApiKey(ApiKeyBase, table=True):
+class ApiKeyRow(ApiKeyBase, table=True):
     """A bearer token's SHA-256 digest: the token itself is shown once and never stored."""
 
     __tablename__ = "api_keys"

@@ -48,7 +48,7 @@ class RunMeta(SQLModel):
     budgets: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
 
 
-class Run(RunMeta, table=True):
+class RunRow(RunMeta, table=True):
     """One agent execution of a task (a task re-queued after a crash gets a second run)."""
 
     __tablename__ = "runs"
@@ -112,7 +112,7 @@ class StepCreate(StepBase):
     """A step as a runner reports it."""
 
 
-class Step(StepBase, table=True):
+class StepRow(StepBase, table=True):
     __tablename__ = "steps"
 
     id: int | None = Field(default=None, primary_key=True, sa_type=BigId)
@@ -147,7 +147,7 @@ class CandidateCreate(CandidateBase):
     """A candidate as a runner reports it."""
 
 
-class Candidate(CandidateBase, table=True):
+class CandidateRow(CandidateBase, table=True):
     __tablename__ = "candidates"
 
     id: int | None = Field(default=None, primary_key=True)
@@ -175,7 +175,7 @@ class VerdictBase(SQLModel):
     data: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
 
 
-class Verdict(VerdictBase, table=True):
+class VerdictRow(VerdictBase, table=True):
     __tablename__ = "verdicts"
 
     id: int | None = Field(default=None, primary_key=True)
@@ -197,7 +197,7 @@ class CandidateWithVerdict(CandidatePublic):
     verdict: VerdictPublic | None = None
 
 
-class TaskEvent(SQLModel, table=True):
+class TaskEventRow(SQLModel, table=True):
     """The task's log, in write order: what `GET /v1/tasks/{id}/events` replays and follows."""
 
     __tablename__ = "task_events"

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Path, Query, status
 
 from corpus.store import evals, queue
-from corpus.store.models import EvalRun, EvalRunCreate, EvalRunDetail, EvalRunPublic
+from corpus.store.models import EvalRunCreate, EvalRunDetail, EvalRunPublic, EvalRunRow
 from corpus.store.notify import QUEUE
 from evals.sources.replay import replayed_run
 from parforge.api.deps import OwnerDep, ServicesDep, SessionDep, refuse
@@ -34,7 +34,7 @@ def submit_eval(
             status.HTTP_422_UNPROCESSABLE_CONTENT,
             f"{body.model}: no eval run {replayed} that this API key can see",
         )
-    active = None if owner is None else queue.active(session, EvalRun, owner)
+    active = None if owner is None else queue.active(session, EvalRunRow, owner)
     refuse(eval_refusal(active, services.settings.server.limits))
     run = evals.submit(session, body, owner)
     services.notifier.notify(QUEUE)

@@ -20,14 +20,14 @@ from corpus.export import ExportFilter, ExportFormat, export_lines, schema_for
 from corpus.store import tasks
 from corpus.store.models import (
     Budgets,
-    Candidate,
+    CandidateRow,
     JobStatus,
-    Run,
-    Step,
-    Task,
+    RunRow,
+    StepRow,
     TaskCreate,
+    TaskRow,
     TestInput,
-    Verdict,
+    VerdictRow,
 )
 from parforge.service.pool import CANCEL, WorkerPool
 from sandbox.errors import SandboxUnavailable
@@ -93,7 +93,7 @@ def submit(engine: Engine, samples: int = 3, **extra: Any) -> str:
         return tasks.submit(s, create).id
 
 
-async def run_one(engine: Engine, runner: PromptRunner, task_id: str) -> Task:
+async def run_one(engine: Engine, runner: PromptRunner, task_id: str) -> TaskRow:
     assert await WorkerPool(engine, runner, ONE_WORKER).run_task(task_id)
     with Session(engine) as s:
         task = tasks.get(s, task_id)
@@ -101,13 +101,19 @@ async def run_one(engine: Engine, runner: PromptRunner, task_id: str) -> Task:
         return task
 
 
-def stored(engine: Engine, task_id: str) -> tuple[list[Step], list[Candidate], list[Verdict]]:
+def stored(
+    engine: Engine, task_id: str
+) -> tuple[list[StepRow], list[CandidateRow], list[VerdictRow]]:
     with Session(engine) as s:
-        steps = s.exec(select(Step).where(Step.task_id == task_id).order_by(col(Step.seq))).all()
-        cands = s.exec(
-            select(Candidate).where(Candidate.task_id == task_id).order_by(col(Candidate.id))
+        steps = s.exec(
+            select(StepRow).where(StepRow.task_id == task_id).order_by(col(StepRow.seq))
         ).all()
-        verdicts = s.exec(select(Verdict).where(Verdict.task_id == task_id)).all()
+        cands = s.exec(
+            select(CandidateRow)
+            .where(CandidateRow.task_id == task_id)
+            .order_by(col(CandidateRow.id))
+        ).all()
+        verdicts = s.exec(select(VerdictRow).where(VerdictRow.task_id == task_id)).all()
     return list(steps), list(cands), list(verdicts)
 
 
@@ -151,7 +157,7 @@ async def test_k_samples_in_one_request_every_step_stored_and_the_fastest_kept(
     assert task.reason == "2 of 3 candidates passed; best 1.80x at 2 threads"
     assert task.best_candidate_id == cands[2].id and task.best_speedup == 1.8
     with Session(engine) as s:
-        [run] = s.exec(select(Run).where(Run.task_id == task_id)).all()
+        [run] = s.exec(select(RunRow).where(RunRow.task_id == task_id)).all()
     assert run.runner == "prompt" and run.model == FAKE_MODEL and run.adapter is None
     assert run.budgets["samples"] == 3 and run.budgets["temperature"] == 0.5
 
@@ -278,7 +284,7 @@ async def test_an_unavailable_sandbox_fails_the_task_and_keeps_the_candidates(
 
 async def _run_and_cancel(
     engine: Engine, runner: PromptRunner, task_id: str, ready: Callable[[], bool]
-) -> Task:
+) -> TaskRow:
     pool = WorkerPool(engine, runner, ONE_WORKER)
     await pool.start()
     try:

@@ -10,7 +10,7 @@ from sqlalchemy import select, update
 from sqlmodel import Session, col
 
 from corpus.store import evals, queue, tasks
-from corpus.store.models import EvalRunCreate, JobStatus, Task, TaskCreate
+from corpus.store.models import EvalRunCreate, JobStatus, TaskCreate, TaskRow
 
 ALL_DEAD = {"lease_s": 0, "max_attempts": 2}
 """A lease of 0: every worker counts as silent."""
@@ -74,7 +74,7 @@ def test_a_queued_task_flagged_for_cancellation_is_cancelled_by_recovery(engine)
     with Session(engine) as s:
         task_id = tasks.submit(s, TaskCreate(target="openmp", source="int main() {}")).id
         # What an older version left behind: queued, flagged, never to be claimed.
-        s.execute(update(Task).where(col(Task.id) == task_id).values(cancel_requested=True))
+        s.execute(update(TaskRow).where(col(TaskRow.id) == task_id).values(cancel_requested=True))
         s.commit()
         [item] = tasks.recover(s, **ALL_DEAD)
         assert (item.job_id, item.status) == (task_id, JobStatus.CANCELLED)
@@ -84,7 +84,7 @@ def test_a_queued_task_flagged_for_cancellation_is_cancelled_by_recovery(engine)
 
 def test_recovery_takes_a_job_only_if_the_heartbeat_it_saw_is_still_the_latest(engine):
     task_id, _ = _running(engine)
-    c = Task.__table__.c  # type: ignore[attr-defined]
+    c = TaskRow.__table__.c  # type: ignore[attr-defined]
     with Session(engine) as s:
         old = s.execute(
             select(c.id, c.claimed_by, c.heartbeat_at, c.attempts).where(c.id == task_id)
@@ -92,12 +92,12 @@ def test_recovery_takes_a_job_only_if_the_heartbeat_it_saw_is_still_the_latest(e
         seen = queue.Seen(*old)
         # The worker beats between recovery's read and its write: it keeps its job.
         s.execute(
-            update(Task)
-            .where(col(Task.id) == task_id)
+            update(TaskRow)
+            .where(col(TaskRow.id) == task_id)
             .values(heartbeat_at=seen.heartbeat_at + timedelta(seconds=1))
         )
         s.commit()
-        assert queue.take_back(s, Task, seen, "stopped answering", 2) is None
+        assert queue.take_back(s, TaskRow, seen, "stopped answering", 2) is None
         s.commit()
         task = tasks.get(s, task_id)
         assert task is not None and task.status == JobStatus.RUNNING and task.claimed_by == "w1"
@@ -106,5 +106,5 @@ def test_recovery_takes_a_job_only_if_the_heartbeat_it_saw_is_still_the_latest(e
                 select(c.id, c.claimed_by, c.heartbeat_at, c.attempts).where(c.id == task_id)
             ).one()
         )
-        item = queue.take_back(s, Task, fresh, "stopped answering", 2)
+        item = queue.take_back(s, TaskRow, fresh, "stopped answering", 2)
         assert item is not None and item.status is JobStatus.QUEUED

@@ -9,7 +9,7 @@ from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from corpus.store import tasks
-from corpus.store.models import Candidate, JobStatus, Run, Task, TaskCreate, Verdict
+from corpus.store.models import CandidateRow, JobStatus, RunRow, TaskCreate, TaskRow, VerdictRow
 from corpus.store.models.common import NUL_STAND_IN
 from corpus.store.queue import heartbeat
 
@@ -62,7 +62,7 @@ def test_claim_is_oldest_first_and_exclusive(engine):
     assert sorted(claimed) == sorted(ids)  # each exactly once
     assert len(set(claimed)) == len(ids)
     with Session(engine) as s:
-        rows = s.exec(select(Task)).all()
+        rows = s.exec(select(TaskRow)).all()
         assert all(t.status == JobStatus.RUNNING and t.attempts == 1 for t in rows)
 
 
@@ -80,18 +80,18 @@ def test_cancel_queued_and_running(engine):
         assert tasks.request_cancel(s, running) == tasks.CancelOutcome.REQUESTED
         assert tasks.request_cancel(s, done) == tasks.CancelOutcome.FINISHED
         assert tasks.request_cancel(s, "nope") == tasks.CancelOutcome.NOT_FOUND
-        assert heartbeat(s, Task, "w", [running]).cancel == {running}
-        assert heartbeat(s, Task, "w", []).held == set()  # only named jobs are renewed
+        assert heartbeat(s, TaskRow, "w", [running]).cancel == {running}
+        assert heartbeat(s, TaskRow, "w", []).held == set()  # only named jobs are renewed
         # A cancelled task is never claimed.
         assert tasks.claim(s, "w2") is None
 
 
-def _silence(s: Session, task: Task) -> None:
+def _silence(s: Session, task: TaskRow) -> None:
     """Make the task's worker look silent for two minutes."""
     assert task.heartbeat_at is not None
     s.execute(
-        update(Task)
-        .where(col(Task.id) == task.id)
+        update(TaskRow)
+        .where(col(TaskRow.id) == task.id)
         .values(heartbeat_at=task.heartbeat_at - timedelta(seconds=120))
     )
     s.commit()
@@ -132,17 +132,17 @@ def test_nul_in_generated_content_is_stored_as_a_stand_in(engine):
     """A candidate that prints NUL (or a model that writes one) is data, on PostgreSQL too."""
     task_id = _submit(engine)
     with Session(engine) as s:
-        run = Run(task_id=task_id, attempt=1, runner="test", worker="w")
+        run = RunRow(task_id=task_id, attempt=1, runner="test", worker="w")
         s.add(run)
         s.flush()
         assert run.id is not None
-        cand = Candidate(task_id=task_id, run_id=run.id, target="openmp", source="int\x00 x;")
+        cand = CandidateRow(task_id=task_id, run_id=run.id, target="openmp", source="int\x00 x;")
         s.add(cand)
         s.flush()
         assert cand.id is not None
         stdout = {"steps": [{"stdout": "a\x00b", "k\x00": ["\x00"]}]}
         s.add(
-            Verdict(
+            VerdictRow(
                 candidate_id=cand.id,
                 task_id=task_id,
                 run_id=run.id,
@@ -155,10 +155,10 @@ def test_nul_in_generated_content_is_stored_as_a_stand_in(engine):
         )
         s.commit()
     with Session(engine) as s:
-        stored = s.exec(select(Verdict).where(Verdict.task_id == task_id)).one()
+        stored = s.exec(select(VerdictRow).where(VerdictRow.task_id == task_id)).one()
         assert stored.reason == f"got {NUL_STAND_IN}"
         assert stored.data == {
             "steps": [{"stdout": f"a{NUL_STAND_IN}b", f"k{NUL_STAND_IN}": [NUL_STAND_IN]}]
         }
-        source = s.exec(select(Candidate.source).where(Candidate.task_id == task_id)).one()
+        source = s.exec(select(CandidateRow.source).where(CandidateRow.task_id == task_id)).one()
         assert source == f"int{NUL_STAND_IN} x;"

@@ -11,7 +11,7 @@ from sqlmodel import Session
 from agents.llm import LLMConfig
 from corpus.store import evals as store
 from corpus.store import keys
-from corpus.store.models import EvalRun
+from corpus.store.models import EvalRunRow
 from corpus.store.tasks import ANY_OWNER
 from corpus.suites import load_suite
 from evals.config import RunOptions
@@ -114,7 +114,7 @@ async def test_a_stored_run_is_replayed_only_for_the_key_that_can_see_it(tmp_pat
             run_id,
             [unverified_result("03_dense_la_axpy", "dense_la", Sample(index=0, source="int x;"))],
         )
-        session.execute(update(EvalRun).values(owner_key_id=mine))
+        session.execute(update(EvalRunRow).values(owner_key_id=mine))
         session.commit()
     llm, model = LLMConfig(url="http://unused/v1"), f"replay:run={run_id}"
     with pytest.raises(

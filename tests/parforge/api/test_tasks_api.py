@@ -288,7 +288,7 @@ async def test_the_server_runs_each_task_on_its_agents_runner(store_url, tmp_pat
     here = "tests.parforge.service.test_runners"
     runners = {"graph": f"{here}:build_graph", "prompt": f"{here}:build_broken"}
     settings = settings_for(store_url, tmp_path, runner=None, runners=runners, require_key=False)
-    app = create_app(settings)
+    app = create_app(settings, judge=judging_originals())
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:

@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from corpus.store import Notifier, keys, tasks
-from corpus.store.models import Task, TaskCreate
+from corpus.store.models import TaskCreate, TaskRow
 from corpus.store.notify import QUEUE
 from parforge.app import OverLimit, Rejected, submit
 from parforge.settings import KeyLimits
@@ -23,9 +23,9 @@ from tests.fakes.judge import ScriptedJudge, judging_originals
 SOURCE = "int main(void) { return 0; }\n"
 
 
-def _stored(engine: Engine) -> list[Task]:
+def _stored(engine: Engine) -> list[TaskRow]:
     with Session(engine) as session:
-        return list(session.exec(select(Task)).all())
+        return list(session.exec(select(TaskRow)).all())
 
 
 @pytest.fixture

@@ -15,11 +15,11 @@ from corpus.store import open_store, tasks
 from corpus.store.models import (
     JobStatus,
     ParallelTarget,
-    Step,
     StepKind,
-    Task,
+    StepRow,
     TaskCreate,
     TaskOptions,
+    TaskRow,
 )
 from parforge.app import summarize
 from parforge.cli import app, translate_cmd
@@ -67,7 +67,7 @@ def test_bad_input_is_refused_with_exit_2_and_nothing_stored(
     assert message in " ".join(err.split())
     engine = open_store(translate.url)
     with Session(engine) as session:
-        assert session.exec(select(Task)).all() == []
+        assert session.exec(select(TaskRow)).all() == []
     engine.dispose()
 
 
@@ -114,7 +114,7 @@ def _task_with_steps(url: str, results: list[tuple[str, object]]) -> str:
         assert run.id is not None
         for seq, (name, result) in enumerate(results, 1):
             s.add(
-                Step(
+                StepRow(
                     task_id=task.id,
                     run_id=run.id,
                     seq=seq,

@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from agents.llm import LLMConfig
 from corpus.store import evals as store
-from corpus.store.models import EvalRun, JobStatus
+from corpus.store.models import EvalRunRow, JobStatus
 from evals.runner import EvalRunner
 from parforge.service.evals import EvalPool
 from parforge.settings import ServiceConfig
@@ -21,7 +21,7 @@ from tests.fakes.evals import TASKS, HeldSource, SourcedRunner, new_run, scripte
 FAST = ServiceConfig(poll_s=0.05, heartbeat_s=0.05, lease_s=5)
 
 
-async def wait_for(engine, eval_id, check, limit_s=20.0) -> EvalRun:
+async def wait_for(engine, eval_id, check, limit_s=20.0) -> EvalRunRow:
     run = None
     try:
         async with asyncio.timeout(limit_s):

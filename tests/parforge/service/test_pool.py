@@ -10,7 +10,7 @@ from sqlmodel import Session, col, select
 
 from corpus.runner import RunOutcome
 from corpus.store import Notifier, tasks
-from corpus.store.models import Candidate, JobStatus, Step, Verdict
+from corpus.store.models import CandidateRow, JobStatus, StepRow, VerdictRow
 from parforge.service.pool import WorkerPool
 from parforge.settings import ServiceConfig
 from tests.fakes.pool import TWO_WORKERS, submit_tasks, until, wait_status
@@ -18,7 +18,7 @@ from tests.fakes.runners import ScriptedRunner
 
 
 async def _wait_steps(engine, task_id):
-    await until(engine, lambda s: s.exec(select(Step).where(Step.task_id == task_id)).first())
+    await until(engine, lambda s: s.exec(select(StepRow).where(StepRow.task_id == task_id)).first())
 
 
 async def test_pool_runs_tasks_and_stores_every_step(engine):
@@ -35,15 +35,19 @@ async def test_pool_runs_tasks_and_stores_every_step(engine):
         await pool.stop()
     with Session(engine) as s:
         for task_id in ids:
-            steps = s.exec(select(Step).where(Step.task_id == task_id).order_by(col(Step.id))).all()
+            steps = s.exec(
+                select(StepRow).where(StepRow.task_id == task_id).order_by(col(StepRow.id))
+            ).all()
             assert [st.seq for st in steps] == list(range(1, 7))
             assert [st.kind for st in steps] == ["llm_call", "tool_call"] * 3
             assert steps[1].parent_id == steps[0].id
             cands = s.exec(
-                select(Candidate).where(Candidate.task_id == task_id).order_by(col(Candidate.id))
+                select(CandidateRow)
+                .where(CandidateRow.task_id == task_id)
+                .order_by(col(CandidateRow.id))
             ).all()
             verdicts = s.exec(
-                select(Verdict).where(Verdict.task_id == task_id).order_by(col(Verdict.id))
+                select(VerdictRow).where(VerdictRow.task_id == task_id).order_by(col(VerdictRow.id))
             ).all()
             assert len(cands) == 3 and [v.passed for v in verdicts] == [True, False, False]
             task = tasks.get(s, task_id)
@@ -65,7 +69,7 @@ async def test_runner_error_fails_the_task_with_reason_and_keeps_steps(engine):
         await pool.stop()
     assert task.reason == "runner error: RuntimeError: model server went away"
     with Session(engine) as s:
-        assert len(s.exec(select(Step).where(Step.task_id == task_id)).all()) == 2
+        assert len(s.exec(select(StepRow).where(StepRow.task_id == task_id)).all()) == 2
 
 
 async def test_cancel_running_task(engine):
@@ -83,7 +87,7 @@ async def test_cancel_running_task(engine):
         await pool.stop()
     assert task.reason == "cancelled on request"
     with Session(engine) as s:
-        steps = s.exec(select(Step).where(Step.task_id == task_id)).all()
+        steps = s.exec(select(StepRow).where(StepRow.task_id == task_id)).all()
         assert 0 < len(steps) < 100
         [run] = tasks.runs(s, task_id)
         assert run.status == JobStatus.CANCELLED
@@ -101,7 +105,7 @@ async def test_stop_requeues_and_next_pool_resumes(engine):
         task = tasks.get(s, task_id)
         assert task is not None and task.status == JobStatus.QUEUED
         assert task.attempts == 0 and "server stopped" in task.reason
-        before = len(s.exec(select(Step).where(Step.task_id == task_id)).all())
+        before = len(s.exec(select(StepRow).where(StepRow.task_id == task_id)).all())
     assert before > 0
     runner = ScriptedRunner(samples=2)
     second = WorkerPool(engine, runner, TWO_WORKERS)
@@ -112,7 +116,7 @@ async def test_stop_requeues_and_next_pool_resumes(engine):
         await second.stop()
     assert runner.contexts[0].attempt == 1
     with Session(engine) as s:
-        steps = s.exec(select(Step).where(Step.task_id == task_id)).all()
+        steps = s.exec(select(StepRow).where(StepRow.task_id == task_id)).all()
         assert len(steps) == before + 4  # nothing of the first run was lost
         assert [r.status for r in tasks.runs(s, task_id)] == ["cancelled", "succeeded"]
 

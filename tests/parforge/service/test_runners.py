@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 
 from corpus.store import Notifier, tasks
 from corpus.store.config import StoreConfig
-from corpus.store.models import JobStatus, Run, Task, TaskCreate
+from corpus.store.models import JobStatus, RunRow, TaskCreate, TaskRow
 from parforge.service.pool import WorkerPool
 from parforge.service.runners import Runners, ServiceError
 from parforge.settings import ServiceConfig, Settings
@@ -80,7 +80,9 @@ def _submit(engine, *agents: str | None) -> list[str]:
     return ids
 
 
-async def _run_all(engine, runners: Runners, ids: list[str], config: ServiceConfig) -> list[Task]:
+async def _run_all(
+    engine, runners: Runners, ids: list[str], config: ServiceConfig
+) -> list[TaskRow]:
     pool = WorkerPool(engine, runners, config)
     await pool.start()
     try:
@@ -97,7 +99,7 @@ async def _run_all(engine, runners: Runners, ids: list[str], config: ServiceConf
 
 def _runner_names(engine, task_id: str) -> list[str]:
     with Session(engine) as s:
-        return [r.runner for r in s.exec(select(Run).where(Run.task_id == task_id)).all()]
+        return [r.runner for r in s.exec(select(RunRow).where(RunRow.task_id == task_id)).all()]
 
 
 async def test_each_task_runs_on_its_agents_runner_built_once_on_first_use(engine, tmp_path):

@@ -13,8 +13,14 @@ from sqlmodel import Session, col, select
 from agents.reasoning import reasoning_summary
 from agents.targets import kit
 from corpus.store import tasks
-from corpus.store.models import Candidate, JobStatus, TaskCreate, TaskOptions, TestInput
-from corpus.store.models import Verdict as VerdictRow
+from corpus.store.models import (
+    CandidateRow,
+    JobStatus,
+    TaskCreate,
+    TaskOptions,
+    TestInput,
+    VerdictRow,
+)
 from sandbox.spec import Target
 from tests.fakes.graphs import (
     DIFFERENT_TEXT,
@@ -192,7 +198,7 @@ def _verified(engine, task_id: str) -> set[int]:
     with Session(engine) as s:
         rows = s.exec(
             select(VerdictRow.candidate_id)
-            .join(Candidate, col(Candidate.id) == col(VerdictRow.candidate_id))
-            .where(Candidate.task_id == task_id)
+            .join(CandidateRow, col(CandidateRow.id) == col(VerdictRow.candidate_id))
+            .where(CandidateRow.task_id == task_id)
         ).all()
     return set(rows)
