@@ -32,6 +32,9 @@ class Scope:
     """What the rules need to know about the code around the loop."""
 
     pure_functions: frozenset[str] = frozenset()
+    defined_functions: frozenset[str] = frozenset()
+    """Every name the program defines a function or method under (library names it shadows
+    are not trusted as the library's)."""
     used_after: frozenset[str] = frozenset()
     """Names the function may read after the loop ends: later in its body, or anywhere else in
     a loop around this one (the next iteration of that loop comes after this loop too)."""
@@ -82,7 +85,11 @@ def dependence(
     exits = [f"early exit: {exit_}" for exit_ in facts.exits]
     carried: list[str] = []
     unknown: list[str] = []
-    impure = list(dict.fromkeys(c for c in facts.calls if not is_pure(c, scope.pure_functions)))
+    impure = list(
+        dict.fromkeys(
+            c for c in facts.calls if not is_pure(c, scope.pure_functions, scope.defined_functions)
+        )
+    )
     unknown += [f"calls {call}, which may have side effects" for call in impure]
     unknown += [f"writes through a pointer ({w})" for w in facts.pointer_writes]
     unknown += [f"the parser could not read line {n}" for n in dict.fromkeys(facts.unreadable)]

@@ -57,9 +57,11 @@ def header(
     constants: dict[str, int],
     pure: set[str],
     containers: frozenset[str] = frozenset(),
+    defined: frozenset[str] = frozenset(),
 ) -> Header:
-    """Analyse a loop header given the names its body assigns, the program's pure functions and
-    the function's random-access containers (the ranges a range-based for loop may run over)."""
+    """Analyse a loop header given the names its body assigns, the program's pure functions,
+    the function's random-access containers (the ranges a range-based for loop may run over)
+    and the names the program defines functions under."""
     if loop.type == "for_range_loop":
         return range_header(loop, written, containers)
     if loop.type != "for_statement":
@@ -90,7 +92,7 @@ def header(
     changing = sorted(names & written)
     if changing:
         return _not(found, f"the body changes {', '.join(changing)}, which the header reads")
-    impure = [c for c in _calls_in(bound) if not is_pure(c, pure)]
+    impure = [c for c in _calls_in(bound) if not is_pure(c, pure, defined)]
     if impure:
         return _not(found, f"its bound calls {impure[0]}, which may have side effects")
     if (op in ("<", "<=") and sign < 0) or (op in (">", ">=") and sign > 0):

@@ -28,7 +28,7 @@ from agents.analysis.parse import (
     syntax_error_lines,
     text,
 )
-from agents.analysis.purity import is_pure
+from agents.analysis.purity import defined_names, is_pure
 from sandbox.spec import Language
 
 _KINDS: dict[str, LoopKind] = {
@@ -58,11 +58,12 @@ def analyse(source: str, language: Language) -> Program:
     root = tree.root_node
     named = constants(root)
     definitions = list(function_definitions(root))
-    pure = _pure_functions(definitions)
+    defined = defined_names({function_name(d) for d in definitions})
+    pure = _pure_functions(definitions, defined)
     functions = []
     counter = 0
     for definition in definitions:
-        found, counter = _loops(definition, named, pure, counter, language)
+        found, counter = _loops(definition, named, pure, defined, counter, language)
         name = function_name(definition)
         functions.append(
             Function(
@@ -92,7 +93,12 @@ def function_source(source: str, program: Program, name: str) -> str:
 
 
 def _loops(
-    definition: Node, named: dict[str, int], pure: frozenset[str], counter: int, language: Language
+    definition: Node,
+    named: dict[str, int],
+    pure: frozenset[str],
+    defined: frozenset[str],
+    counter: int,
+    language: Language,
 ) -> tuple[list[_Found], int]:
     body = definition.child_by_field_name("body")
     if body is None:
@@ -116,9 +122,10 @@ def _loops(
         ancestors = (*by_node[parent.id].ancestors, by_node[parent.id].id) if parent else ()
         inner = loop_body(node)
         facts = body_facts(inner) if inner is not None else BodyFacts()
-        head = header(node, facts.assigned(), named, set(pure), containers)
+        head = header(node, facts.assigned(), named, set(pure), containers, defined)
         scope = Scope(
             pure_functions=pure,
+            defined_functions=defined,
             used_after=frozenset(_names_after(body, node.end_byte) | _names_around(node, body)),
             own=own,
             scalars=scalars,
@@ -473,7 +480,7 @@ def _assigned(node: Node) -> bool:
     )
 
 
-def _pure_functions(definitions: list[Node]) -> frozenset[str]:
+def _pure_functions(definitions: list[Node], defined: frozenset[str]) -> frozenset[str]:
     """The program's functions that write nothing but their own locals and call only pure ones."""
     candidates: dict[str, BodyFacts] = {}
     for definition in definitions:
@@ -504,7 +511,7 @@ def _pure_functions(definitions: list[Node]) -> frozenset[str]:
     while changed:
         changed = False
         for name in list(pure):
-            if not all(is_pure(call, pure) for call in candidates[name].calls):
+            if not all(is_pure(call, pure, defined) for call in candidates[name].calls):
                 pure.discard(name)
                 changed = True
     return frozenset(pure)

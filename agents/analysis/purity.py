@@ -144,8 +144,25 @@ _READ_ONLY_METHODS = frozenset(
 )
 
 
-def is_pure(call: str, user_pure: set[str] | frozenset[str] = frozenset()) -> bool:
+def is_pure(
+    call: str,
+    user_pure: set[str] | frozenset[str] = frozenset(),
+    user_defined: set[str] | frozenset[str] = frozenset(),
+) -> bool:
     """Whether a call (as the analysis names it: `sqrt`, `std::max`, `size` for `x.size()`) has no
-    side effects; `user_pure` names the program's own functions found pure."""
+    side effects; `user_pure` names the program's own functions found pure, `user_defined` all
+    the names the program defines a function or method under. A library name is trusted only
+    when the program does not define it itself: its own `max` or `count` is pure only when it
+    was found pure (a call spelled `std::` is the library's)."""
+    if call in user_pure:
+        return True
     name = call.removeprefix("std::").split("<", 1)[0].strip()
-    return name in _MATH or name in _READ_ONLY_METHODS or call in user_pure
+    if not call.startswith("std::") and (call in user_defined or name in user_defined):
+        return False
+    return name in _MATH or name in _READ_ONLY_METHODS
+
+
+def defined_names(names: set[str] | frozenset[str]) -> frozenset[str]:
+    """The names calls may reach the program's own functions by: each as defined and, for a
+    method defined outside its class (`Counter::count`), its last part."""
+    return frozenset(names | {n.rsplit("::", 1)[-1] for n in names})
