@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from agents.analysis.parse import syntax_tree, text
+from agents.analysis.parse import past_parentheses, syntax_tree, text
 from sandbox.spec import Language
 
 # Directive words (OpenMP 5.2) that start a pragma; everything after them is a clause.
@@ -125,12 +125,7 @@ def _split_clauses(rest: str) -> tuple[list[str], list[str]]:
         while j < len(rest) and rest[j].isspace():
             j += 1
         if j < len(rest) and rest[j] == "(":
-            depth, k = 0, j
-            while k < len(rest):
-                depth += {"(": 1, ")": -1}.get(rest[k], 0)
-                k += 1
-                if depth == 0:
-                    break
+            k = past_parentheses(rest, j) or len(rest)
             clauses.append(name + "".join(rest[j:k].split()))
             i = k
         elif name in _DIRECTIVE_WORDS and not clauses:

@@ -89,6 +89,16 @@ def end_line(node: Node) -> int:
     return node.end_point.row + 1
 
 
+def past_parentheses(source: str, start: int) -> int | None:
+    """The index just past the `)` that closes the `(` at `start`; None when it is never closed."""
+    depth = 0
+    for k in range(start, len(source)):
+        depth += {"(": 1, ")": -1}.get(source[k], 0)
+        if depth == 0:
+            return k + 1
+    return None
+
+
 def walk(root: Node) -> Iterator[Node]:
     """Every node under `root` (itself first), in source order."""
     stack = [root]

@@ -19,7 +19,7 @@ from tree_sitter import Node
 from agents.analysis.annotate import CHUNKS, SCHEDULES, _simd_allowed
 from agents.analysis.errors import AnalysisError
 from agents.analysis.model import Loop, Program
-from agents.analysis.parse import parse_int, syntax_tree, text, walk
+from agents.analysis.parse import parse_int, past_parentheses, syntax_tree, text, walk
 from agents.analysis.program import analyse
 from agents.targets.base import Draft, Kept, Kit, Mutation
 from sandbox.spec import Language, Target
@@ -259,13 +259,8 @@ def _tokens(body: str) -> list[_Token]:
         while j < len(body) and body[j] == " ":
             j += 1
         if j < len(body) and body[j] == "(":
-            depth, k = 0, j
-            while k < len(body):
-                depth += {"(": 1, ")": -1}.get(body[k], 0)
-                k += 1
-                if depth == 0:
-                    break
-            if depth:
+            k = past_parentheses(body, j)
+            if k is None:
                 return []
             args, i = body[j + 1 : k - 1], k
         found.append(_Token(name, start, i, args))
