@@ -10,6 +10,7 @@ no model call. Code above this layer asks `kit(target)` instead of branching on 
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -61,9 +62,9 @@ class Draft:
         return f"${self.steps[-1].id}"
 
 
-class Kit:
-    """One target's part of the agent. Subclasses set the class attributes and override the
-    methods whose default does not fit."""
+class Kit(ABC):
+    """One target's part of the agent. Subclasses set the class attributes, write the abstract
+    methods and override the others where their default does not fit."""
 
     target: ClassVar[Target]
     name: ClassVar[str]
@@ -84,9 +85,9 @@ class Kit:
         """The language a candidate is written in, given the sequential program's."""
         return source
 
+    @abstractmethod
     def build_line(self, language: Language) -> str:
         """How a candidate is built and run, for the prompt."""
-        raise NotImplementedError
 
     def counts(self, threads: Sequence[int], ranks: Sequence[int]) -> Sequence[int] | None:
         """The counts of `unit` verification runs a candidate at."""
@@ -104,10 +105,10 @@ class Kit:
             for strategy in self.strategies[:2]
         ]
 
+    @abstractmethod
     def descriptor(self, lines: Sequence[str]) -> tuple[str, int]:
         """The strategy and the number of parallel regions evolution files a program under
         (`lines`: its non-blank lines, stripped)."""
-        raise NotImplementedError
 
     def mutations(self, source: str, language: Language) -> list[Mutation]:
         """Neighbours of a program not made by annotation (a model's rewrite), in source
