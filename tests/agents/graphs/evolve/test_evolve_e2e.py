@@ -1,7 +1,12 @@
 """Evolution end to end in the real Docker sandbox, without a model: the analysis annotates a
-triangular loop with a plain static schedule (the first correct candidate), and parameter
-mutations alone must find a schedule that balances it, measured by the sandbox's timing runs
-and believed only with confidence. The verifier says so, not the test."""
+skewed loop (row i costs i*i/n) with a plain static schedule (the first correct candidate), and
+parameter mutations alone must find a schedule that balances it, measured by the sandbox's
+timing runs and believed only with confidence. The verifier says so, not the test.
+
+The skew is quadratic, not triangular, so that the gap a balanced schedule opens is wide on a
+noisy two-core host: block-static gives the last thread 7/8 of the work on two threads (at
+most 1.14x), a cyclic or dynamic schedule splits it evenly. A triangle's 1.33x against 2x left
+too little room for confidence when a neighbour took a core."""
 
 from __future__ import annotations
 
@@ -28,14 +33,14 @@ from tests.fakes.pool import ONE_WORKER
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-TRIANGLE = """#include <stdio.h>
+SKEWED = """#include <stdio.h>
 #include <stdlib.h>
 int main(int argc, char **argv) {
     int n = argc > 1 ? atoi(argv[1]) : 1000;
     double total = 0.0;
     for (int i = 0; i < n; i++) {
         double s = 0.0;
-        for (int j = 0; j < i; j++)
+        for (long j = 0; j < (long)i * i / n; j++)
             s += (double)(j % 7) / (i + 1);
         total += s;
     }
@@ -45,13 +50,13 @@ int main(int argc, char **argv) {
 """
 
 
-def submit_triangle(engine: Any, timed: str) -> str:
-    """The triangle as a task: a small test, and `timed` rows as the timing input."""
+def submit_skewed(engine: Any, timed: str) -> str:
+    """The skewed loop as a task: a small test, and `timed` rows as the timing input."""
     create = TaskCreate(
-        name="triangle",
+        name="skewed",
         language="c",
         target="openmp",
-        source=TRIANGLE,
+        source=SKEWED,
         tests=[TestInput(name="small", args=["300"]), TestInput(name="big", args=[timed])],
         options={"rtol": 1e-5},
     )
@@ -63,7 +68,7 @@ def submit_triangle(engine: Any, timed: str) -> str:
 def evolved(sandbox_image: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     url = f"sqlite:///{tmp_path_factory.mktemp('evolve') / 'store.db'}"
     engine = open_store(url)
-    task_id = submit_triangle(engine, timed="16000")
+    task_id = submit_skewed(engine, timed="16000")
 
     async def run() -> None:
         config = GraphConfig(
@@ -94,7 +99,7 @@ def evolved(sandbox_image: str, tmp_path_factory: pytest.TempPathFactory) -> dic
     return found
 
 
-def test_parameter_mutations_balance_a_triangular_loop(evolved: dict[str, Any]) -> None:
+def test_parameter_mutations_balance_a_skewed_loop(evolved: dict[str, Any]) -> None:
     task = evolved["task"]
     assert task.status == JobStatus.SUCCEEDED, task.reason
     evolution = next(s.result for s in evolved["steps"] if s.name == "evolution")
@@ -111,7 +116,7 @@ def test_parameter_mutations_balance_a_triangular_loop(evolved: dict[str, Any]) 
     assert evolution["evaluations"] == len(evolution["history"]) <= 6
 
 
-RACY = TRIANGLE.replace(
+RACY = SKEWED.replace(
     "    for (int i = 0; i < n; i++) {",
     "    #pragma omp parallel for schedule(dynamic)\n    for (int i = 0; i < n; i++) {",
 )
@@ -133,7 +138,7 @@ async def test_a_racy_model_child_never_wins(
 ) -> None:
     engine = open_store(f"sqlite:///{tmp_path / 'store.db'}")
     # Too short to time: this test is about correctness, and the timing runs are its cost.
-    task_id = submit_triangle(engine, timed="1500")
+    task_id = submit_skewed(engine, timed="1500")
     config = GraphConfig(
         planner=False,
         threads=[1, 2],
