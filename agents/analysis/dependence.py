@@ -175,8 +175,6 @@ def dependence(
             f"each iteration writes only its own element of {written_through} ({var}); {reason}"
         )
     aliasing = _aliasing(events, scope)
-    if aliasing:
-        reason += f"; {aliasing}"
     return Dependence(
         kind="reduction" if reductions or array_reductions or best_updates else "independent",
         packed=tuple(packed),
@@ -187,6 +185,7 @@ def dependence(
         lastprivate=tuple(sharing.lastprivate),
         last_assigned=tuple(sharing.last_assigned),
         reason=reason,
+        assumptions=(aliasing,) if aliasing else (),
     )
 
 

@@ -137,6 +137,10 @@ class Dependence:
     an aligned start: they are race-free only if each thread gets chunks of `PACKED_CHUNK`
     iterations (whole words), which the annotation then requires."""
     reason: str = ""
+    assumptions: tuple[str, ...] = ()
+    """What the verdict takes for granted and the code does not show (that two pointer
+    parameters never overlap, that a floating-point sum may be reassociated): each one a
+    sentence a user can check, shown by `parforge analyse` and carried into the verdict."""
 
     @property
     def parallelisable(self) -> bool:

@@ -25,6 +25,8 @@ class LoopFacts(BaseModel):
     lastprivate: list[str]
     """Variables whose last value is kept; `conditional:x` for the last iteration assigning x."""
     reason: str
+    assumptions: list[str] = []
+    """What the verdict takes for granted (two pointer parameters never overlap, ...)."""
 
 
 class AnalyseResult(BaseModel):
@@ -78,6 +80,7 @@ class Analyse:
                     lastprivate=list(loop.dependence.lastprivate)
                     + [f"conditional:{v}" for v in loop.dependence.last_assigned],
                     reason=loop.dependence.reason,
+                    assumptions=list(loop.dependence.assumptions),
                 )
                 for loop in loops
             ],
