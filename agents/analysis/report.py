@@ -58,6 +58,8 @@ class ArrayAccesses:
 
 @dataclass(frozen=True)
 class LoopReport:
+    """One loop as `parforge analyse` shows it."""
+
     id: str
     function: str
     line: int
@@ -77,6 +79,8 @@ class LoopReport:
 
 @dataclass(frozen=True)
 class Report:
+    """The loops of a program (or of one function), in source order."""
+
     language: str
     loops: tuple[LoopReport, ...]
 
