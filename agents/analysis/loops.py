@@ -37,6 +37,9 @@ class Header:
     `var < bound` (a first-match search keeps the first index in a variable of that type)."""
     stride: int | None = None
     """How much each iteration adds to the variable, when the header says (`i -= 2`: -2)."""
+    test: str | None = None
+    """How a canonical index loop's test compares its variable with the bound (`<`, `<=`,
+    `>`, `>=`, `!=`, the variable on the left): with `stride`, the range the variable takes."""
 
 
 def loops_in(node: Node) -> Iterator[Node]:
@@ -108,6 +111,7 @@ def header(
         bound_names=frozenset(names),
         counter_type=_declared_type(init) if op == "<" and sign > 0 else None,
         stride=None if stride is None else sign * stride,
+        test=op,
     )
 
 

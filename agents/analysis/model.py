@@ -217,6 +217,11 @@ class Loop:
     counter_type: str | None = None
     """The type the loop's initialiser declares its variable with, when it counts up to a bound
     with `<` (None otherwise)."""
+    test: str | None = None
+    """How a canonical index loop compares its variable with `upper` (`<`, `<=`, `>`, `>=`,
+    `!=`, the variable on the left; None for any other loop)."""
+    stride: int | None = None
+    """What each iteration adds to the variable, when the header says (`i -= 2`: -2)."""
 
 
 @dataclass(frozen=True)

@@ -377,6 +377,8 @@ def _loop(item: _Found, function: str, found: list[_Found]) -> Loop:
         perfect_nest=item.perfect_nest,
         range_over=item.header.container,
         counter_type=item.header.counter_type,
+        test=item.header.test,
+        stride=item.header.stride,
     )
 
 

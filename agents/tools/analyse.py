@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel
 
+from agents.analysis.report import reduction_tags
 from agents.tools.base import ToolContext, ToolError
 
 
@@ -65,17 +66,7 @@ class Analyse:
                     line=loop.line,
                     depth=loop.depth,
                     dependence=loop.dependence.kind,
-                    reductions=[f"{r.op}:{r.var}" for r in loop.dependence.reductions]
-                    + [f"{a.op}:{a.var}[:{a.length}]" for a in loop.dependence.array_reductions]
-                    + [
-                        f"{u.keeps}-loc:{','.join((u.best, *u.others))}"
-                        for u in loop.dependence.best_updates
-                    ]
-                    + [
-                        f"scan:{scan.op}:{scan.var}"
-                        for scan in [loop.dependence.scan]
-                        if scan is not None
-                    ],
+                    reductions=reduction_tags(loop.dependence),
                     private=list(loop.dependence.private),
                     lastprivate=list(loop.dependence.lastprivate)
                     + [f"conditional:{v}" for v in loop.dependence.last_assigned],

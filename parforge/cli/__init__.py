@@ -25,6 +25,11 @@ COMMANDS: dict[str, Lazy] = {
     "translate": Lazy(
         "translate_cmd", "translate", "Translate a sequential program into a verified parallel one."
     ),
+    "analyse": Lazy(
+        "analyse_cmd",
+        "analyse",
+        "Show the loops of a program and what the dependence analysis says about each.",
+    ),
     "verify": Lazy(
         "verify_cmd",
         "verify",

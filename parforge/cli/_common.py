@@ -44,7 +44,8 @@ def settings() -> Settings:
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    console.print(f"[bold red]error:[/] {escape(message)}")
+    # One line however long (a path, a reason): scripts read the first line of stderr.
+    console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     raise SystemExit(code)
 
 
