@@ -21,6 +21,7 @@ from agents.analysis.parse import (
     function_definitions,
     function_name,
     function_params,
+    identifiers,
     is_scalar_declarator,
     line,
     mentions,
@@ -60,10 +61,11 @@ def analyse(source: str, language: Language) -> Program:
     definitions = list(function_definitions(root))
     defined = defined_names({function_name(d) for d in definitions})
     pure = _pure_functions(definitions, defined)
+    reads = _reads_through_calls(definitions, pure)
     functions = []
     counter = 0
     for definition in definitions:
-        found, counter = _loops(definition, named, pure, defined, counter, language)
+        found, counter = _loops(definition, named, pure, reads, defined, counter, language)
         name = function_name(definition)
         functions.append(
             Function(
@@ -96,6 +98,7 @@ def _loops(
     definition: Node,
     named: dict[str, int],
     pure: frozenset[str],
+    reads: dict[str, frozenset[_Source]],
     defined: frozenset[str],
     counter: int,
     language: Language,
@@ -150,6 +153,8 @@ def _loops(
             if head.canonical and head.var is not None
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")
         )
+        if verdict.parallelisable and inner is not None:
+            verdict = _unseen_reads(verdict, inner, facts, reads) or verdict
         item = _Found(node, f"L{counter}", ancestors, head, facts, verdict)
         found.append(item)
         by_node[node.id] = item
@@ -515,3 +520,107 @@ def _pure_functions(definitions: list[Node], defined: frozenset[str]) -> frozens
                 pure.discard(name)
                 changed = True
     return frozenset(pure)
+
+
+_Source = tuple[str, str | int]
+"""What a function reads that outlives it: ("global", name) or ("param", position) for the
+memory a pointer, array or reference parameter reaches."""
+
+
+def _reads_through_calls(
+    definitions: list[Node], pure: frozenset[str]
+) -> dict[str, frozenset[_Source]]:
+    """For each pure function, the memory it reads beyond its own locals, through the functions
+    it calls too (to a fixed point, so recursion is covered). Which elements it reads is not
+    kept: a caller sees a read of the whole array, so a loop that writes that array is never
+    called independent on the strength of a helper it cannot see into."""
+    own: dict[str, _Source_Info] = {}
+    for definition in definitions:
+        name = function_name(definition)
+        body = definition.child_by_field_name("body")
+        if name not in pure or body is None:
+            continue
+        params = function_params(definition)
+        # A by-value scalar parameter is a copy: only the others reach the caller's memory.
+        by_value = {
+            p for p, node in params if is_scalar_declarator(node.child_by_field_name("declarator"))
+        }
+        positions = {p: k for k, (p, _) in enumerate(params) if p not in by_value}
+        facts = body_facts(body)
+        facts.locals |= by_value
+        sources: set[_Source] = set()
+        for event in facts.events:
+            if event.name in facts.locals:
+                continue
+            if event.name in positions:
+                sources.add(("param", positions[event.name]))
+            else:
+                sources.add(("global", event.name))
+        own[name] = (sources, positions, facts.locals, body)
+    summaries = {name: frozenset(info[0]) for name, info in own.items()}
+    changed = True
+    while changed:
+        changed = False
+        for name, (_, positions, locals_, body) in own.items():
+            grown = set(summaries[name])
+            for call, arguments in _calls_in(body):
+                for source in summaries.get(call, frozenset()):
+                    for read in _reached(source, arguments):
+                        if read in locals_:
+                            continue
+                        grown.add(
+                            ("param", positions[read]) if read in positions else ("global", read)
+                        )
+            if grown != summaries[name]:
+                summaries[name] = frozenset(grown)
+                changed = True
+    return summaries
+
+
+_Source_Info = tuple[set[_Source], dict[str, int], set[str], Node]
+
+
+def _calls_in(body: Node) -> list[tuple[str, list[Node]]]:
+    """(callee, arguments) of every call to a plain name under `body`."""
+    found = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "call_expression":
+            callee = node.child_by_field_name("function")
+            arguments = node.child_by_field_name("arguments")
+            if callee is not None and callee.type == "identifier" and arguments is not None:
+                found.append(
+                    (text(callee), [a for a in arguments.named_children if a.type != "comment"])
+                )
+        stack.extend(node.children)
+    return found
+
+
+def _reached(source: _Source, arguments: list[Node]) -> set[str]:
+    """The caller's names a callee's read `source` may reach: a global as it is, a parameter as
+    every name in the argument passed for it (`a + k`, `&a[k]`)."""
+    kind, what = source
+    if kind == "global":
+        return {str(what)}
+    assert isinstance(what, int)
+    return set(identifiers(arguments[what])) if what < len(arguments) else set()
+
+
+def _unseen_reads(
+    verdict: Dependence, body: Node, facts: BodyFacts, reads: dict[str, frozenset[_Source]]
+) -> Dependence | None:
+    """An unknown verdict when a function the loop calls reads something the loop writes: the
+    read's element (or order against the write) is not in the loop's facts, so another
+    iteration's write may be what it reads."""
+    written = {e.name for e in facts.events if e.kind == "write"} - facts.locals
+    written |= {name for name, _, _ in facts.range_writes}
+    clashes = [
+        f"calls {call}, which reads {name}, which the loop writes"
+        for call, arguments in _calls_in(body)
+        for source in reads.get(call, frozenset())
+        for name in sorted(_reached(source, arguments) & written)
+    ]
+    if not clashes:
+        return None
+    return Dependence(kind="unknown", reason="; ".join(dict.fromkeys(clashes)))
