@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -550,12 +551,13 @@ def _reads_through_calls(
         facts.locals |= by_value
         sources: set[_Source] = set()
         for event in facts.events:
-            if event.name in facts.locals:
+            root = _root(event.name)
+            if root in facts.locals:
                 continue
-            if event.name in positions:
-                sources.add(("param", positions[event.name]))
+            if root in positions:
+                sources.add(("param", positions[root]))
             else:
-                sources.add(("global", event.name))
+                sources.add(("global", root))
         own[name] = (sources, positions, facts.locals, body)
     summaries = {name: frozenset(info[0]) for name, info in own.items()}
     changed = True
@@ -563,9 +565,9 @@ def _reads_through_calls(
         changed = False
         for name, (_, positions, locals_, body) in own.items():
             grown = set(summaries[name])
-            for call, arguments in _calls_in(body):
+            for call, arguments, on in _calls_in(body):
                 for source in summaries.get(call, frozenset()):
-                    for read in _reached(source, arguments):
+                    for read in _reached(source, arguments, on):
                         if read in locals_:
                             continue
                         grown.add(
@@ -574,35 +576,51 @@ def _reads_through_calls(
             if grown != summaries[name]:
                 summaries[name] = frozenset(grown)
                 changed = True
+    # A method defined outside its class (`Grid::at`) is called by its last part (`g.at`).
+    for name, reached in list(summaries.items()):
+        last = name.rsplit("::", 1)[-1]
+        summaries[last] = summaries.get(last, frozenset()) | reached
     return summaries
+
+
+def _root(name: str) -> str:
+    """The variable a use names (`g` of `g.data`, `p->x`): a member's use is its object's."""
+    return re.split(r"\.|->", name, maxsplit=1)[0]
 
 
 _Source_Info = tuple[set[_Source], dict[str, int], set[str], Node]
 
 
-def _calls_in(body: Node) -> list[tuple[str, list[Node]]]:
-    """(callee, arguments) of every call to a plain name under `body`."""
-    found = []
+def _calls_in(body: Node) -> list[tuple[str, list[Node], Node | None]]:
+    """(callee, arguments, object) of every call under `body` to a plain name or, with the
+    object it is called on, to a member (`g.at(i)` → `at`, its object `g`)."""
+    found: list[tuple[str, list[Node], Node | None]] = []
     stack = [body]
     while stack:
         node = stack.pop()
         if node.type == "call_expression":
             callee = node.child_by_field_name("function")
             arguments = node.child_by_field_name("arguments")
-            if callee is not None and callee.type == "identifier" and arguments is not None:
-                found.append(
-                    (text(callee), [a for a in arguments.named_children if a.type != "comment"])
-                )
+            listed = [
+                a for a in (arguments.named_children if arguments else []) if a.type != "comment"
+            ]
+            if callee is not None and callee.type == "identifier":
+                found.append((text(callee), listed, None))
+            elif callee is not None and callee.type == "field_expression":
+                member = callee.child_by_field_name("field")
+                if member is not None:
+                    found.append((text(member), listed, callee.children[0]))
         stack.extend(node.children)
     return found
 
 
-def _reached(source: _Source, arguments: list[Node]) -> set[str]:
-    """The caller's names a callee's read `source` may reach: a global as it is, a parameter as
-    every name in the argument passed for it (`a + k`, `&a[k]`)."""
+def _reached(source: _Source, arguments: list[Node], on: Node | None) -> set[str]:
+    """The caller's names a callee's read `source` may reach: a global as it is (and, for a
+    method, the object it is called on, whose members it names bare), a parameter as every
+    name in the argument passed for it (`a + k`, `&a[k]`)."""
     kind, what = source
     if kind == "global":
-        return {str(what)}
+        return {str(what)} | (set(identifiers(on)) if on is not None else set())
     assert isinstance(what, int)
     return set(identifiers(arguments[what])) if what < len(arguments) else set()
 
@@ -615,11 +633,13 @@ def _unseen_reads(
     iteration's write may be what it reads."""
     written = {e.name for e in facts.events if e.kind == "write"} - facts.locals
     written |= {name for name, _, _ in facts.range_writes}
+    # A write of a member (`g.data[i]`) is a write of its object as well.
+    written |= {_root(name) for name in written}
     clashes = [
         f"calls {call}, which reads {name}, which the loop writes"
-        for call, arguments in _calls_in(body)
+        for call, arguments, on in _calls_in(body)
         for source in reads.get(call, frozenset())
-        for name in sorted(_reached(source, arguments) & written)
+        for name in sorted(_reached(source, arguments, on) & written)
     ]
     if not clashes:
         return None

@@ -80,6 +80,27 @@ void mark(int n, int *a) {
 }
 """
 
+METHOD_READS_MEMBER = """
+struct Grid { double data[100]; double at(int k) const { return data[k + 1]; } };
+void shift(int n, Grid &g) {
+    for (int i = 0; i < n; i++) g.data[i] = g.at(i) + 1;
+}
+"""
+
+READS_MEMBER_THROUGH_REFERENCE = """
+struct Grid { double data[100]; };
+double at(const Grid &g, int k) { return g.data[k + 1]; }
+void shift(int n, Grid &g) {
+    for (int i = 0; i < n; i++) g.data[i] = at(g, i) + 1;
+}
+"""
+
+
+@pytest.mark.parametrize("source", [METHOD_READS_MEMBER, READS_MEMBER_THROUGH_REFERENCE])
+def test_a_helper_that_reads_a_member_the_loop_writes_is_not_parallel(source: str) -> None:
+    dependence = analyse(source, Language.CPP).loop("L1").dependence
+    assert not dependence.parallelisable, dependence.reason
+
 
 @pytest.mark.parametrize(
     "source",
