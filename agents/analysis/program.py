@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -488,7 +489,9 @@ def _assigned(node: Node) -> bool:
 
 def _pure_functions(definitions: list[Node], defined: frozenset[str]) -> frozenset[str]:
     """The program's functions that write nothing but their own locals and call only pure ones."""
-    candidates: dict[str, BodyFacts] = {}
+    candidates: dict[str, list[str]] = {}
+    # Calls name a function without its parameter types: one impure overload taints the name.
+    impure: set[str] = set()
     for definition in definitions:
         body = definition.child_by_field_name("body")
         if body is None:
@@ -509,15 +512,16 @@ def _pure_functions(definitions: list[Node], defined: frozenset[str]) -> frozens
                 for e in facts.events
             )
         ):
+            impure.add(function_name(definition))
             continue
-        candidates[function_name(definition)] = facts
+        candidates.setdefault(function_name(definition), []).extend(facts.calls)
     # Drop functions that call impure ones until nothing changes (recursion stays pure).
-    pure = set(candidates)
+    pure = set(candidates) - impure
     changed = True
     while changed:
         changed = False
         for name in list(pure):
-            if not all(is_pure(call, pure, defined) for call in candidates[name].calls):
+            if not all(is_pure(call, pure, defined) for call in candidates[name]):
                 pure.discard(name)
                 changed = True
     return frozenset(pure)
@@ -535,7 +539,7 @@ def _reads_through_calls(
     it calls too (to a fixed point, so recursion is covered). Which elements it reads is not
     kept: a caller sees a read of the whole array, so a loop that writes that array is never
     called independent on the strength of a helper it cannot see into."""
-    own: dict[str, _Source_Info] = {}
+    own: list[_Source_Info] = []
     for definition in definitions:
         name = function_name(definition)
         body = definition.child_by_field_name("body")
@@ -558,12 +562,14 @@ def _reads_through_calls(
                 sources.add(("param", positions[root]))
             else:
                 sources.add(("global", root))
-        own[name] = (sources, positions, facts.locals, body)
-    summaries = {name: frozenset(info[0]) for name, info in own.items()}
+        own.append((name, frozenset(sources), positions, facts.locals, body))
+    summaries: dict[str, frozenset[_Source]] = {}
+    for name, found, *_ in own:
+        summaries[name] = summaries.get(name, frozenset()) | found
     changed = True
     while changed:
         changed = False
-        for name, (_, positions, locals_, body) in own.items():
+        for name, _, positions, locals_, body in own:
             grown = set(summaries[name])
             for call, arguments, on in _calls_in(body):
                 for source in summaries.get(call, frozenset()):
@@ -580,7 +586,22 @@ def _reads_through_calls(
     for name, reached in list(summaries.items()):
         last = name.rsplit("::", 1)[-1]
         summaries[last] = summaries.get(last, frozenset()) | reached
+    # Overloads share a name but not their parameters' positions: a call may reach any of its
+    # arguments.
+    counts = Counter(n for n, *_ in own) + Counter(
+        n.rsplit("::", 1)[-1] for n, *_ in own if "::" in n
+    )
+    for name, count in counts.items():
+        if count > 1:
+            summaries[name] = frozenset(
+                ("param", _ANY) if kind == "param" else (kind, what)
+                for kind, what in summaries[name]
+            )
     return summaries
+
+
+_ANY = -1
+"""The parameter position that stands for every argument of a call."""
 
 
 def _root(name: str) -> str:
@@ -588,7 +609,7 @@ def _root(name: str) -> str:
     return re.split(r"\.|->", name, maxsplit=1)[0]
 
 
-_Source_Info = tuple[set[_Source], dict[str, int], set[str], Node]
+_Source_Info = tuple[str, frozenset[_Source], dict[str, int], set[str], Node]
 
 
 def _calls_in(body: Node) -> list[tuple[str, list[Node], Node | None]]:
@@ -622,6 +643,8 @@ def _reached(source: _Source, arguments: list[Node], on: Node | None) -> set[str
     if kind == "global":
         return {str(what)} | (set(identifiers(on)) if on is not None else set())
     assert isinstance(what, int)
+    if what == _ANY:
+        return {name for argument in arguments for name in identifiers(argument)}
     return set(identifiers(arguments[what])) if what < len(arguments) else set()
 
 

@@ -177,3 +177,29 @@ def test_helpers_that_only_read_what_the_loop_leaves_alone_stay_parallel(
 def test_a_static_local_makes_its_function_impure() -> None:
     program = analyse(STATIC_IN_HELPER, Language.C)
     assert "calls tick" in program.loop("L1").dependence.reason
+
+
+IMPURE_OVERLOAD = """
+int calls = 0;
+int bump(int k) { return k + 1; }
+int bump(int *p) { calls++; return *p; }
+void add(int n, int *a, int *b) {
+    for (int i = 0; i < n; i++) a[i] = bump(&b[i]);
+}
+"""
+
+OVERLOAD_READS_ANOTHER_PARAMETER = """
+double a[100];
+double next(const double *p, int k) { return p[k + 1]; }
+double next(int k) { return a[k + 1]; }
+void shift(int n, double *b) {
+    for (int i = 0; i < n; i++) b[i] = next(b, i) + 1;
+}
+"""
+
+
+@pytest.mark.parametrize("source", [IMPURE_OVERLOAD, OVERLOAD_READS_ANOTHER_PARAMETER])
+def test_overloads_are_judged_together(source: str) -> None:
+    """A call names a function without its parameter types, so it may reach any overload."""
+    dependence = analyse(source, Language.CPP).loop("L1").dependence
+    assert not dependence.parallelisable, dependence.reason
