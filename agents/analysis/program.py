@@ -30,6 +30,7 @@ from agents.analysis.parse import (
     parse,
     syntax_error_lines,
     text,
+    walk,
 )
 from agents.analysis.purity import defined_names, is_pure
 from sandbox.spec import Language
@@ -156,7 +157,7 @@ def _loops(
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")
         )
         if verdict.parallelisable and inner is not None:
-            verdict = _unseen_reads(verdict, inner, facts, reads) or verdict
+            verdict = _static_writes(inner, facts) or _unseen_reads(inner, facts, reads) or verdict
         item = _Found(node, f"L{counter}", ancestors, head, facts, verdict)
         found.append(item)
         by_node[node.id] = item
@@ -648,8 +649,31 @@ def _reached(source: _Source, arguments: list[Node], on: Node | None) -> set[str
     return set(identifiers(arguments[what])) if what < len(arguments) else set()
 
 
+def _static_writes(body: Node, facts: BodyFacts) -> Dependence | None:
+    """An unknown verdict when the body declares a `static` variable and writes it: OpenMP
+    shares such a variable among the threads, and no clause before the loop can name it to
+    give each thread its own."""
+    written = {_root(e.name) for e in facts.events if e.kind == "write"}
+    declared = [
+        name
+        for node in walk(body)
+        if node.type == "declaration"
+        and any(
+            text(c) in ("static", "extern")
+            for c in node.children
+            if c.type == "storage_class_specifier"
+        )
+        for d in node.children_by_field_name("declarator")
+        if (name := declared_name(d)) is not None and name in written
+    ]
+    if not declared:
+        return None
+    shown = ", ".join(dict.fromkeys(declared))
+    return Dependence(kind="unknown", reason=f"writes {shown}, declared static in the loop body")
+
+
 def _unseen_reads(
-    verdict: Dependence, body: Node, facts: BodyFacts, reads: dict[str, frozenset[_Source]]
+    body: Node, facts: BodyFacts, reads: dict[str, frozenset[_Source]]
 ) -> Dependence | None:
     """An unknown verdict when a function the loop calls reads something the loop writes: the
     read's element (or order against the write) is not in the loop's facts, so another

@@ -34,6 +34,16 @@ void stamp(int n, int *a) {
 }
 """
 
+STATIC_WRITTEN_FIRST = """
+void copy(int n, int *b) {
+    for (int i = 0; i < n; i++) {
+        static int c;
+        c = i;
+        b[i] = c;
+    }
+}
+"""
+
 READS_GLOBAL_NEXT = """
 double a[1000];
 double next(int k) { return a[k + 1]; }
@@ -108,6 +118,7 @@ def test_a_helper_that_reads_a_member_the_loop_writes_is_not_parallel(source: st
         STATIC_IN_BODY,
         STATIC_IN_HELPER,
         STATIC_TWO_DEEP,
+        STATIC_WRITTEN_FIRST,
         READS_GLOBAL_NEXT,
         READS_PARAMETER_NEXT,
         READS_OFFSET_ARGUMENT,
@@ -154,6 +165,15 @@ void weigh(int n, int *b, const int *a) {
 }
 """
 
+STATIC_CONST_IN_BODY = """
+void weigh(int n, double *b) {
+    for (int i = 0; i < n; i++) {
+        static const double w[3] = {1, 2, 3};
+        b[i] = w[i % 3];
+    }
+}
+"""
+
 SCALAR_HELPER = """
 double sq(double x) { double y = x * x; return y; }
 void square(int n, double *b) {
@@ -164,7 +184,13 @@ void square(int n, double *b) {
 
 @pytest.mark.parametrize(
     "source",
-    [READS_OTHER_ARRAY, READS_GLOBAL_NOT_WRITTEN, CONST_STATIC_TABLE, SCALAR_HELPER],
+    [
+        READS_OTHER_ARRAY,
+        READS_GLOBAL_NOT_WRITTEN,
+        CONST_STATIC_TABLE,
+        STATIC_CONST_IN_BODY,
+        SCALAR_HELPER,
+    ],
 )
 @pytest.mark.parametrize("language", [Language.C, Language.CPP])
 def test_helpers_that_only_read_what_the_loop_leaves_alone_stay_parallel(
