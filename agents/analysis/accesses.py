@@ -206,9 +206,13 @@ class _Walker:
         self._access(target, "write", ctx)
 
     def _declaration(self, node: Node, ctx: _Ctx) -> None:
+        # A `static` local lives as long as the program: every iteration (and every call)
+        # shares it, so it is never one of the body's own names.
+        storage = {text(c) for c in node.children if c.type == "storage_class_specifier"}
+        shared = bool(storage & {"static", "extern"})
         for decl in node.children_by_field_name("declarator"):
             name = declared_name(decl)
-            if name is not None:
+            if name is not None and not shared:
                 self.facts.locals.add(name)
             # Initial values and array sizes are reads; the declared name is not.
             inner = (

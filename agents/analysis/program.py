@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,12 +23,14 @@ from agents.analysis.parse import (
     function_definitions,
     function_name,
     function_params,
+    identifiers,
     is_scalar_declarator,
     line,
     mentions,
     parse,
     syntax_error_lines,
     text,
+    walk,
 )
 from agents.analysis.purity import defined_names, is_pure
 from sandbox.spec import Language
@@ -60,10 +64,11 @@ def analyse(source: str, language: Language) -> Program:
     definitions = list(function_definitions(root))
     defined = defined_names({function_name(d) for d in definitions})
     pure = _pure_functions(definitions, defined)
+    reads = _reads_through_calls(definitions, pure)
     functions = []
     counter = 0
     for definition in definitions:
-        found, counter = _loops(definition, named, pure, defined, counter, language)
+        found, counter = _loops(definition, named, pure, reads, defined, counter, language)
         name = function_name(definition)
         functions.append(
             Function(
@@ -96,6 +101,7 @@ def _loops(
     definition: Node,
     named: dict[str, int],
     pure: frozenset[str],
+    reads: dict[str, frozenset[_Source]],
     defined: frozenset[str],
     counter: int,
     language: Language,
@@ -150,6 +156,8 @@ def _loops(
             if head.canonical and head.var is not None
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")
         )
+        if verdict.parallelisable and inner is not None:
+            verdict = _static_writes(inner, facts) or _unseen_reads(inner, facts, reads) or verdict
         item = _Found(node, f"L{counter}", ancestors, head, facts, verdict)
         found.append(item)
         by_node[node.id] = item
@@ -484,7 +492,9 @@ def _assigned(node: Node) -> bool:
 
 def _pure_functions(definitions: list[Node], defined: frozenset[str]) -> frozenset[str]:
     """The program's functions that write nothing but their own locals and call only pure ones."""
-    candidates: dict[str, BodyFacts] = {}
+    candidates: dict[str, list[str]] = {}
+    # Calls name a function without its parameter types: one impure overload taints the name.
+    impure: set[str] = set()
     for definition in definitions:
         body = definition.child_by_field_name("body")
         if body is None:
@@ -505,15 +515,181 @@ def _pure_functions(definitions: list[Node], defined: frozenset[str]) -> frozens
                 for e in facts.events
             )
         ):
+            impure.add(function_name(definition))
             continue
-        candidates[function_name(definition)] = facts
+        candidates.setdefault(function_name(definition), []).extend(facts.calls)
     # Drop functions that call impure ones until nothing changes (recursion stays pure).
-    pure = set(candidates)
+    pure = set(candidates) - impure
     changed = True
     while changed:
         changed = False
         for name in list(pure):
-            if not all(is_pure(call, pure, defined) for call in candidates[name].calls):
+            if not all(is_pure(call, pure, defined) for call in candidates[name]):
                 pure.discard(name)
                 changed = True
     return frozenset(pure)
+
+
+_Source = tuple[str, str | int]
+"""What a function reads that outlives it: ("global", name) or ("param", position) for the
+memory a pointer, array or reference parameter reaches."""
+
+
+def _reads_through_calls(
+    definitions: list[Node], pure: frozenset[str]
+) -> dict[str, frozenset[_Source]]:
+    """For each pure function, the memory it reads beyond its own locals, through the functions
+    it calls too (to a fixed point, so recursion is covered). Which elements it reads is not
+    kept: a caller sees a read of the whole array, so a loop that writes that array is never
+    called independent on the strength of a helper it cannot see into."""
+    own: list[_Source_Info] = []
+    for definition in definitions:
+        name = function_name(definition)
+        body = definition.child_by_field_name("body")
+        if name not in pure or body is None:
+            continue
+        params = function_params(definition)
+        # A by-value scalar parameter is a copy: only the others reach the caller's memory.
+        by_value = {
+            p for p, node in params if is_scalar_declarator(node.child_by_field_name("declarator"))
+        }
+        positions = {p: k for k, (p, _) in enumerate(params) if p not in by_value}
+        facts = body_facts(body)
+        facts.locals |= by_value
+        sources: set[_Source] = set()
+        for event in facts.events:
+            root = _root(event.name)
+            if root in facts.locals:
+                continue
+            if root in positions:
+                sources.add(("param", positions[root]))
+            else:
+                sources.add(("global", root))
+        own.append((name, frozenset(sources), positions, facts.locals, body))
+    summaries: dict[str, frozenset[_Source]] = {}
+    for name, found, *_ in own:
+        summaries[name] = summaries.get(name, frozenset()) | found
+    changed = True
+    while changed:
+        changed = False
+        for name, _, positions, locals_, body in own:
+            grown = set(summaries[name])
+            for call, arguments, on in _calls_in(body):
+                for source in summaries.get(call, frozenset()):
+                    for read in _reached(source, arguments, on):
+                        if read in locals_:
+                            continue
+                        grown.add(
+                            ("param", positions[read]) if read in positions else ("global", read)
+                        )
+            if grown != summaries[name]:
+                summaries[name] = frozenset(grown)
+                changed = True
+    # A method defined outside its class (`Grid::at`) is called by its last part (`g.at`).
+    for name, reached in list(summaries.items()):
+        last = name.rsplit("::", 1)[-1]
+        summaries[last] = summaries.get(last, frozenset()) | reached
+    # Overloads share a name but not their parameters' positions: a call may reach any of its
+    # arguments.
+    counts = Counter(n for n, *_ in own) + Counter(
+        n.rsplit("::", 1)[-1] for n, *_ in own if "::" in n
+    )
+    for name, count in counts.items():
+        if count > 1:
+            summaries[name] = frozenset(
+                ("param", _ANY) if kind == "param" else (kind, what)
+                for kind, what in summaries[name]
+            )
+    return summaries
+
+
+_ANY = -1
+"""The parameter position that stands for every argument of a call."""
+
+
+def _root(name: str) -> str:
+    """The variable a use names (`g` of `g.data`, `p->x`): a member's use is its object's."""
+    return re.split(r"\.|->", name, maxsplit=1)[0]
+
+
+_Source_Info = tuple[str, frozenset[_Source], dict[str, int], set[str], Node]
+
+
+def _calls_in(body: Node) -> list[tuple[str, list[Node], Node | None]]:
+    """(callee, arguments, object) of every call under `body` to a plain name or, with the
+    object it is called on, to a member (`g.at(i)` → `at`, its object `g`)."""
+    found: list[tuple[str, list[Node], Node | None]] = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "call_expression":
+            callee = node.child_by_field_name("function")
+            arguments = node.child_by_field_name("arguments")
+            listed = [
+                a for a in (arguments.named_children if arguments else []) if a.type != "comment"
+            ]
+            if callee is not None and callee.type == "identifier":
+                found.append((text(callee), listed, None))
+            elif callee is not None and callee.type == "field_expression":
+                member = callee.child_by_field_name("field")
+                if member is not None:
+                    found.append((text(member), listed, callee.children[0]))
+        stack.extend(node.children)
+    return found
+
+
+def _reached(source: _Source, arguments: list[Node], on: Node | None) -> set[str]:
+    """The caller's names a callee's read `source` may reach: a global as it is (and, for a
+    method, the object it is called on, whose members it names bare), a parameter as every
+    name in the argument passed for it (`a + k`, `&a[k]`)."""
+    kind, what = source
+    if kind == "global":
+        return {str(what)} | (set(identifiers(on)) if on is not None else set())
+    assert isinstance(what, int)
+    if what == _ANY:
+        return {name for argument in arguments for name in identifiers(argument)}
+    return set(identifiers(arguments[what])) if what < len(arguments) else set()
+
+
+def _static_writes(body: Node, facts: BodyFacts) -> Dependence | None:
+    """An unknown verdict when the body declares a `static` variable and writes it: OpenMP
+    shares such a variable among the threads, and no clause before the loop can name it to
+    give each thread its own."""
+    written = {_root(e.name) for e in facts.events if e.kind == "write"}
+    declared = [
+        name
+        for node in walk(body)
+        if node.type == "declaration"
+        and any(
+            text(c) in ("static", "extern")
+            for c in node.children
+            if c.type == "storage_class_specifier"
+        )
+        for d in node.children_by_field_name("declarator")
+        if (name := declared_name(d)) is not None and name in written
+    ]
+    if not declared:
+        return None
+    shown = ", ".join(dict.fromkeys(declared))
+    return Dependence(kind="unknown", reason=f"writes {shown}, declared static in the loop body")
+
+
+def _unseen_reads(
+    body: Node, facts: BodyFacts, reads: dict[str, frozenset[_Source]]
+) -> Dependence | None:
+    """An unknown verdict when a function the loop calls reads something the loop writes: the
+    read's element (or order against the write) is not in the loop's facts, so another
+    iteration's write may be what it reads."""
+    written = {e.name for e in facts.events if e.kind == "write"} - facts.locals
+    written |= {name for name, _, _ in facts.range_writes}
+    # A write of a member (`g.data[i]`) is a write of its object as well.
+    written |= {_root(name) for name in written}
+    clashes = [
+        f"calls {call}, which reads {name}, which the loop writes"
+        for call, arguments, on in _calls_in(body)
+        for source in reads.get(call, frozenset())
+        for name in sorted(_reached(source, arguments, on) & written)
+    ]
+    if not clashes:
+        return None
+    return Dependence(kind="unknown", reason="; ".join(dict.fromkeys(clashes)))
