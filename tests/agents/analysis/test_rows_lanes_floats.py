@@ -1,0 +1,119 @@
+"""Flattened rows: `a[r * n + c]` of different rows are different elements only where the
+column provably stays inside its row (0 <= c < n); a column that may run past the row's end
+reaches the next row, which another iteration writes."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.analysis import analyse, choice_schema
+from sandbox.spec import Language
+
+
+def _outer(source: str, language: Language = Language.C):
+    program = analyse(source, language)
+    return program.loops[0]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "for (int j = 0; j < 2 * n; j++)",  # the column runs into the next row
+        "for (int j = 0; j <= n; j++)",  # one past the row's end
+        "for (int j = -1; j < n; j++)",  # one before the row's start
+        "for (int j = 0; j < m; j++)",  # a bound unrelated to the row length
+        "for (int j = 0; j < n; j++, j++) for (;;)",  # not a header of the counted form
+    ],
+)
+def test_a_column_that_may_leave_its_row_is_refused(header: str) -> None:
+    source = f"void f(int n, int m, int *a) {{ for (int i = 0; i < n; i++) {header} a[i * n + j] += 1; }}"
+    loop = _outer(source)
+    assert loop.dependence.kind != "independent", loop.dependence.reason
+
+
+def test_the_issue_example_is_refused_with_a_reason() -> None:
+    source = (
+        "void f(int n, int *a) { for (int i = 0; i < n; i++) "
+        "for (int j = 0; j < 2 * n; j++) a[i * n + j] += 1; }"
+    )
+    loop = _outer(source)
+    assert loop.dependence.kind == "carried"
+    assert "a[i * n + j]" in loop.dependence.reason
+
+
+def test_an_inner_variable_added_without_a_row_is_refused() -> None:
+    source = "void f(int n, int *a) { for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) a[i + j] += 1; }"
+    assert _outer(source).dependence.kind != "independent"
+
+
+def test_a_column_the_body_changes_is_refused() -> None:
+    source = (
+        "void f(int n, int *a) { for (int i = 0; i < n; i++) "
+        "for (int j = 0; j < n; j++) { j += 2; a[i * n + j] = 1; } }"
+    )
+    assert _outer(source).dependence.kind != "independent"
+
+
+def test_a_column_read_after_its_loop_is_refused() -> None:
+    # After `for (j = 0; j < n; j++)`, j is n: a[i * n + j] is the next row's first element.
+    source = (
+        "void f(int n, int *a) { int j; for (int i = 0; i < n; i++) { "
+        "for (j = 0; j < n; j++) a[i * n + j] = 0; a[i * n + j] = 1; } }"
+    )
+    assert _outer(source).dependence.kind != "independent"
+
+
+def test_rows_apart_need_both_columns_in_their_rows() -> None:
+    # Reading a[i * n + j + 1]'s shape through a column past the row: the next row's start.
+    source = (
+        "void f(int n, int *a, int *b) { for (int i = 0; i < n; i++) "
+        "for (int j = 0; j < n; j++) { a[i * n + j] = 1; b[j] = a[i * n + n]; } }"
+    )
+    assert _outer(source).dependence.kind != "independent"
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "for (int j = 0; j < n; j++)",
+        "for (size_t j = 0; j < n; ++j)",
+        "for (int j = 1; j < n - 1; j++)",
+        "for (int j = 0; j <= i; j++)",  # triangular: j <= i < n
+        "for (int j = i + 1; j < n; j++)",
+    ],
+)
+def test_columns_inside_their_rows_stay_independent(header: str) -> None:
+    source = (
+        f"void f(size_t n, int *a) {{ for (int i = 0; i < n; i++) {header} a[i * n + j] = 1; }}"
+    )
+    assert _outer(source).dependence.kind == "independent"
+
+
+def test_gemm_stays_independent_with_collapse_offered() -> None:
+    source = """#include <vector>
+void gemm(std::vector<double> const& A, std::vector<double> const& B, std::vector<double> &C,
+          size_t M, size_t K, size_t N) {
+    for (size_t i = 0; i < M; ++i) {
+        for (size_t j = 0; j < N; ++j) {
+            double sum = 0;
+            for (size_t k = 0; k < K; ++k) {
+                sum += A[i * K + k] * B[k * N + j];
+            }
+            C[i * N + j] = sum;
+        }
+    }
+}
+"""
+    program = analyse(source, Language.CPP)
+    outer = program.loops[0]
+    assert outer.dependence.kind == "independent", outer.dependence.reason
+    schema = choice_schema([outer])
+    [loop_schema] = schema["properties"]["choices"]["items"]["anyOf"]
+    assert loop_schema["properties"]["collapse"]["enum"] == [1, 2]
+
+
+def test_a_literal_column_needs_a_literal_row_length() -> None:
+    inside = "void f(int n, int *a) { for (int i = 0; i < n; i++) { a[i * 4 + 3] = 1; a[i * 4 + 0] = 2; } }"
+    outside = "void f(int n, int *a) { for (int i = 0; i < n; i++) { a[i * 4 + 5] = 1; a[i * 4 + 0] = 2; } }"
+    assert _outer(inside).dependence.kind == "independent"
+    assert _outer(outside).dependence.kind != "independent"
