@@ -117,3 +117,51 @@ def test_a_literal_column_needs_a_literal_row_length() -> None:
     outside = "void f(int n, int *a) { for (int i = 0; i < n; i++) { a[i * 4 + 5] = 1; a[i * 4 + 0] = 2; } }"
     assert _outer(inside).dependence.kind == "independent"
     assert _outer(outside).dependence.kind != "independent"
+
+
+def _simd_menu(source: str, language: Language = Language.C) -> list[bool]:
+    program = analyse(source, language)
+    [loop_schema] = choice_schema([program.loops[0]])["properties"]["choices"]["items"]["anyOf"]
+    return loop_schema["properties"]["simd"]["enum"]
+
+
+def test_simd_is_offered_for_a_proven_independent_loop() -> None:
+    source = "void f(int n, double *a) { for (int i = 0; i < n; i++) a[i] = a[i] * 2.0; }"
+    assert _simd_menu(source) == [False, True]
+
+
+def test_simd_is_refused_where_the_verdict_assumes_pointers_apart() -> None:
+    source = (
+        "void f(int n, double *a, double *b) { for (int i = 0; i < n; i++) a[i] = b[i] * 2.0; }"
+    )
+    program = analyse(source, Language.C)
+    assert program.loops[0].dependence.assumptions
+    assert _simd_menu(source) == [False]
+
+
+def test_simd_is_refused_for_an_atomic_histogram() -> None:
+    # A histogram of run-time length updates the shared copy atomically.
+    source = (
+        "#include <vector>\n"
+        "std::vector<long> counts(std::vector<int> const& x, int nb) { std::vector<long> h(nb);\n"
+        "  for (size_t i = 0; i < x.size(); i++) if (x[i] >= 0) h[x[i] % nb] += 2;\n"
+        "  return h; }"
+    )
+    program = analyse(source, Language.CPP)
+    assert any(a.atomic for a in program.loops[0].dependence.array_reductions)
+    assert not program.loops[0].dependence.assumptions
+    assert _simd_menu(source, Language.CPP) == [False]
+
+
+def test_simd_is_refused_for_a_call_to_the_programs_own_function() -> None:
+    source = (
+        "static double twice(double v) { return 2.0 * v; }\n"
+        "void f(int n, double *a) { for (int i = 0; i < n; i++) a[i] = twice(a[i]); }"
+    )
+    program = analyse(source, Language.C)
+    loop = next(loop for loop in program.loops if loop.function == "f")
+    assert loop.dependence.kind == "independent", loop.dependence.reason
+    [loop_schema] = choice_schema([loop])["properties"]["choices"]["items"]["anyOf"]
+    assert loop_schema["properties"]["simd"]["enum"] == [False]
+    library = "#include <math.h>\nvoid f(int n, double *a) { for (int i = 0; i < n; i++) a[i] = sqrt(a[i]); }"
+    assert _simd_menu(library) == [False, True]
