@@ -55,6 +55,9 @@ class Scope:
     packed: frozenset[str] = frozenset()
     """Names of `std::vector<bool>`s: their elements are bits that share words."""
     maps: frozenset[str] = frozenset()
+    integers: frozenset[str] = frozenset()
+    """Variables the function declares with an integer type only: their `+` and `*` reductions
+    give the sequential result in any order (every other type may be floating-point)."""
     """Names of `std::map`s and `std::unordered_map`s: `m[k]` inserts a missing key."""
 
 
@@ -186,8 +189,19 @@ def dependence(
         lastprivate=tuple(sharing.lastprivate),
         last_assigned=tuple(sharing.last_assigned),
         reason=reason,
-        assumptions=(aliasing,) if aliasing else (),
+        assumptions=(*([aliasing] if aliasing else []), *_reassociation(reductions)),
     )
+
+
+def _reassociation(reductions: list[Reduction]) -> list[str]:
+    names = [r.var for r in reductions if r.reassociates]
+    if not names:
+        return []
+    return [
+        f"reduction({', '.join(names)}) may be floating-point: the threads' partial results "
+        "are combined in another order, so the result may differ from the sequential one in "
+        "the last digits"
+    ]
 
 
 # --- arrays --------------------------------------------------------------------------------
@@ -612,7 +626,10 @@ def _scalars(
         kept = name in scope.used_after or name not in scope.own
         if len(ops) == 1 and None not in ops:
             op: ReductionOp = ops.pop()  # type: ignore[assignment]
-            reductions.append(Reduction(var=name, op=op))
+            # Adding or multiplying floating-point values in another order rounds differently;
+            # min and max (and the bitwise and logical operators) pick or combine exactly.
+            reassociates = op in ("+", "-", "*") and name not in scope.integers
+            reductions.append(Reduction(var=name, op=op, reassociates=reassociates))
         elif first.kind == "write" and first.definite and not first.partial:
             (sharing.lastprivate if kept else sharing.private).append(name)
         elif first.kind == "write" and first.partial and any(e.kind == "read" for e in uses):

@@ -165,3 +165,30 @@ def test_simd_is_refused_for_a_call_to_the_programs_own_function() -> None:
     assert loop_schema["properties"]["simd"]["enum"] == [False]
     library = "#include <math.h>\nvoid f(int n, double *a) { for (int i = 0; i < n; i++) a[i] = sqrt(a[i]); }"
     assert _simd_menu(library) == [False, True]
+
+
+@pytest.mark.parametrize(
+    ("declaration", "op", "reassociates"),
+    [
+        ("float s = 0", "s += a[i]", True),
+        ("double s = 0", "s = s * a[i]", True),
+        ("long double s = 0", "s += a[i]", True),
+        ("int s = 0", "s += a[i]", False),
+        ("unsigned long s = 0", "s += a[i]", False),
+        ("float s = 0", "s = s < a[i] ? s : a[i]", False),  # min picks a value: exact
+    ],
+)
+def test_floating_point_sums_and_products_are_marked_reassociating(
+    declaration: str, op: str, reassociates: bool
+) -> None:
+    source = f"double f(int n, const int *a) {{ {declaration}; for (int i = 0; i < n; i++) {op}; return s; }}"
+    dep = _outer(source).dependence
+    assert dep.kind == "reduction", dep.reason
+    assert [r.reassociates for r in dep.reductions] == [reassociates]
+    assert any("floating-point" in a for a in dep.assumptions) == reassociates
+
+
+def test_a_reduction_into_a_variable_of_unseen_type_counts_as_reassociating() -> None:
+    source = "typedef float real;\nreal s;\nvoid f(int n, const real *a) { for (int i = 0; i < n; i++) s += a[i]; }"
+    dep = _outer(source).dependence
+    assert [r.reassociates for r in dep.reductions] == [True]
