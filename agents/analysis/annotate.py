@@ -56,6 +56,7 @@ from agents.analysis.accesses import exit_block
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import PACKED_CHUNK, ArrayReduction, Loop, Program
 from agents.analysis.parse import syntax_tree, text
+from agents.analysis.purity import is_pure
 from agents.analysis.reductions import match_best_update, match_recurrence, match_reduction
 from sandbox.spec import Language
 
@@ -145,13 +146,31 @@ def _static_blocks(loop: Loop) -> bool:
 
 
 def _simd_allowed(loop: Loop) -> bool:
-    # g++ rejects `simd` on a range-based loop over a class (its iterator is no integer); a
-    # search's `continue` leaves a lane's iteration, which simd loops do not promise to allow;
-    # a best update's ties and a scan's running value need the iterations in order.
-    # Lanes writing bits of one std::vector<bool> word would each write the whole word.
+    """Whether lanes may run the loop's iterations at once: only where the verdict proves, with
+    nothing assumed, that no iteration depends on another.
+
+    simd runs several iterations in lock step, interleaving their statements, so every
+    dependence between iterations (not only one a thread schedule would expose) breaks it:
+    - an assumption (pointer parameters that do not overlap, or a run-time overlap check a
+      multiversioned loop relies on) is no proof; vectorised lanes read before earlier lanes
+      write, so an overlap that the sequential order tolerates changes the result;
+    - an atomic update (a histogram) orders lanes through memory: simd does not promise it
+      runs per lane, and a lane-wise read-modify-write of one element loses updates;
+    - a call other than a side-effect-free library function (`sqrt`, `x.size()`): a program's
+      own function was judged for threads, not lanes, and keeping simd to functions known to
+      vectorise or serialise safely keeps the promise small;
+    - g++ rejects `simd` on a range-based loop over a class (its iterator is no integer); a
+      search's `continue` leaves a lane's iteration, which simd loops do not promise to allow;
+      a best update's ties and a scan's running value need the iterations in order; lanes
+      writing bits of one std::vector<bool> word would each write the whole word.
+    """
     dep = loop.dependence
     return (
-        loop.range_over is None
+        dep.kind in ("independent", "reduction")
+        and not dep.assumptions
+        and not any(a.atomic for a in dep.array_reductions)
+        and all(is_pure(call) for call in loop.calls)
+        and loop.range_over is None
         and not dep.first_match
         and not dep.packed
         and not _static_blocks(loop)
@@ -711,8 +730,9 @@ def _check(loop: Loop, choice: LoopChoice) -> None:
         )
     if choice.simd and not _simd_allowed(loop):
         raise AnnotationError(
-            f"loop {loop.id} is a range-based for loop, a search, a best update or a scan, "
-            "which cannot take simd"
+            f"loop {loop.id} cannot take simd: its verdict assumes something, it updates "
+            "atomically or calls a function not known lane-safe, or it is a range-based for "
+            "loop, a search, a best update or a scan"
         )
     if choice.collapse > loop.perfect_nest:
         raise AnnotationError(

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from agents.analysis.accesses import AccessEvent, BodyFacts
+from agents.analysis.loops import in_row
 from agents.analysis.model import (
     PACKED_CHUNK,
     ArrayReduction,
@@ -54,6 +55,9 @@ class Scope:
     packed: frozenset[str] = frozenset()
     """Names of `std::vector<bool>`s: their elements are bits that share words."""
     maps: frozenset[str] = frozenset()
+    integers: frozenset[str] = frozenset()
+    """Variables the function declares with an integer type only: their `+` and `*` reductions
+    give the sequential result in any order (every other type may be floating-point)."""
     """Names of `std::map`s and `std::unordered_map`s: `m[k]` inserts a missing key."""
 
 
@@ -185,8 +189,19 @@ def dependence(
         lastprivate=tuple(sharing.lastprivate),
         last_assigned=tuple(sharing.last_assigned),
         reason=reason,
-        assumptions=(aliasing,) if aliasing else (),
+        assumptions=(*([aliasing] if aliasing else []), *_reassociation(reductions)),
     )
+
+
+def _reassociation(reductions: list[Reduction]) -> list[str]:
+    names = [r.var for r in reductions if r.reassociates]
+    if not names:
+        return []
+    return [
+        f"reduction({', '.join(names)}) may be floating-point: the threads' partial results "
+        "are combined in another order, so the result may differ from the sequential one in "
+        "the last digits"
+    ]
 
 
 # --- arrays --------------------------------------------------------------------------------
@@ -314,9 +329,10 @@ def _apart_in_rows(
     lower: str | None,
 ) -> bool:
     """Two accesses of a flattened two-dimensional array, `a[r * n + c]`, that different
-    iterations of `var` cannot make the same element. Like `_distinct`, this takes the column
-    `c` to stay within a row (0 <= c < n), as code indexing a flattened matrix does, so two
-    elements in different rows or different columns are different. Rows (or columns) differ
+    iterations of `var` cannot make the same element. Where both columns provably lie in
+    [0, n) (`loops.in_row`), elements in different rows or different columns are different;
+    otherwise only different columns of one fixed row are (a column past the row's end reaches
+    the next row, which another iteration may write). Rows (or columns) differ
     between iterations when they are one expression distinct per iteration, or when one is
     `var` and the other a value `e` the loop starts past and counts up from (`for (j = e + 1;
     ...; j++)`; `lower` is None for a loop that does not count up)."""
@@ -339,12 +355,12 @@ def _apart_in_rows(
                     return True
         return False
 
-    # Different rows, or different columns, are different elements.
-    return (
-        same_and_distinct(row_u, row_w)
-        or same_and_distinct(col_u, col_w)
-        or past(row_u, row_w)
-        or past(col_u, col_w)
+    # Different columns of one row are different elements; different rows only when both
+    # columns provably stay inside their rows.
+    in_rows = in_row(col_u, scale_u) and in_row(col_w, scale_w)
+    one_row = canon(row_u) == canon(row_w) and not set(identifiers(row_u)) & (varying | {var})
+    return ((in_rows or one_row) and (same_and_distinct(col_u, col_w) or past(col_u, col_w))) or (
+        in_rows and (same_and_distinct(row_u, row_w) or past(row_u, row_w))
     )
 
 
@@ -399,12 +415,30 @@ def _distinct(var: str | None, index: Node, varying: set[str], inner: set[str]) 
         if op == "*":
             # Scaling by a loop-invariant, non-zero factor keeps values apart.
             fixed = not names & varying and (bool(names) or _nonzero_literal(other))
+        elif names & inner:
+            # An inner loop's variable may be added to a row start (a[i * n + j]) only when it
+            # provably stays inside the row (0 <= j < n); otherwise rows overlap (a[i + j]).
+            fixed = op == "+" and _within_row(one, other, varying)
         else:
-            # An inner loop's variable may be added (a[i * n + j]), never a value the body computes.
-            fixed = not names & (varying - inner)
+            # Never a value the body computes.
+            fixed = not names & varying
         if fixed and _distinct(var, one, varying, inner):
             return True
     return False
+
+
+def _within_row(start: Node, column: Node, varying: set[str]) -> bool:
+    """`start` is `r * n` (or `n * r`) and `column` provably in [0, n) (`loops.in_row`)."""
+    start = unwrap(start)
+    if start.type != "binary_expression" or text(start.children[1]) != "*":
+        return False
+    left, right = start.child_by_field_name("left"), start.child_by_field_name("right")
+    if left is None or right is None:
+        return False
+    return any(
+        not set(identifiers(length)) & varying and in_row(column, length)
+        for length in (left, right)
+    )
 
 
 def _nonzero_literal(node: Node) -> bool:
@@ -592,7 +626,10 @@ def _scalars(
         kept = name in scope.used_after or name not in scope.own
         if len(ops) == 1 and None not in ops:
             op: ReductionOp = ops.pop()  # type: ignore[assignment]
-            reductions.append(Reduction(var=name, op=op))
+            # Adding or multiplying floating-point values in another order rounds differently;
+            # min and max (and the bitwise and logical operators) pick or combine exactly.
+            reassociates = op in ("+", "-", "*") and name not in scope.integers
+            reductions.append(Reduction(var=name, op=op, reassociates=reassociates))
         elif first.kind == "write" and first.definite and not first.partial:
             (sharing.lastprivate if kept else sharing.private).append(name)
         elif first.kind == "write" and first.partial and any(e.kind == "read" for e in uses):

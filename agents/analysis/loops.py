@@ -8,7 +8,16 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from agents.analysis.parse import LOOP_TYPES, declared_name, integer, mentions, text, unwrap
+from agents.analysis.parse import (
+    LOOP_TYPES,
+    canon,
+    declared_name,
+    integer,
+    mentions,
+    parse_int,
+    text,
+    unwrap,
+)
 from agents.analysis.purity import is_pure
 
 _TESTS = frozenset({"<", "<=", ">", ">=", "!="})
@@ -267,4 +276,124 @@ def _calls_in(node: Node) -> list[str]:
             found.append(text(member if member is not None else callee).replace(" ", ""))
     for child in node.children:
         found.extend(_calls_in(child))
+    return found
+
+
+def in_row(column: Node, length: Node) -> bool:
+    """Whether `column`, where it stands, is provably in [0, `length`): what makes `r * n + c`
+    of one row differ from every element of another row. A literal column needs a literal
+    length; a variable column needs the loop around it that counts it (`_counted`) to start at
+    a non-negative value and stop at or before `length` (`j < n`, `j < n - 1`, `j <= i` inside
+    `i < n`)."""
+    column, length = unwrap(column), unwrap(length)
+    if column.type == "number_literal":
+        value, size = parse_int(text(column)), _literal(length)
+        return value is not None and size is not None and 0 <= value < size
+    counted = _counted(column)
+    if counted is None:
+        return False
+    first, op, bound = counted
+    if not _non_negative(first):
+        return False
+    return _at_most(bound, length) if op == "<" else _below(bound, length)
+
+
+def _counted(name: Node) -> tuple[Node, str, Node] | None:
+    """(first value, `<` or `<=`, bound) of the innermost `for` whose body holds `name` and
+    whose header counts that variable up, where nothing in the body assigns the variable or
+    a name the bound reads, declares the name again, or takes their address: there the
+    variable lies in [first, bound). None where no such loop is found."""
+    if name.type != "identifier":
+        return None
+    var, child, node = text(name), name, name.parent
+    while node is not None and node.type != "function_definition":
+        if node.type == "for_statement" and child == node.child_by_field_name("body"):
+            start = _init(node.child_by_field_name("initializer"))
+            if start is not None and start[0] == var:
+                return _counted_header(node, var, start[1], child)
+        child, node = node, node.parent
+    return None
+
+
+def _counted_header(loop: Node, var: str, first: Node, body: Node) -> tuple[Node, str, Node] | None:
+    test, step = loop.child_by_field_name("condition"), loop.child_by_field_name("update")
+    comparison = _test(test, var) if test is not None else None
+    increment = _step(step, var) if step is not None else None
+    if comparison is None or comparison[0] not in ("<", "<=") or increment is None:
+        return None
+    if increment[0] < 0 or (increment[1] is not None and not _non_negative(increment[1])):
+        return None
+    bound = unwrap(comparison[1])
+    if _calls_in(bound) or _assigned_in(body) & {var, *_names(bound)}:
+        return None
+    return first, comparison[0], bound
+
+
+def _non_negative(value: Node) -> bool:
+    """A literal >= 0, a sum of such values, or a loop variable counted up from one."""
+    value = unwrap(value)
+    if value.type == "number_literal":
+        number = parse_int(text(value))
+        return number is not None and number >= 0
+    if value.type == "binary_expression" and text(value.children[1]) in ("+", "*"):
+        left, right = value.child_by_field_name("left"), value.child_by_field_name("right")
+        return (
+            left is not None and right is not None and _non_negative(left) and _non_negative(right)
+        )
+    counted = _counted(value)
+    return counted is not None and _non_negative(counted[0])
+
+
+def _at_most(bound: Node, length: Node) -> bool:
+    """`bound <= length`: the same expression, `length - c` (c >= 0), smaller literals, or a
+    variable provably below `length` where it stands."""
+    bound, length = unwrap(bound), unwrap(length)
+    return canon(bound) == canon(length) or _below(bound, length, strict=False)
+
+
+def _below(bound: Node, length: Node, strict: bool = True) -> bool:
+    """`bound < length` (`bound <= length` when not `strict`)."""
+    bound, length = unwrap(bound), unwrap(length)
+    low, high = _literal(bound), _literal(length)
+    if low is not None and high is not None:
+        return low < high or (not strict and low == high)
+    if bound.type == "binary_expression" and text(bound.children[1]) == "-":
+        left, right = bound.child_by_field_name("left"), bound.child_by_field_name("right")
+        less = _literal(right) if right is not None else None
+        if left is not None and less is not None and canon(unwrap(left)) == canon(length):
+            return less >= (1 if strict else 0)
+    return in_row(bound, length)
+
+
+def _literal(node: Node) -> int | None:
+    node = unwrap(node)
+    return parse_int(text(node)) if node.type == "number_literal" else None
+
+
+def _assigned_in(node: Node) -> set[str]:
+    """Names `node` assigns, increments, declares or takes the address of (a call may write
+    through an address)."""
+    found: set[str] = set()
+    target: Node | None = None
+    if node.type == "assignment_expression":
+        target = node.child_by_field_name("left")
+    elif node.type == "update_expression" or (
+        node.type == "pointer_expression" and text(node.children[0]) == "&"
+    ):
+        target = node.child_by_field_name("argument")
+    elif node.type in ("init_declarator", "declaration", "parameter_declaration"):
+        name = declared_name(node.child_by_field_name("declarator") or node)
+        if name is not None:
+            found.add(name)
+    # Writing an element (`a[j] = ...`) changes the array, not the names in its subscript.
+    while target is not None and target.type in (
+        "parenthesized_expression",
+        "subscript_expression",
+        "field_expression",
+    ):
+        target = target.named_children[0] if target.named_children else None
+    if target is not None and target.type == "identifier":
+        found.add(text(target))
+    for child in node.children:
+        found |= _assigned_in(child)
     return found

@@ -41,6 +41,10 @@ class Reduction:
 
     var: str
     op: ReductionOp
+    reassociates: bool = False
+    """The variable may be floating-point and the operator `+`, `-` or `*`: combining partial
+    results in another order rounds differently, so the result is equal only within a
+    tolerance (an integer sum, or a min or max, is exact in any order)."""
 
 
 @dataclass(frozen=True)

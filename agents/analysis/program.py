@@ -120,6 +120,7 @@ def _loops(
     packed = _bit_vectors(definition)
     maps = _maps(definition)
     own, scalars = _own_variables(definition)
+    integers = _integer_variables(definition)
     found: list[_Found] = []
     by_node: dict[int, _Found] = {}
     for node in loops_in(body):
@@ -135,6 +136,7 @@ def _loops(
             used_after=frozenset(_names_after(body, node.end_byte) | _names_around(node, body)),
             own=own,
             scalars=scalars,
+            integers=integers,
             pointer_params=pointers,
             arrays=arrays,
             packed=packed,
@@ -455,6 +457,35 @@ def _own_variables(definition: Node) -> tuple[frozenset[str], frozenset[str]]:
             ):
                 scalars.add(name)
     return frozenset(own - shared), frozenset(scalars - shared)
+
+
+def _integer_variables(definition: Node) -> frozenset[str]:
+    """Names that every declaration in the function (parameters included) gives an integer or
+    `bool` type, not a pointer or array: their reductions are exact in any order. A name
+    declared nowhere here (a global) is left out, so its reduction counts as reassociating."""
+    integer: set[str] = set()
+    other: set[str] = set()
+    for decl in _declarations(definition):
+        type_node = decl.child_by_field_name("type")
+        for declarator in decl.children_by_field_name("declarator"):
+            name = declared_name(declarator)
+            if name is None:
+                continue
+            inner = declarator
+            while inner.type in ("init_declarator", "reference_declarator"):
+                inner = inner.child_by_field_name("declarator") or inner.named_children[-1]
+            whole = type_node is not None and _integer_type(type_node)
+            (integer if whole and inner.type == "identifier" else other).add(name)
+    return frozenset(integer - other)
+
+
+def _integer_type(type_node: Node) -> bool:
+    """`int`, `unsigned long`, `bool`, `size_t`, `std::int64_t`; never `float`, `double`,
+    `long double` or a name whose type this function cannot see (a typedef)."""
+    if type_node.type in ("primitive_type", "sized_type_specifier"):
+        words = text(type_node).split()
+        return not {"void", "float", "double"} & set(words)
+    return _arithmetic(type_node)
 
 
 def _is_reference(declarator: Node) -> bool:

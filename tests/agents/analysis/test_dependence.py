@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from agents.analysis import Reduction, analyse
+from agents.analysis import analyse
 from sandbox.spec import Language
 
 C, CPP = Language.C, Language.CPP
@@ -1102,7 +1102,7 @@ def _loop(case: Case):
 def test_verdict_matches_the_hand_label(case: Case) -> None:
     dep = _loop(case).dependence
     assert dep.kind == case.kind, dep.reason
-    assert dep.reductions == tuple(Reduction(v, op) for v, op in case.reductions)  # type: ignore[arg-type]
+    assert tuple((r.var, r.op) for r in dep.reductions) == tuple(case.reductions)
     assert dep.private == case.private
     assert dep.lastprivate == case.lastprivate
     assert dep.last_assigned == case.last_assigned

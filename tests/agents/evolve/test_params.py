@@ -22,9 +22,9 @@ void lower(int n, double *a, const double *b) {
     }
 }
 
-void twice(int n, double *a, const double *b) {
+void twice(int n, double *a) {
     for (int i = 0; i < n; i++)
-        a[i] = b[i] * 2;
+        a[i] = a[i] * 2;
 }
 """
 """L1 (rows of a triangle, row i costs i + 1), L2 nested in it, L3 independent."""
@@ -50,10 +50,10 @@ CARRIED_OMP = """void prefix(int n, double *a, const double *b) {
 }
 """
 
-INDEPENDENT_OMP = """void twice(int n, double *a, const double *b) {
+INDEPENDENT_OMP = """void twice(int n, double *a) {
     #pragma omp parallel for schedule(static) // rows
     for (int i = 0; i < n; i++)
-        a[i] = b[i] * 2;
+        a[i] = a[i] * 2;
 }
 """
 
