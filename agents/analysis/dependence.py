@@ -76,7 +76,6 @@ def dependence(
     statements: Sequence[Node] = (),
     lower: str | None = None,
     stride: int | None = None,
-    upper: str | None = None,
     counters: Sequence[tuple[str, tuple[str, str]]] = (),
 ) -> Dependence:
     """The verdict on the iterations of a canonical loop with induction variable `var`.
@@ -90,10 +89,9 @@ def dependence(
     `min` or `max` from, so only scans with `+` and `*` are rewritten there. `statements`: the
     statements of the body's block, where a scan's phases part; `lower`: the loop's first
     value of `var` (source text), which a recurrence may treat apart; `stride`: what each
-    iteration adds to `var` (a recurrence on `var - 1` needs 1); `upper`: the bound of
-    `var < upper`, which with `lower` bounds the elements a pointer's accesses reach;
-    `counters`: (counter, (lower, upper)) of the loops in the body that count up by one to a
-    bound, which bound the subscripts mentioning them.
+    iteration adds to `var` (a recurrence on `var - 1` needs 1); `counters`: (counter,
+    (lower, upper)) of this loop and the loops in its body that count up by one to a bound,
+    outermost first, which bound the subscripts mentioning them.
     """
     exits = [f"early exit: {exit_}" for exit_ in facts.exits]
     carried: list[str] = []
@@ -160,16 +158,7 @@ def dependence(
         if found is not None:
             return found
     carried = exits + carried
-    counted = dict(counters)
-    if repeatable and stride == 1 and lower is not None and upper is not None:
-        counted[var] = (lower, upper)
-    # A counter's bounds must stay put while the loop runs: not written by it, not another counter's.
-    fixed = facts.assigned() | set(counted)
-    counted = {
-        v: (lo, hi)
-        for v, (lo, hi) in counted.items()
-        if not _mentions_any(lo, fixed) and not _mentions_any(hi, fixed)
-    }
+    counted = _fixed_ranges(dict(counters), facts.assigned())
     lengths = {a.var: a.length for a in array_reductions}
     overlaps = _overlaps(var, everything, scope, facts, counted, lengths)
     if isinstance(overlaps, str):
@@ -810,6 +799,38 @@ def _ranges_apart(
                 f"(const char *)({last_b} + 1) <= (const char *){first})"
             )
     return checks
+
+
+def _fixed_ranges(
+    counters: dict[str, tuple[str, str]], assigned: set[str]
+) -> dict[str, tuple[str, str]]:
+    """Of `counters` (outermost first, each `lower <= v < upper`), those whose range holds
+    for the whole loop, as bounds free of what the loop assigns. A bound that mentions one
+    enclosing counter once (`j < i`, a triangle) is affine in it, so its extremes are at that
+    counter's extremes: the range widens to the least lower and the greatest upper bound."""
+    fixed: dict[str, tuple[str, str]] = {}
+    for counter, (lower, upper) in counters.items():
+        outer = set(re.findall(r"[A-Za-z_]\w*", f"{lower} {upper}")) & set(counters)
+        if outer - set(fixed) or len(outer) > 1:
+            continue
+        if outer:
+            (u,) = outer
+            affine = all(
+                re.fullmatch(r"[\w\s+\-*()]*", bound) and len(re.findall(rf"\b{u}\b", bound)) <= 1
+                for bound in (lower, upper)
+            )
+            if not affine:
+                continue
+            least, most = fixed[u][0], f"({fixed[u][1]}) - 1"
+            lows = [re.sub(rf"\b{u}\b", f"({at})", lower) for at in (least, most)]
+            highs = [re.sub(rf"\b{u}\b", f"({at})", upper) for at in (least, most)]
+            lower = f"(({lows[0]}) < ({lows[1]}) ? ({lows[0]}) : ({lows[1]}))"
+            upper = f"(({highs[0]}) > ({highs[1]}) ? ({highs[0]}) : ({highs[1]}))"
+        if not _mentions_any(lower, assigned | set(counters)) and not _mentions_any(
+            upper, assigned | set(counters)
+        ):
+            fixed[counter] = (lower, upper)
+    return fixed
 
 
 def _extent(

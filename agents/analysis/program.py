@@ -150,8 +150,7 @@ def _loops(
                 statements=_statements(inner),
                 lower=head.lower,
                 stride=head.stride,
-                upper=head.upper,
-                counters=_counters(inner, named, pure, containers, defined),
+                counters=_counters(node, head, named, pure, containers, defined),
             )
             if head.canonical and head.var is not None
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")
@@ -211,11 +210,11 @@ def _aliases(definition: Node) -> tuple[tuple[str, str], ...]:
                     if child.type == "init_declarator"
                     else child
                 )
-                name = declared_name(child)
+                local = declared_name(child)
                 kind = _declared_kind(inner, node.child_by_field_name("type") or node)
                 # A static array outlives the call: a parameter may point into it.
-                if name and kind and not (static and kind in ("array", "grid")):
-                    found[name] = _AS_LOCAL[kind]
+                if local and kind and not (static and kind in ("array", "grid")):
+                    found[local] = _AS_LOCAL[kind]
         target = None
         if node.type == "assignment_expression":
             target = node.child_by_field_name("left")
@@ -248,30 +247,41 @@ def _declared_kind(declarator: Node | None, type_node: Node) -> str:
 
 
 def _counters(
-    body: Node | None,
+    loop: Node,
+    head: Header,
     named: dict[str, int],
     pure: frozenset[str],
     containers: frozenset[str],
     defined: frozenset[str],
 ) -> tuple[tuple[str, tuple[str, str]], ...]:
-    """(counter, (lower, upper)) of the loops in `body` that count a counter they declare up
-    by one from `lower` to below `upper`: what bounds a subscript that mentions the counter."""
+    """(counter, (lower, upper)) of `loop` and of the loops in its body that count up by one
+    from `lower` while `counter < upper` (or `<=`, the upper bound one more): what bounds a
+    subscript that mentions the counter. The loop's own comes first."""
     found = []
+    body = loop_body(loop)
     # A body without braces may be the inner loop itself.
     nodes = [] if body is None else [body] if body.type in LOOP_TYPES else []
-    for node in [*nodes, *(loops_in(body) if body is not None else ())]:
-        inner = loop_body(node)
-        written = body_facts(inner).assigned() if inner is not None else set()
-        head = header(node, written, named, set(pure), containers, defined)
+    for node in [loop, *nodes, *(loops_in(body) if body is not None else ())]:
+        if node is not loop:
+            inner = loop_body(node)
+            written = body_facts(inner).assigned() if inner is not None else set()
+            head = header(node, written, named, set(pure), containers, defined)
+        test = node.child_by_field_name("condition") if node.type == "for_statement" else None
+        op = test.child_by_field_name("operator") if test is not None else None
+        left = test.child_by_field_name("left") if test is not None else None
         if (
             head.canonical
             and head.var is not None
-            and head.counter_type is not None
             and head.stride == 1
             and head.lower is not None
             and head.upper is not None
+            and op is not None
+            and text(op) in ("<", "<=")
+            and left is not None
+            and text(left) == head.var
         ):
-            found.append((head.var, (head.lower, head.upper)))
+            upper = head.upper if text(op) == "<" else f"({head.upper}) + 1"
+            found.append((head.var, (head.lower, upper)))
     counts = [var for var, _ in found]
     # A name two loops count has no single range.
     return tuple(item for item in found if counts.count(item[0]) == 1)

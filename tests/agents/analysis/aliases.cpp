@@ -57,6 +57,11 @@ void grid(int n, long a[][16], long b[][16]) {
         for (int j = 0; j < 16; j++) a[i][j] = b[i][15 - j] + 1;
 }
 
+void triangle(int n, long *a, const long *b) {
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j <= i; j++) a[i * n + j] = b[i * n + j] + j;
+}
+
 static long sum(const long *x, int n) {
     long s = 0;
     for (int k = 0; k < n; k++) s = s * 31 + x[k];
@@ -95,4 +100,7 @@ int main() {
     grid(63, g + 1, g);
     grid(64, h, g);
     std::printf("grid %ld %ld\n", sum(&g[0][0], 64 * 16), sum(&h[0][0], 64 * 16));
+    triangle(100, x.data() + 7, x.data());
+    triangle(100, y.data(), x.data());
+    std::printf("triangle %ld %ld\n", sum(x.data(), 2 * n), sum(y.data(), 2 * n));
 }
