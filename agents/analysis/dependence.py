@@ -745,6 +745,11 @@ def _overlaps(
             if any("." in name or "->" in name for name in (w, other)):
                 return f"accesses {w} and {other}, one a field whose target may overlap the other"
             pair = {kinds.get(w), kinds.get(other)}
+            if "opaque" in pair:
+                return (
+                    f"accesses {w} and {other}, one a reference to a class whose elements may "
+                    "lie in the other's storage"
+                )
             if pair & set(_POINTERS):
                 if pair & set(_OWN) and not pair & {"local pointer"}:
                     continue

@@ -172,6 +172,7 @@ _AS_PARAMETER = {
     "grid": "grid",
     "reference": "container",
     "container": "local container",
+    "opaque": "opaque",
 }
 _AS_LOCAL = {
     "pointer": "local pointer",
@@ -179,6 +180,7 @@ _AS_LOCAL = {
     "grid": "local array",
     "reference": "alias container",
     "container": "local container",
+    "opaque": "opaque",
 }
 
 
@@ -227,14 +229,16 @@ def _aliases(definition: Node) -> tuple[tuple[str, str], ...]:
 
 def _declared_kind(declarator: Node | None, type_node: Node) -> str:
     """How a declarator's storage may be shared: "pointer", "array" (one dimension), "grid"
-    (several), "reference" (to a container), "container" (one held by value), "" otherwise."""
+    (several), "reference" (to a container), "opaque" (a reference to anything else),
+    "container" (one held by value), "" otherwise."""
     if declarator is None:
         return ""
     container = bool(_CONTAINER.search(text(type_node)))
     if declarator.type == "reference_declarator":
         inner = declarator.named_children[-1] if declarator.named_children else None
         if inner is not None and inner.type == "identifier":
-            return "reference" if container or text(type_node) == "auto" else ""
+            # A reference to some other class (a matrix, a span) may hold anyone's storage.
+            return "reference" if container or text(type_node) == "auto" else "opaque"
         return "pointer" if inner is not None else ""
     if declarator.type == "pointer_declarator":
         return "pointer"

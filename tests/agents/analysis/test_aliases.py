@@ -66,6 +66,15 @@ def test_a_parameter_pointed_elsewhere_is_checked_even_against_local_arrays() ->
     assert dep.overlap_checks
 
 
+def test_a_reference_to_another_class_may_hold_anyones_storage() -> None:
+    dep = _verdict(
+        "#include <span>\nvoid f(std::span<double> &y, double *x, int n) { "
+        "for (int i = 0; i < n; i++) y[i] = x[i]; }",
+        CPP,
+    )
+    assert dep.kind == "unknown" and "reference to a class" in dep.reason
+
+
 def test_a_counter_running_backwards_through_a_subscript_is_bounded() -> None:
     dep = _verdict(
         "void f(int n, double *y, const double *x) { "
