@@ -259,6 +259,7 @@ def apply_choices(source: str, program: Program, choices: Sequence[LoopChoice]) 
     # Bottom-up, so that inserting lines leaves the positions still to use unchanged.
     for loop_id in sorted(chosen, key=lambda i: (known[i].line, known[i].column), reverse=True):
         loop = known[loop_id]
+        original = lines
         if loop.dependence.first_match:
             lines = _first_match(lines, loop, chosen[loop_id], spans[loop_id], names)
         elif loop.dependence.best_updates:
@@ -269,7 +270,10 @@ def apply_choices(source: str, program: Program, choices: Sequence[LoopChoice]) 
         elif _rewritten(loop):
             lines = _through_pointers(lines, loop, chosen[loop_id], spans[loop_id], names)
         else:
+            lines = [*lines]
             lines[loop.line - 1 : loop.line] = _insert(lines[loop.line - 1], loop, chosen[loop_id])
+        if loop.dependence.overlap_checks:
+            lines = _multiversioned(original, lines, loop, spans[loop_id])
     scans = [scan for i in chosen if (scan := known[i].dependence.scan) is not None]
     cpp = program.language is Language.CPP
     headers = {
@@ -305,6 +309,7 @@ def _loop_spans(source: str, program: Program, loops: Sequence[Loop]) -> dict[st
         if loop.dependence.first_match
         or loop.dependence.best_updates
         or loop.dependence.scan is not None
+        or loop.dependence.overlap_checks
         or _rewritten(loop)
     }
     if not wanted:
@@ -321,6 +326,8 @@ def _loop_spans(source: str, program: Program, loops: Sequence[Loop]) -> dict[st
                 marked = _best_uses(node, loop)
             elif loop.dependence.scan is not None:
                 marked = _scan_phases(node, loop)
+            elif not _rewritten(loop):
+                marked = []
             else:
                 arrays = {a.var: a for a in loop.dependence.array_reductions}
                 marked = [
@@ -707,6 +714,31 @@ def _through_pointers(
         indent + "}",
     ]
     return at.replaced("\n".join(block))
+
+
+def _multiversioned(
+    original: list[str], rewritten: list[str], loop: Loop, span: _Span
+) -> list[str]:
+    """The rewritten source with the parallel version of the loop (whatever its rewrite) under
+    `if (<its overlap checks>)` and the original loop, run sequentially, under `else`."""
+    at = _locate(original, loop, span)
+    before = at.before.encode()
+    line_start = before.rfind(b"\n") + 1
+    prefix = before[line_start:].decode()
+    lead = prefix.rstrip()
+    source = "\n".join(rewritten).encode()
+    tail = at.after.encode()
+    if not source.endswith(tail) or not source.startswith(before[:line_start]):
+        raise AnnotationError(f"cannot multiversion loop {loop.id}: its rewrite moved the code")
+    region = source[line_start : len(source) - len(tail)].decode()
+    parallel = region[len(lead) :]
+    sequential = prefix[len(lead) :] + at.loop.decode()
+    indent = at.indent
+    condition = " && ".join(f"({check})" for check in loop.dependence.overlap_checks)
+    wrapped = (
+        f"{lead}\n" if lead else ""
+    ) + f"{indent}if ({condition}) {{\n{parallel}\n{indent}}} else {{\n{sequential}\n{indent}}}"
+    return (before[:line_start].decode() + wrapped + at.after).split("\n")
 
 
 def _check(loop: Loop, choice: LoopChoice) -> None:

@@ -6,6 +6,8 @@ evidence; anything the rules cannot see through is "unknown" or "carried" with t
 
 from __future__ import annotations
 
+import ast
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -55,10 +57,16 @@ class Scope:
     packed: frozenset[str] = frozenset()
     """Names of `std::vector<bool>`s: their elements are bits that share words."""
     maps: frozenset[str] = frozenset()
+    """Names of `std::map`s and `std::unordered_map`s: `m[k]` inserts a missing key."""
     integers: frozenset[str] = frozenset()
     """Variables the function declares with an integer type only: their `+` and `*` reductions
     give the sequential result in any order (every other type may be floating-point)."""
-    """Names of `std::map`s and `std::unordered_map`s: `m[k]` inserts a missing key."""
+    aliases: tuple[tuple[str, str], ...] = ()
+    """(name, kind) of what may share memory with another name: pointer and array parameters
+    ("pointer", "grid"), local pointers (`double *p = a + 1`, "local pointer"), references to
+    containers ("container": the caller may pass one object twice; "alias container": a local
+    reference), and the function's own storage ("local array", "local container"), into which
+    no parameter points."""
 
 
 def dependence(
@@ -72,6 +80,7 @@ def dependence(
     statements: Sequence[Node] = (),
     lower: str | None = None,
     stride: int | None = None,
+    counters: Sequence[tuple[str, tuple[str, str]]] = (),
 ) -> Dependence:
     """The verdict on the iterations of a canonical loop with induction variable `var`.
 
@@ -84,7 +93,9 @@ def dependence(
     `min` or `max` from, so only scans with `+` and `*` are rewritten there. `statements`: the
     statements of the body's block, where a scan's phases part; `lower`: the loop's first
     value of `var` (source text), which a recurrence may treat apart; `stride`: what each
-    iteration adds to `var` (a recurrence on `var - 1` needs 1).
+    iteration adds to `var` (a recurrence on `var - 1` needs 1); `counters`: (counter,
+    (lower, upper)) of this loop and the loops in its body that count up by one to a bound,
+    outermost first, which bound the subscripts mentioning them.
     """
     exits = [f"early exit: {exit_}" for exit_ in facts.exits]
     carried: list[str] = []
@@ -151,6 +162,12 @@ def dependence(
         if found is not None:
             return found
     carried = exits + carried
+    counted = _fixed_ranges(dict(counters), facts.assigned())
+    lengths = {a.var: a.length for a in array_reductions}
+    overlaps = _overlaps(var, everything, scope, facts, counted, lengths)
+    if isinstance(overlaps, str):
+        unknown.append(overlaps)
+    checks = () if isinstance(overlaps, str) else overlaps
     if carried or unknown:
         if carried:
             return Dependence(kind="carried", reason="; ".join(carried))
@@ -173,12 +190,13 @@ def dependence(
             reason=f"scan: {_scan_reason(scan, var)}, so each iteration needs the value of the "
             "previous ones; a two-pass blocked scan computes it (each thread totals its block, "
             f"then runs it from the totals before it); {reason}",
+            assumptions=_checked(checks),
+            overlap_checks=checks,
         )
     if written_through is not None:
         reason = (
             f"each iteration writes only its own element of {written_through} ({var}); {reason}"
         )
-    aliasing = _aliasing(events, scope)
     return Dependence(
         kind="reduction" if reductions or array_reductions or best_updates else "independent",
         packed=tuple(packed),
@@ -189,7 +207,8 @@ def dependence(
         lastprivate=tuple(sharing.lastprivate),
         last_assigned=tuple(sharing.last_assigned),
         reason=reason,
-        assumptions=(*([aliasing] if aliasing else []), *_reassociation(reductions)),
+        assumptions=(*_checked(checks), *_reassociation(reductions)),
+        overlap_checks=checks,
     )
 
 
@@ -714,14 +733,255 @@ def _ok_reason(
     return "; ".join(parts)
 
 
-def _aliasing(events: list[AccessEvent], scope: Scope) -> str:
-    types = dict(scope.pointer_params)
-    written = {e.name for e in events if e.kind == "write" and e.indices and e.name in types}
-    read = {e.name for e in events if e.kind == "read" and e.indices and e.name in types}
-    pairs = sorted(f"{w} and {r}" for w in written for r in read - {w} if types[w] == types[r])
-    if not pairs:
-        return ""
+def _checked(checks: tuple[str, ...]) -> tuple[str, ...]:
+    if not checks:
+        return ()
     return (
-        f"assumes the pointer parameters {', '.join(pairs)} do not overlap "
-        "(possible aliasing, as OpenMP programs assume)"
+        "checked at run time: the loop runs in parallel only if "
+        + " && ".join(checks)
+        + " (what it reaches through pointers or references does not overlap), otherwise "
+        "as written, sequentially",
     )
+
+
+_POINTERS = ("pointer", "grid", "local pointer")
+"""Kinds of `Scope.aliases` whose target the code does not name: a range check keeps them apart."""
+_OWN = ("local array", "local container")
+"""Kinds of `Scope.aliases` the function creates: no parameter can point into them."""
+_CONTAINERS = ("container", "local container", "alias container")
+_GRIDS = ("grid", "local array")
+"""Kinds whose elements `x[r][c]` lie in one block, row after row."""
+
+
+def _overlaps(
+    var: str,
+    events: list[AccessEvent],
+    scope: Scope,
+    facts: BodyFacts,
+    bounds: dict[str, tuple[str, str]],
+    lengths: dict[str, str],
+) -> tuple[str, ...] | str:
+    """The run-time conditions under which nothing the loop writes overlaps anything else it
+    reaches through another name, or why no such condition can be written (a reason for
+    "unknown").
+
+    Two names of the function's own storage never overlap, and no parameter points into the
+    function's own arrays. Two container references are apart when they name different
+    objects. A pointer's accesses are bounded only where each subscript is a sum of loop
+    counters (`bounds`) times invariants and invariant terms, or a histogram's (`lengths`):
+    two accesses are apart when one's elements end before the other's start. Anything else
+    a pointer may reach, or a field (`s.d`), leaves the loop unknown.
+    """
+    kinds = dict(scope.aliases)
+    subscripted = [e for e in events if e.indices]
+    written = {e.name for e in subscripted if e.kind == "write"}
+    checks: list[str] = []
+    for w in sorted(written):
+        # A pair of written names is checked once.
+        for other in sorted({e.name for e in subscripted} - {w} - {n for n in written if n < w}):
+            if any("." in name or "->" in name for name in (w, other)):
+                return f"accesses {w} and {other}, one a field whose target may overlap the other"
+            pair = {kinds.get(w), kinds.get(other)}
+            if "opaque" in pair:
+                return (
+                    f"accesses {w} and {other}, one a reference to a class whose elements may "
+                    "lie in the other's storage"
+                )
+            if pair & set(_POINTERS):
+                if pair & set(_OWN) and not pair & {"local pointer"}:
+                    continue
+                found = _ranges_apart(var, w, other, subscripted, kinds, facts, bounds, lengths)
+                if isinstance(found, str):
+                    return found
+                checks += found
+            elif "alias container" in pair or ("container" in pair and not pair & set(_OWN)):
+                first, second = sorted((w, other))
+                checks.append(f"(const void *)&{first} != (const void *)&{second}")
+    return tuple(dict.fromkeys(checks))
+
+
+def _ranges_apart(
+    var: str,
+    w: str,
+    other: str,
+    events: list[AccessEvent],
+    kinds: dict[str, str],
+    facts: BodyFacts,
+    bounds: dict[str, tuple[str, str]],
+    lengths: dict[str, str],
+) -> list[str] | str:
+    invariant = facts.assigned() | facts.locals | set(bounds) | {var}
+    extents: dict[str, list[tuple[str, str, list[str]]]] = {}
+    for event in events:
+        if event.name not in (w, other):
+            continue
+        kind = kinds.get(event.name)
+        base = f"{event.name}.data()" if kind in _CONTAINERS else event.name
+        length = lengths.get(event.name)
+        found: tuple[str, str, list[str]] | None
+        if length is not None and len(event.indices) == 1 and not _mentions_any(length, invariant):
+            found = (f"({base})", f"({base} + ({length}) - 1)", [])
+        elif len(event.indices) == 1 or kind in _GRIDS:
+            found = _extent(base, event, bounds, invariant)
+        else:
+            found = None
+        if found is None:
+            return (
+                f"{w} and {other} may overlap (through a pointer), and the subscripts of "
+                f"{_show(event)} are not sums of counters of loops that count up by one times "
+                "invariants plus invariants, so the elements it reaches are unbounded"
+            )
+        extents.setdefault(event.name, []).append(found)
+    checks: list[str] = []
+    for first, last, needs in extents.get(w, []):
+        for first_b, last_b, needs_b in extents.get(other, []):
+            checks += needs + needs_b
+            checks.append(
+                f"((const char *)({last} + 1) <= (const char *){first_b} || "
+                f"(const char *)({last_b} + 1) <= (const char *){first})"
+            )
+    return checks
+
+
+def _fixed_ranges(
+    counters: dict[str, tuple[str, str]], assigned: set[str]
+) -> dict[str, tuple[str, str]]:
+    """Of `counters` (outermost first, each `lower <= v < upper`), those whose range holds
+    for the whole loop, as bounds free of what the loop assigns. A bound that mentions one
+    enclosing counter once (`j < i`, a triangle) is affine in it, so its extremes are at that
+    counter's extremes: the range widens to the least lower and the greatest upper bound."""
+    fixed: dict[str, tuple[str, str]] = {}
+    for counter, (lower, upper) in counters.items():
+        outer = set(re.findall(r"[A-Za-z_]\w*", f"{lower} {upper}")) & set(counters)
+        if outer - set(fixed) or len(outer) > 1:
+            continue
+        if outer:
+            (u,) = outer
+            affine = all(
+                re.fullmatch(r"[\w\s+\-*()]*", bound) and len(re.findall(rf"\b{u}\b", bound)) <= 1
+                for bound in (lower, upper)
+            )
+            if not affine:
+                continue
+            least, most = fixed[u][0], f"({fixed[u][1]}) - 1"
+            lows = [re.sub(rf"\b{u}\b", f"({at})", lower) for at in (least, most)]
+            highs = [re.sub(rf"\b{u}\b", f"({at})", upper) for at in (least, most)]
+            lower = f"(({lows[0]}) < ({lows[1]}) ? ({lows[0]}) : ({lows[1]}))"
+            upper = f"(({highs[0]}) > ({highs[1]}) ? ({highs[0]}) : ({highs[1]}))"
+        if not _mentions_any(lower, assigned | set(counters)) and not _mentions_any(
+            upper, assigned | set(counters)
+        ):
+            fixed[counter] = (lower, upper)
+    return fixed
+
+
+def _extent(
+    base: str, event: AccessEvent, bounds: dict[str, tuple[str, str]], invariant: set[str]
+) -> tuple[str, str, list[str]] | None:
+    """Pointers to the first and the last element an access `p[e]` (or `p[e][f]` of a grid)
+    reaches over the loop's iterations, with the run-time conditions that make them so, when
+    each subscript is linear in counters of this loop or of loops inside it (`bounds` gives
+    each as `lower <= v < upper`) with invariant coefficients: a subscript moves one way with
+    each counter, so its extremes are at the counters' extremes. A coefficient that is not a
+    number must be `>= 0` at run time. None for anything else."""
+    firsts: list[str] = []
+    lasts: list[str] = []
+    needs: list[str] = []
+    for index in event.index_nodes:
+        form = _linear(index, set(bounds), invariant)
+        if form is None:
+            return None
+        first = list(form.pop("", []))
+        last = list(first)
+        for counter, terms in form.items():
+            scale = " + ".join(terms)
+            lower, upper = bounds[counter]
+            known = _number(scale)
+            times = "" if known == 1 else f"({scale}) * "
+            low, high = f"{times}({lower})", f"{times}(({upper}) - 1)"
+            if known is None:
+                needs.append(f"({scale}) >= 0")
+            if known is not None and known < 0:
+                low, high = high, low
+            first.append(low)
+            last.append(high)
+        firsts.append("(" + " + ".join(first or ["0"]) + ")")
+        lasts.append("(" + " + ".join(last or ["0"]) + ")")
+    if len(firsts) == 1:
+        return f"({base} + {firsts[0]})", f"({base} + {lasts[0]})", needs
+    first_at = "".join(f"[{f}]" for f in firsts)
+    last_at = "".join(f"[{f}]" for f in lasts)
+    return f"(&{base}{first_at})", f"(&{base}{last_at})", needs
+
+
+def _linear(node: Node, counters: set[str], invariant: set[str]) -> dict[str, list[str]] | None:
+    """A subscript as {counter: its coefficient's terms, "": the invariant terms} (source
+    text), when it is linear in `counters` with coefficients free of anything in `invariant`
+    (what the loop changes): `(i - 1) * n + j` gives {i: [n], j: [1], "": [-(1) * (n)]}."""
+    node = unwrap(node)
+    shown = text(node)
+    if not set(re.findall(r"[A-Za-z_]\w*", shown)) & counters:
+        return None if _mentions_any(shown, invariant) else {"": [f"({shown})"]}
+    if node.type == "identifier":
+        return {shown: ["1"]}
+    if node.type == "unary_expression" and text(node.children[0]) in ("+", "-"):
+        inner = node.child_by_field_name("argument")
+        form = _linear(inner, counters, invariant) if inner is not None else None
+        if form is None or text(node.children[0]) == "+":
+            return form
+        return {k: [f"-({t})" for t in terms] for k, terms in form.items()}
+    if node.type != "binary_expression":
+        return None
+    op = text(node.child_by_field_name("operator") or node)
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None or op not in ("+", "-", "*"):
+        return None
+    a, b = _linear(left, counters, invariant), _linear(right, counters, invariant)
+    if a is None or b is None:
+        return None
+    if op == "*":
+        if set(a) == {""}:
+            a, b = b, a
+        if set(b) != {""}:
+            return None
+        factor = "(" + " + ".join(b[""]) + ")"
+        return {k: [f"{factor} * ({t})" for t in terms] for k, terms in a.items()}
+    merged = {k: list(terms) for k, terms in a.items()}
+    for k, terms in b.items():
+        merged.setdefault(k, []).extend(terms if op == "+" else [f"-({t})" for t in terms])
+    return merged
+
+
+def _number(expression: str) -> int | None:
+    """The value of an expression of integer literals, `+`, `-`, `*` and parentheses."""
+    try:
+        tree = ast.parse(expression, mode="eval").body
+    except SyntaxError:
+        return None
+    return _value(tree)
+
+
+def _value(node: ast.expr) -> int | None:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        inner = _value(node.operand)
+        if inner is None:
+            return None
+        return -inner if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult):
+        x, y = _value(node.left), _value(node.right)
+        if x is None or y is None:
+            return None
+        if isinstance(node.op, ast.Add):
+            return x + y
+        return x - y if isinstance(node.op, ast.Sub) else x * y
+    return None
+
+
+def _mentions_any(expression: str, names: set[str]) -> bool:
+    """Whether the source text `expression` names one of `names` (a call other than `.size()`
+    counts as one: it may return something else each time)."""
+    expression = expression.replace(".size()", "")
+    words = set(re.findall(r"[A-Za-z_]\w*", expression))
+    return bool(words & names) or re.search(r"[\w\]]\s*\(", expression) is not None

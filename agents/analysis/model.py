@@ -145,6 +145,11 @@ class Dependence:
     """What the verdict takes for granted and the code does not show (that two pointer
     parameters never overlap, that a floating-point sum may be reassociated): each one a
     sentence a user can check, shown by `parforge analyse` and carried into the verdict."""
+    overlap_checks: tuple[str, ...] = ()
+    """Conditions (C/C++ expressions over the function's names, true when two things the loop
+    reaches through pointers or references do not overlap) that the code does not prove: the
+    annotation multiversions the loop, running the parallel version only when all hold and the
+    original loop, sequentially, otherwise (as GCC's vectoriser does)."""
 
     @property
     def parallelisable(self) -> bool:

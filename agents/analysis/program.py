@@ -16,6 +16,7 @@ from agents.analysis.errors import InputError
 from agents.analysis.loops import Header, header, loop_body, loops_in
 from agents.analysis.model import Access, Dependence, Function, Loop, LoopKind, Program
 from agents.analysis.parse import (
+    LOOP_TYPES,
     canon,
     constants,
     declared_name,
@@ -119,6 +120,7 @@ def _loops(
     arrays = _sized_arrays(definition, named)
     packed = _bit_vectors(definition)
     maps = _maps(definition)
+    aliases = _aliases(definition)
     own, scalars = _own_variables(definition)
     integers = _integer_variables(definition)
     found: list[_Found] = []
@@ -141,6 +143,7 @@ def _loops(
             arrays=arrays,
             packed=packed,
             maps=maps,
+            aliases=aliases,
         )
         verdict = (
             dependence(
@@ -154,6 +157,7 @@ def _loops(
                 statements=_statements(inner),
                 lower=head.lower,
                 stride=head.stride,
+                counters=_counters(node, head, named, pure, containers, defined),
             )
             if head.canonical and head.var is not None
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")
@@ -166,6 +170,134 @@ def _loops(
     for item in reversed(found):
         item.perfect_nest = _perfect_nest(item, by_node)
     return found, counter
+
+
+_CONTAINER = re.compile(r"\b(vector|array|valarray|deque|basic_string|string)\b")
+
+
+_AS_PARAMETER = {
+    "pointer": "pointer",
+    "array": "pointer",
+    "grid": "grid",
+    "reference": "container",
+    "container": "local container",
+    "opaque": "opaque",
+}
+_AS_LOCAL = {
+    "pointer": "local pointer",
+    "array": "local array",
+    "grid": "local array",
+    "reference": "alias container",
+    "container": "local container",
+    "opaque": "opaque",
+}
+
+
+def _aliases(definition: Node) -> tuple[tuple[str, str], ...]:
+    """(name, kind) of the names whose storage may be shared with another name's
+    (`agents.analysis.dependence.Scope.aliases`): "pointer" and "grid" (a pointer or array
+    parameter the function never points elsewhere; a grid has several dimensions),
+    "container" (a reference parameter to one), "local pointer" (a pointer the function
+    declares or reassigns), "alias container" (a local reference to a container, or to
+    whatever `auto` stands for), and the function's own storage: "local array" and "local
+    container" (declared in it, or a container parameter passed by value)."""
+    found: dict[str, str] = {}
+    for name, param in function_params(definition):
+        kind = _declared_kind(
+            param.child_by_field_name("declarator"), param.child_by_field_name("type") or param
+        )
+        if kind:
+            found[name] = _AS_PARAMETER[kind]
+    body = definition.child_by_field_name("body")
+    stack = [body] if body is not None else []
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        if node.type == "declaration" and node.child_by_field_name("type") is not None:
+            static = any(c.type == "storage_class_specifier" for c in node.children)
+            for child in node.children_by_field_name("declarator"):
+                inner = (
+                    child.child_by_field_name("declarator")
+                    if child.type == "init_declarator"
+                    else child
+                )
+                local = declared_name(child)
+                kind = _declared_kind(inner, node.child_by_field_name("type") or node)
+                # A static array outlives the call: a parameter may point into it.
+                if local and kind and not (static and kind in ("array", "grid")):
+                    found[local] = _AS_LOCAL[kind]
+        target = None
+        if node.type == "assignment_expression":
+            target = node.child_by_field_name("left")
+        elif node.type == "update_expression":
+            target = node.child_by_field_name("argument")
+        if target is not None and found.get(text(target)) in ("pointer", "grid"):
+            found[text(target)] = "local pointer"
+    return tuple(found.items())
+
+
+def _declared_kind(declarator: Node | None, type_node: Node) -> str:
+    """How a declarator's storage may be shared: "pointer", "array" (one dimension), "grid"
+    (several), "reference" (to a container), "opaque" (a reference to anything else),
+    "container" (one held by value), "" otherwise."""
+    if declarator is None:
+        return ""
+    container = bool(_CONTAINER.search(text(type_node)))
+    if declarator.type == "reference_declarator":
+        inner = declarator.named_children[-1] if declarator.named_children else None
+        if inner is not None and inner.type == "identifier":
+            # A reference to some other class (a matrix, a span) may hold anyone's storage.
+            return "reference" if container or text(type_node) == "auto" else "opaque"
+        return "pointer" if inner is not None else ""
+    if declarator.type == "pointer_declarator":
+        return "pointer"
+    if declarator.type == "array_declarator":
+        inner = declarator.child_by_field_name("declarator")
+        return "array" if inner is not None and inner.type == "identifier" else "grid"
+    if declarator.type == "identifier" and container:
+        return "container"
+    return ""
+
+
+def _counters(
+    loop: Node,
+    head: Header,
+    named: dict[str, int],
+    pure: frozenset[str],
+    containers: frozenset[str],
+    defined: frozenset[str],
+) -> tuple[tuple[str, tuple[str, str]], ...]:
+    """(counter, (lower, upper)) of `loop` and of the loops in its body that count up by one
+    from `lower` while `counter < upper` (or `<=`, the upper bound one more): what bounds a
+    subscript that mentions the counter. The loop's own comes first."""
+    found = []
+    body = loop_body(loop)
+    # A body without braces may be the inner loop itself.
+    nodes = [] if body is None else [body] if body.type in LOOP_TYPES else []
+    for node in [loop, *nodes, *(loops_in(body) if body is not None else ())]:
+        if node is not loop:
+            inner = loop_body(node)
+            written = body_facts(inner).assigned() if inner is not None else set()
+            head = header(node, written, named, set(pure), containers, defined)
+        test = node.child_by_field_name("condition") if node.type == "for_statement" else None
+        op = test.child_by_field_name("operator") if test is not None else None
+        left = test.child_by_field_name("left") if test is not None else None
+        if (
+            head.canonical
+            and head.var is not None
+            and head.stride == 1
+            and head.lower is not None
+            and head.upper is not None
+            and op is not None
+            and text(op) in ("<", "<=")
+            and left is not None
+            and text(left) == head.var
+        ):
+            upper = head.upper if text(op) == "<" else f"({head.upper}) + 1"
+            found.append((head.var, (head.lower, upper)))
+    counts = [var for var, _ in found]
+    # A name two loops count has no single range.
+    return tuple(item for item in found if counts.count(item[0]) == 1)
 
 
 def _statements(body: Node | None) -> tuple[Node, ...]:

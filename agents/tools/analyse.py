@@ -27,7 +27,8 @@ class LoopFacts(BaseModel):
     """Variables whose last value is kept; `conditional:x` for the last iteration assigning x."""
     reason: str
     assumptions: list[str] = []
-    """What the verdict takes for granted (two pointer parameters never overlap, ...)."""
+    """What the verdict takes for granted or checks at run time (that two pointers do not
+    overlap, ...)."""
 
 
 class AnalyseResult(BaseModel):

@@ -104,18 +104,22 @@ def test_clauses_come_from_the_analysis(program) -> None:
 def test_directives_go_above_their_loops_with_their_indentation(program) -> None:
     choices = [LoopChoice(loop="L1", collapse=2), LoopChoice(loop="L4", schedule="guided")]
     out = apply_choices(PROGRAM, program, choices).split("\n")
-    assert out[5] == "    #pragma omp parallel for schedule(static) collapse(2)"
-    assert out[6].startswith("    for (int i = 0; i < n; i++)")
+    # a and b are pointer parameters: L1 runs in parallel only if they do not overlap.
+    assert out[5].startswith("    if (") and out[5].endswith(") {")
+    assert out[6] == "    #pragma omp parallel for schedule(static) collapse(2)"
+    assert out[7].startswith("    for (int i = 0; i < n; i++)")
+    assert out[10:12] == ["    } else {", "    for (int i = 0; i < n; i++)"]
     pragma = out.index("    #pragma omp parallel for reduction(+:sum) private(t) schedule(guided)")
     assert out[pragma + 1] == "    for (int i = 0; i < n; i++) {"
-    assert len(out) == len(PROGRAM.split("\n")) + 2
+    assert len(out) == len(PROGRAM.split("\n")) + 2 + 6
     assert "omp.h" not in "\n".join(out)
 
 
 def test_an_inner_loop_gets_its_own_indentation(program) -> None:
     out = apply_choices(PROGRAM, program, [LoopChoice(loop="L2")]).split("\n")
-    assert out[6] == "        #pragma omp parallel for schedule(static)"
-    assert out[7].startswith("        for (int j = 0;")
+    assert out[6].startswith("        if (")
+    assert out[7] == "        #pragma omp parallel for schedule(static)"
+    assert out[8].startswith("        for (int j = 0;")
 
 
 def test_a_loop_sharing_its_line_with_code_is_split() -> None:
