@@ -1,0 +1,256 @@
+"""Run generated programs sequentially and annotated, and collect unsound annotations.
+
+For each program: (1) build it with `gcc -O1 -fsanitize=undefined,address` (g++ for C++) and
+run it; a program that fails is the generator's bug and is discarded (counted). (2) Analyse it,
+annotate every outermost annotatable loop of a snippet the default way, then again with
+`schedule(static,1)` and `schedule(dynamic,1)`; build each with `-O2 -fopenmp`, run it at 1, 2
+and 4 threads and compare with the sequential output (`oracle.compare_outputs`). A snippet whose
+output differs, or an annotated program that crashes or times out, is an unsound annotation of
+that snippet's loop.
+
+The programs are generated here, not supplied by a user, so they run on the host in a temporary
+directory, each under a time-out.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agents.analysis import (
+    AnalysisError,
+    LoopChoice,
+    analyse,
+    annotatable,
+    apply_choices,
+    default_choices,
+)
+from agents.analysis.model import Loop, Program
+from evals.fuzz.generator import GeneratedProgram, generate
+from evals.fuzz.oracle import compare_outputs, snippet_of
+from sandbox.spec import Language
+
+THREADS = (1, 2, 4)
+SCHEDULES: tuple[tuple[str, str | None, int | None], ...] = (
+    ("default", None, None),
+    ("static,1", "static", 1),
+    ("dynamic,1", "dynamic", 1),
+)
+SANITIZE = ["-O1", "-g", "-fsanitize=undefined,address", "-fno-sanitize-recover=all"]
+PARALLEL = ["-O2", "-fopenmp"]
+RUN_TIMEOUT_S = 20.0
+
+
+@dataclass(frozen=True)
+class UnsoundCase:
+    """One annotated loop whose parallel run differed from the sequential run."""
+
+    program: str
+    language: str
+    klass: str
+    detail: str
+    loop: str
+    reason: str
+    schedule: str
+    threads: int
+    failure: str
+    """`mismatch`, `crash` or `timeout`."""
+    expected: str
+    actual: str
+    source: str
+    annotated: str
+
+
+@dataclass
+class ProgramResult:
+    name: str
+    discarded: str | None = None
+    """Why the sequential program failed (the generator's bug), or None."""
+    loops: list[tuple[str, bool]] = field(default_factory=list)
+    """(class, annotated) for every snippet of the program."""
+    unsound: list[UnsoundCase] = field(default_factory=list)
+    annotation_errors: list[str] = field(default_factory=list)
+
+
+def _compiler(language: Language) -> str:
+    return "g++" if language is Language.CPP else "gcc"
+
+
+def _build(source: str, language: Language, flags: list[str], work: Path, name: str) -> str | None:
+    """Compile; the error text on failure, None on success."""
+    suffix = ".cpp" if language is Language.CPP else ".c"
+    src = work / f"{name}{suffix}"
+    src.write_text(source)
+    cmd = [_compiler(language), *flags, str(src), "-o", str(work / name), "-lm"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    return None if done.returncode == 0 else done.stderr[-2000:]
+
+
+def _run(binary: Path, threads: int) -> tuple[str, str | None]:
+    """Output, and `crash`/`timeout` or None."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), ASAN_OPTIONS="detect_leaks=0")
+    try:
+        done = subprocess.run(
+            [str(binary)], capture_output=True, text=True, env=env, timeout=RUN_TIMEOUT_S
+        )
+    except subprocess.TimeoutExpired:
+        return "", "timeout"
+    return done.stdout, None if done.returncode == 0 else f"crash: {done.stderr[-500:]}"
+
+
+def _outermost(program: Program) -> list[Loop]:
+    """Annotatable snippet loops with no annotatable loop around them (the setup and printing
+    loops in `main` belong to the harness, not to a snippet)."""
+    loops = annotatable(program)
+    ids = {loop.id for loop in loops}
+    return [
+        loop
+        for loop in loops
+        if loop.function.split("::")[-1].startswith("s")
+        and "_" in loop.function
+        and not any(a in ids for a in loop.ancestors)
+    ]
+
+
+def _snippet_prefix(loop: Loop) -> str:
+    return snippet_of(loop.function.split("::")[-1])
+
+
+def _choices(loops: list[Loop], schedule: str | None, chunk: int | None) -> list[LoopChoice]:
+    if schedule is None:
+        return default_choices(loops)
+    return [LoopChoice(loop=loop.id, schedule=schedule, chunk=chunk) for loop in loops]  # type: ignore[arg-type]
+
+
+def check_program(generated: GeneratedProgram, work: Path) -> ProgramResult:
+    """Run one program sequentially and annotated (see the module docstring)."""
+    result = ProgramResult(generated.name)
+    lang, source = generated.language, generated.source
+    error = _build(source, lang, SANITIZE, work, "seq")
+    expected, failed = _run(work / "seq", 1) if error is None else ("", error)
+    if failed:
+        result.discarded = failed
+        return result
+    try:
+        program = analyse(source, lang)
+    except AnalysisError as exc:
+        result.annotation_errors.append(f"analyse: {exc}")
+        program = None
+    loops = _outermost(program) if program else []
+    by_prefix = {_snippet_prefix(loop): loop for loop in loops}
+    snippets = {s.prefix: s for s in generated.snippets}
+    result.loops = [(s.klass, s.prefix in by_prefix) for s in generated.snippets]
+    if not loops or program is None:
+        return result
+    for label, schedule, chunk in SCHEDULES:
+        try:
+            annotated = apply_choices(source, program, _choices(loops, schedule, chunk))
+        except AnalysisError as exc:
+            result.annotation_errors.append(f"{label}: {exc}")
+            continue
+        binary = f"par_{label.replace(',', '_')}"
+        error = _build(annotated, lang, PARALLEL, work, binary)
+        if error is not None:
+            result.annotation_errors.append(f"{label}: annotated program does not compile: {error}")
+            continue
+        for threads in THREADS:
+            actual, failed = _run(work / binary, threads)
+            culprits = (
+                set(by_prefix)
+                if failed
+                else {snippet_of(n) for n in compare_outputs(expected, actual)}
+            )
+            for prefix in sorted(culprits & set(by_prefix)):
+                if any(c.loop == by_prefix[prefix].id for c in result.unsound):
+                    continue  # one case per loop is enough to report
+                s, loop = snippets[prefix], by_prefix[prefix]
+                result.unsound.append(
+                    UnsoundCase(
+                        generated.name,
+                        lang.value,
+                        s.klass,
+                        s.detail,
+                        loop.id,
+                        loop.dependence.reason,
+                        label,
+                        threads,
+                        (failed or "mismatch").split(":")[0],
+                        _lines_of(expected, prefix),
+                        _lines_of(actual, prefix),
+                        source,
+                        annotated,
+                    )
+                )
+    return result
+
+
+def _lines_of(output: str, prefix: str, limit: int = 400) -> str:
+    """The snippet's output lines, shortened for a report."""
+    lines = [line[:limit] for line in output.splitlines() if line.startswith(prefix)]
+    return "\n".join(lines)
+
+
+def _check_in_tempdir(generated: GeneratedProgram) -> ProgramResult:
+    with tempfile.TemporaryDirectory(prefix="parforge-fuzz-") as tmp:
+        try:
+            return check_program(generated, Path(tmp))
+        except subprocess.TimeoutExpired:
+            return ProgramResult(generated.name, discarded="compiler time-out")
+
+
+@dataclass
+class FuzzStats:
+    """What a run found: the figures the benchmark prints."""
+
+    generated: int = 0
+    discarded: int = 0
+    by_class: Counter[str] = field(default_factory=Counter)
+    annotated_by_class: Counter[str] = field(default_factory=Counter)
+    unsound_by_class: Counter[str] = field(default_factory=Counter)
+    unsound: list[UnsoundCase] = field(default_factory=list)
+    annotation_errors: list[str] = field(default_factory=list)
+    discard_reasons: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def add(self, result: ProgramResult) -> None:
+        self.generated += 1
+        if result.discarded:
+            self.discarded += 1
+            self.discard_reasons.append(f"{result.name}: {result.discarded[:300]}")
+            return
+        for klass, annotated in result.loops:
+            self.by_class[klass] += 1
+            self.annotated_by_class[klass] += annotated
+        for case in result.unsound:
+            self.unsound_by_class[case.klass] += 1
+        self.unsound += result.unsound
+        self.annotation_errors += [f"{result.name}: {e}" for e in result.annotation_errors]
+
+
+def recall(stats: FuzzStats, shapes: Iterable[str]) -> float:
+    """Share of parallel-by-construction loops the analysis found annotatable."""
+    names = list(shapes)
+    total = sum(stats.by_class[k] for k in names)
+    return sum(stats.annotated_by_class[k] for k in names) / total if total else 0.0
+
+
+def run_many(
+    seed: int, programs: int, jobs: int = 1, progress: Callable[[ProgramResult], None] | None = None
+) -> FuzzStats:
+    """Generate and check `programs` programs of stream `seed`, `jobs` at a time."""
+    stats = FuzzStats()
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for result in pool.map(_check_in_tempdir, (generate(seed, i) for i in range(programs))):
+            stats.add(result)
+            if progress:
+                progress(result)
+    stats.seconds = time.perf_counter() - start
+    return stats
