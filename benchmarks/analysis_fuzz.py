@@ -40,7 +40,11 @@ def summary(stats: FuzzStats) -> str:
                 f"{klass:18} {kind:8} {stats.by_class[klass]:6} "
                 f"{stats.annotated_by_class[klass]:9} {stats.unsound_by_class[klass]:7}"
             )
-    lines.append(f"unsound annotations: {len(stats.unsound)}")
+    hazards_annotated = sum(stats.annotated_by_class[k] for k in HAZARDS)
+    lines.append(
+        f"unsound annotations seen: {len(stats.unsound)} "
+        f"(hazard loops annotated, unsound by construction: {hazards_annotated})"
+    )
     lines.append(f"recall on parallel-by-construction loops: {recall(stats, SHAPES):.1%}")
     if stats.annotation_errors:
         lines.append(f"annotation errors: {len(stats.annotation_errors)}")

@@ -545,8 +545,8 @@ def _global_write(w: _Writer, shadow: list[str]) -> Snippet:
         body = f"if ({p}a[i] > 5) {p}g = i;"
         detail = "last match"
     else:
-        body = f"{{ {p}g = {p}a[i] + i; {p}out[i] = {p}g - {p}out[i]; }}"
-        detail = "shared temporary"
+        body = f"{{ {p}out[i] = {p}g + {p}a[i]; {p}g = {p}a[i] * 2 + i; }}"
+        detail = "read before write"
     fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) {body}\n}}"
     prints = w.print_array(f"{p}out", "int", str(n)) + "\n" + w.print_scalar(f"{p}g", "int")
     return _snippet(

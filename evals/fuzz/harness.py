@@ -26,6 +26,7 @@ from pathlib import Path
 
 from agents.analysis import (
     AnalysisError,
+    AnnotationError,
     LoopChoice,
     analyse,
     annotatable,
@@ -105,6 +106,41 @@ def _run(binary: Path, threads: int) -> tuple[str, str | None]:
     return done.stdout, None if done.returncode == 0 else f"crash: {done.stderr[-500:]}"
 
 
+@dataclass(frozen=True)
+class ParallelRun:
+    """One run of an annotated program at one thread count."""
+
+    threads: int
+    output: str
+    failure: str | None
+    """`crash: ...` or `timeout`, None when it exited normally."""
+    differing: frozenset[str]
+    """The prefixes (`s2_`) of the snippets whose printed state differs from the sequential."""
+
+
+def run_annotated(
+    annotated: str, language: Language, expected: str, work: Path, label: str = "par"
+) -> tuple[str | None, list[ParallelRun]]:
+    """Build an annotated program with OpenMP and run it at each of THREADS, comparing with the
+    sequential output `expected`; the compiler's error instead when it does not build."""
+    binary = "par_" + "".join(c if c.isalnum() else "_" for c in label)
+    error = _build(annotated, language, PARALLEL, work, binary)
+    if error is not None:
+        return error, []
+    runs = []
+    for threads in THREADS:
+        actual, failed = _run(work / binary, threads)
+        differing = frozenset(snippet_of(n) for n in compare_outputs(expected, actual))
+        runs.append(ParallelRun(threads, actual, failed, differing))
+    return None, runs
+
+
+def run_sequential(source: str, language: Language, work: Path) -> tuple[str, str | None]:
+    """Build with the sanitizers and run once: the output, and why it failed (or None)."""
+    error = _build(source, language, SANITIZE, work, "seq")
+    return _run(work / "seq", 1) if error is None else ("", error)
+
+
 def _outermost(program: Program) -> list[Loop]:
     """Annotatable snippet loops with no annotatable loop around them (the setup and printing
     loops in `main` belong to the harness, not to a snippet)."""
@@ -123,18 +159,31 @@ def _snippet_prefix(loop: Loop) -> str:
     return snippet_of(loop.function.split("::")[-1])
 
 
-def _choices(loops: list[Loop], schedule: str | None, chunk: int | None) -> list[LoopChoice]:
+def _choices(
+    source: str, program: Program, loops: list[Loop], schedule: str | None, chunk: int | None
+) -> list[LoopChoice]:
+    """The default choices, or every loop with this schedule; a loop that refuses it (a scan
+    or an argmin needs one static block per thread) keeps its default."""
     if schedule is None:
         return default_choices(loops)
-    return [LoopChoice(loop=loop.id, schedule=schedule, chunk=chunk) for loop in loops]  # type: ignore[arg-type]
+    defaults = {choice.loop: choice for choice in default_choices(loops)}
+    choices = []
+    for loop in loops:
+        default = defaults.get(loop.id, LoopChoice(loop=loop.id))
+        choice = LoopChoice(loop=loop.id, schedule=schedule, chunk=chunk)
+        try:
+            apply_choices(source, program, [choice])
+        except AnnotationError:
+            choice = default
+        choices.append(choice)
+    return choices
 
 
 def check_program(generated: GeneratedProgram, work: Path) -> ProgramResult:
     """Run one program sequentially and annotated (see the module docstring)."""
     result = ProgramResult(generated.name)
     lang, source = generated.language, generated.source
-    error = _build(source, lang, SANITIZE, work, "seq")
-    expected, failed = _run(work / "seq", 1) if error is None else ("", error)
+    expected, failed = run_sequential(source, lang, work)
     if failed:
         result.discarded = failed
         return result
@@ -151,22 +200,18 @@ def check_program(generated: GeneratedProgram, work: Path) -> ProgramResult:
         return result
     for label, schedule, chunk in SCHEDULES:
         try:
-            annotated = apply_choices(source, program, _choices(loops, schedule, chunk))
+            annotated = apply_choices(
+                source, program, _choices(source, program, loops, schedule, chunk)
+            )
         except AnalysisError as exc:
             result.annotation_errors.append(f"{label}: {exc}")
             continue
-        binary = f"par_{label.replace(',', '_')}"
-        error = _build(annotated, lang, PARALLEL, work, binary)
+        error, runs = run_annotated(annotated, lang, expected, work, label)
         if error is not None:
             result.annotation_errors.append(f"{label}: annotated program does not compile: {error}")
             continue
-        for threads in THREADS:
-            actual, failed = _run(work / binary, threads)
-            culprits = (
-                set(by_prefix)
-                if failed
-                else {snippet_of(n) for n in compare_outputs(expected, actual)}
-            )
+        for run in runs:
+            culprits = set(by_prefix) if run.failure else run.differing
             for prefix in sorted(culprits & set(by_prefix)):
                 if any(c.loop == by_prefix[prefix].id for c in result.unsound):
                     continue  # one case per loop is enough to report
@@ -180,10 +225,10 @@ def check_program(generated: GeneratedProgram, work: Path) -> ProgramResult:
                         loop.id,
                         loop.dependence.reason,
                         label,
-                        threads,
-                        (failed or "mismatch").split(":")[0],
+                        run.threads,
+                        (run.failure or "mismatch").split(":")[0],
                         _lines_of(expected, prefix),
-                        _lines_of(actual, prefix),
+                        _lines_of(run.output, prefix),
                         source,
                         annotated,
                     )
