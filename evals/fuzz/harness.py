@@ -34,7 +34,7 @@ from agents.analysis import (
     default_choices,
 )
 from agents.analysis.model import Loop, Program
-from evals.fuzz.generator import GeneratedProgram, generate
+from evals.fuzz.generator import HAZARDS, GeneratedProgram, generate
 from evals.fuzz.oracle import compare_outputs, snippet_of
 from sandbox.spec import Language
 
@@ -78,6 +78,14 @@ class ProgramResult:
     """(class, annotated) for every snippet of the program."""
     unsound: list[UnsoundCase] = field(default_factory=list)
     annotation_errors: list[str] = field(default_factory=list)
+    language: Language = Language.C
+    annotated: str | None = None
+    """The program with the default annotation (for a race checker's sample), if any."""
+
+    @property
+    def hazard_annotated(self) -> bool:
+        """Whether a loop annotated by default is hazardous by construction."""
+        return any(annotated and klass in HAZARDS for klass, annotated in self.loops)
 
 
 def _compiler(language: Language) -> str:
@@ -181,7 +189,7 @@ def _choices(
 
 def check_program(generated: GeneratedProgram, work: Path) -> ProgramResult:
     """Run one program sequentially and annotated (see the module docstring)."""
-    result = ProgramResult(generated.name)
+    result = ProgramResult(generated.name, language=generated.language)
     lang, source = generated.language, generated.source
     expected, failed = run_sequential(source, lang, work)
     if failed:
@@ -206,6 +214,8 @@ def check_program(generated: GeneratedProgram, work: Path) -> ProgramResult:
         except AnalysisError as exc:
             result.annotation_errors.append(f"{label}: {exc}")
             continue
+        if schedule is None:
+            result.annotated = annotated
         error, runs = run_annotated(annotated, lang, expected, work, label)
         if error is not None:
             result.annotation_errors.append(f"{label}: annotated program does not compile: {error}")
@@ -262,6 +272,8 @@ class FuzzStats:
     unsound: list[UnsoundCase] = field(default_factory=list)
     annotation_errors: list[str] = field(default_factory=list)
     discard_reasons: list[str] = field(default_factory=list)
+    annotated: list[ProgramResult] = field(default_factory=list)
+    """The programs that got an annotation, in order (their sources, for a race checker)."""
     seconds: float = 0.0
 
     def add(self, result: ProgramResult) -> None:
@@ -276,6 +288,8 @@ class FuzzStats:
         for case in result.unsound:
             self.unsound_by_class[case.klass] += 1
         self.unsound += result.unsound
+        if result.annotated is not None:
+            self.annotated.append(result)
         self.annotation_errors += [f"{result.name}: {e}" for e in result.annotation_errors]
 
 
