@@ -58,7 +58,11 @@ def summary(stats: FuzzStats) -> str:
     )
     lines.append(f"recall on parallel-by-construction loops: {recall(stats, SHAPES):.1%}")
     if stats.annotation_errors:
-        lines.append(f"annotation errors: {len(stats.annotation_errors)}")
+        broken = sum("does not compile" in e for e in stats.annotation_errors)
+        lines.append(
+            f"annotation errors: {len(stats.annotation_errors)} "
+            f"({broken} annotated programs that do not compile)"
+        )
     return "\n".join(lines)
 
 

@@ -108,7 +108,7 @@ class _Writer:
         )
         k = f"(({a} * (long)i + {b}) % {m})"
         if ctype in ("double", "float"):
-            value = f"({k} - {m // 2}) * 0.25" if signed else f"{k} * 0.25 + 0.25"
+            value = f"({k} - {m // 2}) * 0.25 + 0.125" if signed else f"{k} * 0.25 + 0.25"
         elif ctype == "unsigned":
             value = f"(unsigned){k} * 2654435761u"
         else:
@@ -637,16 +637,21 @@ def generate(
     hazards = [k for k in allowed if k in HAZARDS]
     shadow = list(SHADOW_NAMES)
     rng.shuffle(shadow)
+    # Real C code often includes <stdbool.h>; a rewrite that writes `bool` or `auto` into C
+    # then compiles, so half the programs include it to test what such a rewrite means in C.
+    stdbool = rng.random() < 0.5
     made = []
     for k in range(snippets):
         klass = rng.choice(hazards if rng.random() < hazard_share else shapes)
         made.append(TEMPLATES[klass](_Writer(rng, f"s{k}_"), shadow))
-    return GeneratedProgram(seed, index, language, render(language, made), tuple(made))
+    return GeneratedProgram(seed, index, language, render(language, made, stdbool), tuple(made))
 
 
-def render(language: Language, snippets: list[Snippet]) -> str:
+def render(language: Language, snippets: list[Snippet], stdbool: bool = False) -> str:
     """The program's source: includes, each snippet's globals and function, then `main`."""
     head = ["#include <stdio.h>", "#include <math.h>"]
+    if stdbool and language is Language.C:
+        head.append("#include <stdbool.h>")
     if language is Language.CPP:
         head += ["#include <cstddef>", "#include <vector>"]
     parts = ["\n".join(head)]
