@@ -1,0 +1,668 @@
+"""Random C and C++ programs from a grammar of loop shapes and hazards, seeded and reproducible.
+
+A program is a handful of snippets. Each snippet owns its globals (all named `s<k>_...`), one
+outermost loop in a function of its own (also `s<k>_...`), its initialisation and the lines it
+prints, so an output line that differs names the loop that made it differ. Every snippet knows
+from construction whether its loop is parallel (any thread count and schedule gives the
+sequential output, floating reductions up to reassociation) or hazardous, and which shape or
+hazard it is.
+
+Output lines are `<name> i <hash>` for integer state (compared exactly) and `<name> f v v ...`
+for floating state (compared within `oracle.RTOL`). Floating data that a parallel loop may
+reassociate is drawn from quarter-integers of small magnitude, exact in `float`, so only
+`double` products and stencils round at all; signed integers never overflow (products use
+`unsigned`, whose wrap-around is defined), so the sanitizers stay quiet on correct programs.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sandbox.spec import Language
+
+SHAPES = (
+    "map",
+    "stencil",
+    "reduction",
+    "scan",
+    "search_break",
+    "search_return",
+    "histogram",
+    "argmin",
+    "nested_rect",
+    "nested_tri",
+    "flat_in_row",
+    "cpp_vector",
+    "cpp_method",
+)
+"""Loop shapes whose iterations are parallel by construction."""
+
+HAZARDS = (
+    "recurrence",
+    "alias_local",
+    "overlap_call",
+    "static_state",
+    "helper_neighbour",
+    "shadow_library",
+    "global_write",
+    "flat_out_of_row",
+    "cpp_member_state",
+)
+"""Hazards: loops whose iterations depend on each other, so no annotation is sound."""
+
+CPP_ONLY = frozenset({"cpp_vector", "cpp_method", "cpp_member_state"})
+REDUCTION_OPS = ("+", "*", "min", "max", "&", "|", "^", "&&", "||")
+SHADOW_NAMES = ("max", "min", "count", "sum", "clamp", "square")
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """One loop with its state, labelled at construction."""
+
+    prefix: str
+    klass: str
+    """A shape from SHAPES or a hazard from HAZARDS."""
+    detail: str
+    """The variant (operator and type for a reduction, and so on), for reports."""
+    decls: str
+    """Globals and helper functions, ahead of the snippet's function."""
+    function: str
+    init: str
+    """Statements in `main` before the call (`n` is the snippet's size)."""
+    call: str
+    prints: str
+
+    @property
+    def parallel(self) -> bool:
+        return self.klass in SHAPES
+
+
+@dataclass(frozen=True)
+class GeneratedProgram:
+    seed: int
+    index: int
+    language: Language
+    source: str
+    snippets: tuple[Snippet, ...] = field(default=())
+
+    @property
+    def name(self) -> str:
+        return f"fuzz_{self.seed}_{self.index}"
+
+
+class _Writer:
+    """Helpers shared by the snippet templates: data initialisation and printing."""
+
+    def __init__(self, rng: random.Random, prefix: str) -> None:
+        self.rng = rng
+        self.p = prefix
+        self.n = rng.choice((1000, 2048, 3000, 4096))
+
+    def fill(self, name: str, ctype: str, length: str, signed: bool = True) -> str:
+        a, b, m = (
+            self.rng.randrange(3, 97, 2),
+            self.rng.randrange(100),
+            self.rng.choice((7, 31, 97)),
+        )
+        k = f"(({a} * (long)i + {b}) % {m})"
+        if ctype in ("double", "float"):
+            value = f"({k} - {m // 2}) * 0.25 + 0.125" if signed else f"{k} * 0.25 + 0.25"
+        elif ctype == "unsigned":
+            value = f"(unsigned){k} * 2654435761u"
+        else:
+            value = f"({k} - {m // 2 if signed else 0})"
+        return f"for (int i = 0; i < {length}; i++) {name}[i] = ({ctype})({value});"
+
+    def print_array(self, name: str, ctype: str, length: str) -> str:
+        if ctype in ("double", "float"):
+            return (
+                f'printf("{name} f"); for (int i = 0; i < {length}; i++) '
+                f'printf(" %.17g", (double){name}[i]); printf("\\n");'
+            )
+        return (
+            f"{{ unsigned long long h = 1469598103934665603ull; for (int i = 0; i < {length}; i++) "
+            f"h = h * 1099511628211ull + (unsigned long long)(long long){name}[i]; "
+            f'printf("{name} i %llu\\n", h); }}'
+        )
+
+    def print_scalar(self, name: str, ctype: str) -> str:
+        if ctype in ("double", "float"):
+            return f'printf("{name} f %.17g\\n", (double){name});'
+        return f'printf("{name} i %lld\\n", (long long){name});'
+
+
+def _snippet(
+    w: _Writer,
+    klass: str,
+    detail: str,
+    decls: str,
+    function: str,
+    init: str,
+    call: str,
+    prints: str,
+) -> Snippet:
+    return Snippet(w.p, klass, detail, decls, function, init, call, prints)
+
+
+# --- parallel shapes ---------------------------------------------------------------------------
+
+
+def _map(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n, t = w.p, w.n, w.rng.choice(("int", "long", "double", "float"))
+    c = w.rng.choice(("3", "2", "5"))
+    decls = f"static {t} {p}a[{n}], {p}b[{n}], {p}out[{n}];"
+    body = f"{p}out[i] = {p}a[i] * {c} + {p}b[i] - i % 7;"
+    if w.rng.random() < 0.5:  # through local pointers that alias nothing
+        body = f"{t} *dst = {p}out; const {t} *src = {p}a;\n    for (int i = 0; i < {n}; i++) dst[i] = src[i] * {c} + {p}b[i];"
+        fn = f"void {p}run(void) {{\n    {body}\n}}"
+    else:
+        fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) {body}\n}}"
+    init = w.fill(f"{p}a", t, str(n)) + "\n" + w.fill(f"{p}b", t, str(n))
+    return _snippet(w, "map", t, decls, fn, init, f"{p}run();", w.print_array(f"{p}out", t, str(n)))
+
+
+def _stencil(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n, t = w.p, w.n, w.rng.choice(("int", "double"))
+    decls = f"static {t} {p}a[{n}], {p}out[{n}];"
+    if w.rng.random() < 0.5:
+        expr = f"{p}a[i - 1] + 2 * {p}a[i] + {p}a[i + 1]"
+        lo, hi = "1", f"{n} - 1"
+    else:
+        expr = f"{p}a[i + 2] - {p}a[i]"
+        lo, hi = "0", f"{n} - 2"
+    fn = f"void {p}run(void) {{\n    for (int i = {lo}; i < {hi}; i++) {p}out[i] = {expr};\n}}"
+    return _snippet(
+        w,
+        "stencil",
+        t,
+        decls,
+        fn,
+        w.fill(f"{p}a", t, str(n)),
+        f"{p}run();",
+        w.print_array(f"{p}out", t, str(n)),
+    )
+
+
+def _reduction(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n, rng = w.p, w.n, w.rng
+    op = rng.choice(REDUCTION_OPS)
+    if op in ("&", "|", "^", "&&", "||"):
+        t = rng.choice(("int", "unsigned", "long"))
+    elif op == "*":
+        t = rng.choice(("unsigned", "double"))
+    else:
+        t = rng.choice(("int", "long", "double", "float"))
+    x = f"{p}a[i]"
+    init_value = {
+        "+": "0",
+        "*": "1",
+        "min": "1000000",
+        "max": "-1000000",
+        "&": "~0",
+        "|": "0",
+        "^": "0",
+        "&&": "1",
+        "||": "0",
+    }[op]
+    if t == "unsigned" and op in ("min", "max"):
+        init_value = "0"
+    if op == "*" and t == "double":
+        x = f"(1.0 + {p}a[i] * 0.001)"
+    elif op == "*":
+        x = f"({p}a[i] | 1u)"
+    forms: dict[str, list[str]] = {
+        "+": [f"s += {x};", f"s = s + {x};", f"s = {x} + s;"],
+        "*": [f"s *= {x};", f"s = s * {x};"],
+        "min": [f"if ({x} < s) s = {x};", f"s = {x} < s ? {x} : s;"],
+        "max": [f"if ({x} > s) s = {x};", f"s = s > {x} ? s : {x};"],
+        "&": [f"s &= {x} | 0x11;", f"s = s & ({x} | 0x11);"],
+        "|": [f"s |= {x} & 0x10f;", f"s = s | ({x} & 0x10f);"],
+        "^": [f"s ^= {x};", f"s = s ^ {x};"],
+        "&&": [f"s = s && ({x} != {rng.randrange(-3, 30)});"],
+        "||": [f"s = s || ({x} == {rng.randrange(-3, 30)});"],
+    }
+    if op in ("min", "max") and t == "double" and rng.random() < 0.4:
+        forms[op] = [f"s = f{op}(s, {x});"]
+    stmt = rng.choice(forms[op])
+    decls = f"static {t} {p}a[{n}]; static {t} {p}r;"
+    fn = (
+        f"void {p}run(void) {{\n    {t} s = {init_value};\n"
+        f"    for (int i = 0; i < {n}; i++) {stmt}\n    {p}r = s;\n}}"
+    )
+    return _snippet(
+        w,
+        "reduction",
+        f"{op} {t}",
+        decls,
+        fn,
+        w.fill(f"{p}a", t, str(n)),
+        f"{p}run();",
+        w.print_scalar(f"{p}r", t),
+    )
+
+
+def _scan(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n, t = w.p, w.n, w.rng.choice(("int", "long", "float"))
+    decls = f"static {t} {p}a[{n}], {p}out[{n}];"
+    fn = (
+        f"void {p}run(void) {{\n    {t} acc = 0;\n    for (int i = 0; i < {n}; i++) {{\n"
+        f"        acc += {p}a[i];\n        {p}out[i] = acc;\n    }}\n}}"
+    )
+    return _snippet(
+        w,
+        "scan",
+        t,
+        decls,
+        fn,
+        w.fill(f"{p}a", t, str(n)),
+        f"{p}run();",
+        w.print_array(f"{p}out", t, str(n)),
+    )
+
+
+def _search(w: _Writer, shadow: list[str], exit_by: str) -> Snippet:
+    p, n = w.p, w.n
+    target = w.rng.randrange(-5, 40)
+    decls = f"static int {p}a[{n}]; static int {p}r;"
+    if exit_by == "break":
+        fn = (
+            f"void {p}run(void) {{\n    int pos = -1;\n    for (int i = 0; i < {n}; i++) {{\n"
+            f"        if ({p}a[i] == {target}) {{ pos = i; break; }}\n    }}\n    {p}r = pos;\n}}"
+        )
+        call = f"{p}run();"
+    else:
+        fn = (
+            f"int {p}find(int v) {{\n    for (int i = 0; i < {n}; i++) {{\n"
+            f"        if ({p}a[i] == v) return i;\n    }}\n    return -1;\n}}"
+        )
+        call = f"{p}r = {p}find({target});"
+    return _snippet(
+        w,
+        f"search_{exit_by}",
+        str(target),
+        decls,
+        fn,
+        w.fill(f"{p}a", "int", str(n)),
+        call,
+        w.print_scalar(f"{p}r", "int"),
+    )
+
+
+def _histogram(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n, bins = w.p, w.n, w.rng.choice((8, 16, 64))
+    decls = f"static int {p}a[{n}]; static long {p}h[{bins}];"
+    update = w.rng.choice((f"{p}h[{p}a[i] % {bins}]++;", f"{p}h[{p}a[i] % {bins}] += 1 + i % 3;"))
+    fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) {update}\n}}"
+    return _snippet(
+        w,
+        "histogram",
+        str(bins),
+        decls,
+        fn,
+        w.fill(f"{p}a", "int", str(n), signed=False),
+        f"{p}run();",
+        w.print_array(f"{p}h", "long", str(bins)),
+    )
+
+
+def _argmin(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n, t = w.p, w.n, w.rng.choice(("int", "double"))
+    cmp = w.rng.choice(("<", ">"))
+    decls = f"static {t} {p}a[{n}]; static {t} {p}best; static int {p}at;"
+    fn = (
+        f"void {p}run(void) {{\n    {t} best = {p}a[0];\n    int at = 0;\n"
+        f"    for (int i = 1; i < {n}; i++) {{\n        if ({p}a[i] {cmp} best) {{ best = {p}a[i]; at = i; }}\n"
+        f"    }}\n    {p}best = best;\n    {p}at = at;\n}}"
+    )
+    prints = w.print_scalar(f"{p}best", t) + "\n" + w.print_scalar(f"{p}at", "int")
+    return _snippet(
+        w, "argmin", f"{cmp} {t}", decls, fn, w.fill(f"{p}a", t, str(n)), f"{p}run();", prints
+    )
+
+
+def _rows(w: _Writer) -> tuple[int, int]:
+    return w.rng.choice((40, 64, 100)), w.rng.choice((30, 50, 64))
+
+
+def _nested_rect(w: _Writer, shadow: list[str]) -> Snippet:
+    p, (r, c), t = w.p, _rows(w), w.rng.choice(("int", "double"))
+    decls = f"static {t} {p}a[{r} * {c}], {p}out[{r} * {c}];"
+    fn = (
+        f"void {p}run(int n, int m) {{\n    for (int i = 0; i < n; i++)\n"
+        f"        for (int j = 0; j < m; j++)\n            {p}out[i * m + j] = {p}a[i * m + j] * 2 + i - j;\n}}"
+    )
+    return _snippet(
+        w,
+        "nested_rect",
+        t,
+        decls,
+        fn,
+        w.fill(f"{p}a", t, f"{r} * {c}"),
+        f"{p}run({r}, {c});",
+        w.print_array(f"{p}out", t, f"{r} * {c}"),
+    )
+
+
+def _nested_tri(w: _Writer, shadow: list[str]) -> Snippet:
+    p, (r, _), t = w.p, _rows(w), w.rng.choice(("long", "double"))
+    decls = f"static {t} {p}a[{r} * {r}], {p}out[{r}], {p}t[{r} * {r}];"
+    if w.rng.random() < 0.5:
+        fn = (
+            f"void {p}run(int n) {{\n    for (int i = 0; i < n; i++) {{\n        {t} s = 0;\n"
+            f"        for (int j = 0; j <= i; j++) s += {p}a[i * n + j];\n        {p}out[i] = s;\n    }}\n}}"
+        )
+        prints = w.print_array(f"{p}out", t, str(r))
+    else:
+        fn = (
+            f"void {p}run(int n) {{\n    for (int i = 0; i < n; i++)\n"
+            f"        for (int j = i; j < n; j++) {p}t[i * n + j] = {p}a[i * n + j] + {p}a[j * n + i];\n}}"
+        )
+        prints = w.print_array(f"{p}t", t, f"{r} * {r}")
+    return _snippet(
+        w, "nested_tri", t, decls, fn, w.fill(f"{p}a", t, f"{r} * {r}"), f"{p}run({r});", prints
+    )
+
+
+def _flat_in_row(w: _Writer, shadow: list[str]) -> Snippet:
+    p, (r, c) = w.p, _rows(w)
+    decls = f"static unsigned {p}b[{r} * {c}]; static int {p}a[{r} * {c}];"
+    inner = w.rng.choice((("0", "m"), ("1", "m"), ("0", "m - 1")))
+    fn = (
+        f"void {p}run(int n, int m) {{\n    for (int i = 0; i < n; i++)\n"
+        f"        for (int j = {inner[0]}; j < {inner[1]}; j++)\n"
+        f"            {p}b[i * m + j] = {p}b[i * m + j] * 3u + (unsigned){p}a[i * m + j];\n}}"
+    )
+    init = w.fill(f"{p}b", "unsigned", f"{r} * {c}") + "\n" + w.fill(f"{p}a", "int", f"{r} * {c}")
+    return _snippet(
+        w,
+        "flat_in_row",
+        f"j in [{inner[0]}, {inner[1]})",
+        decls,
+        fn,
+        init,
+        f"{p}run({r}, {c});",
+        w.print_array(f"{p}b", "unsigned", f"{r} * {c}"),
+    )
+
+
+def _cpp_vector(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n = w.p, w.n
+    decls = f"static std::vector<double> {p}v({n}), {p}w({n});"
+    fn = (
+        f"void {p}scale(std::vector<double>& v, const std::vector<double>& x) {{\n"
+        f"    for (std::size_t i = 0; i < v.size(); ++i) v[i] = v[i] * 2.0 + x[i];\n}}"
+    )
+    init = w.fill(f"{p}v", "double", str(n)) + "\n" + w.fill(f"{p}w", "double", str(n))
+    return _snippet(
+        w,
+        "cpp_vector",
+        "double",
+        decls,
+        fn,
+        init,
+        f"{p}scale({p}v, {p}w);",
+        w.print_array(f"{p}v", "double", str(n)),
+    )
+
+
+def _cpp_method(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n = w.p, w.n
+    decls = (
+        f"struct {p}Bag {{\n    std::vector<long> d;\n    long {p}total() const {{\n"
+        f"        long s = 0;\n        for (std::size_t i = 0; i < d.size(); ++i) s += d[i];\n"
+        f"        return s;\n    }}\n}};\nstatic {p}Bag {p}bag; static long {p}r;"
+    )
+    init = f"{p}bag.d.resize({n});\n" + w.fill(f"{p}bag.d", "long", str(n))
+    return _snippet(
+        w,
+        "cpp_method",
+        "long",
+        decls,
+        "",
+        init,
+        f"{p}r = {p}bag.{p}total();",
+        w.print_scalar(f"{p}r", "long"),
+    )
+
+
+# --- hazards -----------------------------------------------------------------------------------
+
+
+def _recurrence(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n, t = w.p, w.n, w.rng.choice(("unsigned", "double"))
+    c = "3u" if t == "unsigned" else "0.5"
+    decls = f"static {t} {p}a[{n}], {p}b[{n}];"
+    fn = f"void {p}run(void) {{\n    for (int i = 1; i < {n}; i++) {p}b[i] = {p}b[i - 1] * {c} + {p}a[i];\n}}"
+    init = w.fill(f"{p}a", t, str(n)) + "\n" + w.fill(f"{p}b", t, str(n))
+    return _snippet(
+        w, "recurrence", t, decls, fn, init, f"{p}run();", w.print_array(f"{p}b", t, str(n))
+    )
+
+
+def _alias_local(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n, t = w.p, w.n, w.rng.choice(("unsigned", "double"))
+    c = "3u" if t == "unsigned" else "0.5"
+    off = w.rng.choice((1, 2))
+    decls = f"static {t} {p}a[{n}], {p}b[{n}];"
+    fn = (
+        f"void {p}run(void) {{\n    {t} *q = {p}b + {off};\n"
+        f"    for (int i = 0; i < {n} - {off}; i++) q[i] = {p}b[i] * {c} + {p}a[i];\n}}"
+    )
+    init = w.fill(f"{p}a", t, str(n)) + "\n" + w.fill(f"{p}b", t, str(n))
+    return _snippet(
+        w,
+        "alias_local",
+        f"{t} +{off}",
+        decls,
+        fn,
+        init,
+        f"{p}run();",
+        w.print_array(f"{p}b", t, str(n)),
+    )
+
+
+def _overlap_call(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n, t = w.p, w.n, w.rng.choice(("unsigned", "double"))
+    c = "3u" if t == "unsigned" else "0.5"
+    decls = f"static {t} {p}b[{n}];"
+    fn = (
+        f"void {p}step(const {t} *x, {t} *y, int m) {{\n"
+        f"    for (int i = 0; i < m; i++) y[i] = x[i] * {c} + 1;\n}}"
+    )
+    return _snippet(
+        w,
+        "overlap_call",
+        t,
+        decls,
+        fn,
+        w.fill(f"{p}b", t, str(n)),
+        f"{p}step({p}b, {p}b + 1, {n} - 1);",
+        w.print_array(f"{p}b", t, str(n)),
+    )
+
+
+def _static_state(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n = w.p, w.n
+    decls = (
+        f"static unsigned {p}a[{n}], {p}out[{n}];\n"
+        f"static unsigned {p}tick(void) {{\n    static unsigned c = 7;\n    c = c * 3u + 1u;\n    return c;\n}}"
+    )
+    fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) {p}out[i] = {p}a[i] + {p}tick();\n}}"
+    return _snippet(
+        w,
+        "static_state",
+        "counter",
+        decls,
+        fn,
+        w.fill(f"{p}a", "unsigned", str(n)),
+        f"{p}run();",
+        w.print_array(f"{p}out", "unsigned", str(n)),
+    )
+
+
+def _helper_neighbour(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n, t = w.p, w.n, w.rng.choice(("int", "double"))
+    off = w.rng.choice(("k + 1", "k - 1"))
+    lo, hi = ("0", f"{n} - 1") if off == "k + 1" else ("1", str(n))
+    decls = f"static {t} {p}a[{n}], {p}b[{n}];\nstatic {t} {p}next(int k) {{ return {p}b[{off}]; }}"
+    fn = f"void {p}run(void) {{\n    for (int i = {lo}; i < {hi}; i++) {p}b[i] = {p}next(i) / 2 + {p}a[i];\n}}"
+    init = w.fill(f"{p}a", t, str(n)) + "\n" + w.fill(f"{p}b", t, str(n))
+    return _snippet(
+        w,
+        "helper_neighbour",
+        f"{t} {off}",
+        decls,
+        fn,
+        init,
+        f"{p}run();",
+        w.print_array(f"{p}b", t, str(n)),
+    )
+
+
+def _shadow_library(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n = w.p, w.n
+    name = shadow.pop(0) if shadow else f"{p}max"
+    decls = (
+        f"static int {p}a[{n}], {p}out[{n}]; static unsigned {p}calls;\n"
+        f"static int {name}(int x, int y) {{\n    {p}calls = {p}calls * 31u + (unsigned)x;\n"
+        f"    return x > y ? x : y;\n}}"
+    )
+    fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) {p}out[i] = {name}({p}a[i], 3);\n}}"
+    prints = (
+        w.print_array(f"{p}out", "int", str(n)) + "\n" + w.print_scalar(f"{p}calls", "unsigned")
+    )
+    return _snippet(
+        w, "shadow_library", name, decls, fn, w.fill(f"{p}a", "int", str(n)), f"{p}run();", prints
+    )
+
+
+def _global_write(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n = w.p, w.n
+    decls = f"static int {p}a[{n}], {p}out[{n}]; static int {p}g;"
+    if w.rng.random() < 0.5:
+        body = f"if ({p}a[i] > 5) {p}g = i;"
+        detail = "last match"
+    else:
+        body = f"{{ {p}out[i] = {p}g + {p}a[i]; {p}g = {p}a[i] * 2 + i; }}"
+        detail = "read before write"
+    fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) {body}\n}}"
+    prints = w.print_array(f"{p}out", "int", str(n)) + "\n" + w.print_scalar(f"{p}g", "int")
+    return _snippet(
+        w, "global_write", detail, decls, fn, w.fill(f"{p}a", "int", str(n)), f"{p}run();", prints
+    )
+
+
+def _flat_out_of_row(w: _Writer, shadow: list[str]) -> Snippet:
+    p, (r, c) = w.p, _rows(w)
+    reach = w.rng.choice(("2 * m", "m + 1"))
+    decls = f"static unsigned {p}b[({r} + 1) * {c} + 1];"
+    fn = (
+        f"void {p}run(int n, int m) {{\n    for (int i = 0; i < n; i++)\n"
+        f"        for (int j = 0; j < {reach}; j++)\n            {p}b[i * m + j] = {p}b[i * m + j] * 3u + 1u;\n}}"
+    )
+    size = f"({r} + 1) * {c} + 1"
+    return _snippet(
+        w,
+        "flat_out_of_row",
+        f"j < {reach}",
+        decls,
+        fn,
+        w.fill(f"{p}b", "unsigned", size),
+        f"{p}run({r}, {c});",
+        w.print_array(f"{p}b", "unsigned", size),
+    )
+
+
+def _cpp_member_state(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n = w.p, w.n
+    decls = (
+        f"struct {p}Counter {{\n    unsigned c = 1;\n    unsigned next() {{ c = c * 5u + 3u; return c; }}\n}};\n"
+        f"static std::vector<unsigned> {p}out({n}); static {p}Counter {p}ctr;"
+    )
+    fn = (
+        f"void {p}run(std::vector<unsigned>& out, {p}Counter& k) {{\n"
+        f"    for (std::size_t i = 0; i < out.size(); ++i) out[i] = k.next() + (unsigned)i;\n}}"
+    )
+    return _snippet(
+        w,
+        "cpp_member_state",
+        "method",
+        decls,
+        fn,
+        "",
+        f"{p}run({p}out, {p}ctr);",
+        w.print_array(f"{p}out", "unsigned", str(n)),
+    )
+
+
+TEMPLATES: dict[str, Callable[[_Writer, list[str]], Snippet]] = {
+    "map": _map,
+    "stencil": _stencil,
+    "reduction": _reduction,
+    "scan": _scan,
+    "search_break": lambda w, s: _search(w, s, "break"),
+    "search_return": lambda w, s: _search(w, s, "return"),
+    "histogram": _histogram,
+    "argmin": _argmin,
+    "nested_rect": _nested_rect,
+    "nested_tri": _nested_tri,
+    "flat_in_row": _flat_in_row,
+    "cpp_vector": _cpp_vector,
+    "cpp_method": _cpp_method,
+    "recurrence": _recurrence,
+    "alias_local": _alias_local,
+    "overlap_call": _overlap_call,
+    "static_state": _static_state,
+    "helper_neighbour": _helper_neighbour,
+    "shadow_library": _shadow_library,
+    "global_write": _global_write,
+    "flat_out_of_row": _flat_out_of_row,
+    "cpp_member_state": _cpp_member_state,
+}
+
+
+def generate(
+    seed: int, index: int, snippets: int = 4, hazard_share: float = 0.4
+) -> GeneratedProgram:
+    """The `index`-th program of the stream `seed`: the same arguments give the same program.
+
+    About one program in four is C++ (and may use the C++-only shapes); `hazard_share` of the
+    snippets are hazards."""
+    rng = random.Random(f"{seed}:{index}")
+    language = Language.CPP if rng.random() < 0.25 else Language.C
+    allowed = [k for k in TEMPLATES if language is Language.CPP or k not in CPP_ONLY]
+    shapes = [k for k in allowed if k in SHAPES]
+    hazards = [k for k in allowed if k in HAZARDS]
+    shadow = list(SHADOW_NAMES)
+    rng.shuffle(shadow)
+    # Real C code often includes <stdbool.h>; a rewrite that writes `bool` or `auto` into C
+    # then compiles, so half the programs include it to test what such a rewrite means in C.
+    stdbool = rng.random() < 0.5
+    made = []
+    for k in range(snippets):
+        klass = rng.choice(hazards if rng.random() < hazard_share else shapes)
+        made.append(TEMPLATES[klass](_Writer(rng, f"s{k}_"), shadow))
+    return GeneratedProgram(seed, index, language, render(language, made, stdbool), tuple(made))
+
+
+def render(language: Language, snippets: list[Snippet], stdbool: bool = False) -> str:
+    """The program's source: includes, each snippet's globals and function, then `main`."""
+    head = ["#include <stdio.h>", "#include <math.h>"]
+    if stdbool and language is Language.C:
+        head.append("#include <stdbool.h>")
+    if language is Language.CPP:
+        head += ["#include <cstddef>", "#include <vector>"]
+    parts = ["\n".join(head)]
+    for s in snippets:
+        parts.append(s.decls + ("\n" + s.function if s.function else ""))
+    body = []
+    for s in snippets:
+        body += [s.init, s.call, s.prints]
+    main = (
+        "int main(void) {\n"
+        + "\n".join(f"    {line}" for b in body for line in b.split("\n") if line)
+        + "\n    return 0;\n}"
+    )
+    return "\n\n".join([*parts, main]) + "\n"
