@@ -146,14 +146,15 @@ def _static_blocks(loop: Loop) -> bool:
 
 
 def _simd_allowed(loop: Loop) -> bool:
-    """Whether lanes may run the loop's iterations at once: only where the verdict proves, with
-    nothing assumed, that no iteration depends on another.
+    """Whether lanes may run the loop's iterations at once: only where the verdict proves that
+    no iteration depends on another.
 
     simd runs several iterations in lock step, interleaving their statements, so every
     dependence between iterations (not only one a thread schedule would expose) breaks it:
-    - an assumption (pointer parameters that do not overlap, or a run-time overlap check a
-      multiversioned loop relies on) is no proof; vectorised lanes read before earlier lanes
-      write, so an overlap that the sequential order tolerates changes the result;
+    - what a verdict assumes is either checked at run time (a multiversioned loop runs its
+      annotated version only when the ranges it reaches do not overlap, which is what lanes
+      need too) or a floating-point reduction's reassociation, which lanes do as threads do
+      and the task's tolerance accepts for both; nothing is taken on faith;
     - an atomic update (a histogram) orders lanes through memory: simd does not promise it
       runs per lane, and a lane-wise read-modify-write of one element loses updates;
     - a call other than a side-effect-free library function (`sqrt`, `x.size()`): a program's
@@ -167,7 +168,6 @@ def _simd_allowed(loop: Loop) -> bool:
     dep = loop.dependence
     return (
         dep.kind in ("independent", "reduction")
-        and not dep.assumptions
         and not any(a.atomic for a in dep.array_reductions)
         and all(is_pure(call) for call in loop.calls)
         and loop.range_over is None
@@ -762,7 +762,7 @@ def _check(loop: Loop, choice: LoopChoice) -> None:
         )
     if choice.simd and not _simd_allowed(loop):
         raise AnnotationError(
-            f"loop {loop.id} cannot take simd: its verdict assumes something, it updates "
+            f"loop {loop.id} cannot take simd: it updates "
             "atomically or calls a function not known lane-safe, or it is a range-based for "
             "loop, a search, a best update or a scan"
         )

@@ -214,7 +214,11 @@ def _aliases(definition: Node) -> tuple[tuple[str, str], ...]:
         node = stack.pop()
         stack.extend(node.named_children)
         if node.type == "declaration" and node.child_by_field_name("type") is not None:
-            static = any(c.type == "storage_class_specifier" for c in node.children)
+            # A static array outlives the call: a parameter may point into it, unless it is
+            # const (writing a const object through any pointer is undefined behaviour).
+            static = any(c.type == "storage_class_specifier" for c in node.children) and not any(
+                c.type == "type_qualifier" and text(c) == "const" for c in node.children
+            )
             for child in node.children_by_field_name("declarator"):
                 inner = (
                     child.child_by_field_name("declarator")
@@ -223,7 +227,6 @@ def _aliases(definition: Node) -> tuple[tuple[str, str], ...]:
                 )
                 local = declared_name(child)
                 kind = _declared_kind(inner, node.child_by_field_name("type") or node)
-                # A static array outlives the call: a parameter may point into it.
                 if local and kind and not (static and kind in ("array", "grid")):
                     found[local] = _AS_LOCAL[kind]
         target = None
