@@ -84,15 +84,23 @@ class LoopChoice(BaseModel):
     entry); left out of a dump when unset, so a model's choices still match its schema."""
 
 
-def annotatable(program: Program, function: str | None = None) -> list[Loop]:
+def annotatable(
+    program: Program, function: str | None = None, *, reassociate: bool = True
+) -> list[Loop]:
     """Canonical loops with parallelisable iterations (or first-match searches and blocked
-    scans), outermost first, then in source order."""
+    scans), outermost first, then in source order.
+
+    `reassociate`: whether the task compares outputs within a tolerance (a non-zero `rtol` or
+    `atol`). A floating-point sum or product reduced by threads adds in another order and may
+    differ in the last digits, so without a tolerance a loop with such a reduction is left out:
+    offering it would only make candidates the comparison must refuse."""
     loops = [
         loop
         for loop in program.loops
         if loop.canonical
         and loop.dependence.annotatable
         and (function is None or loop.function == function)
+        and (reassociate or not any(r.reassociates for r in loop.dependence.reductions))
     ]
     return sorted(loops, key=lambda loop: (loop.depth, int(loop.id[1:])))
 
@@ -263,7 +271,9 @@ def apply_choices(source: str, program: Program, choices: Sequence[LoopChoice]) 
         if loop.dependence.first_match:
             lines = _first_match(lines, loop, chosen[loop_id], spans[loop_id], names)
         elif loop.dependence.best_updates:
-            lines = _best_so_far(lines, loop, chosen[loop_id], spans[loop_id], names)
+            lines = _best_so_far(
+                lines, loop, chosen[loop_id], spans[loop_id], names, program.language
+            )
         elif loop.dependence.scan is not None:
             cpp = program.language is Language.CPP
             lines = _blocked_scan(lines, loop, chosen[loop_id], spans[loop_id], names, cpp)
@@ -424,7 +434,12 @@ def _best_uses(loop: Node, info: Loop) -> list[tuple[Node, str]]:
 
 
 def _best_so_far(
-    lines: list[str], loop: Loop, choice: LoopChoice, span: _Span, names: set[str]
+    lines: list[str],
+    loop: Loop,
+    choice: LoopChoice,
+    span: _Span,
+    names: set[str],
+    language: Language,
 ) -> list[str]:
     """Replace an argmin loop by a parallel region: each thread runs its static block of the
     loop on its own (firstprivate) copies of the best update's scalars, then the threads' bests
@@ -434,6 +449,10 @@ def _best_so_far(
     Exact, ties included: a thread that found nothing merges nothing, and a block's best beats
     the best of the blocks before it exactly when the sequential loop would have replaced that
     best by it (its scan, started from the initial value, found the same first or last best).
+
+    The copies are declared with the scalars' own types: `auto` in C++, `__typeof__` in C
+    (where `auto` is a storage class and the copy would silently become an `int`), and the
+    flags as `_Bool` in C, which needs no header.
     """
     updates = loop.dependence.best_updates
     mine = {n: _fresh(f"my_{n}", names) for u in updates for n in (u.best, *u.others)}
@@ -456,10 +475,11 @@ def _best_so_far(
     # Each thread copies the starting values at the region's start (firstprivate): reading
     # the shared scalars there would race with a thread that already merges into them.
     copies = ", ".join([*mine.values(), *found.values()])
+    cpp = language is not Language.C
     block = [
         "{",
-        *(f"{indent}auto {mine[n]} = {n};" for n in mine),
-        *(f"{indent}bool {flag} = false;" for flag in found.values()),
+        *(f"{indent}{'auto' if cpp else f'__typeof__({n})'} {mine[n]} = {n};" for n in mine),
+        *(f"{indent}{'bool' if cpp else '_Bool'} {flag} = false;" for flag in found.values()),
         " ".join([f"{indent}#pragma omp parallel firstprivate({copies})", *_binding(choice)]),
         f"{indent}{{",
         f"{indent}{inner} nowait",

@@ -72,7 +72,15 @@ async def annotate(
     """Choose, insert, keep; shared by the tool and by repair (`evidence` of a failed choice)."""
     if "annotate" not in kit(ctx.view.target).tools:
         raise ToolError(f"annotate makes no {kit(ctx.view.target).name} candidates")
-    loops = annotatable(ctx.view.program, function)
+    # A task that asks for exact numbers (rtol = atol = 0) gets no reassociated reduction. One
+    # with no tolerance is compared as printed text: a reassociated sum passes only where its
+    # printed digits match, and the verify step says so (`assumptions`).
+    tolerance = ctx.view.spec.tolerance
+    loops = annotatable(
+        ctx.view.program,
+        function,
+        reassociate=tolerance is None or tolerance.rtol > 0 or tolerance.atol > 0,
+    )
     if not loops:
         raise ToolError(
             "no loop the analysis can prove safe to parallelise"
@@ -118,7 +126,32 @@ async def annotate(
     strategy = label(ctx, choices)
     made = await keep(ctx, source, strategy, step_id, parent=parent_candidate)
     made.choices = choices
+    made.assumptions = assumptions(ctx, choices)
     return CandidateResult(candidate_id=made.candidate_id, strategy=strategy, note=note)
+
+
+def assumptions(ctx: ToolContext, choices: list[LoopChoice]) -> list[str]:
+    """What the chosen loops' verdicts take for granted; for a reassociated floating-point
+    reduction, with the tolerance the outputs are compared within."""
+    found: list[str] = []
+    reassociates = False
+    for choice in choices:
+        if choice.parallel:
+            dependence = ctx.view.program.loop(choice.loop).dependence
+            found += dependence.assumptions
+            reassociates |= any(r.reassociates for r in dependence.reductions)
+    tolerance = ctx.view.spec.tolerance
+    if reassociates and tolerance is not None:
+        found.append(
+            f"outputs compared within rtol={tolerance.rtol:g}, atol={tolerance.atol:g}, "
+            "which the reassociated reduction must stay inside"
+        )
+    elif reassociates:
+        found.append(
+            "outputs compared exactly as printed (the task gives no tolerance): the reassociated "
+            "reduction passes only where its printed digits match the sequential program's"
+        )
+    return list(dict.fromkeys(found))
 
 
 def _parse(text: str, loops: list[Any]) -> tuple[list[LoopChoice], str]:

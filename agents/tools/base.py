@@ -44,6 +44,10 @@ class Made:
     """0 for a first candidate, n+1 for a repair of a candidate of generation n."""
     choices: list[Any] | None = None
     """The loop choices of an annotated candidate (what a repair changes)."""
+    assumptions: list[str] = field(default_factory=list)
+    """What the candidate's annotation takes for granted and the verdict should say with it:
+    the chosen loops' run-time overlap checks and reassociated floating-point reductions
+    (with the tolerance the comparison used)."""
     verdict: Verdict | None = None
 
 

@@ -35,6 +35,9 @@ class VerdictResult(BaseModel):
     reason: str
     speedup: dict[int, float] = {}
     reused: bool = False
+    assumptions: list[str] = []
+    """What the candidate's annotation takes for granted (`Made.assumptions`): a pass holds
+    with them, e.g. a floating-point reduction reassociated within the compared tolerance."""
 
 
 class Verify:
@@ -57,6 +60,7 @@ class Verify:
             reason=verdict.reason,
             speedup=dict(timing.speedup) if timing else {},
             reused=reused,
+            assumptions=made.assumptions,
         )
 
 
@@ -99,7 +103,11 @@ async def verify_made(ctx: ToolContext, made: Made) -> tuple[Verdict, bool]:
         else:
             verdict = await _judge(ctx, made, spec, step, probe=False)
             ctx.work.verdicts[made.key] = (made.candidate_id, verdict)
-        step.result = verdict_summary(verdict) | ({"reused": True} if reused else {})
+        step.result = (
+            verdict_summary(verdict)
+            | ({"reused": True} if reused else {})
+            | ({"assumptions": made.assumptions} if made.assumptions else {})
+        )
     await _keep_verdict(ctx, made, verdict)
     return verdict, reused
 

@@ -22,6 +22,8 @@ class Judged(TypedDict):
     generation: int
     step_id: int
     choices: list[dict[str, Any]] | None
+    assumptions: list[str]
+    """What the candidate's annotation takes for granted (`Made.assumptions`)."""
     verdict: dict[str, Any]
 
 
@@ -44,6 +46,7 @@ def observation(made: Made) -> Judged:
         "generation": made.generation,
         "step_id": made.step_id,
         "choices": [c.model_dump() for c in made.choices] if made.choices else None,
+        "assumptions": list(made.assumptions),
         "verdict": made.verdict.model_dump(mode="json"),
     }
 
@@ -77,5 +80,6 @@ def restore(item: Judged) -> Made:
         step_id=item["step_id"],
         generation=item.get("generation", 0),
         choices=[LoopChoice.model_validate(c) for c in item.get("choices") or []] or None,
+        assumptions=list(item.get("assumptions") or []),
         verdict=Verdict.model_validate(item["verdict"]),
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.analysis import analyse, choice_schema
+from agents.analysis import analyse, annotatable, choice_schema
 from sandbox.spec import Language
 
 
@@ -193,3 +193,16 @@ def test_a_reduction_into_a_variable_of_unseen_type_counts_as_reassociating() ->
     source = "typedef float real;\nreal s;\nvoid f(int n, const real *a) { for (int i = 0; i < n; i++) s += a[i]; }"
     dep = _outer(source).dependence
     assert [r.reassociates for r in dep.reductions] == [True]
+
+
+def test_a_task_asking_for_exact_numbers_is_offered_no_reassociated_reduction() -> None:
+    source = (
+        "double f(int n, const double *x) { double s = 0; long c = 0;\n"
+        "  for (int i = 0; i < n; i++) s += x[i];\n"
+        "  for (int i = 0; i < n; i++) c += i;\n"
+        "  return s + c; }"
+    )
+    program = analyse(source, Language.C)
+    assert [loop.id for loop in annotatable(program)] == ["L1", "L2"]
+    # The integer sum gives the same result in any order; the double one may not.
+    assert [loop.id for loop in annotatable(program, reassociate=False)] == ["L2"]

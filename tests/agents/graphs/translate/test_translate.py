@@ -346,3 +346,39 @@ async def test_a_plan_whose_candidates_do_not_build_is_replanned_with_what_happe
     assert "What happened with the previous plan" in replan["messages"][-1]["content"]
     steps, _ = stored(engine, task_id)
     assert [s.name for s in steps].count("plan") == 2
+
+
+async def test_a_reassociated_floating_point_sum_is_verified_with_its_tolerance_said(
+    engine, llm_config
+):
+    """The sum of doubles becomes a reduction, whose threads add in another order: the verify
+    step says so, and how its outputs were compared (as printed: the task gives no tolerance)."""
+    task_id = submit(engine)
+    verifier = ScriptedJudge(passes_with_reduction)
+    task = await run_one(engine, runner(RoutedLLM(), llm_config, verifier, planner=False), task_id)
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    steps, _ = stored(engine, task_id)
+    said = [a for s in steps if s.name == "verify" for a in (s.result or {}).get("assumptions", [])]
+    assert any("reduction(sum) may be floating-point" in a for a in said), said
+    assert any(a.startswith("outputs compared exactly as printed") for a in said), said
+
+
+async def test_without_a_tolerance_a_floating_point_sum_is_not_offered(engine, llm_config):
+    """rtol = atol = 0 asks for exact numbers: a reassociated sum may differ in the last digit,
+    so the analysis offers the map loop alone and the sum stays sequential."""
+    create = TaskCreate(
+        name="sum",
+        language="c",
+        target="openmp",
+        source=SOURCE,
+        tests=[TestInput(name="small", args=["100"]), TestInput(name="big", args=["100000"])],
+        options={"rtol": 0, "atol": 0},
+    )
+    with Session(engine) as s:
+        task_id = tasks.submit(s, create).id
+    verifier = ScriptedJudge(lambda source: verdict(Status.PASSED))
+    await run_one(engine, runner(RoutedLLM(), llm_config, verifier, planner=False), task_id)
+    _, cands = stored(engine, task_id)
+    annotated = [c for c in cands if c.strategy.startswith("annotate[")]
+    assert annotated and all("reduction(" not in c.source for c in annotated)
+    assert all(c.source.count("#pragma omp parallel for") == 1 for c in annotated)
