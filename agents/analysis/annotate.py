@@ -452,17 +452,19 @@ def _best_so_far(
 
     The copies are declared with the scalars' own types: `auto` in C++, `__typeof__` in C
     (where `auto` is a storage class and the copy would silently become an `int`), and the
-    flags as `_Bool` in C, which needs no header.
+    flags as `_Bool` set to 0 and 1 in C, which needs no header.
     """
     updates = loop.dependence.best_updates
     mine = {n: _fresh(f"my_{n}", names) for u in updates for n in (u.best, *u.others)}
     found = {u.best: _fresh(f"my_{u.best}_found", names) for u in updates}
     thread = _fresh("thread", names)
+    cpp = language is not Language.C
+    yes, no = ("true", "false") if cpp else ("1", "0")
     at = _locate(lines, loop, span)
     body = bytearray(at.loop)
     for offset, name in sorted(span[1], reverse=True):
         if name.startswith("{"):
-            body[offset : offset + 1] = f"{{ {found[name[1:]]} = true;".encode()
+            body[offset : offset + 1] = f"{{ {found[name[1:]]} = {yes};".encode()
         else:
             body[offset : offset + len(name.encode())] = mine[name].encode()
     indent = at.indent
@@ -475,11 +477,10 @@ def _best_so_far(
     # Each thread copies the starting values at the region's start (firstprivate): reading
     # the shared scalars there would race with a thread that already merges into them.
     copies = ", ".join([*mine.values(), *found.values()])
-    cpp = language is not Language.C
     block = [
         "{",
         *(f"{indent}{'auto' if cpp else f'__typeof__({n})'} {mine[n]} = {n};" for n in mine),
-        *(f"{indent}{'bool' if cpp else '_Bool'} {flag} = false;" for flag in found.values()),
+        *(f"{indent}{'bool' if cpp else '_Bool'} {flag} = {no};" for flag in found.values()),
         " ".join([f"{indent}#pragma omp parallel firstprivate({copies})", *_binding(choice)]),
         f"{indent}{{",
         f"{indent}{inner} nowait",

@@ -1,0 +1,61 @@
+"""Unsound or broken annotations the differential fuzzer (`evals.fuzz`) found, one program
+each, built and run: the annotated program must compute what the sequential one does."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agents.analysis import analyse, annotatable, apply_choices, default_choices
+from sandbox.spec import Language
+
+ARGMIN_OF_DOUBLES = """#include <stdio.h>
+static double a[4000];
+int main(void) {
+    for (int i = 0; i < 4000; i++) a[i] = ((i * 37) % 1001) * 0.125 - 60.0;
+    a[2019] = -75.375;
+    double best = a[0];
+    int at = 0;
+    for (int i = 1; i < 4000; i++)
+        if (a[i] < best) { best = a[i]; at = i; }
+    printf("%.6f %d\\n", best, at);
+    return 0;
+}
+"""
+"""In C (no <stdbool.h>): the rewrite once declared the per-thread best with `auto`, an
+implicit `int` there, and its flags with `bool`/`false`, which C lacks without the header."""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc with OpenMP")
+def test_a_c_argmin_over_doubles_keeps_its_fraction(tmp_path: Path) -> None:
+    program = analyse(ARGMIN_OF_DOUBLES, Language.C)
+    loops = annotatable(program)
+    assert [loop.dependence.best_updates != () for loop in loops] == [False, True]
+    annotated = apply_choices(ARGMIN_OF_DOUBLES, program, default_choices(loops))
+    outputs = []
+    for name, source, flags in (
+        ("seq", ARGMIN_OF_DOUBLES, []),
+        ("par", annotated, ["-fopenmp"]),
+    ):
+        (tmp_path / f"{name}.c").write_text(source)
+        subprocess.run(
+            ["gcc", "-O2", "-Wall", "-Werror", *flags, f"{name}.c", "-o", name],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+        )
+        ran = subprocess.run(
+            [f"./{name}"],
+            cwd=tmp_path,
+            env=os.environ | {"OMP_NUM_THREADS": "2"},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        outputs.append(ran.stdout)
+    assert outputs[0] == outputs[1]
+    assert outputs[0].startswith("-75.375000 2019")
