@@ -66,10 +66,11 @@ def analyse(source: str, language: Language) -> Program:
     defined = defined_names({function_name(d) for d in definitions})
     pure = _pure_functions(definitions, defined)
     reads = _reads_through_calls(definitions, pure)
+    shared = _global_arrays(root, named)
     functions = []
     counter = 0
     for definition in definitions:
-        found, counter = _loops(definition, named, pure, reads, defined, counter, language)
+        found, counter = _loops(definition, named, shared, pure, reads, defined, counter, language)
         name = function_name(definition)
         functions.append(
             Function(
@@ -101,6 +102,7 @@ def function_source(source: str, program: Program, name: str) -> str:
 def _loops(
     definition: Node,
     named: dict[str, int],
+    shared: tuple[tuple[str, str, str, bool, bool], ...],
     pure: frozenset[str],
     reads: dict[str, frozenset[_Source]],
     defined: frozenset[str],
@@ -117,7 +119,7 @@ def _loops(
         if not is_scalar_declarator(p.child_by_field_name("declarator"))
     )
     containers = random_access_names(definition)
-    arrays = _sized_arrays(definition, named)
+    arrays = _sized_arrays(definition, named, shared)
     packed = _bit_vectors(definition)
     maps = _maps(definition)
     aliases = _aliases(definition)
@@ -311,14 +313,27 @@ def _statements(body: Node | None) -> tuple[Node, ...]:
 
 
 def _sized_arrays(
-    definition: Node, named: dict[str, int]
+    definition: Node,
+    named: dict[str, int],
+    shared: tuple[tuple[str, str, str, bool, bool], ...] = (),
 ) -> tuple[tuple[str, str, str, bool, bool], ...]:
     """(name, element type, length, is a container) of the one-dimensional arrays whose length
     a function's parameters and declarations give: `size_t h[10]`, `int h[N]` with `N` a named
     constant, `std::array<size_t, 256> &bins`, and `std::vector<double> y(n)`, whose length is
-    `y.size()` (a loop that could resize it calls something with side effects)."""
+    `y.size()` (a loop that could resize it calls something with side effects); then those of
+    `shared` (the file's own arrays, `_global_arrays`) that no name of the function shadows."""
     found: dict[str, tuple[str, str, str, bool, bool]] = {}
     declarations = _declarations(definition)
+    own = {name for name, _ in function_params(definition)} | {
+        name
+        for decl in declarations
+        if decl.type == "declaration"
+        for d in decl.children_by_field_name("declarator")
+        if (name := declared_name(d)) is not None
+    }
+    for sized in shared:
+        if sized[0] not in own:
+            found[sized[0]] = sized
     for decl in declarations:
         type_node = decl.child_by_field_name("type")
         if type_node is None:
@@ -331,6 +346,25 @@ def _sized_arrays(
                 or _std_vector(type_node, declarator)
                 or _c_array(type_node, declarator, named)
             )
+            if sized is not None:
+                found.setdefault(sized[0], sized)
+    return tuple(found.values())
+
+
+def _global_arrays(
+    root: Node, named: dict[str, int]
+) -> tuple[tuple[str, str, str, bool, bool], ...]:
+    """The file-scope arrays of a fixed length (`int hist[256];`, `std::array<long, N> h;`),
+    as `_sized_arrays` gives them: a histogram into one is as reducible as into a local."""
+    found: dict[str, tuple[str, str, str, bool, bool]] = {}
+    for decl in root.children:
+        type_node = decl.child_by_field_name("type") if decl.type == "declaration" else None
+        if type_node is None:
+            continue
+        for declarator in decl.children_by_field_name("declarator"):
+            if declarator.type == "init_declarator":
+                declarator = declarator.child_by_field_name("declarator") or declarator
+            sized = _std_array(type_node, declarator) or _c_array(type_node, declarator, named)
             if sized is not None:
                 found.setdefault(sized[0], sized)
     return tuple(found.values())

@@ -1,5 +1,6 @@
-"""Unsound or broken annotations the differential fuzzer (`evals.fuzz`) found, one program
-each, built and run: the annotated program must compute what the sequential one does."""
+"""What the differential fuzzer (`evals.fuzz`) found, one program each: broken annotations,
+built and run (the annotated program must compute what the sequential one does), and parallel
+loops the analysis missed."""
 
 from __future__ import annotations
 
@@ -59,3 +60,25 @@ def test_a_c_argmin_over_doubles_keeps_its_fraction(tmp_path: Path) -> None:
         outputs.append(ran.stdout)
     assert outputs[0] == outputs[1]
     assert outputs[0].startswith("-75.375000 2019")
+
+
+GLOBAL_HISTOGRAM = """#include <stdio.h>
+#define NB 16
+static int x[1000];
+static long hist[NB];
+void count(int n) { for (int i = 0; i < n; i++) hist[x[i] % NB]++; }
+void local(int n) { long hist[4] = {0}; for (int i = 0; i < n; i++) hist[x[i] & 3]++; }
+void passed(int n, long *hist) { for (int i = 0; i < n; i++) hist[x[i] & 3]++; }
+"""
+
+
+def test_a_histogram_into_a_file_scope_array_is_reduced_over_its_declared_length() -> None:
+    """The length comes from the global's declaration; a local or a parameter of the same
+    name shadows it (a pointer parameter's length is still unknown)."""
+    program = analyse(GLOBAL_HISTOGRAM, Language.C)
+    found = {
+        loop.function: [(a.var, a.length) for a in loop.dependence.array_reductions]
+        for loop in program.loops
+    }
+    assert found == {"count": [("hist", "NB")], "local": [("hist", "4")], "passed": []}
+    assert not program.function("passed").loops[0].dependence.parallelisable
