@@ -269,7 +269,9 @@ def apply_choices(source: str, program: Program, choices: Sequence[LoopChoice]) 
         loop = known[loop_id]
         original = lines
         if loop.dependence.first_match:
-            lines = _first_match(lines, loop, chosen[loop_id], spans[loop_id], names)
+            lines = _first_match(
+                lines, loop, chosen[loop_id], spans[loop_id], names, program.language
+            )
         elif loop.dependence.best_updates:
             lines = _best_so_far(
                 lines, loop, chosen[loop_id], spans[loop_id], names, program.language
@@ -287,8 +289,11 @@ def apply_choices(source: str, program: Program, choices: Sequence[LoopChoice]) 
     scans = [scan for i in chosen if (scan := known[i].dependence.scan) is not None]
     cpp = program.language is Language.CPP
     headers = {
-        "limits": any(known[i].dependence.first_match for i in chosen)
-        or any(scan.op in ("min", "max") for scan in scans),
+        "limits": cpp
+        and (
+            any(known[i].dependence.first_match for i in chosen)
+            or any(scan.op in ("min", "max") for scan in scans)
+        ),
         "omp.h": any(known[i].dependence.best_updates for i in chosen) or bool(scans),
         "vector": cpp and bool(scans),
         "type_traits": cpp and any(scan.recurrence for scan in scans),
@@ -389,12 +394,22 @@ def _exits(loop: Node) -> list[Node]:
 
 
 def _first_match(
-    lines: list[str], loop: Loop, choice: LoopChoice, span: _Span, names: set[str]
+    lines: list[str],
+    loop: Loop,
+    choice: LoopChoice,
+    span: _Span,
+    names: set[str],
+    language: Language,
 ) -> list[str]:
     """Replace a search loop by a block: the loop with each exit turned into "note the index,
-    go on", a min reduction over the noted index, then the first noted iteration run again."""
+    go on", a min reduction over the noted index, then the first noted iteration run again.
+
+    "None found" is a value no iteration notes: the counter type's largest in C++; in C, which
+    has no `std::numeric_limits` for a type named in the source, the loop's bound (the loop
+    counts up with `<`, so every index it notes is below it, and a canonical loop's bound is
+    the same before and after it)."""
     var, kind = loop.var, loop.counter_type
-    if var is None or kind is None:
+    if var is None or kind is None or (language is Language.C and loop.upper is None):
         raise AnnotationError(f"loop {loop.id} does not count a declared variable up to a bound")
     first = _fresh(f"first_{var}", names)
     at = _locate(lines, loop, span)
@@ -405,7 +420,9 @@ def _first_match(
     for offset, statement in sorted(exits, reverse=True):
         searched[offset : offset + len(statement.encode())] = noted
     indent = at.indent
-    none = f"std::numeric_limits<{kind}>::max()"
+    none = (
+        f"std::numeric_limits<{kind}>::max()" if language is not Language.C else f"({loop.upper})"
+    )
     block = [
         "{",
         f"{indent}{kind} {first} = {none};",

@@ -89,8 +89,8 @@ def dependence(
     elements through a reference `var` (each iteration its own element). `repeatable` says the
     header suits the rewrites that run the loop twice, a first-match search and a blocked scan
     (the loop declares `var` and counts it up to a bound); `cpp`, that the program is C++:
-    in C a search has no `std::numeric_limits` to say "none found" and a scan none to start a
-    `min` or `max` from, so only scans with `+` and `*` are rewritten there. `statements`: the
+    in C a scan has no `std::numeric_limits` to start a `min` or `max` from, so only scans with
+    `+` and `*` are rewritten there (a search says "none found" with the loop's bound). `statements`: the
     statements of the body's block, where a scan's phases part; `lower`: the loop's first
     value of `var` (source text), which a recurrence may treat apart; `stride`: what each
     iteration adds to `var` (a recurrence on `var - 1` needs 1); `counters`: (counter,
@@ -157,7 +157,7 @@ def dependence(
         )
     reductions, sharing, scalar_problems = _scalars(events, scope)
     carried += scalar_problems
-    if exits and repeatable and cpp and not unknown:
+    if exits and repeatable and not unknown:
         found = _first_match(var, exits, everything, facts)
         if found is not None:
             return found

@@ -331,9 +331,9 @@ def _sized_arrays(
         for d in decl.children_by_field_name("declarator")
         if (name := declared_name(d)) is not None
     }
-    for sized in shared:
-        if sized[0] not in own:
-            found[sized[0]] = sized
+    for entry in shared:
+        if entry[0] not in own:
+            found[entry[0]] = entry
     for decl in declarations:
         type_node = decl.child_by_field_name("type")
         if type_node is None:

@@ -507,7 +507,8 @@ CASES = [
         "int f(int n, int *x) { int k = -1; for (int i = 0; i < n; i++) { if (x[i] == 0) { k = i; break; } } return k; }",
         "carried",
         reason="early exit",
-        # The rewrite's "no match yet" is std::numeric_limits<T>::max(): C++ only.
+        # In C the rewrite's "no match yet" is the loop's bound, in C++ numeric_limits' max.
+        first_match=True,
     ),
     Case(
         "early exit return",

@@ -82,3 +82,47 @@ def test_a_histogram_into_a_file_scope_array_is_reduced_over_its_declared_length
     }
     assert found == {"count": [("hist", "NB")], "local": [("hist", "4")], "passed": []}
     assert not program.function("passed").loops[0].dependence.parallelisable
+
+
+C_SEARCHES = """#include <stdio.h>
+static int a[100000];
+int find(int n, int key) {
+    for (int i = 0; i < n; i++)
+        if (a[i] == key) return i;
+    return -1;
+}
+int main(void) {
+    for (int i = 0; i < 100000; i++) a[i] = (i * 7919) % 100003;
+    int at = -1;
+    for (int i = 0; i < 100000; i++) {
+        if (a[i] % 977 == 5) { at = i; break; }
+    }
+    printf("%d %d %d %d\\n", find(100000, a[73456]), find(100000, -3), at, find(0, 1));
+    return 0;
+}
+"""
+"""Searches in C, by `return` and by `break`: "none found" is the loop's bound, not
+`std::numeric_limits`, which C lacks (they were left sequential)."""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc with OpenMP")
+def test_c_searches_run_as_first_match_searches(tmp_path: Path) -> None:
+    program = analyse(C_SEARCHES, Language.C)
+    assert [loop.dependence.first_match for loop in program.loops] == [True, False, True]
+    annotated = apply_choices(C_SEARCHES, program, default_choices(annotatable(program)))
+    assert "limits" not in annotated
+    (tmp_path / "seq.c").write_text(C_SEARCHES)
+    (tmp_path / "par.c").write_text(annotated)
+    for name, flags in (("seq", []), ("par", ["-fopenmp"])):
+        subprocess.run(
+            ["gcc", "-O2", "-Wall", "-Werror", *flags, f"{name}.c", "-o", name],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+        )
+    want = subprocess.run(["./seq"], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert want.stdout == "73456 -1 515 -1\n"
+    for threads, schedule in (("2", "static"), ("4", "dynamic,1")):
+        env = os.environ | {"OMP_NUM_THREADS": threads, "OMP_SCHEDULE": schedule}
+        got = subprocess.run(["./par"], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert got.stdout == want.stdout, (threads, schedule)
