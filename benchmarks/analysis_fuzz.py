@@ -54,7 +54,9 @@ def summary(stats: FuzzStats) -> str:
     hazards_annotated = sum(stats.annotated_by_class[k] for k in HAZARDS)
     lines.append(
         f"unsound annotations seen: {len(stats.unsound)} "
-        f"(hazard loops annotated, unsound by construction: {hazards_annotated})"
+        f"(hazard snippets with an annotation: {hazards_annotated}; sound only as the annotated "
+        "loop is an inner loop the hazard does not cross or runs behind a run-time overlap "
+        "check, which the runs above check)"
     )
     lines.append(f"recall on parallel-by-construction loops: {recall(stats, SHAPES):.1%}")
     if stats.annotation_errors:
