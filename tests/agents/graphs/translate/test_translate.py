@@ -34,7 +34,9 @@ from tests.fakes.llm import Reply
 from tests.fakes.pool import ONE_WORKER
 
 
-def submit(engine: Engine, source: str = SOURCE, tests: bool = True) -> str:
+def submit(
+    engine: Engine, source: str = SOURCE, tests: bool = True, options: dict | None = None
+) -> str:
     create = TaskCreate(
         name="sum",
         language="c",
@@ -43,6 +45,7 @@ def submit(engine: Engine, source: str = SOURCE, tests: bool = True) -> str:
         tests=[TestInput(name="small", args=["100"]), TestInput(name="big", args=["100000"])]
         if tests
         else None,
+        options=options,
     )
     with Session(engine) as s:
         return tasks.submit(s, create).id
@@ -366,16 +369,7 @@ async def test_a_reassociated_floating_point_sum_is_verified_with_its_tolerance_
 async def test_without_a_tolerance_a_floating_point_sum_is_not_offered(engine, llm_config):
     """rtol = atol = 0 asks for exact numbers: a reassociated sum may differ in the last digit,
     so the analysis offers the map loop alone and the sum stays sequential."""
-    create = TaskCreate(
-        name="sum",
-        language="c",
-        target="openmp",
-        source=SOURCE,
-        tests=[TestInput(name="small", args=["100"]), TestInput(name="big", args=["100000"])],
-        options={"rtol": 0, "atol": 0},
-    )
-    with Session(engine) as s:
-        task_id = tasks.submit(s, create).id
+    task_id = submit(engine, options={"rtol": 0, "atol": 0})
     verifier = ScriptedJudge(lambda source: verdict(Status.PASSED))
     await run_one(engine, runner(RoutedLLM(), llm_config, verifier, planner=False), task_id)
     _, cands = stored(engine, task_id)
