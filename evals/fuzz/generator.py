@@ -36,6 +36,13 @@ SHAPES = (
     "flat_in_row",
     "cpp_vector",
     "cpp_method",
+    "helper_own",
+    "helper_set",
+    "inplace",
+    "strided",
+    "local_temps",
+    "row_reduce",
+    "disjoint_call",
 )
 """Loop shapes whose iterations are parallel by construction."""
 
@@ -49,10 +56,19 @@ HAZARDS = (
     "global_write",
     "flat_out_of_row",
     "cpp_member_state",
+    "helper_param_write",
+    "deref_write",
+    "ref_element",
+    "cpp_ref_element",
+    "static_cursor",
+    "global_pointer",
+    "struct_alias",
+    "scatter",
+    "wrap_or_swap",
 )
 """Hazards: loops whose iterations depend on each other, so no annotation is sound."""
 
-CPP_ONLY = frozenset({"cpp_vector", "cpp_method", "cpp_member_state"})
+CPP_ONLY = frozenset({"cpp_vector", "cpp_method", "cpp_member_state", "cpp_ref_element"})
 REDUCTION_OPS = ("+", "*", "min", "max", "&", "|", "^", "&&", "||")
 SHADOW_NAMES = ("max", "min", "count", "sum", "clamp", "square")
 
@@ -597,6 +613,362 @@ def _cpp_member_state(w: _Writer, shadow: list[str]) -> Snippet:
     )
 
 
+# --- harder parallel shapes ---------------------------------------------------------------------
+
+
+def _helper_own(w: _Writer, shadow: list[str]) -> Snippet:
+    """A pure helper reading its pointer parameter at its index argument."""
+    p, n, t = w.p, w.n, w.rng.choice(("int", "double"))
+    decls = (
+        f"static {t} {p}a[{n}], {p}b[{n}], {p}out[{n}];\n"
+        f"static {t} {p}f(const {t} *x, int k) {{ return x[k] * 3 + k % 5; }}"
+    )
+    fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) {p}out[i] = {p}f({p}a, i) + {p}b[i];\n}}"
+    init = w.fill(f"{p}a", t, str(n)) + "\n" + w.fill(f"{p}b", t, str(n))
+    return _snippet(
+        w, "helper_own", t, decls, fn, init, f"{p}run();", w.print_array(f"{p}out", t, str(n))
+    )
+
+
+def _helper_set(w: _Writer, shadow: list[str]) -> Snippet:
+    """A helper writing through its pointer parameter at its index argument only."""
+    p, n, t = w.p, w.n, w.rng.choice(("int", "double"))
+    decls = (
+        f"static {t} {p}a[{n}], {p}out[{n}];\n"
+        f"static void {p}set({t} *y, int k, {t} v) {{ y[k] = v * 2 - k % 3; }}"
+    )
+    fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) {p}set({p}out, i, {p}a[i]);\n}}"
+    return _snippet(
+        w,
+        "helper_set",
+        t,
+        decls,
+        fn,
+        w.fill(f"{p}a", t, str(n)),
+        f"{p}run();",
+        w.print_array(f"{p}out", t, str(n)),
+    )
+
+
+def _inplace(w: _Writer, shadow: list[str]) -> Snippet:
+    p, n, t = w.p, w.n, w.rng.choice(("unsigned", "double"))
+    c = "3u" if t == "unsigned" else "0.5"
+    decls = f"static {t} {p}b[{n}];"
+    fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) {p}b[i] = {p}b[i] * {c} + 1;\n}}"
+    return _snippet(
+        w,
+        "inplace",
+        t,
+        decls,
+        fn,
+        w.fill(f"{p}b", t, str(n)),
+        f"{p}run();",
+        w.print_array(f"{p}b", t, str(n)),
+    )
+
+
+def _strided(w: _Writer, shadow: list[str]) -> Snippet:
+    """Two writes per iteration, told apart by a stride of two (or a reversed index)."""
+    p, n, t = w.p, w.n, w.rng.choice(("int", "long"))
+    if w.rng.random() < 0.5:
+        decls = f"static {t} {p}a[{n}], {p}out[2 * {n}];"
+        body = f"{{ {p}out[2 * i] = {p}a[i]; {p}out[2 * i + 1] = -{p}a[i] + i % 3; }}"
+        size, detail = f"2 * {n}", "2i, 2i+1"
+    else:
+        decls = f"static {t} {p}a[{n}], {p}out[{n}];"
+        body = f"{p}out[{n} - 1 - i] = {p}a[i] * 2;"
+        size, detail = str(n), "n-1-i"
+    fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) {body}\n}}"
+    return _snippet(
+        w,
+        "strided",
+        detail,
+        decls,
+        fn,
+        w.fill(f"{p}a", t, str(n)),
+        f"{p}run();",
+        w.print_array(f"{p}out", t, size),
+    )
+
+
+def _local_temps(w: _Writer, shadow: list[str]) -> Snippet:
+    """Locals declared in the body, a branch, and a write into a second array offset by one."""
+    p, n, t = w.p, w.n, w.rng.choice(("int", "double"))
+    decls = f"static {t} {p}a[{n}], {p}b[{n}], {p}out[{n}], {p}sh[{n} + 1];"
+    fn = (
+        f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) {{\n"
+        f"        {t} x = {p}a[i] * 2;\n        {t} y = x + {p}b[i];\n"
+        f"        if (x > 0) {p}out[i] = x * y; else {p}out[i] = y - x;\n"
+        f"        {p}sh[i + 1] = y;\n    }}\n}}"
+    )
+    init = w.fill(f"{p}a", t, str(n)) + "\n" + w.fill(f"{p}b", t, str(n))
+    prints = w.print_array(f"{p}out", t, str(n)) + "\n" + w.print_array(f"{p}sh", t, f"{n} + 1")
+    return _snippet(w, "local_temps", t, decls, fn, init, f"{p}run();", prints)
+
+
+def _row_reduce(w: _Writer, shadow: list[str]) -> Snippet:
+    """Row sums of a flattened matrix, or a count of matching elements."""
+    p, (r, c) = w.p, _rows(w)
+    if w.rng.random() < 0.5:
+        t = w.rng.choice(("long", "double"))
+        decls = f"static {t} {p}m[{r} * {c}], {p}rs[{r}];"
+        fn = (
+            f"void {p}run(int n, int m) {{\n    for (int i = 0; i < n; i++) {{\n        {t} s = 0;\n"
+            f"        for (int j = 0; j < m; j++) s += {p}m[i * m + j];\n        {p}rs[i] = s;\n    }}\n}}"
+        )
+        return _snippet(
+            w,
+            "row_reduce",
+            f"rows {t}",
+            decls,
+            fn,
+            w.fill(f"{p}m", t, f"{r} * {c}"),
+            f"{p}run({r}, {c});",
+            w.print_array(f"{p}rs", t, str(r)),
+        )
+    k = w.rng.randrange(0, 20)
+    decls = f"static int {p}m[{r} * {c}]; static int {p}r;"
+    fn = (
+        f"void {p}run(int total) {{\n    int cnt = 0;\n"
+        f"    for (int i = 0; i < total; i++) if ({p}m[i] > {k}) cnt++;\n    {p}r = cnt;\n}}"
+    )
+    return _snippet(
+        w,
+        "row_reduce",
+        "count",
+        decls,
+        fn,
+        w.fill(f"{p}m", "int", f"{r} * {c}"),
+        f"{p}run({r} * {c});",
+        w.print_scalar(f"{p}r", "int"),
+    )
+
+
+def _disjoint_call(w: _Writer, shadow: list[str]) -> Snippet:
+    """Pointer parameters that the only call site passes distinct arrays for."""
+    p, n, t = w.p, w.n, w.rng.choice(("unsigned", "double"))
+    c = "3u" if t == "unsigned" else "0.5"
+    decls = f"static {t} {p}a[{n}], {p}b[{n}];"
+    fn = (
+        f"void {p}step(const {t} *x, {t} *y, int m) {{\n"
+        f"    for (int i = 0; i < m; i++) y[i] = x[i] * {c} + 1;\n}}"
+    )
+    return _snippet(
+        w,
+        "disjoint_call",
+        t,
+        decls,
+        fn,
+        w.fill(f"{p}a", t, str(n)),
+        f"{p}step({p}a, {p}b, {n});",
+        w.print_array(f"{p}b", t, str(n)),
+    )
+
+
+# --- harder hazards ----------------------------------------------------------------------------
+
+
+def _helper_param_write(w: _Writer, shadow: list[str]) -> Snippet:
+    """A helper writing its pointer parameter one past the index it is given."""
+    p, n = w.p, w.n
+    decls = (
+        f"static unsigned {p}b[{n}];\n"
+        f"static void {p}push(unsigned *v, int k) {{ v[k + 1] = v[k] * 3u + 1u; }}"
+    )
+    fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n} - 1; i++) {p}push({p}b, i);\n}}"
+    return _snippet(
+        w,
+        "helper_param_write",
+        "k+1",
+        decls,
+        fn,
+        w.fill(f"{p}b", "unsigned", str(n)),
+        f"{p}run();",
+        w.print_array(f"{p}b", "unsigned", str(n)),
+    )
+
+
+def _deref_write(w: _Writer, shadow: list[str]) -> Snippet:
+    """Writes through `*` rather than `[]`: pointer arithmetic reaching the next element, or a
+    cursor that moves with the data."""
+    p, n = w.p, w.n
+    decls = f"static unsigned {p}a[{n}], {p}b[{n} + 1];"
+    if w.rng.random() < 0.5:
+        body = f"*({p}b + i + 1) = *({p}b + i) * 3u + {p}a[i];"
+        fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) {body}\n}}"
+        detail = "*(b+i+1)"
+    else:
+        fn = (
+            f"void {p}run(void) {{\n    unsigned *q = {p}b;\n"
+            f"    for (int i = 0; i < {n}; i++) {{ *q = *q * 3u + {p}a[i]; q += {p}a[i] & 1u; }}\n}}"
+        )
+        detail = "cursor"
+    init = w.fill(f"{p}a", "unsigned", str(n)) + "\n" + w.fill(f"{p}b", "unsigned", f"{n} + 1")
+    return _snippet(
+        w,
+        "deref_write",
+        detail,
+        decls,
+        fn,
+        init,
+        f"{p}run();",
+        w.print_array(f"{p}b", "unsigned", f"{n} + 1"),
+    )
+
+
+def _ref_element(w: _Writer, shadow: list[str]) -> Snippet:
+    """A scalar parameter that the call site points at an element the loop writes."""
+    p, n = w.p, w.n
+    decls = f"static unsigned {p}b[{n}];"
+    fn = (
+        f"void {p}run(unsigned *v, const unsigned *s, int m) {{\n"
+        f"    for (int i = 0; i < m; i++) v[i] = v[i] * 3u + *s;\n}}"
+    )
+    return _snippet(
+        w,
+        "ref_element",
+        "pointer",
+        decls,
+        fn,
+        w.fill(f"{p}b", "unsigned", str(n)),
+        f"{p}run({p}b, &{p}b[{n} / 4], {n});",
+        w.print_array(f"{p}b", "unsigned", str(n)),
+    )
+
+
+def _cpp_ref_element(w: _Writer, shadow: list[str]) -> Snippet:
+    """The C++ form: a `const unsigned&` bound to an element of the vector the loop writes."""
+    p, n = w.p, w.n
+    decls = f"static std::vector<unsigned> {p}v({n});"
+    fn = (
+        f"void {p}run(std::vector<unsigned>& v, const unsigned& s) {{\n"
+        f"    for (std::size_t i = 0; i < v.size(); ++i) v[i] = v[i] * 3u + s;\n}}"
+    )
+    return _snippet(
+        w,
+        "cpp_ref_element",
+        "reference",
+        decls,
+        fn,
+        w.fill(f"{p}v", "unsigned", str(n)),
+        f"{p}run({p}v, {p}v[{n} / 4]);",
+        w.print_array(f"{p}v", "unsigned", str(n)),
+    )
+
+
+def _static_cursor(w: _Writer, shadow: list[str]) -> Snippet:
+    """A helper handing out the next slot of an array through a static counter."""
+    p, n = w.p, w.n
+    decls = (
+        f"static unsigned {p}a[{n}], {p}out[{n}];\n"
+        f"static unsigned *{p}slot(void) {{\n    static int c = 0;\n    return &{p}out[c++];\n}}"
+    )
+    fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) *{p}slot() = {p}a[i] * 3u + (unsigned)i;\n}}"
+    return _snippet(
+        w,
+        "static_cursor",
+        "slot",
+        decls,
+        fn,
+        w.fill(f"{p}a", "unsigned", str(n)),
+        f"{p}run();",
+        w.print_array(f"{p}out", "unsigned", str(n)),
+    )
+
+
+def _global_pointer(w: _Writer, shadow: list[str]) -> Snippet:
+    """A file-scope pointer to the written array, read at the next index inside a helper."""
+    p, n = w.p, w.n
+    decls = (
+        f"static unsigned {p}a[{n}], {p}b[{n} + 1];\nstatic unsigned *{p}gp = {p}b;\n"
+        f"static unsigned {p}peek(int k) {{ return {p}gp[k + 1]; }}"
+    )
+    fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) {p}b[i] = {p}peek(i) / 2u + {p}a[i];\n}}"
+    init = w.fill(f"{p}a", "unsigned", str(n)) + "\n" + w.fill(f"{p}b", "unsigned", f"{n} + 1")
+    return _snippet(
+        w,
+        "global_pointer",
+        "gp[k+1]",
+        decls,
+        fn,
+        init,
+        f"{p}run();",
+        w.print_array(f"{p}b", "unsigned", f"{n} + 1"),
+    )
+
+
+def _struct_alias(w: _Writer, shadow: list[str]) -> Snippet:
+    """Two pointer fields of one struct that point one element apart."""
+    p, n = w.p, w.n
+    decls = f"struct {p}View {{ unsigned *src; unsigned *dst; }};\nstatic unsigned {p}b[{n} + 1];"
+    fn = (
+        f"void {p}run(struct {p}View v, int m) {{\n"
+        f"    for (int i = 0; i < m; i++) v.dst[i] = v.src[i] * 3u + 1u;\n}}"
+    )
+    call = f"{{ struct {p}View v = {{ {p}b, {p}b + 1 }}; {p}run(v, {n}); }}"
+    return _snippet(
+        w,
+        "struct_alias",
+        "src, src+1",
+        decls,
+        fn,
+        w.fill(f"{p}b", "unsigned", f"{n} + 1"),
+        call,
+        w.print_array(f"{p}b", "unsigned", f"{n} + 1"),
+    )
+
+
+def _scatter(w: _Writer, shadow: list[str]) -> Snippet:
+    """Writes through an index array with repeats: the last writer wins, so order matters."""
+    p, n = w.p, w.n
+    k = w.rng.choice((3, 7, 10))
+    decls = f"static int {p}idx[{n}]; static unsigned {p}a[{n}], {p}out[{n}];"
+    init = f"for (int i = 0; i < {n}; i++) {p}idx[i] = (i * {k}) % ({n} / {k});\n" + w.fill(
+        f"{p}a", "unsigned", str(n)
+    )
+    fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) {p}out[{p}idx[i]] = {p}a[i] + (unsigned)i;\n}}"
+    return _snippet(
+        w,
+        "scatter",
+        f"repeats /{k}",
+        decls,
+        fn,
+        init,
+        f"{p}run();",
+        w.print_array(f"{p}out", "unsigned", str(n)),
+    )
+
+
+def _wrap_or_swap(w: _Writer, shadow: list[str]) -> Snippet:
+    """A modular index reaching the next element, a conditional recurrence, an anti-dependence,
+    or swaps of mirrored elements over the whole range."""
+    p, n = w.p, w.n
+    decls = f"static unsigned {p}a[{n}], {p}b[{n}];"
+    kind = w.rng.choice(("wrap", "conditional", "anti", "swap"))
+    body, lo, hi = {
+        "wrap": (f"{p}b[(i + 1) % {n}] = {p}b[i] * 3u + 1u;", "0", str(n)),
+        "conditional": (f"if ({p}a[i] & 1u) {p}b[i] = {p}b[i - 1] * 3u + {p}a[i];", "1", str(n)),
+        "anti": (f"{p}b[i] = {p}b[i + 1] * 3u + {p}a[i];", "0", f"{n} - 1"),
+        "swap": (
+            f"{{ unsigned t = {p}b[i]; {p}b[i] = {p}b[{n} - 1 - i] + {p}a[i]; {p}b[{n} - 1 - i] = t; }}",
+            "0",
+            str(n),
+        ),
+    }[kind]
+    fn = f"void {p}run(void) {{\n    for (int i = {lo}; i < {hi}; i++) {body}\n}}"
+    init = w.fill(f"{p}a", "unsigned", str(n)) + "\n" + w.fill(f"{p}b", "unsigned", str(n))
+    return _snippet(
+        w,
+        "wrap_or_swap",
+        kind,
+        decls,
+        fn,
+        init,
+        f"{p}run();",
+        w.print_array(f"{p}b", "unsigned", str(n)),
+    )
+
+
 TEMPLATES: dict[str, Callable[[_Writer, list[str]], Snippet]] = {
     "map": _map,
     "stencil": _stencil,
@@ -620,6 +992,22 @@ TEMPLATES: dict[str, Callable[[_Writer, list[str]], Snippet]] = {
     "global_write": _global_write,
     "flat_out_of_row": _flat_out_of_row,
     "cpp_member_state": _cpp_member_state,
+    "helper_own": _helper_own,
+    "helper_set": _helper_set,
+    "inplace": _inplace,
+    "strided": _strided,
+    "local_temps": _local_temps,
+    "row_reduce": _row_reduce,
+    "disjoint_call": _disjoint_call,
+    "helper_param_write": _helper_param_write,
+    "deref_write": _deref_write,
+    "ref_element": _ref_element,
+    "cpp_ref_element": _cpp_ref_element,
+    "static_cursor": _static_cursor,
+    "global_pointer": _global_pointer,
+    "struct_alias": _struct_alias,
+    "scatter": _scatter,
+    "wrap_or_swap": _wrap_or_swap,
 }
 
 
