@@ -9,7 +9,7 @@ from typing import Literal
 from tree_sitter import Node
 
 from agents.analysis.model import BestUpdate
-from agents.analysis.parse import canon, declared_name, line, text, unwrap
+from agents.analysis.parse import canon, declared_name, identifiers, line, text, unwrap
 from agents.analysis.reductions import match_best_update, match_reduction
 
 # Nodes whose subtrees are never evaluated or hold no variable uses.
@@ -66,6 +66,30 @@ class BodyFacts:
     """Induction variables of the loops inside the body."""
     best_updates: list[BestUpdate] = field(default_factory=list)
     """`if (d < best) { best = d; at = i; }` statements (argmin), in source order."""
+    pointer_reads: list[tuple[frozenset[str], str]] = field(default_factory=list)
+    """(names the pointer mentions, `*(b + i) at line 4`) of every dereference `*p` read:
+    memory reached through an address, which no subscript names."""
+    local_pointers: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Pointers and references declared in the body (`double *row = a + i * n`, `int &r =
+    b[k]`) → the names their initial value mentions (empty when there is none): the storage
+    they may reach. They are also in `locals` (the variable is the body's own; what it points
+    at is not)."""
+    local_references: set[str] = field(default_factory=set)
+    """Of `local_pointers`, the references: assigning one writes its target."""
+
+    def through_locals(self, names: set[str] | frozenset[str]) -> set[str]:
+        """`names` with each local pointer or reference replaced by the names it may reach (to
+        a fixed point); "?" stands for storage no name gives (a pointer with no initial value)."""
+        found: set[str] = set()
+        stack = list(names)
+        while stack:
+            name = stack.pop()
+            if name in found:
+                continue
+            found.add(name)
+            if name in self.local_pointers:
+                stack.extend(self.local_pointers[name] or {"?"})
+        return {n for n in found if n not in self.local_pointers}
 
     def written(self) -> set[str]:
         return {e.name for e in self.events if e.kind == "write"}
@@ -214,6 +238,21 @@ class _Walker:
             name = declared_name(decl)
             if name is not None and not shared:
                 self.facts.locals.add(name)
+                declarator = (
+                    decl.child_by_field_name("declarator")
+                    if decl.type == "init_declarator"
+                    else decl
+                )
+                if declarator is not None and declarator.type in (
+                    "pointer_declarator",
+                    "reference_declarator",
+                ):
+                    value = decl.child_by_field_name("value")
+                    self.facts.local_pointers[name] = frozenset(
+                        identifiers(value) if value is not None else ()
+                    )
+                    if declarator.type == "reference_declarator":
+                        self.facts.local_references.add(name)
             # Initial values and array sizes are reads; the declared name is not.
             inner = (
                 decl.child_by_field_name("declarator") if decl.type == "init_declarator" else decl
@@ -245,6 +284,24 @@ class _Walker:
         arguments = node.child_by_field_name("arguments")
         if arguments is not None:
             self.visit(arguments, ctx)
+
+    def _pointer_expression(self, node: Node, ctx: _Ctx) -> None:
+        operator = node.child_by_field_name("operator")
+        argument = node.child_by_field_name("argument")
+        if operator is not None and text(operator) == "*" and argument is not None:
+            self.facts.pointer_reads.append(
+                (frozenset(identifiers(argument)), f"{canon(node)} at line {line(node)}")
+            )
+        for child in node.children:
+            self.visit(child, ctx)
+
+    def _field_expression(self, node: Node, ctx: _Ctx) -> None:
+        if not _is_dot(node) and node.children:
+            self.facts.pointer_reads.append(
+                (frozenset(identifiers(node.children[0])), f"{canon(node)} at line {line(node)}")
+            )
+        for child in node.children:
+            self.visit(child, ctx)
 
     # --- control flow -----------------------------------------------------------------------
 

@@ -7,10 +7,11 @@ evidence; anything the rules cannot see through is "unknown" or "carried" with t
 from __future__ import annotations
 
 import ast
+import math
 import re
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node
 
@@ -165,9 +166,15 @@ def dependence(
     counted = _fixed_ranges(dict(counters), facts.assigned())
     lengths = {a.var: a.length for a in array_reductions}
     overlaps = _overlaps(var, everything, scope, facts, counted, lengths)
-    if isinstance(overlaps, str):
-        unknown.append(overlaps)
-    checks = () if isinstance(overlaps, str) else overlaps
+    through = _through_pointers(var, facts, scope)
+    for found in (overlaps, through):
+        if isinstance(found, str):
+            unknown.append(found)
+    checks = (
+        tuple(dict.fromkeys((*overlaps, *through)))
+        if not isinstance(overlaps, str) and not isinstance(through, str)
+        else ()
+    )
     if carried or unknown:
         if carried:
             return Dependence(kind="carried", reason="; ".join(carried))
@@ -335,7 +342,52 @@ def _array_problem(
                 continue
             if index is not None and _apart_in_rows(index, use, write, varying, inner, lower):
                 continue
+            if index is not None and _never_equal(index, use, write):
+                continue
             return f"{_show(use)} and {_show(write)} may be the same element in different iterations of {var}"
+    return None
+
+
+def _never_equal(var: str, use: AccessEvent, write: AccessEvent) -> bool:
+    """Two one-subscript accesses `a[c1 * var + d1]` and `a[c2 * var + d2]` (integer `c`, `d`)
+    that no two values of `var` make the same element: `c1 * x - c2 * y = d2 - d1` has no
+    integer solution when gcd(c1, c2) does not divide `d2 - d1` (the GCD test), so
+    `a[2 * i]` and `a[2 * i + 1]` never meet."""
+    if len(use.index_nodes) != 1 or len(write.index_nodes) != 1:
+        return False
+    forms = [_affine(var, e.index_nodes[0]) for e in (use, write)]
+    if forms[0] is None or forms[1] is None:
+        return False
+    (c1, d1), (c2, d2) = forms  # type: ignore[misc]
+    if c1 == 0 or c2 == 0:
+        return False
+    return (d2 - d1) % math.gcd(c1, c2) != 0
+
+
+def _affine(var: str, node: Node) -> tuple[int, int] | None:
+    """(c, d) when `node` is `c * var + d` with integer literals (in any order of terms)."""
+    node = unwrap(node)
+    if node.type == "identifier":
+        return (1, 0) if text(node) == var else None
+    if node.type == "number_literal":
+        value = parse_int(text(node))
+        return (0, value) if value is not None else None
+    if node.type != "binary_expression":
+        return None
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    operator = node.child_by_field_name("operator")
+    if left is None or right is None or operator is None:
+        return None
+    a, b = _affine(var, left), _affine(var, right)
+    if a is None or b is None:
+        return None
+    op = text(operator)
+    if op == "+":
+        return a[0] + b[0], a[1] + b[1]
+    if op == "-":
+        return a[0] - b[0], a[1] - b[1]
+    if op == "*" and (a[0] == 0 or b[0] == 0):
+        return a[0] * b[1] + b[0] * a[1], a[1] * b[1]
     return None
 
 
@@ -733,6 +785,28 @@ def _ok_reason(
     return "; ".join(parts)
 
 
+def checked_also(verdict: Dependence, checks: Sequence[str]) -> Dependence:
+    """`verdict` (parallelisable) with more run-time overlap checks, its assumption restated."""
+    if not checks:
+        return verdict
+    merged = tuple(dict.fromkeys((*verdict.overlap_checks, *checks)))
+    stated = _checked(verdict.overlap_checks)
+    return replace(
+        verdict,
+        overlap_checks=merged,
+        assumptions=(
+            *_checked(merged),
+            *(a for a in verdict.assumptions if a not in stated),
+        ),
+    )
+
+
+def apart(name: str, written: str, kinds: dict[str, str]) -> list[str] | None:
+    """Conditions under which `name`'s storage (read through an address) and `written`'s do
+    not overlap: [] when they never do, None when nothing at run time can tell."""
+    return _apart(name, written, kinds)
+
+
 def _checked(checks: tuple[str, ...]) -> tuple[str, ...]:
     if not checks:
         return ()
@@ -798,6 +872,95 @@ def _overlaps(
                 first, second = sorted((w, other))
                 checks.append(f"(const void *)&{first} != (const void *)&{second}")
     return tuple(dict.fromkeys(checks))
+
+
+def _through_pointers(var: str, facts: BodyFacts, scope: Scope) -> tuple[str, ...] | str:
+    """The run-time conditions under which what the loop reads through an address (`*p`,
+    `p->x`, a reference, a pointer or reference it declares) is nothing the loop writes, or why
+    none can be written (a reason for "unknown"). Such a read names no element, so it is
+    apart from a write only when the two cannot share storage at all: different objects of
+    which one is the function's own, two distinct arrays or containers, or (checked at run
+    time) two container references bound to different objects. A write through a pointer or
+    reference the loop declares is unknown outright."""
+    through_local = [
+        e
+        for e in facts.events
+        if _root(e.name) in facts.local_pointers
+        and (e.indices or _root(e.name) in facts.local_references)
+    ]
+    for event in through_local:
+        if event.kind == "write":
+            return (
+                f"writes {_show(event)} (line {event.line}) through {_root(event.name)}, a "
+                "pointer or reference declared in the loop, which may reach any element"
+            )
+    reads: list[tuple[set[str], str]] = [
+        (facts.through_locals(names), shown) for names, shown in facts.pointer_reads
+    ]
+    reads += [
+        (facts.through_locals({_root(e.name)}), f"{_show(e)} at line {e.line}")
+        for e in through_local
+    ]
+    kinds = dict(scope.aliases)
+    reads += [
+        ({name}, f"{name}, a reference parameter")
+        for name in dict.fromkeys(e.name for e in facts.events if e.kind == "read")
+        if kinds.get(name) == "opaque" and name not in facts.locals
+    ]
+    written = {
+        _root(e.name)
+        for e in facts.events
+        if e.kind == "write" and e.name != var and _root(e.name) not in facts.locals
+    } | {name for name, _, _ in facts.range_writes if name not in facts.locals}
+    # Integers name no storage to reach, unless they are references (`const int& k`).
+    ignored = (facts.locals - set(facts.local_pointers)) | (scope.integers - set(kinds)) | {var}
+    checks: list[str] = []
+    # A reference parameter (`int &out`) written in the loop may be an element of any array the
+    # loop reads or writes (`f(n, a, a[5])`).
+    accessed = {_root(e.name) for e in facts.events} - ignored
+    for name in sorted(written):
+        if kinds.get(name) != "opaque":
+            continue
+        for other in sorted(accessed - {name}):
+            apart = _apart(name, other, kinds)
+            if apart is None:
+                return f"writes {name}, a reference parameter, which may be an element of {other}"
+            checks += apart
+    for names, shown in reads:
+        for name in sorted(names - ignored):
+            for w in sorted(written):
+                apart = _apart(name, w, kinds)
+                if apart is None:
+                    return (
+                        f"reads {shown} through an address that may point into {w}, which "
+                        "the loop writes"
+                    )
+                checks += apart
+    return tuple(dict.fromkeys(checks))
+
+
+def _apart(name: str, written: str, kinds: dict[str, str]) -> list[str] | None:
+    """Conditions under which `name`'s storage (read through an address) and `written`'s do
+    not overlap: [] when they never do, None when nothing at run time can tell."""
+    if name == written or name == "?":
+        return None
+    pair = {kinds.get(name), kinds.get(written)}
+    if "local pointer" in pair or "opaque" in pair:
+        return None
+    if pair & set(_OWN):
+        return []
+    if pair & {"pointer", "grid"}:
+        return None
+    if pair & {"container", "alias container"}:
+        first, second = sorted((name, written))
+        return [f"(const void *)&{first} != (const void *)&{second}"]
+    # Two names neither of which is a pointer: distinct objects (or a container and an array).
+    return []
+
+
+def _root(name: str) -> str:
+    """The variable a use names (`g` of `g.data`, `p->x`)."""
+    return re.split(r"\.|->", name, maxsplit=1)[0]
 
 
 def _ranges_apart(

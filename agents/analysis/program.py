@@ -11,7 +11,7 @@ from tree_sitter import Node
 
 from agents.analysis.accesses import AccessEvent, BodyFacts, body_facts
 from agents.analysis.containers import random_access_names
-from agents.analysis.dependence import Scope, dependence
+from agents.analysis.dependence import Scope, apart, checked_also, dependence
 from agents.analysis.errors import InputError
 from agents.analysis.loops import Header, header, loop_body, loops_in
 from agents.analysis.model import Access, Dependence, Function, Loop, LoopKind, Program
@@ -31,6 +31,7 @@ from agents.analysis.parse import (
     parse,
     syntax_error_lines,
     text,
+    unwrap,
     walk,
 )
 from agents.analysis.purity import defined_names, is_pure
@@ -65,12 +66,22 @@ def analyse(source: str, language: Language) -> Program:
     definitions = list(function_definitions(root))
     defined = defined_names({function_name(d) for d in definitions})
     pure = _pure_functions(definitions, defined)
-    reads = _reads_through_calls(definitions, pure)
+    file_constants = {
+        name
+        for decl in root.children
+        if decl.type == "declaration"
+        for name in _constant_storage(decl)
+    }
+    writers = _elementwise_writers(definitions, pure, defined)
+    reads = _reads_through_calls(definitions, pure, frozenset(file_constants), writers)
     shared = _global_arrays(root, named)
+    pointers = _global_pointers(root)
     functions = []
     counter = 0
     for definition in definitions:
-        found, counter = _loops(definition, named, shared, pure, reads, defined, counter, language)
+        found, counter = _loops(
+            definition, named, shared, pointers, pure, writers, reads, defined, counter, language
+        )
         name = function_name(definition)
         functions.append(
             Function(
@@ -103,7 +114,9 @@ def _loops(
     definition: Node,
     named: dict[str, int],
     shared: tuple[tuple[str, str, str, bool, bool], ...],
+    global_pointers: frozenset[str],
     pure: frozenset[str],
+    writers: dict[str, _Writer],
     reads: dict[str, frozenset[_Source]],
     defined: frozenset[str],
     counter: int,
@@ -122,7 +135,11 @@ def _loops(
     arrays = _sized_arrays(definition, named, shared)
     packed = _bit_vectors(definition)
     maps = _maps(definition)
-    aliases = _aliases(definition)
+    # A file-scope pointer may point anywhere, as a pointer the function assigns may.
+    declared = {name for name, _ in function_params(definition)} | _declared_names(definition)
+    aliases = tuple(
+        (name, "local pointer") for name in sorted(global_pointers - declared)
+    ) + _aliases(definition)
     own, scalars = _own_variables(definition)
     integers = _integer_variables(definition)
     found: list[_Found] = []
@@ -133,9 +150,10 @@ def _loops(
         ancestors = (*by_node[parent.id].ancestors, by_node[parent.id].id) if parent else ()
         inner = loop_body(node)
         facts = body_facts(inner) if inner is not None else BodyFacts()
+        substituted = _substitute_writers(inner, facts, writers) if inner is not None else set()
         head = header(node, facts.assigned(), named, set(pure), containers, defined)
         scope = Scope(
-            pure_functions=pure,
+            pure_functions=pure | substituted,
             defined_functions=defined,
             used_after=frozenset(_names_after(body, node.end_byte) | _names_around(node, body)),
             own=own,
@@ -165,7 +183,9 @@ def _loops(
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")
         )
         if verdict.parallelisable and inner is not None:
-            verdict = _static_writes(inner, facts) or _unseen_reads(inner, facts, reads) or verdict
+            verdict = _static_writes(inner, facts) or _unseen_reads(
+                inner, facts, reads, dict(aliases), verdict
+            )
         item = _Found(node, f"L{counter}", ancestors, head, facts, verdict)
         found.append(item)
         by_node[node.id] = item
@@ -368,6 +388,155 @@ def _global_arrays(
             if sized is not None:
                 found.setdefault(sized[0], sized)
     return tuple(found.values())
+
+
+def _constant_storage(node: Node) -> set[str]:
+    """Names under `node` declared `const` arrays or scalars (`static const int w[4]`): writing
+    them through any pointer is undefined behaviour, so no loop's write reaches them."""
+    found: set[str] = set()
+    for decl in walk(node):
+        if decl.type != "declaration" or not any(
+            c.type == "type_qualifier" and text(c) in ("const", "constexpr") for c in decl.children
+        ):
+            continue
+        for declarator in decl.children_by_field_name("declarator"):
+            inner = (
+                declarator.child_by_field_name("declarator")
+                if declarator.type == "init_declarator"
+                else declarator
+            )
+            name = declared_name(declarator)
+            if inner is not None and inner.type in ("identifier", "array_declarator") and name:
+                found.add(name)
+    return found
+
+
+_Writer = tuple[tuple[int, ...], int]
+"""An elementwise writer's (positions of the pointer parameters it writes, position of the
+index parameter it writes them at)."""
+
+
+def _elementwise_writers(
+    definitions: list[Node], pure: frozenset[str], defined: frozenset[str]
+) -> dict[str, _Writer]:
+    """The program's functions whose only effect is to write pointer parameters at one index
+    parameter, `void set(double *y, int k, double v) { y[k] = v * 2; }`: no other write beyond
+    their locals, those arrays read only at that element, the index never reassigned, only
+    pure calls. A call `set(out, i, a[i])` is then the write `out[i]` (`_substitute_writers`)."""
+    found: dict[str, _Writer] = {}
+    names = Counter(function_name(d) for d in definitions)
+    for definition in definitions:
+        name = function_name(definition)
+        body = definition.child_by_field_name("body")
+        if body is None or name in pure or names[name] > 1:
+            continue
+        params = function_params(definition)
+        by_value = {
+            p for p, node in params if is_scalar_declarator(node.child_by_field_name("declarator"))
+        }
+        position = {p: k for k, (p, _) in enumerate(params)}
+        facts = body_facts(body)
+        if facts.pointer_writes or facts.range_writes or facts.local_pointers:
+            continue
+        if not all(is_pure(call, pure, defined) for call in facts.calls):
+            continue
+        own = facts.locals | by_value
+        elements = [e for e in facts.events if e.indices and e.name in position]
+        written = {e.name for e in elements if e.kind == "write"} - by_value
+        indices = {e.indices for e in elements if e.name in written}
+        if not written or len(indices) != 1:
+            continue
+        (index,) = indices
+        (k,) = index if len(index) == 1 else ("",)
+        assigned = {e.name for e in facts.events if e.kind == "write" and not e.indices}
+        if k not in by_value or k in assigned or k in facts.locals:
+            continue
+        others = [
+            e
+            for e in facts.events
+            if e.kind == "write" and e.name not in written and (e.name not in own or e.indices)
+        ]
+        # A written array used whole (passed on, its address taken) is more than one element.
+        whole = [e for e in facts.events if e.name in written and not e.indices]
+        if others or whole:
+            continue
+        found[name] = (tuple(sorted(position[w] for w in written)), position[k])
+    return found
+
+
+def _substitute_writers(body: Node, facts: BodyFacts, writers: dict[str, _Writer]) -> set[str]:
+    """Add to `facts` the element writes (and reads) of every call in `body` to an elementwise
+    writer whose written arrays are passed as plain names: `set(out, i + 1, v)` is a read and a
+    write of `out[i + 1]`. The writers every call of which was replaced come back; the others
+    stay calls with side effects."""
+    done: set[str] = set()
+    kept: set[str] = set()
+    for call in walk(body):
+        if call.type != "call_expression":
+            continue
+        callee = call.child_by_field_name("function")
+        name = text(callee) if callee is not None and callee.type == "identifier" else None
+        if name not in writers:
+            continue
+        arguments = call.child_by_field_name("arguments")
+        listed = [a for a in (arguments.named_children if arguments else []) if a.type != "comment"]
+        written, at = writers[name]
+        if max((*written, at)) >= len(listed) or any(
+            unwrap(listed[k]).type != "identifier" for k in written
+        ):
+            kept.add(name)
+            continue
+        index = listed[at]
+        for k in written:
+            target = unwrap(listed[k])
+            for kind in ("read", "write"):
+                facts.events.append(
+                    AccessEvent(
+                        name=text(target),
+                        kind=kind,  # type: ignore[arg-type]
+                        indices=(canon(index),),
+                        index_nodes=(index,),
+                        line=line(call),
+                        definite=False,
+                        reduction=None,
+                        at=call.start_byte,
+                    )
+                )
+        done.add(name)
+    return done - kept
+
+
+def _global_pointers(root: Node) -> frozenset[str]:
+    """The file-scope pointers (`static unsigned *cursor = buf;`): what they reach is not named."""
+    found: set[str] = set()
+    for decl in root.children:
+        if decl.type != "declaration":
+            continue
+        for declarator in decl.children_by_field_name("declarator"):
+            inner = (
+                declarator.child_by_field_name("declarator")
+                if declarator.type == "init_declarator"
+                else declarator
+            )
+            name = declared_name(declarator)
+            # A function declaration returning a pointer is no variable.
+            if (
+                inner is not None
+                and inner.type == "pointer_declarator"
+                and name is not None
+                and not any(c.type == "function_declarator" for c in walk(inner))
+            ):
+                found.add(name)
+    return frozenset(found)
+
+
+def _declared_names(definition: Node) -> set[str]:
+    return {
+        name
+        for decl in _declarations(definition)
+        for declarator in decl.children_by_field_name("declarator")
+        if (name := declared_name(declarator)) is not None
+    }
 
 
 def _declarations(definition: Node) -> list[Node]:
@@ -711,7 +880,15 @@ def _pure_functions(definitions: list[Node], defined: frozenset[str]) -> frozens
             or any(name not in facts.locals for name, _, _ in facts.range_writes)
             or any(
                 e.kind == "write"
-                and (e.name not in own or (e.indices and e.name not in facts.locals))
+                and (
+                    e.name not in own
+                    or (e.indices and e.name not in facts.locals)
+                    # through a pointer or reference it declares: the target is not its own
+                    or (
+                        _root(e.name) in facts.local_pointers
+                        and (bool(e.indices) or _root(e.name) in facts.local_references)
+                    )
+                )
                 for e in facts.events
             )
         ):
@@ -736,17 +913,22 @@ memory a pointer, array or reference parameter reaches."""
 
 
 def _reads_through_calls(
-    definitions: list[Node], pure: frozenset[str]
+    definitions: list[Node],
+    pure: frozenset[str],
+    constant: frozenset[str] = frozenset(),
+    writers: dict[str, _Writer] | None = None,
 ) -> dict[str, frozenset[_Source]]:
     """For each pure function, the memory it reads beyond its own locals, through the functions
     it calls too (to a fixed point, so recursion is covered). Which elements it reads is not
     kept: a caller sees a read of the whole array, so a loop that writes that array is never
-    called independent on the strength of a helper it cannot see into."""
+    called independent on the strength of a helper it cannot see into. Reads of `const` storage
+    (file-scope `constant`, or declared in the function) are left out: nothing writes it."""
     own: list[_Source_Info] = []
+    writers = writers or {}
     for definition in definitions:
         name = function_name(definition)
         body = definition.child_by_field_name("body")
-        if name not in pure or body is None:
+        if (name not in pure and name not in writers) or body is None:
             continue
         params = function_params(definition)
         # A by-value scalar parameter is a copy: only the others reach the caller's memory.
@@ -754,17 +936,21 @@ def _reads_through_calls(
             p for p, node in params if is_scalar_declarator(node.child_by_field_name("declarator"))
         }
         positions = {p: k for k, (p, _) in enumerate(params) if p not in by_value}
+        # What an elementwise writer reads of the arrays it writes is the element it writes,
+        # which its call site names (`_substitute_writers`).
+        written = {p for p, k in positions.items() if name in writers and k in writers[name][0]}
         facts = body_facts(body)
-        facts.locals |= by_value
+        facts.locals |= by_value | written | _constant_storage(body) | (constant - set(positions))
         sources: set[_Source] = set()
         for event in facts.events:
-            root = _root(event.name)
-            if root in facts.locals:
-                continue
-            if root in positions:
-                sources.add(("param", positions[root]))
-            else:
-                sources.add(("global", root))
+            # Through a pointer or reference it declares, a function reads what that reaches.
+            for root in facts.through_locals({_root(event.name)}):
+                if root in facts.locals:
+                    continue
+                if root in positions:
+                    sources.add(("param", positions[root]))
+                else:
+                    sources.add(("global", root))
         own.append((name, frozenset(sources), positions, facts.locals, body))
     summaries: dict[str, frozenset[_Source]] = {}
     for name, found, *_ in own:
@@ -875,21 +1061,39 @@ def _static_writes(body: Node, facts: BodyFacts) -> Dependence | None:
 
 
 def _unseen_reads(
-    body: Node, facts: BodyFacts, reads: dict[str, frozenset[_Source]]
-) -> Dependence | None:
-    """An unknown verdict when a function the loop calls reads something the loop writes: the
-    read's element (or order against the write) is not in the loop's facts, so another
-    iteration's write may be what it reads."""
+    body: Node,
+    facts: BodyFacts,
+    reads: dict[str, frozenset[_Source]],
+    kinds: dict[str, str],
+    verdict: Dependence,
+) -> Dependence:
+    """`verdict`, or an unknown one when a function the loop calls reads something the loop
+    writes or may share storage with it (a pointer, a file-scope pointer, the same container
+    passed twice): the read's element (or order against the write) is not in the loop's facts,
+    so another iteration's write may be what it reads. Container references that must be
+    different objects add run-time checks instead."""
     written = {e.name for e in facts.events if e.kind == "write"} - facts.locals
     written |= {name for name, _, _ in facts.range_writes}
     # A write of a member (`g.data[i]`) is a write of its object as well.
     written |= {_root(name) for name in written}
-    clashes = [
-        f"calls {call}, which reads {name}, which the loop writes"
-        for call, arguments, on in _calls_in(body)
-        for source in reads.get(call, frozenset())
-        for name in sorted(_reached(source, arguments, on) & written)
-    ]
-    if not clashes:
-        return None
-    return Dependence(kind="unknown", reason="; ".join(dict.fromkeys(clashes)))
+    clashes: list[str] = []
+    checks: list[str] = []
+    for call, arguments, on in _calls_in(body):
+        for source in reads.get(call, frozenset()):
+            reached = facts.through_locals(_reached(source, arguments, on))
+            reached -= facts.locals - set(facts.local_pointers)
+            for name in sorted(reached):
+                for w in sorted(written):
+                    found = apart(name, w, kinds)
+                    if found is None:
+                        clashes.append(
+                            f"calls {call}, which reads {name}, which the loop writes"
+                            if name == w
+                            else f"calls {call}, which reads {name}, which may share storage "
+                            f"with {w}, which the loop writes"
+                        )
+                    else:
+                        checks += found
+    if clashes:
+        return Dependence(kind="unknown", reason="; ".join(dict.fromkeys(clashes)))
+    return checked_also(verdict, checks)

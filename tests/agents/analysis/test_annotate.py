@@ -337,9 +337,11 @@ size_t last_short_book(std::vector<Book> const& books) {
     return last;
 }
 
-double last_scaled(int n, const double *x, double *y, int &seen) {
+double last_scaled(int n, const double *x, double *y, int *seen_out) {
     double t = -1;
+    int seen = -1;
     for (int i = 0; i < n; i++) { t = x[i] * 2; y[i] = t; seen = i; }
+    *seen_out = seen;
     return t;
 }
 
@@ -350,7 +352,7 @@ int main() {
     std::vector<double> x(100000), y(100000);
     for (size_t i = 0; i < x.size(); i++) x[i] = (double)(i % 97);
     int seen = -1;
-    double t = last_scaled((int)x.size(), x.data(), y.data(), seen);
+    double t = last_scaled((int)x.size(), x.data(), y.data(), &seen);
     std::printf("%zu %.1f %d %.1f\\n", last_short_book(books), t, seen, y[500]);
 }
 """

@@ -136,6 +136,14 @@ def test_state_reached_through_the_call_path_is_not_parallel(
 
 
 READS_OTHER_ARRAY = """
+double a[1000], b[1000];
+double get(const double *p, int k) { return p[k]; }
+void copy(int n) {
+    for (int i = 0; i < n; i++) b[i] = get(a, i);
+}
+"""
+
+READS_A_POINTER_THAT_MAY_ALIAS = """
 double get(const double *p, int k) { return p[k]; }
 void copy(int n, double *b, const double *a) {
     for (int i = 0; i < n; i++) b[i] = get(a, i);
@@ -143,8 +151,24 @@ void copy(int n, double *b, const double *a) {
 """
 
 READS_GLOBAL_NOT_WRITTEN = """
+double table[1000], b[1000];
+double at(int k) { return table[k + 1]; }
+void fill(int n) {
+    for (int i = 0; i < n; i++) b[i] = at(i) * 2;
+}
+"""
+
+READS_A_GLOBAL_A_POINTER_MAY_REACH = """
 double table[1000];
 double at(int k) { return table[k + 1]; }
+void fill(int n, double *b) {
+    for (int i = 0; i < n; i++) b[i] = at(i) * 2;
+}
+"""
+
+READS_A_CONST_TABLE = """
+const double table[4] = {1, 2, 3, 4};
+double at(int k) { return table[k & 3]; }
 void fill(int n, double *b) {
     for (int i = 0; i < n; i++) b[i] = at(i) * 2;
 }
@@ -183,10 +207,28 @@ void square(int n, double *b) {
 
 
 @pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        (READS_A_POINTER_THAT_MAY_ALIAS, "get, which reads a, which may share storage with b"),
+        (READS_A_GLOBAL_A_POINTER_MAY_REACH, "at, which reads table, which may share storage"),
+    ],
+)
+def test_a_helper_reading_what_a_written_pointer_may_reach_is_unknown(
+    source: str, said: str
+) -> None:
+    """`copy(n, x + 1, x)` or `fill(n, table)` would make the helper read an element another
+    iteration writes; its read names no element the loop could check at run time."""
+    dependence = analyse(source, Language.C).loop("L1").dependence
+    assert dependence.kind == "unknown"
+    assert said in dependence.reason
+
+
+@pytest.mark.parametrize(
     "source",
     [
         READS_OTHER_ARRAY,
         READS_GLOBAL_NOT_WRITTEN,
+        READS_A_CONST_TABLE,
         CONST_STATIC_TABLE,
         STATIC_CONST_IN_BODY,
         SCALAR_HELPER,

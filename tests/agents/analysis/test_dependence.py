@@ -672,9 +672,33 @@ CASES = [
         reason="some iterations",
     ),
     Case(
-        "a reference parameter assigned in every iteration: the caller reads it",
+        # The caller may bind `out` to an element of `w` (`f(n, a, w, w[5])`): it is storage
+        # reached through an address, which a write of `w[i]` may change.
+        "a reference parameter assigned in every iteration beside writes through a pointer",
         CPP,
         "void f(int n, const int *a, int *w, int &out) { for (int i = 0; i < n; i++) { out = a[i]; w[i] = out; } }",
+        "unknown",
+        reason="out, a reference parameter",
+    ),
+    Case(
+        # `f(n, a, a[5])`: the write changes what a later iteration reads.
+        "a reference parameter assigned in every iteration beside reads through a pointer",
+        CPP,
+        "void f(int n, const int *a, int &out) { for (int i = 0; i < n; i++) { out = a[i] * 2; } }",
+        "unknown",
+        reason="writes out, a reference parameter",
+    ),
+    Case(
+        "a reference parameter assigned in every iteration: the caller reads it",
+        CPP,
+        "int a[100]; void f(int &out) { for (int i = 0; i < 100; i++) { out = a[i] * 2; } }",
+        "unknown",
+        reason="writes out, a reference parameter",
+    ),
+    Case(
+        "a reference parameter assigned from the loop's own values",
+        CPP,
+        "void f(int n, int &out) { for (int i = 0; i < n; i++) { int t = i * 2; out = t; } }",
         "independent",
         lastprivate=("out",),
     ),

@@ -114,9 +114,13 @@ void gemm(std::vector<double> const& A, std::vector<double> const& B, std::vecto
 
 def test_a_literal_column_needs_a_literal_row_length() -> None:
     inside = "void f(int n, int *a) { for (int i = 0; i < n; i++) { a[i * 4 + 3] = 1; a[i * 4 + 0] = 2; } }"
-    outside = "void f(int n, int *a) { for (int i = 0; i < n; i++) { a[i * 4 + 5] = 1; a[i * 4 + 0] = 2; } }"
+    # Column 4 is the next row's column 0, which the next iteration writes; column 5 is the
+    # next row's column 1, which no iteration writes (4x + 5 = 4y has no integer solution).
+    outside = "void f(int n, int *a) { for (int i = 0; i < n; i++) { a[i * 4 + 4] = 1; a[i * 4 + 0] = 2; } }"
+    apart = "void f(int n, int *a) { for (int i = 0; i < n; i++) { a[i * 4 + 5] = 1; a[i * 4 + 0] = 2; } }"
     assert _outer(inside).dependence.kind == "independent"
     assert _outer(outside).dependence.kind != "independent"
+    assert _outer(apart).dependence.kind == "independent"
 
 
 def _simd_menu(source: str, language: Language = Language.C) -> list[bool]:

@@ -1,0 +1,215 @@
+"""Reads and writes through addresses: `*p`, `p->x`, references, pointers a loop declares and
+file-scope pointers. None of them names an element, so a loop that also writes storage such a
+read may reach is unknown (or runs behind a run-time check where one can be written). The
+hazards below were found by the differential fuzzer (`evals.fuzz`); each gave a wrong result
+at 2 threads when annotated."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agents.analysis import analyse, annotatable, apply_choices, default_choices
+from sandbox.spec import Language
+
+HAZARDS = {
+    "a scalar read through a pointer parameter": (
+        Language.C,
+        "void f(unsigned *v, const unsigned *s, int m) {\n"
+        "    for (int i = 0; i < m; i++) v[i] = v[i] * 3u + *s;\n}\n",
+        "reads * s",
+    ),
+    "a scalar reference parameter": (
+        Language.CPP,
+        "#include <vector>\n"
+        "void f(std::vector<unsigned>& v, const unsigned& s) {\n"
+        "    for (std::size_t i = 0; i < v.size(); ++i) v[i] = v[i] * 3u + s;\n}\n",
+        "s, a reference parameter",
+    ),
+    "pointer arithmetic reaching the next element": (
+        Language.C,
+        "unsigned b[1001];\nvoid f(void) {\n"
+        "    for (int i = 0; i < 1000; i++) b[i] = *(b + i + 1) * 3u;\n}\n",
+        "may point into b",
+    ),
+    "a pointer the function points one element on": (
+        Language.C,
+        "void f(unsigned *v, int m) {\n    unsigned *e = v + 1;\n"
+        "    for (int i = 0; i < m; i++) v[i] = *e + 1u;\n}\n",
+        "reads * e",
+    ),
+    "a member read through a pointer to an element": (
+        Language.C,
+        "struct P { int x; };\nstruct P pts[100];\nvoid f(struct P *q) {\n"
+        "    for (int i = 0; i < 100; i++) pts[i].x = q->x + i;\n}\n",
+        "q -> x",
+    ),
+    "a write through a pointer declared in the loop": (
+        Language.C,
+        "unsigned b[1001];\nvoid f(void) {\n"
+        "    for (int i = 0; i < 1000; i++) { unsigned *q = b + i + 1; q[0] = b[i] * 3u; }\n}\n",
+        "through q, a pointer or reference declared in the loop",
+    ),
+    "a write through a reference declared in the loop": (
+        Language.CPP,
+        "unsigned b[1001];\nvoid f() {\n"
+        "    for (int i = 0; i < 1000; i++) { unsigned &r = b[i + 1]; r = b[i] * 3u; }\n}\n",
+        "through r",
+    ),
+    "a file-scope pointer read in a helper": (
+        Language.C,
+        "unsigned b[1001], a[1000];\nunsigned *gp = b;\n"
+        "unsigned peek(int k) { return gp[k + 1]; }\nvoid f(void) {\n"
+        "    for (int i = 0; i < 1000; i++) b[i] = peek(i) / 2u + a[i];\n}\n",
+        "reads gp, which may share storage with b",
+    ),
+    "a helper reading through a pointer it declares": (
+        Language.C,
+        "unsigned b[1001];\n"
+        "unsigned get(const unsigned *x, int k) { const unsigned *q = x + 1; return q[k]; }\n"
+        "void f(void) {\n    for (int i = 0; i < 1000; i++) b[i] = get(b, i) / 2u;\n}\n",
+        "calls get, which reads b",
+    ),
+    "a helper writing through a pointer it declares": (
+        Language.C,
+        "unsigned b[1001];\nvoid set(unsigned *y, int k) { unsigned *q = y; q[k + 1] = 3u; }\n"
+        "void f(void) {\n    for (int i = 0; i < 999; i++) set(b, i);\n}\n",
+        "calls set, which may have side effects",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HAZARDS))
+def test_reads_and_writes_through_addresses_are_not_called_parallel(case: str) -> None:
+    language, source, said = HAZARDS[case]
+    dependence = analyse(source, language).loop("L1").dependence
+    assert dependence.kind == "unknown", dependence.reason
+    assert said in dependence.reason
+
+
+SAFE = {
+    "a dereference of a distinct array": (
+        Language.C,
+        "unsigned a[1000], b[1000];\nvoid f(void) {\n"
+        "    for (int i = 0; i < 1000; i++) a[i] = *(b + i) * 3u;\n}\n",
+    ),
+    "a row pointer declared in the loop that only reads": (
+        Language.C,
+        "double m[100 * 64], rs[100];\nvoid f(void) {\n    for (int i = 0; i < 100; i++) {\n"
+        "        const double *row = m + i * 64;\n        double s = 0;\n"
+        "        for (int j = 0; j < 64; j++) s += row[j];\n        rs[i] = s;\n    }\n}\n",
+    ),
+    "a helper reading a const table": (
+        Language.C,
+        "const double w[4] = {1, 2, 3, 4};\ndouble at(int k) { return w[k & 3]; }\n"
+        "void f(int n, double *b) {\n    for (int i = 0; i < n; i++) b[i] = at(i) * 2;\n}\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SAFE))
+def test_reads_through_addresses_that_cannot_reach_a_write_stay_parallel(case: str) -> None:
+    language, source = SAFE[case]
+    dependence = analyse(source, language).loop("L1").dependence
+    assert dependence.parallelisable, dependence.reason
+    assert not dependence.overlap_checks
+
+
+def test_an_element_reference_into_a_container_reference_is_checked_at_run_time() -> None:
+    source = (
+        "#include <vector>\nstruct Pt { double x, y; };\n"
+        "void f(const std::vector<Pt>& pts, std::vector<double>& out) {\n"
+        "    for (std::size_t i = 0; i < out.size(); ++i) {\n"
+        "        const Pt &p = pts[i];\n        out[i] = p.x * p.y;\n    }\n}\n"
+    )
+    dependence = analyse(source, Language.CPP).loop("L1").dependence
+    assert dependence.parallelisable, dependence.reason
+    assert "(const void *)&out != (const void *)&pts" in dependence.overlap_checks
+
+
+GLOBAL_POINTER = """#include <stdio.h>
+static unsigned a[200000], b[200001];
+static unsigned *gp = b;
+void shift(void) {
+    for (int i = 0; i < 200000; i++) b[i] = gp[i + 1] / 2u + a[i];
+}
+int main(void) {
+    for (int i = 0; i < 200001; i++) b[i] = (unsigned)i * 2654435761u;
+    for (int i = 0; i < 200000; i++) a[i] = (unsigned)(i % 97);
+    shift();
+    unsigned long long h = 0;
+    for (int i = 0; i < 200001; i++) h = h * 1099511628211ull + b[i];
+    printf("%llu\\n", h);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc with OpenMP")
+def test_a_file_scope_pointer_into_the_written_array_runs_sequentially(tmp_path: Path) -> None:
+    """The loop reads `gp[i + 1]`, which is `b[i + 1]`: the run-time check sees the overlap
+    and runs the loop as written, so the output is the sequential one at any thread count."""
+    program = analyse(GLOBAL_POINTER, Language.C)
+    loop = program.loop("L1")
+    assert loop.dependence.overlap_checks, loop.dependence.reason
+    annotated = apply_choices(GLOBAL_POINTER, program, default_choices(annotatable(program)))
+    outputs = []
+    for name, text in (("seq", GLOBAL_POINTER), ("par", annotated)):
+        (tmp_path / f"{name}.c").write_text(text)
+        subprocess.run(
+            ["gcc", "-O2", "-fopenmp", "-o", str(tmp_path / name), str(tmp_path / f"{name}.c")],
+            check=True,
+        )
+        for threads in ("1", "4") if name == "par" else ("1",):
+            run = subprocess.run(
+                [str(tmp_path / name)],
+                env={"OMP_NUM_THREADS": threads, "OMP_SCHEDULE": "static,1"},
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            outputs.append(run.stdout)
+    assert len(set(outputs)) == 1, outputs
+
+
+ELEMENTWISE = """
+static int a[1000], out[1001];
+static int g;
+static void set(int *y, int k, int v) { y[k] = v * 2 - k % 3; }
+static void bump(int *y, int k) { y[k] = y[k] + y[k + 1]; }
+static void tick(int *y, int k) { y[k] = g; g++; }
+void own(void) { for (int i = 0; i < 1000; i++) set(out, i, a[i]); }
+void neighbour(void) { for (int i = 0; i < 1000; i++) set(out, i + 1, out[i]); }
+void reads_next(void) { for (int i = 0; i < 1000; i++) bump(out, i); }
+void state(void) { for (int i = 0; i < 1000; i++) tick(out, i); }
+void same(void) { for (int i = 0; i < 1000; i++) set(out, 5, a[i]); }
+void through(int *p) { for (int i = 0; i < 1000; i++) set(p, i, a[i]); }
+"""
+
+
+def test_a_helper_writing_its_array_at_its_index_argument_is_that_element_write() -> None:
+    """`set(out, i, v)` writes `out[i]` and nothing else: the loop's dependence test sees the
+    element. A helper that reads another element, touches a global, or is called at an index
+    shared by all iterations stays what it is."""
+    program = analyse(ELEMENTWISE, Language.C)
+    kinds = {loop.function: loop.dependence for loop in program.loops}
+    assert kinds["own"].kind == "independent", kinds["own"].reason
+    assert kinds["neighbour"].kind == "carried"
+    assert kinds["reads_next"].kind == "unknown"
+    assert kinds["state"].kind == "unknown"
+    assert kinds["same"].kind == "carried"
+    assert kinds["through"].parallelisable and kinds["through"].overlap_checks
+
+
+def test_strided_writes_the_gcd_test_keeps_apart() -> None:
+    source = (
+        "int a[1000], out[2000];\nvoid f(void) {\n    for (int i = 0; i < 1000; i++) "
+        "{ out[2 * i] = a[i]; out[2 * i + 1] = -a[i]; }\n}\n"
+        "void g(void) {\n    for (int i = 0; i < 999; i++) { out[2 * i] = a[i]; out[2 * i + 2] = 1; }\n}\n"
+    )
+    program = analyse(source, Language.C)
+    assert program.loop("L1").dependence.kind == "independent"
+    assert program.loop("L2").dependence.kind == "carried"
