@@ -999,11 +999,83 @@ def _ranges_apart(
     for first, last, needs in extents.get(w, []):
         for first_b, last_b, needs_b in extents.get(other, []):
             checks += needs + needs_b
+            end, end_b = _fold(f"{last} + 1"), _fold(f"{last_b} + 1")
             checks.append(
-                f"((const char *)({last} + 1) <= (const char *){first_b} || "
-                f"(const char *)({last_b} + 1) <= (const char *){first})"
+                f"((const char *)({end}) <= (const char *)({_fold(first_b)}) || "
+                f"(const char *)({end_b}) <= (const char *)({_fold(first)}))"
             )
     return checks
+
+
+_Poly = dict[tuple[str, ...], int]
+
+
+def _fold(expression: str) -> str:
+    """`expression` (C) with its integer arithmetic folded, `(b + (((n) - 1))) + 1` → `b + n`,
+    when it is made of names, integer literals, `+`, `-` and `*` only (a call such as
+    `v.data()` or a quotient stays one term); otherwise as it is."""
+    try:
+        tree = ast.parse(expression, mode="eval").body
+    except SyntaxError:
+        return expression
+    poly = _poly(tree)
+    if poly is None:
+        return expression
+    terms = [(m, c) for m, c in poly.items() if c != 0 and m != ()]
+    constant = poly.get((), 0)
+    shown = ""
+    for monomial, coefficient in terms:
+        name = " * ".join(monomial)
+        size = abs(coefficient)
+        term = name if size == 1 else f"{size} * {name}"
+        if not shown:
+            shown = term if coefficient > 0 else f"-{term}"
+        else:
+            shown += f" + {term}" if coefficient > 0 else f" - {term}"
+    if constant or not shown:
+        if not shown:
+            shown = str(constant)
+        else:
+            shown += f" + {constant}" if constant > 0 else f" - {-constant}"
+    return shown
+
+
+def _poly(node: ast.expr) -> _Poly | None:
+    """A sum of products of names with integer coefficients, or None for anything else."""
+    if isinstance(node, ast.Name):
+        return {(node.id,): 1}
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, int) and not isinstance(node.value, bool):
+            return {(): node.value}
+        return None
+    if isinstance(node, (ast.Call, ast.Attribute)) or (
+        isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Mod))
+    ):
+        atom = ast.unparse(node)
+        return {(f"({atom})" if isinstance(node, ast.BinOp) else atom,): 1}
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _poly(node.operand)
+        if inner is None:
+            return None
+        sign = -1 if isinstance(node.op, ast.USub) else 1
+        return {m: sign * c for m, c in inner.items()}
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        left, right = _poly(node.left), _poly(node.right)
+        if left is None or right is None:
+            return None
+        out: _Poly = {}
+        if isinstance(node.op, ast.Mult):
+            for m1, c1 in left.items():
+                for m2, c2 in right.items():
+                    key = tuple(sorted(m1 + m2))
+                    out[key] = out.get(key, 0) + c1 * c2
+            return out
+        sign = 1 if isinstance(node.op, ast.Add) else -1
+        out = dict(left)
+        for m, c in right.items():
+            out[m] = out.get(m, 0) + sign * c
+        return out
+    return None
 
 
 def _fixed_ranges(
