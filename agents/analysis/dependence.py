@@ -801,6 +801,16 @@ def checked_also(verdict: Dependence, checks: Sequence[str]) -> Dependence:
     )
 
 
+def storage_kinds(scope: Scope) -> dict[str, str]:
+    """`Scope.aliases`, with the function's own variables that are no pointer or reference
+    (`Scope.own`: its locals and by-value parameters) as its own storage ("local array"),
+    which no parameter reaches."""
+    kinds = dict(scope.aliases)
+    for name in scope.own:
+        kinds.setdefault(name, "local array")
+    return kinds
+
+
 def apart(name: str, written: str, kinds: dict[str, str]) -> list[str] | None:
     """Conditions under which `name`'s storage (read through an address) and `written`'s do
     not overlap: [] when they never do, None when nothing at run time can tell."""
@@ -901,7 +911,7 @@ def _through_pointers(var: str, facts: BodyFacts, scope: Scope) -> tuple[str, ..
         (facts.through_locals({_root(e.name)}), f"{_show(e)} at line {e.line}")
         for e in through_local
     ]
-    kinds = dict(scope.aliases)
+    kinds = storage_kinds(scope)
     reads += [
         ({name}, f"{name}, a reference parameter")
         for name in dict.fromkeys(e.name for e in facts.events if e.kind == "read")

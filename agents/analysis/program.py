@@ -11,7 +11,7 @@ from tree_sitter import Node
 
 from agents.analysis.accesses import AccessEvent, BodyFacts, body_facts
 from agents.analysis.containers import random_access_names
-from agents.analysis.dependence import Scope, apart, checked_also, dependence
+from agents.analysis.dependence import Scope, apart, checked_also, dependence, storage_kinds
 from agents.analysis.errors import InputError
 from agents.analysis.loops import Header, header, loop_body, loops_in
 from agents.analysis.model import Access, Dependence, Function, Loop, LoopKind, Program
@@ -184,7 +184,7 @@ def _loops(
         )
         if verdict.parallelisable and inner is not None:
             verdict = _static_writes(inner, facts) or _unseen_reads(
-                inner, facts, reads, dict(aliases), verdict
+                inner, facts, reads, storage_kinds(scope), verdict
             )
         item = _Found(node, f"L{counter}", ancestors, head, facts, verdict)
         found.append(item)
