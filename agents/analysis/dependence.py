@@ -866,6 +866,10 @@ def _overlaps(
             if any("." in name or "->" in name for name in (w, other)):
                 return f"accesses {w} and {other}, one a field whose target may overlap the other"
             pair = {kinds.get(w), kinds.get(other)}
+            if "restrict" in pair and "local pointer" not in pair:
+                # Two names, one a restrict pointer the other is not based on: the caller
+                # promised they do not overlap where either is written.
+                continue
             if "opaque" in pair:
                 return (
                     f"accesses {w} and {other}, one a reference to a class whose elements may "
@@ -957,6 +961,8 @@ def _apart(name: str, written: str, kinds: dict[str, str]) -> list[str] | None:
     pair = {kinds.get(name), kinds.get(written)}
     if "local pointer" in pair or "opaque" in pair:
         return None
+    if "restrict" in pair:
+        return []
     if pair & set(_OWN):
         return []
     if pair & {"pointer", "grid"}:

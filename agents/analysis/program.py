@@ -225,10 +225,11 @@ def _aliases(definition: Node) -> tuple[tuple[str, str], ...]:
     container" (declared in it, or a container parameter passed by value)."""
     found: dict[str, str] = {}
     for name, param in function_params(definition):
-        kind = _declared_kind(
-            param.child_by_field_name("declarator"), param.child_by_field_name("type") or param
-        )
-        if kind:
+        declarator = param.child_by_field_name("declarator")
+        kind = _declared_kind(declarator, param.child_by_field_name("type") or param)
+        if kind == "pointer" and declarator is not None and _restrict(declarator):
+            found[name] = "restrict"
+        elif kind:
             found[name] = _AS_PARAMETER[kind]
     body = definition.child_by_field_name("body")
     stack = [body] if body is not None else []
@@ -256,9 +257,18 @@ def _aliases(definition: Node) -> tuple[tuple[str, str], ...]:
             target = node.child_by_field_name("left")
         elif node.type == "update_expression":
             target = node.child_by_field_name("argument")
-        if target is not None and found.get(text(target)) in ("pointer", "grid"):
+        if target is not None and found.get(text(target)) in ("pointer", "grid", "restrict"):
             found[text(target)] = "local pointer"
     return tuple(found.items())
+
+
+def _restrict(declarator: Node) -> bool:
+    """A `restrict` pointer (`double *restrict a`, `__restrict`, `__restrict__`): the caller
+    promises that an object written through it is reached through nothing else."""
+    return declarator.type == "pointer_declarator" and any(
+        c.type in ("type_qualifier", "ms_pointer_modifier") and "restrict" in text(c)
+        for c in declarator.children
+    )
 
 
 def _declared_kind(declarator: Node | None, type_node: Node) -> str:

@@ -213,3 +213,27 @@ def test_strided_writes_the_gcd_test_keeps_apart() -> None:
     program = analyse(source, Language.C)
     assert program.loop("L1").dependence.kind == "independent"
     assert program.loop("L2").dependence.kind == "carried"
+
+
+@pytest.mark.parametrize("qualifier", ["restrict", "__restrict", "__restrict__"])
+def test_restrict_pointers_need_no_run_time_check(qualifier: str) -> None:
+    """The caller of `f(double *restrict y, const double *restrict x)` promises that what is
+    written through one is reached through nothing else: no overlap check is needed. A plain
+    pointer beside them still gets one, and a pointer the function derives from a restrict
+    one may overlap it."""
+    language = Language.C if qualifier == "restrict" else Language.CPP
+    source = (
+        f"void f(int n, double *{qualifier} y, const double *{qualifier} x, const double *z) {{\n"
+        "    for (int i = 0; i < n; i++) y[i] = x[i] * 2;\n"
+        "    for (int i = 0; i < n; i++) y[i] = z[i] * 2;\n"
+        "    for (int i = 0; i < n; i++) y[i] = *x + 1;\n"
+        f"    double *{qualifier} w = y + 1;\n"
+        "    for (int i = 0; i < n - 1; i++) w[i] = y[i] + 1;\n"
+        "}\n"
+    )
+    program = analyse(source, language)
+    plain, mixed, scalar, derived = (program.loop(f"L{k}").dependence for k in range(1, 5))
+    assert plain.kind == "independent" and not plain.overlap_checks, plain.reason
+    assert mixed.kind == "independent" and not mixed.overlap_checks, mixed.reason
+    assert scalar.kind == "independent" and not scalar.overlap_checks, scalar.reason
+    assert not derived.parallelisable or derived.overlap_checks, derived.reason
