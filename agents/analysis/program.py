@@ -224,6 +224,7 @@ def _aliases(definition: Node) -> tuple[tuple[str, str], ...]:
     whatever `auto` stands for), and the function's own storage: "local array" and "local
     container" (declared in it, or a container parameter passed by value)."""
     found: dict[str, str] = {}
+    reassigned: set[str] = set()
     for name, param in function_params(definition):
         declarator = param.child_by_field_name("declarator")
         kind = _declared_kind(declarator, param.child_by_field_name("type") or param)
@@ -250,16 +251,51 @@ def _aliases(definition: Node) -> tuple[tuple[str, str], ...]:
                 )
                 local = declared_name(child)
                 kind = _declared_kind(inner, node.child_by_field_name("type") or node)
-                if local and kind and not (static and kind in ("array", "grid")):
+                value = (
+                    child.child_by_field_name("value") if child.type == "init_declarator" else None
+                )
+                if local and kind == "pointer" and not static and _fresh(value):
+                    found[local] = "fresh"
+                elif local and kind and not (static and kind in ("array", "grid")):
                     found[local] = _AS_LOCAL[kind]
         target = None
         if node.type == "assignment_expression":
             target = node.child_by_field_name("left")
-        elif node.type == "update_expression":
+        elif node.type == "update_expression" or (
+            # `&u` may let a callee point `u` elsewhere (`posix_memalign(&u, ...)`).
+            node.type == "pointer_expression" and text(node.children[0]) == "&"
+        ):
             target = node.child_by_field_name("argument")
+        if target is not None:
+            reassigned.add(text(target))
         if target is not None and found.get(text(target)) in ("pointer", "grid", "restrict"):
             found[text(target)] = "local pointer"
+    # A pointer to a fresh allocation that is never pointed elsewhere is storage of the
+    # function's own, as a local array is: no parameter or other name reaches it.
+    for name, kind in found.items():
+        if kind == "fresh":
+            found[name] = "local pointer" if name in reassigned else "local array"
     return tuple(found.items())
+
+
+_ALLOCATORS = frozenset({"malloc", "calloc", "aligned_alloc", "std::malloc", "std::calloc"})
+
+
+def _fresh(value: Node | None) -> bool:
+    """`malloc(...)`, `calloc(...)`, `aligned_alloc(...)` (cast or not) or `new T[n]`: storage
+    nothing else points to yet."""
+    if value is None:
+        return False
+    value = unwrap(value)
+    while value.type == "cast_expression":
+        inner = value.child_by_field_name("value")
+        if inner is None:
+            return False
+        value = unwrap(inner)
+    if value.type == "new_expression":
+        return True
+    callee = value.child_by_field_name("function") if value.type == "call_expression" else None
+    return callee is not None and text(callee).replace(" ", "") in _ALLOCATORS
 
 
 def _restrict(declarator: Node) -> bool:

@@ -237,3 +237,31 @@ def test_restrict_pointers_need_no_run_time_check(qualifier: str) -> None:
     assert mixed.kind == "independent" and not mixed.overlap_checks, mixed.reason
     assert scalar.kind == "independent" and not scalar.overlap_checks, scalar.reason
     assert not derived.parallelisable or derived.overlap_checks, derived.reason
+
+
+FRESH = """#include <stdlib.h>
+double run(int n) {
+    double *u = malloc(n * sizeof *u);
+    double *v = (double *)calloc(n, sizeof(double));
+    double *w = malloc(n * sizeof *w);
+    for (int i = 0; i < n; i++) u[i] = i * 0.5;
+    for (int i = 1; i < n - 1; i++) v[i] = u[i - 1] + u[i + 1];
+    double *t = w;
+    w = u;
+    u = t;
+    for (int i = 0; i < n; i++) u[i] = w[i] * 2;
+    double s = v[3] + u[2];
+    free(u); free(v); free(w);
+    return s;
+}
+"""
+
+
+def test_distinct_allocations_need_no_overlap_check_until_a_pointer_moves() -> None:
+    """`v` points to its own `calloc` all along: nothing else reaches it. `u` and `w` are
+    swapped, so after the swap either may be anything: their loop keeps its run-time check."""
+    program = analyse(FRESH.replace("w = u;", "w = w;").replace("u = t;", ""), Language.C)
+    for loop in program.loops[:2]:
+        assert loop.dependence.parallelisable and not loop.dependence.overlap_checks
+    swapped = analyse(FRESH, Language.C).loop("L3").dependence
+    assert swapped.parallelisable and swapped.overlap_checks, swapped.reason
