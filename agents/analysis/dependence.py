@@ -167,9 +167,9 @@ def dependence(
     lengths = {a.var: a.length for a in array_reductions}
     overlaps = _overlaps(var, everything, scope, facts, counted, lengths)
     through = _through_pointers(var, facts, scope)
-    for found in (overlaps, through):
-        if isinstance(found, str):
-            unknown.append(found)
+    for why in (overlaps, through):
+        if isinstance(why, str):
+            unknown.append(why)
     checks = (
         tuple(dict.fromkeys((*overlaps, *through)))
         if not isinstance(overlaps, str) and not isinstance(through, str)

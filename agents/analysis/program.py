@@ -72,15 +72,24 @@ def analyse(source: str, language: Language) -> Program:
         if decl.type == "declaration"
         for name in _constant_storage(decl)
     }
-    writers = _elementwise_writers(definitions, pure, defined)
-    reads = _reads_through_calls(definitions, pure, frozenset(file_constants), writers)
+    elementwise = _elementwise(definitions, pure, defined)
+    reads = _reads_through_calls(definitions, pure, frozenset(file_constants), elementwise)
     shared = _global_arrays(root, named)
     pointers = _global_pointers(root)
     functions = []
     counter = 0
     for definition in definitions:
         found, counter = _loops(
-            definition, named, shared, pointers, pure, writers, reads, defined, counter, language
+            definition,
+            named,
+            shared,
+            pointers,
+            pure,
+            elementwise,
+            reads,
+            defined,
+            counter,
+            language,
         )
         name = function_name(definition)
         functions.append(
@@ -116,7 +125,7 @@ def _loops(
     shared: tuple[tuple[str, str, str, bool, bool], ...],
     global_pointers: frozenset[str],
     pure: frozenset[str],
-    writers: dict[str, _Writer],
+    elementwise: dict[str, _Elementwise],
     reads: dict[str, frozenset[_Source]],
     defined: frozenset[str],
     counter: int,
@@ -150,7 +159,9 @@ def _loops(
         ancestors = (*by_node[parent.id].ancestors, by_node[parent.id].id) if parent else ()
         inner = loop_body(node)
         facts = body_facts(inner) if inner is not None else BodyFacts()
-        substituted = _substitute_writers(inner, facts, writers) if inner is not None else set()
+        substituted, replaced = (
+            _substitute_calls(inner, facts, elementwise) if inner is not None else (set(), set())
+        )
         head = header(node, facts.assigned(), named, set(pure), containers, defined)
         scope = Scope(
             pure_functions=pure | substituted,
@@ -184,7 +195,7 @@ def _loops(
         )
         if verdict.parallelisable and inner is not None:
             verdict = _static_writes(inner, facts) or _unseen_reads(
-                inner, facts, reads, storage_kinds(scope), verdict
+                inner, facts, reads, storage_kinds(scope), verdict, replaced
             )
         item = _Found(node, f"L{counter}", ancestors, head, facts, verdict)
         found.append(item)
@@ -457,24 +468,34 @@ def _constant_storage(node: Node) -> set[str]:
     return found
 
 
-_Writer = tuple[tuple[int, ...], int]
-"""An elementwise writer's (positions of the pointer parameters it writes, position of the
-index parameter it writes them at)."""
+@dataclass(frozen=True)
+class _Elementwise:
+    """Pointer parameters a function uses only at the element its index parameter names:
+    `double get(const double *p, int k) { return p[k]; }` reads `p[k]`, `void set(double *y,
+    int k, double v) { y[k] = v; }` writes `y[k]`. At a call whose argument for such a
+    parameter is a plain name, the call is that element's access (`_substitute_calls`)."""
+
+    index: int
+    """The index parameter's position."""
+    read: frozenset[int]
+    """Positions of the pointer parameters only read, at the index."""
+    written: frozenset[int]
+    """Positions of those written (and perhaps read), at the index."""
 
 
-def _elementwise_writers(
+def _elementwise(
     definitions: list[Node], pure: frozenset[str], defined: frozenset[str]
-) -> dict[str, _Writer]:
-    """The program's functions whose only effect is to write pointer parameters at one index
-    parameter, `void set(double *y, int k, double v) { y[k] = v * 2; }`: no other write beyond
-    their locals, those arrays read only at that element, the index never reassigned, only
-    pure calls. A call `set(out, i, a[i])` is then the write `out[i]` (`_substitute_writers`)."""
-    found: dict[str, _Writer] = {}
+) -> dict[str, _Elementwise]:
+    """For each function with one definition: its pointer parameters used only at one by-value
+    index parameter that it never reassigns, when they are any. A function that is not pure
+    qualifies only when its sole effect is writing such parameters (no other write beyond its
+    locals, only pure calls): a call then writes exactly those elements."""
+    found: dict[str, _Elementwise] = {}
     names = Counter(function_name(d) for d in definitions)
     for definition in definitions:
         name = function_name(definition)
         body = definition.child_by_field_name("body")
-        if body is None or name in pure or names[name] > 1:
+        if body is None or names[name] > 1:
             continue
         params = function_params(definition)
         by_value = {
@@ -482,60 +503,83 @@ def _elementwise_writers(
         }
         position = {p: k for k, (p, _) in enumerate(params)}
         facts = body_facts(body)
-        if facts.pointer_writes or facts.range_writes or facts.local_pointers:
+        if facts.local_pointers or facts.pointer_reads:
             continue
-        if not all(is_pure(call, pure, defined) for call in facts.calls):
-            continue
-        own = facts.locals | by_value
-        elements = [e for e in facts.events if e.indices and e.name in position]
-        written = {e.name for e in elements if e.kind == "write"} - by_value
-        indices = {e.indices for e in elements if e.name in written}
-        if not written or len(indices) != 1:
-            continue
-        (index,) = indices
-        (k,) = index if len(index) == 1 else ("",)
         assigned = {e.name for e in facts.events if e.kind == "write" and not e.indices}
-        if k not in by_value or k in assigned or k in facts.locals:
+        used: dict[str, set[tuple[str, ...]]] = {}
+        for event in facts.events:
+            if event.name in position and event.name not in by_value:
+                used.setdefault(event.name, set()).add(event.indices)
+        indexed = {
+            p: next(iter(forms))[0]
+            for p, forms in used.items()
+            if len(forms) == 1 and len(next(iter(forms))) == 1
+        }
+        if len(set(indexed.values())) != 1:
             continue
-        others = [
-            e
-            for e in facts.events
-            if e.kind == "write" and e.name not in written and (e.name not in own or e.indices)
-        ]
-        # A written array used whole (passed on, its address taken) is more than one element.
-        whole = [e for e in facts.events if e.name in written and not e.indices]
-        if others or whole:
+        (k,) = set(indexed.values())
+        if k not in by_value or k in assigned or k in facts.locals or k in indexed:
             continue
-        found[name] = (tuple(sorted(position[w] for w in written)), position[k])
+        written = {e.name for e in facts.events if e.kind == "write" and e.name in indexed}
+        if name not in pure:
+            own = facts.locals | by_value
+            others = [
+                e
+                for e in facts.events
+                if e.kind == "write" and e.name not in written and (e.name not in own or e.indices)
+            ]
+            if (
+                not written
+                or others
+                or facts.pointer_writes
+                or facts.range_writes
+                or set(used) - set(indexed)
+                or not all(is_pure(call, pure, defined) for call in facts.calls)
+            ):
+                continue
+        found[name] = _Elementwise(
+            index=position[k],
+            read=frozenset(position[p] for p in indexed if p not in written),
+            written=frozenset(position[p] for p in written),
+        )
     return found
 
 
-def _substitute_writers(body: Node, facts: BodyFacts, writers: dict[str, _Writer]) -> set[str]:
-    """Add to `facts` the element writes (and reads) of every call in `body` to an elementwise
-    writer whose written arrays are passed as plain names: `set(out, i + 1, v)` is a read and a
-    write of `out[i + 1]`. The writers every call of which was replaced come back; the others
-    stay calls with side effects."""
+def _substitute_calls(
+    body: Node, facts: BodyFacts, elementwise: dict[str, _Elementwise]
+) -> tuple[set[str], set[tuple[int, int]]]:
+    """Add to `facts` the element accesses of every call in `body` to an `_Elementwise`
+    function whose argument for such a parameter is a plain name: `set(out, i + 1, v)` reads
+    and writes `out[i + 1]`, `get(a, i)` reads `a[i]`. Returns the writers every call of
+    which was replaced (they are as good as pure here; the others keep their side effects),
+    and (call, parameter position) of each replaced read, which the call's read summary
+    then leaves out."""
     done: set[str] = set()
     kept: set[str] = set()
+    replaced: set[tuple[int, int]] = set()
     for call in walk(body):
         if call.type != "call_expression":
             continue
         callee = call.child_by_field_name("function")
         name = text(callee) if callee is not None and callee.type == "identifier" else None
-        if name not in writers:
+        if name not in elementwise:
             continue
         arguments = call.child_by_field_name("arguments")
         listed = [a for a in (arguments.named_children if arguments else []) if a.type != "comment"]
-        written, at = writers[name]
-        if max((*written, at)) >= len(listed) or any(
-            unwrap(listed[k]).type != "identifier" for k in written
-        ):
+        found = elementwise[name]
+        positions = found.read | found.written
+        if max((*positions, found.index)) >= len(listed):
             kept.add(name)
             continue
-        index = listed[at]
-        for k in written:
+        index = listed[found.index]
+        for k in sorted(positions):
             target = unwrap(listed[k])
-            for kind in ("read", "write"):
+            if target.type != "identifier":
+                if k in found.written:
+                    kept.add(name)
+                continue
+            kinds: tuple[str, ...] = ("read", "write") if k in found.written else ("read",)
+            for kind in kinds:
                 facts.events.append(
                     AccessEvent(
                         name=text(target),
@@ -548,8 +592,10 @@ def _substitute_writers(body: Node, facts: BodyFacts, writers: dict[str, _Writer
                         at=call.start_byte,
                     )
                 )
-        done.add(name)
-    return done - kept
+            replaced.add((call.id, k))
+        if found.written:
+            done.add(name)
+    return done - kept, replaced
 
 
 def _global_pointers(root: Node) -> frozenset[str]:
@@ -962,7 +1008,7 @@ def _reads_through_calls(
     definitions: list[Node],
     pure: frozenset[str],
     constant: frozenset[str] = frozenset(),
-    writers: dict[str, _Writer] | None = None,
+    elementwise: dict[str, _Elementwise] | None = None,
 ) -> dict[str, frozenset[_Source]]:
     """For each pure function, the memory it reads beyond its own locals, through the functions
     it calls too (to a fixed point, so recursion is covered). Which elements it reads is not
@@ -970,11 +1016,11 @@ def _reads_through_calls(
     called independent on the strength of a helper it cannot see into. Reads of `const` storage
     (file-scope `constant`, or declared in the function) are left out: nothing writes it."""
     own: list[_Source_Info] = []
-    writers = writers or {}
+    elementwise = elementwise or {}
     for definition in definitions:
         name = function_name(definition)
         body = definition.child_by_field_name("body")
-        if (name not in pure and name not in writers) or body is None:
+        if (name not in pure and name not in elementwise) or body is None:
             continue
         params = function_params(definition)
         # A by-value scalar parameter is a copy: only the others reach the caller's memory.
@@ -983,8 +1029,12 @@ def _reads_through_calls(
         }
         positions = {p: k for k, (p, _) in enumerate(params) if p not in by_value}
         # What an elementwise writer reads of the arrays it writes is the element it writes,
-        # which its call site names (`_substitute_writers`).
-        written = {p for p, k in positions.items() if name in writers and k in writers[name][0]}
+        # which every call site that lets it count as pure names (`_substitute_calls`).
+        written = {
+            p
+            for p, k in positions.items()
+            if name in elementwise and k in elementwise[name].written
+        }
         facts = body_facts(body)
         facts.locals |= by_value | written | _constant_storage(body) | (constant - set(positions))
         sources: set[_Source] = set()
@@ -1006,7 +1056,7 @@ def _reads_through_calls(
         changed = False
         for name, _, positions, locals_, body in own:
             grown = set(summaries[name])
-            for call, arguments, on in _calls_in(body):
+            for call, arguments, on, _ in _calls_in(body):
                 for source in summaries.get(call, frozenset()):
                     for read in _reached(source, arguments, on):
                         if read in locals_:
@@ -1047,10 +1097,10 @@ def _root(name: str) -> str:
 _Source_Info = tuple[str, frozenset[_Source], dict[str, int], set[str], Node]
 
 
-def _calls_in(body: Node) -> list[tuple[str, list[Node], Node | None]]:
-    """(callee, arguments, object) of every call under `body` to a plain name or, with the
-    object it is called on, to a member (`g.at(i)` → `at`, its object `g`)."""
-    found: list[tuple[str, list[Node], Node | None]] = []
+def _calls_in(body: Node) -> list[tuple[str, list[Node], Node | None, Node]]:
+    """(callee, arguments, object, call) of every call under `body` to a plain name or, with
+    the object it is called on, to a member (`g.at(i)` → `at`, its object `g`)."""
+    found: list[tuple[str, list[Node], Node | None, Node]] = []
     stack = [body]
     while stack:
         node = stack.pop()
@@ -1061,11 +1111,11 @@ def _calls_in(body: Node) -> list[tuple[str, list[Node], Node | None]]:
                 a for a in (arguments.named_children if arguments else []) if a.type != "comment"
             ]
             if callee is not None and callee.type == "identifier":
-                found.append((text(callee), listed, None))
+                found.append((text(callee), listed, None, node))
             elif callee is not None and callee.type == "field_expression":
                 member = callee.child_by_field_name("field")
                 if member is not None:
-                    found.append((text(member), listed, callee.children[0]))
+                    found.append((text(member), listed, callee.children[0], node))
         stack.extend(node.children)
     return found
 
@@ -1112,20 +1162,24 @@ def _unseen_reads(
     reads: dict[str, frozenset[_Source]],
     kinds: dict[str, str],
     verdict: Dependence,
+    replaced: set[tuple[int, int]] | frozenset[tuple[int, int]] = frozenset(),
 ) -> Dependence:
     """`verdict`, or an unknown one when a function the loop calls reads something the loop
     writes or may share storage with it (a pointer, a file-scope pointer, the same container
     passed twice): the read's element (or order against the write) is not in the loop's facts,
     so another iteration's write may be what it reads. Container references that must be
-    different objects add run-time checks instead."""
+    different objects add run-time checks instead. `replaced`: (call, parameter position) of
+    the reads the loop's facts already hold as element reads."""
     written = {e.name for e in facts.events if e.kind == "write"} - facts.locals
     written |= {name for name, _, _ in facts.range_writes}
     # A write of a member (`g.data[i]`) is a write of its object as well.
     written |= {_root(name) for name in written}
     clashes: list[str] = []
     checks: list[str] = []
-    for call, arguments, on in _calls_in(body):
+    for call, arguments, on, node in _calls_in(body):
         for source in reads.get(call, frozenset()):
+            if source[0] == "param" and (node.id, source[1]) in replaced:
+                continue  # the element it reads is in the loop's facts (`_substitute_calls`)
             reached = facts.through_locals(_reached(source, arguments, on))
             reached -= facts.locals - set(facts.local_pointers)
             for name in sorted(reached):

@@ -623,10 +623,18 @@ def _helper_own(w: _Writer, shadow: list[str]) -> Snippet:
         f"static {t} {p}a[{n}], {p}b[{n}], {p}out[{n}];\n"
         f"static {t} {p}f(const {t} *x, int k) {{ return x[k] * 3 + k % 5; }}"
     )
-    fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) {p}out[i] = {p}f({p}a, i) + {p}b[i];\n}}"
     init = w.fill(f"{p}a", t, str(n)) + "\n" + w.fill(f"{p}b", t, str(n))
+    if w.rng.random() < 0.5:  # through pointer parameters the call site keeps apart
+        fn = (
+            f"void {p}run({t} *y, const {t} *x, int m) {{\n"
+            f"    for (int i = 0; i < m; i++) y[i] = {p}f(x, i) + {p}b[i];\n}}"
+        )
+        call, detail = f"{p}run({p}out, {p}a, {n});", f"{t} through parameters"
+    else:
+        fn = f"void {p}run(void) {{\n    for (int i = 0; i < {n}; i++) {p}out[i] = {p}f({p}a, i) + {p}b[i];\n}}"
+        call, detail = f"{p}run();", t
     return _snippet(
-        w, "helper_own", t, decls, fn, init, f"{p}run();", w.print_array(f"{p}out", t, str(n))
+        w, "helper_own", detail, decls, fn, init, call, w.print_array(f"{p}out", t, str(n))
     )
 
 

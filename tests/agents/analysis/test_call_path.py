@@ -144,9 +144,17 @@ void copy(int n) {
 """
 
 READS_A_POINTER_THAT_MAY_ALIAS = """
-double get(const double *p, int k) { return p[k]; }
+double get(const double *p, int k) { return p[k + 1]; }
 void copy(int n, double *b, const double *a) {
     for (int i = 0; i < n; i++) b[i] = get(a, i);
+}
+"""
+
+READS_THE_ELEMENT_IT_IS_GIVEN = """
+double get(const double *p, int k) { return p[k] * 2; }
+void copy(int n, double *b, const double *a) {
+    for (int i = 0; i < n; i++) b[i] = get(a, i);
+    for (int i = 0; i < n - 1; i++) b[i] = get(b, i + 1);
 }
 """
 
@@ -204,6 +212,16 @@ void square(int n, double *b) {
     for (int i = 0; i < n; i++) b[i] = sq(b[i]);
 }
 """
+
+
+def test_a_helper_reading_the_element_it_is_given_is_that_element_read() -> None:
+    """`get(a, i)` reads `a[i]` and nothing else of `a`: the loop's own test sees the read, so
+    the loop runs behind a run-time check that `a` and `b` do not overlap; `get(b, i + 1)`
+    reads the element the next iteration writes."""
+    program = analyse(READS_THE_ELEMENT_IT_IS_GIVEN, Language.C)
+    checked, shifted = program.loop("L1").dependence, program.loop("L2").dependence
+    assert checked.parallelisable and checked.overlap_checks, checked.reason
+    assert shifted.kind == "carried", shifted.reason
 
 
 @pytest.mark.parametrize(
