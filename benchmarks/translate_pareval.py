@@ -67,6 +67,9 @@ async def one(
     summary = summarize(data.outcomes, [1], 4 if timing else None)
     overall = summary.row(OVERALL, 1)
     statuses = {o.problem: o.status or ("passed" if o.correct else "failed") for o in data.outcomes}
+    for o in data.outcomes:
+        if o.not_run:  # why the verifier could not judge it, after the table
+            statuses[o.problem] += f" ({o.not_run})"
     return (
         {
             "build@1": overall.build,
