@@ -447,6 +447,13 @@ def _global_arrays(
     return tuple(found.values())
 
 
+def _unwrapped(declarator: Node) -> Node | None:
+    """The declarator an initialiser wraps (`*p` of `*p = b`), or the declarator itself."""
+    if declarator.type == "init_declarator":
+        return declarator.child_by_field_name("declarator")
+    return declarator
+
+
 def _constant_storage(node: Node) -> set[str]:
     """Names under `node` declared `const` arrays or scalars (`static const int w[4]`): writing
     them through any pointer is undefined behaviour, so no loop's write reaches them."""
@@ -457,11 +464,7 @@ def _constant_storage(node: Node) -> set[str]:
         ):
             continue
         for declarator in decl.children_by_field_name("declarator"):
-            inner = (
-                declarator.child_by_field_name("declarator")
-                if declarator.type == "init_declarator"
-                else declarator
-            )
+            inner = _unwrapped(declarator)
             name = declared_name(declarator)
             if inner is not None and inner.type in ("identifier", "array_declarator") and name:
                 found.add(name)
@@ -605,11 +608,7 @@ def _global_pointers(root: Node) -> frozenset[str]:
         if decl.type != "declaration":
             continue
         for declarator in decl.children_by_field_name("declarator"):
-            inner = (
-                declarator.child_by_field_name("declarator")
-                if declarator.type == "init_declarator"
-                else declarator
-            )
+            inner = _unwrapped(declarator)
             name = declared_name(declarator)
             # A function declaration returning a pointer is no variable.
             if (
