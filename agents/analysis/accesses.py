@@ -203,9 +203,15 @@ class _Walker:
             if base.type in ("identifier", "field_expression", "qualified_identifier"):
                 self._event(base, kind, ctx, indices)
             else:
+                # `(a + 1)[i]`, `((int *)a)[i]`, `(i + 1)[a]`: an address the code computes,
+                # which may reach any element of whatever it mentions.
                 self.visit(base, ctx)
+                shown = f"{canon(node)} at line {line(node)}"
                 if kind == "write":
-                    self.facts.pointer_writes.append(f"{canon(node)} at line {line(node)}")
+                    self.facts.pointer_writes.append(shown)
+                else:
+                    reached = {*identifiers(base), *(n for i in indices for n in identifiers(i))}
+                    self.facts.pointer_reads.append((frozenset(reached), shown))
         elif node.type == "field_expression" and _is_dot(node):
             # A member of a struct or of an array element counts as a use of the whole.
             self._access(node.children[0], kind, ctx, partial=True)
@@ -382,6 +388,10 @@ class _Walker:
             ctx = replace(ctx, on_exit=True)
         for child in node.children:
             self.visit(child, ctx)
+            # After a statement that may leave the iteration (`if (x) continue;`), what
+            # follows runs only in some iterations.
+            if ctx.definite and _may_leave(child):
+                ctx = ctx.maybe()
 
     def _goto_statement(self, node: Node, ctx: _Ctx) -> None:
         self.facts.exits.append(f"goto at line {line(node)}")
@@ -404,6 +414,33 @@ def exit_block(node: Node, breakable: bool) -> bool:
     if statements[-1].type == "break_statement" and not breakable:
         return False
     return all(s.type == "expression_statement" for s in statements[:-1])
+
+
+def _may_leave(statement: Node) -> bool:
+    """Whether `statement` may end the iteration it is in before what follows it runs: a
+    `continue` or `break` of that loop (not of a loop or switch inside it), a `return`, a
+    `goto`. Lambdas are left out (their `return` ends only the lambda)."""
+
+    def visit(node: Node, nested_loop: bool, in_switch: bool) -> bool:
+        kind = node.type
+        if kind == "lambda_expression":
+            return False
+        if kind in ("return_statement", "goto_statement"):
+            return True
+        if kind == "continue_statement":
+            return not nested_loop
+        if kind == "break_statement":
+            return not nested_loop and not in_switch
+        nested_loop = nested_loop or kind in (
+            "for_statement",
+            "while_statement",
+            "do_statement",
+            "for_range_loop",
+        )
+        in_switch = in_switch or kind == "switch_statement"
+        return any(visit(child, nested_loop, in_switch) for child in node.children)
+
+    return visit(statement, False, False)
 
 
 def _is_dot(field_expr: Node) -> bool:

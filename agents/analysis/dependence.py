@@ -26,7 +26,7 @@ from agents.analysis.model import (
     ReductionOp,
     Scan,
 )
-from agents.analysis.parse import canon, identifiers, mentions, parse_int, text, unwrap
+from agents.analysis.parse import canon, identifiers, mentions, parse_int, text, unwrap, walk
 from agents.analysis.purity import is_pure
 from agents.analysis.reductions import match_recurrence
 
@@ -62,6 +62,11 @@ class Scope:
     integers: frozenset[str] = frozenset()
     """Variables the function declares with an integer type only: their `+` and `*` reductions
     give the sequential result in any order (every other type may be floating-point)."""
+    addressed: frozenset[str] = frozenset()
+    """Names whose address the function takes (`&s`): a pointer may reach them."""
+    objects: frozenset[str] = frozenset()
+    """Variables the function declares with a class type (`std::string`, `std::complex<T>`):
+    OpenMP's built-in reductions take arithmetic variables only."""
     aliases: tuple[tuple[str, str], ...] = ()
     """(name, kind) of what may share memory with another name: pointer and array parameters
     ("pointer", "grid"), local pointers (`double *p = a + 1`, "local pointer"), references to
@@ -465,13 +470,17 @@ def _same_dimension(
     )
 
 
-def _distinct(var: str | None, index: Node, varying: set[str], inner: set[str]) -> bool:
-    """Whether `index` differs for different values of `var` (i, i + c, i * n + j, n - 1 - i)."""
+def _distinct(
+    var: str | None, index: Node, varying: set[str], inner: set[str], row: bool = False
+) -> bool:
+    """Whether `index` differs for different values of `var` (i, i + c, i * n + j, n - 1 - i).
+    `row`: `index` is the start of a row whose column provably lies in [0, n) (`_within_row`),
+    so its length n is at least 1 wherever the access runs."""
     index = unwrap(index)
     if index.type == "identifier":
         return text(index) == var
     if index.type == "unary_expression" and text(index.children[0]) in ("-", "+"):
-        return _distinct(var, index.children[1], varying, inner)
+        return _distinct(var, index.children[1], varying, inner, row)
     if index.type != "binary_expression":
         return False
     left, right = index.child_by_field_name("left"), index.child_by_field_name("right")
@@ -483,19 +492,31 @@ def _distinct(var: str | None, index: Node, varying: set[str], inner: set[str]) 
         names = set(identifiers(other))
         if var in names:
             continue
+        within = False
         if op == "*":
-            # Scaling by a loop-invariant, non-zero factor keeps values apart.
-            fixed = not names & varying and (bool(names) or _nonzero_literal(other))
+            # Scaling by a loop-invariant, non-zero factor keeps values apart: a literal, or
+            # a name that is at least 1 wherever the access runs: the length of a row some
+            # column is counted inside, or the bound of a loop counting the scaled variable
+            # up from 0 or more (`j * n` inside `j < n`). Another named stride may be 0.
+            fixed = not names & varying and (
+                _nonzero_literal(other) or (bool(names) and (row or _bounds_a_counter(one, other)))
+            )
         elif names & inner:
             # An inner loop's variable may be added to a row start (a[i * n + j]) only when it
             # provably stays inside the row (0 <= j < n); otherwise rows overlap (a[i + j]).
-            fixed = op == "+" and _within_row(one, other, varying)
+            fixed = within = op == "+" and _within_row(one, other, varying)
         else:
             # Never a value the body computes.
             fixed = not names & varying
-        if fixed and _distinct(var, one, varying, inner):
+        if fixed and _distinct(var, one, varying, inner, within):
             return True
     return False
+
+
+def _bounds_a_counter(scaled: Node, factor: Node) -> bool:
+    """Some variable of `scaled` is counted up from 0 or more below `factor` by a loop around
+    it (`loops.in_row`), so `factor` is at least 1 wherever that variable is in use."""
+    return any(n.type == "identifier" and in_row(n, factor) for n in walk(scaled))
 
 
 def _within_row(start: Node, column: Node, varying: set[str]) -> bool:
@@ -695,7 +716,12 @@ def _scalars(
         first = uses[0]
         # The value the last iteration leaves matters when code after the loop may read it.
         kept = name in scope.used_after or name not in scope.own
-        if len(ops) == 1 and None not in ops:
+        if len(ops) == 1 and None not in ops and name in scope.objects:
+            problems.append(
+                f"{name} is accumulated with {ops.pop()} (line {first.line}), but it is an "
+                "object of a class type, which OpenMP's reductions do not take"
+            )
+        elif len(ops) == 1 and None not in ops:
             op: ReductionOp = ops.pop()  # type: ignore[assignment]
             # Adding or multiplying floating-point values in another order rounds differently;
             # min and max (and the bitwise and logical operators) pick or combine exactly.
@@ -872,8 +898,8 @@ def _overlaps(
                 continue
             if "opaque" in pair:
                 return (
-                    f"accesses {w} and {other}, one a reference to a class whose elements may "
-                    "lie in the other's storage"
+                    f"accesses {w} and {other}, one a reference or a view (an iterator, a span, "
+                    "a class) whose elements may lie in the other's storage"
                 )
             if pair & set(_POINTERS):
                 if pair & set(_OWN) and not pair & {"local pointer"}:
@@ -917,7 +943,7 @@ def _through_pointers(var: str, facts: BodyFacts, scope: Scope) -> tuple[str, ..
     ]
     kinds = storage_kinds(scope)
     reads += [
-        ({name}, f"{name}, a reference parameter")
+        ({name}, f"{name}, a reference or an object that may view other storage,")
         for name in dict.fromkeys(e.name for e in facts.events if e.kind == "read")
         if kinds.get(name) == "opaque" and name not in facts.locals
     ]
@@ -943,6 +969,10 @@ def _through_pointers(var: str, facts: BodyFacts, scope: Scope) -> tuple[str, ..
     for names, shown in reads:
         for name in sorted(names - ignored):
             for w in sorted(written):
+                if name == "?" and w in scope.scalars and w not in scope.addressed:
+                    # No pointer reaches a scalar of the function's own whose address it
+                    # never takes.
+                    continue
                 apart = _apart(name, w, kinds)
                 if apart is None:
                     return (

@@ -5,12 +5,21 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tree_sitter import Node
 
 from agents.analysis.accesses import AccessEvent, BodyFacts, body_facts
 from agents.analysis.containers import random_access_names
+from agents.analysis.declared import (
+    Declared,
+    class_typed,
+    declared,
+    local_depths,
+    packed_type,
+    reroute,
+    value_type,
+)
 from agents.analysis.dependence import Scope, apart, checked_also, dependence, storage_kinds
 from agents.analysis.errors import InputError
 from agents.analysis.loops import Header, header, loop_body, loops_in
@@ -64,16 +73,19 @@ def analyse(source: str, language: Language) -> Program:
     root = tree.root_node
     named = constants(root)
     definitions = list(function_definitions(root))
-    defined = defined_names({function_name(d) for d in definitions})
-    pure = _pure_functions(definitions, defined)
+    known = declared(root)
+    # A function-like macro may be named like a library function (`#define max(a, b) ...`):
+    # it is trusted only when its body computes with nothing but its parameters.
+    defined = defined_names({function_name(d) for d in definitions} | known.macro_functions)
+    pure = _pure_functions(definitions, defined, known) | known.pure_macros
     file_constants = {
         name
         for decl in root.children
         if decl.type == "declaration"
         for name in _constant_storage(decl)
     }
-    elementwise = _elementwise(definitions, pure, defined)
-    reads = _reads_through_calls(definitions, pure, frozenset(file_constants), elementwise)
+    elementwise = _elementwise(definitions, pure, defined, known)
+    reads = _reads_through_calls(definitions, pure, frozenset(file_constants), elementwise, known)
     shared = _global_arrays(root, named)
     pointers = _global_pointers(root)
     functions = []
@@ -90,6 +102,7 @@ def analyse(source: str, language: Language) -> Program:
             defined,
             counter,
             language,
+            known,
         )
         name = function_name(definition)
         functions.append(
@@ -111,6 +124,29 @@ def analyse(source: str, language: Language) -> Program:
     )
 
 
+@dataclass(frozen=True)
+class _Reading:
+    """How to read a function's bodies: `body_facts`, with the accesses its declarations make
+    unreadable (`declared.reroute`) moved to reads and writes through an address."""
+
+    known: Declared
+    depths: dict[str, int]
+    integers: frozenset[str]
+    objects: frozenset[str]
+
+    @classmethod
+    def of(cls, definition: Node, known: Declared) -> _Reading:
+        return cls(
+            known,
+            local_depths(definition, known),
+            _integer_variables(definition),
+            class_typed(definition, known),
+        )
+
+    def facts(self, body: Node) -> BodyFacts:
+        return reroute(body_facts(body), self.depths, self.known, self.integers, self.objects)
+
+
 def function_source(source: str, program: Program, name: str) -> str:
     """The text of function `name` as it appears in `source` (the text `program` analysed)."""
     function = program.function(name)
@@ -130,6 +166,7 @@ def _loops(
     defined: frozenset[str],
     counter: int,
     language: Language,
+    known: Declared,
 ) -> tuple[list[_Found], int]:
     body = definition.child_by_field_name("body")
     if body is None:
@@ -142,15 +179,23 @@ def _loops(
     )
     containers = random_access_names(definition)
     arrays = _sized_arrays(definition, named, shared)
-    packed = _bit_vectors(definition)
+    packed = _bit_vectors(definition, known)
     maps = _maps(definition)
     # A file-scope pointer may point anywhere, as a pointer the function assigns may.
     declared = {name for name, _ in function_params(definition)} | _declared_names(definition)
     aliases = tuple(
         (name, "local pointer") for name in sorted(global_pointers - declared)
-    ) + _aliases(definition)
+    ) + _aliases(definition, known)
     own, scalars = _own_variables(definition)
     integers = _integer_variables(definition)
+    reading = _Reading.of(definition, known)
+    objects = _objects(definition, known)
+    addressed = frozenset(
+        name
+        for node in walk(definition)
+        if node.type == "pointer_expression" and text(node.children[0]) == "&"
+        for name in identifiers(node)
+    )
     found: list[_Found] = []
     by_node: dict[int, _Found] = {}
     for node in loops_in(body):
@@ -158,7 +203,7 @@ def _loops(
         parent = _enclosing_loop(node, body)
         ancestors = (*by_node[parent.id].ancestors, by_node[parent.id].id) if parent else ()
         inner = loop_body(node)
-        facts = body_facts(inner) if inner is not None else BodyFacts()
+        facts = reading.facts(inner) if inner is not None else BodyFacts()
         substituted, replaced = (
             _substitute_calls(inner, facts, elementwise) if inner is not None else (set(), set())
         )
@@ -170,6 +215,8 @@ def _loops(
             own=own,
             scalars=scalars,
             integers=integers,
+            objects=objects,
+            addressed=addressed,
             pointer_params=pointers,
             arrays=arrays,
             packed=packed,
@@ -226,19 +273,28 @@ _AS_LOCAL = {
 }
 
 
-def _aliases(definition: Node) -> tuple[tuple[str, str], ...]:
+def _aliases(definition: Node, known: Declared) -> tuple[tuple[str, str], ...]:
     """(name, kind) of the names whose storage may be shared with another name's
     (`agents.analysis.dependence.Scope.aliases`): "pointer" and "grid" (a pointer or array
     parameter the function never points elsewhere; a grid has several dimensions),
     "container" (a reference parameter to one), "local pointer" (a pointer the function
     declares or reassigns), "alias container" (a local reference to a container, or to
-    whatever `auto` stands for), and the function's own storage: "local array" and "local
-    container" (declared in it, or a container parameter passed by value)."""
+    whatever `auto` stands for), "opaque" (an object that may view someone else's storage:
+    an iterator, a span, a class with pointer members, an `auto` initialised with anything
+    but arithmetic), and the function's own storage: "local array" and "local container"
+    (declared in it, or a container parameter passed by value)."""
     found: dict[str, str] = {}
     reassigned: set[str] = set()
+    numbers = _arithmetic_names(definition, known)
+    # A template's type parameter may stand for a number or a pointer: an object of one is
+    # judged by its initial value, as `auto` is.
+    generic = _template_parameters(definition)
+    known = replace(known, aliases={**known.aliases, **{t: "auto" for t in generic}})
     for name, param in function_params(definition):
         declarator = param.child_by_field_name("declarator")
-        kind = _declared_kind(declarator, param.child_by_field_name("type") or param)
+        kind = _declared_kind(declarator, param.child_by_field_name("type") or param, known)
+        if kind == "auto":
+            kind = "opaque"
         if kind == "pointer" and declarator is not None and _restrict(declarator):
             found[name] = "restrict"
         elif kind:
@@ -261,10 +317,22 @@ def _aliases(definition: Node) -> tuple[tuple[str, str], ...]:
                     else child
                 )
                 local = declared_name(child)
-                kind = _declared_kind(inner, node.child_by_field_name("type") or node)
                 value = (
                     child.child_by_field_name("value") if child.type == "init_declarator" else None
                 )
+                kind = _declared_kind(inner, node.child_by_field_name("type") or node, known)
+                if kind == "auto":
+                    kind = "" if value is None or _arithmetic_value(value, numbers) else "opaque"
+                elif (
+                    kind == "reference"
+                    and known.resolve(
+                        canon(node.child_by_field_name("type") or node).replace(" ", "")
+                    )
+                    == "auto"
+                    and (value is None or unwrap(value).type != "identifier")
+                ):
+                    # `auto &r = a[5]` is an element, not a container: reading it reads a.
+                    kind = "opaque"
                 if local and kind == "pointer" and not static and _fresh(value):
                     found[local] = "fresh"
                 elif local and kind and not (static and kind in ("array", "grid")):
@@ -318,13 +386,15 @@ def _restrict(declarator: Node) -> bool:
     )
 
 
-def _declared_kind(declarator: Node | None, type_node: Node) -> str:
+def _declared_kind(declarator: Node | None, type_node: Node, known: Declared) -> str:
     """How a declarator's storage may be shared: "pointer", "array" (one dimension), "grid"
-    (several), "reference" (to a container), "opaque" (a reference to anything else),
-    "container" (one held by value), "" otherwise."""
+    (several), "reference" (to a container), "opaque" (a reference to anything else, or an
+    object that may view someone else's storage), "container" (one held by value), "auto"
+    (an `auto` object: it depends on the initial value), "" otherwise (a value)."""
     if declarator is None:
         return ""
-    container = bool(_CONTAINER.search(text(type_node)))
+    shown = canon(type_node).replace(" ", "")
+    container = bool(_CONTAINER.search(text(type_node))) and value_type(shown, known)
     if declarator.type == "reference_declarator":
         inner = declarator.named_children[-1] if declarator.named_children else None
         if inner is not None and inner.type == "identifier":
@@ -335,10 +405,84 @@ def _declared_kind(declarator: Node | None, type_node: Node) -> str:
         return "pointer"
     if declarator.type == "array_declarator":
         inner = declarator.child_by_field_name("declarator")
+        if inner is not None and inner.type == "parenthesized_declarator":
+            # `int (*pa)[2]`: a pointer to rows, which may point anywhere.
+            return "pointer"
         return "array" if inner is not None and inner.type == "identifier" else "grid"
     if declarator.type == "identifier" and container:
         return "container"
+    if declarator.type == "identifier" and known.resolve(shown) == "auto":
+        return "auto"
+    if declarator.type == "identifier" and not value_type(shown, known):
+        # An iterator, a span, a smart pointer, a class holding pointers: a view.
+        return "opaque"
     return ""
+
+
+def _template_parameters(definition: Node) -> set[str]:
+    """The type parameters of the templates around a definition (`T` of `template <typename
+    T>`), its class's included."""
+    found: set[str] = set()
+    node = definition.parent
+    while node is not None:
+        if node.type == "template_declaration":
+            parameters = node.child_by_field_name("parameters")
+            for parameter in parameters.named_children if parameters is not None else []:
+                if parameter.type in (
+                    "type_parameter_declaration",
+                    "optional_type_parameter_declaration",
+                ):
+                    found.update(
+                        text(c) for c in parameter.named_children if c.type == "type_identifier"
+                    )
+        node = node.parent
+    return found
+
+
+def _arithmetic_names(definition: Node, known: Declared) -> frozenset[str]:
+    """Names the function declares only as plain numbers (no pointer, array or reference)."""
+    numbers: set[str] = set()
+    other: set[str] = set()
+    for decl in _declarations(definition):
+        type_node = decl.child_by_field_name("type")
+        shown = canon(type_node).replace(" ", "") if type_node is not None else ""
+        for declarator in decl.children_by_field_name("declarator"):
+            name = declared_name(declarator)
+            inner = _unwrapped(declarator)
+            if name is None:
+                continue
+            plain = inner is not None and inner.type == "identifier"
+            arithmetic = shown != "auto" and value_type(shown, known) and "<" not in shown
+            (numbers if plain and arithmetic else other).add(name)
+    return frozenset(numbers - other)
+
+
+def _arithmetic_value(value: Node, numbers: frozenset[str]) -> bool:
+    """An `auto` initialiser that is plainly a number: literals, the function's numbers, and
+    `x.size()` or `x.length()`, combined by operators (no address, subscript or other call)."""
+    node = unwrap(value)
+    if node.type in ("number_literal", "true", "false", "char_literal"):
+        return True
+    if node.type == "identifier":
+        return text(node) in numbers
+    if node.type == "call_expression":
+        callee = node.child_by_field_name("function")
+        member = callee.child_by_field_name("field") if callee is not None else None
+        arguments = node.child_by_field_name("arguments")
+        return (
+            callee is not None
+            and callee.type == "field_expression"
+            and member is not None
+            and text(member) in ("size", "length")
+            and (arguments is None or arguments.named_child_count == 0)
+        )
+    if node.type == "binary_expression" or (
+        node.type == "unary_expression" and text(node.children[0]) in ("-", "+", "~", "!")
+    ):
+        return all(_arithmetic_value(c, numbers) for c in node.named_children)
+    if node.type == "conditional_expression":
+        return all(_arithmetic_value(c, numbers) for c in node.named_children)
+    return False
 
 
 def _counters(
@@ -487,7 +631,7 @@ class _Elementwise:
 
 
 def _elementwise(
-    definitions: list[Node], pure: frozenset[str], defined: frozenset[str]
+    definitions: list[Node], pure: frozenset[str], defined: frozenset[str], known: Declared
 ) -> dict[str, _Elementwise]:
     """For each function with one definition: its pointer parameters used only at one by-value
     index parameter that it never reassigns, when they are any. A function that is not pure
@@ -505,7 +649,7 @@ def _elementwise(
             p for p, node in params if is_scalar_declarator(node.child_by_field_name("declarator"))
         }
         position = {p: k for k, (p, _) in enumerate(params)}
-        facts = body_facts(body)
+        facts = _Reading.of(definition, known).facts(body)
         if facts.local_pointers or facts.pointer_reads:
             continue
         assigned = {e.name for e in facts.events if e.kind == "write" and not e.indices}
@@ -643,10 +787,20 @@ def _declarations(definition: Node) -> list[Node]:
     return found
 
 
-def _bit_vectors(definition: Node) -> frozenset[str]:
-    """Names the function's parameters and declarations give the type `std::vector<bool>`,
-    whose elements are bits packed into shared words."""
-    return _names_typed(definition, lambda shown: shown in _BIT_VECTORS)
+def _bit_vectors(definition: Node, known: Declared) -> frozenset[str]:
+    """Names the function's parameters and declarations give the type `std::vector<bool>` or
+    `std::bitset<N>` (through `typedef` and `using` names too), whose elements are bits packed
+    into shared words; and `name.member` for the file's members of such a type."""
+    names = _names_typed(definition, lambda shown: packed_type(known.resolve(shown)))
+    names |= known.packed_globals - _declared_names(definition)
+    members = {
+        f"{name}{access}{member}"
+        for node in walk(definition)
+        if node.type == "field_expression"
+        and (member := text(node.child_by_field_name("field") or node)) in known.packed_fields
+        for name, access in [(canon(node.children[0]).replace(" ", ""), text(node.children[1]))]
+    }
+    return names | frozenset(members)
 
 
 def _maps(definition: Node) -> frozenset[str]:
@@ -670,7 +824,6 @@ def _names_typed(definition: Node, wanted: Callable[[str], bool]) -> frozenset[s
     return frozenset(found)
 
 
-_BIT_VECTORS = frozenset({"std::vector<bool>", "vector<bool>"})
 _MAPS = ("std::map<", "map<", "std::unordered_map<", "unordered_map<")
 
 
@@ -888,6 +1041,15 @@ def _own_variables(definition: Node) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(own - shared), frozenset(scalars - shared)
 
 
+_CLASS_TYPE = re.compile(r"<|(?:^|::)(?:string|wstring|complex)$")
+
+
+def _objects(definition: Node, known: Declared) -> frozenset[str]:
+    """Names the function declares with a class type (`std::string`, any template), through
+    `typedef` and `using` names: `s += x` on one is no OpenMP reduction."""
+    return _names_typed(definition, lambda shown: bool(_CLASS_TYPE.search(known.resolve(shown))))
+
+
 def _integer_variables(definition: Node) -> frozenset[str]:
     """Names that every declaration in the function (parameters included) gives an integer or
     `bool` type, not a pointer or array: their reductions are exact in any order. A name
@@ -950,7 +1112,9 @@ def _assigned(node: Node) -> bool:
     )
 
 
-def _pure_functions(definitions: list[Node], defined: frozenset[str]) -> frozenset[str]:
+def _pure_functions(
+    definitions: list[Node], defined: frozenset[str], known: Declared
+) -> frozenset[str]:
     """The program's functions that write nothing but their own locals and call only pure ones."""
     candidates: dict[str, list[str]] = {}
     # Calls name a function without its parameter types: one impure overload taints the name.
@@ -959,7 +1123,7 @@ def _pure_functions(definitions: list[Node], defined: frozenset[str]) -> frozens
         body = definition.child_by_field_name("body")
         if body is None:
             continue
-        facts = body_facts(body)
+        facts = _Reading.of(definition, known).facts(body)
         by_value = {
             name
             for name, p in function_params(definition)
@@ -1008,6 +1172,7 @@ def _reads_through_calls(
     pure: frozenset[str],
     constant: frozenset[str] = frozenset(),
     elementwise: dict[str, _Elementwise] | None = None,
+    known: Declared | None = None,
 ) -> dict[str, frozenset[_Source]]:
     """For each pure function, the memory it reads beyond its own locals, through the functions
     it calls too (to a fixed point, so recursion is covered). Which elements it reads is not
@@ -1034,9 +1199,12 @@ def _reads_through_calls(
             for p, k in positions.items()
             if name in elementwise and k in elementwise[name].written
         }
-        facts = body_facts(body)
+        facts = _Reading.of(definition, known or Declared()).facts(body)
         facts.locals |= by_value | written | _constant_storage(body) | (constant - set(positions))
         sources: set[_Source] = set()
+        # Through a stored pointer (`rows[1][k]`) it may read anything.
+        if facts.pointer_reads and any("?" in names for names, _ in facts.pointer_reads):
+            sources.add(("global", "?"))
         for event in facts.events:
             # Through a pointer or reference it declares, a function reads what that reaches.
             for root in facts.through_locals({_root(event.name)}):

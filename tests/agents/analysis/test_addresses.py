@@ -27,7 +27,7 @@ HAZARDS = {
         "#include <vector>\n"
         "void f(std::vector<unsigned>& v, const unsigned& s) {\n"
         "    for (std::size_t i = 0; i < v.size(); ++i) v[i] = v[i] * 3u + s;\n}\n",
-        "s, a reference parameter",
+        "s, a reference or an object that may view other storage",
     ),
     "pointer arithmetic reaching the next element": (
         Language.C,

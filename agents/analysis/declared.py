@@ -1,0 +1,399 @@
+"""What declarations say about how code reaches memory, beyond the names it spells: elements
+that are themselves pointers (`int *rows[2]`, `int **m`, `std::vector<double *>`), classes
+whose `[]` is the program's own function, type aliases, and macros whose expansion the parser
+never sees. `reroute` turns the accesses these make unreadable into reads and writes through
+an address, which the dependence rules treat as reaching anything."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from agents.analysis.accesses import BodyFacts
+from agents.analysis.parse import (
+    canon,
+    declared_name,
+    function_params,
+    text,
+    walk,
+)
+
+_CONTAINER_WORDS = ("vector", "array", "deque", "valarray", "span", "basic_string")
+_LEVEL = re.compile(r"\b(?:" + "|".join(_CONTAINER_WORDS) + r")\s*<|\*")
+
+
+@dataclass(frozen=True)
+class Declared:
+    """The program's declarations, as far as how its accesses reach memory."""
+
+    aliases: dict[str, str] = field(default_factory=dict)
+    """`typedef`/`using` names → the type they stand for (spaces removed, `*` for a pointer
+    declarator), resolved through one another."""
+    global_depths: dict[str, int] = field(default_factory=dict)
+    """File-scope names whose element at that many subscripts is a pointer (`pointer_depth`)."""
+    field_depths: dict[str, int] = field(default_factory=dict)
+    """The same for struct and class members, by member name."""
+    packed_globals: frozenset[str] = frozenset()
+    """File-scope names of type `std::vector<bool>` or `std::bitset<N>`."""
+    packed_fields: frozenset[str] = frozenset()
+    """Members of type `std::vector<bool>` or `std::bitset<N>` (bits in shared words)."""
+    subscripted_classes: frozenset[str] = frozenset()
+    """Classes that define their own `operator[]`."""
+    value_classes: frozenset[str] = frozenset()
+    """The file's structs, classes and unions whose members are all values (numbers, owning
+    containers, other such classes): an object of one holds storage of its own only."""
+    hidden_macros: frozenset[str] = frozenset()
+    """Object-like macros whose body is not a constant: their uses read or write what the
+    parser cannot see (`#define NEXT a[i + 1]`)."""
+    macro_functions: frozenset[str] = frozenset()
+    """Function-like macros, which a call may name like a library function (`max`)."""
+    pure_macros: frozenset[str] = frozenset()
+    """Of `macro_functions`, those whose body only computes with its parameters and constants."""
+
+    def resolve(self, type_text: str) -> str:
+        """`type_text` (spaces removed) with an alias replaced by what it stands for."""
+        seen: set[str] = set()
+        while type_text in self.aliases and type_text not in seen:
+            seen.add(type_text)
+            type_text = self.aliases[type_text]
+        return type_text
+
+
+def declared(root: Node) -> Declared:
+    """Read the declarations of a parsed file."""
+    aliases = _type_aliases(root)
+    base = Declared(aliases=aliases)
+    global_depths: dict[str, int] = {}
+    packed_globals: set[str] = set()
+    for node in root.children:
+        if node.type == "declaration":
+            global_depths.update(_known_depths(node, base))
+            packed_globals.update(_packed_names(node, base))
+    field_depths: dict[str, int] = {}
+    packed: set[str] = set()
+    classes: set[str] = set()
+    for node in walk(root):
+        if node.type == "field_declaration":
+            field_depths.update(_known_depths(node, base))
+            packed.update(_packed_names(node, base))
+        if node.type == "operator_name" and text(node).replace(" ", "") == "operator[]":
+            owner = _owner(node)
+            if owner:
+                classes.add(owner)
+    hidden, functions, pure = _macros(root)
+    values = _value_classes(root, base)
+    return Declared(
+        aliases=aliases,
+        global_depths=global_depths,
+        field_depths=field_depths,
+        packed_globals=frozenset(packed_globals),
+        packed_fields=frozenset(packed),
+        subscripted_classes=frozenset(classes),
+        value_classes=values,
+        hidden_macros=hidden,
+        macro_functions=functions,
+        pure_macros=pure,
+    )
+
+
+_ARITHMETIC = re.compile(
+    r"(?:(?:unsigned|signed|short|long|int|char|float|double|bool|_Bool|const|volatile)+"
+    r"|(?:std::)?u?int(?:8|16|32|64)_t|(?:std::)?size_t|ssize_t|ptrdiff_t|u?intptr_t)"
+)
+_OWNING = re.compile(
+    r"(?:std::)?(?:vector|array|valarray|deque|list|forward_list|basic_string|map|multimap|"
+    r"unordered_map|set|multiset|unordered_set|complex|pair|tuple|optional|atomic|bitset)<.*>"
+    r"|(?:std::)?(?:string|wstring|mt19937|mt19937_64|minstd_rand|default_random_engine)"
+)
+"""Standard types whose objects hold their own storage (containers, values, engines), as
+opposed to views of someone else's (iterators, spans, string views, smart pointers)."""
+
+
+def value_type(type_text: str, known: Declared) -> bool:
+    """Whether an object of this type (spaces removed, resolved through aliases) holds only
+    storage of its own: a number, an owning standard type (`_OWNING`, whose `<...>` is not
+    followed by a member like `::iterator`), or one of the file's `value_classes`."""
+    shown = known.resolve(type_text.replace("const", "").replace("volatile", "") or type_text)
+    shown = shown.removeprefix("struct").removeprefix("class").removeprefix("union")
+    if _ARITHMETIC.fullmatch(type_text) or _ARITHMETIC.fullmatch(shown):
+        return True
+    if _OWNING.fullmatch(shown) and "::" not in shown.rsplit(">", 1)[-1]:
+        # The element type counts too: a vector of iterators holds views.
+        inner = shown[shown.find("<") + 1 : shown.rfind(">")] if "<" in shown else ""
+        return not re.search(r"\*|&|iterator|span|string_view|_ptr|View", inner)
+    return shown in known.value_classes
+
+
+def pointer_depth(declarator: Node | None, type_text: str) -> int | None:
+    """How many subscripts of a declared name reach an element that is a pointer, when one
+    past the first does: 1 for `int *rows[2]`, `int **m`, `int *const *v` and
+    `std::vector<int *> v`, 2 for `int *g[4][4]`; None for `int a[4][4]`, `int *p`,
+    `int (*pa)[2]` and `std::vector<std::vector<int>>`. Subscripting beyond that depth goes
+    through a stored pointer, which may point anywhere (into another row, into another
+    array)."""
+    chain: list[str] = []
+    node = declarator
+    while node is not None and node.type not in ("identifier", "field_identifier"):
+        if node.type == "pointer_declarator":
+            chain.append("pointer")
+        elif node.type == "array_declarator":
+            chain.append("array")
+        inner = node.child_by_field_name("declarator")
+        if inner is None:
+            inner = next(
+                (c for c in node.named_children if c.type.endswith(("declarator", "identifier"))),
+                None,
+            )
+        node = inner
+    # The declarator nearest the name is the outermost level of the type.
+    levels = list(reversed(chain))
+    levels += ["pointer" if m.group(0) == "*" else "container" for m in _LEVEL.finditer(type_text)]
+    return next((k for k, level in enumerate(levels) if k >= 1 and level == "pointer"), None)
+
+
+def local_depths(definition: Node, known: Declared) -> dict[str, int]:
+    """`pointer_depth` of the file-scope names, then of the function's own parameters and
+    declarations (which shadow them; a name declared twice takes the shallower depth)."""
+    found = dict(known.global_depths)
+    mine: dict[str, list[int | None]] = {}
+    nodes = [p for _, p in function_params(definition)]
+    body = definition.child_by_field_name("body")
+    nodes += [n for n in walk(body) if n.type == "declaration"] if body is not None else []
+    for node in nodes:
+        for name, depth in _depths_of(node, known, keep_none=True).items():
+            mine.setdefault(name, []).append(depth)
+    for name, depths in mine.items():
+        deep = [d for d in depths if d is not None]
+        if deep:
+            found[name] = min(deep)
+        else:
+            found.pop(name, None)
+    return found
+
+
+def class_typed(definition: Node, known: Declared) -> frozenset[str]:
+    """Names the function declares with a class type whose `[]` is the program's own."""
+    if not known.subscripted_classes:
+        return frozenset()
+    wanted = re.compile(r"\b(?:" + "|".join(map(re.escape, known.subscripted_classes)) + r")\b")
+    found: set[str] = set()
+    body = definition.child_by_field_name("body")
+    nodes = [p for _, p in function_params(definition)]
+    nodes += [n for n in walk(body) if n.type == "declaration"] if body is not None else []
+    for node in nodes:
+        type_node = node.child_by_field_name("type")
+        if type_node is None or not wanted.search(known.resolve(canon(type_node).replace(" ", ""))):
+            continue
+        for declarator in node.children_by_field_name("declarator"):
+            name = declared_name(declarator)
+            if name is not None:
+                found.add(name)
+    return frozenset(found)
+
+
+def reroute(
+    facts: BodyFacts,
+    depths: dict[str, int],
+    known: Declared,
+    integers: frozenset[str] | set[str] = frozenset(),
+    objects: frozenset[str] = frozenset(),
+) -> BodyFacts:
+    """Move the element accesses that reach memory through an address the code does not spell
+    into `facts.pointer_writes` and `facts.pointer_reads` (reaching "?", any storage):
+    subscripts past a stored pointer (`rows[1][i]` with `int *rows[2]`), an integer
+    subscripted by an array (`i[a]`), and subscripts of `objects` (classes with their own
+    `[]`). A use of a hidden macro is one too. Returns `facts`, changed in place."""
+    for event in facts.events:
+        if not event.indices:
+            continue
+        root, *members = re.split(r"\.|->", event.name)
+        depth = known.field_depths.get(members[-1]) if members else depths.get(root)
+        through = (
+            (not members and root in integers)
+            or (depth is not None and len(event.indices) > depth)
+            or (not members and root in objects)
+        )
+        if not through:
+            continue
+        shown = f"{event.name}[{']['.join(event.indices)}] at line {event.line}"
+        if event.kind == "write":
+            facts.pointer_writes.append(shown)
+        else:
+            facts.pointer_reads.append((frozenset({"?"}), shown))
+    for event in facts.events:
+        if event.name in known.hidden_macros and event.name not in facts.locals:
+            shown = f"{event.name}, a macro whose expansion is not analysed, at line {event.line}"
+            facts.pointer_writes.append(shown)
+    return facts
+
+
+# --- reading declarations ----------------------------------------------------------------
+
+
+def _depths_of(node: Node, known: Declared, keep_none: bool = False) -> dict[str, int | None]:
+    type_node = node.child_by_field_name("type")
+    type_text = known.resolve(canon(type_node).replace(" ", "")) if type_node is not None else ""
+    found: dict[str, int | None] = {}
+    declarators = node.children_by_field_name("declarator")
+    for declarator in declarators:
+        name = declared_name(declarator)
+        if name is None:
+            continue
+        depth = pointer_depth(declarator, type_text)
+        if depth is not None or keep_none:
+            found[name] = depth
+    return found
+
+
+def packed_type(type_text: str) -> bool:
+    """`std::vector<bool>` or `std::bitset<N>` (resolved type text, spaces removed)."""
+    return type_text.removeprefix("std::").startswith(("vector<bool>", "bitset<"))
+
+
+def _packed_names(node: Node, known: Declared) -> set[str]:
+    """The names a declaration gives a packed type (`packed_type`), through aliases."""
+    type_node = node.child_by_field_name("type")
+    if type_node is None or not packed_type(known.resolve(canon(type_node).replace(" ", ""))):
+        return set()
+    return {n for d in node.children_by_field_name("declarator") if (n := declared_name(d))}
+
+
+def _value_classes(root: Node, known: Declared) -> frozenset[str]:
+    """The file's classes whose members (data members; methods aside) are values, found to a
+    fixed point (a class of such classes is one too)."""
+    members: dict[str, list[tuple[str, bool]]] = {}
+    for node in walk(root):
+        if node.type not in ("struct_specifier", "class_specifier", "union_specifier"):
+            continue
+        name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+        if name is None or body is None:
+            continue
+        fields: list[tuple[str, bool]] = []
+        for member in body.named_children:
+            if member.type != "field_declaration":
+                continue
+            type_node = member.child_by_field_name("type")
+            declarators = member.children_by_field_name("declarator")
+            if any(d.type == "function_declarator" for d in declarators):
+                continue
+            # A pointer or reference member may hold anyone's storage.
+            plain = all(
+                not any(n.type in ("pointer_declarator", "reference_declarator") for n in walk(d))
+                for d in declarators
+            )
+            fields.append((canon(type_node).replace(" ", "") if type_node else "?", plain))
+        members[text(name)] = fields
+    found: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        current = Declared(aliases=known.aliases, value_classes=frozenset(found))
+        for named, fields in members.items():
+            if named not in found and all(
+                plain and value_type(shown, current) for shown, plain in fields
+            ):
+                found.add(named)
+                changed = True
+    return frozenset(found)
+
+
+def _known_depths(node: Node, known: Declared) -> dict[str, int]:
+    return {k: v for k, v in _depths_of(node, known).items() if v is not None}
+
+
+def _type_aliases(root: Node) -> dict[str, str]:
+    """`typedef int *row_t;` → {"row_t": "int*"}; `using Flags = std::vector<bool>;` →
+    {"Flags": "std::vector<bool>"}."""
+    found: dict[str, str] = {}
+    for node in walk(root):
+        if node.type == "type_definition":
+            type_node = node.child_by_field_name("type")
+            base = canon(type_node).replace(" ", "") if type_node is not None else ""
+            for declarator in node.children_by_field_name("declarator"):
+                name = next(
+                    (text(n) for n in walk(declarator) if n.type == "type_identifier"), None
+                )
+                if name is None:
+                    continue
+                stars = sum(1 for n in walk(declarator) if n.type == "pointer_declarator")
+                arrays = sum(1 for n in walk(declarator) if n.type == "array_declarator")
+                found[name] = base + "*" * stars + "[]" * arrays
+        elif node.type == "alias_declaration":
+            name_node = node.child_by_field_name("name")
+            type_node = node.child_by_field_name("type")
+            if name_node is not None and type_node is not None:
+                found[text(name_node)] = canon(type_node).replace(" ", "")
+    return found
+
+
+def _owner(operator: Node) -> str | None:
+    """The class an `operator[]` belongs to: the class body it is declared in, or the scope
+    of its qualified name (`Grid::operator[]`)."""
+    node = operator.parent
+    if node is not None and node.type == "qualified_identifier":
+        scope = node.child_by_field_name("scope")
+        return text(scope).split("<", 1)[0] if scope is not None else None
+    while node is not None:
+        if node.type in ("class_specifier", "struct_specifier", "union_specifier"):
+            name = node.child_by_field_name("name")
+            return text(name).split("<", 1)[0] if name is not None else None
+        node = node.parent
+    return None
+
+
+_CONSTANT_BODY = re.compile(r"[\s\w().+\-*/%<>&|^~!?:,']*")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_NUMBER = re.compile(r"(?<![\w.])\.?\d[\w.]*(?:[eEpP][+-]\d+)?")
+"""A numeric literal (`100u`, `0x1F`, `1e-9`, `2.5f`), whose letters are no names."""
+_SIDE_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)|->|\[")
+
+
+def _macros(root: Node) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(hidden object-like macros, function-like macros, pure function-like macros)."""
+    bodies: dict[str, str] = {}
+    functions: dict[str, tuple[list[str], str]] = {}
+    for node in walk(root):
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        body = re.sub(r"/\*.*?\*/", " ", text(value), flags=re.S) if value is not None else ""
+        body = body.split("//")[0]
+        if node.type == "preproc_def" and name is not None:
+            bodies[text(name)] = body
+        elif node.type == "preproc_function_def" and name is not None:
+            parameters = node.child_by_field_name("parameters")
+            names = [text(p) for p in parameters.named_children] if parameters is not None else []
+            functions[text(name)] = (names, body)
+    constant: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for macro, body in bodies.items():
+            if macro in constant or not _CONSTANT_BODY.fullmatch(body):
+                continue
+            words = set(_WORD.findall(_NUMBER.sub(" ", body))) - _TYPE_WORDS
+            if words <= constant:
+                constant.add(macro)
+                changed = True
+    hidden = frozenset(
+        name for name, body in bodies.items() if body.strip() and name not in constant
+    )
+    pure = frozenset(
+        name
+        for name, (params, body) in functions.items()
+        if not _SIDE_EFFECT.search(body)
+        and not _dereferences(body)
+        and set(_WORD.findall(_NUMBER.sub(" ", body))) - _TYPE_WORDS <= set(params) | constant
+    )
+    return hidden, frozenset(functions), pure
+
+
+_TYPE_WORDS = frozenset(
+    {"int", "long", "short", "unsigned", "signed", "char", "float", "double", "size_t", "sizeof"}
+)
+
+
+def _dereferences(body: str) -> bool:
+    """A `*` that is not a product: at the start, or after an operator or `(`."""
+    return bool(re.search(r"(^|[(,+\-*/%<>=&|^!?:~])\s*\*", body.strip()))
