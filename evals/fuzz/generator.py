@@ -43,6 +43,7 @@ SHAPES = (
     "local_temps",
     "row_reduce",
     "disjoint_call",
+    "skip_last",
 )
 """Loop shapes whose iterations are parallel by construction."""
 
@@ -65,10 +66,14 @@ HAZARDS = (
     "struct_alias",
     "scatter",
     "wrap_or_swap",
+    "hidden_access",
+    "cpp_packed_alias",
 )
 """Hazards: loops whose iterations depend on each other, so no annotation is sound."""
 
-CPP_ONLY = frozenset({"cpp_vector", "cpp_method", "cpp_member_state", "cpp_ref_element"})
+CPP_ONLY = frozenset(
+    {"cpp_vector", "cpp_method", "cpp_member_state", "cpp_ref_element", "cpp_packed_alias"}
+)
 REDUCTION_OPS = ("+", "*", "min", "max", "&", "|", "^", "&&", "||")
 SHADOW_NAMES = ("max", "min", "count", "sum", "clamp", "square")
 
@@ -977,6 +982,87 @@ def _wrap_or_swap(w: _Writer, shadow: list[str]) -> Snippet:
     )
 
 
+def _skip_last(w: _Writer, shadow: list[str]) -> Snippet:
+    """The last index a loop assigns past a `continue` that skips the final iterations: only
+    the value of the last iteration that assigned it may be kept (`lastprivate(conditional:)`)."""
+    p, n = w.p, w.n
+    k = w.rng.choice((2, 3, 5))
+    decls = f"static unsigned {p}a[{n}], {p}out[{n}];\nstatic int {p}last;"
+    fn = (
+        f"int {p}run(void) {{\n    int last = -1;\n    for (int i = 0; i < {n}; i++) {{\n"
+        f"        if ({p}a[i] % {k}u == 0u || i >= {n} - 3) continue;\n"
+        f"        last = i;\n        {p}out[i] = {p}a[i] / {k}u;\n    }}\n    return last;\n}}"
+    )
+    return _snippet(
+        w,
+        "skip_last",
+        f"% {k}",
+        decls,
+        fn,
+        w.fill(f"{p}a", "unsigned", str(n)),
+        f"{p}last = {p}run();",
+        w.print_scalar(f"{p}last", "int") + "\n" + w.print_array(f"{p}out", "unsigned", str(n)),
+    )
+
+
+def _hidden_access(w: _Writer, shadow: list[str]) -> Snippet:
+    """The next element reached by a route no subscript of the array spells: an array of
+    pointers one element apart, a reversed subscript, a cast, a macro, a pointer to rows of
+    two, or a stride that is 0 at run time."""
+    p, n = w.p, w.n
+    kind = w.rng.choice(("pointer_rows", "reversed", "cast", "macro", "row_view", "zero_stride"))
+    decls = f"static unsigned {p}a[{n}], {p}b[{n} + 2];\nstatic int {p}z = 0;"
+    loop = f"for (int i = 0; i < {n}; i++)"
+    body = {
+        "pointer_rows": f"{{\n    unsigned *rows[2] = {{ {p}b, {p}b + 1 }};\n"
+        f"    {loop} rows[0][i] = rows[1][i] * 3u + {p}a[i];\n}}",
+        "reversed": f"{{\n    {loop} {p}b[i] = (i + 1)[{p}b] * 3u + {p}a[i];\n}}",
+        "cast": f"{{\n    {loop} {p}b[i] = ((const unsigned *){p}b)[i + 1] * 3u + {p}a[i];\n}}",
+        "macro": f"{{\n    {loop} {p}b[i] = {p}NEXT * 3u + {p}a[i];\n}}",
+        "row_view": f"{{\n    unsigned (*v)[2] = (unsigned (*)[2]){p}b;\n"
+        f"    for (int i = 0; i < {n} / 2; i++) v[i][0] = {p}b[2 * i + 2] * 3u + {p}a[i];\n}}",
+        "zero_stride": f"{{\n    {loop} {p}b[z * i] = {p}b[z * i] * 3u + {p}a[i];\n}}",
+    }[kind]
+    if kind == "macro":
+        decls += f"\n#define {p}NEXT {p}b[i + 1]"
+    signature = f"void {p}run(int z)" if kind == "zero_stride" else f"void {p}run(void)"
+    init = w.fill(f"{p}a", "unsigned", str(n)) + "\n" + w.fill(f"{p}b", "unsigned", f"{n} + 2")
+    return _snippet(
+        w,
+        "hidden_access",
+        kind,
+        decls,
+        f"{signature} {body}",
+        init,
+        f"{p}run({p}z);" if kind == "zero_stride" else f"{p}run();",
+        w.print_array(f"{p}b", "unsigned", f"{n} + 2"),
+    )
+
+
+def _cpp_packed_alias(w: _Writer, shadow: list[str]) -> Snippet:
+    """Bits of a file-scope `std::vector<bool>` behind a `typedef`, a `using` name or a
+    member, written from an odd start: neighbouring iterations write the same word."""
+    p, n = w.p, w.n
+    kind = w.rng.choice(("typedef", "using", "member"))
+    alias = {
+        "typedef": f"typedef std::vector<bool> {p}Flags;",
+        "using": f"using {p}Flags = std::vector<bool>;",
+        "member": f"struct {p}Flags {{ std::vector<bool> bits; }};",
+    }[kind]
+    bits = f"{p}f.bits" if kind == "member" else f"{p}f"
+    decls = f"{alias}\nstatic {p}Flags {p}f;\nstatic unsigned {p}a[{n}];\nstatic unsigned long long {p}h;"
+    fn = (
+        f"void {p}run(void) {{\n"
+        f"    for (int i = 1; i < {n}; i++) {bits}[i] = ({p}a[i] & 1u) != 0u;\n}}"
+    )
+    init = w.fill(f"{p}a", "unsigned", str(n)) + f"\n{bits}.resize({n});"
+    prints = (
+        f"{p}h = 0; for (int i = 0; i < {n}; i++) {p}h = {p}h * 3u + ({bits}[i] ? 1u : 0u);\n"
+        + w.print_scalar(f"{p}h", "unsigned long long")
+    )
+    return _snippet(w, "cpp_packed_alias", kind, decls, fn, init, f"{p}run();", prints)
+
+
 TEMPLATES: dict[str, Callable[[_Writer, list[str]], Snippet]] = {
     "map": _map,
     "stencil": _stencil,
@@ -1016,6 +1102,9 @@ TEMPLATES: dict[str, Callable[[_Writer, list[str]], Snippet]] = {
     "struct_alias": _struct_alias,
     "scatter": _scatter,
     "wrap_or_swap": _wrap_or_swap,
+    "skip_last": _skip_last,
+    "hidden_access": _hidden_access,
+    "cpp_packed_alias": _cpp_packed_alias,
 }
 
 
