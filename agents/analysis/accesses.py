@@ -393,6 +393,14 @@ class _Walker:
             if ctx.definite and _may_leave(child):
                 ctx = ctx.maybe()
 
+    def _throw_statement(self, node: Node, ctx: _Ctx) -> None:
+        # An exception may not leave a parallel region (the program would terminate).
+        if not ctx.in_lambda:
+            self.facts.exits.append(f"throw at line {line(node)}")
+            self.facts.tangled_exits.append(f"throw at line {line(node)}")
+        for child in node.children:
+            self.visit(child, ctx)
+
     def _goto_statement(self, node: Node, ctx: _Ctx) -> None:
         self.facts.exits.append(f"goto at line {line(node)}")
         self.facts.tangled_exits.append(f"goto at line {line(node)}")
@@ -425,7 +433,7 @@ def _may_leave(statement: Node) -> bool:
         kind = node.type
         if kind == "lambda_expression":
             return False
-        if kind in ("return_statement", "goto_statement"):
+        if kind in ("return_statement", "goto_statement", "throw_statement"):
             return True
         if kind == "continue_statement":
             return not nested_loop

@@ -76,7 +76,10 @@ def analyse(source: str, language: Language) -> Program:
     known = declared(root)
     # A function-like macro may be named like a library function (`#define max(a, b) ...`):
     # it is trusted only when its body computes with nothing but its parameters.
-    defined = defined_names({function_name(d) for d in definitions} | known.macro_functions)
+    # So may a variable (`int (*sqrt)(int) = f;`): a call through it is no library call.
+    defined = defined_names(
+        {function_name(d) for d in definitions} | known.macro_functions | _variables(root)
+    )
     pure = _pure_functions(definitions, defined, known) | known.pure_macros
     file_constants = {
         name
@@ -763,6 +766,27 @@ def _global_pointers(root: Node) -> frozenset[str]:
             ):
                 found.add(name)
     return frozenset(found)
+
+
+def _variables(root: Node) -> set[str]:
+    """Every name the file declares as a variable or parameter (function prototypes aside)."""
+    found: set[str] = set()
+    for node in walk(root):
+        if node.type not in ("declaration", "parameter_declaration", "field_declaration"):
+            continue
+        for declarator in node.children_by_field_name("declarator"):
+            inner = _unwrapped(declarator)
+            name = declared_name(declarator)
+            target = inner.child_by_field_name("declarator") if inner is not None else None
+            prototype = (
+                inner is not None
+                and inner.type == "function_declarator"
+                and target is not None
+                and target.type in ("identifier", "qualified_identifier", "field_identifier")
+            )
+            if name is not None and not prototype:
+                found.add(name)
+    return found
 
 
 def _declared_names(definition: Node) -> set[str]:

@@ -99,6 +99,18 @@ HAZARDS = {
         "void f(void) {\n    for (int i = 0; i < 100; i++) b[i] = max(a[i], 3);\n}\n",
         "calls max",
     ),
+    "a function pointer named like a library function": (
+        C,
+        "int b[100];\nint bump(int);\nvoid f(int n) {\n    int (*sqrt)(int) = bump;\n"
+        "    for (int i = 0; i < n; i++) b[i] = sqrt(i);\n}\n",
+        "calls sqrt",
+    ),
+    "a throw out of the loop": (
+        CPP,
+        "int a[100], b[100];\nvoid f() {\n"
+        "    for (int i = 0; i < 100; i++) { if (a[i] < 0) throw 1; b[i] = a[i]; }\n}\n",
+        "throw at line 3",
+    ),
     "a local span over the written vector": (
         CPP,
         "#include <span>\n#include <vector>\nvoid f(std::vector<int> &a, int n) {\n"
@@ -249,6 +261,11 @@ SAFE = {
         "    auto m = v.size() + 1;\n    T s = 0;\n"
         "    for (std::size_t i = 0; i < v.size(); i++) { v[i] = x[i] / m; s += x[i]; }\n"
         "    return s;\n}\n",
+    ),
+    "a prototype of a library function": (
+        C,
+        "double sqrt(double);\nint b[100];\nvoid f(void) {\n"
+        "    for (int i = 0; i < 100; i++) b[i] = (int)sqrt(i);\n}\n",
     ),
     "a local struct of values": (
         CPP,
