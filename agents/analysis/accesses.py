@@ -279,6 +279,16 @@ class _Walker:
             member = callee.child_by_field_name("field")
             self.facts.calls.append(text(member) if member is not None else canon(callee))
             self.visit(callee.children[0], ctx)
+            arguments = node.child_by_field_name("arguments")
+            if (
+                member is not None
+                and text(member) in _SETTERS
+                and arguments is not None
+                and arguments.named_child_count > 0
+                and _is_dot(callee)
+            ):
+                # `z.real(v)` sets one part of `z`: a write of a member.
+                self._access(callee.children[0], "write", ctx, partial=True)
         elif callee.type == "template_function":
             name = callee.child_by_field_name("name")
             self.facts.calls.append(canon(name if name is not None else callee).replace(" ", ""))
@@ -422,6 +432,11 @@ def exit_block(node: Node, breakable: bool) -> bool:
     if statements[-1].type == "break_statement" and not breakable:
         return False
     return all(s.type == "expression_statement" for s in statements[:-1])
+
+
+_SETTERS = frozenset({"real", "imag"})
+"""Methods read-only without arguments that set a part of their object with one
+(`std::complex::real(v)`)."""
 
 
 def _may_leave(statement: Node) -> bool:

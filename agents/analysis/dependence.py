@@ -225,14 +225,21 @@ def dependence(
 
 
 def _reassociation(reductions: list[Reduction]) -> list[str]:
-    names = [r.var for r in reductions if r.reassociates]
-    if not names:
-        return []
-    return [
-        f"reduction({', '.join(names)}) may be floating-point: the threads' partial results "
-        "are combined in another order, so the result may differ from the sequential one in "
-        "the last digits"
-    ]
+    sums = [r.var for r in reductions if r.reassociates and r.op not in ("min", "max")]
+    picks = [r.var for r in reductions if r.reassociates and r.op in ("min", "max")]
+    found = []
+    if sums:
+        found.append(
+            f"reduction({', '.join(sums)}) may be floating-point: the threads' partial results "
+            "are combined in another order, so the result may differ from the sequential one "
+            "in the last digits"
+        )
+    if picks:
+        found.append(
+            f"min/max reduction({', '.join(picks)}) may be floating-point: -0.0 and 0.0 "
+            "compare equal, so which of them is kept depends on the order of combining"
+        )
+    return found
 
 
 # --- arrays --------------------------------------------------------------------------------
@@ -534,8 +541,17 @@ def _within_row(start: Node, column: Node, varying: set[str]) -> bool:
 
 
 def _nonzero_literal(node: Node) -> bool:
+    """A number literal whose value is not 0 (`0x0`, `0b0`, `0'0` and `0.0f` are 0)."""
     node = unwrap(node)
-    return node.type == "number_literal" and text(node).strip("0.uUlLfF") != ""
+    if node.type != "number_literal":
+        return False
+    whole = parse_int(text(node))
+    if whole is not None:
+        return whole != 0
+    try:
+        return float(text(node).replace("'", "").rstrip("fFlL")) != 0
+    except ValueError:
+        return False
 
 
 def _data_dependent(index: Node) -> bool:
@@ -715,7 +731,8 @@ def _scalars(
         ops = {e.reduction for e in uses}
         first = uses[0]
         # The value the last iteration leaves matters when code after the loop may read it.
-        kept = name in scope.used_after or name not in scope.own
+        # So does it when a pointer or reference to it may be read later (`int *p = &t;`).
+        kept = name in scope.used_after or name not in scope.own or name in scope.addressed
         if len(ops) == 1 and None not in ops and name in scope.objects:
             problems.append(
                 f"{name} is accumulated with {ops.pop()} (line {first.line}), but it is an "
@@ -723,9 +740,11 @@ def _scalars(
             )
         elif len(ops) == 1 and None not in ops:
             op: ReductionOp = ops.pop()  # type: ignore[assignment]
-            # Adding or multiplying floating-point values in another order rounds differently;
-            # min and max (and the bitwise and logical operators) pick or combine exactly.
-            reassociates = op in ("+", "-", "*") and name not in scope.integers
+            # Adding or multiplying floating-point values in another order rounds differently.
+            # Floating min and max pick a value, but -0.0 and 0.0 compare equal and the one
+            # kept depends on the order (only the sign of a zero, which printing shows); the
+            # bitwise and logical operators combine exactly.
+            reassociates = op in ("+", "-", "*", "min", "max") and name not in scope.integers
             reductions.append(Reduction(var=name, op=op, reassociates=reassociates))
         elif first.kind == "write" and first.definite and not first.partial:
             (sharing.lastprivate if kept else sharing.private).append(name)

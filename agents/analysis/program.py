@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from tree_sitter import Node
 
 from agents.analysis.accesses import AccessEvent, BodyFacts, body_facts
+from agents.analysis.arith import declared_types, mixed_types
 from agents.analysis.containers import random_access_names
 from agents.analysis.declared import (
     Declared,
@@ -193,12 +194,11 @@ def _loops(
     integers = _integer_variables(definition)
     reading = _Reading.of(definition, known)
     objects = _objects(definition, known)
-    addressed = frozenset(
-        name
-        for node in walk(definition)
-        if node.type == "pointer_expression" and text(node.children[0]) == "&"
-        for name in identifiers(node)
-    )
+    addressed = _addressed(definition)
+    root = definition
+    while root.parent is not None:
+        root = root.parent
+    types = declared_types(root, definition, known)
     found: list[_Found] = []
     by_node: dict[int, _Found] = {}
     for node in loops_in(body):
@@ -244,8 +244,11 @@ def _loops(
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")
         )
         if verdict.parallelisable and inner is not None:
-            verdict = _static_writes(inner, facts) or _unseen_reads(
-                inner, facts, reads, storage_kinds(scope), verdict, replaced
+            verdict = (
+                _static_writes(inner, facts)
+                or mixed_types(inner, verdict, types)
+                or _bound_reads(node, facts, storage_kinds(scope), verdict)
+                or _unseen_reads(inner, facts, reads, storage_kinds(scope), verdict, replaced)
             )
         item = _Found(node, f"L{counter}", ancestors, head, facts, verdict)
         found.append(item)
@@ -565,10 +568,12 @@ def _sized_arrays(
         for declarator in decl.children_by_field_name("declarator"):
             if declarator.type == "init_declarator":
                 declarator = declarator.child_by_field_name("declarator") or declarator
+            # A parameter declared `int h[16]` is a pointer: its length says nothing.
+            parameter = decl.type == "parameter_declaration"
             sized = (
                 _std_array(type_node, declarator)
                 or _std_vector(type_node, declarator)
-                or _c_array(type_node, declarator, named)
+                or (None if parameter else _c_array(type_node, declarator, named))
             )
             if sized is not None:
                 found.setdefault(sized[0], sized)
@@ -765,6 +770,20 @@ def _global_pointers(root: Node) -> frozenset[str]:
                 and not any(c.type == "function_declarator" for c in walk(inner))
             ):
                 found.add(name)
+    return frozenset(found)
+
+
+def _addressed(definition: Node) -> frozenset[str]:
+    """Names whose storage the function lets another name reach: operands of `&` and what a
+    reference is bound to (`int &r = t;`). A pointer or reference may read them later."""
+    found: set[str] = set()
+    for node in walk(definition):
+        if node.type == "pointer_expression" and text(node.children[0]) == "&":
+            found.update(identifiers(node))
+        elif node.type == "init_declarator" and _is_reference(node):
+            value = node.child_by_field_name("value")
+            if value is not None:
+                found.update(identifiers(value))
     return frozenset(found)
 
 
@@ -1322,6 +1341,59 @@ def _reached(source: _Source, arguments: list[Node], on: Node | None) -> set[str
     if what == _ANY:
         return {name for argument in arguments for name in identifiers(argument)}
     return set(identifiers(arguments[what])) if what < len(arguments) else set()
+
+
+_SIZES = frozenset({"size", "length", "empty", "capacity"})
+"""Methods a bound may call that no element write changes (`i < v.size()`)."""
+
+
+def _bound_reads(
+    loop: Node, facts: BodyFacts, kinds: dict[str, str], verdict: Dependence
+) -> Dependence | None:
+    """An unknown verdict when the loop's header reads memory (`i < cnt[0]`, `i < *np`) that
+    the body may write: the sequential loop reads the bound again every iteration, OpenMP
+    once. Names that can only be apart at run time add their checks to `verdict` instead
+    (then the returned verdict is that one)."""
+    if loop.type != "for_statement":
+        return None
+    parts = [loop.child_by_field_name(f) for f in ("initializer", "condition", "update")]
+    roots: set[str] = set()
+    for part in parts:
+        for node in walk(part) if part is not None else ():
+            sizing = (
+                node.type == "field_expression"
+                and node.parent is not None
+                and node.parent.type == "call_expression"
+                and text(node.child_by_field_name("field") or node) in _SIZES
+            )
+            if (node.type in ("subscript_expression", "field_expression") and not sizing) or (
+                node.type == "pointer_expression" and text(node.children[0]) == "*"
+            ):
+                base = node.children[0] if node.children else None
+                roots.update(identifiers(base) if base is not None else ())
+    roots -= facts.locals
+    if not roots:
+        return None
+    written = {_root(e.name) for e in facts.events if e.kind == "write" and e.indices}
+    written |= {name for name, _, _ in facts.range_writes}
+    written -= facts.locals
+    if facts.pointer_writes and roots:
+        return Dependence(
+            kind="unknown",
+            reason="its bound reads memory that the body's writes through a pointer may change",
+        )
+    checks: list[str] = []
+    for name in sorted(roots):
+        for w in sorted(written):
+            found = None if name == w else apart(name, w, kinds)
+            if found is None:
+                return Dependence(
+                    kind="unknown",
+                    reason=f"its header reads {name}, which the body's writes to {w} may "
+                    "change (the loop would read its bound once, not every iteration)",
+                )
+            checks += found
+    return checked_also(verdict, checks) if checks else None
 
 
 def _static_writes(body: Node, facts: BodyFacts) -> Dependence | None:

@@ -69,7 +69,6 @@ _MATH = frozenset(
         "erf",
         "erfc",
         "tgamma",
-        "lgamma",
         "copysign",
         "isnan",
         "isinf",

@@ -111,6 +111,49 @@ HAZARDS = {
         "    for (int i = 0; i < 100; i++) { if (a[i] < 0) throw 1; b[i] = a[i]; }\n}\n",
         "throw at line 3",
     ),
+    "a bound read from an element the body writes": (
+        C,
+        "int a[4000], cnt[4000];\nvoid f(void) {\n"
+        "    for (int i = 0; i < cnt[0]; i++) cnt[i] = a[i] + 100;\n}\n",
+        "its header reads cnt",
+    ),
+    "a bound read through a pointer that may alias the written one": (
+        C,
+        "void f(int *out, const int *cnt) {\n    for (int i = 0; i < cnt[0]; i++) out[i] = i;\n}\n",
+        "its header reads cnt",
+    ),
+    "a max compared in unsigned": (
+        C,
+        "unsigned u[4000];\nint f(void) {\n    int m = 0;\n"
+        "    for (int i = 0; i < 4000; i++) if (u[i] > m) m = u[i];\n    return m;\n}\n",
+        "another type",
+    ),
+    "an argmax compared in unsigned": (
+        C,
+        "unsigned u[4000];\nint f(void) {\n    int best = 0, at = -1;\n"
+        "    for (int i = 0; i < 4000; i++) if (u[i] > best) { best = u[i]; at = i; }\n"
+        "    return at + best;\n}\n",
+        "another type",
+    ),
+    "an integer sum of floating terms": (
+        C,
+        "double x[4000];\nint f(void) {\n    int s = 0;\n"
+        "    for (int i = 0; i < 4000; i++) s += x[i];\n    return s;\n}\n",
+        "floating-point terms",
+    ),
+    "a complex number's part set in the loop": (
+        CPP,
+        "#include <complex>\ndouble x[4000], y[4000];\nvoid f() {\n"
+        "    std::complex<double> z(0.0, 1.0);\n"
+        "    for (int i = 0; i < 4000; i++) { z.real(x[i]); y[i] = std::norm(z); }\n}\n",
+        "z",
+    ),
+    "a hexadecimal zero stride": (
+        C,
+        "int a[4000], b[4000];\nvoid f(void) {\n"
+        "    for (int i = 0; i < 4000; i++) b[i * 0x0] = b[i * 0x0] * 3 + a[i];\n}\n",
+        "b[i * 0x0]",
+    ),
     "a local span over the written vector": (
         CPP,
         "#include <span>\n#include <vector>\nvoid f(std::vector<int> &a, int n) {\n"
@@ -217,6 +260,42 @@ def test_an_assignment_after_a_continue_keeps_the_last_value_assigned() -> None:
     assert "last" not in dependence.lastprivate
 
 
+def test_an_array_parameter_has_no_length() -> None:
+    """`int h[16]` as a parameter is a pointer: a histogram into it gets no reduction over 16
+    bins (the caller may pass a larger array)."""
+    source = (
+        "void count(int h[16], const int *v, int n) {\n"
+        "    for (int i = 0; i < n; i++) h[v[i]]++;\n}\n"
+    )
+    dependence = analyse(source, C).loop("L1").dependence
+    assert not dependence.array_reductions, dependence
+    assert not dependence.parallelisable
+
+
+def test_a_scalar_read_after_the_loop_through_a_pointer_or_reference_keeps_its_last_value() -> None:
+    for language, alias, shown in (
+        (C, "int *pt = &t;", "*pt"),
+        (CPP, "int &rt = t;", "rt"),
+    ):
+        source = (
+            f"#include <stdio.h>\nint a[4000], b[4000];\nint main(void) {{\n    int t = -1;\n"
+            f"    {alias}\n    for (int i = 0; i < 4000; i++) {{ t = a[i] * 2; b[i] = t + 1; }}\n"
+            f'    printf("%d\\n", {shown});\n    return 0;\n}}\n'
+        )
+        dependence = analyse(source, language).loop("L1").dependence
+        assert "t" in dependence.lastprivate, dependence
+
+
+def test_floating_min_and_max_are_marked_as_depending_on_the_order() -> None:
+    source = (
+        "double f(const double *x, int n) {\n    double lo = 1.0;\n"
+        "    for (int i = 0; i < n; i++) if (x[i] < lo) lo = x[i];\n    return lo;\n}\n"
+    )
+    dependence = analyse(source, C).loop("L1").dependence
+    assert [r.reassociates for r in dependence.reductions] == [True]
+    assert any("-0.0" in a for a in dependence.assumptions)
+
+
 def test_accumulating_into_a_class_object_is_no_reduction() -> None:
     source = (
         "#include <complex>\n#include <string>\ntypedef double real;\n"
@@ -272,6 +351,17 @@ SAFE = {
         "#include <vector>\nstruct Pt { double x, y; };\nvoid f(std::vector<Pt> &v) {\n"
         "    Pt q{1, 2};\n"
         "    for (std::size_t i = 0; i < v.size(); i++) v[i].x = v[i].y * q.x;\n}\n",
+    ),
+    "a max of values of its own type, and a count of comparisons": (
+        C,
+        "unsigned u[4000];\ndouble x[4000];\nunsigned f(void) {\n    unsigned m = 0;\n    int c = 0;\n"
+        "    for (int i = 0; i < 4000; i++) { if (u[i] > m) m = u[i]; c += (x[i] > 0.5); }\n"
+        "    return m + c;\n}\n",
+    ),
+    "a bound read from an array the loop does not write": (
+        C,
+        "int a[4000], b[4000], cnt[2];\nvoid f(void) {\n"
+        "    for (int i = 0; i < cnt[0]; i++) b[i] = a[i] + 1;\n}\n",
     ),
     "an array of pointers read only, written nowhere": (
         C,

@@ -321,11 +321,14 @@ SILENCER = "    for (int fd = 3; fd < 1024; fd++) close(fd);\n"
 
 
 async def test_a_race_whose_report_was_silenced_still_counts(verify_sandbox):
-    """Closing every descriptor past stderr drops TSan's log; its exit status 66 remains."""
+    """Closing every descriptor past stderr drops TSan's log; its exit status 66 remains.
+    (Where the race also spoils the checked run's answer, that is what rejects it first.)"""
     v = await verify(
         verify_sandbox, spec(), candidate(SILENCER + RACY, "#include <unistd.h>"), timing=False
     )
-    assert v.status is Status.RACE, (v.status, v.reason)
+    assert v.status is Status.RACE or (
+        v.status is Status.WRONG_ANSWER and "under the race checker" in v.reason
+    ), (v.status, v.reason)
 
 
 async def test_plain_and_instrumented_builds_agree_on_the_openmp_version(verify_sandbox):
