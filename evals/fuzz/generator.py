@@ -68,6 +68,8 @@ HAZARDS = (
     "wrap_or_swap",
     "hidden_access",
     "cpp_packed_alias",
+    "typed_fold",
+    "bound_element",
 )
 """Hazards: loops whose iterations depend on each other, so no annotation is sound."""
 
@@ -1063,6 +1065,49 @@ def _cpp_packed_alias(w: _Writer, shadow: list[str]) -> Snippet:
     return _snippet(w, "cpp_packed_alias", kind, decls, fn, init, f"{p}run();", prints)
 
 
+def _typed_fold(w: _Writer, shadow: list[str]) -> Snippet:
+    """A fold that computes in another type than its variable: a max of `unsigned` values
+    into an `int` (C compares in `unsigned`), or an `int` sum of `double` terms (each step
+    truncates)."""
+    p, n = w.p, w.n
+    kind = w.rng.choice(("unsigned_max", "double_into_int"))
+    if kind == "unsigned_max":
+        decls = f"static unsigned {p}u[{n}];\nstatic int {p}r;"
+        init = f"for (int i = 0; i < {n}; i++) {p}u[i] = (i % 7 == 3) ? 4000000000u : (unsigned)i;"
+        body = f"int m = 0;\n    for (int i = 0; i < {n}; i++) if ({p}u[i] > m) m = {p}u[i];"
+    else:
+        decls = f"static double {p}u[{n}];\nstatic int {p}r;"
+        init = f"for (int i = 0; i < {n}; i++) {p}u[i] = (i < {n} / 3) ? 1.5 : -0.5;"
+        body = f"int m = 0;\n    for (int i = 0; i < {n}; i++) m += {p}u[i];"
+    fn = f"int {p}run(void) {{\n    {body}\n    return m;\n}}"
+    return _snippet(
+        w, "typed_fold", kind, decls, fn, init, f"{p}r = {p}run();", w.print_scalar(f"{p}r", "int")
+    )
+
+
+def _bound_element(w: _Writer, shadow: list[str]) -> Snippet:
+    """A loop bound read from an element the body overwrites: the sequential loop reads the
+    new value at its next test, a parallel one read the bound once."""
+    p, n = w.p, w.n
+    stop = w.rng.choice((50, 97, n // 3))
+    decls = f"static unsigned {p}a[{n}];\nstatic int {p}cnt[{n}];"
+    init = w.fill(f"{p}a", "unsigned", str(n)) + f"\nfor (int i = 0; i < {n}; i++) {p}cnt[i] = {n};"
+    fn = (
+        f"void {p}run(void) {{\n    for (int i = 0; i < {p}cnt[0]; i++) "
+        f"{p}cnt[i] = (int)({p}a[i] % {stop}u) + (i == 0 ? {stop} : 0);\n}}"
+    )
+    return _snippet(
+        w,
+        "bound_element",
+        f"stop {stop}",
+        decls,
+        fn,
+        init,
+        f"{p}run();",
+        w.print_array(f"{p}cnt", "int", str(n)),
+    )
+
+
 TEMPLATES: dict[str, Callable[[_Writer, list[str]], Snippet]] = {
     "map": _map,
     "stencil": _stencil,
@@ -1105,6 +1150,8 @@ TEMPLATES: dict[str, Callable[[_Writer, list[str]], Snippet]] = {
     "skip_last": _skip_last,
     "hidden_access": _hidden_access,
     "cpp_packed_alias": _cpp_packed_alias,
+    "typed_fold": _typed_fold,
+    "bound_element": _bound_element,
 }
 
 
