@@ -9,7 +9,7 @@ from typing import Literal
 from tree_sitter import Node
 
 from agents.analysis.model import BestUpdate
-from agents.analysis.parse import canon, declared_name, identifiers, line, text, unwrap
+from agents.analysis.parse import canon, declared_name, identifiers, line, text, unwrap, walk
 from agents.analysis.reductions import match_best_update, match_reduction
 
 # Nodes whose subtrees are never evaluated or hold no variable uses.
@@ -162,7 +162,7 @@ class _Walker:
         indices: tuple[Node, ...] = (),
         partial: bool = False,
     ) -> None:
-        name = canon(node).replace(" ", "")
+        name = _spelled(node)
         reduction = ctx.reduction
         self.facts.events.append(
             AccessEvent(
@@ -241,6 +241,21 @@ class _Walker:
         storage = {text(c) for c in node.children if c.type == "storage_class_specifier"}
         shared = bool(storage & {"static", "extern"})
         for decl in node.children_by_field_name("declarator"):
+            bound = [n for n in walk(decl) if n.type == "structured_binding_declarator"]
+            if bound and not shared:
+                # `auto& [x, y] = p[i + 1];`: each name is (a reference to) a part of the value.
+                value = decl.child_by_field_name("value")
+                reaches = frozenset(identifiers(value) if value is not None else ())
+                by_reference = any(n.type == "reference_declarator" for n in walk(decl))
+                for part in bound[0].named_children:
+                    if part.type == "identifier":
+                        self.facts.locals.add(text(part))
+                        if by_reference:
+                            self.facts.local_pointers[text(part)] = reaches
+                            self.facts.local_references.add(text(part))
+                if value is not None:
+                    self.visit(value, ctx)
+                continue
             name = declared_name(decl)
             if name is not None and not shared:
                 self.facts.locals.add(name)
@@ -437,6 +452,19 @@ def exit_block(node: Node, breakable: bool) -> bool:
 _SETTERS = frozenset({"real", "imag"})
 """Methods read-only without arguments that set a part of their object with one
 (`std::complex::real(v)`)."""
+
+
+def _spelled(node: Node) -> str:
+    """The name an access uses, one spelling per variable: `S::a`, `ns::a` and `::a` are `a`
+    (a member function or a `using` directive names them bare, so the qualifier is dropped:
+    two different `a`s are then one, which is only more cautious)."""
+    if node.type == "qualified_identifier":
+        name = node.child_by_field_name("name")
+        while name is not None and name.type == "qualified_identifier":
+            name = name.child_by_field_name("name")
+        if name is not None and name.type == "identifier":
+            return text(name)
+    return canon(node).replace(" ", "")
 
 
 def _may_leave(statement: Node) -> bool:

@@ -16,6 +16,7 @@ from agents.analysis.parse import (
     canon,
     declared_name,
     function_params,
+    identifiers,
     text,
     walk,
 )
@@ -44,6 +45,13 @@ class Declared:
     value_classes: frozenset[str] = frozenset()
     """The file's structs, classes and unions whose members are all values (numbers, owning
     containers, other such classes): an object of one holds storage of its own only."""
+    active_classes: frozenset[str] = frozenset()
+    """Classes with an operator, constructor, destructor or conversion of the program's own
+    that does more than compute with its object's members: using an object of one in an
+    expression (`a[i] += b[i]`, a copy, the end of its scope) runs that code."""
+    reference_names: frozenset[str] = frozenset()
+    """Members and file-scope variables declared as references (`std::vector<int> &w;`): a
+    method or function that names one bare reaches whatever it was bound to."""
     hidden_macros: frozenset[str] = frozenset()
     """Object-like macros whose body is not a constant: their uses read or write what the
     parser cannot see (`#define NEXT a[i + 1]`)."""
@@ -84,6 +92,16 @@ def declared(root: Node) -> Declared:
                 classes.add(owner)
     hidden, functions, pure = _macros(root)
     values = _value_classes(root, base)
+    active = _active_classes(root)
+    references = frozenset(
+        name
+        for node in walk(root)
+        if node.type == "field_declaration"
+        or (node.type == "declaration" and node.parent is not None and node.parent == root)
+        for d in node.children_by_field_name("declarator")
+        if any(n.type == "reference_declarator" for n in walk(d))
+        and (name := declared_name(d)) is not None
+    )
     return Declared(
         aliases=aliases,
         global_depths=global_depths,
@@ -92,6 +110,8 @@ def declared(root: Node) -> Declared:
         packed_fields=frozenset(packed),
         subscripted_classes=frozenset(classes),
         value_classes=values,
+        active_classes=active,
+        reference_names=references,
         hidden_macros=hidden,
         macro_functions=functions,
         pure_macros=pure,
@@ -173,14 +193,22 @@ def local_depths(definition: Node, known: Declared) -> dict[str, int]:
     return found
 
 
-def class_typed(definition: Node, known: Declared) -> frozenset[str]:
-    """Names the function declares with a class type whose `[]` is the program's own."""
-    if not known.subscripted_classes:
+def class_typed(
+    definition: Node, known: Declared, classes: frozenset[str] | None = None
+) -> frozenset[str]:
+    """Names the function declares with a type that names one of `classes` (by default, the
+    classes whose `[]` is the program's own)."""
+    classes = known.subscripted_classes if classes is None else classes
+    if not classes:
         return frozenset()
-    wanted = re.compile(r"\b(?:" + "|".join(map(re.escape, known.subscripted_classes)) + r")\b")
+    wanted = re.compile(r"\b(?:" + "|".join(map(re.escape, classes)) + r")\b")
     found: set[str] = set()
     body = definition.child_by_field_name("body")
-    nodes = [p for _, p in function_params(definition)]
+    root = definition
+    while root.parent is not None:
+        root = root.parent
+    nodes = [n for n in root.children if n.type == "declaration"]
+    nodes += [p for _, p in function_params(definition)]
     nodes += [n for n in walk(body) if n.type == "declaration"] if body is not None else []
     for node in nodes:
         type_node = node.child_by_field_name("type")
@@ -191,6 +219,22 @@ def class_typed(definition: Node, known: Declared) -> frozenset[str]:
             if name is not None:
                 found.add(name)
     return frozenset(found)
+
+
+def class_typed_in(body: Node, known: Declared) -> frozenset[str]:
+    """Names declared in `body` with a type naming one of `known.active_classes`."""
+    if not known.active_classes:
+        return frozenset()
+    wanted = re.compile(r"\b(?:" + "|".join(map(re.escape, known.active_classes)) + r")\b")
+    return frozenset(
+        name
+        for node in walk(body)
+        if node.type == "declaration"
+        and (t := node.child_by_field_name("type")) is not None
+        and wanted.search(known.resolve(canon(t).replace(" ", "")))
+        for d in node.children_by_field_name("declarator")
+        if (name := declared_name(d)) is not None
+    )
 
 
 def reroute(
@@ -258,6 +302,93 @@ def _packed_names(node: Node, known: Declared) -> set[str]:
     if type_node is None or not packed_type(known.resolve(canon(type_node).replace(" ", ""))):
         return set()
     return {n for d in node.children_by_field_name("declarator") if (n := declared_name(d))}
+
+
+def _active_classes(root: Node) -> frozenset[str]:
+    """`Declared.active_classes`: a special member or operator is harmless when it writes
+    only its locals, its by-value parameters and its object's own (non-static) members, and
+    calls only library functions."""
+    from agents.analysis.accesses import body_facts
+    from agents.analysis.purity import is_pure
+
+    members: dict[str, set[str]] = {}
+    specials: list[tuple[str, Node]] = []
+    for node in walk(root):
+        if node.type in ("struct_specifier", "class_specifier", "union_specifier"):
+            name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+            if name is None or body is None:
+                continue
+            owner = text(name).split("<", 1)[0]
+            fields = members.setdefault(owner, set())
+            for member in body.named_children:
+                static = any(
+                    c.type == "storage_class_specifier" and text(c) == "static"
+                    for c in member.children
+                )
+                if member.type == "field_declaration" and not static:
+                    fields.update(
+                        n
+                        for d in member.children_by_field_name("declarator")
+                        if (n := declared_name(d)) is not None
+                    )
+        if node.type in ("function_definition", "field_declaration", "declaration"):
+            declarator = node.child_by_field_name("declarator") or next(
+                (c for c in node.children if c.type == "operator_cast"), None
+            )
+            if declarator is None:
+                continue
+            owner_name = _special_owner(node, declarator)
+            if owner_name is not None:
+                specials.append((owner_name, node))
+    active: set[str] = set()
+    for owner, node in specials:
+        body = node.child_by_field_name("body") if node.type == "function_definition" else None
+        if body is None:
+            continue  # declared here, defined elsewhere (that definition is judged) or `= default`
+        facts = body_facts(body)
+        params = {n for n in identifiers(node.child_by_field_name("declarator") or node)}
+        allowed = facts.locals | members.get(owner, set()) | params
+        written = {re.split(r"\.|->", e.name)[0] for e in facts.events if e.kind == "write"}
+        if (
+            written - allowed
+            or facts.pointer_writes
+            or any(not is_pure(call) for call in facts.calls)
+        ):
+            active.add(owner)
+    return frozenset(active)
+
+
+def _special_owner(node: Node, declarator: Node) -> str | None:
+    """The class whose operator, constructor, destructor or conversion `node` defines or
+    declares, if it is one."""
+    if declarator.type == "operator_cast":
+        shown = "operator"  # a conversion, `operator int()`
+    else:
+        function = next((n for n in walk(declarator) if n.type == "function_declarator"), None)
+        named = function.child_by_field_name("declarator") if function is not None else None
+        if named is None:
+            return None
+        shown = text(named).replace(" ", "")
+    scope, _, last = shown.rpartition("::")
+    special = last.startswith(("operator", "~"))
+    enclosing = node.parent
+    while enclosing is not None and enclosing.type not in (
+        "struct_specifier",
+        "class_specifier",
+        "union_specifier",
+    ):
+        enclosing = enclosing.parent
+    if enclosing is not None:
+        name = enclosing.child_by_field_name("name")
+        owner = text(name).split("<", 1)[0] if name is not None else None
+        if owner is not None and (special or last == owner):
+            return owner
+        return None
+    if scope:
+        owner = scope.rsplit("::", 1)[-1].split("<", 1)[0]
+        if special or last == owner:
+            return owner
+    return None
 
 
 def _value_classes(root: Node, known: Declared) -> frozenset[str]:

@@ -10,11 +10,12 @@ from dataclasses import dataclass, replace
 from tree_sitter import Node
 
 from agents.analysis.accesses import AccessEvent, BodyFacts, body_facts
-from agents.analysis.arith import declared_types, mixed_types
+from agents.analysis.arith import Arith, arith, declared_types, mixed_types
 from agents.analysis.containers import random_access_names
 from agents.analysis.declared import (
     Declared,
     class_typed,
+    class_typed_in,
     declared,
     local_depths,
     packed_type,
@@ -137,6 +138,9 @@ class _Reading:
     depths: dict[str, int]
     integers: frozenset[str]
     objects: frozenset[str]
+    active: frozenset[str] = frozenset()
+    """Names of a type whose operators or special members are the program's own and do more
+    than compute with their object (`Declared.active_classes`)."""
 
     @classmethod
     def of(cls, definition: Node, known: Declared) -> _Reading:
@@ -145,6 +149,7 @@ class _Reading:
             local_depths(definition, known),
             _integer_variables(definition),
             class_typed(definition, known),
+            class_typed(definition, known, known.active_classes),
         )
 
     def facts(self, body: Node) -> BodyFacts:
@@ -187,9 +192,11 @@ def _loops(
     maps = _maps(definition)
     # A file-scope pointer may point anywhere, as a pointer the function assigns may.
     declared = {name for name, _ in function_params(definition)} | _declared_names(definition)
-    aliases = tuple(
-        (name, "local pointer") for name in sorted(global_pointers - declared)
-    ) + _aliases(definition, known)
+    aliases = (
+        tuple((name, "local pointer") for name in sorted(global_pointers - declared))
+        + tuple((name, "opaque") for name in sorted(known.reference_names - declared))
+        + _aliases(definition, known)
+    )
     own, scalars = _own_variables(definition)
     integers = _integer_variables(definition)
     reading = _Reading.of(definition, known)
@@ -246,6 +253,8 @@ def _loops(
         if verdict.parallelisable and inner is not None:
             verdict = (
                 _static_writes(inner, facts)
+                or _hidden_calls(inner, facts, reading, types)
+                or _shadowed(inner, facts)
                 or mixed_types(inner, verdict, types)
                 or _bound_reads(node, facts, storage_kinds(scope), verdict)
                 or _unseen_reads(inner, facts, reads, storage_kinds(scope), verdict, replaced)
@@ -329,15 +338,9 @@ def _aliases(definition: Node, known: Declared) -> tuple[tuple[str, str], ...]:
                 kind = _declared_kind(inner, node.child_by_field_name("type") or node, known)
                 if kind == "auto":
                     kind = "" if value is None or _arithmetic_value(value, numbers) else "opaque"
-                elif (
-                    kind == "reference"
-                    and known.resolve(
-                        canon(node.child_by_field_name("type") or node).replace(" ", "")
-                    )
-                    == "auto"
-                    and (value is None or unwrap(value).type != "identifier")
-                ):
-                    # `auto &r = a[5]` is an element, not a container: reading it reads a.
+                elif kind == "reference" and (value is None or unwrap(value).type != "identifier"):
+                    # `auto &r = a[5]`, `std::vector<int> &r = g[k]`: an element (a row) of
+                    # another object, which no check of the two objects' addresses separates.
                     kind = "opaque"
                 if local and kind == "pointer" and not static and _fresh(value):
                     found[local] = "fresh"
@@ -1084,13 +1087,18 @@ def _own_variables(definition: Node) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(own - shared), frozenset(scalars - shared)
 
 
-_CLASS_TYPE = re.compile(r"<|(?:^|::)(?:string|wstring|complex)$")
-
-
 def _objects(definition: Node, known: Declared) -> frozenset[str]:
-    """Names the function declares with a class type (`std::string`, any template), through
-    `typedef` and `using` names: `s += x` on one is no OpenMP reduction."""
-    return _names_typed(definition, lambda shown: bool(_CLASS_TYPE.search(known.resolve(shown))))
+    """Names the function declares with a type that is not arithmetic (`std::string`,
+    `std::complex`, a class of the program's, through `typedef` and `using` names; `auto`
+    and template parameters aside, whose initial value tells): `s += x` on one is no OpenMP
+    reduction (and may call an operator of the program's)."""
+    generic = _template_parameters(definition)
+    return _names_typed(
+        definition,
+        lambda shown: (
+            known.resolve(shown) not in ("auto", *generic) and arith(shown, known) is None
+        ),
+    )
 
 
 def _integer_variables(definition: Node) -> frozenset[str]:
@@ -1341,6 +1349,82 @@ def _reached(source: _Source, arguments: list[Node], on: Node | None) -> set[str
     if what == _ANY:
         return {name for argument in arguments for name in identifiers(argument)}
     return set(identifiers(arguments[what])) if what < len(arguments) else set()
+
+
+def _hidden_calls(
+    body: Node, facts: BodyFacts, reading: _Reading, types: dict[str, Arith]
+) -> Dependence | None:
+    """An unknown verdict when the body runs code no call spells: an operator, constructor,
+    destructor or conversion of a class of the program's with side effects (on any object
+    of that type it names or declares), or `<<`/`>>` into an object (a stream)."""
+    used = {_root(e.name) for e in facts.events} | {
+        name
+        for node in walk(body)
+        if node.type == "declaration"
+        for d in node.children_by_field_name("declarator")
+        if (name := declared_name(d)) is not None
+    }
+    body_active = class_typed_in(body, reading.known)
+    active = sorted((used & reading.active) | body_active)
+    if active:
+        return Dependence(
+            kind="unknown",
+            reason=f"uses {', '.join(active)}, of a type whose operators or special members "
+            "(constructors, destructors, conversions) have side effects",
+        )
+    for node in walk(body):
+        if node.type == "binary_expression" and text(node.children[1]) in ("<<", ">>"):
+            left = unwrap(node.children[0])
+            while left.type == "binary_expression" and text(left.children[1]) in ("<<", ">>"):
+                left = unwrap(left.children[0])
+            if left.type in ("identifier", "qualified_identifier", "field_expression"):
+                name = _root(canon(left).replace(" ", ""))
+                if name not in types and name not in facts.locals | {*types}:
+                    return Dependence(
+                        kind="unknown",
+                        reason=f"shifts into {canon(left)}, which is no number (a stream's "
+                        "<< and >> write it)",
+                    )
+    return None
+
+
+def _shadowed(body: Node, facts: BodyFacts) -> Dependence | None:
+    """An unknown verdict when a name the body declares in an inner block is also used where
+    that declaration is not in scope (`{ int x = a[i]; } b[i] = x;`): those uses are of
+    another variable, which the body's facts would take for its own."""
+    scopes: dict[str, list[tuple[int, int]]] = {}
+    for node in walk(body):
+        if node.type not in ("declaration", "for_range_loop"):
+            continue
+        holder = node.parent
+        block: Node | None
+        if node.type == "declaration" and holder is not None and holder.type == "for_statement":
+            block = holder  # `for (int j = ...)`: the loop is the declaration's scope
+        elif node.type == "for_range_loop":
+            block = node
+        else:
+            block = holder
+        if block is None:
+            continue
+        declarators = (
+            [node.child_by_field_name("declarator")]
+            if node.type == "for_range_loop"
+            else node.children_by_field_name("declarator")
+        )
+        for d in declarators:
+            name = declared_name(d)
+            if name is not None:
+                start = node.start_byte if node.type == "for_range_loop" else node.end_byte
+                scopes.setdefault(name, []).append((start, block.end_byte))
+    for event in facts.events:
+        ranges = scopes.get(_root(event.name))
+        if ranges and not any(lo <= event.at < hi for lo, hi in ranges):
+            return Dependence(
+                kind="unknown",
+                reason=f"{_root(event.name)} is declared in an inner block and also used "
+                f"outside it (line {event.line}), where it is another variable",
+            )
+    return None
 
 
 _SIZES = frozenset({"size", "length", "empty", "capacity"})

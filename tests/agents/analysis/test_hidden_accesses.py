@@ -154,6 +154,66 @@ HAZARDS = {
         "    for (int i = 0; i < 4000; i++) b[i * 0x0] = b[i * 0x0] * 3 + a[i];\n}\n",
         "b[i * 0x0]",
     ),
+    "a user-defined += with a side effect": (
+        CPP,
+        "long counter = 0;\nstruct W { int v; W &operator+=(int x) { v += x; counter = counter * 3 + x; "
+        "return *this; } };\nW a[4000];\nint b[4000];\nvoid f() {\n"
+        "    for (int i = 0; i < 4000; i++) a[i] += b[i];\n}\n",
+        "special members",
+    ),
+    "a conversion with a side effect": (
+        CPP,
+        "long counter = 0;\nstruct W { int v; operator int() const { counter = counter * 3 + v; "
+        "return v; } };\nW a[4000];\nint b[4000];\nvoid f() {\n"
+        "    for (int i = 0; i < 4000; i++) b[i] = a[i];\n}\n",
+        "special members",
+    ),
+    "a stream written in the loop": (
+        CPP,
+        "#include <sstream>\nint a[4000];\nvoid f(std::ostringstream &os) {\n"
+        "    for (int i = 0; i < 4000; i++) os << a[i] << ',';\n}\n",
+        "shifts into os",
+    ),
+    "one array spelled with and without its class": (
+        CPP,
+        "struct S {\n    static int a[4001];\n    void step() {\n"
+        "        for (int i = 0; i < 4000; i++) a[i] = S::a[i + 1] + 1;\n    }\n};\n",
+        "a[i + 1]",
+    ),
+    "a name declared in an inner block and used outside it": (
+        CPP,
+        "int a[4000], b[4000], c[4000];\nint f() {\n    int x = 3;\n"
+        "    for (int i = 0; i < 4000; i++) { { int x = a[i]; c[i] = x; } b[i] = x; x = a[i] * 2; }\n"
+        "    return x;\n}\n",
+        "declared in an inner block",
+    ),
+    "a structured binding to the next element": (
+        CPP,
+        "#include <utility>\nstd::pair<int, int> p[4001];\nvoid f() {\n"
+        "    for (int i = 0; i < 4000; i++) { auto &[x, y] = p[i + 1]; y = p[i].second + x; }\n}\n",
+        "through y",
+    ),
+    "a reference member bound to another member": (
+        CPP,
+        "#include <vector>\nstruct C {\n    std::vector<int> v;\n    std::vector<int> &w;\n"
+        "    C() : v(4001), w(v) {}\n"
+        "    void step() { for (int i = 0; i < 4000; i++) v[i] = w[i + 1] + 1; }\n};\n",
+        "w",
+    ),
+    "a reference to a row of a vector of vectors": (
+        CPP,
+        "#include <vector>\nint b[2000];\nvoid f(std::vector<std::vector<int>> &g) {\n"
+        "    std::vector<int> &r = g[1000];\n"
+        "    for (int i = 0; i < 2000; i++) { for (int j = 0; j < 2000; j++) g[i][j] = i + j; b[i] = r[i]; }\n}\n",
+        "r",
+    ),
+    "a class object accumulated with its own +=": (
+        CPP,
+        "struct Acc { long s = 0; Acc &operator+=(long x) { s = s * 3 + x; return *this; } };\n"
+        "long v[4000];\nlong f() {\n    Acc acc;\n"
+        "    for (int i = 0; i < 4000; i++) acc += v[i];\n    return acc.s;\n}\n",
+        "acc",
+    ),
     "a local span over the written vector": (
         CPP,
         "#include <span>\n#include <vector>\nvoid f(std::vector<int> &a, int n) {\n"
@@ -362,6 +422,18 @@ SAFE = {
         C,
         "int a[4000], b[4000], cnt[2];\nvoid f(void) {\n"
         "    for (int i = 0; i < cnt[0]; i++) b[i] = a[i] + 1;\n}\n",
+    ),
+    "a class whose operators only compute with its members": (
+        CPP,
+        "struct P { double x, y; P(double a, double b) : x(a), y(b) {}\n"
+        "    P &operator+=(const P &o) { x += o.x; y += o.y; return *this; } };\n"
+        "void f(P *out, const P *in, int n) {\n"
+        "    for (int i = 0; i < n; i++) out[i] += in[i];\n}\n",
+    ),
+    "an integer shifted in the loop": (
+        C,
+        "unsigned a[4000], b[4000];\nvoid f(void) {\n"
+        "    for (int i = 0; i < 4000; i++) b[i] = a[i] << 3 | a[i] >> 29;\n}\n",
     ),
     "an array of pointers read only, written nowhere": (
         C,
