@@ -215,7 +215,11 @@ def directive(
         if array.atomic:
             continue  # updated atomically in place (see `ArrayReduction.atomic`)
         name = (aliases or {}).get(array.var, array.var)
-        by_op.setdefault(array.op, []).append(f"{name}[:{array.length}]")
+        # A C array is reduced whole: clang 14 privatises no section `h[:n]` of a file-scope
+        # array (its threads then race on the shared one), while `reduction(+:h)` is correct
+        # under it and GCC alike. Pointers to a `std::array`'s data need the section.
+        whole = not array.container and name == array.var
+        by_op.setdefault(array.op, []).append(name if whole else f"{name}[:{array.length}]")
     if first:
         by_op.setdefault("min", []).append(first)
     words += [f"reduction({op}:{','.join(names)})" for op, names in by_op.items()]

@@ -298,7 +298,7 @@ def test_histograms_are_reduced_into_per_thread_copies_and_count_the_same() -> N
     assert "size_t *bins_data_ = bins.data();" in out
     assert "#pragma omp parallel for reduction(+:bins_data_[:256]) schedule(static)" in out
     assert "bins_data_[pixel]++;" in out and "bins[pixel]" not in out
-    assert "#pragma omp parallel for reduction(+:h[:NB]) schedule(static)" in out
+    assert "#pragma omp parallel for reduction(+:h) schedule(static)" in out
     assert _run(out, threads=4) == _run(HISTOGRAMS, threads=1)
 
 

@@ -490,3 +490,45 @@ def test_the_annotated_pointer_rows_program_prints_the_sequential_output(tmp_pat
         )
         outputs.append(run.stdout)
     assert outputs[0] == outputs[1]
+
+
+GLOBAL_HISTOGRAM = """#include <stdio.h>
+static int a[40000];
+static long h[8];
+int main(void) {
+    for (int i = 0; i < 40000; i++) a[i] = (i * 37 + 11) % 97;
+    for (int i = 0; i < 40000; i++) h[a[i] % 8] += 1 + i % 3;
+    for (int k = 0; k < 8; k++) printf("%ld\\n", h[k]);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("compiler", ["gcc", "clang"])
+def test_a_histogram_into_a_file_scope_array_is_reduced_whole(
+    compiler: str, tmp_path: Path
+) -> None:
+    """`reduction(+:h[:8])` on a file-scope array races under clang 14 (the race checker's
+    compiler found it in a fuzzed program); the whole array, `reduction(+:h)`, does not."""
+    if shutil.which(compiler) is None:
+        pytest.skip(f"needs {compiler} with OpenMP")
+    program = analyse(GLOBAL_HISTOGRAM, C)
+    annotated = apply_choices(GLOBAL_HISTOGRAM, program, default_choices(annotatable(program)))
+    assert "reduction(+:h) " in annotated
+    outputs = set()
+    for name, text, flags in (("seq", GLOBAL_HISTOGRAM, []), ("par", annotated, ["-fopenmp"])):
+        (tmp_path / f"{name}.c").write_text(text)
+        subprocess.run(
+            [compiler, "-O1", *flags, "-o", str(tmp_path / name), str(tmp_path / f"{name}.c")],
+            check=True,
+        )
+        for _ in range(1 if name == "seq" else 6):
+            run = subprocess.run(
+                [str(tmp_path / name)],
+                env={"OMP_NUM_THREADS": "4"},
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            outputs.add(run.stdout)
+    assert len(outputs) == 1, outputs
