@@ -791,11 +791,16 @@ def _addressed(definition: Node) -> frozenset[str]:
 
 
 def _variables(root: Node) -> set[str]:
-    """Every name the file declares as a variable or parameter (function prototypes aside)."""
+    """The names the file declares as variables that can be called: function pointers
+    (`int (*sqrt)(int)`), `auto` objects (a lambda) and `std::function`s. (A variable of any
+    other type cannot be called, so a plain `int size` leaves `v.size()` the library's.)"""
     found: set[str] = set()
     for node in walk(root):
         if node.type not in ("declaration", "parameter_declaration", "field_declaration"):
             continue
+        type_node = node.child_by_field_name("type")
+        shown = canon(type_node).replace(" ", "") if type_node is not None else ""
+        callable_type = shown == "auto" or "function<" in shown
         for declarator in node.children_by_field_name("declarator"):
             inner = _unwrapped(declarator)
             name = declared_name(declarator)
@@ -806,7 +811,12 @@ def _variables(root: Node) -> set[str]:
                 and target is not None
                 and target.type in ("identifier", "qualified_identifier", "field_identifier")
             )
-            if name is not None and not prototype:
+            pointer_to_function = (
+                not prototype
+                and inner is not None
+                and any(n.type == "function_declarator" for n in walk(inner))
+            )
+            if name is not None and (pointer_to_function or callable_type):
                 found.add(name)
     return found
 

@@ -401,6 +401,11 @@ SAFE = {
         "    for (std::size_t i = 0; i < v.size(); i++) { v[i] = x[i] / m; s += x[i]; }\n"
         "    return s;\n}\n",
     ),
+    "variables named like library functions and methods": (
+        CPP,
+        "#include <vector>\nvoid f(std::vector<double> &v) {\n    int size = 3;\n    double max = 0;\n"
+        "    for (std::size_t i = 0; i < v.size(); i++) v[i] = v[i] * size + max;\n}\n",
+    ),
     "a prototype of a library function": (
         C,
         "double sqrt(double);\nint b[100];\nvoid f(void) {\n"
