@@ -7,6 +7,7 @@ an address, which the dependence rules treat as reaching anything."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
@@ -17,6 +18,7 @@ from agents.analysis.parse import (
     declared_name,
     function_params,
     identifiers,
+    root_of,
     text,
     walk,
 )
@@ -202,17 +204,19 @@ def class_typed(
     if not classes:
         return frozenset()
     wanted = re.compile(r"\b(?:" + "|".join(map(re.escape, classes)) + r")\b")
-    found: set[str] = set()
     body = definition.child_by_field_name("body")
-    root = definition
-    while root.parent is not None:
-        root = root.parent
-    nodes = [n for n in root.children if n.type == "declaration"]
+    nodes = [n for n in root_of(definition).children if n.type == "declaration"]
     nodes += [p for _, p in function_params(definition)]
     nodes += [n for n in walk(body) if n.type == "declaration"] if body is not None else []
-    for node in nodes:
+    return typed_names(nodes, lambda shown: bool(wanted.search(known.resolve(shown))))
+
+
+def typed_names(declarations: Iterable[Node], wanted: Callable[[str], bool]) -> frozenset[str]:
+    """The names `declarations` give a type whose text (spaces out) `wanted` accepts."""
+    found: set[str] = set()
+    for node in declarations:
         type_node = node.child_by_field_name("type")
-        if type_node is None or not wanted.search(known.resolve(canon(type_node).replace(" ", ""))):
+        if type_node is None or not wanted(canon(type_node).replace(" ", "")):
             continue
         for declarator in node.children_by_field_name("declarator"):
             name = declared_name(declarator)
@@ -226,14 +230,9 @@ def class_typed_in(body: Node, known: Declared) -> frozenset[str]:
     if not known.active_classes:
         return frozenset()
     wanted = re.compile(r"\b(?:" + "|".join(map(re.escape, known.active_classes)) + r")\b")
-    return frozenset(
-        name
-        for node in walk(body)
-        if node.type == "declaration"
-        and (t := node.child_by_field_name("type")) is not None
-        and wanted.search(known.resolve(canon(t).replace(" ", "")))
-        for d in node.children_by_field_name("declarator")
-        if (name := declared_name(d)) is not None
+    return typed_names(
+        (n for n in walk(body) if n.type == "declaration"),
+        lambda shown: bool(wanted.search(known.resolve(shown))),
     )
 
 

@@ -99,6 +99,13 @@ def past_parentheses(source: str, start: int) -> int | None:
     return None
 
 
+def root_of(node: Node) -> Node:
+    """The root of the tree `node` is in (the translation unit)."""
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
 def walk(root: Node) -> Iterator[Node]:
     """Every node under `root` (itself first), in source order."""
     stack = [root]

@@ -20,6 +20,7 @@ from agents.analysis.declared import (
     local_depths,
     packed_type,
     reroute,
+    typed_names,
     value_type,
 )
 from agents.analysis.dependence import Scope, apart, checked_also, dependence, storage_kinds
@@ -40,6 +41,7 @@ from agents.analysis.parse import (
     line,
     mentions,
     parse,
+    root_of,
     syntax_error_lines,
     text,
     unwrap,
@@ -82,15 +84,19 @@ def analyse(source: str, language: Language) -> Program:
     defined = defined_names(
         {function_name(d) for d in definitions} | known.macro_functions | _variables(root)
     )
-    pure = _pure_functions(definitions, defined, known) | known.pure_macros
+    # How to read each function's bodies, worked out once per function.
+    readings = {d.id: _Reading.of(d, known) for d in definitions}
+    pure = _pure_functions(definitions, defined, readings) | known.pure_macros
     file_constants = {
         name
         for decl in root.children
         if decl.type == "declaration"
         for name in _constant_storage(decl)
     }
-    elementwise = _elementwise(definitions, pure, defined, known)
-    reads = _reads_through_calls(definitions, pure, frozenset(file_constants), elementwise, known)
+    elementwise = _elementwise(definitions, pure, defined, readings)
+    reads = _reads_through_calls(
+        definitions, pure, frozenset(file_constants), elementwise, readings=readings
+    )
     shared = _global_arrays(root, named)
     pointers = _global_pointers(root)
     functions = []
@@ -108,6 +114,7 @@ def analyse(source: str, language: Language) -> Program:
             counter,
             language,
             known,
+            readings[definition.id],
         )
         name = function_name(definition)
         functions.append(
@@ -176,6 +183,7 @@ def _loops(
     counter: int,
     language: Language,
     known: Declared,
+    reading: _Reading,
 ) -> tuple[list[_Found], int]:
     body = definition.child_by_field_name("body")
     if body is None:
@@ -198,14 +206,10 @@ def _loops(
         + _aliases(definition, known)
     )
     own, scalars = _own_variables(definition)
-    integers = _integer_variables(definition)
-    reading = _Reading.of(definition, known)
+    integers = reading.integers
     objects = _objects(definition, known)
     addressed = _addressed(definition)
-    root = definition
-    while root.parent is not None:
-        root = root.parent
-    types = declared_types(root, definition, known)
+    types = declared_types(root_of(definition), definition, known)
     found: list[_Found] = []
     by_node: dict[int, _Found] = {}
     for node in loops_in(body):
@@ -642,7 +646,10 @@ class _Elementwise:
 
 
 def _elementwise(
-    definitions: list[Node], pure: frozenset[str], defined: frozenset[str], known: Declared
+    definitions: list[Node],
+    pure: frozenset[str],
+    defined: frozenset[str],
+    readings: dict[int, _Reading],
 ) -> dict[str, _Elementwise]:
     """For each function with one definition: its pointer parameters used only at one by-value
     index parameter that it never reassigns, when they are any. A function that is not pure
@@ -660,7 +667,7 @@ def _elementwise(
             p for p, node in params if is_scalar_declarator(node.child_by_field_name("declarator"))
         }
         position = {p: k for k, (p, _) in enumerate(params)}
-        facts = _Reading.of(definition, known).facts(body)
+        facts = readings[definition.id].facts(body)
         if facts.local_pointers or facts.pointer_reads:
             continue
         assigned = {e.name for e in facts.events if e.kind == "write" and not e.indices}
@@ -868,16 +875,7 @@ def _maps(definition: Node) -> frozenset[str]:
 def _names_typed(definition: Node, wanted: Callable[[str], bool]) -> frozenset[str]:
     """Names the function's parameters and declarations give a type whose text (spaces out)
     `wanted` accepts."""
-    found = set()
-    for decl in _declarations(definition):
-        type_node = decl.child_by_field_name("type")
-        if type_node is None or not wanted(canon(type_node).replace(" ", "")):
-            continue
-        for declarator in decl.children_by_field_name("declarator"):
-            name = declared_name(declarator)
-            if name is not None:
-                found.add(name)
-    return frozenset(found)
+    return typed_names(_declarations(definition), wanted)
 
 
 _MAPS = ("std::map<", "map<", "std::unordered_map<", "unordered_map<")
@@ -1174,7 +1172,7 @@ def _assigned(node: Node) -> bool:
 
 
 def _pure_functions(
-    definitions: list[Node], defined: frozenset[str], known: Declared
+    definitions: list[Node], defined: frozenset[str], readings: dict[int, _Reading]
 ) -> frozenset[str]:
     """The program's functions that write nothing but their own locals and call only pure ones."""
     candidates: dict[str, list[str]] = {}
@@ -1184,7 +1182,7 @@ def _pure_functions(
         body = definition.child_by_field_name("body")
         if body is None:
             continue
-        facts = _Reading.of(definition, known).facts(body)
+        facts = readings[definition.id].facts(body)
         by_value = {
             name
             for name, p in function_params(definition)
@@ -1233,7 +1231,8 @@ def _reads_through_calls(
     pure: frozenset[str],
     constant: frozenset[str] = frozenset(),
     elementwise: dict[str, _Elementwise] | None = None,
-    known: Declared | None = None,
+    *,
+    readings: dict[int, _Reading],
 ) -> dict[str, frozenset[_Source]]:
     """For each pure function, the memory it reads beyond its own locals, through the functions
     it calls too (to a fixed point, so recursion is covered). Which elements it reads is not
@@ -1260,7 +1259,7 @@ def _reads_through_calls(
             for p, k in positions.items()
             if name in elementwise and k in elementwise[name].written
         }
-        facts = _Reading.of(definition, known or Declared()).facts(body)
+        facts = readings[definition.id].facts(body)
         facts.locals |= by_value | written | _constant_storage(body) | (constant - set(positions))
         sources: set[_Source] = set()
         # Through a stored pointer (`rows[1][k]`) it may read anything.
@@ -1389,7 +1388,7 @@ def _hidden_calls(
                 left = unwrap(left.children[0])
             if left.type in ("identifier", "qualified_identifier", "field_expression"):
                 name = _root(canon(left).replace(" ", ""))
-                if name not in types and name not in facts.locals | {*types}:
+                if name not in types and name not in facts.locals:
                     return Dependence(
                         kind="unknown",
                         reason=f"shifts into {canon(left)}, which is no number (a stream's "
