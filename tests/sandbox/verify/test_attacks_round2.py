@@ -82,6 +82,18 @@ RACY = """
         s += mine;  /* unsynchronised: rarely wrong, always a race */
     }
 """
+# A race that never spoils the answer: every thread stores the same value in a shared flag.
+# Only the race checker can see it, so a test built on it tests the checker, not luck.
+UNSEEN = """
+    int seen = 0;
+    #pragma omp parallel for reduction(+:s)
+    for (long i = 0; i < n; i++) {
+        double v = x[i] * x[i];
+        for (long r = 0; r < 8; r++) s += v * (r + 1);
+        seen = 1;  /* unsynchronised: never wrong, always a race */
+    }
+    if (!seen) s = -1;
+"""
 BIG = "4000000"
 
 
@@ -322,24 +334,20 @@ SILENCER = "    for (int fd = 3; fd < 1024; fd++) close(fd);\n"
 
 async def test_a_race_whose_report_was_silenced_still_counts(verify_sandbox):
     """Closing every descriptor past stderr drops TSan's log; its exit status 66 remains.
-    (Where the race also spoils the checked run's answer, that is what rejects it first.)"""
+    The race never spoils the answer, so only the race checker can reject it."""
     v = await verify(
-        verify_sandbox, spec(), candidate(SILENCER + RACY, "#include <unistd.h>"), timing=False
+        verify_sandbox, spec(), candidate(SILENCER + UNSEEN, "#include <unistd.h>"), timing=False
     )
-    assert v.status is Status.RACE or (
-        v.status is Status.WRONG_ANSWER and "under the race checker" in v.reason
-    ), (v.status, v.reason)
+    assert v.status is Status.RACE, (v.status, v.reason)
 
 
 async def test_plain_and_instrumented_builds_agree_on_the_openmp_version(verify_sandbox):
     """Racing only where `_OPENMP` says the race checker's compiler is absent: both builds are
-    now made by one compiler and runtime, so the race is where the checker looks. (When TSan
-    misses two accesses at the very same moment, the race shows in the checked run's answer.)"""
-    body = f"#if _OPENMP >= 201811\n{RACY}\n#else\n{GOOD}\n#endif\n"
+    now made by one compiler and runtime, so the race is where the checker looks. The race
+    never spoils the answer, so only the race checker can reject it."""
+    body = f"#if _OPENMP >= 201811\n{UNSEEN}\n#else\n{GOOD}\n#endif\n"
     v = await verify(verify_sandbox, spec(), candidate(body), timing=False)
-    assert v.status is Status.RACE or (
-        v.status is Status.WRONG_ANSWER and "under the race checker" in v.reason
-    ), (v.status, v.reason)
+    assert v.status is Status.RACE, (v.status, v.reason)
 
 
 WEAK = "extern void __kmpc_begin(void *, int) __attribute__((weak));\n"
