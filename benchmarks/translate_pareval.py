@@ -1,16 +1,19 @@
-"""ParEval serial→OpenMP translation, one sample per problem, three ways side by side:
+"""ParEval serial→OpenMP (or serial→MPI) translation, one sample per problem, three ways side by
+side:
 
 - `prompt`: prompt mode (the model completes ParEval's translation prompt);
 - `graph`: the translate agent (plan, tools in parallel, annotation, rewrite, repair);
 - `analysis`: the translate agent with the model's choices replaced by the first schema option
-  and no model call at all: what the dependence analysis alone achieves.
+  and no model call at all: what the dependence analysis alone achieves (for MPI, the
+  `distribute` tool's rank blocks).
 
-Every sample is verified by the same eval harness (build, tests at 1/2/4 threads, race check);
+Every sample is verified by the same eval harness (build, tests at 1/2/4 threads or 1-4 ranks,
+race or deadlock check);
 pass@1 counts a sample only when it is correct, and race-free@1 when it is also free of races.
 Runs on the configured model (the embedded one by default) and the Docker sandbox:
 
     .venv/bin/python benchmarks/translate_pareval.py [--problems 'PATTERN' ...] [--limit N]
-        [--agents prompt graph analysis] [--timing] [--one-per-type]
+        [--agents prompt graph analysis] [--timing] [--one-per-type] [--to openmp|mpi]
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from sandbox.spec import Target
 
 
 async def one(
-    agent: str, names: list[str], timing: bool, url: str
+    agent: str, names: list[str], timing: bool, url: str, target: Target
 ) -> tuple[dict[str, float | None], float, dict[str, str]]:
     settings = load_settings().model_copy(
         update={"store": load_settings().store.model_copy(update={"url": url})}
@@ -46,7 +49,7 @@ async def one(
     options = RunOptions(agent=agent, translate_from="serial")  # type: ignore[arg-type]
     create = EvalRunCreate(
         suite="pareval",
-        target=Target("openmp"),
+        target=target,
         samples_k=1,
         problems=names,
         timing=timing,
@@ -83,10 +86,15 @@ async def one(
 
 
 async def main(
-    patterns: list[str], limit: int | None, agents: list[str], timing: bool, per_type: bool
+    patterns: list[str],
+    limit: int | None,
+    agents: list[str],
+    timing: bool,
+    per_type: bool,
+    target: Target,
 ) -> None:
     suite = load_suite("pareval")
-    names = select_problems(suite, Target.OPENMP, patterns, None, "serial")
+    names = select_problems(suite, target, patterns, None, "serial")
     if per_type:  # the first problem of each type (ParEval's names are NN_type_..._name)
         firsts: dict[str, str] = {}
         for name in names:
@@ -94,14 +102,14 @@ async def main(
         names = list(firsts.values())
     names = names[:limit] if limit is not None else names
     print(
-        f"{len(names)} ParEval serial->openmp translation problems, 1 sample each: {', '.join(names)}"
+        f"{len(names)} ParEval serial->{target.value} translation problems, 1 sample each: {', '.join(names)}"
     )
     results = {}
     per_problem: dict[str, dict[str, str]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for agent in agents:
             metrics, took, statuses = await one(
-                agent, names, timing, f"sqlite:///{Path(tmp) / (agent + '.db')}"
+                agent, names, timing, f"sqlite:///{Path(tmp) / (agent + '.db')}", target
             )
             results[agent], per_problem[agent] = metrics, statuses
             shown = ", ".join(
@@ -124,5 +132,15 @@ if __name__ == "__main__":
     parser.add_argument(
         "--one-per-type", action="store_true", help="only the first problem of each problem type"
     )
+    parser.add_argument("--to", choices=["openmp", "mpi"], default="openmp")
     args = parser.parse_args()
-    asyncio.run(main(args.problems, args.limit, args.agents, args.timing, args.one_per_type))
+    asyncio.run(
+        main(
+            args.problems,
+            args.limit,
+            args.agents,
+            args.timing,
+            args.one_per_type,
+            Target(args.to),
+        )
+    )

@@ -223,6 +223,9 @@ class Loop:
     """How many loops from here down are perfectly nested parallelisable canonical loops (>= 1)."""
     range_over: str | None = None
     """The container a range-based for loop runs over (None for any other loop)."""
+    writes_range: bool = False
+    """A range-based for loop assigns its container's elements through its reference element
+    (`for (auto &e : x) e = ...`)."""
     counter_type: str | None = None
     """The type the loop's initialiser declares its variable with, when it counts up to a bound
     with `<` (None otherwise)."""

@@ -1022,6 +1022,7 @@ def _loop(item: _Found, function: str, found: list[_Found]) -> Loop:
         dependence=item.dependence,
         perfect_nest=item.perfect_nest,
         range_over=item.header.container,
+        writes_range=_written_through(item.header, item.facts) is not None,
         counter_type=item.header.counter_type,
         test=item.header.test,
         stride=item.header.stride,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from agents.analysis.annotate import LoopChoice
+from agents.analysis.model import Program
 from agents.core import PlanStep
 from sandbox.spec import Language, Target
 
@@ -93,10 +94,15 @@ class Kit(ABC):
         """The counts of `unit` verification runs a candidate at."""
         return None
 
+    def mechanical(self, source: str, program: Program) -> bool:
+        """Whether one of the target's own tools can make a candidate from the analysis's facts
+        alone, with no model-written code (`annotate` for OpenMP, `distribute` for MPI)."""
+        return False
+
     def candidates(self, plan: Draft, *, annotatable: bool, use_model: bool) -> list[str]:
-        """Add the default plan's candidate-making steps; return their references. The common
-        way: retrieved examples and a rewrite with each of the first two strategies (none
-        without a model)."""
+        """Add the default plan's candidate-making steps; return their references
+        (`annotatable`: what `mechanical` says of the program). The common way: retrieved
+        examples and a rewrite with each of the first two strategies (none without a model)."""
         if not use_model:
             return []
         examples = plan.add("examples", "verified code of similar loops")

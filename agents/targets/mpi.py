@@ -1,8 +1,11 @@
 """MPI: processes with their own memory, exchanging messages.
 
 A candidate divides the work among ranks and combines results with MPI calls; verification
-runs it at several rank counts and checks for deadlocks. It has no evolution neighbours of its
-own: the number of ranks is a parameter of verification, not of the code.
+runs it at several rank counts and checks for deadlocks. The target's own tool, `distribute`,
+writes one from the analysis's facts where it proves a loop (the program stays replicated and
+each proven loop runs as rank blocks), so its default plan leads with that candidate. It has no
+evolution neighbours of its own yet: the number of ranks is a parameter of verification, not
+of the code.
 """
 
 from __future__ import annotations
@@ -10,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from agents.targets.base import Kit
+from agents.analysis.distribute import distributable
+from agents.analysis.model import Program
+from agents.targets.base import Draft, Kit
 from sandbox.spec import Language, Target
 
 
@@ -36,11 +41,32 @@ class Mpi(Kit):
         "Avoid deadlocks: every send has a matching receive, and every rank takes part in "
         "every collective call.",
     )
+    tools: ClassVar[tuple[str, ...]] = ("distribute",)
     checks: ClassVar[str] = "a deadlock check (a run that hangs fails)"
 
     def build_line(self, language: Language) -> str:
         compiler = "mpicc" if language is Language.C else "mpicxx"
         return f"{compiler} -O2, and run with `mpirun -np N`"
+
+    def mechanical(self, source: str, program: Program) -> bool:
+        return bool(distributable(source, program))
+
+    def candidates(self, plan: Draft, *, annotatable: bool, use_model: bool) -> list[str]:
+        """Where `distribute` can divide a loop: the model's pick of loops, every loop the
+        analysis offers, and a rewrite (without a model, the analysis's candidate alone)."""
+        if not annotatable:
+            return super().candidates(plan, annotatable=annotatable, use_model=use_model)
+        plain = "every loop the analysis proves, as rank blocks"
+        if not use_model:
+            return [plan.add("distribute", plain, mode="analysis")]
+        examples = plan.add("examples", "verified code of similar loops")
+        return [
+            plan.add("distribute", "the model picks the loops", mode="model"),
+            plan.add("distribute", plain, mode="analysis"),
+            plan.add(
+                "rewrite", "a whole-program rewrite", strategy=self.strategies[0], examples=examples
+            ),
+        ]
 
     def counts(self, threads: Sequence[int], ranks: Sequence[int]) -> Sequence[int] | None:
         return ranks

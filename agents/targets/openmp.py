@@ -68,6 +68,9 @@ class OpenMP(Kit):
     def counts(self, threads: Sequence[int], ranks: Sequence[int]) -> Sequence[int] | None:
         return threads
 
+    def mechanical(self, source: str, program: Program) -> bool:
+        return any(loop.dependence.annotatable for loop in program.loops)
+
     def candidates(self, plan: Draft, *, annotatable: bool, use_model: bool) -> list[str]:
         """Where the analysis can annotate a loop: the model's choice of directives, the
         analysis's plain one and a rewrite (without a model, the analysis's alone)."""

@@ -14,11 +14,12 @@ from agents.graphs.shared.context import RunContext
 from agents.graphs.translate.plans import default_plan
 from agents.llm import ChatRequest, JsonSchema, LLMError, Sampling
 from agents.prompts.translate import plan_messages
+from agents.targets import KITS, kit
 from agents.trace import Step
 from agents.trajectory import llm_steps
 from corpus.store.models import StepKind
 
-MAKERS = frozenset({"annotate", "rewrite"})
+MAKERS = frozenset({"rewrite", *(tool for kit in KITS.values() for tool in kit.tools)})
 """Tools that make candidates: a plan without one is no plan."""
 
 
@@ -78,7 +79,9 @@ class PlanStream:
                 await self._record_default(why_fallback)
             for step in default_plan(
                 tools.view.target,
-                annotatable=any(loop.dependence.annotatable for loop in tools.view.program.loops),
+                annotatable=kit(tools.view.target).mechanical(
+                    tools.view.source, tools.view.program
+                ),
                 extra_tests=config.extra_tests if tools.view.task.tests else 0,
                 use_model=config.use_model,
             ):

@@ -1,0 +1,654 @@
+"""MPI from loop facts: the loops the dependence analysis proves, run as blocks over ranks.
+
+The program stays replicated: every rank runs all of it, on identical data, and only the chosen
+loops are divided. Each rank runs its block of the iterations, then one collective call puts
+every rank back in the same state, so the code after the loop, including the next chosen loop
+and any output, sees what the sequential program would have:
+
+- an array the loop writes at its own element (`a[i]`, `a[i + 1]`) or its own row
+  (`m[i * w + j]` for `j` from 0 to `w`) is assembled with `MPI_Allgatherv`, each rank sending
+  its block in place;
+- a scalar reduction starts from its operator's identity on every rank but rank 0, which keeps
+  the value before the loop, and is combined with `MPI_Allreduce` (its datatype chosen by the
+  compiler from the variable's own type);
+- an array reduction (a histogram) likewise, element by element, with one `MPI_Allreduce`;
+- an argmin or argmax keeps its best per rank, marks whether it found one, and the ranks' bests
+  are merged in rank order with the loop's own comparison (exact, ties included, as for
+  OpenMP in `agents.analysis.annotate`);
+- a value the last iteration assigns (`lastprivate`) comes from the rank that ran it.
+
+Whole programs get `MPI_Init` first thing in `main` and `MPI_Finalize` at exit; ranks other
+than 0 write their standard output nowhere, and a program that reads standard input has rank 0
+read all of it and every rank read that copy. A function (ParEval's contract: MPI already
+initialised, every rank holds the inputs, the result on rank 0) gets the loop code alone.
+
+A loop gets no mechanical version unless every write it makes is one of those forms: a scatter
+the analysis proves independent, a conditional last value or a write through a pointer of
+unknown reach leaves it sequential (every rank runs all of it). A chosen loop in a function that
+a chosen loop calls would make some ranks enter a collective call that others skip, so such a
+loop is left sequential too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from agents.analysis.errors import AnnotationError
+from agents.analysis.model import BestUpdate, Loop, Program
+from agents.analysis.parse import function_definitions, function_name, syntax_tree, text, walk
+from agents.analysis.reductions import match_best_update
+from sandbox.spec import Language
+
+_OPS = {
+    "+": "MPI_SUM", "*": "MPI_PROD", "min": "MPI_MIN", "max": "MPI_MAX", "&": "MPI_BAND",
+    "|": "MPI_BOR", "^": "MPI_BXOR", "&&": "MPI_LAND", "||": "MPI_LOR",
+}  # fmt: skip
+_IDENTITY = {"+": "0", "*": "1", "|": "0", "^": "0", "||": "0", "&&": "1"}
+"""What ranks other than 0 start a reduction from (`&` sets every bit, min and max need none:
+combining the value before the loop again changes nothing)."""
+
+_STDIN = re.compile(
+    r"\b(?:scanf|getchar|getc|fgetc|fgets|gets|fread|getline|getdelim|cin|read|fscanf|vscanf)\b"
+)
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """Where one iteration writes an array: `width` elements from `start` (C, with `{k}` for the
+    iteration's counter value); consecutive iterations write consecutive runs."""
+
+    array: str
+    start: str
+    width: str
+
+
+def distributable(source: str, program: Program, function: str | None = None) -> list[Loop]:
+    """The loops a rank-block version can run, outermost first, none inside another; in a
+    function that no other such loop's body calls."""
+    chosen = [
+        loop
+        for loop in program.loops
+        if (function is None or loop.function == function) and why_not(program, loop) is None
+    ]
+    outer = [
+        loop for loop in chosen if not any(a in {c.id for c in chosen} for a in loop.ancestors)
+    ]
+    return _uncalled(source, program, outer)
+
+
+def why_not(program: Program, loop: Loop) -> str | None:
+    """Why `loop` gets no rank-block version (None: it can)."""
+    dep = loop.dependence
+    if loop.range_over is not None:
+        if program.language is Language.C or not re.fullmatch(r"\w+", loop.range_over):
+            return "a range-based loop over something other than a named container"
+    elif loop.kind != "for" or not loop.canonical or loop.var is None:
+        return "not a counted for loop"
+    elif loop.lower is None or loop.upper is None or loop.test not in ("<", "<="):
+        return "its bounds are not a counting-up range"
+    elif loop.stride != 1:
+        return "its step is not 1"
+    if not dep.parallelisable:
+        return f"its iterations are not independent ({dep.kind})"
+    if dep.first_match or dep.scan is not None:
+        return "a search or a scan, which has no rank-block version yet"
+    if dep.last_assigned or dep.packed:
+        return "it needs a conditional last value or packed bits"
+    if any(a.container and a.atomic for a in dep.array_reductions):
+        return "a histogram of run-time length in a container"
+    try:
+        footprints(program, loop)
+    except AnnotationError as exc:
+        return str(exc)
+    return None
+
+
+def footprints(program: Program, loop: Loop) -> list[Footprint]:
+    """Where each array the loop writes (histograms aside) is written, per iteration.
+
+    Raises AnnotationError for a write that is not the iteration's own element or row."""
+    reduced = {a.var for a in loop.dependence.array_reductions}
+    scalars = _scalars(loop)
+    found: dict[str, Footprint] = {}
+    if loop.range_over is not None and loop.writes_range:
+        found[loop.range_over] = Footprint(loop.range_over, "({k})", "1")
+    for access in loop.writes:
+        if access.name in reduced:
+            continue
+        if not access.is_array:
+            if access.name not in scalars:
+                raise AnnotationError(f"it writes {access.name}, which it does not reduce")
+            continue
+        footprint = _footprint(program, loop, access.name, access.indices)
+        if footprint is None:
+            raise AnnotationError(f"it writes {access} beyond its own element or row")
+        if found.setdefault(access.name, footprint) != footprint:
+            raise AnnotationError(f"it writes {access.name} in two shapes")
+    return list(found.values())
+
+
+def _scalars(loop: Loop) -> set[str]:
+    """Scalars a rank may write: its reductions, bests, private and last values, the counter."""
+    dep = loop.dependence
+    names = {r.var for r in dep.reductions} | set(dep.private) | set(dep.lastprivate)
+    names |= {n for b in dep.best_updates for n in (b.best, *b.others)}
+    return names | {loop.var or ""}
+
+
+_OFFSET = re.compile(
+    r"^(?:(?P<v1>\w+)(?: (?P<sign>[+-]) (?P<c1>\d+))?|(?P<c2>\d+) \+ (?P<v2>\w+))$"
+)
+
+
+def _footprint(
+    program: Program, loop: Loop, array: str, indices: tuple[str, ...]
+) -> Footprint | None:
+    if len(indices) != 1:
+        return None
+    index = indices[0]
+    var = loop.var
+    matched = _OFFSET.match(index)
+    if matched and var in (matched["v1"], matched["v2"]):
+        offset = int(matched["c1"] or matched["c2"] or 0) * (-1 if matched["sign"] == "-" else 1)
+        start = "({k})" if offset == 0 else f"({{k}} + ({offset}))"
+        return Footprint(array, start, "1")
+    for inner in program.loops:
+        if loop.id not in inner.ancestors or inner.var is None or inner.stride != 1:
+            continue
+        width = _row_width(index, var or "", inner.var)
+        if width is not None and _inside_row(inner, width):
+            return Footprint(array, f"(({{k}}) * ({width}))", width)
+    return None
+
+
+def _row_width(index: str, var: str, column: str) -> str | None:
+    """`w` when `index` is `var * w + column` (or the same terms in another order)."""
+    terms = [t.strip() for t in index.split(" + ")] if index.count(" + ") == 1 else []
+    if len(terms) != 2 or column not in terms:
+        return None
+    row = terms[1 - terms.index(column)]
+    for shape in (f"{var} * ", f"( {var} ) * "):
+        if row.startswith(shape):
+            return _bare(row.removeprefix(shape))
+    if row.endswith(f" * {var}"):
+        return _bare(row.removesuffix(f" * {var}"))
+    return None
+
+
+def _bare(width: str) -> str | None:
+    """A width that is one name or literal, or a parenthesised expression (as C text)."""
+    if re.fullmatch(r"\w+", width):
+        return width
+    if width.startswith("( ") and width.endswith(" )"):
+        return width
+    return None
+
+
+def _inside_row(inner: Loop, width: str) -> bool:
+    """Whether the column loop's values stay in [0, width): from a literal start >= 0 to
+    `width` or `width - c` (`<`), or to `width - c` with c >= 1 (`<=`)."""
+    if inner.lower is None or inner.upper is None or not inner.lower.isdigit():
+        return False
+    upper = inner.upper.replace(" ", "")
+    wide = width.replace(" ", "")
+    if inner.test == "<":
+        return upper == wide or bool(re.fullmatch(re.escape(wide) + r"-\d+", upper))
+    if inner.test == "<=":
+        found = re.fullmatch(re.escape(wide) + r"-(\d+)", upper)
+        return found is not None and int(found.group(1)) >= 1
+    return False
+
+
+def _uncalled(source: str, program: Program, loops: list[Loop]) -> list[Loop]:
+    """`loops` without those in a function the body of one of them reaches through calls."""
+    calls = _call_graph(source, program)
+    kept = list(loops)
+    while True:
+        reached: set[str] = set()
+        for loop in kept:
+            reached |= _reach(calls, loop.calls)
+        dropped = [loop for loop in kept if loop.function in reached]
+        if not dropped:
+            return kept
+        kept = [loop for loop in kept if loop not in dropped]
+
+
+def _reach(calls: dict[str, set[str]], start: Iterable[str]) -> set[str]:
+    seen: set[str] = set()
+    stack = list(start)
+    while stack:
+        name = stack.pop()
+        if name not in seen:
+            seen.add(name)
+            stack.extend(calls.get(name, ()))
+    return seen
+
+
+def _call_graph(source: str, program: Program) -> dict[str, set[str]]:
+    """Function name → the names its body calls."""
+    found: dict[str, set[str]] = {}
+    for definition in function_definitions(syntax_tree(source, program.language).root_node):
+        called = found.setdefault(function_name(definition), set())
+        for node in walk(definition):
+            callee = (
+                node.child_by_field_name("function") if node.type == "call_expression" else None
+            )
+            if callee is not None:
+                called.add(text(callee).split("::")[-1].split(".")[-1].split("->")[-1])
+    return found
+
+
+# --- writing the MPI program ----------------------------------------------------------------
+
+
+def distribute(
+    source: str, program: Program, loop_ids: Sequence[str], *, whole_program: bool | None = None
+) -> str:
+    """The program with each loop of `loop_ids` run as rank blocks (see the module's text).
+
+    `whole_program` (default: the program has `main`) adds MPI's start and end in `main`, the
+    output of rank 0 alone and the shared standard input. Raises AnnotationError for a loop
+    that `distributable` does not offer."""
+    offered = {loop.id: loop for loop in distributable(source, program)}
+    unknown = [i for i in loop_ids if i not in offered]
+    if unknown:
+        loop = next((x for x in program.loops if x.id == unknown[0]), None)
+        why = why_not(program, loop) if loop is not None else "the program has no such loop"
+        raise AnnotationError(
+            f"loop {unknown[0]} cannot be distributed: {why or 'nested or called from another chosen loop'}"
+        )
+    if not loop_ids:
+        raise AnnotationError("no loop chosen")
+    chosen = [offered[i] for i in dict.fromkeys(loop_ids)]
+    whole = program.has_main if whole_program is None else whole_program
+    cpp = program.language is not Language.C
+    root = syntax_tree(source, program.language).root_node
+    raw = source.encode()
+    edits: list[tuple[int, int, str]] = []
+    names = {text(n) for n in walk(root) if n.type == "identifier"}
+    for number, loop in enumerate(chosen):
+        node = _for_node(root, loop)
+        edits += _rank_blocks(raw, node, program, loop, number, cpp)
+    if whole:
+        main = next((d for d in function_definitions(root) if function_name(d) == "main"), None)
+        body = main.child_by_field_name("body") if main is not None else None
+        if body is None:
+            raise AnnotationError("the program has no main() to start MPI in")
+        reads_stdin = bool(_STDIN.search(source))
+        opening = f" pf_mpi_start({1 if reads_stdin else 0});"
+        edits.append((body.start_byte + 1, body.start_byte + 1, opening))
+    taken = sorted(n for n in names if n.startswith("pf_mpi_"))
+    if taken:
+        raise AnnotationError(f"the program already uses the name {taken[0]}")
+    out = raw
+    for begin, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        out = out[:begin] + new.encode() + out[end:]
+    helpers = _helpers(cpp, whole)
+    return _after_includes(out.decode(), helpers)
+
+
+def _for_node(root: Node, loop: Loop) -> Node:
+    for node in walk(root):
+        if node.type in ("for_statement", "for_range_loop") and node.start_point == (
+            loop.line - 1,
+            loop.column,
+        ):
+            return node
+    raise AnnotationError(f"cannot find loop {loop.id} in the source it was analysed from")
+
+
+def _rank_blocks(
+    raw: bytes, node: Node, program: Program, loop: Loop, number: int, cpp: bool
+) -> list[tuple[int, int, str]]:
+    """The edits that run `loop` (its node `node`) as rank blocks: the header's range, a flag
+    in each best update's block, and the code before and after."""
+    dep = loop.dependence
+    var = loop.var or ""
+    tag = f"pf_mpi_{number}"
+    first, count, lo, hi = (f"{tag}_{x}" for x in ("first", "count", "lo", "hi"))
+    edits: list[tuple[int, int, str]] = []
+    if loop.range_over is not None:
+        # A range-based loop runs over its block of the container's elements.
+        right = node.child_by_field_name("right")
+        if right is None:
+            raise AnnotationError(f"loop {loop.id} has no range to divide")
+        edits.append(
+            (right.start_byte, right.end_byte, f"pf_mpi_part({loop.range_over}, {lo}, {hi})")
+        )
+        lower, upper, inclusive = "0", f"({loop.range_over}).size()", False
+    else:
+        lower, upper, inclusive = loop.lower or "", loop.upper or "", loop.test == "<="
+        edits += _header(node, loop, lo, hi)
+    declared_here = loop.range_over is not None or _declares_counter(node)
+    for update, flag in _best_blocks(node, loop, tag):
+        edits.append((update.start_byte + 1, update.start_byte + 1, f" {flag} = 1;"))
+    plus_one = " + 1" if inclusive else ""
+    before = [
+        f"{{ long long {first} = (long long)({lower});",
+        f"long long {count} = (long long)({upper}){plus_one} - {first};",
+        f"long long {lo}, {hi}; pf_mpi_block({first}, {count}, &{lo}, &{hi});",
+    ]
+    for reduction in dep.reductions:
+        identity = _identity(reduction.var, reduction.op)
+        if identity:
+            before.append(f"if (pf_mpi_rank() != 0) {identity}")
+    for histogram in dep.array_reductions:
+        element = f"({histogram.var})[{tag}_k]"
+        identity = _identity(element, histogram.op)
+        if identity:
+            before.append(
+                f"if (pf_mpi_rank() != 0) for (long long {tag}_k = 0; {tag}_k < (long long)"
+                f"({histogram.length}); {tag}_k++) {identity}"
+            )
+    for u_number in range(len(dep.best_updates)):
+        before.append(f"int {tag}_found{u_number} = 0;")
+    after: list[str] = []
+    for reduction in dep.reductions:
+        after.append(
+            f"MPI_Allreduce(MPI_IN_PLACE, &({reduction.var}), 1, PF_MPI_TYPE({reduction.var}), "
+            f"PF_MPI_OP({reduction.var}, {_OPS[reduction.op]}), MPI_COMM_WORLD);"
+        )
+    for histogram in dep.array_reductions:
+        base = f"&({histogram.var})[0]"
+        after.append(
+            f"MPI_Allreduce(MPI_IN_PLACE, {base}, (int)({histogram.length}), "
+            f"PF_MPI_TYPE(({histogram.var})[0]), PF_MPI_OP(({histogram.var})[0], "
+            f"{_OPS[histogram.op]}), MPI_COMM_WORLD);"
+        )
+    for footprint in footprints(program, loop):
+        start = footprint.start.format(k=first)
+        after.append(
+            f"if ({count} > 0) pf_mpi_gather(&({footprint.array})[{start}], {first}, {count}, "
+            f"(size_t)({footprint.width}) * sizeof(({footprint.array})[0]));"
+        )
+    for u_number, best in enumerate(dep.best_updates):
+        after += _merge_bests(best, f"{tag}_found{u_number}", f"{tag}_b{u_number}", cpp)
+    for name in dep.lastprivate:
+        after.append(
+            f"if ({count} > 0) MPI_Bcast(&({name}), (int)sizeof({name}), MPI_BYTE, "
+            f"pf_mpi_owner({count}), MPI_COMM_WORLD);"
+        )
+    if not declared_here:
+        after.append(f"{var} = {first} + ({count} > 0 ? {count} : 0);")
+    indent = _indent(raw, node)
+    head = f"\n{indent}".join(before) + f"\n{indent}"
+    tail = "".join(f"\n{indent}{line}" for line in after) + " }"
+    if dep.overlap_checks:
+        # As for OpenMP: the divided loop only where the pointers it reaches do not overlap
+        # (the same on every rank, whose memory is laid out alike), else the loop as it was.
+        condition = " && ".join(f"({check})" for check in dep.overlap_checks)
+        original = raw[node.start_byte : node.end_byte].decode()
+        head = f"if ({condition}) " + head
+        tail += f" else {{\n{indent}{original}\n{indent}}}"
+    edits.append((node.start_byte, node.start_byte, head))
+    edits.append((node.end_byte, node.end_byte, tail))
+    return edits
+
+
+def _declares_counter(node: Node) -> bool:
+    init = node.child_by_field_name("initializer")
+    return init is not None and init.type == "declaration"
+
+
+def _header(node: Node, loop: Loop, lo: str, hi: str) -> list[tuple[int, int, str]]:
+    """Edits that make an index loop's header count from `lo` up to `hi` (exclusive)."""
+    init = node.child_by_field_name("initializer")
+    condition = node.child_by_field_name("condition")
+    if init is None or condition is None:
+        raise AnnotationError(f"loop {loop.id} has no initialiser or test to divide")
+    if init.type == "declaration":
+        declarator = init.child_by_field_name("declarator")
+        first = declarator.child_by_field_name("value") if declarator is not None else None
+    else:
+        first = init.child_by_field_name("right") if init.type == "assignment_expression" else None
+    if first is None:
+        raise AnnotationError(f"loop {loop.id}: cannot find its counter's first value")
+    bound = hi if loop.counter_type in (None, "auto") else f"({loop.counter_type}){hi}"
+    return [
+        (first.start_byte, first.end_byte, lo),
+        (condition.start_byte, condition.end_byte, f"{loop.var} < {bound}"),
+    ]
+
+
+def _identity(target: str, op: str) -> str:
+    if op == "&":
+        return f"{target} |= ~{target};"
+    value = _IDENTITY.get(op)
+    return f"{target} = {value};" if value is not None else ""
+
+
+def _best_blocks(node: Node, loop: Loop, tag: str) -> list[tuple[Node, str]]:
+    """The `{` of each best update's block, with the flag it sets."""
+    index = {u.best: n for n, u in enumerate(loop.dependence.best_updates)}
+    found = []
+    for child in walk(node):
+        matched = match_best_update(child) if child.type == "if_statement" else None
+        if matched is not None and matched[0].best in index:
+            found.append((matched[2], f"{tag}_found{index[matched[0].best]}"))
+    return found
+
+
+def _merge_bests(update: BestUpdate, flag: str, tag: str, cpp: bool) -> list[str]:
+    """Every rank's best (with whether its block found one) gathered to every rank and merged
+    in rank order with the loop's own comparison; rank 0's block starts the merge."""
+    names = (update.best, *update.others)
+    typed = (
+        f"std::remove_reference<decltype({update.best})>::type"
+        if cpp
+        else f"__typeof__({update.best})"
+    )
+    width = " + ".join(f"sizeof({n})" for n in names)
+    mine, every, at, rank, cand = (f"{tag}_{x}" for x in ("mine", "all", "at", "r", "cand"))
+    pack, unpack, offset = [], [], "1"
+    for name in names:
+        pack.append(f"    memcpy({mine} + {offset}, &({name}), sizeof({name}));")
+        unpack.append(f"            memcpy(&({name}), {at} + {offset}, sizeof({name}));")
+        offset += f" + sizeof({name})"
+    test = update.merge.format(mine=cand)
+    return [
+        f"{{ /* the ranks' {update.keeps} of {update.best}, merged in rank order */",
+        f"    size_t {tag}_w = 1 + {width};",
+        f"    unsigned char *{mine} = (unsigned char *)malloc({tag}_w);",
+        f"    unsigned char *{every} = (unsigned char *)malloc({tag}_w * (size_t)pf_mpi_size());",
+        f"    {mine}[0] = (unsigned char)({flag} != 0);",
+        *pack,
+        f"    MPI_Allgather({mine}, (int){tag}_w, MPI_BYTE, {every}, (int){tag}_w, MPI_BYTE, "
+        "MPI_COMM_WORLD);",
+        f"    for (int {rank} = 0; {rank} < pf_mpi_size(); {rank}++) {{",
+        f"        unsigned char *{at} = {every} + (size_t){rank} * {tag}_w;",
+        f"        {typed} {cand};",
+        f"        memcpy(&{cand}, {at} + 1, sizeof {cand});",
+        f"        if ({rank} == 0 || ({at}[0] && {test})) {{",
+        *unpack,
+        "        }",
+        "    }",
+        f"    free({mine});",
+        f"    free({every});",
+        "}",
+    ]
+
+
+def _indent(raw: bytes, node: Node) -> str:
+    line_start = raw.rfind(b"\n", 0, node.start_byte) + 1
+    prefix = raw[line_start : node.start_byte].decode()
+    return prefix if not prefix.strip() else ""
+
+
+def _after_includes(source: str, helpers: str) -> str:
+    """`helpers` after the last `#include` line at the top of the file (or first)."""
+    lines = source.split("\n")
+    last = -1
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("#include"):
+            last = i
+        elif stripped and not stripped.startswith(("#", "//", "/*", "*")) and last >= 0:
+            break
+    return "\n".join([*lines[: last + 1], helpers, *lines[last + 1 :]])
+
+
+def _helpers(cpp: bool, whole: bool) -> str:
+    types = _CPP_TYPES if cpp else _C_TYPES
+    if not whole:
+        return _COMMON_HEAD + types + _COMMON
+    if cpp:
+        streams = _CPP_STREAMS
+        quiet = "std::cout.setstate(std::ios_base::badbit);"
+        cin = "static std::istringstream pf_mpi_in(std::string(data, (size_t)length));\n    std::cin.rdbuf(pf_mpi_in.rdbuf());"
+    else:
+        streams, quiet, cin = "", "", ""
+    start = _START.replace("PF_MPI_QUIET_STREAMS", quiet).replace("PF_MPI_SHARE_CIN", cin)
+    return _COMMON_HEAD + types + _COMMON + streams + start
+
+
+_COMMON_HEAD = """\
+/* ---- ParForge: the program's loops run as blocks over MPI ranks ---- */
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+"""
+
+_C_TYPES = """\
+#define PF_MPI_TYPE(x) _Generic((x), \\
+    char: MPI_CHAR, signed char: MPI_SIGNED_CHAR, unsigned char: MPI_UNSIGNED_CHAR, \\
+    short: MPI_SHORT, unsigned short: MPI_UNSIGNED_SHORT, int: MPI_INT, unsigned: MPI_UNSIGNED, \\
+    long: MPI_LONG, unsigned long: MPI_UNSIGNED_LONG, long long: MPI_LONG_LONG, \\
+    unsigned long long: MPI_UNSIGNED_LONG_LONG, float: MPI_FLOAT, double: MPI_DOUBLE, \\
+    long double: MPI_LONG_DOUBLE, _Bool: MPI_C_BOOL)
+/* MPI's bitwise operators are not defined on booleans: their logical ones are the same. */
+static inline MPI_Op pf_mpi_bool_op(MPI_Op op) {
+    return op == MPI_BXOR ? MPI_LXOR : op == MPI_BAND ? MPI_LAND : op == MPI_BOR ? MPI_LOR : op;
+}
+#define PF_MPI_OP(x, op) _Generic((x), _Bool: pf_mpi_bool_op(op), default: (op))
+"""
+
+_CPP_TYPES = """\
+#include <type_traits>
+static inline MPI_Datatype pf_mpi_type(char) { return MPI_CHAR; }
+static inline MPI_Datatype pf_mpi_type(signed char) { return MPI_SIGNED_CHAR; }
+static inline MPI_Datatype pf_mpi_type(unsigned char) { return MPI_UNSIGNED_CHAR; }
+static inline MPI_Datatype pf_mpi_type(short) { return MPI_SHORT; }
+static inline MPI_Datatype pf_mpi_type(unsigned short) { return MPI_UNSIGNED_SHORT; }
+static inline MPI_Datatype pf_mpi_type(int) { return MPI_INT; }
+static inline MPI_Datatype pf_mpi_type(unsigned) { return MPI_UNSIGNED; }
+static inline MPI_Datatype pf_mpi_type(long) { return MPI_LONG; }
+static inline MPI_Datatype pf_mpi_type(unsigned long) { return MPI_UNSIGNED_LONG; }
+static inline MPI_Datatype pf_mpi_type(long long) { return MPI_LONG_LONG; }
+static inline MPI_Datatype pf_mpi_type(unsigned long long) { return MPI_UNSIGNED_LONG_LONG; }
+static inline MPI_Datatype pf_mpi_type(float) { return MPI_FLOAT; }
+static inline MPI_Datatype pf_mpi_type(double) { return MPI_DOUBLE; }
+static inline MPI_Datatype pf_mpi_type(long double) { return MPI_LONG_DOUBLE; }
+static inline MPI_Datatype pf_mpi_type(bool) { return MPI_CXX_BOOL; }
+#define PF_MPI_TYPE(x) pf_mpi_type(x)
+/* MPI's bitwise operators are not defined on booleans: their logical ones are the same. */
+template <class T> static inline MPI_Op pf_mpi_op(const T &, MPI_Op op) { return op; }
+static inline MPI_Op pf_mpi_op(const bool &, MPI_Op op) {
+    return op == MPI_BXOR ? MPI_LXOR : op == MPI_BAND ? MPI_LAND : op == MPI_BOR ? MPI_LOR : op;
+}
+#define PF_MPI_OP(x, op) pf_mpi_op(x, op)
+#include <iterator>
+/* Elements lo to hi of a random-access container, for a range-based loop's block. */
+template <class C> struct pf_mpi_range {
+    C &c;
+    long long lo, hi;
+    auto begin() const -> decltype(std::begin(c)) { return std::begin(c) + lo; }
+    auto end() const -> decltype(std::begin(c)) { return std::begin(c) + hi; }
+};
+template <class C> static inline pf_mpi_range<C> pf_mpi_part(C &c, long long lo, long long hi) {
+    return pf_mpi_range<C>{c, lo, hi};
+}
+"""
+
+_CPP_STREAMS = """\
+#include <iostream>
+#include <sstream>
+#include <string>
+"""
+
+_COMMON = """\
+static inline int pf_mpi_rank(void) { int r = 0; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
+static inline int pf_mpi_size(void) { int s = 1; MPI_Comm_size(MPI_COMM_WORLD, &s); return s; }
+/* Rank r's block [lo, hi) of count iterations from first: the first count % size ranks take
+   one more. */
+static inline void pf_mpi_block(long long first, long long count, long long *lo, long long *hi) {
+    long long size = pf_mpi_size(), rank = pf_mpi_rank();
+    long long n = count > 0 ? count : 0, q = n / size, r = n % size;
+    *lo = first + rank * q + (rank < r ? rank : r);
+    *hi = *lo + q + (rank < r ? 1 : 0);
+}
+/* The rank that runs the last of count iterations. */
+static inline int pf_mpi_owner(long long count) {
+    long long size = pf_mpi_size();
+    return (int)(count < size ? count - 1 : size - 1);
+}
+/* Every rank's block of a loop's writes, assembled on every rank: `base` is where iteration
+   `first` writes, `unit` the bytes one iteration writes. */
+static inline void pf_mpi_gather(void *base, long long first, long long count, size_t unit) {
+    int size = pf_mpi_size();
+    if (size == 1 || count <= 0 || unit == 0) return;
+    int *counts = (int *)malloc(sizeof(int) * (size_t)size);
+    int *displs = (int *)malloc(sizeof(int) * (size_t)size);
+    long long q = count / size, r = count % size;
+    for (int k = 0; k < size; k++) {
+        counts[k] = (int)(q + (k < r ? 1 : 0));
+        displs[k] = (int)(k * q + (k < r ? k : r));
+    }
+    MPI_Datatype block;
+    MPI_Type_contiguous((int)unit, MPI_BYTE, &block);
+    MPI_Type_commit(&block);
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, base, counts, displs, block,
+                   MPI_COMM_WORLD);
+    MPI_Type_free(&block);
+    free(counts);
+    free(displs);
+    (void)first;
+}
+"""
+
+_START = """\
+#include <stdio.h>
+#include <unistd.h>
+static inline void pf_mpi_stop(void) {
+    int done = 0;
+    MPI_Finalized(&done);
+    if (!done) { fflush(stdout); MPI_Finalize(); }
+}
+static char pf_mpi_sink[256];
+/* MPI starts; ranks other than 0 print into a small buffer nobody reads; with `share_stdin`,
+   rank 0 reads standard input whole and every rank reads a copy of it from memory. */
+static inline void pf_mpi_start(int share_stdin) {
+    MPI_Init(NULL, NULL);
+    atexit(pf_mpi_stop);
+    int rank = pf_mpi_rank();
+    if (rank != 0) {
+        FILE *sink = fmemopen(pf_mpi_sink, sizeof pf_mpi_sink, "w");
+        if (sink != NULL) stdout = sink;
+        PF_MPI_QUIET_STREAMS
+    }
+    if (!share_stdin) return;
+    long long length = 0, capacity = 1 << 16;
+    char *data = (char *)malloc((size_t)capacity);
+    if (rank == 0) {
+        for (;;) {
+            if (length == capacity) data = (char *)realloc(data, (size_t)(capacity *= 2));
+            ssize_t got = read(0, data + length, (size_t)(capacity - length));
+            if (got <= 0) break;
+            length += got;
+        }
+    }
+    MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (length == 0) { free(data); return; }  /* every rank's standard input is at its end */
+    if (rank != 0 && length > capacity) data = (char *)realloc(data, (size_t)length);
+    for (long long at = 0; at < length; at += 1 << 30) {
+        long long part = length - at < (1 << 30) ? length - at : (1 << 30);
+        MPI_Bcast(data + at, (int)part, MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
+    FILE *copy = fmemopen(data, (size_t)length, "r");  /* kept open, and data with it */
+    if (copy != NULL) stdin = copy;
+    PF_MPI_SHARE_CIN
+}
+"""
