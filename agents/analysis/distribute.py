@@ -37,10 +37,11 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from agents.analysis.annotate import _exits
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import BestUpdate, Loop, Program
 from agents.analysis.parse import function_definitions, function_name, syntax_tree, text, walk
-from agents.analysis.reductions import match_best_update
+from agents.analysis.reductions import match_best_update, match_recurrence
 from sandbox.spec import Language
 
 _OPS = {
@@ -50,6 +51,10 @@ _OPS = {
 _IDENTITY = {"+": "0", "*": "1", "|": "0", "^": "0", "||": "0", "&&": "1"}
 """What ranks other than 0 start a reduction from (`&` sets every bit, min and max need none:
 combining the value before the loop again changes nothing)."""
+
+SHORT = 64
+"""Loops with fewer iterations than this (known from the source) stay on every rank: dividing
+them saves less than the collective call after them costs."""
 
 _STDIN = re.compile(
     r"\b(?:scanf|getchar|getc|fgetc|fgets|gets|fread|getline|getdelim|cin|read|fscanf|vscanf)\b"
@@ -92,10 +97,17 @@ def why_not(program: Program, loop: Loop) -> str | None:
         return "its bounds are not a counting-up range"
     elif loop.stride != 1:
         return "its step is not 1"
-    if not dep.parallelisable:
+    if loop.trip_count is not None and loop.trip_count < SHORT:
+        return f"{loop.trip_count} iterations, fewer than a collective call pays for"
+    if not dep.annotatable:
         return f"its iterations are not independent ({dep.kind})"
-    if dep.first_match or dep.scan is not None:
-        return "a search or a scan, which has no rank-block version yet"
+    if dep.scan is not None and (
+        loop.range_over is not None
+        or (program.language is Language.C and dep.scan.op in ("min", "max"))
+    ):
+        return "a scan this tool writes no rank-block version of (range-based, or a C min/max)"
+    if dep.first_match and (loop.range_over is not None or loop.counter_type in (None, "auto")):
+        return "a search whose counter is not declared with a type in its header"
     if dep.last_assigned or dep.packed:
         return "it needs a conditional last value or packed bits"
     if any(a.container and a.atomic for a in dep.array_reductions):
@@ -136,6 +148,8 @@ def _scalars(loop: Loop) -> set[str]:
     dep = loop.dependence
     names = {r.var for r in dep.reductions} | set(dep.private) | set(dep.lastprivate)
     names |= {n for b in dep.best_updates for n in (b.best, *b.others)}
+    if dep.scan is not None:
+        names.add(dep.scan.var)
     return names | {loop.var or ""}
 
 
@@ -320,9 +334,14 @@ def _rank_blocks(
             (right.start_byte, right.end_byte, f"pf_mpi_part({loop.range_over}, {lo}, {hi})")
         )
         lower, upper, inclusive = "0", f"({loop.range_over}).size()", False
+    elif dep.scan is not None:
+        lower, upper, inclusive = loop.lower or "", loop.upper or "", loop.test == "<="
+        scan = _blocked_scan(raw, node, loop, tag, cpp)
+        edits.append((node.start_byte, node.end_byte, scan))
     else:
         lower, upper, inclusive = loop.lower or "", loop.upper or "", loop.test == "<="
-        edits += _header(node, loop, lo, hi)
+        found = f" && {tag}_hit == LLONG_MAX" if dep.first_match else ""
+        edits += _header(node, loop, lo, hi + found)
     declared_here = loop.range_over is not None or _declares_counter(node)
     for update, flag in _best_blocks(node, loop, tag):
         edits.append((update.start_byte + 1, update.start_byte + 1, f" {flag} = 1;"))
@@ -346,6 +365,16 @@ def _rank_blocks(
             )
     for u_number in range(len(dep.best_updates)):
         before.append(f"int {tag}_found{u_number} = 0;")
+    if dep.first_match:
+        # A search: each rank notes the first iteration of its block that would leave the
+        # loop, the ranks take the smallest, and every rank runs that iteration alone (its
+        # body writes nothing outside itself, so running the others changed nothing).
+        hit = f"{tag}_hit"
+        before.append(f"long long {hit} = LLONG_MAX;")
+        exits = _exits(node)
+        noted = f"{{ if ((long long)({var}) < {hit}) {hit} = (long long)({var}); continue; }}"
+        edits += [(e.start_byte, e.end_byte, noted) for e in exits[1:]]
+        body = raw[exits[0].start_byte : exits[0].end_byte].decode()
     after: list[str] = []
     for reduction in dep.reductions:
         after.append(
@@ -367,6 +396,14 @@ def _rank_blocks(
         )
     for u_number, best in enumerate(dep.best_updates):
         after += _merge_bests(best, f"{tag}_found{u_number}", f"{tag}_b{u_number}", cpp)
+    if dep.first_match:
+        after.append(
+            f"MPI_Allreduce(MPI_IN_PLACE, &{hit}, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);"
+        )
+        after.append(
+            f"if ({hit} != LLONG_MAX) {{ {loop.counter_type} {var} = ({loop.counter_type}){hit};"
+            f" do {body} while (0); }}"
+        )
     for name in dep.lastprivate:
         after.append(
             f"if ({count} > 0) MPI_Bcast(&({name}), (int)sizeof({name}), MPI_BYTE, "
@@ -389,6 +426,119 @@ def _rank_blocks(
     return edits
 
 
+_SCAN_IDENTITY = {
+    "+": "({t})0",
+    "*": "({t})1",
+    "min": "std::numeric_limits<{t}>::has_infinity ? std::numeric_limits<{t}>::infinity() "
+    ": std::numeric_limits<{t}>::max()",
+    "max": "std::numeric_limits<{t}>::has_infinity ? -std::numeric_limits<{t}>::infinity() "
+    ": std::numeric_limits<{t}>::lowest()",
+}
+
+
+def _blocked_scan(raw: bytes, node: Node, loop: Loop, tag: str, cpp: bool) -> str:
+    """A scan loop as a two-pass blocked scan over ranks (as `annotate` does over threads):
+    each rank totals its block with the statements that update the running value, from the
+    operator's identity; every rank gets every total; each starts from the value before the
+    loop combined with the totals of the ranks before it and runs the whole body over its
+    block; afterwards every rank holds the final value (the start combined with all totals).
+    A recurrence (`a[i] = a[i - 1] + e`) is carried in a scalar of its own, as there."""
+    scan = loop.dependence.scan
+    assert scan is not None and loop.var is not None
+    body = node.child_by_field_name("body")
+    statements = [] if body is None else [c for c in body.named_children if c.type != "comment"]
+    if body is None or body.type != "compound_statement" or len(statements) <= scan.split:
+        raise AnnotationError(f"loop {loop.id} is not the scan the analysis found")
+    header = _header(node, loop, f"{tag}_lo", f"{tag}_hi")
+    shift = sum(len(new.encode()) - (end - start) for start, end, new in header)
+    loop_text = _segment(raw, node, header)
+
+    def at(n: Node) -> int:
+        return n.start_byte - node.start_byte + shift
+
+    def end_of(n: Node) -> int:
+        return n.end_byte - node.start_byte + shift
+
+    split = statements[scan.split]
+    before, after = loop_text[: at(split)], loop_text[end_of(split) :]
+    typed = (
+        (lambda x: f"std::remove_reference<decltype({x})>::type")
+        if cpp
+        else (lambda x: f"__typeof__({x})")
+    )
+    prelude: list[str] = []
+    if scan.recurrence:
+        matched = match_recurrence(split, loop.var)
+        if matched is None or (matched.first is not None) != scan.first:
+            raise AnnotationError(f"loop {loop.id} is not the recurrence the analysis found")
+        acc = f"{tag}_run"
+        element, term = text(matched.element), text(matched.term)
+        declared = (
+            f"std::decay<decltype({scan.var}[0])>::type {acc}{{}};"
+            if cpp
+            else f"__typeof__({scan.var}[0]) {acc} = 0;"
+        )
+        kind = typed(acc)
+        if matched.first is not None:
+            condition, value = text(matched.first[0]), text(matched.first[2])
+            update = f"{acc} = {acc} {scan.op} ({condition} ? ({value}) : ({term}));"
+            prelude = [declared, f"{acc} = {_SCAN_IDENTITY[scan.op].format(t=kind)};"]
+        else:
+            update = f"{acc} = {acc} {scan.op} ({term});"
+            prelude = [
+                declared,
+                f"if (({loop.lower}) < ({loop.upper})) {acc} = {scan.var}[({loop.lower}) - 1];",
+            ]
+        whole = f"{before}{update} {element} = {acc};{after}"
+        totalling = f"{before}{update} }}"
+    else:
+        acc = scan.var
+        kind = typed(acc)
+        whole = loop_text
+        totalling = before.rstrip() + " }"
+    prelude.append(f"typedef {kind} {tag}_t;")
+    kind = f"{tag}_t"
+    start, totals, block = (f"{tag}_{x}" for x in ("start", "totals", "b"))
+    identity = _SCAN_IDENTITY[scan.op].format(t=kind)
+    if scan.op in ("min", "max"):
+        test = "<" if scan.op == "min" else ">"
+        combine = f"if ({totals}[{block}] {test} {acc}) {acc} = {totals}[{block}];"
+    else:
+        combine = f"{acc} = {acc} {scan.op} {totals}[{block}];"
+    width = f"(int)sizeof({kind})"
+    rows = [
+        "{",
+        *prelude,
+        f"{kind} {start} = {acc};",
+        f"{kind} *{totals} = ({kind} *)malloc(sizeof({kind}) * (size_t)pf_mpi_size());",
+        f"/* Pass 1: each rank totals its block with the statements that update {acc}. */",
+        f"{acc} = {identity};",
+        totalling,
+        f"MPI_Allgather(&{acc}, {width}, MPI_BYTE, {totals}, {width}, MPI_BYTE, MPI_COMM_WORLD);",
+        "/* Pass 2: each rank runs its block again from the totals of the ranks before it. */",
+        f"{acc} = {start};",
+        f"for (int {block} = 0; {block} < pf_mpi_rank(); ++{block}) {combine}",
+        whole,
+    ]
+    if not scan.recurrence:
+        rows += [
+            f"{acc} = {start};",
+            f"for (int {block} = 0; {block} < pf_mpi_size(); ++{block}) {combine}",
+        ]
+    rows += [f"free({totals});", "}"]
+    indent = _indent(raw, node)
+    return f"\n{indent}".join([rows[0], *("    " + row for row in rows[1:-1]), rows[-1]])
+
+
+def _segment(raw: bytes, node: Node, edits: list[tuple[int, int, str]]) -> str:
+    """`node`'s text with `edits` (offsets in the whole source, inside the node) applied."""
+    out = raw[node.start_byte : node.end_byte]
+    for start, end, new in sorted(edits, reverse=True):
+        a, b = start - node.start_byte, end - node.start_byte
+        out = out[:a] + new.encode() + out[b:]
+    return out.decode()
+
+
 def _declares_counter(node: Node) -> bool:
     init = node.child_by_field_name("initializer")
     return init is not None and init.type == "declaration"
@@ -407,7 +557,9 @@ def _header(node: Node, loop: Loop, lo: str, hi: str) -> list[tuple[int, int, st
         first = init.child_by_field_name("right") if init.type == "assignment_expression" else None
     if first is None:
         raise AnnotationError(f"loop {loop.id}: cannot find its counter's first value")
-    bound = hi if loop.counter_type in (None, "auto") else f"({loop.counter_type}){hi}"
+    bound, _, rest = hi.partition(" ")
+    bound = bound if loop.counter_type in (None, "auto") else f"({loop.counter_type}){bound}"
+    bound = f"{bound} {rest}".rstrip()
     return [
         (first.start_byte, first.end_byte, lo),
         (condition.start_byte, condition.end_byte, f"{loop.var} < {bound}"),
@@ -508,6 +660,7 @@ def _helpers(cpp: bool, whole: bool) -> str:
 _COMMON_HEAD = """\
 /* ---- ParForge: the program's loops run as blocks over MPI ranks ---- */
 #include <mpi.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 """
@@ -527,6 +680,7 @@ static inline MPI_Op pf_mpi_bool_op(MPI_Op op) {
 """
 
 _CPP_TYPES = """\
+#include <limits>
 #include <type_traits>
 static inline MPI_Datatype pf_mpi_type(char) { return MPI_CHAR; }
 static inline MPI_Datatype pf_mpi_type(signed char) { return MPI_SIGNED_CHAR; }
