@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from agents.analysis import analyse
 from agents.graphs.translate.plans import default_plan
 from agents.prompts.program import build_messages
 from agents.targets import KITS, kit
@@ -27,6 +28,7 @@ def test_the_registry_finds_every_tool_file_by_name() -> None:
     assert sorted(tools_by_name()) == [
         "analyse",
         "annotate",
+        "distribute",
         "examples",
         "profile",
         "rewrite",
@@ -40,6 +42,20 @@ def test_a_targets_registry_is_the_common_tools_and_its_own(target: Target) -> N
     names = list(registry(target).tools)
     assert names == [*COMMON_FIRST, *kit(target).tools, *COMMON_LAST]
     assert ("annotate" in names) == (target is Target.OPENMP)
+    assert ("distribute" in names) == (target is Target.MPI)
+
+
+@pytest.mark.parametrize("target", [Target.OPENMP, Target.MPI])
+def test_without_a_model_a_mechanical_target_still_makes_a_candidate(target: Target) -> None:
+    """OpenMP's `annotate` and MPI's `distribute` write code from the analysis's facts alone."""
+    source = "void f(int n, double *a) { for (int i = 0; i < n; i++) a[i] = 2 * i; }"
+    program = analyse(source, Language.C)
+    assert kit(target).mechanical(source, program)
+    steps = default_plan(target, annotatable=True, extra_tests=0, use_model=False)
+    makers = [s for s in steps if s.tool in kit(target).tools]
+    assert len(makers) == 1 and makers[0].args["mode"] == "analysis"
+    unproven = "void f(int n, double *a) { for (int i = 1; i < n; i++) a[i] += a[i - 1] * a[i]; }"
+    assert not kit(target).mechanical(unproven, analyse(unproven, Language.C))
 
 
 @pytest.mark.parametrize("target", PARALLEL)

@@ -1,0 +1,183 @@
+"""`distribute`: MPI programs written from the analysis's loop facts.
+
+Each program here is compiled as it is and as the tool rewrites it (`mpicc`/`mpicxx`), and the
+rewrite must print exactly what the sequential program prints at 1, 2, 3 and 4 ranks, on sizes
+below, at and above the rank counts (one run covers all of them). The pure tests check what the
+tool offers and refuses."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agents.analysis import AnnotationError, analyse
+from agents.analysis.distribute import distributable, distribute, why_not
+from sandbox.spec import Language
+
+PROGRAMS = Path(__file__).parent / "programs"
+RANKS = (1, 2, 3, 4)
+MPI_ENV = {
+    **os.environ,
+    "OMPI_ALLOW_RUN_AS_ROOT": "1",
+    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+    "OMPI_MCA_btl": "self,vader",
+    "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
+}
+
+
+def _stdin_for_shapes() -> str:
+    sizes = [1, 2, 3, 5, 7, 100, 1001]
+    rows = [str(len(sizes))]
+    for n in sizes:
+        values = [(i * 37 + 11) % 23 * 2 + (1 if i % 9 else 0) for i in range(n)]
+        rows += [str(n), " ".join(map(str, values))]
+    return "\n".join(rows) + "\n"
+
+
+CASES = {
+    # file, language, the loops the tool must divide, standard input
+    # folds (and a histogram), three bests, a map, rows, a last value, main's set-up loop;
+    # not the 3- and 8-iteration loops, nor the histogram into a pointer parameter.
+    "mpi_folds.c": (
+        Language.C,
+        {"L1", "L2", "L3", "L4", "L5", "L6", "L7", "L11", "L13"},
+        "",
+    ),
+    "mpi_shapes.cpp": (
+        Language.CPP,
+        # the search, both scans, the range-based loops; main's three set-up loops over
+        # vectors of numbers (not the one writing a std::vector<bool>, nor the input loops)
+        {"L1", "L2", "L3", "L4", "L5", "L6", "L9", "L10", "L11"},
+        _stdin_for_shapes(),
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("mpicc") is None, reason="needs Open MPI's compilers")
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_rank_blocks_print_what_the_sequential_program_prints(name: str, tmp_path: Path) -> None:
+    language, expected, stdin = CASES[name]
+    source = (PROGRAMS / name).read_text()
+    program = analyse(source, language)
+    offered = {loop.id for loop in distributable(source, program)}
+    assert offered == expected, {loop.id: why_not(program, loop) for loop in program.loops}
+    rewritten = distribute(source, program, sorted(offered))
+    suffix = ".c" if language is Language.C else ".cpp"
+    (tmp_path / f"seq{suffix}").write_text(source)
+    (tmp_path / f"par{suffix}").write_text(rewritten)
+    cc, mpicc = ("gcc", "mpicc") if language is Language.C else ("g++", "mpicxx")
+    for compiler, file, exe in ((cc, "seq", "seq"), (mpicc, "par", "par")):
+        subprocess.run(
+            [compiler, "-O2", "-o", str(tmp_path / exe), str(tmp_path / f"{file}{suffix}")],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+    want = subprocess.run(
+        [str(tmp_path / "seq")], input=stdin, capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    assert want.count("\n") >= 7
+    for ranks in RANKS:
+        got = subprocess.run(
+            ["mpirun", "-np", str(ranks), "--oversubscribe", str(tmp_path / "par")],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=MPI_ENV,
+        )
+        assert got.returncode == 0, got.stderr[-2000:]
+        assert got.stdout == want, (ranks, got.stdout, want)
+
+
+def _offered(source: str, language: Language = Language.C) -> set[str]:
+    program = analyse(source, language)
+    return {loop.id for loop in distributable(source, program)}
+
+
+def test_a_write_beyond_the_iterations_own_element_gets_no_candidate() -> None:
+    source = """
+void spread(int n, double *a, const double *b) {
+    for (int i = 0; i < n; i++) a[2 * i] = b[i];
+}
+"""
+    program = analyse(source, Language.C)
+    assert _offered(source) == set()
+    assert "beyond its own element" in (why_not(program, program.loops[0]) or "")
+
+
+def test_a_loop_the_analysis_cannot_prove_gets_no_candidate() -> None:
+    source = """
+void recur(int n, double *a) {
+    for (int i = 1; i < n; i++) a[i] = a[i - 1] * 0.5 + a[i] * a[i];
+}
+"""
+    assert _offered(source) == set()
+    with pytest.raises(AnnotationError):
+        distribute(source, analyse(source, Language.C), ["L1"])
+
+
+def test_a_loop_doing_output_gets_no_candidate() -> None:
+    source = """
+#include <stdio.h>
+void show(int n, const double *a) {
+    for (int i = 0; i < n; i++) printf("%f\\n", a[i]);
+}
+"""
+    assert _offered(source) == set()
+
+
+def test_a_loop_in_a_function_a_divided_loop_calls_stays_on_every_rank() -> None:
+    """Dividing both would have only some ranks enter the inner loop's collective call."""
+    source = """
+static double weight(int m) {
+    double s = 0;
+    for (int j = 0; j < m; j++) s += j * 0.5;
+    return s;
+}
+static double twice(int m) { return 2 * weight(m); }
+void sums(int n, int m, double *out) {
+    for (int i = 0; i < n; i++) out[i] = twice(m) * i;
+}
+"""
+    program = analyse(source, Language.C)
+    assert program.loop("L2").dependence.parallelisable
+    assert _offered(source) == {"L2"}
+
+
+def test_short_loops_stay_on_every_rank() -> None:
+    source = """
+void fill(double *a) {
+    for (int i = 0; i < 8; i++) a[i] = i;
+}
+"""
+    assert _offered(source) == set()
+
+
+def test_a_program_using_the_tools_names_is_refused() -> None:
+    source = """
+void scale(int n, double *a) {
+    int pf_mpi_rank = 0;
+    for (int i = 0; i < n; i++) a[i] *= 2 + pf_mpi_rank;
+}
+"""
+    program = analyse(source, Language.C)
+    with pytest.raises(AnnotationError, match="pf_mpi_rank"):
+        distribute(source, program, [loop.id for loop in distributable(source, program)])
+
+
+def test_a_whole_program_starts_mpi_and_a_function_does_not() -> None:
+    body = "double total(int n, const double *a) { double s = 0;\n"
+    body += "    for (int i = 0; i < n; i++) s += a[i];\n    return s; }\n"
+    function = distribute(body, analyse(body, Language.C), ["L1"])
+    assert "MPI_Init" not in function and "pf_mpi_start(" not in function
+    assert "MPI_SUM" in function
+    whole = "#include <stdio.h>\n" + body + "int main(void) { double a[3] = {1, 2, 3};\n"
+    whole += '    printf("%f\\n", total(3, a)); return 0; }\n'
+    rewritten = distribute(whole, analyse(whole, Language.C), ["L1"])
+    assert "int main(void) { pf_mpi_start(0);" in rewritten
