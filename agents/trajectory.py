@@ -133,6 +133,14 @@ class Tally:
         """The best passed candidate, by the join's rule (`agents.core.join.best`)."""
         return best_of(self.verdicts)
 
+    def unjudged(self) -> int | None:
+        """The first candidate that built but could not be run here (`not_run` with a build
+        that succeeded: a CUDA program on a host without a GPU), if none passed."""
+        for candidate_id, verdict in self.verdicts.items():
+            if verdict.status == "not_run" and verdict.build is not None and verdict.build.ok:
+                return candidate_id
+        return None
+
     def reason(self, made: int, best: int | None = None) -> str:
         """`2 of 4 candidates passed; best 1.8x at 2 threads` or the failures by status;
         `best`: the candidate reported as best when another rule chose it (evolution's)."""

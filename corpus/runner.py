@@ -27,7 +27,7 @@ from corpus.store.models import JobStatus, TaskDetail
 from corpus.store.recorder import Recorder
 
 OUTCOME_STATUSES = frozenset(
-    {JobStatus.SUCCEEDED, JobStatus.NO_VERIFIED_CANDIDATE, JobStatus.FAILED}
+    {JobStatus.SUCCEEDED, JobStatus.NO_VERIFIED_CANDIDATE, JobStatus.NOT_RUN, JobStatus.FAILED}
 )
 """What a runner may end a task with; cancellation is the pool's to say."""
 
@@ -38,7 +38,8 @@ class RunOutcome:
 
     status: JobStatus = JobStatus.SUCCEEDED
     """SUCCEEDED (a candidate passed verification), NO_VERIFIED_CANDIDATE (the run did its job,
-    but none passed: a result, not an error) or FAILED (the model, the sandbox or the runner
+    but none passed: a result, not an error), NOT_RUN (the best candidate built and passed the
+    static checks, but this host cannot run it) or FAILED (the model, the sandbox or the runner
     broke)."""
     reason: str = ""
     """A line for the user: `3 of 4 candidates passed; best 3.4x at 4 threads`."""

@@ -128,16 +128,21 @@ def annotate_messages(
     return [*_prefix(source, language, program), Message(role="user", content=ask)]
 
 
-def distribute_messages(
-    source: str, language: Language, program: Program, loops: Sequence[Loop]
+def pick_loops_messages(
+    source: str,
+    language: Language,
+    program: Program,
+    loops: Sequence[Loop],
+    *,
+    how: str,
+    cost: str,
 ) -> list[Message]:
-    """Ask which of the loops the MPI tool can divide to divide (the schema holds the ids)."""
+    """Ask which of the loops a target's tool can write code for to hand it (the schema holds
+    the ids): the MPI tool's rank blocks, the CUDA tool's kernels."""
     ask = (
-        "These loops can run as blocks over MPI ranks (the tool writes the MPI code: each rank "
-        "runs its block, then the results are combined on every rank):\n"
+        f"These loops can {how}:\n"
         f"{loop_facts(loops)}\n"
-        "Pick the loops that carry the most work: each divided loop costs one collective call "
-        "after it, so a short loop is cheaper left to every rank. "
+        f"Pick the loops that carry the most work: {cost}. "
         'Answer with JSON {"loops": ["L1", ...]}.'
     )
     return [*_prefix(source, language, program), Message(role="user", content=ask)]

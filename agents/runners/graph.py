@@ -210,6 +210,8 @@ class GraphRunner:
             summary += f"; {len(notes)} note(s): {notes[0]}"
         if best is None and tools.work.failures:
             return RunOutcome(JobStatus.FAILED, f"{tools.work.failures[0]}; {summary}")
+        if best is None and tally.unjudged() is not None:
+            return RunOutcome(JobStatus.NOT_RUN, summary, tally.unjudged())
         status = JobStatus.SUCCEEDED if best is not None else JobStatus.NO_VERIFIED_CANDIDATE
         return RunOutcome(status, summary, best)
 

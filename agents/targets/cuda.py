@@ -1,7 +1,9 @@
 """CUDA: kernels on a GPU, launched from the host.
 
 A candidate is written in CUDA C++ whatever the sequential program's language, built with nvcc
-and checked by compute-sanitizer. Its evolution neighbours are the block sizes of its kernel
+and checked by compute-sanitizer. The target's own tool, `offload`, writes one from the
+analysis's facts where it proves a loop (each such loop a grid-stride kernel), so its default
+plan leads with that candidate. Its evolution neighbours are the block sizes of its kernel
 launches, where a launch takes its block size from one constant the program defines once.
 """
 
@@ -12,8 +14,10 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
+from agents.analysis.model import Program
+from agents.analysis.offload import offloadable
 from agents.analysis.parse import declared_name, parse_int, syntax_tree, text, walk
-from agents.targets.base import Kept, Kit, Mutation
+from agents.targets.base import Draft, Kept, Kit, Mutation
 from sandbox.spec import Language, Target
 
 BLOCK_SIZES = (64, 128, 256, 512, 1024)
@@ -41,6 +45,7 @@ class Cuda(Kit):
         "The host code keeps reading the same arguments and standard input and printing the "
         "same output.",
     )
+    tools: ClassVar[tuple[str, ...]] = ("offload",)
     checks: ClassVar[str] = "compute-sanitizer (memcheck, racecheck, synccheck)"
 
     def language(self, source: Language) -> Language:
@@ -48,6 +53,26 @@ class Cuda(Kit):
 
     def build_line(self, language: Language) -> str:
         return "nvcc -O2 (the file is main.cu)"
+
+    def mechanical(self, source: str, program: Program) -> bool:
+        return program.has_main and bool(offloadable(source, program))
+
+    def candidates(self, plan: Draft, *, annotatable: bool, use_model: bool) -> list[str]:
+        """Where `offload` can move a loop: the model's pick of loops, every loop the analysis
+        offers, and a rewrite (without a model, the analysis's candidate alone)."""
+        if not annotatable:
+            return super().candidates(plan, annotatable=annotatable, use_model=use_model)
+        plain = "every loop the analysis proves, as kernels"
+        if not use_model:
+            return [plan.add("offload", plain, mode="analysis")]
+        examples = plan.add("examples", "verified code of similar loops")
+        return [
+            plan.add("offload", "the model picks the loops", mode="model"),
+            plan.add("offload", plain, mode="analysis"),
+            plan.add(
+                "rewrite", "a whole-program rewrite", strategy=self.strategies[0], examples=examples
+            ),
+        ]
 
     def descriptor(self, lines: Sequence[str]) -> tuple[str, int]:
         """`cuda` and its kernel launches."""

@@ -10,14 +10,15 @@ offered loops to divide; `mode="analysis"` divides every offered loop.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from typing import ClassVar, Literal
 
 from pydantic import BaseModel
 
-from agents.analysis import AnnotationError
+from agents.analysis import AnnotationError, Loop
 from agents.analysis.distribute import distributable, distribute
 from agents.llm import ChatRequest, JsonSchema, Sampling
-from agents.prompts.translate import distribute_messages
+from agents.prompts.translate import pick_loops_messages
 from agents.tools.annotate import CandidateResult
 from agents.tools.base import ToolContext, ToolError
 from agents.tools.calls import ask, keep, reserve
@@ -25,7 +26,7 @@ from corpus.store.models import StepKind
 from sandbox.spec import Target
 
 
-class DistributeArgs(BaseModel):
+class LoopToolArgs(BaseModel):
     function: str | None = None
     """Only the loops of this function (None: every function)."""
     mode: Literal["model", "analysis"] = "model"
@@ -38,48 +39,79 @@ class Distribute:
         'with the collective calls their reductions and writes need; mode "model" lets the '
         'model pick the loops, "analysis" takes every one it can.'
     )
-    Args: ClassVar[type[BaseModel]] = DistributeArgs
+    Args: ClassVar[type[BaseModel]] = LoopToolArgs
 
-    async def run(self, args: DistributeArgs, ctx: ToolContext) -> CandidateResult:
-        if ctx.view.target is not Target.MPI:
-            raise ToolError("distribute makes MPI candidates only")
+    async def run(self, args: LoopToolArgs, ctx: ToolContext) -> CandidateResult:
+        return await from_loops(
+            ctx,
+            args,
+            tool=self.name,
+            target=Target.MPI,
+            offered=distributable(
+                ctx.view.source, ctx.view.program, args.function or ctx.view.function
+            ),
+            write=lambda ids: distribute(ctx.view.source, ctx.view.program, ids),
+            how="run as blocks over MPI ranks (the tool writes the MPI code: each rank runs its "
+            "block, then the results are combined on every rank)",
+            cost="each divided loop costs one collective call after it, so a short loop is "
+            "cheaper left to every rank",
+            shape="block",
+        )
+
+
+async def from_loops(
+    ctx: ToolContext,
+    args: LoopToolArgs,
+    *,
+    tool: str,
+    target: Target,
+    offered: Sequence[Loop],
+    write: Callable[[list[str]], str],
+    how: str,
+    cost: str,
+    shape: str,
+) -> CandidateResult:
+    """A candidate a target's tool writes from the loops it `offered`: all of them, or the
+    model's pick of them (`args.mode`). Shared by the MPI and CUDA tools."""
+    if ctx.view.target is not target:
+        raise ToolError(f"{tool} makes {target.value} candidates only")
+    if not offered:
+        raise ToolError(f"no loop the analysis can prove that {tool} can write code for")
+    reserve(ctx, "candidate")
+    note = ""
+    ids = [loop.id for loop in offered]
+    if args.mode == "analysis":
+        async with ctx.deps.trace.step(StepKind.TOOL_CALL, tool, {"mode": "analysis"}) as step:
+            step.result = {"loops": ids}
+        assert step.id is not None
+        step_id = step.id
+    else:
         view = ctx.view
-        loops = distributable(view.source, view.program, args.function or view.function)
-        if not loops:
-            raise ToolError("no loop the analysis can prove fit for a rank-block version")
-        reserve(ctx, "candidate")
-        note = ""
-        ids = [loop.id for loop in loops]
-        if args.mode == "analysis":
-            async with ctx.deps.trace.step(
-                StepKind.TOOL_CALL, "distribute", {"mode": "analysis"}
-            ) as step:
-                step.result = {"loops": ids}
-            assert step.id is not None
-            step_id = step.id
-        else:
-            request = ChatRequest(
-                messages=distribute_messages(view.source, view.language, view.program, loops),
-                sampling=Sampling(
-                    max_tokens=ctx.deps.settings.annotate_tokens,
-                    temperature=ctx.deps.settings.temperature,
-                ),
-                response_schema=JsonSchema(json_schema=_schema(ids), name="loops"),
-            )
-            text, step_id = await ask(ctx, request, "distribute")
-            picked, note = _parse(text, ids)
-            ids = picked or ids
-        try:
-            source = distribute(view.source, view.program, ids)
-        except AnnotationError as exc:
-            raise ToolError(f"cannot distribute: {exc}") from exc
-        tags = sorted({t for loop in loops if loop.id in ids for t in loop.dependence.patterns})
-        strategy = f"distribute[{','.join(tags)}]:{','.join(ids)}/block"[:200]
-        made = await keep(ctx, source, strategy, step_id)
-        made.assumptions = [
-            a for loop in loops if loop.id in ids for a in loop.dependence.assumptions
-        ]
-        return CandidateResult(candidate_id=made.candidate_id, strategy=strategy, note=note)
+        request = ChatRequest(
+            messages=pick_loops_messages(
+                view.source, view.language, view.program, offered, how=how, cost=cost
+            ),
+            sampling=Sampling(
+                max_tokens=ctx.deps.settings.annotate_tokens,
+                temperature=ctx.deps.settings.temperature,
+            ),
+            response_schema=JsonSchema(json_schema=_schema(ids), name="loops"),
+        )
+        text, step_id = await ask(ctx, request, tool)
+        picked, note = _parse(text, ids)
+        ids = picked or ids
+    try:
+        source = write(ids)
+    except AnnotationError as exc:
+        raise ToolError(f"{tool}: {exc}") from exc
+    chosen = [loop for loop in offered if loop.id in ids]
+    tags = sorted({t for loop in chosen for t in loop.dependence.patterns})
+    strategy = f"{tool}[{','.join(tags)}]:{','.join(ids)}/{shape}"[:200]
+    made = await keep(ctx, source, strategy, step_id)
+    made.assumptions = list(
+        dict.fromkeys(a for loop in chosen for a in loop.dependence.assumptions)
+    )
+    return CandidateResult(candidate_id=made.candidate_id, strategy=strategy, note=note)
 
 
 def _schema(ids: list[str]) -> dict[str, object]:

@@ -17,6 +17,10 @@ class JobStatus(StrEnum):
     NO_VERIFIED_CANDIDATE = "no_verified_candidate"
     """A task that ran to its end, but none of its candidates passed verification (tasks only:
     an eval run's samples are scored, not judged as a whole)."""
+    NOT_RUN = "not_run"
+    """A task that ran to its end with a candidate that built and passed every check this host
+    can run, but that nothing here can run (a CUDA program on a host without a GPU): not
+    judged, neither passed nor failed (tasks only)."""
     FAILED = "failed"
     """The infrastructure broke (model, sandbox, worker), not merely every candidate."""
     CANCELLED = "cancelled"

@@ -17,6 +17,7 @@ from corpus.store.tasks import ANY_OWNER, Owner
 STATUS = {
     JobStatus.SUCCEEDED: "verified",
     JobStatus.NO_VERIFIED_CANDIDATE: "no_verified_candidate",
+    JobStatus.NOT_RUN: "not_run",
     JobStatus.FAILED: "failed",
     JobStatus.CANCELLED: "cancelled",
 }

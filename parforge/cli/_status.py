@@ -11,6 +11,8 @@ _STATUS_STYLE: dict[str, str] = {
     JobStatus.SUCCEEDED: "green",
     # The run did its job, but nothing passed: a result to read, not a breakdown.
     JobStatus.NO_VERIFIED_CANDIDATE: "yellow",
+    # Built and checked, but nothing here could run it (no GPU): not a verdict either way.
+    JobStatus.NOT_RUN: "blue",
     JobStatus.FAILED: "red",
     JobStatus.CANCELLED: "magenta",
 }

@@ -102,7 +102,9 @@ def translate(
         fail(f"invalid input: {exc}", 2)
     config = settings()
     status = run(_translate(config, create, as_json))
-    raise SystemExit(0 if status is JobStatus.SUCCEEDED else 1)
+    # 3: nothing here could run the best candidate (infrastructure unavailable: no GPU).
+    codes = {JobStatus.SUCCEEDED: 0, JobStatus.NOT_RUN: 3}
+    raise SystemExit(codes.get(status, 1))
 
 
 async def _translate(config: Settings, create: TaskCreate, as_json: bool) -> JobStatus:

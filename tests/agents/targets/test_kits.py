@@ -30,6 +30,7 @@ def test_the_registry_finds_every_tool_file_by_name() -> None:
         "annotate",
         "distribute",
         "examples",
+        "offload",
         "profile",
         "rewrite",
         "tests",
@@ -43,12 +44,15 @@ def test_a_targets_registry_is_the_common_tools_and_its_own(target: Target) -> N
     assert names == [*COMMON_FIRST, *kit(target).tools, *COMMON_LAST]
     assert ("annotate" in names) == (target is Target.OPENMP)
     assert ("distribute" in names) == (target is Target.MPI)
+    assert ("offload" in names) == (target is Target.CUDA)
 
 
-@pytest.mark.parametrize("target", [Target.OPENMP, Target.MPI])
+@pytest.mark.parametrize("target", PARALLEL)
 def test_without_a_model_a_mechanical_target_still_makes_a_candidate(target: Target) -> None:
-    """OpenMP's `annotate` and MPI's `distribute` write code from the analysis's facts alone."""
-    source = "void f(int n, double *a) { for (int i = 0; i < n; i++) a[i] = 2 * i; }"
+    """OpenMP's `annotate`, MPI's `distribute` and CUDA's `offload` write code from the
+    analysis's facts alone."""
+    source = "void f(int n, double *a) { for (int i = 0; i < n; i++) a[i] = 2 * i; }\n"
+    source += "int main(void) { double a[100]; f(100, a); return 0; }"
     program = analyse(source, Language.C)
     assert kit(target).mechanical(source, program)
     steps = default_plan(target, annotatable=True, extra_tests=0, use_model=False)

@@ -1,0 +1,647 @@
+"""CUDA from loop facts: the loops the dependence analysis proves, run as GPU kernels.
+
+Each chosen loop becomes a template kernel written next to its function and launched where the
+loop was. The kernel's parameters are the names the loop's body uses from outside it, with the
+same names, so the body is pasted as it is: its types come from the arguments (template
+deduction), scalars travel by value (a private copy per thread, which is what the analysis's
+private variables need), and arrays by pointer. Each thread runs iterations of a grid-stride
+loop:
+
+- a scalar reduction starts each thread from its operator's identity (min and max from the
+  value before the loop), is combined per block in shared memory, and each block's result once
+  into a cell that starts from the value before the loop (an atomic compare-and-swap, for any
+  operator and any 4- or 8-byte type);
+- a histogram's updates become atomic updates of the element;
+- arrays reach the GPU as they are when they live on the heap (the program's `malloc`, `calloc`,
+  `realloc` and `free` become CUDA managed memory, shared by host and device), and through a
+  managed copy in and, when the loop writes them, out, when they are C arrays or `std::vector`s
+  (sizes known from the declaration). A pointer the device cannot reach at run time (a stack
+  array passed down) leaves that loop to the host, as it was.
+
+Every CUDA call is checked (a failure prints CUDA's message and exits non-zero); each launch is
+followed by a synchronisation, so the host reads what the kernel wrote.
+
+Searches, scans, argmin/argmax, last values and range-based loops get no kernel yet; nor does
+a loop calling a function of the program's that is not pure, or using an object whose class
+has methods (the device cannot run the host's code).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from agents.analysis.distribute import SHORT, _declares_counter, _identity, _indent, _segment
+from agents.analysis.errors import AnnotationError
+from agents.analysis.model import Loop, Program
+from agents.analysis.parse import (
+    function_definitions,
+    function_name,
+    function_params,
+    syntax_tree,
+    text,
+    walk,
+)
+from agents.analysis.reductions import match_reduction
+
+PRIVATE_BINS = 2048
+"""Histograms with at most this many bins (a literal length) count per block in shared memory
+(2048 8-byte bins: 16 KiB of the 48 KiB a block may always have)."""
+
+BLOCK = 256
+"""Threads per block: a power of two (the block reduction halves), well below every GPU's
+limit."""
+
+_OPS = {
+    "+": "pf_cuda_plus", "*": "pf_cuda_times", "min": "pf_cuda_min", "max": "pf_cuda_max",
+    "&": "pf_cuda_and", "|": "pf_cuda_or", "^": "pf_cuda_xor", "&&": "pf_cuda_all",
+    "||": "pf_cuda_any",
+}  # fmt: skip
+_ALLOCATORS = ("malloc", "calloc", "realloc", "free")
+_CONTAINER = re.compile(r"\b(?:std::)?(vector|array)\s*<")
+
+
+@dataclass(frozen=True)
+class _Name:
+    """A name the loop's body uses from outside it, and how it reaches the device."""
+
+    name: str
+    kind: str
+    """`scalar` (by value), `pointer` (as it is: heap memory is managed), `array` (a C array:
+    copied through managed memory) or `container` (a `std::vector` or `std::array`: the same)."""
+
+
+def offloadable(source: str, program: Program, function: str | None = None) -> list[Loop]:
+    """The loops a kernel can run, outermost first, none inside another."""
+    root = syntax_tree(source, program.language).root_node
+    chosen = [
+        loop
+        for loop in program.loops
+        if (function is None or loop.function == function) and why_not(root, program, loop) is None
+    ]
+    ids = {loop.id for loop in chosen}
+    return [loop for loop in chosen if not any(a in ids for a in loop.ancestors)]
+
+
+def why_not(root: Node, program: Program, loop: Loop) -> str | None:
+    """Why `loop` gets no kernel (None: it can)."""
+    dep = loop.dependence
+    if loop.range_over is not None or loop.kind != "for" or not loop.canonical or not loop.var:
+        return "not a counted for loop"
+    if loop.lower is None or loop.upper is None or loop.test not in ("<", "<=") or loop.stride != 1:
+        return "its bounds are not a counting-up range with step 1"
+    if loop.trip_count is not None and loop.trip_count < SHORT:
+        return f"{loop.trip_count} iterations, fewer than a kernel launch pays for"
+    if not dep.parallelisable:
+        return f"its iterations are not independent ({dep.kind})"
+    if dep.best_updates or dep.lastprivate or dep.last_assigned or dep.packed:
+        return "an argmin/argmax, a last value or packed bits, which get no kernel yet"
+    if any(r.op in ("&&", "||") for r in dep.reductions):
+        return "a logical reduction (a one-byte value the device cannot update atomically)"
+    node = _for_node(root, loop)
+    definition = _definition(root, loop.function)
+    try:
+        names = _free_names(root, definition, node, loop)
+        _histogram_updates(node, loop)
+    except AnnotationError as exc:
+        return str(exc)
+    user = {function_name(d) for d in function_definitions(root)}
+    called = [c for c in loop.calls if c in user]
+    impure = [c for c in called if not _pure_definition(root, c)]
+    if impure:
+        return f"it calls {impure[0]}(), which the device cannot run as it is"
+    if any(n.kind == "unsupported" for n in names):
+        bad = next(n.name for n in names if n.kind == "unsupported")
+        return f"it uses {bad}, which cannot be moved to the device"
+    return None
+
+
+def offload(source: str, program: Program, loop_ids: Sequence[str]) -> str:
+    """The program as CUDA C++, with each loop of `loop_ids` a kernel (see the module's text).
+
+    Raises AnnotationError for a loop that `offloadable` does not offer."""
+    root = syntax_tree(source, program.language).root_node
+    offered = {loop.id: loop for loop in offloadable(source, program)}
+    for loop_id in loop_ids:
+        if loop_id not in offered:
+            loop = next((x for x in program.loops if x.id == loop_id), None)
+            why = why_not(root, program, loop) if loop is not None else "no such loop"
+            raise AnnotationError(f"loop {loop_id} cannot run as a kernel: {why or 'nested'}")
+    if not loop_ids:
+        raise AnnotationError("no loop chosen")
+    identifiers = {text(n) for n in walk(root) if n.type == "identifier"}
+    taken = sorted(n for n in identifiers if n.startswith("pf_cuda_"))
+    if taken:
+        raise AnnotationError(f"the program already uses the name {taken[0]}")
+    raw = source.encode()
+    edits: list[tuple[int, int, str]] = []
+    kernels: dict[int, list[str]] = {}
+    for number, loop_id in enumerate(dict.fromkeys(loop_ids)):
+        loop = offered[loop_id]
+        node = _for_node(root, loop)
+        definition = _definition(root, loop.function)
+        names = _free_names(root, definition, node, loop)
+        kernel, launch = _kernel(raw, node, loop, names, number)
+        kernels.setdefault(definition.start_byte, []).append(kernel)
+        edits.append((node.start_byte, node.end_byte, launch))
+    for start, written in kernels.items():
+        edits.append((start, start, "\n\n".join(written) + "\n\n"))
+    for name in _device_functions(root, [offered[i] for i in loop_ids]):
+        definition = _definition(root, name)
+        edits.append((definition.start_byte, definition.start_byte, "__host__ __device__ "))
+    # Always: a C program's `T *p = malloc(...)` compiles as C++ only through the managed
+    # allocator's converting result.
+    edits += _managed_allocations(root)
+    out = raw
+    for begin, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        out = out[:begin] + new.encode() + out[end:]
+    return _HELPERS + out.decode()
+
+
+# --- what the kernel takes ------------------------------------------------------------------
+
+
+def _for_node(root: Node, loop: Loop) -> Node:
+    for node in walk(root):
+        if node.type == "for_statement" and node.start_point == (loop.line - 1, loop.column):
+            return node
+    raise AnnotationError(f"cannot find loop {loop.id} in the source it was analysed from")
+
+
+def _definition(root: Node, name: str) -> Node:
+    found = [d for d in function_definitions(root) if function_name(d) == name]
+    if len(found) != 1:
+        raise AnnotationError(f"cannot find the one definition of {name}()")
+    return found[0]
+
+
+def _free_names(root: Node, definition: Node, node: Node, loop: Loop) -> list[_Name]:
+    """The names the loop's body uses that are declared outside it, in the function or at file
+    scope (others are macros, enumerators or library names), with how each reaches the device."""
+    body = node.child_by_field_name("body")
+    if body is None:
+        raise AnnotationError(f"loop {loop.id} has no body")
+    inside = {n for d in walk(body) if d.type == "declaration" for n in _declared(d)}
+    callees = {
+        text(c.child_by_field_name("function") or c)
+        for c in walk(body)
+        if c.type == "call_expression"
+    }
+    declared = _visible(root, definition, node)
+    found: dict[str, _Name] = {}
+    for ident in walk(body):
+        if ident.type != "identifier":
+            continue
+        name = text(ident)
+        if name in inside or name in callees or name in found:
+            continue
+        if name == loop.var:
+            continue
+        kind = declared.get(name)
+        if kind is None:
+            continue
+        found[name] = _Name(name, kind)
+    if loop.var in declared and not _declares_counter(node):
+        found[loop.var] = _Name(loop.var, "scalar")
+    return list(found.values())
+
+
+def _declared(declaration: Node) -> list[str]:
+    names = []
+    for declarator in declaration.children_by_field_name("declarator"):
+        name = _base_name(declarator)
+        if name:
+            names.append(name)
+    return names
+
+
+def _base_name(declarator: Node) -> str | None:
+    while declarator.type not in ("identifier", "field_identifier"):
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None:
+            return None
+        declarator = inner
+    return text(declarator)
+
+
+def _visible(root: Node, definition: Node, node: Node) -> dict[str, str]:
+    """Name → how it reaches the device, for the file's variables, the function's parameters
+    and its declarations before the loop (inner ones shadow outer ones)."""
+    found: dict[str, str] = {}
+    scopes = [c for c in root.children if c.type == "declaration"]
+    scopes += [p for _, p in function_params(definition)]
+    fbody = definition.child_by_field_name("body")
+    if fbody is not None:
+        scopes += [
+            d for d in walk(fbody) if d.type == "declaration" and d.end_byte <= node.start_byte
+        ]
+    for declaration in scopes:
+        kind_node = declaration.child_by_field_name("type")
+        type_text = text(kind_node) if kind_node is not None else ""
+        for declarator in declaration.children_by_field_name("declarator"):
+            name = _base_name(declarator)
+            if name is None:
+                continue
+            found[name] = _kind(declarator, type_text)
+    return found
+
+
+def _kind(declarator: Node, type_text: str) -> str:
+    shapes = {n.type for n in walk(declarator)}
+    if "function_declarator" in shapes:
+        return "function"
+    container = _CONTAINER.search(type_text)
+    if container:
+        inner = type_text[container.end() :]
+        if _CONTAINER.search(inner) or re.match(r"\s*bool\b", inner) or "*" in inner:
+            return "unsupported"
+        return "container"
+    if "pointer_declarator" in shapes:
+        return "pointer"
+    if "array_declarator" in shapes:
+        parameter = declarator.parent is not None and declarator.parent.type.startswith("parameter")
+        return "pointer" if parameter else "array"
+    if "reference_declarator" in shapes or re.search(r"\b(?:std::|struct\b|class\b)", type_text):
+        return "scalar" if _plain(type_text) else "unsupported"
+    return "scalar" if _plain(type_text) else "unsupported"
+
+
+_PLAIN = re.compile(
+    r"^(?:const\s+|volatile\s+|static\s+|unsigned\s+|signed\s+|long\s+|short\s+)*"
+    r"(?:int|long|short|char|float|double|size_t|ssize_t|ptrdiff_t|bool|_Bool|"
+    r"u?int(?:8|16|32|64)_t|unsigned|signed|auto)?(?:\s+const)?$"
+)
+
+
+def _plain(type_text: str) -> bool:
+    """A number type (what a kernel can take by value without running the host's code)."""
+    return bool(_PLAIN.match(" ".join(type_text.replace("std::", "").split())))
+
+
+def _pure_definition(root: Node, name: str) -> bool:
+    """A function the device may run: its body calls nothing of the program's and names no
+    file-scope variable (the analysis already found its calls pure)."""
+    definition = _definition(root, name)
+    globals_ = {n for c in root.children if c.type == "declaration" for n in _declared(c)}
+    own = {function_name(d) for d in function_definitions(root)}
+    for node in walk(definition):
+        if node.type == "identifier" and text(node) in globals_:
+            return False
+        if node.type == "call_expression":
+            callee = node.child_by_field_name("function")
+            if callee is not None and text(callee) in own:
+                return False
+    return True
+
+
+def _device_functions(root: Node, loops: Sequence[Loop]) -> list[str]:
+    own = {function_name(d) for d in function_definitions(root)}
+    return sorted({c for loop in loops for c in loop.calls if c in own})
+
+
+def _histogram_updates(node: Node, loop: Loop) -> list[tuple[Node, str, str, str]]:
+    """Each histogram update in the loop's body: (statement, element, value, operator).
+
+    Raises AnnotationError for an update that is not `h[e]++`, `h[e]--` or `h[e] op= v`."""
+    arrays = {a.var: a.op for a in loop.dependence.array_reductions}
+    found = []
+    for statement in walk(node):
+        matched = match_reduction(statement) if statement.type == "expression_statement" else None
+        if matched is None or matched[0] not in arrays:
+            continue
+        expr = statement.named_children[0]
+        while expr.type == "parenthesized_expression":
+            expr = expr.named_children[0]
+        if expr.type == "update_expression":
+            target = expr.child_by_field_name("argument")
+            value = "-1" if "--" in text(expr) else "1"
+            op = "+"
+        else:
+            target = expr.child_by_field_name("left")
+            right = expr.child_by_field_name("right")
+            operator = text(expr.child_by_field_name("operator") or expr)
+            if right is None or operator not in ("+=", "-=", "*=", "&=", "|=", "^="):
+                raise AnnotationError(
+                    f"a histogram update the GPU tool cannot make atomic: {text(statement)}"
+                )
+            value = f"-({text(right)})" if operator == "-=" else f"({text(right)})"
+            op = "+" if operator == "-=" else operator[0]
+        if target is None:
+            raise AnnotationError(f"a histogram update without an element: {text(statement)}")
+        found.append((statement, text(target), value, op))
+    return found
+
+
+# --- writing the kernel and its launch ------------------------------------------------------
+
+
+def _kernel(raw: bytes, node: Node, loop: Loop, names: list[_Name], number: int) -> tuple[str, str]:
+    """The kernel's definition and the host code that replaces the loop."""
+    dep = loop.dependence
+    var = loop.var or ""
+    kernel = f"pf_cuda_kernel_{number}"
+    tag = f"pf_cuda_{number}"
+    reductions = list(dep.reductions)
+    body = node.child_by_field_name("body")
+    assert body is not None
+    # Histograms with few bins (a literal length) count per block in shared memory first: one
+    # global update per bin and block instead of one per iteration on the same few addresses.
+    private = {
+        a.var: f"pf_bins{k}"
+        for k, a in enumerate(dep.array_reductions)
+        if a.length.isdigit() and 0 < int(a.length) <= PRIVATE_BINS
+    }
+    atomics = []
+    for statement, element, value, op in _histogram_updates(node, loop):
+        array, _, index = element.partition("[")
+        cell = f"{private[array.strip()]}[{index}" if array.strip() in private else element
+        atomics.append(
+            (
+                statement.start_byte,
+                statement.end_byte,
+                f"pf_cuda_update(&({cell}), {value}, {_OPS[op]}());",
+            )
+        )
+    body_text = _segment(raw, body, atomics)
+    lengths = {a.var: a.length for a in dep.array_reductions}
+    bins_start, bins_end = [], []
+    for array, shared in private.items():
+        op = next(a.op for a in dep.array_reductions if a.var == array)
+        bins_start += [
+            f"    typedef typename std::remove_reference<decltype({array}[0])>::type {shared}_t;",
+            f"    __shared__ {shared}_t {shared}[{lengths[array]}];",
+            f"    for (int pf_b = threadIdx.x; pf_b < {lengths[array]}; pf_b += blockDim.x) "
+            f"{shared}[pf_b] = {array}[pf_b];"
+            if op in ("min", "max")
+            else f"    for (int pf_b = threadIdx.x; pf_b < {lengths[array]}; pf_b += blockDim.x) "
+            f"{{ {_identity(f'{shared}[pf_b]', op)} }}",
+            "    __syncthreads();",
+        ]
+        bins_end += [
+            "    __syncthreads();",
+            f"    for (int pf_b = threadIdx.x; pf_b < {lengths[array]}; pf_b += blockDim.x) "
+            f"pf_cuda_update(&{array}[pf_b], {shared}[pf_b], {_OPS[op]}());",
+        ]
+    params = [f"T{k} {n.name}" for k, n in enumerate(names)]
+    cells = [f"C{k} pf_cell{k}" for k in range(len(reductions))]
+    classes = [f"class T{k}" for k in range(len(names))] + [
+        f"class C{k}" for k in range(len(reductions))
+    ]
+    template = f"template <{', '.join(classes)}>\n" if classes else ""
+    counter = (
+        f"{var} = (T{[n.name for n in names].index(var)})(pf_first + pf_k);"
+        if any(n.name == var for n in names)
+        else f"{loop.counter_type or 'long long'} {var} = ({loop.counter_type or 'long long'})"
+        "(pf_first + pf_k);"
+    )
+    starts = [s for r in reductions if (s := _identity(r.var, r.op))]
+    folds = [
+        f"    pf_cuda_fold(pf_cell{k}, {r.var}, {_OPS[r.op]}());" for k, r in enumerate(reductions)
+    ]
+    definition = "\n".join(
+        [
+            f"/* Loop {loop.id} of {loop.function}() on the GPU: one grid-stride thread per "
+            "iteration. */",
+            f"{template}__global__ void {kernel}("
+            + ", ".join(["long long pf_first", "long long pf_count", *cells, *params])
+            + ") {",
+            *(f"    {s}" for s in starts),
+            *bins_start,
+            "    for (long long pf_k = blockIdx.x * (long long)blockDim.x + threadIdx.x; "
+            "pf_k < pf_count; pf_k += (long long)gridDim.x * blockDim.x) {",
+            f"        {counter}",
+            f"        {body_text}",
+            "    }",
+            *bins_end,
+            *folds,
+            "}",
+        ]
+    )
+    indent = _indent(raw, node)
+    plus_one = " + 1" if loop.test == "<=" else ""
+    host = [
+        f"{{ /* loop {loop.id} runs as {kernel} */",
+        f"long long {tag}_first = (long long)({loop.lower});",
+        f"long long {tag}_count = (long long)({loop.upper}){plus_one} - {tag}_first;",
+        f"if ({tag}_count > 0) {{",
+    ]
+    args: list[str] = []
+    back: list[str] = []
+    written = {w.name for w in loop.writes} | {a.var for a in dep.array_reductions}
+    for k, n in enumerate(names):
+        if n.kind in ("array", "container"):
+            data = f"&({n.name})[0]" if n.kind == "array" else f"({n.name}).data()"
+            size = (
+                f"sizeof({n.name})"
+                if n.kind == "array"
+                else f"({n.name}).size() * sizeof(({n.name})[0])"
+            )
+            copy = f"{tag}_copy{k}"
+            host.append(f"    void *{copy} = pf_cuda_copy_in({data}, {size});")
+            args.append(f"(decltype({data})){copy}")
+            if n.name in written:
+                back.append(f"    pf_cuda_copy_out({data}, {copy}, {size});")
+            back.append(f"    PF_CUDA_CHECK(cudaFree({copy}));")
+        else:
+            args.append(n.name)
+    for k, r in enumerate(reductions):
+        cell = f"{tag}_cell{k}"
+        host.append(
+            f"    auto *{cell} = (std::remove_reference<decltype({r.var})>::type *)"
+            f"pf_cuda_copy_in(&({r.var}), sizeof({r.var}));"
+        )
+        back.insert(0, f"    {r.var} = *{cell};")
+        back.append(f"    PF_CUDA_CHECK(cudaFree({cell}));")
+    launch_args = ", ".join(
+        [f"{tag}_first", f"{tag}_count", *(f"{tag}_cell{k}" for k in range(len(reductions))), *args]
+    )
+    host += [
+        f"    long long {tag}_blocks = ({tag}_count + {BLOCK} - 1) / {BLOCK};",
+        f"    if ({tag}_blocks > 65535) {tag}_blocks = 65535;",
+        f"    {kernel}<<<(unsigned){tag}_blocks, {BLOCK}>>>({launch_args});",
+        "    PF_CUDA_CHECK(cudaGetLastError());",
+        "    PF_CUDA_CHECK(cudaDeviceSynchronize());",
+        *back,
+        "}",
+    ]
+    if any(n.name == var for n in names):
+        host.append(f"{var} = {tag}_first + ({tag}_count > 0 ? {tag}_count : 0);")
+    host.append("}")
+    launch = f"\n{indent}".join(host)
+    # Pointers the device cannot reach (a stack array passed down, memory another library
+    # allocated) or that may overlap leave the loop to the host, as it was.
+    checks = [f"pf_cuda_reachable({n.name})" for n in names if n.kind == "pointer"]
+    checks += [f"({check})" for check in dep.overlap_checks]
+    if checks:
+        original = raw[node.start_byte : node.end_byte].decode()
+        launch = f"if ({' && '.join(checks)}) {launch} else {{\n{indent}{original}\n{indent}}}"
+    return definition, launch
+
+
+def _managed_allocations(root: Node) -> list[tuple[int, int, str]]:
+    """The program's heap calls (`malloc`, `calloc`, `realloc`, `free`) as managed ones."""
+    edits = []
+    for node in walk(root):
+        callee = node.child_by_field_name("function") if node.type == "call_expression" else None
+        if callee is not None and callee.type == "identifier" and text(callee) in _ALLOCATORS:
+            edits.append((callee.start_byte, callee.end_byte, f"pf_cuda_{text(callee)}"))
+    return edits
+
+
+_HELPERS = (
+    """\
+/* ---- ParForge: the program's loops run as CUDA kernels ---- */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <type_traits>
+#define restrict __restrict__
+#define PF_CUDA_CHECK(call) pf_cuda_check((call), #call, __FILE__, __LINE__)
+static inline void pf_cuda_check(cudaError_t status, const char *call, const char *file, int line) {
+    if (status != cudaSuccess) {
+        fprintf(stderr, "%s:%d: %s failed: %s\\n", file, line, call, cudaGetErrorString(status));
+        exit(1);
+    }
+}
+/* Heap memory the host and the device share (CUDA managed memory), with its size in front of
+   it so that realloc can copy it; memory not allocated here is freed by the C library. */
+#define PF_CUDA_MAGIC 0x5046435544414d4dULL
+struct pf_cuda_block { unsigned long long magic, size; };
+struct pf_cuda_pointer {
+    void *p;
+    template <class T> operator T *() const { return (T *)p; }
+};
+static inline pf_cuda_pointer pf_cuda_malloc(size_t size) {
+    char *raw = NULL;
+    PF_CUDA_CHECK(cudaMallocManaged((void **)&raw, size + 16));
+    struct pf_cuda_block header = {PF_CUDA_MAGIC, size};
+    memcpy(raw, &header, sizeof header);
+    return pf_cuda_pointer{raw + 16};
+}
+static inline pf_cuda_pointer pf_cuda_calloc(size_t count, size_t size) {
+    pf_cuda_pointer p = pf_cuda_malloc(count * size);
+    memset(p.p, 0, count * size);
+    return p;
+}
+static inline void pf_cuda_free(void *p) {
+    if (p == NULL) return;
+    struct pf_cuda_block header;
+    memcpy(&header, (char *)p - 16, sizeof header);
+    if (header.magic == PF_CUDA_MAGIC) PF_CUDA_CHECK(cudaFree((char *)p - 16));
+    else free(p);
+}
+static inline pf_cuda_pointer pf_cuda_realloc(void *p, size_t size) {
+    pf_cuda_pointer fresh = pf_cuda_malloc(size);
+    if (p != NULL) {
+        struct pf_cuda_block header;
+        memcpy(&header, (char *)p - 16, sizeof header);
+        memcpy(fresh.p, p, header.size < size ? header.size : size);
+        pf_cuda_free(p);
+    }
+    return fresh;
+}
+/* Whether the device can read and write memory at `p`: managed or device memory, or any
+   memory where the GPU and the system share page tables. */
+static inline int pf_cuda_reachable(const void *p) {
+    static int pageable = -1;
+    if (pageable < 0) {
+        int device = 0;
+        PF_CUDA_CHECK(cudaGetDevice(&device));
+        PF_CUDA_CHECK(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device));
+    }
+    if (pageable || p == NULL) return 1;
+    cudaPointerAttributes seen;
+    if (cudaPointerGetAttributes(&seen, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return seen.type == cudaMemoryTypeManaged || seen.type == cudaMemoryTypeDevice;
+}
+/* A managed copy of `size` bytes at `data` (a C array or a container's elements), and back. */
+static inline void *pf_cuda_copy_in(const void *data, size_t size) {
+    void *copy = NULL;
+    PF_CUDA_CHECK(cudaMallocManaged(&copy, size > 0 ? size : 1));
+    if (size > 0) memcpy(copy, data, size);
+    return copy;
+}
+static inline void pf_cuda_copy_out(const void *data, const void *copy, size_t size) {
+    if (size > 0) memcpy((void *)data, copy, size);
+}
+/* The operators of reductions, and one atomic update of any 4- or 8-byte value with one. */
+struct pf_cuda_plus { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
+struct pf_cuda_times { template <class T> __device__ T operator()(T a, T b) const { return a * b; } };
+struct pf_cuda_min { template <class T> __device__ T operator()(T a, T b) const { return b < a ? b : a; } };
+struct pf_cuda_max { template <class T> __device__ T operator()(T a, T b) const { return b > a ? b : a; } };
+struct pf_cuda_and { template <class T> __device__ T operator()(T a, T b) const { return a & b; } };
+struct pf_cuda_or { template <class T> __device__ T operator()(T a, T b) const { return a | b; } };
+struct pf_cuda_xor { template <class T> __device__ T operator()(T a, T b) const { return a ^ b; } };
+template <class T, class Op> __device__ void pf_cuda_update(T *cell, T value, Op op) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "a 4- or 8-byte value");
+    if constexpr (sizeof(T) == 8) {
+        unsigned long long *bits = (unsigned long long *)cell, seen = *bits, was;
+        do {
+            was = seen;
+            T now, next;
+            memcpy(&now, &was, 8);
+            next = op(now, value);
+            unsigned long long wanted;
+            memcpy(&wanted, &next, 8);
+            seen = atomicCAS(bits, was, wanted);
+        } while (seen != was);
+    } else {
+        unsigned int *bits = (unsigned int *)cell, seen = *bits, was;
+        do {
+            was = seen;
+            T now, next;
+            memcpy(&now, &was, 4);
+            next = op(now, value);
+            unsigned int wanted;
+            memcpy(&wanted, &next, 4);
+            seen = atomicCAS(bits, was, wanted);
+        } while (seen != was);
+    }
+}
+/* Sums the hardware adds atomically itself. */
+__device__ inline void pf_cuda_update(int *cell, int value, pf_cuda_plus) { atomicAdd(cell, value); }
+__device__ inline void pf_cuda_update(unsigned *cell, unsigned value, pf_cuda_plus) { atomicAdd(cell, value); }
+__device__ inline void pf_cuda_update(unsigned long long *cell, unsigned long long value, pf_cuda_plus) {
+    atomicAdd(cell, value);
+}
+__device__ inline void pf_cuda_update(long long *cell, long long value, pf_cuda_plus) {
+    atomicAdd((unsigned long long *)cell, (unsigned long long)value);
+}
+__device__ inline void pf_cuda_update(unsigned long *cell, unsigned long value, pf_cuda_plus) {
+    static_assert(sizeof(unsigned long) == sizeof(unsigned long long), "LP64");
+    atomicAdd((unsigned long long *)cell, (unsigned long long)value);
+}
+__device__ inline void pf_cuda_update(long *cell, long value, pf_cuda_plus) {
+    static_assert(sizeof(long) == sizeof(unsigned long long), "LP64");
+    atomicAdd((unsigned long long *)cell, (unsigned long long)value);
+}
+__device__ inline void pf_cuda_update(float *cell, float value, pf_cuda_plus) { atomicAdd(cell, value); }
+__device__ inline void pf_cuda_update(double *cell, double value, pf_cuda_plus) { atomicAdd(cell, value); }
+template <class T, class V, class Op> __device__ void pf_cuda_update(T *cell, V value, Op op) {
+    pf_cuda_update(cell, (T)value, op);
+}
+/* Every thread's value of a reduction, combined in shared memory per block (a tree), then once
+   per block into the cell. Every thread of the block calls it. */
+template <class T, class Op> __device__ void pf_cuda_fold(T *cell, T mine, Op op) {
+    __shared__ T part["""
+    + str(BLOCK)
+    + """];
+    __syncthreads();
+    part[threadIdx.x] = mine;
+    __syncthreads();
+    for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+        if (threadIdx.x < half) part[threadIdx.x] = op(part[threadIdx.x], part[threadIdx.x + half]);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) pf_cuda_update(cell, part[0], op);
+}
+/* ---- the program ---- */
+"""
+)

@@ -1,0 +1,45 @@
+"""`offload`: a CUDA candidate from the loops the analysis proves (no model-written code).
+
+The CUDA counterpart of `annotate` and `distribute`: each chosen loop becomes a grid-stride
+kernel whose parameters are the names its body uses, reductions folded per block in shared
+memory and once per block atomically, histograms updated atomically, heap memory managed (see
+`agents.analysis.offload`). The model, where asked, only picks which offered loops to move.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import BaseModel
+
+from agents.analysis.offload import offload, offloadable
+from agents.tools.annotate import CandidateResult
+from agents.tools.base import ToolContext
+from agents.tools.distribute import LoopToolArgs, from_loops
+from sandbox.spec import Target
+
+
+class Offload:
+    name: ClassVar[str] = "offload"
+    description: ClassVar[str] = (
+        "Make a CUDA candidate by running the loops the analysis proves as GPU kernels (one "
+        'thread per iteration, reductions and histograms combined atomically); mode "model" '
+        'lets the model pick the loops, "analysis" takes every one it can.'
+    )
+    Args: ClassVar[type[BaseModel]] = LoopToolArgs
+
+    async def run(self, args: LoopToolArgs, ctx: ToolContext) -> CandidateResult:
+        view = ctx.view
+        return await from_loops(
+            ctx,
+            args,
+            tool=self.name,
+            target=Target.CUDA,
+            offered=offloadable(view.source, view.program, args.function or view.function),
+            write=lambda ids: offload(view.source, view.program, ids),
+            how="run as CUDA kernels (the tool writes the kernel, its launch and the data "
+            "movement)",
+            cost="each kernel launch and synchronisation costs some microseconds, so a short "
+            "loop is cheaper left on the host",
+            shape="grid-stride",
+        )
