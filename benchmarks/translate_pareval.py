@@ -14,6 +14,7 @@ Runs on the configured model (the embedded one by default) and the Docker sandbo
 
     .venv/bin/python benchmarks/translate_pareval.py [--problems 'PATTERN' ...] [--limit N]
         [--agents prompt graph analysis] [--timing] [--one-per-type] [--to openmp|mpi]
+        [--speedup-at N]
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from sandbox.spec import Target
 
 
 async def one(
-    agent: str, names: list[str], timing: bool, url: str, target: Target
+    agent: str, names: list[str], timing: bool, url: str, target: Target, at: int = 4
 ) -> tuple[dict[str, float | None], float, dict[str, str]]:
     settings = load_settings().model_copy(
         update={"store": load_settings().store.model_copy(update={"url": url})}
@@ -67,7 +68,7 @@ async def one(
     took = time.perf_counter() - t0
     data = load_run(engine, row.id)
     engine.dispose()
-    summary = summarize(data.outcomes, [1], 4 if timing else None)
+    summary = summarize(data.outcomes, [1], at if timing else None)
     overall = summary.row(OVERALL, 1)
     statuses = {o.problem: o.status or ("passed" if o.correct else "failed") for o in data.outcomes}
     for o in data.outcomes:
@@ -78,7 +79,7 @@ async def one(
             "build@1": overall.build,
             "pass@1": overall.passed,
             "race-free@1": overall.race_free,
-            "speedup_4@1": overall.speedup,
+            f"speedup_{at}@1": overall.speedup,
         },
         took,
         statuses,
@@ -92,6 +93,7 @@ async def main(
     timing: bool,
     per_type: bool,
     target: Target,
+    at: int = 4,
 ) -> None:
     suite = load_suite("pareval")
     names = select_problems(suite, target, patterns, None, "serial")
@@ -109,7 +111,7 @@ async def main(
     with tempfile.TemporaryDirectory() as tmp:
         for agent in agents:
             metrics, took, statuses = await one(
-                agent, names, timing, f"sqlite:///{Path(tmp) / (agent + '.db')}", target
+                agent, names, timing, f"sqlite:///{Path(tmp) / (agent + '.db')}", target, at
             )
             results[agent], per_problem[agent] = metrics, statuses
             shown = ", ".join(
@@ -133,6 +135,9 @@ if __name__ == "__main__":
         "--one-per-type", action="store_true", help="only the first problem of each problem type"
     )
     parser.add_argument("--to", choices=["openmp", "mpi"], default="openmp")
+    parser.add_argument(
+        "--speedup-at", type=int, default=4, help="the thread or rank count speedup is read at"
+    )
     args = parser.parse_args()
     asyncio.run(
         main(
@@ -142,5 +147,6 @@ if __name__ == "__main__":
             args.timing,
             args.one_per_type,
             Target(args.to),
+            args.speedup_at,
         )
     )
