@@ -282,24 +282,40 @@ def _plain(type_text: str) -> bool:
 
 
 def _pure_definition(root: Node, name: str) -> bool:
-    """A function the device may run: its body calls nothing of the program's and names no
-    file-scope variable (the analysis already found its calls pure)."""
-    definition = _definition(root, name)
+    """A function the device may run: neither it nor a function of the program's it calls
+    names a file-scope variable (the analysis already found the calls pure)."""
     globals_ = {n for c in root.children if c.type == "declaration" for n in _declared(c)}
-    own = {function_name(d) for d in function_definitions(root)}
-    for node in walk(definition):
-        if node.type == "identifier" and text(node) in globals_:
+    for reached in _reached(root, [name]):
+        if any(
+            n.type == "identifier" and text(n) in globals_ for n in walk(_definition(root, reached))
+        ):
             return False
-        if node.type == "call_expression":
-            callee = node.child_by_field_name("function")
-            if callee is not None and text(callee) in own:
-                return False
     return True
 
 
+def _reached(root: Node, names: Sequence[str]) -> set[str]:
+    """`names` and the program's functions they call, directly or not."""
+    own = {function_name(d): d for d in function_definitions(root)}
+    seen: set[str] = set()
+    stack = [n for n in names if n in own]
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for node in walk(own[name]):
+            callee = (
+                node.child_by_field_name("function") if node.type == "call_expression" else None
+            )
+            if callee is not None and text(callee) in own:
+                stack.append(text(callee))
+    return seen
+
+
 def _device_functions(root: Node, loops: Sequence[Loop]) -> list[str]:
-    own = {function_name(d) for d in function_definitions(root)}
-    return sorted({c for loop in loops for c in loop.calls if c in own})
+    """The program's functions a kernel calls, directly or not: they become `__host__
+    __device__`."""
+    return sorted(_reached(root, [c for loop in loops for c in loop.calls]))
 
 
 def _histogram_updates(node: Node, loop: Loop) -> list[tuple[Node, str, str, str]]:

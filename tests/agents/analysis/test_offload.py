@@ -1,0 +1,170 @@
+"""`offload`: CUDA programs written from the analysis's loop facts.
+
+Here nothing can run them (no GPU): every generated program must build with `nvcc`, and the
+pure tests check what the tool offers, refuses and writes. `benchmarks/offload_gpu` runs the
+same programs on a GPU host (outputs, compute-sanitizer, timing)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agents.analysis import AnnotationError, analyse
+from agents.analysis.offload import offload, offloadable, why_not
+from agents.analysis.parse import syntax_tree
+from sandbox.spec import Language
+from tests.fakes.paths import GRAPH_PROGRAMS
+
+ROOT = Path(__file__).parents[3]
+PROGRAMS = {
+    "reduce": (GRAPH_PROGRAMS / "reduce.c", {"L1"}),
+    "map": (GRAPH_PROGRAMS / "map.c", {"L1", "L2", "L3"}),
+    "histogram": (GRAPH_PROGRAMS / "histogram.c", {"L1", "L2"}),
+    "stencil": (GRAPH_PROGRAMS / "stencil.c", {"L2"}),
+    # the scan stays on the host; its input loop runs on the GPU
+    "scan": (GRAPH_PROGRAMS / "scan.c", {"L1"}),
+    "recurrence": (GRAPH_PROGRAMS / "recurrence.c", set()),
+    # the folds, rows and main's set-up loop; not the logical folds, bests or last values
+    "mpi_folds": (Path(__file__).parent / "programs" / "mpi_folds.c", {"L2", "L6", "L7", "L13"}),
+    "heat2d": (ROOT / "examples" / "heat2d" / "heat2d.c", {"L1", "L3", "L5"}),
+    "stack_arrays": (ROOT / "benchmarks/offload_gpu/programs/stack_arrays.c", {"L1", "L2", "L3"}),
+}
+
+
+def _offered(source: str) -> set[str]:
+    return {loop.id for loop in offloadable(source, analyse(source, Language.C))}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_the_tool_offers_the_loops_it_can_run_as_kernels(name: str) -> None:
+    path, expected = PROGRAMS[name]
+    source = path.read_text()
+    program = analyse(source, Language.C)
+    root = syntax_tree(source, Language.C).root_node
+    assert _offered(source) == expected, {
+        loop.id: why_not(root, program, loop) for loop in program.loops
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs the CUDA toolkit")
+def test_every_generated_program_builds_with_nvcc(tmp_path: Path) -> None:
+    built = []
+    for name, (path, expected) in sorted(PROGRAMS.items()):
+        if not expected:
+            continue
+        source = path.read_text()
+        cuda = offload(source, analyse(source, Language.C), sorted(expected))
+        (tmp_path / f"{name}.cu").write_text(cuda)
+        run = subprocess.run(
+            [
+                "nvcc",
+                "-O2",
+                "-arch=sm_90",
+                "-o",
+                str(tmp_path / name),
+                str(tmp_path / f"{name}.cu"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert run.returncode == 0, (name, run.stderr[-3000:])
+        built.append(name)
+    assert len(built) == len([p for p in PROGRAMS.values() if p[1]])
+
+
+def test_a_kernel_takes_the_bodys_names_and_folds_its_reduction_per_block() -> None:
+    source = """
+double dot(int n, const double *x, const double *y, double scale) {
+    double s = 0;
+    for (int i = 0; i < n; i++) s += scale * x[i] * y[i];
+    return s;
+}
+"""
+    cuda = offload(source, analyse(source, Language.C), ["L1"])
+    assert (
+        "__global__ void pf_cuda_kernel_0(long long pf_first, long long pf_count, C0 pf_cell0"
+        in cuda
+    )
+    assert "T0 s, T1 scale, T2 x, T3 y)" in cuda
+    assert "pf_cuda_fold(pf_cell0, s, pf_cuda_plus());" in cuda
+    # the device cannot reach a pointer it was handed from the stack: then the host runs it
+    assert "if (pf_cuda_reachable(x) && pf_cuda_reachable(y)) {" in cuda
+
+
+def test_a_histogram_with_few_bins_counts_in_shared_memory_first() -> None:
+    source = (GRAPH_PROGRAMS / "histogram.c").read_text()
+    cuda = offload(source, analyse(source, Language.C), ["L2"])
+    assert "__shared__ pf_bins0_t pf_bins0[16];" in cuda
+    assert "pf_cuda_update(&(pf_bins0[x[i] % 16]), 1, pf_cuda_plus());" in cuda
+    assert "pf_cuda_update(&bins[pf_b], pf_bins0[pf_b], pf_cuda_plus());" in cuda
+    # a C array reaches the device through a managed copy, and comes back
+    assert "pf_cuda_copy_in(&(bins)[0], sizeof(bins))" in cuda
+    assert "pf_cuda_copy_out(&(bins)[0]" in cuda
+
+
+def test_the_heap_becomes_managed_memory() -> None:
+    source = (GRAPH_PROGRAMS / "map.c").read_text()
+    cuda = offload(source, analyse(source, Language.C), ["L2"])
+    assert "double *x = pf_cuda_malloc(n * sizeof *x)" in cuda
+    assert "pf_cuda_free(x);" in cuda and "cudaMallocManaged" in cuda
+
+
+@pytest.mark.parametrize(
+    ("loop", "why"),
+    [
+        ("for (int i = 0; i < n; i++) if (a[i] < best) { best = a[i]; at = i; }", "argmin"),
+        ("for (int i = 0; i < n; i++) if (a[i] == 3) { at = i; break; }", "not independent"),
+        ("for (int i = 1; i < n; i++) a[i] = a[i - 1] + a[i];", "not independent"),
+        ("for (int i = 0; i < n; i++) ok = ok && a[i] > 0;", "logical reduction"),
+        ("for (int i = 0; i < 8; i++) a[i] = i;", "fewer than a kernel launch"),
+    ],
+)
+def test_what_gets_no_kernel_yet(loop: str, why: str) -> None:
+    source = f"""
+int f(int n, double *a) {{
+    double best = 1e300; int at = -1, ok = 1;
+    {loop}
+    return at + ok + (int)best;
+}}
+"""
+    program = analyse(source, Language.C)
+    root = syntax_tree(source, Language.C).root_node
+    target = next(x for x in program.loops if x.function == "f")
+    assert why in (why_not(root, program, target) or ""), why_not(root, program, target)
+    with pytest.raises(AnnotationError):
+        offload(source, program, [target.id])
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs the CUDA toolkit")
+def test_the_programs_functions_a_kernel_calls_run_on_the_device_too(tmp_path: Path) -> None:
+    source = """
+static double square(double v) { return v * v; }
+static double smooth(double v) { return square(v) / (1.0 + square(v)); }
+int main(void) {
+    double a[1000];
+    for (int i = 0; i < 1000; i++) a[i] = smooth(i * 0.01);
+    return a[999] > 0.5;
+}
+"""
+    cuda = offload(source, analyse(source, Language.C), ["L1"])
+    assert "__host__ __device__ static double square(" in cuda
+    assert "__host__ __device__ static double smooth(" in cuda
+    (tmp_path / "p.cu").write_text(cuda)
+    run = subprocess.run(
+        ["nvcc", "-arch=sm_90", "-o", str(tmp_path / "p"), str(tmp_path / "p.cu")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+
+
+def test_a_program_using_the_tools_names_is_refused() -> None:
+    source = "void f(int n, double *pf_cuda_x) { for (int i = 0; i < n; i++) pf_cuda_x[i] = i; }"
+    with pytest.raises(AnnotationError, match="pf_cuda_x"):
+        offload(source, analyse(source, Language.C), ["L1"])
