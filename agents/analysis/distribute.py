@@ -390,6 +390,9 @@ def _rank_blocks(
         )
     for footprint in footprints(program, loop):
         start = footprint.start.format(k=first)
+        # Bytes move between processes: only numbers mean the same in another one (a pointer
+        # or an object owning memory does not), which the compiler checks.
+        after.append(f"PF_MPI_NUMBER(({footprint.array})[0]);")
         after.append(
             f"if ({count} > 0) pf_mpi_gather(&({footprint.array})[{start}], {first}, {count}, "
             f"(size_t)({footprint.width}) * sizeof(({footprint.array})[0]));"
@@ -405,6 +408,7 @@ def _rank_blocks(
             f" do {body} while (0); }}"
         )
     for name in dep.lastprivate:
+        after.append(f"PF_MPI_NUMBER({name});")
         after.append(
             f"if ({count} > 0) MPI_Bcast(&({name}), (int)sizeof({name}), MPI_BYTE, "
             f"pf_mpi_owner({count}), MPI_COMM_WORLD);"
@@ -603,6 +607,7 @@ def _merge_bests(update: BestUpdate, flag: str, tag: str, cpp: bool) -> list[str
     test = update.merge.format(mine=cand)
     return [
         f"{{ /* the ranks' {update.keeps} of {update.best}, merged in rank order */",
+        *(f"    PF_MPI_NUMBER({name});" for name in names),
         f"    size_t {tag}_w = 1 + {width};",
         f"    unsigned char *{mine} = (unsigned char *)malloc({tag}_w);",
         f"    unsigned char *{every} = (unsigned char *)malloc({tag}_w * (size_t)pf_mpi_size());",
@@ -677,6 +682,12 @@ static inline MPI_Op pf_mpi_bool_op(MPI_Op op) {
     return op == MPI_BXOR ? MPI_LXOR : op == MPI_BAND ? MPI_LAND : op == MPI_BOR ? MPI_LOR : op;
 }
 #define PF_MPI_OP(x, op) _Generic((x), _Bool: pf_mpi_bool_op(op), default: (op))
+/* What moves between ranks as bytes must be a number: a pointer means nothing in another
+   process. */
+#define PF_MPI_NUMBER(x) _Static_assert(_Generic((x), char: 1, signed char: 1, \
+    unsigned char: 1, short: 1, unsigned short: 1, int: 1, unsigned: 1, long: 1, \
+    unsigned long: 1, long long: 1, unsigned long long: 1, float: 1, double: 1, \
+    long double: 1, _Bool: 1, default: 0), "only numbers move between ranks")
 """
 
 _CPP_TYPES = """\
@@ -704,6 +715,10 @@ static inline MPI_Op pf_mpi_op(const bool &, MPI_Op op) {
     return op == MPI_BXOR ? MPI_LXOR : op == MPI_BAND ? MPI_LAND : op == MPI_BOR ? MPI_LOR : op;
 }
 #define PF_MPI_OP(x, op) pf_mpi_op(x, op)
+/* What moves between ranks as bytes must be a number: a pointer or an object owning memory
+   means nothing in another process. */
+#define PF_MPI_NUMBER(x) static_assert(std::is_arithmetic<std::remove_cv< \
+    std::remove_reference<decltype(x)>::type>::type>::value, "only numbers move between ranks")
 #include <iterator>
 /* Elements lo to hi of a random-access container, for a range-based loop's block. */
 template <class C> struct pf_mpi_range {

@@ -181,3 +181,33 @@ def test_a_whole_program_starts_mpi_and_a_function_does_not() -> None:
     whole += '    printf("%f\\n", total(3, a)); return 0; }\n'
     rewritten = distribute(whole, analyse(whole, Language.C), ["L1"])
     assert "int main(void) { pf_mpi_start(0);" in rewritten
+
+
+@pytest.mark.skipif(shutil.which("mpicc") is None, reason="needs Open MPI's compilers")
+def test_pointers_never_move_between_ranks(tmp_path: Path) -> None:
+    """An address means nothing in another process: a loop that stores pointers must not build
+    rather than hand rank 0 another rank's addresses."""
+    source = """
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+    int n = 1000;
+    double *buf = malloc(n * sizeof *buf);
+    double **at = malloc(n * sizeof *at);
+    for (int i = 0; i < n; i++) at[i] = &buf[i];
+    for (int i = 0; i < n; i++) buf[i] = i;
+    printf("%f\\n", *at[n - 1]);
+    return 0;
+}
+"""
+    program = analyse(source, Language.C)
+    offered = [loop.id for loop in distributable(source, program)]
+    assert "L1" in offered  # the analysis proves it; the compiler is what refuses it
+    (tmp_path / "p.c").write_text(distribute(source, program, offered))
+    run = subprocess.run(
+        ["mpicc", "-o", str(tmp_path / "p"), str(tmp_path / "p.c")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode != 0 and "only numbers move between ranks" in run.stderr
