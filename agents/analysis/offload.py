@@ -52,8 +52,8 @@ PRIVATE_BINS = 2048
 (2048 8-byte bins: 16 KiB of the 48 KiB a block may always have)."""
 
 BLOCK = 256
-"""Threads per block: a power of two (the block reduction halves), well below every GPU's
-limit."""
+"""Threads per block (`PF_CUDA_BLOCK`, defined once, so evolution's block-size mutations find
+it): a power of two (the block reduction halves), well below every GPU's limit."""
 
 _OPS = {
     "+": "pf_cuda_plus", "*": "pf_cuda_times", "min": "pf_cuda_min", "max": "pf_cuda_max",
@@ -475,9 +475,9 @@ def _kernel(raw: bytes, node: Node, loop: Loop, names: list[_Name], number: int)
         [f"{tag}_first", f"{tag}_count", *(f"{tag}_cell{k}" for k in range(len(reductions))), *args]
     )
     host += [
-        f"    long long {tag}_blocks = ({tag}_count + {BLOCK} - 1) / {BLOCK};",
+        f"    long long {tag}_blocks = ({tag}_count + PF_CUDA_BLOCK - 1) / PF_CUDA_BLOCK;",
         f"    if ({tag}_blocks > 65535) {tag}_blocks = 65535;",
-        f"    {kernel}<<<(unsigned){tag}_blocks, {BLOCK}>>>({launch_args});",
+        f"    {kernel}<<<(unsigned){tag}_blocks, PF_CUDA_BLOCK>>>({launch_args});",
         "    PF_CUDA_CHECK(cudaGetLastError());",
         "    PF_CUDA_CHECK(cudaDeviceSynchronize());",
         *back,
@@ -516,6 +516,11 @@ _HELPERS = (
 #include <string.h>
 #include <type_traits>
 #define restrict __restrict__
+/* Threads per block of every launch: a power of two (the block folds halve it); evolution
+   tries the others. */
+#define PF_CUDA_BLOCK """
+    + str(BLOCK)
+    + """
 #define PF_CUDA_CHECK(call) pf_cuda_check((call), #call, __FILE__, __LINE__)
 static inline void pf_cuda_check(cudaError_t status, const char *call, const char *file, int line) {
     if (status != cudaSuccess) {
@@ -646,9 +651,7 @@ template <class T, class V, class Op> __device__ void pf_cuda_update(T *cell, V 
 /* Every thread's value of a reduction, combined in shared memory per block (a tree), then once
    per block into the cell. Every thread of the block calls it. */
 template <class T, class Op> __device__ void pf_cuda_fold(T *cell, T mine, Op op) {
-    __shared__ T part["""
-    + str(BLOCK)
-    + """];
+    __shared__ T part[PF_CUDA_BLOCK];
     __syncthreads();
     part[threadIdx.x] = mine;
     __syncthreads();

@@ -168,3 +168,15 @@ def test_a_program_using_the_tools_names_is_refused() -> None:
     source = "void f(int n, double *pf_cuda_x) { for (int i = 0; i < n; i++) pf_cuda_x[i] = i; }"
     with pytest.raises(AnnotationError, match="pf_cuda_x"):
         offload(source, analyse(source, Language.C), ["L1"])
+
+
+def test_evolution_finds_the_block_size_of_every_launch() -> None:
+    """One `PF_CUDA_BLOCK` sizes every launch and every block fold: the CUDA kit's block-size
+    mutations change it once, consistently."""
+    from agents.targets import kit
+    from sandbox.spec import Target
+
+    source = (GRAPH_PROGRAMS / "histogram.c").read_text()
+    cuda = offload(source, analyse(source, Language.C), ["L1", "L2"])
+    labels = [m.label for m in kit(Target.CUDA).mutations(cuda, Language.CUDA)]
+    assert labels == [f"PF_CUDA_BLOCK: block size 256 -> {n}" for n in (64, 128, 512, 1024)]
