@@ -40,7 +40,15 @@ from tree_sitter import Node
 from agents.analysis.annotate import _exits
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import BestUpdate, Loop, Program
-from agents.analysis.parse import function_definitions, function_name, syntax_tree, text, walk
+from agents.analysis.parse import (
+    declared_name,
+    function_definitions,
+    function_name,
+    function_params,
+    syntax_tree,
+    text,
+    walk,
+)
 from agents.analysis.reductions import match_best_update, match_recurrence
 from sandbox.spec import Language
 
@@ -56,9 +64,13 @@ SHORT = 64
 """Loops with fewer iterations than this (known from the source) stay on every rank: dividing
 them saves less than the collective call after them costs."""
 
-_STDIN = re.compile(
-    r"\b(?:scanf|getchar|getc|fgetc|fgets|gets|fread|getline|getdelim|cin|read|fscanf|vscanf)\b"
-)
+_STDIN_NAMES = frozenset({"stdin", "cin", "wcin"})
+_STDIN_CALLS = re.compile(r"^(?:v?w?scanf|getw?char(?:_unlocked)?|gets|getline|getdelim|gets_s)$")
+"""Calls that read standard input without naming it (`stdin` itself is in `_STDIN_NAMES`)."""
+_BELOW_STDIO = frozenset({"read", "pread", "readv"})
+"""Reads of a descriptor: of descriptor 0 (or any mention of `STDIN_FILENO`, or C++ streams
+let go of the C library's with `sync_with_stdio`) they are reads below `stdin`, which a copy
+of the input cannot reach on other ranks."""
 
 
 @dataclass(frozen=True)
@@ -74,10 +86,11 @@ class Footprint:
 def distributable(source: str, program: Program, function: str | None = None) -> list[Loop]:
     """The loops a rank-block version can run, outermost first, none inside another; in a
     function that no other such loop's body calls."""
+    root = syntax_tree(source, program.language).root_node
     chosen = [
         loop
         for loop in program.loops
-        if (function is None or loop.function == function) and why_not(program, loop) is None
+        if (function is None or loop.function == function) and why_not(program, loop, root) is None
     ]
     outer = [
         loop for loop in chosen if not any(a in {c.id for c in chosen} for a in loop.ancestors)
@@ -85,8 +98,9 @@ def distributable(source: str, program: Program, function: str | None = None) ->
     return _uncalled(source, program, outer)
 
 
-def why_not(program: Program, loop: Loop) -> str | None:
-    """Why `loop` gets no rank-block version (None: it can)."""
+def why_not(program: Program, loop: Loop, root: Node | None = None) -> str | None:
+    """Why `loop` gets no rank-block version (None: it can); with the parsed source (`root`),
+    also what only the source shows."""
     dep = loop.dependence
     if loop.range_over is not None:
         if program.language is Language.C or not re.fullmatch(r"\w+", loop.range_over):
@@ -113,10 +127,57 @@ def why_not(program: Program, loop: Loop) -> str | None:
     if any(a.container and a.atomic for a in dep.array_reductions):
         return "a histogram of run-time length in a container"
     try:
-        footprints(program, loop)
+        written = footprints(program, loop)
     except AnnotationError as exc:
         return str(exc)
+    if root is None:
+        return None
+    return _in_source(root, loop, [f.array for f in written])
+
+
+_SCATTERED = re.compile(
+    r"\b(?:deque|list|forward_list|map|multimap|set|multiset|unordered_\w+)\s*<"
+)
+"""Containers whose elements are not one block of memory: no byte range gathers them."""
+
+
+def _in_source(root: Node, loop: Loop, gathered: list[str]) -> str | None:
+    definitions = [d for d in function_definitions(root) if function_name(d) == loop.function]
+    if len(definitions) != 1:
+        return f"{loop.function}() is defined more than once"
+    definition = definitions[0]
+    parent = definition.parent
+    while parent is not None:
+        if parent.type in ("field_declaration_list", "class_specifier", "struct_specifier"):
+            # Constructors, destructors and operators run without a call the source shows:
+            # a rank could enter the loop's collective call where another does not.
+            return "a method of a class, which code may call without naming it"
+        parent = parent.parent
+    declarator = definition.child_by_field_name("declarator")
+    if declarator is not None and "::" in text(declarator).split("(")[0]:
+        return "a method of a class, which code may call without naming it"
+    types = _declared_types(root, definition)
+    for name in [*gathered, *(a.var for a in loop.dependence.array_reductions)]:
+        if _SCATTERED.search(types.get(name, "")):
+            return f"{name} keeps its elements apart (not one block of memory)"
     return None
+
+
+def _declared_types(root: Node, definition: Node) -> dict[str, str]:
+    """Name → the text of its declaration's type: file scope, then the function's parameters
+    and declarations (which shadow it)."""
+    found: dict[str, str] = {}
+    nodes = [c for c in root.children if c.type == "declaration"]
+    nodes += [p for _, p in function_params(definition)]
+    body = definition.child_by_field_name("body")
+    nodes += [d for d in walk(body) if d.type == "declaration"] if body is not None else []
+    for node in nodes:
+        kind = node.child_by_field_name("type")
+        for declarator in node.children_by_field_name("declarator"):
+            name = declared_name(declarator)
+            if name is not None and kind is not None:
+                found[name] = text(kind)
+    return found
 
 
 def footprints(program: Program, loop: Loop) -> list[Footprint]:
@@ -271,7 +332,7 @@ def distribute(
     unknown = [i for i in loop_ids if i not in offered]
     if unknown:
         loop = next((x for x in program.loops if x.id == unknown[0]), None)
-        why = why_not(program, loop) if loop is not None else "the program has no such loop"
+        why = why_not(program, loop, _root(source, program)) if loop is not None else "no such loop"
         raise AnnotationError(
             f"loop {unknown[0]} cannot be distributed: {why or 'nested or called from another chosen loop'}"
         )
@@ -292,17 +353,80 @@ def distribute(
         body = main.child_by_field_name("body") if main is not None else None
         if body is None:
             raise AnnotationError("the program has no main() to start MPI in")
-        reads_stdin = bool(_STDIN.search(source))
-        opening = f" pf_mpi_start({1 if reads_stdin else 0});"
+        opening = f" pf_mpi_start({1 if _reads_stdin(root) else 0});"
         edits.append((body.start_byte + 1, body.start_byte + 1, opening))
+    clash = interposed(root)
+    if clash:
+        raise AnnotationError(clash)
     taken = sorted(n for n in names if n.startswith("pf_mpi_"))
     if taken:
         raise AnnotationError(f"the program already uses the name {taken[0]}")
     out = raw
     for begin, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         out = out[:begin] + new.encode() + out[end:]
-    helpers = _helpers(cpp, whole)
-    return _after_includes(out.decode(), helpers)
+    placed = _before_code(out.decode(), program, _helpers(cpp, whole))
+    return _after_feature_macros(placed, _headers(cpp))
+
+
+_RUNTIME_CALLS = frozenset(
+    [
+        "read",
+        "write",
+        "open",
+        "close",
+        "poll",
+        "select",
+        "send",
+        "recv",
+        "socket",
+        "connect",
+        "bind",
+        "listen",
+        "accept",
+        "mmap",
+        "munmap",
+        "malloc",
+        "calloc",
+        "realloc",
+        "free",
+        "fork",
+        "pipe",
+        "dup",
+        "dup2",
+        "ioctl",
+        "fcntl",
+        "sleep",
+        "usleep",
+        "nanosleep",
+        "getpid",
+        "kill",
+        "signal",
+        "sigaction",
+        "clock_gettime",
+        "gettimeofday",
+        "sched_yield",
+        "pthread_create",
+    ]
+)
+"""C library functions MPI's and CUDA's runtimes call themselves."""
+
+
+def interposed(root: Node) -> str | None:
+    """Why the program cannot share a process with a parallel runtime: it defines, with
+    external linkage, a function the runtime calls (`int read(void)` replaces the C library's
+    `read` for Open MPI too, which then fails to start)."""
+    for definition in function_definitions(root):
+        name = function_name(definition)
+        storage = [text(c) for c in definition.children if c.type == "storage_class_specifier"]
+        if name in _RUNTIME_CALLS and "static" not in storage:
+            return (
+                f"the program defines {name}(), which the parallel runtime calls as the C library's"
+            )
+    return None
+
+
+def _root(source: str, program: Program) -> Node:
+    return syntax_tree(source, program.language).root_node
 
 
 def _for_node(root: Node, loop: Loop) -> Node:
@@ -349,8 +473,18 @@ def _rank_blocks(
     before = [
         f"{{ long long {first} = (long long)({lower});",
         f"long long {count} = (long long)({upper}){plus_one} - {first};",
-        f"long long {lo}, {hi}; pf_mpi_block({first}, {count}, &{lo}, &{hi});",
     ]
+    if loop.range_over is None:
+        # Whether the loop runs at all, by its own test in its own types (`int i = -1;
+        # i < n` with `unsigned n` is false in C), not by the arithmetic above.
+        if loop.counter_type not in (None, "auto"):
+            typed = loop.counter_type
+        elif not declared_here:
+            typed = f"decltype({var})" if cpp else f"__typeof__({var})"
+        else:
+            typed = f"decltype({lower})" if cpp else f"__typeof__({lower})"
+        before.append(f"if (!(({typed})({lower}) {loop.test} ({upper}))) {count} = 0;")
+    before.append(f"long long {lo}, {hi}; pf_mpi_block({first}, {count}, &{lo}, &{hi});")
     for reduction in dep.reductions:
         identity = _identity(reduction.var, reduction.op)
         if identity:
@@ -394,7 +528,7 @@ def _rank_blocks(
         # or an object owning memory does not), which the compiler checks.
         after.append(f"PF_MPI_NUMBER(({footprint.array})[0]);")
         after.append(
-            f"if ({count} > 0) pf_mpi_gather(&({footprint.array})[{start}], {first}, {count}, "
+            f"if ({count} > 0) pf_mpi_gather(&({footprint.array})[{start}], {count}, "
             f"(size_t)({footprint.width}) * sizeof(({footprint.array})[0]));"
         )
     for u_number, best in enumerate(dep.best_updates):
@@ -635,17 +769,91 @@ def _indent(raw: bytes, node: Node) -> str:
     return prefix if not prefix.strip() else ""
 
 
-def _after_includes(source: str, helpers: str) -> str:
-    """`helpers` after the last `#include` line at the top of the file (or first)."""
+def _before_code(source: str, program: Program, helpers: str) -> str:
+    """`helpers` before the file's first top-level thing that is neither a preprocessor line
+    nor a comment (after the includes, feature macros and `#ifdef` blocks that come first)."""
+    root = syntax_tree(source, program.language).root_node
+    first = next(
+        (
+            n
+            for n in root.children
+            if (not n.type.startswith("preproc") and n.type != "comment")
+            or (n.type in ("preproc_ifdef", "preproc_if") and _holds_code(n))
+        ),
+        None,
+    )
+    at = first.start_byte if first is not None else len(source.encode())
+    raw = source.encode()
+    return raw[:at].decode() + helpers + "\n" + raw[at:].decode()
+
+
+_FEATURE = re.compile(r"^\s*#\s*define\s+_(?:GNU|POSIX_C|XOPEN|DEFAULT|BSD|ISOC\w*)_SOURCE\b")
+
+
+def _after_feature_macros(source: str, headers: str) -> str:
+    """`headers` at the top of the file, after the comments and feature-test macros
+    (`#define _GNU_SOURCE`) that lead it."""
     lines = source.split("\n")
-    last = -1
+    at = 0
     for i, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped.startswith("#include"):
-            last = i
-        elif stripped and not stripped.startswith(("#", "//", "/*", "*")) and last >= 0:
+        if _FEATURE.match(line):
+            at = i + 1
+        elif line.strip().startswith("#"):
             break
-    return "\n".join([*lines[: last + 1], helpers, *lines[last + 1 :]])
+    head = "/* ---- ParForge: the program's loops run as blocks over MPI ranks ---- */\n"
+    return "\n".join([*lines[:at], head + headers.rstrip("\n"), *lines[at:]])
+
+
+def _holds_code(node: Node) -> bool:
+    return any(
+        not c.type.startswith("preproc")
+        and c.type
+        not in ("comment", "identifier", "#ifdef", "#ifndef", "#if", "#endif", "#else", "#elif")
+        for c in node.named_children
+    )
+
+
+def _reads_stdin(root: Node) -> bool:
+    """Whether the program reads standard input (raises AnnotationError where it reads it
+    below the C library, where no copy can reach)."""
+    found = False
+    for node in walk(root):
+        if node.type not in ("identifier", "field_identifier", "namespace_identifier"):
+            continue
+        name = text(node)
+        parent = node.parent
+        called = (
+            parent is not None
+            and parent.type == "call_expression"
+            and parent.child_by_field_name("function") == node
+        )
+        below = name in ("STDIN_FILENO", "sync_with_stdio") or (
+            called and name in _BELOW_STDIO and _reads_fd0(parent)
+        )
+        if below:
+            raise AnnotationError(
+                f"the program reads standard input below the C library ({name}): every "
+                "rank cannot be given a copy"
+            )
+        found |= name in _STDIN_NAMES or (called and bool(_STDIN_CALLS.match(name)))
+    return found
+
+
+def _reads_fd0(call: Node | None) -> bool:
+    args = call.child_by_field_name("arguments") if call is not None else None
+    first = args.named_children[0] if args is not None and args.named_children else None
+    return first is not None and text(first).strip() in ("0", "STDIN_FILENO")
+
+
+_C_HEADERS = ("mpi.h", "limits.h", "stdio.h", "stdlib.h", "string.h")
+_CPP_HEADERS = ("iostream", "iterator", "limits", "type_traits", "ext/stdio_sync_filebuf.h")
+
+
+def _headers(cpp: bool) -> str:
+    """The headers the helpers need: first in the file, before any macro of the program's
+    (`#define count 7` would rewrite mpi.h's own declarations), after its feature-test macros."""
+    names = _C_HEADERS + (_CPP_HEADERS if cpp else ())
+    return "".join(f"#include <{name}>\n" for name in names)
 
 
 def _helpers(cpp: bool, whole: bool) -> str:
@@ -654,8 +862,14 @@ def _helpers(cpp: bool, whole: bool) -> str:
         return _COMMON_HEAD + types + _COMMON
     if cpp:
         streams = _CPP_STREAMS
-        quiet = "std::cout.setstate(std::ios_base::badbit);"
-        cin = "static std::istringstream pf_mpi_in(std::string(data, (size_t)length));\n    std::cin.rdbuf(pf_mpi_in.rdbuf());"
+        quiet = (
+            "std::cout.setstate(std::ios_base::badbit);\n"
+            "        std::cerr.setstate(std::ios_base::badbit);"
+        )
+        cin = (
+            "static __gnu_cxx::stdio_sync_filebuf<char> pf_mpi_in(stdin);\n"
+            "    std::cin.rdbuf(&pf_mpi_in);"
+        )
     else:
         streams, quiet, cin = "", "", ""
     start = _START.replace("PF_MPI_QUIET_STREAMS", quiet).replace("PF_MPI_SHARE_CIN", cin)
@@ -663,11 +877,7 @@ def _helpers(cpp: bool, whole: bool) -> str:
 
 
 _COMMON_HEAD = """\
-/* ---- ParForge: the program's loops run as blocks over MPI ranks ---- */
-#include <mpi.h>
-#include <limits.h>
-#include <stdlib.h>
-#include <string.h>
+/* ---- ParForge's helpers ---- */
 """
 
 _C_TYPES = """\
@@ -684,15 +894,13 @@ static inline MPI_Op pf_mpi_bool_op(MPI_Op op) {
 #define PF_MPI_OP(x, op) _Generic((x), _Bool: pf_mpi_bool_op(op), default: (op))
 /* What moves between ranks as bytes must be a number: a pointer means nothing in another
    process. */
-#define PF_MPI_NUMBER(x) _Static_assert(_Generic((x), char: 1, signed char: 1, \
-    unsigned char: 1, short: 1, unsigned short: 1, int: 1, unsigned: 1, long: 1, \
-    unsigned long: 1, long long: 1, unsigned long long: 1, float: 1, double: 1, \
+#define PF_MPI_NUMBER(x) _Static_assert(_Generic((x), char: 1, signed char: 1, \\
+    unsigned char: 1, short: 1, unsigned short: 1, int: 1, unsigned: 1, long: 1, \\
+    unsigned long: 1, long long: 1, unsigned long long: 1, float: 1, double: 1, \\
     long double: 1, _Bool: 1, default: 0), "only numbers move between ranks")
 """
 
 _CPP_TYPES = """\
-#include <limits>
-#include <type_traits>
 static inline MPI_Datatype pf_mpi_type(char) { return MPI_CHAR; }
 static inline MPI_Datatype pf_mpi_type(signed char) { return MPI_SIGNED_CHAR; }
 static inline MPI_Datatype pf_mpi_type(unsigned char) { return MPI_UNSIGNED_CHAR; }
@@ -717,9 +925,8 @@ static inline MPI_Op pf_mpi_op(const bool &, MPI_Op op) {
 #define PF_MPI_OP(x, op) pf_mpi_op(x, op)
 /* What moves between ranks as bytes must be a number: a pointer or an object owning memory
    means nothing in another process. */
-#define PF_MPI_NUMBER(x) static_assert(std::is_arithmetic<std::remove_cv< \
+#define PF_MPI_NUMBER(x) static_assert(std::is_arithmetic<std::remove_cv< \\
     std::remove_reference<decltype(x)>::type>::type>::value, "only numbers move between ranks")
-#include <iterator>
 /* Elements lo to hi of a random-access container, for a range-based loop's block. */
 template <class C> struct pf_mpi_range {
     C &c;
@@ -733,91 +940,111 @@ template <class C> static inline pf_mpi_range<C> pf_mpi_part(C &c, long long lo,
 """
 
 _CPP_STREAMS = """\
-#include <iostream>
-#include <sstream>
-#include <string>
 """
 
+# The helpers' own names all start with `pf_mpi_`, which the program may not use: a macro of
+# the program's defined above them (`#define size 16`) cannot reach into them.
 _COMMON = """\
-static inline int pf_mpi_rank(void) { int r = 0; MPI_Comm_rank(MPI_COMM_WORLD, &r); return r; }
-static inline int pf_mpi_size(void) { int s = 1; MPI_Comm_size(MPI_COMM_WORLD, &s); return s; }
-/* Rank r's block [lo, hi) of count iterations from first: the first count % size ranks take
-   one more. */
-static inline void pf_mpi_block(long long first, long long count, long long *lo, long long *hi) {
-    long long size = pf_mpi_size(), rank = pf_mpi_rank();
-    long long n = count > 0 ? count : 0, q = n / size, r = n % size;
-    *lo = first + rank * q + (rank < r ? rank : r);
-    *hi = *lo + q + (rank < r ? 1 : 0);
+static inline int pf_mpi_rank(void) {
+    int pf_mpi_r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &pf_mpi_r);
+    return pf_mpi_r;
+}
+static inline int pf_mpi_size(void) {
+    int pf_mpi_s = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &pf_mpi_s);
+    return pf_mpi_s;
+}
+/* This rank's block [lo, hi) of count iterations from first: the first count % size ranks
+   take one more. */
+static inline void pf_mpi_block(long long pf_mpi_first, long long pf_mpi_count,
+                                long long *pf_mpi_lo, long long *pf_mpi_hi) {
+    long long pf_mpi_p = pf_mpi_size(), pf_mpi_r = pf_mpi_rank();
+    long long pf_mpi_n = pf_mpi_count > 0 ? pf_mpi_count : 0;
+    long long pf_mpi_q = pf_mpi_n / pf_mpi_p, pf_mpi_m = pf_mpi_n % pf_mpi_p;
+    *pf_mpi_lo = pf_mpi_first + pf_mpi_r * pf_mpi_q + (pf_mpi_r < pf_mpi_m ? pf_mpi_r : pf_mpi_m);
+    *pf_mpi_hi = *pf_mpi_lo + pf_mpi_q + (pf_mpi_r < pf_mpi_m ? 1 : 0);
 }
 /* The rank that runs the last of count iterations. */
-static inline int pf_mpi_owner(long long count) {
-    long long size = pf_mpi_size();
-    return (int)(count < size ? count - 1 : size - 1);
+static inline int pf_mpi_owner(long long pf_mpi_count) {
+    long long pf_mpi_p = pf_mpi_size();
+    return (int)(pf_mpi_count < pf_mpi_p ? pf_mpi_count - 1 : pf_mpi_p - 1);
 }
-/* Every rank's block of a loop's writes, assembled on every rank: `base` is where iteration
-   `first` writes, `unit` the bytes one iteration writes. */
-static inline void pf_mpi_gather(void *base, long long first, long long count, size_t unit) {
-    int size = pf_mpi_size();
-    if (size == 1 || count <= 0 || unit == 0) return;
-    int *counts = (int *)malloc(sizeof(int) * (size_t)size);
-    int *displs = (int *)malloc(sizeof(int) * (size_t)size);
-    long long q = count / size, r = count % size;
-    for (int k = 0; k < size; k++) {
-        counts[k] = (int)(q + (k < r ? 1 : 0));
-        displs[k] = (int)(k * q + (k < r ? k : r));
+/* Every rank's block of a loop's writes, assembled on every rank: `base` is where the loop's
+   first iteration writes, `unit` the bytes one iteration writes. */
+static inline void pf_mpi_gather(void *pf_mpi_base, long long pf_mpi_count, size_t pf_mpi_unit) {
+    int pf_mpi_p = pf_mpi_size();
+    if (pf_mpi_p == 1 || pf_mpi_count <= 0 || pf_mpi_unit == 0) return;
+    int *pf_mpi_counts = (int *)malloc(sizeof(int) * (size_t)pf_mpi_p);
+    int *pf_mpi_displs = (int *)malloc(sizeof(int) * (size_t)pf_mpi_p);
+    long long pf_mpi_q = pf_mpi_count / pf_mpi_p, pf_mpi_m = pf_mpi_count % pf_mpi_p;
+    for (int pf_mpi_k = 0; pf_mpi_k < pf_mpi_p; pf_mpi_k++) {
+        pf_mpi_counts[pf_mpi_k] = (int)(pf_mpi_q + (pf_mpi_k < pf_mpi_m ? 1 : 0));
+        pf_mpi_displs[pf_mpi_k] = (int)(pf_mpi_k * pf_mpi_q + (pf_mpi_k < pf_mpi_m ? pf_mpi_k : pf_mpi_m));
     }
-    MPI_Datatype block;
-    MPI_Type_contiguous((int)unit, MPI_BYTE, &block);
-    MPI_Type_commit(&block);
-    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, base, counts, displs, block,
-                   MPI_COMM_WORLD);
-    MPI_Type_free(&block);
-    free(counts);
-    free(displs);
-    (void)first;
+    MPI_Datatype pf_mpi_t;
+    MPI_Type_contiguous((int)pf_mpi_unit, MPI_BYTE, &pf_mpi_t);
+    MPI_Type_commit(&pf_mpi_t);
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, pf_mpi_base, pf_mpi_counts, pf_mpi_displs,
+                   pf_mpi_t, MPI_COMM_WORLD);
+    MPI_Type_free(&pf_mpi_t);
+    free(pf_mpi_counts);
+    free(pf_mpi_displs);
 }
 """
 
 _START = """\
-#include <stdio.h>
-#include <unistd.h>
 static inline void pf_mpi_stop(void) {
-    int done = 0;
-    MPI_Finalized(&done);
-    if (!done) { fflush(stdout); MPI_Finalize(); }
+    int pf_mpi_done = 0;
+    MPI_Finalized(&pf_mpi_done);
+    if (!pf_mpi_done) {
+        fflush(stdout);
+        MPI_Finalize();
+    }
 }
 static char pf_mpi_sink[256];
-/* MPI starts; ranks other than 0 print into a small buffer nobody reads; with `share_stdin`,
-   rank 0 reads standard input whole and every rank reads a copy of it from memory. */
-static inline void pf_mpi_start(int share_stdin) {
+/* MPI starts; ranks other than 0 write their output into a small buffer nobody reads (one
+   copy of every message, one kernel time); with `share_stdin`, rank 0 reads standard input
+   whole and every rank reads a copy of it from memory, through the C library's `stdin` (and
+   C++'s `std::cin`, which reads through it). */
+static inline void pf_mpi_start(int pf_mpi_share_stdin) {
     MPI_Init(NULL, NULL);
     atexit(pf_mpi_stop);
-    int rank = pf_mpi_rank();
-    if (rank != 0) {
-        FILE *sink = fmemopen(pf_mpi_sink, sizeof pf_mpi_sink, "w");
-        if (sink != NULL) stdout = sink;
+    int pf_mpi_r = pf_mpi_rank();
+    if (pf_mpi_r != 0) {
+        FILE *pf_mpi_quiet = fmemopen(pf_mpi_sink, sizeof pf_mpi_sink, "w");
+        if (pf_mpi_quiet != NULL) stdout = stderr = pf_mpi_quiet;
         PF_MPI_QUIET_STREAMS
     }
-    if (!share_stdin) return;
-    long long length = 0, capacity = 1 << 16;
-    char *data = (char *)malloc((size_t)capacity);
-    if (rank == 0) {
+    if (!pf_mpi_share_stdin) return;
+    long long pf_mpi_length = 0, pf_mpi_capacity = 1 << 16;
+    char *pf_mpi_data = (char *)malloc((size_t)pf_mpi_capacity);
+    if (pf_mpi_r == 0) {
         for (;;) {
-            if (length == capacity) data = (char *)realloc(data, (size_t)(capacity *= 2));
-            ssize_t got = read(0, data + length, (size_t)(capacity - length));
-            if (got <= 0) break;
-            length += got;
+            if (pf_mpi_length == pf_mpi_capacity) {
+                pf_mpi_capacity *= 2;
+                pf_mpi_data = (char *)realloc(pf_mpi_data, (size_t)pf_mpi_capacity);
+            }
+            size_t pf_mpi_got = fread(pf_mpi_data + pf_mpi_length, 1,
+                                      (size_t)(pf_mpi_capacity - pf_mpi_length), stdin);
+            if (pf_mpi_got == 0) break;
+            pf_mpi_length += (long long)pf_mpi_got;
         }
     }
-    MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-    if (length == 0) { free(data); return; }  /* every rank's standard input is at its end */
-    if (rank != 0 && length > capacity) data = (char *)realloc(data, (size_t)length);
-    for (long long at = 0; at < length; at += 1 << 30) {
-        long long part = length - at < (1 << 30) ? length - at : (1 << 30);
-        MPI_Bcast(data + at, (int)part, MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&pf_mpi_length, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (pf_mpi_length == 0) {  /* every rank's standard input is at its end */
+        free(pf_mpi_data);
+        return;
     }
-    FILE *copy = fmemopen(data, (size_t)length, "r");  /* kept open, and data with it */
-    if (copy != NULL) stdin = copy;
+    if (pf_mpi_r != 0 && pf_mpi_length > pf_mpi_capacity)
+        pf_mpi_data = (char *)realloc(pf_mpi_data, (size_t)pf_mpi_length);
+    for (long long pf_mpi_at = 0; pf_mpi_at < pf_mpi_length; pf_mpi_at += 1 << 30) {
+        long long pf_mpi_part = pf_mpi_length - pf_mpi_at < (1 << 30) ? pf_mpi_length - pf_mpi_at : (1 << 30);
+        MPI_Bcast(pf_mpi_data + pf_mpi_at, (int)pf_mpi_part, MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
+    /* kept open, and the data with it */
+    FILE *pf_mpi_copy = fmemopen(pf_mpi_data, (size_t)pf_mpi_length, "r");
+    if (pf_mpi_copy != NULL) stdin = pf_mpi_copy;
     PF_MPI_SHARE_CIN
 }
 """

@@ -34,7 +34,14 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from agents.analysis.distribute import SHORT, _declares_counter, _identity, _indent, _segment
+from agents.analysis.distribute import (
+    SHORT,
+    _declares_counter,
+    _identity,
+    _indent,
+    _segment,
+    interposed,
+)
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import Loop, Program
 from agents.analysis.parse import (
@@ -132,6 +139,9 @@ def offload(source: str, program: Program, loop_ids: Sequence[str]) -> str:
             raise AnnotationError(f"loop {loop_id} cannot run as a kernel: {why or 'nested'}")
     if not loop_ids:
         raise AnnotationError("no loop chosen")
+    clash = interposed(root)
+    if clash:
+        raise AnnotationError(clash)
     identifiers = {text(n) for n in walk(root) if n.type == "identifier"}
     taken = sorted(n for n in identifiers if n.startswith("pf_cuda_"))
     if taken:

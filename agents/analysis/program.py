@@ -1465,6 +1465,9 @@ def _bound_reads(
             ):
                 base = node.children[0] if node.children else None
                 roots.update(identifiers(base) if base is not None else ())
+            elif node.type == "argument_list":
+                # A call reads what a pointer it is handed points to (`i < strlen(s)`).
+                roots.update(text(a) for a in node.named_children if a.type == "identifier")
     roots -= facts.locals
     if not roots:
         return None
