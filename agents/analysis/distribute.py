@@ -1,13 +1,14 @@
 """MPI from loop facts: the loops the dependence analysis proves, run as blocks over ranks.
 
 The program stays replicated: every rank runs all of it, on identical data, and only the chosen
-loops are divided. Each rank runs its block of the iterations, then one collective call puts
-every rank back in the same state, so the code after the loop, including the next chosen loop
-and any output, sees what the sequential program would have:
+loops are divided. Each rank runs its block of the iterations, then collective calls put every
+rank back in the same state, so the code after the loop, including the next chosen loop and
+any output, sees what the sequential program would have:
 
 - an array the loop writes at its own element (`a[i]`, `a[i + 1]`) or its own row
-  (`m[i * w + j]` for `j` from 0 to `w`) is assembled with `MPI_Allgatherv`, each rank sending
-  its block in place;
+  (`m[i * w + j]` for `j` inside the row) is assembled with `MPI_Allgatherv`, each rank sending
+  its block in place (only numbers: the generated code checks at compile time that no pointer
+  moves between processes);
 - a scalar reduction starts from its operator's identity on every rank but rank 0, which keeps
   the value before the loop, and is combined with `MPI_Allreduce` (its datatype chosen by the
   compiler from the variable's own type);
@@ -15,18 +16,24 @@ and any output, sees what the sequential program would have:
 - an argmin or argmax keeps its best per rank, marks whether it found one, and the ranks' bests
   are merged in rank order with the loop's own comparison (exact, ties included, as for
   OpenMP in `agents.analysis.annotate`);
-- a value the last iteration assigns (`lastprivate`) comes from the rank that ran it.
+- a value the last iteration assigns (`lastprivate`) comes from the rank that ran it;
+- a first-match search notes each rank's first exiting iteration, takes the smallest with a
+  `MIN` reduction, and every rank runs that iteration again to take its exit;
+- a scan runs twice over each rank's block: the running value's total, every rank's total to
+  every rank, then the whole body from the totals of the ranks before it;
+- a range-based loop over a container runs over its block of elements.
 
 Whole programs get `MPI_Init` first thing in `main` and `MPI_Finalize` at exit; ranks other
-than 0 write their standard output nowhere, and a program that reads standard input has rank 0
-read all of it and every rank read that copy. A function (ParEval's contract: MPI already
-initialised, every rank holds the inputs, the result on rank 0) gets the loop code alone.
+than 0 write their standard output and error into a buffer nobody reads, and a program that
+reads standard input has rank 0 read all of it and every rank read that copy through the C
+library's `stdin` (reads of descriptor 0 itself are refused: no copy can reach them). A
+function (ParEval's contract: MPI already initialised, every rank holds the inputs, the result
+on rank 0) gets the loop code alone.
 
-A loop gets no mechanical version unless every write it makes is one of those forms: a scatter
-the analysis proves independent, a conditional last value or a write through a pointer of
-unknown reach leaves it sequential (every rank runs all of it). A chosen loop in a function that
-a chosen loop calls would make some ranks enter a collective call that others skip, so such a
-loop is left sequential too.
+A loop gets no mechanical version unless every write it makes is one of those forms (a scatter,
+a conditional last value or a write through a pointer of unknown reach leaves it to every
+rank), nor when it is a method of a class or in a function that a chosen loop calls (some ranks
+would enter a collective call that others skip), nor under `SHORT` iterations.
 """
 
 from __future__ import annotations

@@ -90,7 +90,10 @@ def offloadable(source: str, program: Program, function: str | None = None) -> l
         if (function is None or loop.function == function) and why_not(root, program, loop) is None
     ]
     ids = {loop.id for loop in chosen}
-    return [loop for loop in chosen if not any(a in ids for a in loop.ancestors)]
+    outer = [loop for loop in chosen if not any(a in ids for a in loop.ancestors)]
+    # A function a kernel calls runs on the device, where it cannot launch a kernel itself.
+    on_device = _reached(root, [c for loop in outer for c in loop.calls])
+    return [loop for loop in outer if loop.function not in on_device]
 
 
 def why_not(root: Node, program: Program, loop: Loop) -> str | None:
