@@ -72,6 +72,9 @@ async def one(
     overall = summary.row(OVERALL, 1)
     statuses = {o.problem: o.status or ("passed" if o.correct else "failed") for o in data.outcomes}
     for o in data.outcomes:
+        if timing and o.correct and at in o.speedups:
+            statuses[o.problem] += f" {o.speedups[at]:.2f}x"
+    for o in data.outcomes:
         if o.not_run:  # why the verifier could not judge it, after the table
             statuses[o.problem] += f" ({o.not_run})"
     return (

@@ -853,7 +853,14 @@ def _reads_fd0(call: Node | None) -> bool:
 
 
 _C_HEADERS = ("mpi.h", "limits.h", "stdio.h", "stdlib.h", "string.h")
-_CPP_HEADERS = ("iostream", "iterator", "limits", "type_traits", "ext/stdio_sync_filebuf.h")
+_CPP_HEADERS = (
+    "complex",
+    "iostream",
+    "iterator",
+    "limits",
+    "type_traits",
+    "ext/stdio_sync_filebuf.h",
+)
 
 
 def _headers(cpp: bool) -> str:
@@ -904,7 +911,8 @@ static inline MPI_Op pf_mpi_bool_op(MPI_Op op) {
 #define PF_MPI_NUMBER(x) _Static_assert(_Generic((x), char: 1, signed char: 1, \\
     unsigned char: 1, short: 1, unsigned short: 1, int: 1, unsigned: 1, long: 1, \\
     unsigned long: 1, long long: 1, unsigned long long: 1, float: 1, double: 1, \\
-    long double: 1, _Bool: 1, default: 0), "only numbers move between ranks")
+    long double: 1, _Bool: 1, float _Complex: 1, double _Complex: 1, \\
+    long double _Complex: 1, default: 0), "only numbers move between ranks")
 """
 
 _CPP_TYPES = """\
@@ -932,7 +940,9 @@ static inline MPI_Op pf_mpi_op(const bool &, MPI_Op op) {
 #define PF_MPI_OP(x, op) pf_mpi_op(x, op)
 /* What moves between ranks as bytes must be a number: a pointer or an object owning memory
    means nothing in another process. */
-#define PF_MPI_NUMBER(x) static_assert(std::is_arithmetic<std::remove_cv< \\
+template <class T> struct pf_mpi_number : std::is_arithmetic<T> {};
+template <class T> struct pf_mpi_number<std::complex<T> > : std::is_arithmetic<T> {};
+#define PF_MPI_NUMBER(x) static_assert(pf_mpi_number<std::remove_cv< \\
     std::remove_reference<decltype(x)>::type>::type>::value, "only numbers move between ranks")
 /* Elements lo to hi of a random-access container, for a range-based loop's block. */
 template <class C> struct pf_mpi_range {
