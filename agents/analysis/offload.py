@@ -265,7 +265,7 @@ def _visible(root: Node, definition: Node, node: Node) -> dict[str, str]:
 def _kind(declarator: Node, type_text: str) -> str:
     shapes = {n.type for n in walk(declarator)}
     if "function_declarator" in shapes:
-        return "function"
+        return "unsupported"  # a function named as a value: the device cannot call the host's
     container = _CONTAINER.search(type_text)
     if container:
         inner = type_text[container.end() :]
@@ -277,8 +277,8 @@ def _kind(declarator: Node, type_text: str) -> str:
     if "array_declarator" in shapes:
         parameter = declarator.parent is not None and declarator.parent.type.startswith("parameter")
         return "pointer" if parameter else "array"
-    if "reference_declarator" in shapes or re.search(r"\b(?:std::|struct\b|class\b)", type_text):
-        return "scalar" if _plain(type_text) else "unsupported"
+    # A number, by value or by reference (the kernel takes a copy); anything else, whose
+    # copy could run the host's code or carry the host's pointers, is not moved.
     return "scalar" if _plain(type_text) else "unsupported"
 
 

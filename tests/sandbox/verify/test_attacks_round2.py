@@ -401,7 +401,9 @@ async def test_a_speedup_measured_beside_other_load_is_flagged(verify_sandbox):
         await asyncio.create_subprocess_exec(sys.executable, "-c", "while True: pass")
         for _ in range(2)
     ]
-    longer = spec(timing=TestCase(name="big", args=["12000000"]))  # pairs long enough to judge
+    # Pairs long enough to judge (`LOAD_WALL_S` together) on a fast host too: at 12 M
+    # elements a run took 0.15 s on one, and the load beside it went unjudged.
+    longer = spec(timing=TestCase(name="big", args=["36000000"]))
     try:
         v = await verify(verify_sandbox, longer, candidate(GOOD), options=LIGHT)
     finally:
