@@ -161,6 +161,24 @@ def test_tally_names_the_best_and_counts_failures():
     assert no_gpu.reason(1) == "0 of 1 candidate passed (1 not_run; not run: no GPU)"
 
 
+def test_a_candidate_that_built_but_could_not_run_is_the_unjudged_best():
+    """CUDA without a GPU: the task ends `not_run` with the candidate that built as its best,
+    never one whose build failed, and never when another candidate passed."""
+    from sandbox.verdict import BuildReport
+
+    built = _verdict(Status.NOT_RUN, reason="not run: no GPU")
+    built.build = BuildReport(ok=True)
+    broken = _verdict(Status.NOT_RUN, reason="not run: no GPU")
+    broken.build = BuildReport(ok=False)
+    tally = Tally()
+    tally.add(1, broken)
+    assert tally.unjudged() is None
+    tally.add(2, built)
+    assert tally.best() is None and tally.unjudged() == 2
+    tally.add(3, _verdict(Status.PASSED, {1: 1.0}))
+    assert tally.best() == 3
+
+
 def test_verdict_summary_is_compact():
     v = _verdict(Status.PASSED, {1: 1.0, 2: 1.91234})
     v.build = BuildReport(ok=True)
