@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from agents.analysis.annotate import _IDENTITY as _SCAN_IDENTITY
 from agents.analysis.annotate import _exits
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import BestUpdate, Loop, Program
@@ -569,16 +570,6 @@ def _rank_blocks(
     edits.append((node.start_byte, node.start_byte, head))
     edits.append((node.end_byte, node.end_byte, tail))
     return edits
-
-
-_SCAN_IDENTITY = {
-    "+": "({t})0",
-    "*": "({t})1",
-    "min": "std::numeric_limits<{t}>::has_infinity ? std::numeric_limits<{t}>::infinity() "
-    ": std::numeric_limits<{t}>::max()",
-    "max": "std::numeric_limits<{t}>::has_infinity ? -std::numeric_limits<{t}>::infinity() "
-    ": std::numeric_limits<{t}>::lowest()",
-}
 
 
 def _blocked_scan(raw: bytes, node: Node, loop: Loop, tag: str, cpp: bool) -> str:

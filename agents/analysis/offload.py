@@ -37,6 +37,7 @@ from tree_sitter import Node
 from agents.analysis.distribute import (
     SHORT,
     _declares_counter,
+    _for_node,
     _identity,
     _indent,
     _segment,
@@ -175,13 +176,6 @@ def offload(source: str, program: Program, loop_ids: Sequence[str]) -> str:
 
 
 # --- what the kernel takes ------------------------------------------------------------------
-
-
-def _for_node(root: Node, loop: Loop) -> Node:
-    for node in walk(root):
-        if node.type == "for_statement" and node.start_point == (loop.line - 1, loop.column):
-            return node
-    raise AnnotationError(f"cannot find loop {loop.id} in the source it was analysed from")
 
 
 def _definition(root: Node, name: str) -> Node:

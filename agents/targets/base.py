@@ -111,6 +111,25 @@ class Kit(ABC):
             for strategy in self.strategies[:2]
         ]
 
+    def _loop_tool_candidates(
+        self, plan: Draft, tool: str, plain: str, *, annotatable: bool, use_model: bool
+    ) -> list[str]:
+        """The default plan's makers for a target whose own `tool` writes code from the loops
+        the analysis proves: the model's pick of loops, every loop the analysis offers
+        (`plain`), and a rewrite; without a model, the analysis's candidate alone."""
+        if not annotatable:
+            return Kit.candidates(self, plan, annotatable=annotatable, use_model=use_model)
+        if not use_model:
+            return [plan.add(tool, plain, mode="analysis")]
+        examples = plan.add("examples", "verified code of similar loops")
+        return [
+            plan.add(tool, "the model picks the loops", mode="model"),
+            plan.add(tool, plain, mode="analysis"),
+            plan.add(
+                "rewrite", "a whole-program rewrite", strategy=self.strategies[0], examples=examples
+            ),
+        ]
+
     @abstractmethod
     def descriptor(self, lines: Sequence[str]) -> tuple[str, int]:
         """The strategy and the number of parallel regions evolution files a program under

@@ -60,19 +60,13 @@ class Cuda(Kit):
     def candidates(self, plan: Draft, *, annotatable: bool, use_model: bool) -> list[str]:
         """Where `offload` can move a loop: the model's pick of loops, every loop the analysis
         offers, and a rewrite (without a model, the analysis's candidate alone)."""
-        if not annotatable:
-            return super().candidates(plan, annotatable=annotatable, use_model=use_model)
-        plain = "every loop the analysis proves, as kernels"
-        if not use_model:
-            return [plan.add("offload", plain, mode="analysis")]
-        examples = plan.add("examples", "verified code of similar loops")
-        return [
-            plan.add("offload", "the model picks the loops", mode="model"),
-            plan.add("offload", plain, mode="analysis"),
-            plan.add(
-                "rewrite", "a whole-program rewrite", strategy=self.strategies[0], examples=examples
-            ),
-        ]
+        return self._loop_tool_candidates(
+            plan,
+            "offload",
+            "every loop the analysis proves, as kernels",
+            annotatable=annotatable,
+            use_model=use_model,
+        )
 
     def descriptor(self, lines: Sequence[str]) -> tuple[str, int]:
         """`cuda` and its kernel launches."""

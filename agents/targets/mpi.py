@@ -54,19 +54,13 @@ class Mpi(Kit):
     def candidates(self, plan: Draft, *, annotatable: bool, use_model: bool) -> list[str]:
         """Where `distribute` can divide a loop: the model's pick of loops, every loop the
         analysis offers, and a rewrite (without a model, the analysis's candidate alone)."""
-        if not annotatable:
-            return super().candidates(plan, annotatable=annotatable, use_model=use_model)
-        plain = "every loop the analysis proves, as rank blocks"
-        if not use_model:
-            return [plan.add("distribute", plain, mode="analysis")]
-        examples = plan.add("examples", "verified code of similar loops")
-        return [
-            plan.add("distribute", "the model picks the loops", mode="model"),
-            plan.add("distribute", plain, mode="analysis"),
-            plan.add(
-                "rewrite", "a whole-program rewrite", strategy=self.strategies[0], examples=examples
-            ),
-        ]
+        return self._loop_tool_candidates(
+            plan,
+            "distribute",
+            "every loop the analysis proves, as rank blocks",
+            annotatable=annotatable,
+            use_model=use_model,
+        )
 
     def counts(self, threads: Sequence[int], ranks: Sequence[int]) -> Sequence[int] | None:
         return ranks
