@@ -39,7 +39,7 @@ would enter a collective call that others skip), nor under `SHORT` iterations.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -71,6 +71,13 @@ combining the value before the loop again changes nothing)."""
 SHORT = 64
 """Loops with fewer iterations than this (known from the source) stay on every rank: dividing
 them saves less than the collective call after them costs."""
+
+CYCLIC_ROUNDS = 16
+"""Rounds a loop whose iterations cost unevenly (an inner loop's bound moves with its counter,
+or an inner loop's trip count is unknown) runs in: each rank's share comes in this many
+pieces spread over the range (block-cyclic), so no rank holds only the dear end of a
+triangle. Evolution tries the other counts in `ROUND_CHOICES`."""
+ROUND_CHOICES = (1, 4, CYCLIC_ROUNDS, 64)
 
 _STDIN_NAMES = frozenset({"stdin", "cin", "wcin"})
 _STDIN_CALLS = re.compile(r"^(?:v?w?scanf|getw?char(?:_unlocked)?|gets|getline|getdelim|gets_s)$")
@@ -329,13 +336,19 @@ def _call_graph(source: str, program: Program) -> dict[str, set[str]]:
 
 
 def distribute(
-    source: str, program: Program, loop_ids: Sequence[str], *, whole_program: bool | None = None
+    source: str,
+    program: Program,
+    loop_ids: Sequence[str],
+    *,
+    whole_program: bool | None = None,
+    rounds: Mapping[str, int] | None = None,
 ) -> str:
     """The program with each loop of `loop_ids` run as rank blocks (see the module's text).
 
     `whole_program` (default: the program has `main`) adds MPI's start and end in `main`, the
-    output of rank 0 alone and the shared standard input. Raises AnnotationError for a loop
-    that `distributable` does not offer."""
+    output of rank 0 alone and the shared standard input. `rounds` sets the rounds of loops
+    that `cycles` (default: `rounds_for`). Raises AnnotationError for a loop that
+    `distributable` does not offer."""
     offered = {loop.id: loop for loop in distributable(source, program)}
     unknown = [i for i in loop_ids if i not in offered]
     if unknown:
@@ -355,7 +368,10 @@ def distribute(
     names = {text(n) for n in walk(root) if n.type == "identifier"}
     for number, loop in enumerate(chosen):
         node = _for_node(root, loop)
-        edits += _rank_blocks(raw, node, program, loop, number, cpp)
+        count = (rounds or {}).get(loop.id)
+        if count is not None and (count < 1 or not cycles(loop)):
+            raise AnnotationError(f"loop {loop.id} cannot run in {count} rounds")
+        edits += _rank_blocks(raw, node, program, loop, number, cpp, count)
     if whole:
         main = next((d for d in function_definitions(root) if function_name(d) == "main"), None)
         body = main.child_by_field_name("body") if main is not None else None
@@ -448,11 +464,21 @@ def _for_node(root: Node, loop: Loop) -> Node:
 
 
 def _rank_blocks(
-    raw: bytes, node: Node, program: Program, loop: Loop, number: int, cpp: bool
+    raw: bytes,
+    node: Node,
+    program: Program,
+    loop: Loop,
+    number: int,
+    cpp: bool,
+    rounds: int | None = None,
 ) -> list[tuple[int, int, str]]:
     """The edits that run `loop` (its node `node`) as rank blocks: the header's range, a flag
-    in each best update's block, and the code before and after."""
+    in each best update's block, and the code before and after. A loop that `cycles` runs in
+    rounds (`pf_mpi_N_rounds`: 1 for one block per rank, `CYCLIC_ROUNDS` for its uneven
+    loops), each round a block decomposition of its part of the range."""
     dep = loop.dependence
+    if cycles(loop) and rounds is None:
+        rounds = rounds_for(program, loop)
     var = loop.var or ""
     tag = f"pf_mpi_{number}"
     first, count, lo, hi = (f"{tag}_{x}" for x in ("first", "count", "lo", "hi"))
@@ -492,7 +518,6 @@ def _rank_blocks(
         else:
             typed = f"decltype({lower})" if cpp else f"__typeof__({lower})"
         before.append(f"if (!(({typed})({lower}) {loop.test} ({upper}))) {count} = 0;")
-    before.append(f"long long {lo}, {hi}; pf_mpi_block({first}, {count}, &{lo}, &{hi});")
     for reduction in dep.reductions:
         identity = _identity(reduction.var, reduction.op)
         if identity:
@@ -517,7 +542,31 @@ def _rank_blocks(
         noted = f"{{ if ((long long)({var}) < {hit}) {hit} = (long long)({var}); continue; }}"
         edits += [(e.start_byte, e.end_byte, noted) for e in exits[1:]]
         body = raw[exits[0].start_byte : exits[0].end_byte].decode()
-    after: list[str] = []
+    gathers: list[str] = []
+    if rounds is None:
+        before.append(f"long long {lo}, {hi}; pf_mpi_block({first}, {count}, &{lo}, &{hi});")
+        part_first, part_count = first, count
+    else:
+        # Round r runs iterations [count * r / rounds, count * (r + 1) / rounds) as blocks
+        # over the ranks, and assembles what they wrote before the next round.
+        rnd, part_first, part_count = f"{tag}_round", f"{tag}_rfirst", f"{tag}_rcount"
+        before += [
+            f"long long {tag}_rounds = {rounds};",
+            f"for (long long {rnd} = 0; {rnd} < {tag}_rounds; {rnd}++) {{",
+            f"long long {part_first}, {part_count}; pf_mpi_round({first}, {count}, "
+            f"{tag}_rounds, {rnd}, &{part_first}, &{part_count});",
+            f"long long {lo}, {hi}; pf_mpi_block({part_first}, {part_count}, &{lo}, &{hi});",
+        ]
+    for footprint in footprints(program, loop):
+        start = footprint.start.format(k=part_first)
+        # Bytes move between processes: only numbers mean the same in another one (a pointer
+        # or an object owning memory does not), which the compiler checks.
+        gathers.append(f"PF_MPI_NUMBER(({footprint.array})[0]);")
+        gathers.append(
+            f"if ({part_count} > 0) pf_mpi_gather(&({footprint.array})[{start}], {part_count}, "
+            f"(size_t)({footprint.width}) * sizeof(({footprint.array})[0]));"
+        )
+    after: list[str] = [] if rounds is None else [*gathers, "}"]
     for reduction in dep.reductions:
         after.append(
             f"MPI_Allreduce(MPI_IN_PLACE, &({reduction.var}), 1, PF_MPI_TYPE({reduction.var}), "
@@ -530,15 +579,8 @@ def _rank_blocks(
             f"PF_MPI_TYPE(({histogram.var})[0]), PF_MPI_OP(({histogram.var})[0], "
             f"{_OPS[histogram.op]}), MPI_COMM_WORLD);"
         )
-    for footprint in footprints(program, loop):
-        start = footprint.start.format(k=first)
-        # Bytes move between processes: only numbers mean the same in another one (a pointer
-        # or an object owning memory does not), which the compiler checks.
-        after.append(f"PF_MPI_NUMBER(({footprint.array})[0]);")
-        after.append(
-            f"if ({count} > 0) pf_mpi_gather(&({footprint.array})[{start}], {count}, "
-            f"(size_t)({footprint.width}) * sizeof(({footprint.array})[0]));"
-        )
+    if rounds is None:
+        after += gathers
     for u_number, best in enumerate(dep.best_updates):
         after += _merge_bests(best, f"{tag}_found{u_number}", f"{tag}_b{u_number}", cpp)
     if dep.first_match:
@@ -570,6 +612,33 @@ def _rank_blocks(
     edits.append((node.start_byte, node.start_byte, head))
     edits.append((node.end_byte, node.end_byte, tail))
     return edits
+
+
+def cycles(loop: Loop) -> bool:
+    """Whether `loop` may run in rounds: its iterations combine in any order (no argmin merged
+    in rank order, no scan, no value of the last iteration to find its rank for)."""
+    dep = loop.dependence
+    return not dep.best_updates and dep.scan is None and not dep.lastprivate
+
+
+def uneven(program: Program, loop: Loop) -> bool:
+    """Whether `loop`'s iterations may cost unevenly: a loop inside it has a bound that
+    mentions its counter, or is not a counted `for`."""
+    word = re.compile(rf"\b{re.escape(loop.var)}\b") if loop.var else None
+    for inner in program.loops:
+        if loop.id not in inner.ancestors:
+            continue
+        if inner.kind != "for" or not inner.canonical:
+            return True
+        bounds = f"{inner.lower or ''} {inner.upper or ''}"
+        if word is not None and word.search(bounds):
+            return True
+    return False
+
+
+def rounds_for(program: Program, loop: Loop) -> int:
+    """Rounds `loop` runs in: one block per rank, or `CYCLIC_ROUNDS` where it is uneven."""
+    return CYCLIC_ROUNDS if uneven(program, loop) else 1
 
 
 def _blocked_scan(raw: bytes, node: Node, loop: Loop, tag: str, cpp: bool) -> str:
@@ -972,6 +1041,16 @@ static inline void pf_mpi_block(long long pf_mpi_first, long long pf_mpi_count,
     long long pf_mpi_q = pf_mpi_n / pf_mpi_p, pf_mpi_m = pf_mpi_n % pf_mpi_p;
     *pf_mpi_lo = pf_mpi_first + pf_mpi_r * pf_mpi_q + (pf_mpi_r < pf_mpi_m ? pf_mpi_r : pf_mpi_m);
     *pf_mpi_hi = *pf_mpi_lo + pf_mpi_q + (pf_mpi_r < pf_mpi_m ? 1 : 0);
+}
+/* Round r of rounds over count iterations from first: the part [first, first + count) of
+   the range it divides into blocks over the ranks. */
+static inline void pf_mpi_round(long long pf_mpi_first, long long pf_mpi_count,
+                                long long pf_mpi_rounds, long long pf_mpi_r,
+                                long long *pf_mpi_part_first, long long *pf_mpi_part_count) {
+    long long pf_mpi_n = pf_mpi_count > 0 ? pf_mpi_count : 0;
+    long long pf_mpi_q = pf_mpi_n / pf_mpi_rounds, pf_mpi_m = pf_mpi_n % pf_mpi_rounds;
+    *pf_mpi_part_first = pf_mpi_first + pf_mpi_r * pf_mpi_q + (pf_mpi_r < pf_mpi_m ? pf_mpi_r : pf_mpi_m);
+    *pf_mpi_part_count = pf_mpi_q + (pf_mpi_r < pf_mpi_m ? 1 : 0);
 }
 /* The rank that runs the last of count iterations. */
 static inline int pf_mpi_owner(long long pf_mpi_count) {

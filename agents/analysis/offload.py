@@ -63,6 +63,11 @@ BLOCK = 256
 """Threads per block (`PF_CUDA_BLOCK`, defined once, so evolution's block-size mutations find
 it): a power of two (the block reduction halves), well below every GPU's limit."""
 
+GRID = 65535
+"""Most blocks a launch starts (`PF_CUDA_GRID`, defined once, so evolution's grid mutations
+find it): a grid-stride kernel is correct with any grid, and fewer blocks mean fewer per-block
+atomics and merges of privatised bins, more blocks more parallel slack."""
+
 _OPS = {
     "+": "pf_cuda_plus", "*": "pf_cuda_times", "min": "pf_cuda_min", "max": "pf_cuda_max",
     "&": "pf_cuda_and", "|": "pf_cuda_or", "^": "pf_cuda_xor", "&&": "pf_cuda_all",
@@ -483,7 +488,8 @@ def _kernel(raw: bytes, node: Node, loop: Loop, names: list[_Name], number: int)
     )
     host += [
         f"    long long {tag}_blocks = ({tag}_count + PF_CUDA_BLOCK - 1) / PF_CUDA_BLOCK;",
-        f"    if ({tag}_blocks > 65535) {tag}_blocks = 65535;",
+        f"    if ({tag}_blocks > PF_CUDA_GRID) {tag}_blocks = PF_CUDA_GRID;",
+        f"    if ({tag}_blocks < 1) {tag}_blocks = 1;",
         f"    {kernel}<<<(unsigned){tag}_blocks, PF_CUDA_BLOCK>>>({launch_args});",
         "    PF_CUDA_CHECK(cudaGetLastError());",
         "    PF_CUDA_CHECK(cudaDeviceSynchronize());",
@@ -527,6 +533,10 @@ _HELPERS = (
    tries the others. */
 #define PF_CUDA_BLOCK """
     + str(BLOCK)
+    + """
+/* Most blocks a launch starts; the kernels' grid-stride loops take what is left. */
+#define PF_CUDA_GRID """
+    + str(GRID)
     + """
 #define PF_CUDA_CHECK(call) pf_cuda_check((call), #call, __FILE__, __LINE__)
 static inline void pf_cuda_check(cudaError_t status, const char *call, const char *file, int line) {

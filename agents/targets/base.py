@@ -29,8 +29,8 @@ class Mutation:
     """One neighbour of a candidate."""
 
     operator: str
-    """`schedule`, `chunk`, `collapse`, `simd`, `proc_bind`, `outer`, `inner`, `crossover` or
-    `block_size`."""
+    """`schedule`, `chunk`, `collapse`, `simd`, `proc_bind`, `outer`, `inner`, `crossover`,
+    `block_size`, `grid`, `decomposition` or `combine`."""
     label: str
     """What changed, for a person and for the stored lineage (`L3: schedule static -> dynamic`)."""
     source: str

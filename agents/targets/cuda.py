@@ -4,7 +4,8 @@ A candidate is written in CUDA C++ whatever the sequential program's language, b
 and checked by compute-sanitizer. The target's own tool, `offload`, writes one from the
 analysis's facts where it proves a loop (each such loop a grid-stride kernel), so its default
 plan leads with that candidate. Its evolution neighbours are the block sizes of its kernel
-launches, where a launch takes its block size from one constant the program defines once.
+launches, where a launch takes its block size from one constant the program defines once, and
+the most blocks a grid-stride launch of `offload`'s starts (`PF_CUDA_GRID`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ from sandbox.spec import Language, Target
 BLOCK_SIZES = (64, 128, 256, 512, 1024)
 """CUDA threads per block tried: powers of two (kernels often reduce by halving) up to the
 hardware's limit."""
+
+GRID_LIMITS = (132, 528, 2112, 65535)
+"""Most blocks per launch tried where `offload` wrote grid-stride kernels (`PF_CUDA_GRID`):
+one, four and sixteen blocks per multiprocessor of an H100 (132 of them), and the most a
+launch's first dimension always allows on every GPU."""
 
 
 class Cuda(Kit):
@@ -74,7 +80,7 @@ class Cuda(Kit):
 
     def mutations(self, source: str, language: Language) -> list[Mutation]:
         """Each constant a kernel launch takes its block size from, set to the other sizes of
-        `BLOCK_SIZES`."""
+        `BLOCK_SIZES`; `offload`'s grid limit set to the others of `GRID_LIMITS`."""
         return _launch_mutations(source, language)
 
 
@@ -95,6 +101,14 @@ def _launch_mutations(source: str, language: Language) -> list[Mutation]:
                 mutated = (raw[: node[0]] + str(size).encode() + raw[node[1] :]).decode()
                 label = f"{name}: block size {value} -> {size}"
                 kept.keep(Mutation("block_size", label, mutated))
+    constant = _constant(root, "PF_CUDA_GRID")
+    if constant is not None:
+        node, value = constant
+        for limit in GRID_LIMITS:
+            if limit != value:
+                mutated = (raw[: node[0]] + str(limit).encode() + raw[node[1] :]).decode()
+                label = f"PF_CUDA_GRID: at most {value} -> {limit} blocks"
+                kept.keep(Mutation("grid", label, mutated))
     return kept.mutations
 
 

@@ -5,17 +5,21 @@ runs it at several rank counts and checks for deadlocks. The target's own tool, 
 writes one from the analysis's facts where it proves a loop (the program stays replicated and
 each proven loop runs as rank blocks), so its default plan leads with that candidate. It has no
 evolution neighbours of its own yet: the number of ranks is a parameter of verification, not
-of the code.
+of the code. Its evolution neighbours change how the work is divided and combined: the
+rounds a `distribute` loop runs in (one block per rank, or block-cyclic pieces for uneven
+iterations), and each `MPI_Allreduce` as an `MPI_Reduce` to rank 0 followed by an `MPI_Bcast`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import ClassVar
 
-from agents.analysis.distribute import distributable
+from agents.analysis.distribute import ROUND_CHOICES, distributable
 from agents.analysis.model import Program
-from agents.targets.base import Draft, Kit
+from agents.analysis.parse import syntax_tree, text, walk
+from agents.targets.base import Draft, Kept, Kit, Mutation
 from sandbox.spec import Language, Target
 
 
@@ -68,3 +72,67 @@ class Mpi(Kit):
     def descriptor(self, lines: Sequence[str]) -> tuple[str, int]:
         """`mpi` and its MPI calls other than MPI_Init."""
         return "mpi", sum(1 for line in lines if "MPI_" in line and "MPI_Init" not in line)
+
+    def mutations(self, source: str, language: Language) -> list[Mutation]:
+        """The rounds of each loop `distribute` wrote (`ROUND_CHOICES`), and each
+        `MPI_Allreduce` statement as `MPI_Reduce` to rank 0 plus `MPI_Bcast`."""
+        kept = Kept(source)
+        for mutation in _round_mutations(source):
+            kept.keep(mutation)
+        for mutation in _reduce_bcast_mutations(source, language):
+            kept.keep(mutation)
+        return kept.mutations
+
+
+_ROUNDS = re.compile(r"\b(pf_mpi_\d+)_rounds = (\d+);")
+"""Where `distribute` sets a loop's rounds (its `pf_mpi_` names are its own: the tool refuses
+programs that use them)."""
+
+
+def _shape(rounds: int) -> str:
+    return "block" if rounds == 1 else f"block-cyclic, {rounds} rounds"
+
+
+def _round_mutations(source: str) -> list[Mutation]:
+    found: list[Mutation] = []
+    for match in _ROUNDS.finditer(source):
+        tag, value = match.group(1), int(match.group(2))
+        for rounds in ROUND_CHOICES:
+            if rounds != value:
+                mutated = source[: match.start(2)] + str(rounds) + source[match.end(2) :]
+                label = f"{tag}: {_shape(value)} -> {_shape(rounds)}"
+                found.append(Mutation("decomposition", label, mutated))
+    return found
+
+
+def _reduce_bcast_mutations(source: str, language: Language) -> list[Mutation]:
+    """`MPI_Allreduce(send, recv, n, type, op, comm);` as a statement becomes a reduction to
+    rank 0 and a broadcast from it: `MPI_IN_PLACE` stays in place on rank 0 and sends the
+    receive buffer from the others (which receive nothing from `MPI_Reduce`)."""
+    raw = source.encode()
+    found: list[Mutation] = []
+    for node in walk(syntax_tree(source, language).root_node):
+        if node.type != "expression_statement" or node.named_child_count != 1:
+            continue
+        call = node.named_children[0]
+        function = call.child_by_field_name("function")
+        arguments = call.child_by_field_name("arguments")
+        if call.type != "call_expression" or function is None or arguments is None:
+            continue
+        args = [text(a) for a in arguments.named_children if a.type != "comment"]
+        if text(function) != "MPI_Allreduce" or len(args) != 6:
+            continue
+        send, recv, count, kind, op, comm = args
+        rank = "pf_mpi_me"
+        if send == "MPI_IN_PLACE":
+            send = f"({rank} == 0 ? MPI_IN_PLACE : (void *)({recv}))"
+            recv = f"({rank} == 0 ? (void *)({recv}) : NULL)"
+        replacement = (
+            f"{{ int {rank} = 0; MPI_Comm_rank({comm}, &{rank}); "
+            f"MPI_Reduce({send}, {recv}, {count}, {kind}, {op}, 0, {comm}); "
+            f"MPI_Bcast({args[1]}, {count}, {kind}, 0, {comm}); }}"
+        )
+        mutated = (raw[: node.start_byte] + replacement.encode() + raw[node.end_byte :]).decode()
+        label = f"line {node.start_point[0] + 1}: MPI_Allreduce -> MPI_Reduce + MPI_Bcast"
+        found.append(Mutation("combine", label, mutated))
+    return found

@@ -1,9 +1,10 @@
 """`distribute`: an MPI candidate from the loops the analysis proves (no model-written code).
 
 The MPI counterpart of `annotate`: the program stays replicated on every rank and each chosen
-loop runs as rank blocks, with the collective calls its facts call for (`Allgatherv` of the
-rows it writes, `Allreduce` of its reductions and histograms, a rank-order merge of its
-argmin; see `agents.analysis.distribute`). The model, where asked, only picks which of the
+loop runs as rank blocks (block-cyclic where its iterations cost unevenly), with the
+collective calls its facts call for (`Allgatherv` of the rows it writes, `Allreduce` of its
+reductions and histograms, a rank-order merge of its argmin; see
+`agents.analysis.distribute`). The model, where asked, only picks which of the
 offered loops to divide; `mode="analysis"` divides every offered loop.
 """
 
@@ -16,7 +17,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel
 
 from agents.analysis import AnnotationError, Loop
-from agents.analysis.distribute import distributable, distribute
+from agents.analysis.distribute import cycles, distributable, distribute, uneven
 from agents.llm import ChatRequest, JsonSchema, Sampling
 from agents.prompts.translate import pick_loops_messages
 from agents.tools.annotate import CandidateResult
@@ -55,7 +56,11 @@ class Distribute:
             "block, then the results are combined on every rank)",
             cost="each divided loop costs one collective call after it, so a short loop is "
             "cheaper left to every rank",
-            shape="block",
+            shape=lambda chosen: (
+                "block-cyclic"
+                if any(cycles(x) and uneven(ctx.view.program, x) for x in chosen)
+                else "block"
+            ),
         )
 
 
@@ -69,7 +74,7 @@ async def from_loops(
     write: Callable[[list[str]], str],
     how: str,
     cost: str,
-    shape: str,
+    shape: str | Callable[[list[Loop]], str],
 ) -> CandidateResult:
     """A candidate a target's tool writes from the loops it `offered`: all of them, or the
     model's pick of them (`args.mode`). Shared by the MPI and CUDA tools."""
@@ -106,7 +111,8 @@ async def from_loops(
         raise ToolError(f"{tool}: {exc}") from exc
     chosen = [loop for loop in offered if loop.id in ids]
     tags = sorted({t for loop in chosen for t in loop.dependence.patterns})
-    strategy = f"{tool}[{','.join(tags)}]:{','.join(ids)}/{shape}"[:200]
+    shaped = shape if isinstance(shape, str) else shape(chosen)
+    strategy = f"{tool}[{','.join(tags)}]:{','.join(ids)}/{shaped}"[:200]
     made = await keep(ctx, source, strategy, step_id)
     made.assumptions = list(
         dict.fromkeys(a for loop in chosen for a in loop.dependence.assumptions)

@@ -15,8 +15,17 @@ from pathlib import Path
 import pytest
 
 from agents.analysis import AnnotationError, analyse
-from agents.analysis.distribute import distributable, distribute, why_not
-from sandbox.spec import Language
+from agents.analysis.distribute import (
+    CYCLIC_ROUNDS,
+    ROUND_CHOICES,
+    cycles,
+    distributable,
+    distribute,
+    rounds_for,
+    why_not,
+)
+from agents.targets import kit
+from sandbox.spec import Language, Target
 
 PROGRAMS = Path(__file__).parent / "programs"
 RANKS = (1, 2, 3, 4)
@@ -211,3 +220,116 @@ int main(void) {
         timeout=120,
     )
     assert run.returncode != 0 and "only numbers move between ranks" in run.stderr
+
+
+def _build_and_compare(
+    tmp_path: Path, source: str, variants: dict[str, str], ranks: tuple[int, ...] = RANKS
+) -> None:
+    """Each MPI variant of the C program `source` prints what it prints, at each rank count."""
+    (tmp_path / "seq.c").write_text(source)
+    subprocess.run(
+        ["gcc", "-O2", "-o", str(tmp_path / "seq"), str(tmp_path / "seq.c")],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    want = subprocess.run(
+        [str(tmp_path / "seq")], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    assert want.count("\n") >= 7
+    for name, variant in variants.items():
+        (tmp_path / f"{name}.c").write_text(variant)
+        built = subprocess.run(
+            ["mpicc", "-O2", "-Wall", "-o", str(tmp_path / name), str(tmp_path / f"{name}.c")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert built.returncode == 0, (name, built.stderr[-2000:])
+        for count in ranks:
+            got = subprocess.run(
+                ["mpirun", "-np", str(count), "--oversubscribe", str(tmp_path / name)],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env=MPI_ENV,
+            )
+            assert got.returncode == 0, (name, count, got.stderr[-2000:])
+            assert got.stdout == want, (name, count, got.stdout, want)
+
+
+def test_uneven_loops_run_block_cyclic_and_the_rest_in_one_block_per_rank() -> None:
+    source = (PROGRAMS / "mpi_uneven.c").read_text()
+    program = analyse(source, Language.C)
+    offered = distributable(source, program)
+    assert [loop.id for loop in offered] == ["L1", "L3", "L5", "L7", "L8", "L10"]
+    assert {loop.id: rounds_for(program, loop) for loop in offered if cycles(loop)} == {
+        "L1": CYCLIC_ROUNDS,  # `j < i`
+        "L3": CYCLIC_ROUNDS,  # `j = i`
+        "L5": CYCLIC_ROUNDS,  # a `while` inside
+        "L7": 1,
+        "L10": 1,
+    }
+    # an argmin merges the ranks' bests in rank order: its ranks hold one block each
+    assert [loop.id for loop in offered if not cycles(loop)] == ["L8"]
+    rewritten = distribute(source, program, [loop.id for loop in offered])
+    assert rewritten.count(f"_rounds = {CYCLIC_ROUNDS};") == 3
+    assert rewritten.count("_rounds = 1;") == 2
+    with pytest.raises(AnnotationError, match="rounds"):
+        distribute(source, program, ["L8"], rounds={"L8": 4})
+    with pytest.raises(AnnotationError, match="rounds"):
+        distribute(source, program, ["L1"], rounds={"L1": 0})
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("mpicc") is None, reason="needs Open MPI's compilers")
+def test_every_round_count_prints_what_the_sequential_program_prints(tmp_path: Path) -> None:
+    """More rounds than a loop has iterations per rank (70 iterations, 64 rounds, 4 ranks)
+    leave parts empty; every count, at every rank count, still gives the same output."""
+    source = (PROGRAMS / "mpi_uneven.c").read_text()
+    program = analyse(source, Language.C)
+    offered = distributable(source, program)
+    cycling = [loop.id for loop in offered if cycles(loop)]
+    variants = {
+        f"rounds{count}": distribute(
+            source,
+            program,
+            [loop.id for loop in offered],
+            rounds=dict.fromkeys(cycling, count),
+        )
+        for count in ROUND_CHOICES
+    }
+    _build_and_compare(tmp_path, source, variants)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("mpicc") is None, reason="needs Open MPI's compilers")
+def test_the_mpi_kits_neighbours_print_what_the_sequential_program_prints(
+    tmp_path: Path,
+) -> None:
+    """Evolution's MPI neighbours of a `distribute` candidate: each loop's rounds, and each
+    `MPI_Allreduce` as `MPI_Reduce` + `MPI_Bcast` (in place, and not: a model's program may
+    reduce into another buffer)."""
+    source = (PROGRAMS / "mpi_uneven.c").read_text()
+    program = analyse(source, Language.C)
+    rewritten = distribute(source, program, [loop.id for loop in distributable(source, program)])
+    rewritten = rewritten.replace(
+        "MPI_Allreduce(MPI_IN_PLACE, &(total), 1,",
+        "double pf_total_in = total; MPI_Allreduce(&pf_total_in, &(total), 1,",
+    )
+    mutations = kit(Target.MPI).mutations(rewritten, Language.C)
+    operators = [m.operator for m in mutations]
+    # five loops that cycle, three other round counts each; an Allreduce for the sum, the
+    # histogram, the xor, the collatz sum and the first-match of the argmin's found flags
+    assert operators.count("decomposition") == 5 * (len(ROUND_CHOICES) - 1)
+    assert operators.count("combine") == rewritten.count("MPI_Allreduce(")
+    assert "pf_mpi_0: block-cyclic, 16 rounds -> block" in [m.label for m in mutations]
+    chosen = [m for m in mutations if m.operator == "combine"] + [
+        m for m in mutations if m.operator == "decomposition"
+    ][::3]
+    assert any(
+        "double pf_total_in" in m.source and "MPI_Reduce(&pf_total_in" in m.source for m in chosen
+    )
+    _build_and_compare(
+        tmp_path, source, {f"m{k}": m.source for k, m in enumerate(chosen)}, ranks=(1, 3)
+    )

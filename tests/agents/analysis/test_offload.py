@@ -170,13 +170,30 @@ def test_a_program_using_the_tools_names_is_refused() -> None:
         offload(source, analyse(source, Language.C), ["L1"])
 
 
-def test_evolution_finds_the_block_size_of_every_launch() -> None:
-    """One `PF_CUDA_BLOCK` sizes every launch and every block fold: the CUDA kit's block-size
-    mutations change it once, consistently."""
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs the CUDA toolkit")
+def test_evolution_finds_the_block_size_and_grid_of_every_launch(tmp_path: Path) -> None:
+    """One `PF_CUDA_BLOCK` sizes every launch and every block fold, one `PF_CUDA_GRID` caps
+    every grid: the CUDA kit's mutations change each once, consistently, and every neighbour
+    builds."""
     from agents.targets import kit
     from sandbox.spec import Target
 
     source = (GRAPH_PROGRAMS / "histogram.c").read_text()
     cuda = offload(source, analyse(source, Language.C), ["L1", "L2"])
-    labels = [m.label for m in kit(Target.CUDA).mutations(cuda, Language.CUDA)]
-    assert labels == [f"PF_CUDA_BLOCK: block size 256 -> {n}" for n in (64, 128, 512, 1024)]
+    mutations = kit(Target.CUDA).mutations(cuda, Language.CUDA)
+    assert [m.label for m in mutations] == [
+        *(f"PF_CUDA_BLOCK: block size 256 -> {n}" for n in (64, 128, 512, 1024)),
+        *(f"PF_CUDA_GRID: at most 65535 -> {n} blocks" for n in (132, 528, 2112)),
+    ]
+    grid = mutations[4].source
+    assert grid.count("PF_CUDA_GRID 132") == 1 and grid.count("PF_CUDA_GRID") == cuda.count(
+        "PF_CUDA_GRID"
+    )
+    (tmp_path / "grid.cu").write_text(grid)
+    run = subprocess.run(
+        ["nvcc", "-O2", "-arch=sm_90", "-o", str(tmp_path / "grid"), str(tmp_path / "grid.cu")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
