@@ -4,8 +4,10 @@ ParEval's translation prompts come in three directions: serial→OpenMP, serial�
 CUDA→Kokkos. The first two are verified exactly like generation tasks of the destination
 target (the candidate is the prompt followed by the model's completion, checked against the
 problem's sequential reference). CUDA→Kokkos is listed but not supported: Kokkos is not an
-execution model ParForge builds or checks. CUDA→OpenMP is ParForge's own direction, built from
-a task's known-good CUDA solution and its OpenMP generation prompt, in ParEval's layout.
+execution model ParForge builds or checks. Two directions are ParForge's own, in ParEval's
+layout: CUDA→OpenMP, built from a task's known-good CUDA solution and its OpenMP generation
+prompt, and serial→CUDA, built from the task's sequential solution and its CUDA generation
+prompt (the kernel's signature and launch are the CUDA driver's, as for generation).
 """
 
 from __future__ import annotations
@@ -26,7 +28,12 @@ MODEL_NAMES = {
     "cuda": "cuda",
     "kokkos": "kokkos",
 }
-SUPPORTED_DIRECTIONS = {("serial", "openmp"), ("serial", "mpi"), ("cuda", "openmp")}
+SUPPORTED_DIRECTIONS = {
+    ("serial", "openmp"),
+    ("serial", "mpi"),
+    ("serial", "cuda"),
+    ("cuda", "openmp"),
+}
 _DISPLAY = {
     "serial": "Serial",
     "openmp": "OpenMP",
@@ -76,10 +83,12 @@ def translation_tasks(
     tasks: list[SuiteTask],
     broken_sources: dict[tuple[str, str], str],
 ) -> list[TranslationTask]:
-    """ParEval-format translation entries, then our CUDA→OpenMP tasks, in a stable order."""
+    """ParEval-format translation entries, then our CUDA→OpenMP and serial→CUDA tasks, in a
+    stable order."""
     by_name = {t.name: t for t in tasks}
     out = [_from_entry(suite, e, by_name, broken_sources) for e in entries]
     out += [_cuda_to_openmp(suite, t) for t in tasks if _has_cuda_source(t)]
+    out += [_serial_to_cuda(suite, t) for t in tasks if t.applies_to(Target.CUDA)]
     out.sort(key=lambda t: (t.problem, t.source_model, t.target_model))
     return out
 
@@ -145,6 +154,29 @@ def _cuda_to_openmp(suite: str, task: SuiteTask) -> TranslationTask:
         problem_type=task.problem_type,
         source_model="cuda",
         target_model="openmp",
+        function=task.function,
+        prompt=prompt,
+        source=source,
+        origin="parforge",
+        supported=True,
+        task=task,
+    )
+
+
+def _serial_to_cuda(suite: str, task: SuiteTask) -> TranslationTask:
+    source = task.reference.rstrip("\n")
+    commented = "\n".join(f"// {line}" if line else "// " for line in source.split("\n"))
+    prompt = (
+        f"// Serial implementation of {task.function}\n{commented}\n\n"
+        f"// CUDA implementation of {task.function}\n{task.prompt_for(Target.CUDA)}\n"
+    )
+    return TranslationTask(
+        name=f"{task.name}:serial->cuda",
+        suite=suite,
+        problem=task.name,
+        problem_type=task.problem_type,
+        source_model="serial",
+        target_model="cuda",
         function=task.function,
         prompt=prompt,
         source=source,

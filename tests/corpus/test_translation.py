@@ -1,4 +1,5 @@
-"""Translation tasks: ParEval's 143 prompts plus ParForge's CUDA→OpenMP direction."""
+"""Translation tasks: ParEval's 143 prompts plus ParForge's CUDA→OpenMP and serial→CUDA
+directions."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def test_supported_translations_verify_like_generation_tasks() -> None:
 
 def test_cuda_to_openmp_is_built_from_the_known_good_cuda_solution() -> None:
     suite = load_suite("pareval")
-    ours = [t for t in suite.translations if t.origin == "parforge"]
+    ours = [t for t in suite.translations if t.origin == "parforge" and t.target_model == "openmp"]
     assert {(t.source_model, t.target_model) for t in ours} == {("cuda", "openmp")}
     for t in ours:
         assert t.task is not None
@@ -64,3 +65,23 @@ def test_cuda_to_openmp_is_built_from_the_known_good_cuda_solution() -> None:
         for task in suite.tasks
         if task.applies_to("cuda") and task.target("cuda").solutions
     }
+
+
+def test_serial_to_cuda_pairs_the_sequential_solution_with_the_cuda_driver() -> None:
+    """Every problem with a CUDA driver gets a serial→CUDA task: the sequential solution,
+    commented, then the CUDA generation prompt ending in the kernel's signature; verified
+    by the CUDA driver against the sequential reference, as a CUDA generation task."""
+    suite = load_suite("pareval")
+    ours = [t for t in suite.translations if t.target_model == "cuda"]
+    assert {(t.origin, t.source_model) for t in ours} == {("parforge", "serial")}
+    assert {t.problem for t in ours} == {
+        task.name for task in suite.tasks if task.applies_to("cuda")
+    }
+    assert len(ours) == 60
+    for t in ours:
+        assert t.supported and t.task is not None
+        assert t.source == t.task.reference.rstrip("\n")
+        assert t.prompt.startswith(f"// Serial implementation of {t.function}\n// ")
+        assert t.prompt.endswith(t.task.prompt_for("cuda") + "\n")
+        assert "__global__" in t.prompt.split(f"// CUDA implementation of {t.function}\n")[1]
+        assert t.spec_for() == t.task.spec_for("cuda")
