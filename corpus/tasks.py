@@ -118,6 +118,15 @@ class SuiteTask(BaseModel):
         t = self.target(target).target
         return self._compose(self.harness.part(t), f'#include "{SOLUTION_INCLUDE}"\n')
 
+    def signature_for(self, target: Target | str) -> str | None:
+        """For CUDA, the kernel the driver launches: the declaration its prompt ends with
+        (other targets' solutions keep the sequential function's signature)."""
+        t = Target(target)
+        if t is not Target.CUDA:
+            return None
+        lines = [line for line in self.prompt_for(t).splitlines() if "__global__" in line]
+        return lines[-1].strip().rstrip("{").strip() if lines else None
+
     def reference_for(self, target: Target | str) -> str:
         """The sequential reference as one complete program for `target`'s reference build."""
         t = self.target(target).target
@@ -143,6 +152,7 @@ class SuiteTask(BaseModel):
             "language": self.language,
             "reference": self.reference_for(t),
             "driver": self.driver_for(t),
+            "signature": self.signature_for(t),
             "files": self.files_for(t),
             "tests": [
                 {"name": f"seed{seed}-size{size}", "args": [str(seed), str(size)], "stdin": ""}

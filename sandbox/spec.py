@@ -109,6 +109,9 @@ class Spec(BaseModel):
     """The sequential program, complete with `main`."""
     driver: str | None = None
     """A program that includes "solution.inc"; when set, candidates are solutions, not programs."""
+    signature: str | None = None
+    """What a solution must define for the driver when it is not the sequential function's own
+    signature (a CUDA driver launches a kernel: `__global__ void axpy(double alpha, ...)`)."""
     files: dict[str, str] = Field(default_factory=dict)
     """Support files (headers, data) written beside every program before it is built."""
     tests: list[TestCase] = Field(min_length=1)

@@ -163,12 +163,14 @@ def rewrite_messages(
     previous: str = "",
     function_only: bool = False,
     improve: bool = False,
+    signature: str | None = None,
 ) -> list[Message]:
     """Ask for a whole-program rewrite following one named strategy (or a repair of one);
     `analysis`: the dependence analysis's loop facts (`loop_facts`), shown before the strategy
     so that every strategy's prompt shares it as prefix; `function_only`: the code is a
     function that a test driver includes, not a program; `improve`: `previous` passed and
-    the ask is a faster version of it (evolution), with what the verifier measured."""
+    the ask is a faster version of it (evolution), with what the verifier measured;
+    `signature`: what the driver calls instead of the function (a CUDA kernel)."""
     messages = build_messages(
         source, language, target, tests, threads=threads, ranks=ranks, tolerance=tolerance
     )
@@ -176,7 +178,13 @@ def rewrite_messages(
     if analysis:
         extra += f"\n\nLoops and what the dependence analysis says about them:\n{analysis}"
     extra += f"\n\nStrategy to follow: {strategy}."
-    if function_only:
+    if function_only and signature:
+        extra += (
+            "\n\nThe code above is not a program but the function(s) a test driver includes. "
+            f"The driver calls `{signature}` instead: answer with that definition (and the "
+            "types and helper functions it uses), parallelised, and no main()."
+        )
+    elif function_only:
         extra += (
             "\n\nThe code above is not a program but the function(s) a test driver includes: "
             "answer with the same function(s), same signatures, parallelised, and no main()."

@@ -94,9 +94,11 @@ class Kit(ABC):
         """The counts of `unit` verification runs a candidate at."""
         return None
 
-    def mechanical(self, source: str, program: Program) -> bool:
+    def mechanical(self, source: str, program: Program, signature: str | None = None) -> bool:
         """Whether one of the target's own tools can make a candidate from the analysis's facts
-        alone, with no model-written code (`annotate` for OpenMP, `distribute` for MPI)."""
+        alone, with no model-written code (`annotate` for OpenMP, `distribute` for MPI);
+        `signature`: what a solution must define for the task's driver, when that is not the
+        function's own (`Spec.signature`)."""
         return False
 
     def candidates(self, plan: Draft, *, annotatable: bool, use_model: bool) -> list[str]:

@@ -15,6 +15,8 @@ from typing import ClassVar
 
 from tree_sitter import Node
 
+from agents.analysis.errors import AnnotationError
+from agents.analysis.kernels import kernel, signature_params
 from agents.analysis.model import Program
 from agents.analysis.offload import offloadable
 from agents.analysis.parse import declared_name, parse_int, syntax_tree, text, walk
@@ -60,7 +62,15 @@ class Cuda(Kit):
     def build_line(self, language: Language) -> str:
         return "nvcc -O2 (the file is main.cu)"
 
-    def mechanical(self, source: str, program: Program) -> bool:
+    def mechanical(self, source: str, program: Program, signature: str | None = None) -> bool:
+        """A whole program with a loop `offload` can move, or a function whose loop `kernel`
+        can write as the driver's kernel."""
+        if signature is not None:
+            try:
+                kernel(source, program, signature_params(signature)[0], signature)
+            except AnnotationError:
+                return False
+            return True
         return program.has_main and bool(offloadable(source, program))
 
     def candidates(self, plan: Draft, *, annotatable: bool, use_model: bool) -> list[str]:

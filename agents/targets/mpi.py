@@ -52,7 +52,7 @@ class Mpi(Kit):
         compiler = "mpicc" if language is Language.C else "mpicxx"
         return f"{compiler} -O2, and run with `mpirun -np N`"
 
-    def mechanical(self, source: str, program: Program) -> bool:
+    def mechanical(self, source: str, program: Program, signature: str | None = None) -> bool:
         return bool(distributable(source, program))
 
     def candidates(self, plan: Draft, *, annotatable: bool, use_model: bool) -> list[str]:

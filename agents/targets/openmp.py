@@ -68,7 +68,7 @@ class OpenMP(Kit):
     def counts(self, threads: Sequence[int], ranks: Sequence[int]) -> Sequence[int] | None:
         return threads
 
-    def mechanical(self, source: str, program: Program) -> bool:
+    def mechanical(self, source: str, program: Program, signature: str | None = None) -> bool:
         return any(loop.dependence.annotatable for loop in program.loops)
 
     def candidates(self, plan: Draft, *, annotatable: bool, use_model: bool) -> list[str]:

@@ -4,6 +4,8 @@ The CUDA counterpart of `annotate` and `distribute`: each chosen loop becomes a 
 kernel whose parameters are the names its body uses, reductions folded per block in shared
 memory and once per block atomically, histograms updated atomically, heap memory managed (see
 `agents.analysis.offload`). The model, where asked, only picks which offered loops to move.
+For a task whose driver launches a kernel of its own signature (`Spec.signature`), the
+function's one loop becomes that kernel (`agents.analysis.kernels`).
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from typing import ClassVar
 
 from pydantic import BaseModel
 
+from agents.analysis.errors import AnnotationError
+from agents.analysis.kernels import kernel, kernel_loop, signature_params
 from agents.analysis.offload import offload, offloadable
 from agents.tools.annotate import CandidateResult
-from agents.tools.base import ToolContext
+from agents.tools.base import ToolContext, ToolError
 from agents.tools.distribute import LoopToolArgs, from_loops
 from sandbox.spec import Target
 
@@ -30,6 +34,27 @@ class Offload:
 
     async def run(self, args: LoopToolArgs, ctx: ToolContext) -> CandidateResult:
         view = ctx.view
+        signature = view.spec.signature
+        if signature is not None:
+            # A driver launches a kernel of its own signature: the function's one loop
+            # becomes that kernel, or there is no candidate (nothing to choose among).
+            name = signature_params(signature)[0]
+            try:
+                loop = kernel_loop(view.source, view.program, name)
+                kernel(view.source, view.program, name, signature)
+            except AnnotationError as exc:
+                raise ToolError(f"offload: {exc}") from exc
+            return await from_loops(
+                ctx,
+                args.model_copy(update={"mode": "analysis"}),
+                tool=self.name,
+                target=Target.CUDA,
+                offered=[loop],
+                write=lambda ids: kernel(view.source, view.program, name, signature),
+                how="",
+                cost="",
+                shape="driver-kernel",
+            )
         return await from_loops(
             ctx,
             args,

@@ -72,6 +72,7 @@ async def rewrite(
             evidence=evidence,
             previous=previous,
             function_only=spec.driver is not None,
+            signature=spec.signature,
             improve=improve,
         ),
         sampling=Sampling(

@@ -90,6 +90,7 @@ def _request(ctx: RunContext, outline: Outline, logprobs: bool) -> ChatRequest:
             strategy=hint,
             analysis=loop_facts(tools.view.program.loops),
             function_only=spec.driver is not None,
+            signature=spec.signature,
         ),
         sampling=Sampling(
             max_tokens=ctx.config.thread_tokens,

@@ -80,7 +80,7 @@ class PlanStream:
             for step in default_plan(
                 tools.view.target,
                 annotatable=kit(tools.view.target).mechanical(
-                    tools.view.source, tools.view.program
+                    tools.view.source, tools.view.program, tools.view.spec.signature
                 ),
                 extra_tests=config.extra_tests if tools.view.task.tests else 0,
                 use_model=config.use_model,

@@ -1,0 +1,163 @@
+"""CUDA kernels in a driver's signature (ParEval's serial→CUDA tasks), from loop facts.
+
+Here nothing can run them (no GPU): each kernel must build with `nvcc` against its task's
+real driver, and the writer must refuse what one kernel with atomics cannot do."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from agents.analysis import AnnotationError, analyse
+from agents.analysis.kernels import kernel, signature_params
+from agents.targets import kit
+from corpus.suites import load_suite
+from corpus.translation import TranslationTask
+from sandbox.spec import Language, Target
+
+MADE = {
+    "02_dense_la_gemm", "03_dense_la_axpy", "04_dense_la_gemv", "12_geometry_smallest_triangle",
+    "15_graph_edge_count", "17_graph_highest_degree", "26_reduce_product_of_inverses",
+    "28_reduce_smallest_odd_number", "29_reduce_sum_of_min_of_pairs",
+    "34_scan_largest_contiguous_subarray_sum", "50_stencil_xor_kernel",
+    "52_stencil_1d_jacobi_3-point_stencil", "53_stencil_2d_jacobi_5-point_stencil",
+    "54_stencil_game_of_life", "55_transform_relu", "56_transform_negate_odds",
+    "58_transform_squaring", "59_transform_map_function",
+}  # fmt: skip
+"""The suite's serial→CUDA tasks whose function is one map, reduction or histogram loop."""
+
+
+def _tasks() -> list[TranslationTask]:
+    return [t for t in load_suite("pareval").translations if t.target_model == "cuda"]
+
+
+def _kernel(t: TranslationTask) -> str:
+    assert t.task is not None
+    signature = t.task.signature_for("cuda")
+    assert signature is not None
+    return kernel(t.source, analyse(t.source, Language.CPP), t.function, signature)
+
+
+def _made() -> dict[str, tuple[TranslationTask, str]]:
+    made = {}
+    for t in _tasks():
+        try:
+            made[t.problem] = (t, _kernel(t))
+        except AnnotationError:
+            continue
+    return made
+
+
+def test_signatures_are_read_with_their_pointers() -> None:
+    name, params = signature_params(
+        "__global__ void pixelCounts(const int *image, size_t N, size_t bins[256])"
+    )
+    assert name == "pixelCounts"
+    assert [(p.name, p.type, p.pointer) for p in params] == [
+        ("image", "const int *", True),
+        ("N", "size_t", False),
+        ("bins", "size_t", True),
+    ]
+
+
+def test_the_writer_takes_the_maps_reductions_and_histograms_of_the_suite() -> None:
+    assert set(_made()) == MADE
+    for t in _tasks():
+        assert kit(Target.CUDA).mechanical(
+            t.source, analyse(t.source, Language.CPP), t.spec_for()["signature"]
+        ) == (t.problem in MADE)
+
+
+def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread() -> None:
+    made = _made()
+    axpy = made["03_dense_la_axpy"][1]
+    assert "__global__ void axpy(double alpha, const double *x, const double *y, double *z," in axpy
+    assert "gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z" in axpy
+    assert "(size_t)(N)" in axpy and ".size()" not in axpy.split("__global__")[1]
+    odd = made["28_reduce_smallest_odd_number"][1]
+    # the function's `smallest` is the kernel's result pointer: the partial is the thread's own
+    assert "int pf_r = *(volatile int *)smallest;" in odd
+    assert "pf_cuda_fold_min(smallest, pf_r);" in odd
+    product = made["26_reduce_product_of_inverses"][1]
+    assert "double pf_r = (double)1;" in product and "pf_cuda_fold_times(product, pf_r)" in product
+    triangle = made["12_geometry_smallest_triangle"][1]
+    assert "struct Point" in triangle and "__host__ __device__ double triangleArea" in triangle
+
+
+@pytest.mark.parametrize(
+    ("source", "signature", "why"),
+    [
+        (  # the result is the sum divided by the count
+            "double mean(std::vector<double> const& x) {\n  double s = 0;\n"
+            "  for (int i = 0; i < x.size(); ++i) s += x[i];\n  return s / x.size();\n}\n",
+            "__global__ void mean(const double *x, size_t N, double *out)",
+            "more after its loop",
+        ),
+        (  # the driver's result starts at 0, the function's sum at 5
+            "double total(std::vector<double> const& x) {\n  double s = 5;\n"
+            "  for (int i = 0; i < x.size(); ++i) s += x[i];\n  return s;\n}\n",
+            "__global__ void total(const double *x, size_t N, double *out)",
+            "starts from 5",
+        ),
+        (  # a table at file scope the kernel does not take
+            "int w[3] = {1, 2, 3};\nvoid scale(std::vector<int> &x) {\n"
+            "  for (int i = 0; i < x.size(); ++i) x[i] *= w[i % 3];\n}\n",
+            "__global__ void scale(int *x, size_t N)",
+            "uses w",
+        ),
+        (  # two sizes: which one is x.size()?
+            "void copy(std::vector<int> const& x, std::vector<int> &y) {\n"
+            "  for (int i = 0; i < x.size(); ++i) y[i] = x[i];\n}\n",
+            "__global__ void copy(const int *x, int *y, size_t M, size_t N)",
+            "size",
+        ),
+        (  # a carried dependence
+            "void run(std::vector<int> &x) {\n"
+            "  for (int i = 1; i < x.size(); ++i) x[i] = x[i - 1] * 3 + x[i];\n}\n",
+            "__global__ void run(int *x, size_t N)",
+            "does not prove",
+        ),
+        (  # a call no device has (the analysis knows it is pure)
+            "void say(std::vector<int> &x) {\n"
+            '  for (int i = 0; i < x.size(); ++i) x[i] = (int)strlen("abc") + i;\n}\n',
+            "__global__ void say(int *x, size_t N)",
+            "calls strlen",
+        ),
+    ],
+)
+def test_what_gets_no_kernel(source: str, signature: str, why: str) -> None:
+    with pytest.raises(AnnotationError, match=why):
+        name = signature_params(signature)[0]
+        kernel(source, analyse(source, Language.CPP), name, signature)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs the CUDA toolkit")
+def test_every_kernel_builds_with_its_tasks_driver(tmp_path: Path) -> None:
+    def build(item: tuple[str, tuple[TranslationTask, str]]) -> tuple[str, int, str]:
+        name, (t, code) = item
+        where = tmp_path / name
+        where.mkdir()
+        spec = t.spec_for()
+        (where / "main.cu").write_text(spec["driver"])
+        (where / "solution.inc").write_text(code)
+        for file, text in spec["files"].items():
+            (where / file).write_text(text)
+        run = subprocess.run(
+            ["nvcc", "-O2", "-arch=sm_80", *spec["cflags"], "-c", "-o", "main.o", "main.cu"],
+            cwd=where,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        return name, run.returncode, run.stderr[-2000:]
+
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(build, sorted(_made().items())))
+    failed = [(name, err) for name, rc, err in results if rc != 0]
+    assert not failed, failed
+    assert len(results) == len(MADE)

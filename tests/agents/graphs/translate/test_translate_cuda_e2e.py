@@ -1,0 +1,112 @@
+"""The translate graph to CUDA end to end with no model at all, in the real Docker sandbox on a
+host without a GPU: the `offload` tool turns a whole program's loops into kernels, and a
+ParEval serial→CUDA task's function into the kernel its driver launches; both build and end
+honestly `not_run` (nothing here can run them), with the built candidate as the best. A
+function the kernel writer cannot take gets no mechanical candidate."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from typing import Any
+
+import pytest
+from sqlmodel import Session
+
+from agents.graphs.shared.config import GraphConfig
+from agents.llm import LLMClient, LLMConfig
+from agents.runners import GraphRunner, SandboxJudge
+from corpus.store import open_store, tasks
+from corpus.store.models import JobStatus, TaskCreate, TaskOptions, TestInput
+from corpus.suites import load_suite
+from parforge.service.pool import WorkerPool
+from parforge.settings import ServiceConfig
+from sandbox.config import DockerConfig
+from sandbox.spec import Spec
+from sandbox.verify.verifier import open_verifier
+from tests.fakes.paths import GRAPH_PROGRAMS
+
+pytestmark = [
+    pytest.mark.docker,
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs the CUDA toolkit"),
+]
+
+PAREVAL = {"axpy": "03_dense_la_axpy", "odd": "28_reduce_smallest_odd_number",
+           "average": "27_reduce_average"}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def outcomes(sandbox_image: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    url = f"sqlite:///{tmp_path_factory.mktemp('cuda') / 'store.db'}"
+    engine = open_store(url)
+    suite = load_suite("pareval")
+    sources = {t.problem: t for t in suite.translations if t.target_model == "cuda"}
+    ids: dict[str, str] = {}
+    with Session(engine) as s:
+        create = TaskCreate(
+            name="histogram",
+            language="c",
+            target="cuda",
+            source=(GRAPH_PROGRAMS / "histogram.c").read_text(),
+            tests=[TestInput(name=f"t{i}", args=[n]) for i, n in enumerate(["3", "4099"])],
+        )
+        ids["histogram"] = tasks.submit(s, create).id
+        for name, problem in PAREVAL.items():
+            translation = sources[problem]
+            assert translation.task is not None
+            create = TaskCreate(
+                name=name,
+                language="cpp",
+                target="cuda",
+                source=translation.source,
+                options=TaskOptions(spec=Spec.model_validate(translation.spec_for()).model_dump()),
+            )
+            ids[name] = tasks.submit(s, create).id
+
+    async def run_all() -> None:
+        llm = LLMClient(LLMConfig(url="http://127.0.0.1:9/v1"))  # never called: no model
+        verifier = SandboxJudge(open_verifier(DockerConfig(pool_size=2)))
+        config = GraphConfig(use_model=False, planner=False, repairs=0, replans=0)
+        runner = GraphRunner(llm, verifier, config)
+        pool = WorkerPool(engine, runner, ServiceConfig(workers=2, poll_s=0.1, heartbeat_s=0.5))
+        try:
+            await asyncio.gather(*(pool.run_task(i) for i in ids.values()))
+        finally:
+            await runner.aclose()
+
+    asyncio.run(run_all())
+    found: dict[str, Any] = {}
+    with Session(engine) as s:
+        for name, task_id in ids.items():
+            task = tasks.get(s, task_id)
+            found[name] = (task, tasks.candidates(s, task_id), tasks.steps_of(s, task_id))
+    engine.dispose()
+    return found
+
+
+@pytest.mark.parametrize("name", ["histogram", "axpy", "odd"])
+def test_offloaded_loops_build_and_are_honestly_not_run_without_a_gpu(
+    outcomes: dict[str, Any], name: str
+) -> None:
+    task, candidates, steps = outcomes[name]
+    assert task.status == JobStatus.NOT_RUN, task.reason
+    best = next(c for c in candidates if c.id == task.best_candidate_id)
+    assert best.strategy.startswith("offload["), best.strategy
+    verdict = best.verdict.data
+    assert verdict["status"] == "not_run", verdict["reason"]
+    assert "GPU" in verdict["reason"], verdict["reason"]
+    assert verdict["build"]["ok"], verdict["build"]
+    assert "__global__" in best.source
+    assert not any(s.kind == "llm_call" for s in steps)
+
+
+def test_a_function_the_kernel_writer_cannot_take_gets_no_mechanical_candidate(
+    outcomes: dict[str, Any],
+) -> None:
+    """`average` returns its sum divided by the count: no one atomic gives that result."""
+    task, candidates, steps = outcomes["average"]
+    assert task.status == JobStatus.NO_VERIFIED_CANDIDATE, task.reason
+    assert not [c for c in candidates if c.strategy.startswith("offload")]
+    assert not any(s.kind == "llm_call" for s in steps)
+
