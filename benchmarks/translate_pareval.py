@@ -1,11 +1,12 @@
-"""ParEval serial→OpenMP (or serial→MPI) translation, one sample per problem, three ways side by
-side:
+"""ParEval serial→OpenMP (or serial→MPI, or ParForge's serial→CUDA) translation, one sample per
+problem, three ways side by side:
 
 - `prompt`: prompt mode (the model completes ParEval's translation prompt);
 - `graph`: the translate agent (plan, tools in parallel, annotation, rewrite, repair);
 - `analysis`: the translate agent with the model's choices replaced by the first schema option
   and no model call at all: what the dependence analysis alone achieves (for MPI, the
-  `distribute` tool's rank blocks).
+  `distribute` tool's rank blocks; for CUDA, the `offload` tool's kernel in the driver's
+  signature, which builds here and is `not_run` without a GPU: build@1 is the figure here).
 
 Every sample is verified by the same eval harness (build, tests at 1/2/4 threads or 1-4 ranks,
 race or deadlock check);
@@ -13,7 +14,7 @@ pass@1 counts a sample only when it is correct, and race-free@1 when it is also 
 Runs on the configured model (the embedded one by default) and the Docker sandbox:
 
     .venv/bin/python benchmarks/translate_pareval.py [--problems 'PATTERN' ...] [--limit N]
-        [--agents prompt graph analysis] [--timing] [--one-per-type] [--to openmp|mpi]
+        [--agents prompt graph analysis] [--timing] [--one-per-type] [--to openmp|mpi|cuda]
         [--speedup-at N]
 """
 
@@ -137,7 +138,7 @@ if __name__ == "__main__":
     parser.add_argument(
         "--one-per-type", action="store_true", help="only the first problem of each problem type"
     )
-    parser.add_argument("--to", choices=["openmp", "mpi"], default="openmp")
+    parser.add_argument("--to", choices=["openmp", "mpi", "cuda"], default="openmp")
     parser.add_argument(
         "--speedup-at", type=int, default=4, help="the thread or rank count speedup is read at"
     )

@@ -109,4 +109,3 @@ def test_a_function_the_kernel_writer_cannot_take_gets_no_mechanical_candidate(
     assert task.status == JobStatus.NO_VERIFIED_CANDIDATE, task.reason
     assert not [c for c in candidates if c.strategy.startswith("offload")]
     assert not any(s.kind == "llm_call" for s in steps)
-
