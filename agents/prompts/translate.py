@@ -15,6 +15,7 @@ from agents.analysis import Loop, Program
 from agents.core import ToolSpec
 from agents.llm import Message
 from agents.prompts.program import SYSTEM, build_messages
+from agents.targets import kit
 from sandbox.spec import Language, Target, TestCase, Tolerance
 
 _FENCE = {Language.C: "c", Language.CPP: "cpp", Language.CUDA: "cuda"}
@@ -164,13 +165,15 @@ def rewrite_messages(
     function_only: bool = False,
     improve: bool = False,
     signature: str | None = None,
+    start: str = "",
 ) -> list[Message]:
     """Ask for a whole-program rewrite following one named strategy (or a repair of one);
     `analysis`: the dependence analysis's loop facts (`loop_facts`), shown before the strategy
     so that every strategy's prompt shares it as prefix; `function_only`: the code is a
     function that a test driver includes, not a program; `improve`: `previous` passed and
     the ask is a faster version of it (evolution), with what the verifier measured;
-    `signature`: what the driver calls instead of the function (a CUDA kernel)."""
+    `signature`: what the driver calls instead of the function (a CUDA kernel); `start`: the
+    program the target's own tool wrote from the loop facts, to start from."""
     messages = build_messages(
         source, language, target, tests, threads=threads, ranks=ranks, tolerance=tolerance
     )
@@ -188,6 +191,13 @@ def rewrite_messages(
         extra += (
             "\n\nThe code above is not a program but the function(s) a test driver includes: "
             "answer with the same function(s), same signatures, parallelised, and no main()."
+        )
+    if start and not previous:
+        fence = _FENCE.get(kit(target).language(language), "")
+        extra += (
+            "\n\nThe target's own tool wrote this version from the loop facts (correct where "
+            "the analysis is, but it may leave loops out or be slow); start from it:\n"
+            f"```{fence}\n{start}\n```"
         )
     if previous and improve:
         fence = _FENCE.get(language, "")

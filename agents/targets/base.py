@@ -94,6 +94,16 @@ class Kit(ABC):
         """The counts of `unit` verification runs a candidate at."""
         return None
 
+    seeded: ClassVar[str | None] = None
+    """The strategy (one of `strategies`) whose rewrites and reasoning threads start from the
+    program the target's own tool writes from the analysis's facts (`seed`), to improve on it;
+    None where the target has no such tool."""
+
+    def seed(self, source: str, program: Program, signature: str | None = None) -> str | None:
+        """The program the target's own tool writes from every loop it can take (None: none),
+        shown to the model under the `seeded` strategy."""
+        return None
+
     def mechanical(self, source: str, program: Program, signature: str | None = None) -> bool:
         """Whether one of the target's own tools can make a candidate from the analysis's facts
         alone, with no model-written code (`annotate` for OpenMP, `distribute` for MPI);

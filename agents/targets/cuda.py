@@ -18,7 +18,7 @@ from tree_sitter import Node
 from agents.analysis.errors import AnnotationError
 from agents.analysis.kernels import kernel, signature_params
 from agents.analysis.model import Program
-from agents.analysis.offload import offloadable
+from agents.analysis.offload import offload, offloadable
 from agents.analysis.parse import declared_name, parse_int, syntax_tree, text, walk
 from agents.targets.base import Draft, Kept, Kit, Mutation
 from sandbox.spec import Language, Target
@@ -33,6 +33,12 @@ one, four and sixteen blocks per multiprocessor of an H100 (132 of them), and th
 launch's first dimension always allows on every GPU."""
 
 
+SEEDED = (
+    "start from the kernels the `offload` tool writes for the loops the analysis proves, "
+    "and improve their memory traffic, launch shape and what they leave on the host"
+)
+
+
 class Cuda(Kit):
     target: ClassVar[Target] = Target.CUDA
     name: ClassVar[str] = "CUDA"
@@ -42,7 +48,9 @@ class Cuda(Kit):
         "tree reduction in shared memory, one atomicAdd per block",
         "tiles staged in shared memory, one block per tile",
         "one atomicAdd per element into the result",
+        SEEDED,
     )
+    seeded: ClassVar[str | None] = SEEDED
     rules: ClassVar[tuple[str, ...]] = (
         "Move the loops that carry the work into `__global__` kernels launched with "
         "`<<<blocks, threads>>>`; allocate device memory with cudaMalloc, copy with cudaMemcpy, "
@@ -61,6 +69,15 @@ class Cuda(Kit):
 
     def build_line(self, language: Language) -> str:
         return "nvcc -O2 (the file is main.cu)"
+
+    def seed(self, source: str, program: Program, signature: str | None = None) -> str | None:
+        try:
+            if signature is not None:
+                return kernel(source, program, signature_params(signature)[0], signature)
+            loops = offloadable(source, program) if program.has_main else []
+            return offload(source, program, [loop.id for loop in loops]) if loops else None
+        except AnnotationError:
+            return None
 
     def mechanical(self, source: str, program: Program, signature: str | None = None) -> bool:
         """A whole program with a loop `offload` can move, or a function whose loop `kernel`

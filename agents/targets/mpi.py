@@ -16,11 +16,17 @@ import re
 from collections.abc import Sequence
 from typing import ClassVar
 
-from agents.analysis.distribute import ROUND_CHOICES, distributable
+from agents.analysis.distribute import ROUND_CHOICES, distributable, distribute
+from agents.analysis.errors import AnnotationError
 from agents.analysis.model import Program
 from agents.analysis.parse import syntax_tree, text, walk
 from agents.targets.base import Draft, Kept, Kit, Mutation
 from sandbox.spec import Language, Target
+
+SEEDED = (
+    "start from the rank blocks the `distribute` tool writes for the loops the analysis "
+    "proves, and improve what it leaves out or communicates too often"
+)
 
 
 class Mpi(Kit):
@@ -32,7 +38,9 @@ class Mpi(Kit):
         "cyclic decomposition with MPI_Allreduce",
         "rank 0 scatters the input with MPI_Scatterv and gathers results with MPI_Gatherv",
         "every rank computes its block and MPI_Allgatherv assembles the whole result",
+        SEEDED,
     )
+    seeded: ClassVar[str | None] = SEEDED
     rules: ClassVar[tuple[str, ...]] = (
         "Use MPI: call MPI_Init and MPI_Finalize, divide the work among the ranks, and combine "
         "the partial results with MPI communication (MPI_Reduce, MPI_Allreduce, MPI_Gather, "
@@ -51,6 +59,15 @@ class Mpi(Kit):
     def build_line(self, language: Language) -> str:
         compiler = "mpicc" if language is Language.C else "mpicxx"
         return f"{compiler} -O2, and run with `mpirun -np N`"
+
+    def seed(self, source: str, program: Program, signature: str | None = None) -> str | None:
+        loops = distributable(source, program)
+        if not loops:
+            return None
+        try:
+            return distribute(source, program, [loop.id for loop in loops])
+        except AnnotationError:
+            return None
 
     def mechanical(self, source: str, program: Program, signature: str | None = None) -> bool:
         return bool(distributable(source, program))

@@ -17,7 +17,7 @@ from agents.llm import ChatRequest, Sampling
 from agents.prompts.translate import loop_facts, rewrite_messages
 from agents.targets import kit
 from agents.tools.annotate import CandidateResult
-from agents.tools.base import ToolContext, ToolError
+from agents.tools.base import TaskView, ToolContext, ToolError
 from agents.tools.calls import ask, keep, reserve
 from agents.tools.examples import example_sources
 
@@ -42,6 +42,14 @@ class Rewrite:
         if found:
             hint += ". A verified translation of a similar loop:\n" + found[0]["source"][:1500]
         return await rewrite(ctx, strategy, hint)
+
+
+def seed_for(view: TaskView, strategy: str) -> str:
+    """The target's own tool's program, when `strategy` is the one that starts from it."""
+    target_kit = kit(view.target)
+    if strategy != target_kit.seeded:
+        return ""
+    return target_kit.seed(view.source, view.program, view.spec.signature) or ""
 
 
 async def rewrite(
@@ -74,6 +82,7 @@ async def rewrite(
             function_only=spec.driver is not None,
             signature=spec.signature,
             improve=improve,
+            start=seed_for(ctx.view, strategy) if not previous else "",
         ),
         sampling=Sampling(
             max_tokens=ctx.deps.settings.rewrite_tokens, temperature=ctx.deps.settings.temperature

@@ -33,6 +33,7 @@ from agents.reasoning import (
 )
 from agents.tools import Made, ToolContext, ToolError, probe_made, verify_made
 from agents.tools.calls import ask, keep, reserve
+from agents.tools.rewrite import seed_for
 from agents.tools.verify import checked_spec
 from corpus.store.models import StepKind
 from sandbox.verdict import Status, Verdict
@@ -91,6 +92,7 @@ def _request(ctx: RunContext, outline: Outline, logprobs: bool) -> ChatRequest:
             analysis=loop_facts(tools.view.program.loops),
             function_only=spec.driver is not None,
             signature=spec.signature,
+            start=seed_for(tools.view, outline.strategy),
         ),
         sampling=Sampling(
             max_tokens=ctx.config.thread_tokens,

@@ -107,3 +107,45 @@ def test_a_verify_step_records_the_counts_of_the_targets_unit(target: Target) ->
 def test_mpi_has_no_code_parameters() -> None:
     program = "void f(int n, double *a) {\n    for (int i = 1; i < n; i++) a[i] = a[i - 1];\n}\n"
     assert kit(Target.MPI).mutations(program, Language.C) == []
+
+
+@pytest.mark.parametrize("target", [Target.MPI, Target.CUDA])
+def test_the_seeded_strategy_starts_from_the_targets_own_tool(target: Target) -> None:
+    """MPI's and CUDA's catalogues name their tool in a strategy; a rewrite or reasoning thread
+    that follows it is shown the tool's program to start from (and the prompt says so)."""
+    from agents.prompts.translate import rewrite_messages
+
+    target_kit = kit(target)
+    assert target_kit.seeded in target_kit.strategies
+    assert f"`{target_kit.tools[0]}` tool" in (target_kit.seeded or "")
+    source = "void f(int n, double *a) { for (int i = 0; i < n; i++) a[i] = 2 * i; }\n"
+    source += "int main(void) { double a[1000]; f(1000, a); return 0; }"
+    seed = target_kit.seed(source, analyse(source, Language.C))
+    assert seed is not None and ("MPI_" in seed if target is Target.MPI else "__global__" in seed)
+    unproven = "int main(void) { int a[99]; for (int i = 1; i < 99; i++) a[i] = a[i - 1] + 1; }"
+    assert target_kit.seed(unproven, analyse(unproven, Language.C)) is None
+    messages = rewrite_messages(
+        source,
+        Language.C,
+        target,
+        [],
+        threads=[1, 2],
+        ranks=[1, 2],
+        tolerance=None,
+        strategy=target_kit.seeded or "",
+        start=seed,
+    )
+    asked = messages[-1].content or ""
+    assert seed in asked and "start from it" in asked
+    assert kit(Target.OPENMP).seeded is None
+
+
+def test_a_drivers_kernel_is_the_cuda_seed_of_a_function_task() -> None:
+    source = (
+        "void twice(std::vector<double> &x) {\n"
+        "  for (int i = 0; i < x.size(); ++i) x[i] = 2 * x[i];\n}\n"
+    )
+    signature = "__global__ void twice(double *x, size_t N)"
+    seed = kit(Target.CUDA).seed(source, analyse(source, Language.CPP), signature)
+    assert seed is not None and signature in seed
+    assert kit(Target.CUDA).mechanical(source, analyse(source, Language.CPP), signature)
