@@ -184,6 +184,16 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             raise AnnotationError(f"the loop calls {text(callee)}, which a kernel cannot")
         if text(callee).startswith("std::"):
             edits.append((callee.start_byte, callee.end_byte, called))
+    for field in (f for part in scope for f in walk(part) if f.type == "field_expression"):
+        base, name = field.child_by_field_name("argument"), field.child_by_field_name("field")
+        if (
+            base is not None
+            and name is not None
+            and text(base) in by_name
+            and by_name[text(base)].pointer
+            and text(name) != "size"
+        ):
+            raise AnnotationError(f"the loop uses {text(field)}, which the kernel's pointer lacks")
     for histogram in dep.array_reductions:
         if histogram.op != "+" or histogram.var not in by_name:
             raise AnnotationError(f"the histogram {histogram.var} is not the kernel's")
@@ -223,13 +233,27 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     setup = "".join(f"    {_rewrite(d, edits)}\n" for d in copied)
     device = "".join(f"__host__ __device__ {text(helpers[h])}\n" for h in helpers)
     types = "".join(_type_definitions(root))
-    upper = _rewrite_span(node.child_by_field_name("condition"), edits, loop.upper or "")
-    upper = _upper_of(upper, loop)
-    counter = loop.counter_type or "long long"
+    if node.type == "for_range_loop":
+        # `for (auto const &e : x)`: the element of the kernel's pointer x, one per iteration.
+        ranged = node.child_by_field_name("declarator")
+        over = loop.range_over or ""
+        if over not in by_name or not by_name[over].pointer or len(sizes) != 1 or ranged is None:
+            raise AnnotationError("the loop runs over a range the kernel does not take whole")
+        first, upper, plus = "0", sizes[0].name, ""
+        paren = next(c for c in node.children if c.type == "(")
+        whole = node.text or b""
+        span = whole[paren.end_byte - node.start_byte : ranged.end_byte - node.start_byte]
+        named = span.decode().strip()
+        each = f"{named} = {loop.range_over}[pf_first + (long long)pf_k];"
+    else:
+        upper = _rewrite_span(node.child_by_field_name("condition"), edits, loop.upper or "")
+        upper = _upper_of(upper, loop)
+        counter = loop.counter_type or "long long"
+        first, plus = loop.lower or "", " + 1" if loop.test == "<=" else ""
+        each = f"{counter} {loop.var} = ({counter})(pf_first + (long long)pf_k);"
     text_sig = signature.strip().rstrip("{;").strip()
     if "__global__" not in text_sig:
         text_sig = "__global__ " + text_sig
-    plus = " + 1" if loop.test == "<=" else ""
     return (
         _HELPERS
         + types
@@ -245,11 +269,11 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         "    const unsigned long long pf_t = pf_block * blockDim.x * blockDim.y * blockDim.z + "
         "threadIdx.x + (unsigned long long)blockDim.x * (threadIdx.y + (unsigned long long)"
         "blockDim.y * threadIdx.z);\n"
-        f"    const long long pf_first = (long long)({loop.lower});\n"
+        f"    const long long pf_first = (long long)({first});\n"
         f"    const long long pf_count = (long long)({upper}){plus} - pf_first;\n"
         f"{declare}"
         "    for (unsigned long long pf_k = pf_t; (long long)pf_k < pf_count; pf_k += pf_threads) {\n"
-        f"        {counter} {loop.var} = ({counter})(pf_first + (long long)pf_k);\n"
+        f"        {each}\n"
         f"        {inner}\n"
         "    }\n"
         f"{combine}"
@@ -332,7 +356,7 @@ def _the_loop(root: Node, program: Program, function: str) -> tuple[Node, list[N
     if body is None:
         raise AnnotationError(f"{function} has no body")
     statements = [s for s in body.named_children if s.type != "comment"]
-    fors = [s for s in statements if s.type == "for_statement"]
+    fors = [s for s in statements if s.type in ("for_statement", "for_range_loop")]
     if len(fors) != 1:
         raise AnnotationError(f"{function} has {len(fors)} top-level loops, not one")
     node = fors[0]
@@ -348,10 +372,13 @@ _OP_NAMES = {"+": "plus", "*": "times", "min": "min", "max": "max"}
 
 def _check_loop(loop: Loop) -> None:
     dep = loop.dependence
-    if not loop.canonical or loop.var is None or loop.lower is None or loop.upper is None:
-        raise AnnotationError("the loop is not a counted for loop")
-    if loop.test not in ("<", "<=") or loop.stride not in (None, 1):
-        raise AnnotationError("the loop does not count up by one")
+    if loop.range_over is None:
+        if not loop.canonical or loop.var is None or loop.lower is None or loop.upper is None:
+            raise AnnotationError("the loop is not a counted for loop")
+        if loop.test not in ("<", "<=") or loop.stride not in (None, 1):
+            raise AnnotationError("the loop does not count up by one")
+        if loop.counter_type in (None, "auto"):
+            raise AnnotationError("the loop's counter is not declared in its header")
     if dep.kind not in ("independent", "reduction"):
         raise AnnotationError(f"the analysis does not prove the loop ({dep.reason})")
     if (
@@ -363,8 +390,6 @@ def _check_loop(loop: Loop) -> None:
         or len(dep.reductions) > 1
     ):
         raise AnnotationError("the loop's result is not a map, one reduction or a histogram")
-    if loop.counter_type in (None, "auto"):
-        raise AnnotationError("the loop's counter is not declared in its header")
 
 
 def _histogram_updates(loop: Node, var: str) -> list[tuple[int, int, str]]:

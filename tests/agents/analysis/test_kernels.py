@@ -21,14 +21,17 @@ from sandbox.spec import Language, Target
 
 MADE = {
     "02_dense_la_gemm", "03_dense_la_axpy", "04_dense_la_gemv", "12_geometry_smallest_triangle",
-    "15_graph_edge_count", "17_graph_highest_degree", "26_reduce_product_of_inverses",
+    "15_graph_edge_count", "17_graph_highest_degree", "20_histogram_pixel_histogram",
+    "21_histogram_bin_0-100", "22_histogram_count_quadrants", "23_histogram_first_letter_counts",
+    "24_histogram_count_quartile", "26_reduce_product_of_inverses",
     "28_reduce_smallest_odd_number", "29_reduce_sum_of_min_of_pairs",
     "34_scan_largest_contiguous_subarray_sum", "50_stencil_xor_kernel",
     "52_stencil_1d_jacobi_3-point_stencil", "53_stencil_2d_jacobi_5-point_stencil",
     "54_stencil_game_of_life", "55_transform_relu", "56_transform_negate_odds",
-    "58_transform_squaring", "59_transform_map_function",
+    "57_transform_inverse_offset", "58_transform_squaring", "59_transform_map_function",
 }  # fmt: skip
-"""The suite's serial→CUDA tasks whose function is one map, reduction or histogram loop."""
+"""The suite's serial→CUDA tasks whose function is one map, reduction or histogram loop (24 of
+60)."""
 
 
 def _tasks() -> list[TranslationTask]:
@@ -84,6 +87,10 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
     assert "pf_cuda_fold_min(smallest, pf_r);" in odd
     product = made["26_reduce_product_of_inverses"][1]
     assert "double pf_r = (double)1;" in product and "pf_cuda_fold_times(product, pf_r)" in product
+    pixels = made["20_histogram_pixel_histogram"][1]
+    # a range-based loop over a vector: its element of the kernel's pointer
+    assert "auto const& pixel = image[pf_first + (long long)pf_k];" in pixels
+    assert "pf_cuda_fold_plus(&bins[pixel], 1);" in pixels
     triangle = made["12_geometry_smallest_triangle"][1]
     assert "struct Point" in triangle and "__host__ __device__ double triangleArea" in triangle
 
@@ -120,6 +127,12 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
             "  for (int i = 1; i < x.size(); ++i) x[i] = x[i - 1] * 3 + x[i];\n}\n",
             "__global__ void run(int *x, size_t N)",
             "does not prove",
+        ),
+        (  # a method the kernel's pointer does not have
+            "void last(std::vector<int> &x) {\n"
+            "  for (int i = 0; i < x.size(); ++i) x[i] = x.front() + i;\n}\n",
+            "__global__ void last(int *x, size_t N)",
+            "x.front",
         ),
         (  # a call no device has (the analysis knows it is pure)
             "void say(std::vector<int> &x) {\n"
