@@ -174,3 +174,109 @@ def test_every_kernel_builds_with_its_tasks_driver(tmp_path: Path) -> None:
     failed = [(name, err) for name, rc, err in results if rc != 0]
     assert not failed, failed
     assert len(results) == len(MADE)
+
+
+# Each task's check, after the sequential function and the kernel: inputs of a few sizes, the
+# function's result, then the kernel's under every launch shape of `cuda_emulation.hpp`.
+EMULATED = {
+    "03_dense_la_axpy": """
+int main() {
+    for (size_t n : {1, 7, 1000}) {
+        std::vector<double> x(n), y(n), z(n), w(n);
+        for (size_t i = 0; i < n; i++) x[i] = (i * 37 % 101) / 7.0, y[i] = (i * 13 % 17) - 8.0;
+        axpy(1.5, x, y, z);
+        for (auto &shape : PF_SHAPES) {
+            std::fill(w.begin(), w.end(), 0.0);
+            pf_launch(shape[0], shape[1], [&] { axpy(1.5, x.data(), y.data(), w.data(), n); });
+            if (w != z) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "28_reduce_smallest_odd_number": """
+int main() {
+    for (size_t n : {1, 7, 1000}) {
+        std::vector<int> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (int)(i * 7919 % 1000) - 300;
+        int want = smallestOdd(x);
+        for (auto &shape : PF_SHAPES) {
+            int got = std::numeric_limits<int>::max();  // the driver's start
+            pf_launch(shape[0], shape[1], [&] { smallestOdd(x.data(), n, &got); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "20_histogram_pixel_histogram": """
+int main() {
+    for (size_t n : {1, 7, 5000}) {
+        std::vector<int> image(n);
+        for (size_t i = 0; i < n; i++) image[i] = (int)(i * 131 % 256);
+        std::array<size_t, 256> want{};
+        pixelCounts(image, want);
+        for (auto &shape : PF_SHAPES) {
+            size_t got[256] = {0};
+            pf_launch(shape[0], shape[1], [&] { pixelCounts(image.data(), n, got); });
+            if (!std::equal(want.begin(), want.end(), got)) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "26_reduce_product_of_inverses": """
+int main() {
+    for (size_t n : {1, 7, 1000}) {
+        std::vector<double> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = 1.0 + (i % 5) * 0.001;
+        double want = productWithInverses(x);
+        for (auto &shape : PF_SHAPES) {
+            double got = 1.0;  // the driver's start
+            pf_launch(shape[0], shape[1], [&] { productWithInverses(x.data(), n, &got); });
+            if (std::fabs(got - want) > 1e-12 * std::fabs(want)) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "53_stencil_2d_jacobi_5-point_stencil": """
+int main() {
+    for (size_t n : {1, 3, 23}) {
+        std::vector<double> in(n * n), want(n * n), got(n * n);
+        for (size_t i = 0; i < n * n; i++) in[i] = (i * 29 % 31) * 0.5;
+        jacobi2D(in, want, n);
+        for (auto &shape : PF_SHAPES) {
+            std::fill(got.begin(), got.end(), 0.0);
+            pf_launch(shape[0], shape[1], [&] { jacobi2D(in.data(), got.data(), n); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+}
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("problem", sorted(EMULATED))
+def test_a_kernel_computes_the_functions_result_under_every_launch_shape(
+    problem: str, tmp_path: Path
+) -> None:
+    """No GPU here: CUDA's launch model emulated on the host (every thread of every block in
+    turn, atomics as plain updates) checks the index arithmetic and the folds against the
+    sequential function, for one thread, fewer threads than work, the driver's shape, 2-D and
+    3-D grids and many more threads than work. Concurrency is the GPU run's to check."""
+    t = next(t for t in _tasks() if t.problem == problem)
+    emulation = (Path(__file__).parent / "programs" / "cuda_emulation.hpp").read_text()
+    program = f"{emulation}\n{t.source}\n{_kernel(t)}\n{EMULATED[problem]}"
+    (tmp_path / "check.cpp").write_text(program)
+    built = subprocess.run(
+        ["g++", "-std=c++17", "-O1", "-o", str(tmp_path / "check"), str(tmp_path / "check.cpp")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert built.returncode == 0, built.stderr[-3000:]
+    ran = subprocess.run([str(tmp_path / "check")], capture_output=True, timeout=60)
+    assert ran.returncode == 0, problem
