@@ -40,6 +40,7 @@ from agents.analysis.parse import (
     function_definitions,
     function_name,
     function_params,
+    parse_int,
     syntax_tree,
     text,
     walk,
@@ -102,7 +103,18 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError(f"the kernel is {name}, not {function}")
     root = syntax_tree(source, program.language).root_node
     definition, statements, node, loop = _the_loop(root, program, function)
-    serial = {n for n, _ in function_params(definition)}
+    serial_params = dict(function_params(definition))
+    serial = set(serial_params)
+    taken = sorted(
+        {
+            text(n)
+            for n in walk(definition)
+            if n.type in ("identifier", "field_identifier", "type_identifier")
+            and text(n).startswith("pf_")
+        }
+    )
+    if taken:
+        raise AnnotationError(f"the function already uses the name {taken[0]}")
     dep = loop.dependence
     result = dep.reductions[0] if dep.reductions else None
     by_name = {p.name: p for p in params}
@@ -120,6 +132,16 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             initial = (text(kind) if kind is not None else "", text(value))
         elif len(statement.children_by_field_name("declarator")) == 1 and _scalar(statement):
             copied.append(statement)  # `size_t n = x.size();`: every thread's own copy
+            if declared_name(declarator) in {p.name for p in params}:
+                # `size_t N = x.size();` where the kernel's N is that size: nothing to copy
+                copied.pop()
+                if not (
+                    text(value).endswith(".size()")
+                    and _is_size_param(declared_name(declarator), params, serial)
+                ):
+                    raise AnnotationError(
+                        f"{declared_name(declarator)} is both a kernel parameter and a local"
+                    )
         else:
             raise AnnotationError(f"{function} does more than its loop: {text(statement)[:60]}")
     returned = [
@@ -162,8 +184,8 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         )
     outside = sorted(
         name
-        for name in used - set(by_name) - local - callees - _MATH - {loop.var}
-        if not (result is not None and name == result.var) and not name.isupper()
+        for name in used - set(by_name) - local - callees - _MATH - _CONSTANTS - {loop.var}
+        if not (result is not None and name == result.var)
     )
     if outside:
         raise AnnotationError(f"the loop uses {outside[0]}, which the kernel does not take")
@@ -175,9 +197,10 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         if callee is None:
             continue
         if callee.type == "field_expression" and text(callee).endswith(".size"):
-            if len(sizes) != 1:
-                raise AnnotationError("cannot tell which kernel parameter is the vector's size")
-            edits.append((call.start_byte, call.end_byte, f"(size_t)({sizes[0].name})"))
+            owner = text(callee)[: -len(".size")]
+            edits.append(
+                (call.start_byte, call.end_byte, _size_of(owner, serial_params, by_name, sizes))
+            )
             continue
         called = text(callee).removeprefix("std::")
         if called not in _MATH and called not in helpers:
@@ -185,28 +208,32 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         if text(callee).startswith("std::"):
             edits.append((callee.start_byte, callee.end_byte, called))
     for field in (f for part in scope for f in walk(part) if f.type == "field_expression"):
-        base, name = field.child_by_field_name("argument"), field.child_by_field_name("field")
+        base, member = field.child_by_field_name("argument"), field.child_by_field_name("field")
         if (
             base is not None
-            and name is not None
+            and member is not None
             and text(base) in by_name
             and by_name[text(base)].pointer
-            and text(name) != "size"
+            and text(member) != "size"
         ):
             raise AnnotationError(f"the loop uses {text(field)}, which the kernel's pointer lacks")
     for histogram in dep.array_reductions:
         if histogram.op != "+" or histogram.var not in by_name:
             raise AnnotationError(f"the histogram {histogram.var} is not the kernel's")
-        edits += _histogram_updates(node, histogram.var)
+        edits += _histogram_updates(node, histogram.var, _element(by_name[histogram.var]))
     combine = ""
     declare = ""
     if result is not None:
         if len(outputs) != 1:
             raise AnnotationError("cannot tell which kernel parameter holds the result")
         out = outputs[0]
-        element = out.type.replace("const", "").replace("*", "").strip()
+        element = _element(out)
         if element not in _ATOMIC_TYPES or initial is None:
             raise AnnotationError(f"no device atomic combines a {element} result")
+        declared = " ".join(initial[0].replace("const", "").split())
+        if _same_type(declared) != _same_type(element):
+            # folding `double s` into an `int *` would convert every partial, not the total
+            raise AnnotationError(f"the function's {declared} result is the kernel's {element}")
         start = initial[1].strip()
         if result.op == "+" and start not in _IDENTITY["+"]:
             raise AnnotationError(f"the sum starts from {start}, not the driver's 0")
@@ -231,7 +258,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     assert body_node is not None
     inner = _rewrite(body_node, edits)
     setup = "".join(f"    {_rewrite(d, edits)}\n" for d in copied)
-    device = "".join(f"__host__ __device__ {text(helpers[h])}\n" for h in helpers)
+    device = "".join(f"__host__ __device__ {_device_math(helpers[h])}\n" for h in helpers)
     types = "".join(_type_definitions(root))
     if node.type == "for_range_loop":
         # `for (auto const &e : x)`: the element of the kernel's pointer x, one per iteration.
@@ -249,11 +276,14 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         upper = _rewrite_span(node.child_by_field_name("condition"), edits, loop.upper or "")
         upper = _upper_of(upper, loop)
         counter = loop.counter_type or "long long"
-        first, plus = loop.lower or "", " + 1" if loop.test == "<=" else ""
+        first, plus = _first_of(node, edits, loop), " + 1" if loop.test == "<=" else ""
         each = f"{counter} {loop.var} = ({counter})(pf_first + (long long)pf_k);"
     text_sig = signature.strip().rstrip("{;").strip()
     if "__global__" not in text_sig:
         text_sig = "__global__ " + text_sig
+    written = inner + setup + device
+    if "std::" in written or "vector" in device or "string" in device:
+        raise AnnotationError("the loop builds or takes C++ library objects no kernel can")
     return (
         _HELPERS
         + types
@@ -392,27 +422,107 @@ def _check_loop(loop: Loop) -> None:
         raise AnnotationError("the loop's result is not a map, one reduction or a histogram")
 
 
-def _histogram_updates(loop: Node, var: str) -> list[tuple[int, int, str]]:
-    """`bins[k]++`, `++bins[k]` and `bins[k] += v` as atomic additions."""
+def _histogram_updates(loop: Node, var: str, element: str) -> list[tuple[int, int, str]]:
+    """`bins[k]++`, `bins[k]--`, `bins[k] += v` and `bins[k] -= v` as atomic additions; an
+    amount other than an integer literal only into floating-point bins of its own type (an
+    atomic adds the amount converted first, the sequential `+=` converts the sum)."""
     edits = []
     for node in walk(loop):
         if node.type == "update_expression":
-            target, amount = node.child_by_field_name("argument"), "1"
-        elif node.type == "assignment_expression" and text(node.children[1]) == "+=":
+            target = node.child_by_field_name("argument")
+            amount = "-1" if "--" in text(node) else "1"
+        elif node.type == "assignment_expression":
             target = node.child_by_field_name("left")
             right = node.child_by_field_name("right")
-            amount = text(right) if right is not None else ""
+            operator = text(node.children[1])
+            if right is None or operator not in ("+=", "-="):
+                if target is not None and _subscripts(target, var):
+                    raise AnnotationError(f"the loop sets {text(target)} with {operator}")
+                continue
+            amount = text(right) if operator == "+=" else f"-({text(right)})"
+            if parse_int(text(right)) is None and element not in ("double", "float"):
+                raise AnnotationError(f"{text(node)} adds a computed amount to integer bins")
         else:
             continue
-        if target is None or target.type != "subscript_expression":
-            continue
-        base = target.child_by_field_name("argument")
-        if base is None or text(base) != var:
+        if target is None or not _subscripts(target, var):
             continue
         edits.append(
             (node.start_byte, node.end_byte, f"pf_cuda_fold_plus(&{text(target)}, {amount})")
         )
     return edits
+
+
+def _device_math(definition: Node) -> str:
+    """A helper function's text with `std::` dropped from its math calls."""
+    edits = []
+    for call in walk(definition):
+        callee = call.child_by_field_name("function") if call.type == "call_expression" else None
+        if callee is not None and text(callee).startswith("std::"):
+            bare = text(callee).removeprefix("std::")
+            if bare in _MATH:
+                edits.append((callee.start_byte, callee.end_byte, bare))
+    return _rewrite(definition, edits)
+
+
+def _subscripts(node: Node, var: str) -> bool:
+    base = node.child_by_field_name("argument") if node.type == "subscript_expression" else None
+    return base is not None and text(base) == var
+
+
+def _element(param: KernelParam) -> str:
+    """The element type of a pointer or array parameter (`const size_t *` -> `size_t`)."""
+    return " ".join(param.type.replace("const", "").replace("*", "").split())
+
+
+_SAME = {"unsigned": "unsigned int", "long": "long int", "size_t": "unsigned long",
+         "unsigned long": "unsigned long", "long long": "long long", "uint64_t": "unsigned long",
+         "int64_t": "long", "uint32_t": "unsigned int", "int32_t": "int"}  # fmt: skip
+
+
+def _same_type(name: str) -> str:
+    return _SAME.get(name, name)
+
+
+_CONSTANTS = frozenset(
+    {"M_PI", "M_E", "M_SQRT2", "INT_MAX", "INT_MIN", "UINT_MAX", "LLONG_MAX", "LLONG_MIN",
+     "ULLONG_MAX", "SIZE_MAX", "DBL_MAX", "DBL_MIN", "DBL_EPSILON", "FLT_MAX", "FLT_MIN",
+     "FLT_EPSILON", "INFINITY", "NAN", "NULL"}
+)  # fmt: skip
+"""Constants of the C library's headers a kernel may name (the driver includes them)."""
+
+
+def _is_size_param(name: str | None, params: list[KernelParam], serial: set[str]) -> bool:
+    return any(p.name == name and not p.pointer and p.name not in serial for p in params)
+
+
+def _size_of(
+    owner: str,
+    serial_params: dict[str, Node],
+    by_name: dict[str, KernelParam],
+    sizes: list[KernelParam],
+) -> str:
+    """What `owner.size()` is in the kernel: a `std::array`'s length (the kernel's array
+    parameter says it), or for a vector the kernel's one size parameter."""
+    declared = text(serial_params[owner]) if owner in serial_params else ""
+    param = by_name.get(owner)
+    if "std::array" in declared:
+        match = re.search(r",\s*(\w+)\s*>", declared)
+        if match is None:
+            raise AnnotationError(f"cannot read the length of {owner}")
+        return f"(size_t)({match.group(1)})"
+    if param is None or not param.pointer or "vector" not in declared:
+        raise AnnotationError(f"{owner}.size() is not the size of a vector the kernel takes")
+    if len(sizes) != 1:
+        raise AnnotationError("cannot tell which kernel parameter is the vector's size")
+    return f"(size_t)({sizes[0].name})"
+
+
+def _first_of(node: Node, edits: list[tuple[int, int, str]], loop: Loop) -> str:
+    """The loop's first counter value, with the rewrites inside it (`x.size() / 2`)."""
+    init = node.child_by_field_name("initializer")
+    declarator = init.child_by_field_name("declarator") if init is not None else None
+    value = declarator.child_by_field_name("value") if declarator is not None else None
+    return _rewrite_span(value, edits, loop.lower or "")
 
 
 def _rewrite(node: Node, edits: list[tuple[int, int, str]]) -> str:

@@ -141,7 +141,7 @@ def _reduce_bcast_mutations(source: str, language: Language) -> list[Mutation]:
             continue
         send, recv, count, kind, op, comm = args
         rank = "pf_mpi_me"
-        if send == "MPI_IN_PLACE":
+        if "MPI_IN_PLACE" in send:  # `MPI_IN_PLACE`, or a cast of it
             send = f"({rank} == 0 ? MPI_IN_PLACE : (void *)({recv}))"
             recv = f"({rank} == 0 ? (void *)({recv}) : NULL)"
         replacement = (

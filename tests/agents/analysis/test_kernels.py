@@ -134,6 +134,44 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
             "__global__ void last(int *x, size_t N)",
             "x.front",
         ),
+        (  # a double sum folded into an int result would convert every partial
+            "double f(std::vector<double> const &x) {\n  double s = 0;\n"
+            "  for (int i = 0; i < x.size(); ++i) s += x[i];\n  return s;\n}\n",
+            "__global__ void f(const double *x, size_t N, int *out)",
+            "double result is the kernel's int",
+        ),
+        (  # computed amounts into integer bins: the atomic converts each, `+=` the sum
+            "void f(std::vector<double> const &x, std::array<int, 4> &bins) {\n"
+            "  for (size_t i = 0; i < x.size(); ++i) bins[x[i] > 100 ? 1 : 0] += x[i];\n}\n",
+            "__global__ void f(const double *x, size_t N, int bins[4])",
+            "computed amount",
+        ),
+        (  # the kernel's own names
+            "void f(std::vector<int> &x) {\n"
+            "  for (int pf_first = 0; pf_first < x.size(); ++pf_first) x[pf_first] *= 2;\n}\n",
+            "__global__ void f(int *x, size_t N)",
+            "pf_first",
+        ),
+        (  # a constant at file scope, even in capitals
+            "const int SCALE = 3;\nvoid f(std::vector<int> &x) {\n"
+            "  for (int i = 0; i < x.size(); ++i) x[i] *= SCALE;\n}\n",
+            "__global__ void f(int *x, size_t N)",
+            "uses SCALE",
+        ),
+        (  # a helper taking the vector the kernel has as a pointer
+            "int get(std::vector<int> const &v, size_t i) { return v[i] + 1; }\n"
+            "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
+            "  for (size_t i = 0; i < x.size(); ++i) y[i] = get(x, i);\n}\n",
+            "__global__ void f(const int *x, int *y, size_t N)",
+            "library objects",
+        ),
+        (  # a container built in the body
+            "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
+            "  for (size_t i = 0; i < x.size(); ++i) { std::vector<int> t(2, x[i]); "
+            "y[i] = t[0] + t[1]; }\n}\n",
+            "__global__ void f(const int *x, int *y, size_t N)",
+            "",
+        ),
         (  # a call no device has (the analysis knows it is pure)
             "void say(std::vector<int> &x) {\n"
             '  for (int i = 0; i < x.size(); ++i) x[i] = (int)strlen("abc") + i;\n}\n',
@@ -143,7 +181,7 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
     ],
 )
 def test_what_gets_no_kernel(source: str, signature: str, why: str) -> None:
-    with pytest.raises(AnnotationError, match=why):
+    with pytest.raises(AnnotationError, match=why or None):
         name = signature_params(signature)[0]
         kernel(source, analyse(source, Language.CPP), name, signature)
 
@@ -280,3 +318,47 @@ def test_a_kernel_computes_the_functions_result_under_every_launch_shape(
     assert built.returncode == 0, built.stderr[-3000:]
     ran = subprocess.run([str(tmp_path / "check")], capture_output=True, timeout=60)
     assert ran.returncode == 0, problem
+
+
+@pytest.mark.parametrize(
+    ("source", "signature", "present", "absent"),
+    [
+        (  # a decrement is an atomic addition of -1, `-=` of the negated amount
+            "void f(std::vector<int> const &x, std::array<int, 4> &bins) {\n"
+            "  for (size_t i = 0; i < x.size(); ++i) { bins[x[i] % 4]--; bins[0] -= 2; }\n}\n",
+            "__global__ void f(const int *x, size_t N, int bins[4])",
+            ["pf_cuda_fold_plus(&bins[x[i] % 4], -1)", "pf_cuda_fold_plus(&bins[0], -(2))"],
+            ["--", "-= 2"],
+        ),
+        (  # a std::array's size is its length, not the vector's
+            "void f(std::vector<int> const &img, std::array<int, 256> &bins) {\n"
+            "  for (size_t i = 0; i < bins.size(); ++i) bins[i] = img[i];\n}\n",
+            "__global__ void f(const int *img, size_t N, int bins[256])",
+            ["(long long)((size_t)(256))"],
+            ["(size_t)(N)"],
+        ),
+        (  # the function's copy of the size under the kernel's name for it: not copied
+            "void f(std::vector<int> &x) {\n  size_t N = x.size();\n"
+            "  for (size_t i = 0; i < N; ++i) x[i] *= 2;\n}\n",
+            "__global__ void f(int *x, size_t N)",
+            ["(long long)(N)"],
+            ["size_t N ="],
+        ),
+        (  # sizes in the first value are rewritten too
+            "void f(std::vector<int> &x) {\n"
+            "  for (size_t i = x.size() / 2; i < x.size(); ++i) x[i] *= 2;\n}\n",
+            "__global__ void f(int *x, size_t N)",
+            ["pf_first = (long long)((size_t)(N) / 2)"],
+            ["x.size()"],
+        ),
+    ],
+)
+def test_what_a_kernel_rewrites(
+    source: str, signature: str, present: list[str], absent: list[str]
+) -> None:
+    name = signature_params(signature)[0]
+    body = kernel(source, analyse(source, Language.CPP), name, signature).split("__global__")[-1]
+    for piece in present:
+        assert piece in body, body
+    for piece in absent:
+        assert piece not in body, body
