@@ -6,12 +6,18 @@ On a host without a GPU every CUDA verdict is `not run: no GPU`, and this script
 exits 2 instead of printing numbers it did not measure. The local backend is the default
 because GPU hosts often have no Docker; use `--sandbox docker` where the NVIDIA runtime is set up.
 
+`--solutions offload` verifies, instead of the known-good solutions, the kernel the `offload`
+tool writes from each task's sequential function with no model (ParForge's serial→CUDA
+tasks, `agents.analysis.kernels`); the summary adds `offload_made` and `offload_pass_at_1`
+(passed over every CUDA task: a task with no kernel counts as a failure).
+
 Prints one line per solution and per mutant, then: known-good passed, timing source (kernel
 times accepted by the cross-check, or wall time), kernel speedups (median and spread), mutants
 caught by kind, survivors, and the wall time of the whole run. `--json FILE` writes it all.
 
     python benchmarks/cuda_gpu.py [--sandbox local|docker] [--problems GLOB] [--no-mutants | --mutants-of GLOBS]
                                   [--no-timing] [--concurrency N] [--deadline S] [--json FILE]
+                                  [--solutions known-good|offload]
 """
 
 from __future__ import annotations
@@ -56,6 +62,20 @@ async def _one(
             timing_gate=GATE,
         )
         return verdict, time.perf_counter() - start
+
+
+def _offloaded(source: str, function: str, signature: str | None) -> str | None:
+    """The kernel `offload` writes for a task's sequential function (None: it writes none)."""
+    from agents.analysis import AnnotationError, analyse
+    from agents.analysis.kernels import kernel
+    from sandbox.spec import Language
+
+    if signature is None:
+        return None
+    try:
+        return kernel(source, analyse(source, Language.CPP), function, signature)
+    except AnnotationError:
+        return None
 
 
 def _sanitizer_seconds(verdict: Verdict) -> float:
@@ -108,8 +128,15 @@ async def main(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str,
             print(f"not run: no GPU ({info.backend} sandbox on this host)")
             return None
         jobs: list[tuple[str, str, str, Spec, str, bool]] = []
+        made = 0
         for task in tasks:
             spec = Spec.model_validate(task.spec_for(Target.CUDA))
+            if args.solutions == "offload":
+                code = _offloaded(task.reference, task.function, spec.signature)
+                if code is not None:
+                    made += 1
+                    jobs.append((task.name, "offload", "good", spec, code, args.timing))
+                continue
             for good in task.target(Target.CUDA).solutions:
                 jobs.append((task.name, good.name, "good", spec, good.source, args.timing))
                 if args.mutants and any(
@@ -165,6 +192,14 @@ async def main(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str,
         "mutant_statuses": dict(Counter(r["status"] for r in mutants)),
         "survivors": [(r["task"], r["name"]) for r in mutants if r["passed"]],
         "unfinished": len(jobs) - len(rows),
+        **(
+            {
+                "offload_made": made,
+                "offload_pass_at_1": round(sum(r["passed"] for r in goods) / len(tasks), 3),
+            }
+            if args.solutions == "offload" and tasks
+            else {}
+        ),
         "wall_s": round(wall, 1),
     }
     print(json.dumps(summary, indent=1))
@@ -182,6 +217,7 @@ if __name__ == "__main__":
     parser.add_argument("--no-timing", dest="timing", action="store_false")
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--json")
+    parser.add_argument("--solutions", choices=["known-good", "offload"], default="known-good")
     parser.add_argument(
         "--deadline", type=float, default=None, help="seconds; what has not ended is reported"
     )
