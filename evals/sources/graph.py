@@ -51,15 +51,18 @@ class GraphSource:
         self.evolve = evolve
         self.generations = generations
         self.sources = {
-            t.problem: t.source
+            (t.problem, t.target_model): t.source
             for t in suite.translations
             if translate_from and t.supported and t.source_model == translate_from
         }
+        """A problem's sources per destination: ParEval's serial source of a problem may differ
+        between its serial→OpenMP and serial→MPI prompts, and serial→CUDA starts from the
+        suite's own sequential solution."""
 
-    def source_for(self, task: SuiteTask) -> str:
+    def source_for(self, task: SuiteTask, target: Target) -> str:
         """The code the agent starts from."""
         if self.translate_from:
-            return self.sources[task.name]
+            return self.sources[(task.name, target.value)]
         return task.reference
 
     async def generate(self, task: SuiteTask, target: Target, indices: list[int]) -> list[Sample]:
@@ -68,7 +71,7 @@ class GraphSource:
     async def _one(self, task: SuiteTask, target: Target, index: int) -> Sample:
         create = TaskCreate(
             name=f"{task.name}#{index}",
-            source=self.source_for(task),
+            source=self.source_for(task, target),
             language=Language(task.language),
             target=ParallelTarget(target.value),
             agent="graph",
