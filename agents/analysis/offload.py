@@ -163,7 +163,7 @@ def offload(source: str, program: Program, loop_ids: Sequence[str]) -> str:
         node = _for_node(root, loop)
         definition = _definition(root, loop.function)
         names = _free_names(root, definition, node, loop)
-        kernel, launch = _kernel(raw, node, loop, names, number)
+        kernel, launch = _kernel(raw, node, loop, names, number, _collapsible(program, loop, node))
         kernels.setdefault(definition.start_byte, []).append(kernel)
         edits.append((node.start_byte, node.end_byte, launch))
     for start, written in kernels.items():
@@ -366,14 +366,66 @@ def _histogram_updates(node: Node, loop: Loop) -> list[tuple[Node, str, str, str
 # --- writing the kernel and its launch ------------------------------------------------------
 
 
-def _kernel(raw: bytes, node: Node, loop: Loop, names: list[_Name], number: int) -> tuple[str, str]:
-    """The kernel's definition and the host code that replaces the loop."""
+def _collapsible(program: Program, loop: Loop, node: Node) -> tuple[Loop, Node] | None:
+    """The inner loop of a perfect two-deep nest whose iterations all run as one flat range
+    (`for i { for j { ... } }`, the inner bounds unchanged by the nest, no `break`, `goto` or
+    `return` inside): one thread per (i, j) pair instead of one per row."""
+    body = node.child_by_field_name("body")
+    if body is None:
+        return None
+    statements = (
+        [c for c in body.named_children if c.type != "comment"]
+        if body.type == "compound_statement"
+        else [body]
+    )
+    if len(statements) != 1 or statements[0].type != "for_statement":
+        return None
+    inner_node = statements[0]
+    inner = next(
+        (
+            x
+            for x in program.loops
+            if x.parent == loop.id and (x.line - 1, x.column) == inner_node.start_point
+        ),
+        None,
+    )
+    if (
+        inner is None
+        or not inner.canonical
+        or inner.counter_type in (None, "auto")
+        or inner.test not in ("<", "<=")
+        or inner.stride not in (None, 1)
+        or inner.lower is None
+        or inner.upper is None
+    ):
+        return None
+    bounds = f"{inner.lower} {inner.upper}"
+    changing = {w.name for w in loop.writes} | {loop.var or ""}
+    if any(name and re.search(rf"\b{re.escape(name)}\b", bounds) for name in changing):
+        return None
+    inner_body = inner_node.child_by_field_name("body")
+    leaves = ("break_statement", "goto_statement", "return_statement", "continue_statement")
+    if inner_body is None or any(n.type in leaves for n in walk(inner_body)):
+        return None
+    return inner, inner_node
+
+
+def _kernel(
+    raw: bytes,
+    node: Node,
+    loop: Loop,
+    names: list[_Name],
+    number: int,
+    collapsed: tuple[Loop, Node] | None = None,
+) -> tuple[str, str]:
+    """The kernel's definition and the host code that replaces the loop (`collapsed`: its
+    inner loop, whose pairs of iterations the threads share as one range)."""
     dep = loop.dependence
     var = loop.var or ""
     kernel = f"pf_cuda_kernel_{number}"
     tag = f"pf_cuda_{number}"
     reductions = list(dep.reductions)
-    body = node.child_by_field_name("body")
+    body = (collapsed[1] if collapsed else node).child_by_field_name("body")
     assert body is not None
     # Histograms with few bins (a literal length) count per block in shared memory first: one
     # global update per bin and block instead of one per iteration on the same few addresses.
@@ -419,12 +471,17 @@ def _kernel(raw: bytes, node: Node, loop: Loop, names: list[_Name], number: int)
         f"class C{k}" for k in range(len(reductions))
     ]
     template = f"template <{', '.join(classes)}>\n" if classes else ""
+    outer_k = "pf_k / pf_icount" if collapsed else "pf_k"
     counter = (
-        f"{var} = (T{[n.name for n in names].index(var)})(pf_first + pf_k);"
+        f"{var} = (T{[n.name for n in names].index(var)})(pf_first + {outer_k});"
         if any(n.name == var for n in names)
         else f"{loop.counter_type or 'long long'} {var} = ({loop.counter_type or 'long long'})"
-        "(pf_first + pf_k);"
+        f"(pf_first + {outer_k});"
     )
+    if collapsed:
+        inner = collapsed[0]
+        kind = inner.counter_type or "long long"
+        counter += f" {kind} {inner.var} = ({kind})(pf_ifirst + pf_k % pf_icount);"
     starts = [s for r in reductions if (s := _identity(r.var, r.op))]
     folds = [
         f"    pf_cuda_fold(pf_cell{k}, {r.var}, {_OPS[r.op]}());" for k, r in enumerate(reductions)
@@ -434,12 +491,21 @@ def _kernel(raw: bytes, node: Node, loop: Loop, names: list[_Name], number: int)
             f"/* Loop {loop.id} of {loop.function}() on the GPU: one grid-stride thread per "
             "iteration. */",
             f"{template}__global__ void {kernel}("
-            + ", ".join(["long long pf_first", "long long pf_count", *cells, *params])
+            + ", ".join(
+                [
+                    "long long pf_first",
+                    "long long pf_count",
+                    *(["long long pf_ifirst", "long long pf_icount"] if collapsed else []),
+                    *cells,
+                    *params,
+                ]
+            )
             + ") {",
             *(f"    {s}" for s in starts),
             *bins_start,
             "    for (long long pf_k = blockIdx.x * (long long)blockDim.x + threadIdx.x; "
-            "pf_k < pf_count; pf_k += (long long)gridDim.x * blockDim.x) {",
+            f"pf_k < {'pf_count * pf_icount' if collapsed else 'pf_count'}; "
+            "pf_k += (long long)gridDim.x * blockDim.x) {",
             f"        {counter}",
             f"        {body_text}",
             "    }",
@@ -454,8 +520,18 @@ def _kernel(raw: bytes, node: Node, loop: Loop, names: list[_Name], number: int)
         f"{{ /* loop {loop.id} runs as {kernel} */",
         f"long long {tag}_first = (long long)({loop.lower});",
         f"long long {tag}_count = (long long)({loop.upper}){plus_one} - {tag}_first;",
-        f"if ({tag}_count > 0) {{",
     ]
+    total = f"{tag}_count"
+    if collapsed:
+        inner = collapsed[0]
+        inner_plus = " + 1" if inner.test == "<=" else ""
+        host += [
+            f"long long {tag}_ifirst = (long long)({inner.lower});",
+            f"long long {tag}_icount = (long long)({inner.upper}){inner_plus} - {tag}_ifirst;",
+            f"if ({tag}_icount < 0) {tag}_icount = 0;",
+        ]
+        total = f"{tag}_count * {tag}_icount"
+    host += [f"if ({total} > 0) {{"]
     args: list[str] = []
     back: list[str] = []
     written = {w.name for w in loop.writes} | {a.var for a in dep.array_reductions}
@@ -484,10 +560,16 @@ def _kernel(raw: bytes, node: Node, loop: Loop, names: list[_Name], number: int)
         back.insert(0, f"    {r.var} = *{cell};")
         back.append(f"    PF_CUDA_CHECK(cudaFree({cell}));")
     launch_args = ", ".join(
-        [f"{tag}_first", f"{tag}_count", *(f"{tag}_cell{k}" for k in range(len(reductions))), *args]
+        [
+            f"{tag}_first",
+            f"{tag}_count",
+            *([f"{tag}_ifirst", f"{tag}_icount"] if collapsed else []),
+            *(f"{tag}_cell{k}" for k in range(len(reductions))),
+            *args,
+        ]
     )
     host += [
-        f"    long long {tag}_blocks = ({tag}_count + PF_CUDA_BLOCK - 1) / PF_CUDA_BLOCK;",
+        f"    long long {tag}_blocks = ({total} + PF_CUDA_BLOCK - 1) / PF_CUDA_BLOCK;",
         f"    if ({tag}_blocks > PF_CUDA_GRID) {tag}_blocks = PF_CUDA_GRID;",
         f"    if ({tag}_blocks < 1) {tag}_blocks = 1;",
         f"    {kernel}<<<(unsigned){tag}_blocks, PF_CUDA_BLOCK>>>({launch_args});",

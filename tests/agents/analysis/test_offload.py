@@ -197,3 +197,55 @@ def test_evolution_finds_the_block_size_and_grid_of_every_launch(tmp_path: Path)
         timeout=300,
     )
     assert run.returncode == 0, run.stderr[-3000:]
+
+
+NESTS = """#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+    int n = 300, m = 200;
+    double *a = malloc(sizeof(double) * n * m), *b = malloc(sizeof(double) * n * m);
+    double total = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) a[i * m + j] = i * 0.5 + j;
+    for (int i = 1; i < n - 1; i++) {
+        for (int j = 1; j < m - 1; j++) {
+            b[i * m + j] = (a[(i - 1) * m + j] + a[(i + 1) * m + j] + a[i * m + j - 1]) / 3;
+            total += b[i * m + j];
+        }
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i % m; j++) a[i * m + j] = 1.0;
+    for (int i = 0; i < n; i++) {
+        a[i * m] = 2.0;
+        for (int j = 1; j < m; j++) a[i * m + j] = 3.0;
+    }
+    printf("%.3f %.3f %.3f\\n", total, a[5 * m + 3], b[7 * m + 9]);
+    free(a);
+    free(b);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs the CUDA toolkit")
+def test_a_perfect_two_deep_nest_runs_one_thread_per_pair(tmp_path: Path) -> None:
+    """Rows of 200 in 300 rows: 60,000 threads instead of 300. Only a perfect nest whose inner
+    bounds the nest leaves alone is flattened (not a triangle, not a row with a statement of
+    its own before its inner loop)."""
+    program = analyse(NESTS, Language.C)
+    loops = [loop.id for loop in offloadable(NESTS, program)]
+    assert loops == ["L1", "L3", "L6", "L8"]
+    cuda = offload(NESTS, program, loops)
+    kernels = cuda.split("__global__ void ")[1:]
+    flat = ["pf_count * pf_icount" in k for k in kernels]
+    assert flat == [True, True, False, False]
+    assert "int j = (int)(pf_ifirst + pf_k % pf_icount);" in kernels[1]
+    assert "pf_cuda_fold(pf_cell0, total" in kernels[1]  # the sum still folds per block
+    (tmp_path / "nests.cu").write_text(cuda)
+    run = subprocess.run(
+        ["nvcc", "-O2", "-arch=sm_90", "-o", str(tmp_path / "nests"), str(tmp_path / "nests.cu")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
