@@ -151,8 +151,10 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     ]
     if len(after) != len(returned) or (result is not None and returned != [result.var]):
         raise AnnotationError(f"{function} does more after its loop than return its result")
-    if result is None and returned:
+    if result is None and returned and not dep.first_match:
         raise AnnotationError(f"{function} returns what its loop does not reduce")
+    if dep.first_match and (len(returned) != 1 or not _exits_return_counter(node, loop)):
+        raise AnnotationError(f"{function}'s search does not return the index it finds")
     # The names: the function's parameters the kernel takes, its size, its result pointer.
     extra = [p for p in params if p.name not in serial]
     sizes = [p for p in extra if not p.pointer and p.type in ("size_t", "int", "unsigned")]
@@ -223,6 +225,30 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         edits += _histogram_updates(node, histogram.var, _element(by_name[histogram.var]))
     combine = ""
     declare = ""
+    if dep.first_match:
+        # A search: each thread takes its iterations in order and stops at its first match,
+        # folding that index into the result with a min; the driver starts the result at what
+        # the function returns when nothing matches (`x.size()`: the kernel's size).
+        if len(outputs) != 1 or _element(outputs[0]) not in _ATOMIC_TYPES:
+            raise AnnotationError("cannot tell which kernel parameter holds the index")
+        out = outputs[0]
+        not_found = returned[0]
+        owner = not_found.removesuffix(".size()").strip()
+        declared_owner = text(serial_params[owner]) if owner in serial_params else ""
+        if len(sizes) != 1 or not (
+            not_found == sizes[0].name
+            or (not_found.endswith(".size()") and "vector" in declared_owner)
+        ):
+            raise AnnotationError("the search's not-found value is not the kernel's size")
+        for exit_node in _returns(node):
+            found = text(exit_node.named_children[0])
+            edits.append(
+                (
+                    exit_node.start_byte,
+                    exit_node.end_byte,
+                    f"{{ pf_cuda_fold_min({out.name}, ({_element(out)})({found})); return; }}",
+                )
+            )
     if result is not None:
         if len(outputs) != 1:
             raise AnnotationError("cannot tell which kernel parameter holds the result")
@@ -400,6 +426,33 @@ def _the_loop(root: Node, program: Program, function: str) -> tuple[Node, list[N
 _OP_NAMES = {"+": "plus", "*": "times", "min": "min", "max": "max"}
 
 
+def _returns(loop: Node) -> list[Node]:
+    """The `return` statements in a loop's body (outside lambdas)."""
+    found = []
+    stack = list(loop.named_children)
+    while stack:
+        node = stack.pop()
+        if node.type == "lambda_expression":
+            continue
+        if node.type == "return_statement":
+            found.append(node)
+        stack.extend(node.named_children)
+    return found
+
+
+def _exits_return_counter(loop: Node, facts: Loop) -> bool:
+    """Whether the loop leaves only by `return <counter>;` (a search for the first index)."""
+    exits = _returns(loop)
+    leaves = [n for n in walk(loop) if n.type in ("break_statement", "goto_statement")]
+    return (
+        bool(exits)
+        and not leaves
+        and all(
+            len(e.named_children) == 1 and text(e.named_children[0]) == facts.var for e in exits
+        )
+    )
+
+
 def _check_loop(loop: Loop) -> None:
     dep = loop.dependence
     if loop.range_over is None:
@@ -409,13 +462,12 @@ def _check_loop(loop: Loop) -> None:
             raise AnnotationError("the loop does not count up by one")
         if loop.counter_type in (None, "auto"):
             raise AnnotationError("the loop's counter is not declared in its header")
-    if dep.kind not in ("independent", "reduction"):
+    if dep.kind not in ("independent", "reduction") and not dep.first_match:
         raise AnnotationError(f"the analysis does not prove the loop ({dep.reason})")
     if (
         dep.lastprivate
         or dep.last_assigned
         or dep.best_updates
-        or dep.first_match
         or dep.scan is not None
         or len(dep.reductions) > 1
     ):

@@ -25,13 +25,14 @@ MADE = {
     "21_histogram_bin_0-100", "22_histogram_count_quadrants", "23_histogram_first_letter_counts",
     "24_histogram_count_quartile", "26_reduce_product_of_inverses",
     "28_reduce_smallest_odd_number", "29_reduce_sum_of_min_of_pairs",
-    "34_scan_largest_contiguous_subarray_sum", "50_stencil_xor_kernel",
+    "34_scan_largest_contiguous_subarray_sum", "38_search_find_the_first_even_number",
+    "50_stencil_xor_kernel",
     "52_stencil_1d_jacobi_3-point_stencil", "53_stencil_2d_jacobi_5-point_stencil",
     "54_stencil_game_of_life", "55_transform_relu", "56_transform_negate_odds",
     "57_transform_inverse_offset", "58_transform_squaring", "59_transform_map_function",
 }  # fmt: skip
-"""The suite's serial→CUDA tasks whose function is one map, reduction or histogram loop (24 of
-60)."""
+"""The suite's serial→CUDA tasks whose function is one map, reduction, histogram or first-index
+search loop (25 of 60)."""
 
 
 def _tasks() -> list[TranslationTask]:
@@ -172,6 +173,20 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
             "__global__ void f(const int *x, int *y, size_t N)",
             "",
         ),
+        (  # a search returning the element, not its index
+            "int f(std::vector<int> const &x) {\n"
+            "  for (size_t i = 0; i < x.size(); ++i) if (x[i] > 3) return x[i];\n"
+            "  return -1;\n}\n",
+            "__global__ void f(const int *x, size_t N, int *out)",
+            "does not return the index",
+        ),
+        (  # a search whose not-found value is not the size the driver starts from
+            "size_t f(std::vector<int> const &x) {\n"
+            "  for (size_t i = 0; i < x.size(); ++i) if (x[i] > 3) return i;\n"
+            "  return 0;\n}\n",
+            "__global__ void f(const int *x, size_t N, size_t *out)",
+            "not-found value",
+        ),
         (  # a call no device has (the analysis knows it is pure)
             "void say(std::vector<int> &x) {\n"
             '  for (int i = 0; i < x.size(); ++i) x[i] = (int)strlen("abc") + i;\n}\n',
@@ -273,6 +288,23 @@ int main() {
             double got = 1.0;  // the driver's start
             pf_launch(shape[0], shape[1], [&] { productWithInverses(x.data(), n, &got); });
             if (std::fabs(got - want) > 1e-12 * std::fabs(want)) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "38_search_find_the_first_even_number": """
+int main() {
+    for (size_t n : {1, 7, 1000}) {
+        for (size_t at : {(size_t)0, n / 2, n - 1, n}) {  // n: no even number at all
+            std::vector<int> x(n);
+            for (size_t i = 0; i < n; i++) x[i] = i < at || i == n ? 2 * (int)i + 1 : (int)i * 2;
+            size_t want = findFirstEven(x);
+            for (auto &shape : PF_SHAPES) {
+                size_t got = n;  // the driver's start
+                pf_launch(shape[0], shape[1], [&] { findFirstEven(x.data(), n, &got); });
+                if (got != want) return 1;
+            }
         }
     }
     return 0;
