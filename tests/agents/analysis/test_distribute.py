@@ -333,3 +333,39 @@ def test_the_mpi_kits_neighbours_print_what_the_sequential_program_prints(
     _build_and_compare(
         tmp_path, source, {f"m{k}": m.source for k, m in enumerate(chosen)}, ranks=(1, 3)
     )
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("mpicc") is None, reason="needs Open MPI's compilers")
+def test_a_search_in_rounds_finds_the_first_match(tmp_path: Path) -> None:
+    """A search may run block-cyclic (the rounds mutation): each rank's first match is its
+    smallest, found at the start, the middle, the end, or not at all."""
+    source = (PROGRAMS / "mpi_search.c").read_text()
+    program = analyse(source, Language.C)
+    search = next(loop for loop in distributable(source, program) if loop.dependence.first_match)
+    assert cycles(search)
+    rewritten = distribute(
+        source,
+        program,
+        [loop.id for loop in distributable(source, program)],
+        rounds={search.id: 16},
+    )
+    (tmp_path / "seq.c").write_text(source)
+    (tmp_path / "par.c").write_text(rewritten)
+    subprocess.run(["gcc", "-O2", "-o", str(tmp_path / "seq"), str(tmp_path / "seq.c")], check=True)
+    subprocess.run(
+        ["mpicc", "-O2", "-o", str(tmp_path / "par"), str(tmp_path / "par.c")], check=True
+    )
+    for target in ("0", "4", "1433", "9993", "9990"):  # 9990 is nowhere
+        want = subprocess.run(
+            [str(tmp_path / "seq"), target], capture_output=True, text=True, check=True
+        ).stdout
+        for ranks in (1, 3, 4):
+            got = subprocess.run(
+                ["mpirun", "-np", str(ranks), "--oversubscribe", str(tmp_path / "par"), target],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env=MPI_ENV,
+            )
+            assert got.stdout == want, (target, ranks, got.stdout, got.stderr[-500:])
