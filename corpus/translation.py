@@ -141,42 +141,33 @@ def _has_cuda_source(task: SuiteTask) -> bool:
 
 
 def _cuda_to_openmp(suite: str, task: SuiteTask) -> TranslationTask:
-    source = task.target(Target.CUDA).solutions[0].source.rstrip("\n")
-    commented = "\n".join(f"// {line}" if line else "// " for line in source.split("\n"))
-    prompt = (
-        f"// CUDA implementation of {task.function}\n{commented}\n\n"
-        f"// OpenMP implementation of {task.function}\n{task.prompt_for(Target.OPENMP)}\n"
-    )
-    return TranslationTask(
-        name=f"{task.name}:cuda->openmp",
-        suite=suite,
-        problem=task.name,
-        problem_type=task.problem_type,
-        source_model="cuda",
-        target_model="openmp",
-        function=task.function,
-        prompt=prompt,
-        source=source,
-        origin="parforge",
-        supported=True,
-        task=task,
-    )
+    source = task.target(Target.CUDA).solutions[0].source
+    return _ours(suite, task, "cuda", source, Target.OPENMP)
 
 
 def _serial_to_cuda(suite: str, task: SuiteTask) -> TranslationTask:
-    source = task.reference.rstrip("\n")
+    return _ours(suite, task, "serial", task.reference, Target.CUDA)
+
+
+def _ours(
+    suite: str, task: SuiteTask, source_model: str, source: str, target: Target
+) -> TranslationTask:
+    """A ParForge direction in ParEval's layout: `source`, commented out, then the target's
+    generation prompt."""
+    source = source.rstrip("\n")
     commented = "\n".join(f"// {line}" if line else "// " for line in source.split("\n"))
     prompt = (
-        f"// Serial implementation of {task.function}\n{commented}\n\n"
-        f"// CUDA implementation of {task.function}\n{task.prompt_for(Target.CUDA)}\n"
+        f"// {_DISPLAY[source_model]} implementation of {task.function}\n{commented}\n\n"
+        f"// {_DISPLAY[target.value]} implementation of {task.function}\n"
+        f"{task.prompt_for(target)}\n"
     )
     return TranslationTask(
-        name=f"{task.name}:serial->cuda",
+        name=f"{task.name}:{source_model}->{target.value}",
         suite=suite,
         problem=task.name,
         problem_type=task.problem_type,
-        source_model="serial",
-        target_model="cuda",
+        source_model=source_model,
+        target_model=target.value,
         function=task.function,
         prompt=prompt,
         source=source,
