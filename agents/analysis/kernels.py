@@ -35,6 +35,8 @@ from tree_sitter import Node
 
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import Loop, Program
+from agents.analysis.offload import _histogram_updates as _offload_updates
+from agents.analysis.offload import _reached
 from agents.analysis.parse import (
     declared_name,
     function_definitions,
@@ -222,7 +224,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     for histogram in dep.array_reductions:
         if histogram.op != "+" or histogram.var not in by_name:
             raise AnnotationError(f"the histogram {histogram.var} is not the kernel's")
-        edits += _histogram_updates(node, histogram.var, _element(by_name[histogram.var]))
+    edits += _histogram_atomics(node, loop, by_name)
     combine = ""
     declare = ""
     if dep.first_match:
@@ -375,26 +377,21 @@ def _scalar(declaration: Node) -> bool:
 
 
 def _helper_functions(root: Node, names: set[str], function: str) -> dict[str, Node]:
-    """The source's functions the loop calls (and those they call), when each calls only
-    device math and the others: they are compiled for the device too."""
+    """The source's functions the loop calls (and those they call), in source order, when
+    each calls only device math and the others: they are compiled for the device too."""
     defined = {function_name(d): d for d in function_definitions(root)}
-    found: dict[str, Node] = {}
-    todo = [n for n in names if n in defined and n != function]
-    while todo:
-        name = todo.pop()
-        if name in found:
-            continue
-        found[name] = defined[name]
+    found = _reached(root, sorted(names))
+    if function in found:
+        return {}
+    for name in found:
         for call in walk(defined[name]):
-            if call.type != "call_expression":
-                continue
-            callee = call.child_by_field_name("function")
+            callee = (
+                call.child_by_field_name("function") if call.type == "call_expression" else None
+            )
             called = text(callee).removeprefix("std::") if callee is not None else ""
-            if called in defined and called != function:
-                todo.append(called)
-            elif called not in _MATH:
+            if callee is not None and called not in found and called not in _MATH:
                 return {}
-    return found
+    return {name: node for name, node in defined.items() if name in found}
 
 
 def kernel_loop(source: str, program: Program, function: str) -> Loop:
@@ -474,32 +471,23 @@ def _check_loop(loop: Loop) -> None:
         raise AnnotationError("the loop's result is not a map, one reduction or a histogram")
 
 
-def _histogram_updates(loop: Node, var: str, element: str) -> list[tuple[int, int, str]]:
-    """`bins[k]++`, `bins[k]--`, `bins[k] += v` and `bins[k] -= v` as atomic additions; an
-    amount other than an integer literal only into floating-point bins of its own type (an
-    atomic adds the amount converted first, the sequential `+=` converts the sum)."""
+def _histogram_atomics(
+    node: Node, loop: Loop, by_name: dict[str, KernelParam]
+) -> list[tuple[int, int, str]]:
+    """The histogram updates `offload` finds (`bins[k]++`, `--`, `+= v`, `-= v`) as atomic
+    additions into the kernel's bins; an amount other than an integer literal only into
+    floating-point bins (an atomic adds the amount converted first, the sequential `+=`
+    converts the sum)."""
     edits = []
-    for node in walk(loop):
-        if node.type == "update_expression":
-            target = node.child_by_field_name("argument")
-            amount = "-1" if "--" in text(node) else "1"
-        elif node.type == "assignment_expression":
-            target = node.child_by_field_name("left")
-            right = node.child_by_field_name("right")
-            operator = text(node.children[1])
-            if right is None or operator not in ("+=", "-="):
-                if target is not None and _subscripts(target, var):
-                    raise AnnotationError(f"the loop sets {text(target)} with {operator}")
-                continue
-            amount = text(right) if operator == "+=" else f"-({text(right)})"
-            if parse_int(text(right)) is None and element not in ("double", "float"):
-                raise AnnotationError(f"{text(node)} adds a computed amount to integer bins")
-        else:
-            continue
-        if target is None or not _subscripts(target, var):
-            continue
+    for statement, element, value, op in _offload_updates(node, loop):
+        array = element.partition("[")[0].strip()
+        if op != "+" or array not in by_name:
+            raise AnnotationError(f"the histogram {array} is not the kernel's")
+        literal = parse_int(value.lstrip("-").strip("()")) is not None
+        if not literal and _element(by_name[array]) not in ("double", "float"):
+            raise AnnotationError(f"{text(statement)} adds a computed amount to integer bins")
         edits.append(
-            (node.start_byte, node.end_byte, f"pf_cuda_fold_plus(&{text(target)}, {amount})")
+            (statement.start_byte, statement.end_byte, f"pf_cuda_fold_plus(&{element}, {value});")
         )
     return edits
 
@@ -514,11 +502,6 @@ def _device_math(definition: Node) -> str:
             if bare in _MATH:
                 edits.append((callee.start_byte, callee.end_byte, bare))
     return _rewrite(definition, edits)
-
-
-def _subscripts(node: Node, var: str) -> bool:
-    base = node.child_by_field_name("argument") if node.type == "subscript_expression" else None
-    return base is not None and text(base) == var
 
 
 def _element(param: KernelParam) -> str:
