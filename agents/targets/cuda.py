@@ -119,24 +119,24 @@ def _launch_mutations(source: str, language: Language) -> list[Mutation]:
     root = syntax_tree(source, language).root_node
     kept = Kept(source)
     for name in dict.fromkeys(_launch_blocks(source)):
-        constant = _constant(root, name)
-        if constant is None:
-            continue
-        node, value = constant
-        for size in BLOCK_SIZES:
-            if size != value:
-                mutated = (raw[: node[0]] + str(size).encode() + raw[node[1] :]).decode()
-                label = f"{name}: block size {value} -> {size}"
-                kept.keep(Mutation("block_size", label, mutated))
-    constant = _constant(root, "PF_CUDA_GRID")
-    if constant is not None:
-        node, value = constant
-        for limit in GRID_LIMITS:
-            if limit != value:
-                mutated = (raw[: node[0]] + str(limit).encode() + raw[node[1] :]).decode()
-                label = f"PF_CUDA_GRID: at most {value} -> {limit} blocks"
-                kept.keep(Mutation("grid", label, mutated))
+        for value, size, mutated in _retyped(raw, _constant(root, name), BLOCK_SIZES):
+            label = f"{name}: block size {value} -> {size}"
+            kept.keep(Mutation("block_size", label, mutated))
+    for value, limit, mutated in _retyped(raw, _constant(root, "PF_CUDA_GRID"), GRID_LIMITS):
+        kept.keep(Mutation("grid", f"PF_CUDA_GRID: at most {value} -> {limit} blocks", mutated))
     return kept.mutations
+
+
+def _retyped(
+    raw: bytes, constant: tuple[tuple[int, int], int] | None, choices: Sequence[int]
+) -> Iterator[tuple[int, int, str]]:
+    """(old value, new value, program) for each other choice of a constant's literal."""
+    if constant is None:
+        return
+    (start, end), value = constant
+    for choice in choices:
+        if choice != value:
+            yield value, choice, (raw[:start] + str(choice).encode() + raw[end:]).decode()
 
 
 def _constant(root: Node, name: str) -> tuple[tuple[int, int], int] | None:
