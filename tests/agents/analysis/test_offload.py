@@ -189,14 +189,7 @@ def test_evolution_finds_the_block_size_and_grid_of_every_launch(tmp_path: Path)
     assert grid.count("PF_CUDA_GRID 132") == 1 and grid.count("PF_CUDA_GRID") == cuda.count(
         "PF_CUDA_GRID"
     )
-    (tmp_path / "grid.cu").write_text(grid)
-    run = subprocess.run(
-        ["nvcc", "-O2", "-arch=sm_90", "-o", str(tmp_path / "grid"), str(tmp_path / "grid.cu")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
+    _builds(tmp_path, "grid", grid)
 
 
 NESTS = """#include <stdio.h>
@@ -241,9 +234,14 @@ def test_a_perfect_two_deep_nest_runs_one_thread_per_pair(tmp_path: Path) -> Non
     assert flat == [True, True, False, False]
     assert "int j = (int)(pf_ifirst + pf_k % pf_icount);" in kernels[1]
     assert "pf_cuda_fold(pf_cell0, total" in kernels[1]  # the sum still folds per block
-    (tmp_path / "nests.cu").write_text(cuda)
+    _builds(tmp_path, "nests", cuda)
+
+
+def _builds(tmp_path: Path, name: str, cuda: str) -> None:
+    """`cuda` builds with nvcc -O2 for sm_90."""
+    (tmp_path / f"{name}.cu").write_text(cuda)
     run = subprocess.run(
-        ["nvcc", "-O2", "-arch=sm_90", "-o", str(tmp_path / "nests"), str(tmp_path / "nests.cu")],
+        ["nvcc", "-O2", "-arch=sm_90", "-o", str(tmp_path / name), str(tmp_path / f"{name}.cu")],
         capture_output=True,
         text=True,
         timeout=300,
