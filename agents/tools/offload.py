@@ -41,7 +41,7 @@ class Offload:
             name = signature_params(signature)[0]
             try:
                 loop = kernel_loop(view.source, view.program, name)
-                kernel(view.source, view.program, name, signature)
+                code = kernel(view.source, view.program, name, signature)
             except AnnotationError as exc:
                 raise ToolError(f"offload: {exc}") from exc
             return await from_loops(
@@ -50,7 +50,7 @@ class Offload:
                 tool=self.name,
                 target=Target.CUDA,
                 offered=[loop],
-                write=lambda ids: kernel(view.source, view.program, name, signature),
+                write=lambda ids: code,
                 how="",
                 cost="",
                 shape="driver-kernel",
