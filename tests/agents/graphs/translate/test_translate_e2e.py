@@ -5,7 +5,6 @@ as a naive `parallel for`; a program the agent cannot parallelise ends honestly.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -17,10 +16,9 @@ from agents.runners import GraphRunner, SandboxJudge
 from corpus.store import open_store, tasks
 from corpus.store.models import JobStatus, TaskCreate, TestInput
 from parforge.service.checkpoints import checkpoints_for
-from parforge.service.pool import WorkerPool
-from parforge.settings import ServiceConfig
 from sandbox.config import DockerConfig
 from sandbox.verify.verifier import open_verifier
+from tests.agents.graphs.translate.pool import run_to_end
 from tests.fakes.paths import GRAPH_PROGRAMS
 
 pytestmark = [pytest.mark.vllm, pytest.mark.docker, pytest.mark.slow]
@@ -57,25 +55,13 @@ def outcomes(
             )
             ids[name] = tasks.submit(s, create).id
 
-    async def run_all() -> None:
+    def make_runner() -> GraphRunner:
         llm = LLMClient(ModelConfig().client_config())
         verifier = SandboxJudge(open_verifier(DockerConfig(pool_size=2)), quiet=model_pause)
         config = GraphConfig(plan_tokens=400, rewrite_tokens=512, repairs=1, replans=0)
-        runner = GraphRunner(llm, verifier, config, checkpoints=checkpoints_for(url))
-        pool = WorkerPool(engine, runner, ServiceConfig(workers=2, poll_s=0.1, heartbeat_s=0.5))
-        try:
-            await asyncio.gather(*(pool.run_task(i) for i in ids.values()))
-        finally:
-            await runner.aclose()
+        return GraphRunner(llm, verifier, config, checkpoints=checkpoints_for(url))
 
-    asyncio.run(run_all())
-    found: dict[str, Any] = {}
-    with Session(engine) as s:
-        for name, task_id in ids.items():
-            task = tasks.get(s, task_id)
-            found[name] = (task, tasks.candidates(s, task_id), tasks.steps_of(s, task_id))
-    engine.dispose()
-    return found
+    return run_to_end(engine, ids, make_runner)
 
 
 @pytest.mark.parametrize("name", ["reduce", "map", "stencil"])

@@ -5,7 +5,6 @@ prove gets no mechanical candidate (the task ends honestly, with nothing to veri
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -16,10 +15,9 @@ from agents.llm import LLMClient, LLMConfig
 from agents.runners import GraphRunner, SandboxJudge
 from corpus.store import open_store, tasks
 from corpus.store.models import JobStatus, TaskCreate, TestInput
-from parforge.service.pool import WorkerPool
-from parforge.settings import ServiceConfig
 from sandbox.config import DockerConfig
 from sandbox.verify.verifier import open_verifier
+from tests.agents.graphs.translate.pool import run_to_end
 from tests.fakes.paths import GRAPH_PROGRAMS
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -52,25 +50,13 @@ def outcomes(sandbox_image: str, tmp_path_factory: pytest.TempPathFactory) -> di
             )
             ids[name] = tasks.submit(s, create).id
 
-    async def run_all() -> None:
+    def make_runner() -> GraphRunner:
         llm = LLMClient(LLMConfig(url="http://127.0.0.1:9/v1"))  # never called: no model
         verifier = SandboxJudge(open_verifier(DockerConfig(pool_size=2)))
         config = GraphConfig(use_model=False, planner=False, ranks=RANKS, repairs=0, replans=0)
-        runner = GraphRunner(llm, verifier, config)
-        pool = WorkerPool(engine, runner, ServiceConfig(workers=2, poll_s=0.1, heartbeat_s=0.5))
-        try:
-            await asyncio.gather(*(pool.run_task(i) for i in ids.values()))
-        finally:
-            await runner.aclose()
+        return GraphRunner(llm, verifier, config)
 
-    asyncio.run(run_all())
-    found: dict[str, Any] = {}
-    with Session(engine) as s:
-        for name, task_id in ids.items():
-            task = tasks.get(s, task_id)
-            found[name] = (task, tasks.candidates(s, task_id), tasks.steps_of(s, task_id))
-    engine.dispose()
-    return found
+    return run_to_end(engine, ids, make_runner)
 
 
 @pytest.mark.parametrize("name", ["reduce", "map", "histogram", "stencil", "scan"])
