@@ -11,9 +11,11 @@ its one loop:
   of a grid-linear stride, so the kernel is right for whatever grid and block shape the driver
   launches (one thread per element, 2-D grids, fewer threads than elements);
 - a scalar reduction the function returns (`T r = identity; for (...) r += ...; return r;`):
-  each thread folds its iterations from the identity and combines its partial into the
-  kernel's result pointer with one atomic operation (`atomicAdd`, or a compare-and-swap loop
-  for `*`, min and max);
+  each thread folds its iterations from the identity, a block's partials meet in a tree in
+  shared memory, and the block's thread 0 combines them into the kernel's result pointer with
+  one atomic operation (`atomicAdd`, or a compare-and-swap loop for `*`, min and max): one
+  atomic per block, since one per thread serialises a launch of a thread per element on one
+  address;
 - a histogram into an array parameter (`bins[k]++`): each update an `atomicAdd`.
 
 The kernel's pointers are the driver's separate device buffers, so the overlap checks the
@@ -276,7 +278,16 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             result.op, f"*(volatile {element} *){out.name}"
         )
         declare = f"    {element} pf_r = {identity};\n"
-        combine = f"    pf_cuda_fold_{_OP_NAMES[result.op]}({out.name}, pf_r);\n"
+        fold = f"pf_cuda_fold_{_OP_NAMES[result.op]}({out.name}, pf_r);"
+        if _returns(node) or any(n.type in ("break_statement", "goto_statement") for n in walk(node)):
+            combine = f"    {fold}\n"  # threads leave at different points: no barrier
+        else:
+            # Every thread of a block reaches here: the block's partials meet in a tree in
+            # shared memory, and one atomic per block folds the block's into the result.
+            combine = (
+                f"    pf_r = pf_cuda_block_fold(pf_r, pf_cuda_{_OP_NAMES[result.op]}_f());\n"
+                f"    if (pf_lane == 0) {fold}\n"
+            )
         edits += [
             (n.start_byte, n.end_byte, "pf_r")
             for n in walk(node)
@@ -324,9 +335,10 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         "gridDim.z * blockDim.x * blockDim.y * blockDim.z;\n"
         "    const unsigned long long pf_block = blockIdx.x + (unsigned long long)gridDim.x * "
         "(blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);\n"
+        "    const unsigned pf_lane = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+        "threadIdx.z);\n"
         "    const unsigned long long pf_t = pf_block * blockDim.x * blockDim.y * blockDim.z + "
-        "threadIdx.x + (unsigned long long)blockDim.x * (threadIdx.y + (unsigned long long)"
-        "blockDim.y * threadIdx.z);\n"
+        "pf_lane;\n"
         f"    const long long pf_first = (long long)({first});\n"
         f"    const long long pf_count = (long long)({upper}){plus} - pf_first;\n"
         f"{declare}"
@@ -612,9 +624,26 @@ template <class T, class F> __device__ inline void pf_cuda_fold_cas(T *a, T v, F
         seen = atomicCAS(word, want, bits);
     } while (seen != want);
 }
+struct pf_cuda_plus_f { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
 struct pf_cuda_times_f { template <class T> __device__ T operator()(T a, T b) const { return a * b; } };
 struct pf_cuda_min_f { template <class T> __device__ T operator()(T a, T b) const { return b < a ? b : a; } };
 struct pf_cuda_max_f { template <class T> __device__ T operator()(T a, T b) const { return a < b ? b : a; } };
+/* A block's partials folded in a tree in shared memory (any block size CUDA allows, every
+   thread of the block calling): the block's fold, for its thread 0. */
+template <class T, class F> __device__ inline T pf_cuda_block_fold(T v, F f) {
+    __shared__ T pf_part[1024];
+    const unsigned n = blockDim.x * blockDim.y * blockDim.z;
+    const unsigned i = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    unsigned half = 1;
+    while (2 * half < n) half *= 2;
+    pf_part[i] = v;
+    __syncthreads();
+    for (; half > 0; half /= 2) {
+        if (i < half && i + half < n) pf_part[i] = f(pf_part[i], pf_part[i + half]);
+        __syncthreads();
+    }
+    return pf_part[0];
+}
 template <class T> __device__ inline void pf_cuda_fold_times(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_times_f()); }
 template <class T> __device__ inline void pf_cuda_fold_min(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_min_f()); }
 template <class T> __device__ inline void pf_cuda_fold_max(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_max_f()); }

@@ -293,6 +293,37 @@ int main() {
     return 0;
 }
 """,
+    "15_graph_edge_count": """
+int main() {
+    for (size_t n : {1, 7, 90}) {
+        std::vector<int> a(n * n);
+        for (size_t i = 0; i < n * n; i++) a[i] = i * 7 % 3 == 0;
+        int want = edgeCount(a, n);
+        for (auto &shape : PF_SHAPES) {
+            int got = 0;  // the driver's start
+            pf_launch(shape[0], shape[1], [&] { edgeCount(a.data(), n, &got); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "17_graph_highest_degree": """
+int main() {
+    for (size_t n : {1, 7, 90}) {
+        std::vector<int> a(n * n);
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++) a[i * n + j] = (i * j + i) % (i % 5 + 2) == 0;
+        int want = maxDegree(a, n);
+        for (auto &shape : PF_SHAPES) {
+            int got = 0;  // the driver's start
+            pf_launch(shape[0], shape[1], [&] { maxDegree(a.data(), n, &got); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
     "38_search_find_the_first_even_number": """
 int main() {
     for (size_t n : {1, 7, 1000}) {
@@ -333,16 +364,20 @@ int main() {
 def test_a_kernel_computes_the_functions_result_under_every_launch_shape(
     problem: str, tmp_path: Path
 ) -> None:
-    """No GPU here: CUDA's launch model emulated on the host (every thread of every block in
-    turn, atomics as plain updates) checks the index arithmetic and the folds against the
-    sequential function, for one thread, fewer threads than work, the driver's shape, 2-D and
-    3-D grids and many more threads than work. Concurrency is the GPU run's to check."""
+    """No GPU here: CUDA's launch model emulated on the host (blocks in turn, a block's
+    threads as host threads with a barrier and shared arrays, atomics under a lock) checks the
+    index arithmetic, the folds and the block trees against the sequential function, for one
+    thread, fewer threads than work, the driver's shape, 2-D and 3-D grids and many more
+    threads than work. The GPU's memory model is the GPU run's to check."""
     t = next(t for t in _tasks() if t.problem == problem)
     emulation = (Path(__file__).parent / "programs" / "cuda_emulation.hpp").read_text()
     program = f"{emulation}\n{t.source}\n{_kernel(t)}\n{EMULATED[problem]}"
     (tmp_path / "check.cpp").write_text(program)
     built = subprocess.run(
-        ["g++", "-std=c++17", "-O1", "-o", str(tmp_path / "check"), str(tmp_path / "check.cpp")],
+        [
+            "g++", "-std=c++20", "-O1", "-pthread", "-o", str(tmp_path / "check"),
+            str(tmp_path / "check.cpp"),
+        ],  # fmt: skip
         capture_output=True,
         text=True,
         timeout=120,

@@ -1,29 +1,41 @@
-// CUDA's launch model on the host, one thread after another: enough to check a kernel's
-// index arithmetic and its folds (not its concurrency) for any grid and block shape.
+// CUDA's launch model on the host: the blocks one after another, the threads of a block as
+// host threads meeting at a barrier for __syncthreads(), `__shared__` as one array the block's
+// threads share, atomics under a lock. Enough to check a kernel's index arithmetic, its folds
+// and its block-level trees for any grid and block shape (not the GPU's memory model).
 #include <algorithm>
 #include <array>
+#include <barrier>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 #define __global__
 #define __device__
 #define __host__
+#define __shared__ static
 using std::max;
 using std::min;
 struct pf_dim3 {
     unsigned x = 1, y = 1, z = 1;
 };
-static pf_dim3 gridDim, blockDim, blockIdx, threadIdx;
+static pf_dim3 gridDim, blockDim, blockIdx;
+static thread_local pf_dim3 threadIdx;
+static std::mutex pf_atomics;
+static std::barrier<> *pf_block_barrier;
+inline void __syncthreads() { pf_block_barrier->arrive_and_wait(); }
 template <class T, class V> T atomicAdd(T *a, V v) {
+    std::lock_guard<std::mutex> held(pf_atomics);
     T old = *a;
     *a += (T)v;
     return old;
 }
 template <class W> W atomicCAS(W *a, W expected, W desired) {
+    std::lock_guard<std::mutex> held(pf_atomics);
     W old = *a;
     if (old == expected) *a = desired;
     return old;
@@ -33,10 +45,19 @@ template <class F> void pf_launch(pf_dim3 grid, pf_dim3 block, F kernel) {
     blockDim = block;
     for (blockIdx.z = 0; blockIdx.z < grid.z; blockIdx.z++)
         for (blockIdx.y = 0; blockIdx.y < grid.y; blockIdx.y++)
-            for (blockIdx.x = 0; blockIdx.x < grid.x; blockIdx.x++)
-                for (threadIdx.z = 0; threadIdx.z < block.z; threadIdx.z++)
-                    for (threadIdx.y = 0; threadIdx.y < block.y; threadIdx.y++)
-                        for (threadIdx.x = 0; threadIdx.x < block.x; threadIdx.x++) kernel();
+            for (blockIdx.x = 0; blockIdx.x < grid.x; blockIdx.x++) {
+                std::barrier<> met(block.x * block.y * block.z);
+                pf_block_barrier = &met;
+                std::vector<std::thread> threads;
+                for (unsigned z = 0; z < block.z; z++)
+                    for (unsigned y = 0; y < block.y; y++)
+                        for (unsigned x = 0; x < block.x; x++)
+                            threads.emplace_back([=, &kernel] {
+                                threadIdx = {x, y, z};
+                                kernel();
+                            });
+                for (auto &thread : threads) thread.join();
+            }
 }
 // Launch shapes: one thread, fewer threads than work, exactly the driver's 1-D shape, a 2-D
 // grid of 2-D blocks, and many more threads than work.
