@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from agents.analysis.errors import AnnotationError
-from agents.analysis.model import Loop, Program
+from agents.analysis.model import Dependence, Loop, Program
 from agents.analysis.offload import _histogram_updates as _offload_updates
 from agents.analysis.offload import _reached
 from agents.analysis.parse import (
@@ -122,19 +122,27 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     dep = loop.dependence
     result = dep.reductions[0] if dep.reductions else None
     by_name = {p.name: p for p in params}
-    # The statements around the loop: the result's declaration before it, its return after.
+    kept = _kept(dep)
+    # The statements around the loop: guards and declarations before it, its return after.
     before, after = statements[: statements.index(node)], statements[statements.index(node) + 1 :]
-    initial = None
+    starts: dict[str, tuple[str, Node]] = {}
+    """The declared type and first value of each name the loop keeps (the result, an argmin's
+    best value and index)."""
     copied: list[Node] = []
+    guards: list[Node] = []
     for statement in before:
+        if _guard(statement):
+            guards.append(statement)  # `if (x.size() < 2) return 0;`: the same for every thread
+            continue
         declarator = statement.child_by_field_name("declarator")
         value = declarator.child_by_field_name("value") if declarator is not None else None
         if statement.type != "declaration" or value is None:
             raise AnnotationError(f"{function} does more than its loop: {text(statement)[:60]}")
         kind = statement.child_by_field_name("type")
-        if result is not None and declared_name(declarator) == result.var:
-            initial = (text(kind) if kind is not None else "", text(value))
-        elif len(statement.children_by_field_name("declarator")) == 1 and _scalar(statement):
+        single = len(statement.children_by_field_name("declarator")) == 1
+        if declared_name(declarator) in kept and single:
+            starts[declared_name(declarator) or ""] = (text(kind) if kind else "", value)
+        elif single and _scalar(statement):
             copied.append(statement)  # `size_t n = x.size();`: every thread's own copy
             if declared_name(declarator) in {p.name for p in params}:
                 # `size_t N = x.size();` where the kernel's N is that size: nothing to copy
@@ -148,23 +156,34 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
                     )
         else:
             raise AnnotationError(f"{function} does more than its loop: {text(statement)[:60]}")
-    returned = [
-        text(s.named_children[0])
-        for s in after
-        if s.type == "return_statement" and s.named_children
-    ]
-    if len(after) != len(returned) or (result is not None and returned != [result.var]):
+    returns = [s for s in after if s.type == "return_statement" and s.named_children]
+    if len(after) != len(returns) or len(returns) > 1:
         raise AnnotationError(f"{function} does more after its loop than return its result")
-    if result is None and returned and not dep.first_match:
+    returned = returns[0].named_children[0] if returns else None
+    gives = text(returned) if returned is not None else ""
+    if kept and (returned is None or set(kept) - set(starts)):
+        raise AnnotationError(f"{function} does not start and return what its loop keeps")
+    epilogue = None
+    if result is not None and gives != result.var:
+        if returned is None or result.var not in _names(returned):
+            raise AnnotationError(f"{function} does more after its loop than return its result")
+        epilogue = returned  # `return sum / x.size();`: the total, then this, once
+    if dep.last_assigned and gives != dep.last_assigned[0]:
+        raise AnnotationError(f"{function} does not return the last index its loop keeps")
+    if dep.best_updates and gives != dep.best_updates[0].others[0]:
+        raise AnnotationError(f"{function} does not return the index its argmin keeps")
+    if not kept and returned is not None and not dep.first_match:
         raise AnnotationError(f"{function} returns what its loop does not reduce")
-    if dep.first_match and (len(returned) != 1 or not _exits_return_counter(node, loop)):
+    if dep.first_match and (returned is None or not _exits_return_counter(node, loop)):
         raise AnnotationError(f"{function}'s search does not return the index it finds")
     # The names: the function's parameters the kernel takes, its size, its result pointer.
     extra = [p for p in params if p.name not in serial]
     sizes = [p for p in extra if not p.pointer and p.type in ("size_t", "int", "unsigned")]
     outputs = [p for p in extra if p.pointer]
-    scope = [*copied, node]
-    used = {text(n) for part in scope for n in walk(part) if n.type == "identifier"}
+    scope = [*copied, *guards, node, *(v for _, v in starts.values())]
+    if epilogue is not None:
+        scope.append(epilogue)
+    used = {text(n) for part in scope for n in _identifiers(part)}
     missing = sorted((used & serial) - set(by_name))
     if missing:
         raise AnnotationError(f"the kernel does not take {missing[0]}")
@@ -180,21 +199,23 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         text(c.child_by_field_name("function") or c).removeprefix("std::")
         for part in scope
         for c in walk(part)
-        if c.type == "call_expression"
+        if c.type == "call_expression" and _limit(text(c)) is None
     }
     helpers = _helper_functions(root, callees - _MATH, function)
-    if set(helpers) & set(by_name):
-        raise AnnotationError(
-            f"the kernel's parameter {sorted(set(helpers) & set(by_name))[0]} "
-            "hides a function the loop calls"
-        )
+    # A helper the kernel's parameter hides (`double *distance` and `distance(a, b)`) is
+    # compiled under a name of its own.
+    renamed = {h: f"pf_fn_{h}" for h in helpers if h in by_name}
+    constants = _file_constants(root)
+    reached = used | {text(n) for h in helpers.values() for n in walk(h) if n.type == "identifier"}
+    wanted = sorted(set(constants) & reached - set(by_name) - local)
     outside = sorted(
-        name
-        for name in used - set(by_name) - local - callees - _MATH - _CONSTANTS - {loop.var}
-        if not (result is not None and name == result.var)
-    )
+        used - set(by_name) - local - callees - _MATH - _CONSTANTS - set(constants)
+        - {loop.var} - set(kept)
+    )  # fmt: skip
     if outside:
         raise AnnotationError(f"the loop uses {outside[0]}, which the kernel does not take")
+    if any(set(kept) & _names(g) for g in guards):
+        raise AnnotationError("a guard before the loop reads what the loop keeps")
     edits: list[tuple[int, int, str]] = []
     for call in (c for part in scope for c in walk(part)):
         if call.type != "call_expression":
@@ -208,10 +229,16 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
                 (call.start_byte, call.end_byte, _size_of(owner, serial_params, by_name, sizes))
             )
             continue
+        limit = _limit(text(call))
+        if limit is not None:
+            edits.append((call.start_byte, call.end_byte, limit))
+            continue
         called = text(callee).removeprefix("std::")
         if called not in _MATH and called not in helpers:
             raise AnnotationError(f"the loop calls {text(callee)}, which a kernel cannot")
-        if text(callee).startswith("std::"):
+        if called in renamed:
+            edits.append((callee.start_byte, callee.end_byte, renamed[called]))
+        elif text(callee).startswith("std::"):
             edits.append((callee.start_byte, callee.end_byte, called))
     for field in (f for part in scope for f in walk(part) if f.type == "field_expression"):
         base, member = field.child_by_field_name("argument"), field.child_by_field_name("field")
@@ -227,16 +254,24 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         if histogram.op != "+" or histogram.var not in by_name:
             raise AnnotationError(f"the histogram {histogram.var} is not the kernel's")
     edits += _histogram_atomics(node, loop, by_name)
-    combine = ""
-    declare = ""
+    out = None
+    if dep.first_match or kept or any(_guard_value(g) is not None for g in guards):
+        if len(outputs) != 1:
+            raise AnnotationError("cannot tell which kernel parameter holds the result")
+        out = outputs[0]
+    exits = bool(_returns(node)) or any(
+        n.type in ("break_statement", "goto_statement") for n in walk(node)
+    )
+    globals_ = ""
+    declare = combine = ""
     if dep.first_match:
         # A search: each thread takes its iterations in order and stops at its first match,
         # folding that index into the result with a min; the driver starts the result at what
         # the function returns when nothing matches (`x.size()`: the kernel's size).
-        if len(outputs) != 1 or _element(outputs[0]) not in _ATOMIC_TYPES:
+        assert out is not None and returned is not None
+        if _element(out) not in _ATOMIC_TYPES:
             raise AnnotationError("cannot tell which kernel parameter holds the index")
-        out = outputs[0]
-        not_found = returned[0]
+        not_found = text(returned)
         owner = not_found.removesuffix(".size()").strip()
         declared_owner = text(serial_params[owner]) if owner in serial_params else ""
         if len(sizes) != 1 or not (
@@ -253,52 +288,43 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
                     f"{{ pf_cuda_fold_min({out.name}, ({_element(out)})({found})); return; }}",
                 )
             )
-    if result is not None:
-        if len(outputs) != 1:
-            raise AnnotationError("cannot tell which kernel parameter holds the result")
-        out = outputs[0]
-        element = _element(out)
-        if element not in _ATOMIC_TYPES or initial is None:
-            raise AnnotationError(f"no device atomic combines a {element} result")
-        declared = " ".join(initial[0].replace("const", "").split())
-        if _same_type(declared) != _same_type(element):
-            # folding `double s` into an `int *` would convert every partial, not the total
-            raise AnnotationError(f"the function's {declared} result is the kernel's {element}")
-        start = initial[1].strip()
-        if result.op == "+" and start not in _IDENTITY["+"]:
-            raise AnnotationError(f"the sum starts from {start}, not the driver's 0")
-        if result.op == "*" and start not in ("1", "1.0", "1.0f", "1."):
-            raise AnnotationError(f"the product starts from {start}, not the driver's 1")
-        if result.op not in ("+", "*", "min", "max"):
-            raise AnnotationError(f"no device atomic for a {result.op} reduction")
-        # Each thread's partial starts from the identity, or for min and max from the value
-        # the result holds (the driver's start or partials folded in: folding it again
-        # changes nothing); the function's name for it may be the kernel's result pointer's.
-        identity = {"+": f"({element})0", "*": f"({element})1"}.get(
-            result.op, f"*(volatile {element} *){out.name}"
+    elif kept:
+        assert out is not None
+        if exits:
+            raise AnnotationError("the loop leaves early: its threads cannot meet to combine")
+        shape = _reduced if result is not None else _last if dep.last_assigned else _argmin
+        declare, combine, globals_, renames = shape(
+            _Fold(dep, loop, node, out, starts, epilogue, edits)
         )
-        declare = f"    {element} pf_r = {identity};\n"
-        fold = f"pf_cuda_fold_{_OP_NAMES[result.op]}({out.name}, pf_r);"
-        if _returns(node) or any(n.type in ("break_statement", "goto_statement") for n in walk(node)):
-            combine = f"    {fold}\n"  # threads leave at different points: no barrier
-        else:
-            # Every thread of a block reaches here: the block's partials meet in a tree in
-            # shared memory, and one atomic per block folds the block's into the result.
-            combine = (
-                f"    pf_r = pf_cuda_block_fold(pf_r, pf_cuda_{_OP_NAMES[result.op]}_f());\n"
-                f"    if (pf_lane == 0) {fold}\n"
-            )
         edits += [
-            (n.start_byte, n.end_byte, "pf_r")
+            (n.start_byte, n.end_byte, renames[text(n)])
             for n in walk(node)
-            if n.type == "identifier" and text(n) == result.var
+            if n.type == "identifier" and text(n) in renames
         ]
+    for guard in guards:
+        value = _guard_value(guard)
+        if value is None:
+            continue
+        assert out is not None
+        exit_node = next(n for n in walk(guard) if n.type == "return_statement")
+        edits.append(
+            (
+                exit_node.start_byte,
+                exit_node.end_byte,
+                f"{{ if (pf_t == 0) *{out.name} = ({_element(out)})({_rewrite(value, edits)}); "
+                "return; }",
+            )
+        )
     body_node = node.child_by_field_name("body")
     assert body_node is not None
     inner = _rewrite(body_node, edits)
-    setup = "".join(f"    {_rewrite(d, edits)}\n" for d in copied)
-    device = "".join(f"__host__ __device__ {_device_math(helpers[h])}\n" for h in helpers)
+    setup = "".join(f"    {_rewrite(d, edits)}\n" for d in before if d in copied or d in guards)
+    device = "".join(f"__host__ __device__ {_device_math(helpers[h], renamed)}\n" for h in helpers)
+    data = "".join(_device_constant(constants[c]) for c in wanted)
     types = "".join(_type_definitions(root))
+    if "std::" in types:
+        # `struct Book { std::string title; ... }`: the driver's device copy has its own type
+        raise AnnotationError("the source's types hold C++ library objects no device copy can")
     if node.type == "for_range_loop":
         # `for (auto const &e : x)`: the element of the kernel's pointer x, one per iteration.
         ranged = node.child_by_field_name("declarator")
@@ -320,17 +346,18 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     text_sig = signature.strip().rstrip("{;").strip()
     if "__global__" not in text_sig:
         text_sig = "__global__ " + text_sig
-    written = inner + setup + device
+    written = inner + setup + device + data + declare + combine
     if "std::" in written or "vector" in device or "string" in device:
         raise AnnotationError("the loop builds or takes C++ library objects no kernel can")
     return (
         _HELPERS
         + types
+        + data
         + device
+        + globals_
         + f"/* {function}: the sequential loop as a kernel. Every thread of whatever grid the "
         "driver launches runs\n   iterations pf_t, pf_t + pf_threads, ... of the loop. */\n"
         f"{text_sig} {{\n"
-        f"{setup}"
         "    const unsigned long long pf_threads = (unsigned long long)gridDim.x * gridDim.y * "
         "gridDim.z * blockDim.x * blockDim.y * blockDim.z;\n"
         "    const unsigned long long pf_block = blockIdx.x + (unsigned long long)gridDim.x * "
@@ -339,6 +366,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         "threadIdx.z);\n"
         "    const unsigned long long pf_t = pf_block * blockDim.x * blockDim.y * blockDim.z + "
         "pf_lane;\n"
+        f"{setup}"
         f"    const long long pf_first = (long long)({first});\n"
         f"    const long long pf_count = (long long)({upper}){plus} - pf_first;\n"
         f"{declare}"
@@ -473,14 +501,13 @@ def _check_loop(loop: Loop) -> None:
             raise AnnotationError("the loop's counter is not declared in its header")
     if dep.kind not in ("independent", "reduction") and not dep.first_match:
         raise AnnotationError(f"the analysis does not prove the loop ({dep.reason})")
-    if (
-        dep.lastprivate
-        or dep.last_assigned
-        or dep.best_updates
-        or dep.scan is not None
-        or len(dep.reductions) > 1
-    ):
-        raise AnnotationError("the loop's result is not a map, one reduction or a histogram")
+    shapes = len(dep.reductions) + len(dep.last_assigned) + len(dep.best_updates)
+    if dep.lastprivate or dep.scan is not None or shapes > 1:
+        raise AnnotationError(
+            "the loop's result is not a map, one reduction, a histogram, a last index or an argmin"
+        )
+    if dep.best_updates and len(dep.best_updates[0].others) != 1:
+        raise AnnotationError("the argmin keeps more than its index")
 
 
 def _histogram_atomics(
@@ -504,16 +531,43 @@ def _histogram_atomics(
     return edits
 
 
-def _device_math(definition: Node) -> str:
-    """A helper function's text with `std::` dropped from its math calls."""
+def _device_math(definition: Node, renamed: dict[str, str]) -> str:
+    """A helper function's text with `std::` dropped from its math calls, `numeric_limits`
+    as the C headers' constants, and the helpers `renamed` under their new names."""
     edits = []
+    declarator = definition.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    own = declarator.child_by_field_name("declarator") if declarator is not None else None
+    if own is not None and text(own) in renamed:
+        edits.append((own.start_byte, own.end_byte, renamed[text(own)]))
     for call in walk(definition):
         callee = call.child_by_field_name("function") if call.type == "call_expression" else None
-        if callee is not None and text(callee).startswith("std::"):
-            bare = text(callee).removeprefix("std::")
-            if bare in _MATH:
-                edits.append((callee.start_byte, callee.end_byte, bare))
+        if callee is None:
+            continue
+        limit = _limit(text(call))
+        bare = text(callee).removeprefix("std::")
+        if limit is not None:
+            edits.append((call.start_byte, call.end_byte, limit))
+        elif bare in renamed:
+            edits.append((callee.start_byte, callee.end_byte, renamed[bare]))
+        elif text(callee).startswith("std::") and bare in _MATH:
+            edits.append((callee.start_byte, callee.end_byte, bare))
     return _rewrite(definition, edits)
+
+
+def _identifiers(node: Node) -> list[Node]:
+    """The identifiers under `node`, those of `numeric_limits` calls left out (a kernel gets
+    their constants)."""
+    found, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "call_expression" and _limit(text(n)) is not None:
+            continue
+        if n.type == "identifier":
+            found.append(n)
+        stack.extend(n.children)
+    return found
 
 
 def _element(param: KernelParam) -> str:
@@ -580,7 +634,13 @@ def _rewrite_span(node: Node | None, edits: list[tuple[int, int, str]], fallback
     if node is None:
         return fallback
     raw = node.text or b""
-    inside = [e for e in edits if node.start_byte <= e[0] and e[1] <= node.end_byte]
+    inside = []
+    reach = -1
+    for edit in sorted(edits, key=lambda e: (e[0], -e[1])):
+        # an edit inside another is the outer one's to make (its text has it already)
+        if node.start_byte <= edit[0] and edit[1] <= node.end_byte and edit[0] >= reach:
+            inside.append(edit)
+            reach = edit[1]
     for begin, end, new in sorted(inside, key=lambda e: e[0], reverse=True):
         raw = raw[: begin - node.start_byte] + new.encode() + raw[end - node.start_byte :]
     return raw.decode()
@@ -594,9 +654,344 @@ def _upper_of(condition: str, loop: Loop) -> str:
     return match.group(1)
 
 
+def _kept(dep: Dependence) -> tuple[str, ...]:
+    """The names the loop keeps for the function to return: a reduction's result, the last
+    index a conditional assignment keeps, an argmin's best value and index."""
+    if dep.reductions:
+        return (dep.reductions[0].var,)
+    if dep.last_assigned:
+        return (dep.last_assigned[0],)
+    if dep.best_updates:
+        return (dep.best_updates[0].best, *dep.best_updates[0].others)
+    return ()
+
+
+def _guard(statement: Node) -> bool:
+    """`if (cond) return v;` (or `{ return v; }`) with no else: an early answer for inputs the
+    loop does not handle, which reads no loop counter, so every thread takes it alike."""
+    if statement.type != "if_statement" or statement.child_by_field_name("alternative"):
+        return False
+    then = statement.child_by_field_name("consequence")
+    while then is not None and then.type == "compound_statement":
+        inner = [c for c in then.named_children if c.type != "comment"]
+        then = inner[0] if len(inner) == 1 else None
+    return then is not None and then.type == "return_statement"
+
+
+def _guard_value(guard: Node) -> Node | None:
+    exit_node = next(n for n in walk(guard) if n.type == "return_statement")
+    return exit_node.named_children[0] if exit_node.named_children else None
+
+
+def _names(node: Node | None) -> set[str]:
+    return {text(n) for n in walk(node) if n.type == "identifier"} if node is not None else set()
+
+
+def _file_constants(root: Node) -> dict[str, Node]:
+    """The source's constant numbers and arrays at file scope (`const int edge[3][3] = ...`),
+    by name: a kernel reading one gets its copy in constant memory."""
+    found = {}
+    for node in root.named_children:
+        if node.type != "declaration":
+            continue
+        qualifiers = {text(c) for c in node.children if c.type == "type_qualifier"}
+        kind = node.child_by_field_name("type")
+        declarators = node.children_by_field_name("declarator")
+        if (
+            not qualifiers & {"const", "constexpr"}
+            or kind is None
+            or kind.type not in ("primitive_type", "sized_type_specifier")
+            or len(declarators) != 1
+            or declarators[0].type != "init_declarator"
+        ):
+            continue
+        name = declared_name(declarators[0])
+        if name:
+            found[name] = node
+    return found
+
+
+def _device_constant(node: Node) -> str:
+    """A file-scope constant for the device: an array in constant memory, an integer as a
+    `constexpr` (usable as an array bound), any other number in constant memory."""
+    kind = node.child_by_field_name("type")
+    declarator = node.children_by_field_name("declarator")[0]
+    assert kind is not None
+    target = declarator.child_by_field_name("declarator")
+    array = target is not None and target.type == "array_declarator"
+    integral = text(kind) not in ("float", "double", "long double")
+    if not array and integral:
+        return f"constexpr {text(kind)} {text(declarator)};\n"
+    return f"__constant__ {text(kind)} {text(declarator)};\n"
+
+
+_LIMITS = {
+    ("double", "max"): "DBL_MAX", ("double", "lowest"): "(-DBL_MAX)",
+    ("double", "min"): "DBL_MIN", ("double", "infinity"): "HUGE_VAL",
+    ("double", "epsilon"): "DBL_EPSILON",
+    ("float", "max"): "FLT_MAX", ("float", "lowest"): "(-FLT_MAX)", ("float", "min"): "FLT_MIN",
+    ("float", "infinity"): "HUGE_VALF", ("float", "epsilon"): "FLT_EPSILON",
+    ("int", "max"): "INT_MAX", ("int", "min"): "INT_MIN", ("int", "lowest"): "INT_MIN",
+    ("unsigned", "max"): "UINT_MAX", ("unsigned int", "max"): "UINT_MAX",
+    ("long long", "max"): "LLONG_MAX", ("long long", "min"): "LLONG_MIN",
+    ("long long", "lowest"): "LLONG_MIN", ("unsigned long long", "max"): "ULLONG_MAX",
+    ("size_t", "max"): "SIZE_MAX", ("std::size_t", "max"): "SIZE_MAX",
+    ("int64_t", "max"): "INT64_MAX", ("int64_t", "min"): "INT64_MIN",
+    ("uint64_t", "max"): "UINT64_MAX", ("uint32_t", "max"): "UINT32_MAX",
+    ("int32_t", "max"): "INT32_MAX", ("int32_t", "min"): "INT32_MIN",
+}  # fmt: skip
+"""`std::numeric_limits<T>::f()` as the C headers' constants: host functions a kernel cannot
+call (without nvcc's relaxed constexpr), the same values."""
+
+
+def _limit(call: str) -> str | None:
+    match = re.fullmatch(
+        r"std\s*::\s*numeric_limits\s*<\s*([\w: ]+?)\s*>\s*::\s*(\w+)\s*\(\s*\)", call
+    )
+    if match is None:
+        return None
+    return _LIMITS.get((" ".join(match.group(1).split()), match.group(2)))
+
+
+@dataclass
+class _Fold:
+    """What a kept result's shape needs to fold it: the facts, the loop, the result pointer,
+    the kept names' declared types and first values, the return's expression after the
+    total (`sum / x.size()`), and the rewrites so far (sizes, limits)."""
+
+    dep: Dependence
+    loop: Loop
+    node: Node
+    out: KernelParam
+    starts: dict[str, tuple[str, Node]]
+    epilogue: Node | None
+    edits: list[tuple[int, int, str]]
+
+    def start(self, name: str) -> str:
+        return _rewrite(self.starts[name][1], self.edits)
+
+    def declared(self, name: str) -> str:
+        return " ".join(self.starts[name][0].replace("const", "").split())
+
+    @property
+    def element(self) -> str:
+        return _element(self.out)
+
+    def total_of(self) -> str:
+        """The function's return over the total (`pf_total / (size_t)(N)`), or the total."""
+        if self.epilogue is None:
+            return "pf_total"
+        var = self.dep.reductions[0].var
+        named = [
+            (n.start_byte, n.end_byte, "pf_total")
+            for n in walk(self.epilogue)
+            if n.type == "identifier" and text(n) == var
+        ]
+        return _rewrite(self.epilogue, self.edits + named)
+
+    def finish(self, total: str, value: str, reset: str = "") -> str:
+        """Code for the block that ends last (every other block's fold done): `total` read
+        as `pf_total`, then the result written from it as `value`."""
+        return (
+            "        if (pf_cuda_last_block(&pf_kernel_done)) {\n"
+            f"            {total};\n"
+            f"            *{self.out.name} = ({self.element})({value});\n"
+            f"{reset}"
+            "        }\n"
+        )
+
+
+_DONE = "__device__ unsigned long long pf_kernel_done = 0; /* blocks done (the last resets it) */\n"
+_SMALL = frozenset({"bool", "char", "signed char", "unsigned char", "short", "unsigned short",
+                    "int8_t", "uint8_t", "int16_t", "uint16_t"})  # fmt: skip
+"""Result types no device atomic updates (a 4-byte compare-and-swap would reach past a
+one-byte allocation): their partials meet in an 8-byte device variable instead."""
+_BITWISE = {"^": "xor", "|": "or"}
+
+
+def _reduced(fold: _Fold) -> tuple[str, str, str, dict[str, str]]:
+    """A returned reduction: each thread folds its iterations from the identity, a block's
+    partials meet in a shared-memory tree, one atomic per block folds them into the result;
+    a result no atomic updates meets in a device variable, and a return's expression over
+    the total (`sum / x.size()`) is applied by the block that ends last."""
+    result = fold.dep.reductions[0]
+    element, out = fold.element, fold.out.name
+    declared = fold.declared(result.var)
+    if _same_type(declared) != _same_type(element):
+        # folding `double s` into an `int *` would convert every partial, not the total
+        raise AnnotationError(f"the function's {declared} result is the kernel's {element}")
+    start = text(fold.starts[result.var][1]).strip()
+    op = result.op
+    if op == "+" and start not in _IDENTITY["+"]:
+        raise AnnotationError(f"the sum starts from {start}, not the driver's 0")
+    if op == "*" and start not in ("1", "1.0", "1.0f", "1."):
+        raise AnnotationError(f"the product starts from {start}, not the driver's 1")
+    if op in ("^", "|") and start not in ("0", "false"):
+        raise AnnotationError(f"the {op} reduction starts from {start}, not the driver's 0")
+    integral = element not in ("float", "double")
+    renames = {result.var: "pf_r"}
+    if element in _SMALL and op in ("+", "^", "|"):
+        # The driver's start takes part once, at the end: `*out = *out op total`.
+        functor = f"pf_cuda_{_OP_NAMES.get(op) or _BITWISE[op]}_f"
+        declare = f"    {element} pf_r = ({element})0;\n"
+        combine = (
+            f"    unsigned long long pf_p = pf_cuda_block_fold((unsigned long long)pf_r, {functor}());\n"
+            "    if (pf_lane == 0) {\n"
+            f"        pf_cuda_fold_cas(&pf_kernel_acc, pf_p, {functor}());\n"
+            + fold.finish(
+                f"{element} pf_total = ({element}){functor}()(*(volatile {element} *){out}, "
+                f"({element})*(volatile unsigned long long *)&pf_kernel_acc)",
+                fold.total_of(),
+                "            *(volatile unsigned long long *)&pf_kernel_acc = 0;\n",
+            )
+            + "    }\n"
+        )
+        globals_ = (
+            _DONE + "__device__ unsigned long long pf_kernel_acc = 0; /* the blocks' total */\n"
+        )
+        return declare, combine, globals_, renames
+    if element not in _ATOMIC_TYPES or (op in _BITWISE and not integral):
+        raise AnnotationError(f"no device atomic combines a {element} result")
+    if op not in ("+", "*", "min", "max", *_BITWISE):
+        raise AnnotationError(f"no device atomic for a {op} reduction")
+    name = _OP_NAMES.get(op) or _BITWISE[op]
+    # Each thread's partial starts from the identity, or for min and max from the value the
+    # result holds (the driver's start or partials folded in: folding it again changes
+    # nothing); the function's name for it may be the kernel's result pointer's.
+    identity = {"+": f"({element})0", "*": f"({element})1", "^": f"({element})0",
+                "|": f"({element})0"}.get(op, f"*(volatile {element} *){out}")  # fmt: skip
+    declare = f"    {element} pf_r = {identity};\n"
+    at_end = ""
+    globals_ = ""
+    if fold.epilogue is not None:
+        at_end = fold.finish(f"{element} pf_total = *(volatile {element} *){out}", fold.total_of())
+        globals_ = _DONE
+    combine = (
+        f"    pf_r = pf_cuda_block_fold(pf_r, pf_cuda_{name}_f());\n"
+        "    if (pf_lane == 0) {\n"
+        f"        pf_cuda_fold_{name}({out}, pf_r);\n"
+        f"{at_end}"
+        "    }\n"
+    )
+    return declare, combine, globals_, renames
+
+
+def _assignments(node: Node, var: str) -> list[Node] | None:
+    """Every assignment to `var` in the loop (`var = ...`), or None where `var` is read or
+    updated any other way."""
+    found = []
+    for n in walk(node):
+        if n.type == "identifier" and text(n) == var:
+            parent = n.parent
+            if (
+                parent is None
+                or parent.type != "assignment_expression"
+                or parent.child_by_field_name("left") != n
+                or text(parent.child_by_field_name("operator") or parent) != "="
+            ):
+                return None
+            found.append(parent)
+    return found
+
+
+def _index_only(fold: _Fold, var: str) -> list[Node]:
+    assignments = _assignments(fold.node, var)
+    if not assignments or any(
+        text(a.child_by_field_name("right") or a).strip() != fold.loop.var for a in assignments
+    ):
+        raise AnnotationError(f"the loop keeps in {var} something other than its counter")
+    first = parse_int(fold.loop.lower or "")
+    unsigned = (fold.loop.counter_type or "").startswith(("unsigned", "size_t", "std::size_t"))
+    if not unsigned and (first is None or first < 0):
+        raise AnnotationError("the loop's counter may be negative")
+    return assignments
+
+
+def _last(fold: _Fold) -> tuple[str, str, str, dict[str, str]]:
+    """The last index a conditional assignment keeps (`if (x[i] < 100) last = i;`): each
+    thread's last (its iterations ascend) plus one, 0 for none, meets in a max; the block
+    that ends last writes the index, or the function's start where no iteration assigned."""
+    var = fold.dep.last_assigned[0]
+    assignments = _index_only(fold, var)
+    if _same_type(fold.declared(var)) != _same_type(fold.element):
+        raise AnnotationError(f"the function's {fold.declared(var)} is the kernel's {fold.element}")
+    fold.edits += [
+        (a.start_byte, a.end_byte, f"pf_last = (unsigned long long)({fold.loop.var}) + 1")
+        for a in assignments
+    ]
+    declare = "    unsigned long long pf_last = 0;\n"
+    combine = (
+        "    pf_last = pf_cuda_block_fold(pf_last, pf_cuda_max_f());\n"
+        "    if (pf_lane == 0) {\n"
+        "        pf_cuda_fold_max(&pf_kernel_acc, pf_last);\n"
+        + fold.finish(
+            "unsigned long long pf_total = *(volatile unsigned long long *)&pf_kernel_acc",
+            f"pf_total ? ({fold.element})(pf_total - 1) : ({fold.element})({fold.start(var)})",
+            "            *(volatile unsigned long long *)&pf_kernel_acc = 0;\n",
+        )
+        + "    }\n"
+    )
+    globals_ = _DONE + "__device__ unsigned long long pf_kernel_acc = 0; /* last index + 1 */\n"
+    return declare, combine, globals_, {}
+
+
+def _argmin(fold: _Fold) -> tuple[str, str, str, dict[str, str]]:
+    """An argmin or argmax (`if (d < best) { best = d; at = i; }`): each thread keeps its own
+    best and index over its iterations, a block's pairs meet in a shared-memory tree (ties to
+    the earlier index for `<`, the later for `<=`), each block's best is merged under a lock
+    into the result and a device copy of its value, and the block that ends last writes the
+    function's start where no iteration found one."""
+    update = fold.dep.best_updates[0]
+    at = update.others[0]
+    assignments = _index_only(fold, at)
+    key = fold.declared(update.best)
+    if key not in _KEY_TYPES:
+        raise AnnotationError(f"the argmin compares {key or 'values'}, not numbers")
+    if _same_type(fold.declared(at)) != _same_type(fold.element):
+        raise AnnotationError(f"the function's {fold.declared(at)} is the kernel's {fold.element}")
+    fold.edits += [
+        (a.start_byte, a.end_byte, f"(pf_found = true, pf_at = {fold.loop.var})")
+        for a in assignments
+    ]
+    element, out = fold.element, fold.out.name
+    rule = f"{'true' if update.keeps == 'min' else 'false'}, {'true' if update.strict else 'false'}"
+    declare = (
+        f"    {key} pf_best = ({key})({fold.start(update.best)});\n"
+        f"    {element} pf_at = ({element})({fold.start(at)});\n"
+        "    bool pf_found = false;\n"
+    )
+    combine = (
+        f"    pf_cuda_best<{key}, {element}> pf_b = pf_cuda_block_best("
+        f"pf_cuda_best<{key}, {element}>{{pf_found, pf_best, pf_at}}, {rule});\n"
+        "    if (pf_lane == 0) {\n"
+        f"        if (pf_b.found) pf_cuda_merge_best(&pf_kernel_best, {out}, pf_b, {rule});\n"
+        "        if (pf_cuda_last_block(&pf_kernel_done)) {\n"
+        f"            if (!*(volatile int *)&pf_kernel_best.have) *{out} = ({element})({fold.start(at)});\n"
+        "            *(volatile int *)&pf_kernel_best.have = 0;\n"
+        "        }\n"
+        "    }\n"
+    )
+    globals_ = (
+        _DONE
+        + f"__device__ pf_cuda_kept<{key}> pf_kernel_best = {{0, 0, 0}}; /* the best so far */\n"
+    )
+    return declare, combine, globals_, {update.best: "pf_best", at: "pf_at"}
+
+
+_KEY_TYPES = frozenset(
+    {"int", "unsigned", "unsigned int", "long", "long long", "unsigned long",
+     "unsigned long long", "size_t", "float", "double", "int64_t", "uint64_t", "int32_t",
+     "uint32_t", "short", "char"}
+)  # fmt: skip
+
+
 _HELPERS = """\
 /* Device atomics of the kernel's results: additions where CUDA has them, compare-and-swap
    loops otherwise (and for 8-byte integers, whose addition is that of their bits). */
+#include <cfloat>
+#include <climits>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 __device__ inline void pf_cuda_add(int *a, int v) { atomicAdd(a, v); }
@@ -624,6 +1019,8 @@ template <class T, class F> __device__ inline void pf_cuda_fold_cas(T *a, T v, F
         seen = atomicCAS(word, want, bits);
     } while (seen != want);
 }
+struct pf_cuda_xor_f { template <class T> __device__ T operator()(T a, T b) const { return a ^ b; } };
+struct pf_cuda_or_f { template <class T> __device__ T operator()(T a, T b) const { return a | b; } };
 struct pf_cuda_plus_f { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
 struct pf_cuda_times_f { template <class T> __device__ T operator()(T a, T b) const { return a * b; } };
 struct pf_cuda_min_f { template <class T> __device__ T operator()(T a, T b) const { return b < a ? b : a; } };
@@ -643,6 +1040,62 @@ template <class T, class F> __device__ inline T pf_cuda_block_fold(T v, F f) {
         __syncthreads();
     }
     return pf_part[0];
+}
+template <class T> __device__ inline void pf_cuda_fold_xor(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_xor_f()); }
+template <class T> __device__ inline void pf_cuda_fold_or(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_or_f()); }
+/* Whether this block is the last of the launch to get here (its thread 0 calls, after its
+   fold): every other block's writes are then visible, and it resets the count. */
+__device__ inline bool pf_cuda_last_block(unsigned long long *done) {
+    __threadfence();
+    const unsigned long long blocks = (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
+    if (atomicAdd(done, 1ULL) + 1 != blocks) return false;
+    __threadfence();
+    *(volatile unsigned long long *)done = 0;
+    return true;
+}
+/* An argmin's or argmax's candidate: whether a thread found one, its value and its index. */
+template <class K, class I> struct pf_cuda_best { bool found; K key; I at; };
+template <class K> struct pf_cuda_kept { int lock; int have; K key; };
+template <class K, class I>
+__device__ inline bool pf_cuda_beats(K key, I at, K other, I other_at, bool keeps_min, bool strict) {
+    if (keeps_min ? key < other : other < key) return true;
+    if (key == other) return strict ? at < other_at : other_at < at;  /* `<` keeps the earlier */
+    return false;
+}
+template <class K, class I>
+__device__ inline pf_cuda_best<K, I> pf_cuda_block_best(pf_cuda_best<K, I> mine, bool keeps_min, bool strict) {
+    __shared__ pf_cuda_best<K, I> pf_pairs[1024];
+    const unsigned n = blockDim.x * blockDim.y * blockDim.z;
+    const unsigned i = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    unsigned half = 1;
+    while (2 * half < n) half *= 2;
+    pf_pairs[i] = mine;
+    __syncthreads();
+    for (; half > 0; half /= 2) {
+        if (i < half && i + half < n) {
+            pf_cuda_best<K, I> other = pf_pairs[i + half];
+            if (other.found && (!pf_pairs[i].found || pf_cuda_beats(other.key, other.at, pf_pairs[i].key, pf_pairs[i].at, keeps_min, strict)))
+                pf_pairs[i] = other;
+        }
+        __syncthreads();
+    }
+    return pf_pairs[0];
+}
+/* A block's best merged into the result under a lock (one thread per block takes it). */
+template <class K, class I>
+__device__ inline void pf_cuda_merge_best(pf_cuda_kept<K> *kept, I *out, pf_cuda_best<K, I> b, bool keeps_min, bool strict) {
+    while (atomicCAS(&kept->lock, 0, 1) != 0) {
+    }
+    __threadfence();
+    volatile pf_cuda_kept<K> *k = kept;
+    volatile I *at = out;
+    if (!k->have || pf_cuda_beats(b.key, b.at, (K)k->key, (I)*at, keeps_min, strict)) {
+        k->key = b.key;
+        *at = b.at;
+        k->have = 1;
+    }
+    __threadfence();
+    atomicExch(&kept->lock, 0);
 }
 template <class T> __device__ inline void pf_cuda_fold_times(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_times_f()); }
 template <class T> __device__ inline void pf_cuda_fold_min(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_min_f()); }

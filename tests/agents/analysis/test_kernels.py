@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agents.analysis import AnnotationError, analyse
-from agents.analysis.kernels import kernel, signature_params
+from agents.analysis.kernels import _HELPERS, kernel, signature_params
 from agents.targets import kit
 from corpus.suites import load_suite
 from corpus.translation import TranslationTask
@@ -21,18 +21,21 @@ from sandbox.spec import Language, Target
 
 MADE = {
     "02_dense_la_gemm", "03_dense_la_axpy", "04_dense_la_gemv", "12_geometry_smallest_triangle",
+    "13_geometry_closest_pair_2d", "14_geometry_closest_pair_1d",
     "15_graph_edge_count", "17_graph_highest_degree", "20_histogram_pixel_histogram",
     "21_histogram_bin_0-100", "22_histogram_count_quadrants", "23_histogram_first_letter_counts",
-    "24_histogram_count_quartile", "26_reduce_product_of_inverses",
-    "28_reduce_smallest_odd_number", "29_reduce_sum_of_min_of_pairs",
-    "34_scan_largest_contiguous_subarray_sum", "38_search_find_the_first_even_number",
-    "50_stencil_xor_kernel",
+    "24_histogram_count_quartile", "25_reduce_xor", "26_reduce_product_of_inverses",
+    "27_reduce_average", "28_reduce_smallest_odd_number", "29_reduce_sum_of_min_of_pairs",
+    "34_scan_largest_contiguous_subarray_sum",
+    "37_search_find_the_closest_number_to_pi", "38_search_find_the_first_even_number",
+    "50_stencil_xor_kernel", "51_stencil_edge_kernel",
     "52_stencil_1d_jacobi_3-point_stencil", "53_stencil_2d_jacobi_5-point_stencil",
     "54_stencil_game_of_life", "55_transform_relu", "56_transform_negate_odds",
     "57_transform_inverse_offset", "58_transform_squaring", "59_transform_map_function",
 }  # fmt: skip
-"""The suite's serial→CUDA tasks whose function is one map, reduction, histogram or first-index
-search loop (25 of 60)."""
+"""The suite's serial→CUDA tasks whose function is one map, reduction (with an expression of its
+total returned), histogram, first-index search, last index or argmin loop, after guards (31 of
+60)."""
 
 
 def _tasks() -> list[TranslationTask]:
@@ -99,11 +102,11 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
 @pytest.mark.parametrize(
     ("source", "signature", "why"),
     [
-        (  # the result is the sum divided by the count
-            "double mean(std::vector<double> const& x) {\n  double s = 0;\n"
-            "  for (int i = 0; i < x.size(); ++i) s += x[i];\n  return s / x.size();\n}\n",
+        (  # the result's expression reads more than the total
+            "double mean(std::vector<double> const& x, double k) {\n  double s = 0;\n"
+            "  for (int i = 0; i < x.size(); ++i) s += x[i];\n  return s / k;\n}\n",
             "__global__ void mean(const double *x, size_t N, double *out)",
-            "more after its loop",
+            "does not take k",
         ),
         (  # the driver's result starts at 0, the function's sum at 5
             "double total(std::vector<double> const& x) {\n  double s = 5;\n"
@@ -153,8 +156,8 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
             "__global__ void f(int *x, size_t N)",
             "pf_first",
         ),
-        (  # a constant at file scope, even in capitals
-            "const int SCALE = 3;\nvoid f(std::vector<int> &x) {\n"
+        (  # a variable at file scope, even in capitals
+            "int SCALE = 3;\nvoid f(std::vector<int> &x) {\n"
             "  for (int i = 0; i < x.size(); ++i) x[i] *= SCALE;\n}\n",
             "__global__ void f(int *x, size_t N)",
             "uses SCALE",
@@ -186,6 +189,28 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
             "  return 0;\n}\n",
             "__global__ void f(const int *x, size_t N, size_t *out)",
             "not-found value",
+        ),
+        (  # a last assignment keeping a value, not the index
+            "int f(std::vector<int> const &x) {\n  int last = 0;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) if (x[i] < 0) last = x[i];\n"
+            "  return last;\n}\n",
+            "__global__ void f(const int *x, size_t N, int *out)",
+            "other than its counter",
+        ),
+        (  # an argmin returning the best value: a min reduction's, not this shape's
+            "double f(std::vector<double> const &x) {\n  double best = 1e9; size_t at = 0;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) if (x[i] < best) { best = x[i]; at = i; }\n"
+            "  return best;\n}\n",
+            "__global__ void f(const double *x, size_t N, double *out)",
+            "",
+        ),
+        (  # a type holding a string: the driver's device copy has its own
+            "struct B { std::string t; int n; };\n"
+            "size_t f(std::vector<B> const &b) {\n  size_t last = 0;\n"
+            "  for (size_t i = 0; i < b.size(); ++i) if (b[i].n < 9) last = i;\n"
+            "  return last;\n}\n",
+            "__global__ void f(const B *b, size_t N, size_t *out)",
+            "library objects",
         ),
         (  # a call no device has (the analysis knows it is pure)
             "void say(std::vector<int> &x) {\n"
@@ -240,7 +265,7 @@ int main() {
         axpy(1.5, x, y, z);
         for (auto &shape : PF_SHAPES) {
             std::fill(w.begin(), w.end(), 0.0);
-            pf_launch(shape[0], shape[1], [&] { axpy(1.5, x.data(), y.data(), w.data(), n); });
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::axpy(1.5, x.data(), y.data(), w.data(), n); });
             if (w != z) return 1;
         }
     }
@@ -255,7 +280,7 @@ int main() {
         int want = smallestOdd(x);
         for (auto &shape : PF_SHAPES) {
             int got = std::numeric_limits<int>::max();  // the driver's start
-            pf_launch(shape[0], shape[1], [&] { smallestOdd(x.data(), n, &got); });
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::smallestOdd(x.data(), n, &got); });
             if (got != want) return 1;
         }
     }
@@ -271,7 +296,7 @@ int main() {
         pixelCounts(image, want);
         for (auto &shape : PF_SHAPES) {
             size_t got[256] = {0};
-            pf_launch(shape[0], shape[1], [&] { pixelCounts(image.data(), n, got); });
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::pixelCounts(image.data(), n, got); });
             if (!std::equal(want.begin(), want.end(), got)) return 1;
         }
     }
@@ -286,7 +311,7 @@ int main() {
         double want = productWithInverses(x);
         for (auto &shape : PF_SHAPES) {
             double got = 1.0;  // the driver's start
-            pf_launch(shape[0], shape[1], [&] { productWithInverses(x.data(), n, &got); });
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::productWithInverses(x.data(), n, &got); });
             if (std::fabs(got - want) > 1e-12 * std::fabs(want)) return 1;
         }
     }
@@ -301,7 +326,7 @@ int main() {
         int want = edgeCount(a, n);
         for (auto &shape : PF_SHAPES) {
             int got = 0;  // the driver's start
-            pf_launch(shape[0], shape[1], [&] { edgeCount(a.data(), n, &got); });
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::edgeCount(a.data(), n, &got); });
             if (got != want) return 1;
         }
     }
@@ -317,7 +342,104 @@ int main() {
         int want = maxDegree(a, n);
         for (auto &shape : PF_SHAPES) {
             int got = 0;  // the driver's start
-            pf_launch(shape[0], shape[1], [&] { maxDegree(a.data(), n, &got); });
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::maxDegree(a.data(), n, &got); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "13_geometry_closest_pair_2d": """
+int main() {
+    for (size_t n : {0, 1, 2, 7, 300}) {  // under 2 points: the guard's answer
+        std::vector<Point> p(n);
+        for (size_t i = 0; i < n; i++) p[i] = {(double)(i * 37 % 101), (double)(i * 53 % 97)};
+        double want = closestPair(p);
+        for (auto &shape : PF_SHAPES) {
+            double got = DBL_MAX;  // the driver's start
+            auto *d = reinterpret_cast<const pf_gpu::Point *>(p.data());
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::closestPair(d, n, &got); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "14_geometry_closest_pair_1d": """
+int main() {
+    for (size_t n : {2, 7, 300}) {
+        std::vector<double> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (i * 7919 % 1009) * 0.25;
+        double want = closestPair(x);
+        for (auto &shape : PF_SHAPES) {
+            double got = DBL_MAX;  // the driver's start
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::closestPair(x.data(), n, &got); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "25_reduce_xor": """
+int main() {
+    for (size_t n : {1, 7, 1000, 1001}) {
+        for (int seed : {0, 1, 2}) {
+            std::vector<bool> x(n);
+            for (size_t i = 0; i < n; i++) x[i] = (i * 31 + seed) % 7 < 3;
+            bool want = reduceLogicalXOR(x);
+            std::vector<unsigned char> bytes(x.begin(), x.end());
+            for (auto &shape : PF_SHAPES) {
+                bool got = false;  // the driver's start
+                auto *b = reinterpret_cast<const bool *>(bytes.data());
+                pf_launch(shape[0], shape[1], [&] { pf_gpu::reduceLogicalXOR(b, n, &got); });
+                if (got != want) return 1;
+            }
+        }
+    }
+    return 0;
+}
+""",
+    "27_reduce_average": """
+int main() {
+    for (size_t n : {1, 7, 1000}) {
+        std::vector<double> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (i * 37 % 101) / 7.0 - 3;
+        double want = average(x);
+        for (auto &shape : PF_SHAPES) {
+            double got = 0;  // the driver's start
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::average(x.data(), n, &got); });
+            if (std::fabs(got - want) > 1e-9 * std::fabs(want)) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "37_search_find_the_closest_number_to_pi": """
+int main() {
+    for (size_t n : {1, 7, 1000}) {
+        for (int ties : {0, 1}) {  // ties: equal distances, the earliest index wins
+            std::vector<double> x(n);
+            for (size_t i = 0; i < n; i++) x[i] = ties ? 3.0 + (i % 2) * 0.2832 : (i * 37 % 101) / 9.0;
+            size_t want = findClosestToPi(x);
+            for (auto &shape : PF_SHAPES) {
+                size_t got = 0;  // the driver's start
+                pf_launch(shape[0], shape[1], [&] { pf_gpu::findClosestToPi(x.data(), n, &got); });
+                if (got != want) return 1;
+            }
+        }
+    }
+    return 0;
+}
+""",
+    "51_stencil_edge_kernel": """
+int main() {
+    for (size_t n : {1, 3, 23}) {
+        std::vector<int> in(n * n), want(n * n), got(n * n);
+        for (size_t i = 0; i < n * n; i++) in[i] = (int)(i * 29 % 256);
+        convolveKernel(in, want, n);
+        for (auto &shape : PF_SHAPES) {
+            std::fill(got.begin(), got.end(), 0);
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::convolveKernel(in.data(), got.data(), n); });
             if (got != want) return 1;
         }
     }
@@ -333,7 +455,7 @@ int main() {
             size_t want = findFirstEven(x);
             for (auto &shape : PF_SHAPES) {
                 size_t got = n;  // the driver's start
-                pf_launch(shape[0], shape[1], [&] { findFirstEven(x.data(), n, &got); });
+                pf_launch(shape[0], shape[1], [&] { pf_gpu::findFirstEven(x.data(), n, &got); });
                 if (got != want) return 1;
             }
         }
@@ -349,7 +471,7 @@ int main() {
         jacobi2D(in, want, n);
         for (auto &shape : PF_SHAPES) {
             std::fill(got.begin(), got.end(), 0.0);
-            pf_launch(shape[0], shape[1], [&] { jacobi2D(in.data(), got.data(), n); });
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::jacobi2D(in.data(), got.data(), n); });
             if (got != want) return 1;
         }
     }
@@ -370,21 +492,109 @@ def test_a_kernel_computes_the_functions_result_under_every_launch_shape(
     thread, fewer threads than work, the driver's shape, 2-D and 3-D grids and many more
     threads than work. The GPU's memory model is the GPU run's to check."""
     t = next(t for t in _tasks() if t.problem == problem)
+    _emulate(t.source, _kernel(t), EMULATED[problem], tmp_path)
+
+
+def _emulate(source: str, written: str, check: str, tmp_path: Path) -> None:
+    """Builds and runs the sequential source, the kernel and the check's `main` together."""
     emulation = (Path(__file__).parent / "programs" / "cuda_emulation.hpp").read_text()
-    program = f"{emulation}\n{t.source}\n{_kernel(t)}\n{EMULATED[problem]}"
+    # The kernel in a namespace of its own: it defines the source's types again.
+    program = f"{emulation}\n{source}\nnamespace pf_gpu {{\n{written}\n}}\n{check}"
     (tmp_path / "check.cpp").write_text(program)
     built = subprocess.run(
         [
             "g++", "-std=c++20", "-O1", "-pthread", "-o", str(tmp_path / "check"),
             str(tmp_path / "check.cpp"),
-        ],  # fmt: skip
+        ],
         capture_output=True,
         text=True,
         timeout=120,
-    )
+    )  # fmt: skip
     assert built.returncode == 0, built.stderr[-3000:]
     ran = subprocess.run([str(tmp_path / "check")], capture_output=True, timeout=60)
-    assert ran.returncode == 0, problem
+    assert ran.returncode == 0, check
+
+
+_LAST = """
+size_t lastNegative(std::vector<int> const &x) {
+    size_t last = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        if (x[i] < 0) last = i;
+    }
+    return last;
+}
+"""
+_ARGMAX = """
+int highestAt(std::vector<float> const &x, int from) {
+    float best = std::numeric_limits<float>::lowest();
+    int at = -1;
+    for (int i = 0; i < (int)x.size(); ++i) {
+        if (x[i] * x[i] >= best) { best = x[i] * x[i]; at = i; }
+    }
+    return at;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize(
+    ("source", "signature", "check"),
+    [
+        (  # the last index an assignment keeps; none kept: the function's start, not the driver's
+            _LAST,
+            "__global__ void lastNegative(const int *x, size_t N, size_t *last)",
+            """
+int main() {
+    for (size_t n : {1, 7, 1000}) {
+        for (size_t at : {(size_t)0, n / 2, n - 1, n}) {  // n: no negative value at all
+            std::vector<int> x(n);
+            for (size_t i = 0; i < n; i++) x[i] = (i <= at && i % 3 == 0) || i == at ? -1 : 1;
+            size_t want = lastNegative(x);
+            for (auto &shape : PF_SHAPES) {
+                size_t got = 12345;  // whatever the driver starts from
+                pf_launch(shape[0], shape[1], [&] { pf_gpu::lastNegative(x.data(), n, &got); });
+                if (got != want) return 1;
+                got = 0;  // launched again: the device state was reset
+                pf_launch(shape[0], shape[1], [&] { pf_gpu::lastNegative(x.data(), n, &got); });
+                if (got != want) return 2;
+            }
+        }
+    }
+    return 0;
+}
+""",
+        ),
+        (  # an argmax with `>=`: ties go to the later index; none found: the function's -1
+            _ARGMAX,
+            "__global__ void highestAt(const float *x, size_t N, int *at)",
+            """
+int main() {
+    for (size_t n : {0, 1, 7, 1000}) {
+        std::vector<float> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (float)((int)(i * 37 % 11) - 5);
+        int want = highestAt(x, 0);
+        for (auto &shape : PF_SHAPES) {
+            for (int again = 0; again < 2; again++) {
+                int got = 77;  // whatever the driver starts from
+                pf_launch(shape[0], shape[1], [&] { pf_gpu::highestAt(x.data(), n, &got); });
+                if (got != want) return 1;
+            }
+        }
+    }
+    return 0;
+}
+""",
+        ),
+    ],
+)
+def test_a_kept_index_kernel_computes_the_functions_result(
+    source: str, signature: str, check: str, tmp_path: Path
+) -> None:
+    """A last index and an argmax (one block ends last and writes the result) under every
+    launch shape, twice each: the device state the last block resets serves the next launch."""
+    name = signature_params(signature)[0]
+    written = kernel(source, analyse(source, Language.CPP), name, signature)
+    _emulate(source, written, check, tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -411,6 +621,25 @@ def test_a_kernel_computes_the_functions_result_under_every_launch_shape(
             ["(long long)(N)"],
             ["size_t N ="],
         ),
+        (  # numeric_limits as the C headers' constants; a hidden helper renamed
+            "double gap(double a, double b) { return std::abs(a - b); }\n"
+            "double f(std::vector<double> const &x) {\n"
+            "  double m = std::numeric_limits<double>::max();\n"
+            "  for (size_t i = 1; i < x.size(); ++i) m = std::min(m, gap(x[i - 1], x[i]));\n"
+            "  return m;\n}\n",
+            "__global__ void f(const double *x, size_t N, double *gap)",
+            ["double pf_fn_gap(double a, double b)", "pf_fn_gap(x[i - 1], x[i])"],
+            ["numeric_limits", " gap("],
+        ),
+        (  # a constant table in constant memory, an integer constant as a constexpr
+            "const int K[3] = {1, 2, 1};\nconst int R = 1;\n"
+            "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
+            "  for (size_t i = R; i < x.size() - R; ++i) y[i] = K[0] * x[i - 1] + K[1] * x[i] "
+            "+ K[2] * x[i + 1];\n}\n",
+            "__global__ void f(const int *x, int *y, size_t N)",
+            ["__constant__ int K[3] = {1, 2, 1};", "constexpr int R = 1;"],
+            [],
+        ),
         (  # sizes in the first value are rewritten too
             "void f(std::vector<int> &x) {\n"
             "  for (size_t i = x.size() / 2; i < x.size(); ++i) x[i] *= 2;\n}\n",
@@ -424,7 +653,8 @@ def test_what_a_kernel_rewrites(
     source: str, signature: str, present: list[str], absent: list[str]
 ) -> None:
     name = signature_params(signature)[0]
-    body = kernel(source, analyse(source, Language.CPP), name, signature).split("__global__")[-1]
+    written = kernel(source, analyse(source, Language.CPP), name, signature)
+    body = written.removeprefix(_HELPERS)  # what this function's kernel adds
     for piece in present:
         assert piece in body, body
     for piece in absent:

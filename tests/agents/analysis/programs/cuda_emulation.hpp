@@ -4,8 +4,12 @@
 // and its block-level trees for any grid and block shape (not the GPU's memory model).
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <barrier>
+#include <cfloat>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -18,6 +22,8 @@
 #define __device__
 #define __host__
 #define __shared__ static
+#define __constant__
+using std::abs;
 using std::max;
 using std::min;
 struct pf_dim3 {
@@ -34,6 +40,13 @@ template <class T, class V> T atomicAdd(T *a, V v) {
     *a += (T)v;
     return old;
 }
+template <class T> T atomicExch(T *a, T v) {
+    std::lock_guard<std::mutex> held(pf_atomics);
+    T old = *a;
+    *a = v;
+    return old;
+}
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 template <class W> W atomicCAS(W *a, W expected, W desired) {
     std::lock_guard<std::mutex> held(pf_atomics);
     W old = *a;
