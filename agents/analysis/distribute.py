@@ -21,7 +21,11 @@ any output, sees what the sequential program would have:
   `MIN` reduction, and every rank runs that iteration again to take its exit;
 - a scan runs twice over each rank's block: the running value's total, every rank's total to
   every rank, then the whole body from the totals of the ranks before it;
-- a range-based loop over a container runs over its block of elements.
+- a range-based loop over a container runs over its block of elements;
+- a stencil sweep that the loop around it repeats with only a swap of its two buffers beside
+  it exchanges its halo with the neighbouring ranks (`MPI_Sendrecv`, as wide as the furthest
+  row the stencil reads) instead of gathering, and both buffers are gathered whole once after
+  the loop around (`Sweep`).
 
 Whole programs get `MPI_Init` first thing in `main` and `MPI_Finalize` at exit; ranks other
 than 0 write their standard output and error into a buffer nobody reads, and a program that
@@ -371,7 +375,13 @@ def distribute(
         count = (rounds or {}).get(loop.id)
         if count is not None and (count < 1 or not cycles(loop)):
             raise AnnotationError(f"loop {loop.id} cannot run in {count} rounds")
-        edits += _rank_blocks(raw, node, program, loop, number, cpp, count)
+        # A sweep runs one block per rank (its neighbours hold the rows next to its own),
+        # so neither a count of rounds here nor evolution's decomposition mutations apply.
+        even = count in (None, 1) and not (cycles(loop) and rounds_for(program, loop) > 1)
+        sweep = _sweep(root, program, loop, node) if even else None
+        edits += _rank_blocks(raw, node, program, loop, number, cpp, count, sweep)
+        if sweep is not None:
+            edits.append(_after_sweeps(raw, node, program, loop, number, cpp, sweep))
     if whole:
         main = next((d for d in function_definitions(root) if function_name(d) == "main"), None)
         body = main.child_by_field_name("body") if main is not None else None
@@ -471,13 +481,17 @@ def _rank_blocks(
     number: int,
     cpp: bool,
     rounds: int | None = None,
+    sweep: Sweep | None = None,
 ) -> list[tuple[int, int, str]]:
     """The edits that run `loop` (its node `node`) as rank blocks: the header's range, a flag
     in each best update's block, and the code before and after. A loop that `cycles` runs in
     rounds (`pf_mpi_N_rounds`: 1 for one block per rank, `CYCLIC_ROUNDS` for its uneven
-    loops), each round a block decomposition of its part of the range."""
+    loops), each round a block decomposition of its part of the range. A stencil `sweep`
+    exchanges only its halo with the neighbouring ranks instead of gathering its output."""
     dep = loop.dependence
-    if cycles(loop) and rounds is None:
+    if sweep is not None:
+        rounds = None
+    elif cycles(loop) and rounds is None:
         rounds = rounds_for(program, loop)
     var = loop.var or ""
     tag = f"pf_mpi_{number}"
@@ -491,33 +505,23 @@ def _rank_blocks(
         edits.append(
             (right.start_byte, right.end_byte, f"pf_mpi_part({loop.range_over}, {lo}, {hi})")
         )
-        lower, upper, inclusive = "0", f"({loop.range_over}).size()", False
+        lower, upper = "0", f"({loop.range_over}).size()"
     elif dep.scan is not None:
-        lower, upper, inclusive = loop.lower or "", loop.upper or "", loop.test == "<="
         scan = _blocked_scan(raw, node, loop, tag, cpp)
         edits.append((node.start_byte, node.end_byte, scan))
     else:
-        lower, upper, inclusive = loop.lower or "", loop.upper or "", loop.test == "<="
         found = f" && {tag}_hit == LLONG_MAX" if dep.first_match else ""
         edits += _header(node, loop, lo, hi + found)
     declared_here = loop.range_over is not None or _declares_counter(node)
     for update, flag in _best_blocks(node, loop, tag):
         edits.append((update.start_byte + 1, update.start_byte + 1, f" {flag} = 1;"))
-    plus_one = " + 1" if inclusive else ""
-    before = [
-        f"{{ long long {first} = (long long)({lower});",
-        f"long long {count} = (long long)({upper}){plus_one} - {first};",
-    ]
     if loop.range_over is None:
-        # Whether the loop runs at all, by its own test in its own types (`int i = -1;
-        # i < n` with `unsigned n` is false in C), not by the arithmetic above.
-        if loop.counter_type not in (None, "auto"):
-            typed = loop.counter_type
-        elif not declared_here:
-            typed = f"decltype({var})" if cpp else f"__typeof__({var})"
-        else:
-            typed = f"decltype({lower})" if cpp else f"__typeof__({lower})"
-        before.append(f"if (!(({typed})({lower}) {loop.test} ({upper}))) {count} = 0;")
+        before = _range(node, loop, tag, cpp)
+    else:
+        before = [
+            f"{{ long long {first} = (long long)({lower});",
+            f"long long {count} = (long long)({upper}) - {first};",
+        ]
     for reduction in dep.reductions:
         identity = _identity(reduction.var, reduction.op)
         if identity:
@@ -562,10 +566,19 @@ def _rank_blocks(
         # Bytes move between processes: only numbers mean the same in another one (a pointer
         # or an object owning memory does not), which the compiler checks.
         gathers.append(f"PF_MPI_NUMBER(({footprint.array})[0]);")
-        gathers.append(
+        unit = f"(size_t)({footprint.width}) * sizeof(({footprint.array})[0])"
+        gather = (
             f"if ({part_count} > 0) pf_mpi_gather(&({footprint.array})[{start}], {part_count}, "
-            f"(size_t)({footprint.width}) * sizeof(({footprint.array})[0]));"
+            f"{unit});"
         )
+        if sweep is not None:
+            # The next sweep reads `sweep.halo` rows beyond this rank's block: those from the
+            # neighbours (every block at least that long), else everything, as without.
+            gather = (
+                f"if (!pf_mpi_halo(&({footprint.array})[{start}], {part_count}, {unit}, "
+                f"{sweep.halo})) {{ {gather} }}"
+            )
+        gathers.append(gather)
     after: list[str] = [] if rounds is None else [*gathers, "}"]
     for reduction in dep.reductions:
         after.append(
@@ -612,6 +625,212 @@ def _rank_blocks(
     edits.append((node.start_byte, node.start_byte, head))
     edits.append((node.end_byte, node.end_byte, tail))
     return edits
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A stencil loop repeated by the loop around it with only a swap of its two buffers
+    beside it (`for (s...) { for (i...) v[i] = f(u[i - 1], u[i], u[i + 1]); t = u; u = v; v =
+    t; }`): between sweeps each rank needs of the buffers only its block and `halo` rows
+    (iterations) either side, and the buffers are assembled whole once, after the sweeps."""
+
+    outer: Node
+    buffers: tuple[str, str]
+    halo: int
+
+
+def _sweep(root: Node, program: Program, loop: Loop, node: Node) -> Sweep | None:
+    """`loop` as a `Sweep`, or None where the pattern does not hold exactly (then the loop
+    gathers its output after every sweep, which is always right)."""
+    dep = loop.dependence
+    if (
+        loop.parent is None
+        or dep.reductions
+        or dep.array_reductions
+        or dep.best_updates
+        or dep.lastprivate
+        or dep.first_match
+        or dep.scan is not None
+        or loop.range_over is not None
+        or loop.var is None
+    ):
+        return None
+    try:
+        written = footprints(program, loop)
+    except AnnotationError:
+        return None
+    if len(written) != 1:
+        return None
+    target = written[0]
+    outer = node.parent.parent if node.parent is not None else None
+    if (
+        node.parent is None
+        or node.parent.type != "compound_statement"
+        or outer is None
+        or outer.type not in ("for_statement", "while_statement", "do_statement")
+        or outer.child_by_field_name("body") != node.parent
+    ):
+        return None
+    # Beside the stencil loop, only the swap: pointer copies among the two buffers and a
+    # temporary (`double *t = u; u = v; v = t;`).
+    others = [c for c in node.parent.named_children if c != node and c.type != "comment"]
+    arrays = {target.array} | {a.name for a in loop.reads if a.is_array}
+    names: set[str] = set()
+    temps: set[str] = set()
+    for statement in others:
+        mentioned = {text(n) for n in walk(statement) if n.type == "identifier"}
+        if not mentioned & (arrays | temps):
+            if statement.type == "expression_statement" and _scalar_only(statement):
+                continue  # `s++;`: no array element (the stencil's range is checked below)
+            return None
+        if statement.type == "declaration":
+            declarators = statement.children_by_field_name("declarator")
+            if len(declarators) != 1 or declarators[0].type != "init_declarator":
+                return None
+            value = declarators[0].child_by_field_name("value")
+            if value is None or value.type != "identifier":
+                return None
+            temps.add(declared_name(declarators[0]) or "")
+            names.add(text(value))
+        elif statement.type == "expression_statement":
+            assignment = statement.named_children[0] if statement.named_children else None
+            if assignment is None or assignment.type != "assignment_expression":
+                return None
+            left, right = (assignment.child_by_field_name(f) for f in ("left", "right"))
+            if (
+                left is None
+                or right is None
+                or left.type != "identifier"
+                or right.type != "identifier"
+                or text(assignment.child_by_field_name("operator") or assignment) != "="
+            ):
+                return None
+            names |= {text(left), text(right)}
+        else:
+            return None
+    buffers = names - temps
+    if len(buffers) != 2 or target.array not in buffers:
+        return None
+    source = next(iter(buffers - {target.array}))
+    # The loop around runs the sweeps only: its header reads neither buffer, it does not
+    # leave the function from inside, and the stencil's range stays the same every sweep.
+    header = [
+        h for f in ("initializer", "condition", "update") if (h := outer.child_by_field_name(f))
+    ]
+    if any(
+        n.type == "call_expression" or (n.type == "identifier" and text(n) in buffers)
+        for h in header
+        for n in walk(h)
+    ):
+        return None
+    if any(n.type in ("return_statement", "goto_statement") for n in walk(node.parent)):
+        return None
+    around = next((x for x in program.loops if x.id == loop.parent), None)
+    bounds = {t for b in (loop.lower or "", loop.upper or "") for t in re.findall(r"\w+", b)}
+    if around is None or bounds & ({a.name for a in around.writes} | {around.var or ""}):
+        return None
+    halo = 0
+    inner = [x for x in program.loops if loop.id in x.ancestors]
+    for access in loop.reads + loop.writes:
+        if access.name not in buffers:
+            continue
+        if not access.is_array:
+            return None  # the buffer itself, passed on: its reach is unknown
+        offset = _row_offset(access.indices, loop.var, target.width, inner)
+        if offset is None:
+            return None
+        halo = max(halo, abs(offset))
+    return Sweep(outer, (target.array, source), halo)
+
+
+def _scalar_only(statement: Node) -> bool:
+    """A statement that reaches no memory but the variables it names: no call, subscript,
+    pointer or member access (`s++;`, `alpha *= 0.5;`)."""
+    reaching = ("call_expression", "subscript_expression", "pointer_expression", "field_expression")
+    return not any(n.type in reaching for n in walk(statement))
+
+
+def _row_offset(indices: tuple[str, ...], var: str, width: str, inner: list[Loop]) -> int | None:
+    """The row (iteration) offset of an access to a stencil's buffer: `c` for `u[i + c]` or
+    `u[(i + c) * w + j + d]` with `j + d` inside the row; None for any other form."""
+    if len(indices) != 1:
+        return None
+    index = indices[0]
+    if width == "1":
+        matched = _OFFSET.match(index)
+        if not matched or matched["v1" if matched["v1"] else "v2"] != var:
+            return None
+        return int(matched["c1"] or matched["c2"] or 0) * (-1 if matched["sign"] == "-" else 1)
+    row = rf"(?:\( {re.escape(var)} (?P<s>[+-]) (?P<c>\d+) \)|{re.escape(var)})"
+    shape = rf"{row} \* {re.escape(width)} \+ (?P<col>\w+)(?: (?P<ds>[+-]) (?P<d>\d+))?"
+    matched = re.fullmatch(shape, index)
+    if matched is None:
+        return None
+    column = next((x for x in inner if x.var == matched["col"] and x.stride in (None, 1)), None)
+    shift = int(matched["d"] or 0) * (-1 if matched["ds"] == "-" else 1)
+    if column is None or not _column_inside(column, width, shift):
+        return None
+    return int(matched["c"] or 0) * (-1 if matched["s"] == "-" else 1)
+
+
+def _column_inside(column: Loop, width: str, shift: int) -> bool:
+    """Whether `j + shift` stays in [0, width) for every value of the column loop `j` (from a
+    literal start to `width` or `width - m`)."""
+    if column.lower is None or column.upper is None or not column.lower.isdigit():
+        return False
+    if int(column.lower) + shift < 0:
+        return False
+    upper, wide = column.upper.replace(" ", ""), width.replace(" ", "")
+    found = re.fullmatch(re.escape(wide) + r"-(\d+)", upper)
+    margin = 0 if upper == wide else int(found.group(1)) if found is not None else None
+    if margin is None:
+        return False
+    if column.test == "<":  # j <= width - margin - 1
+        return shift <= margin
+    if column.test == "<=":  # j <= width - margin
+        return shift <= margin - 1
+    return False
+
+
+def _range(node: Node, loop: Loop, tag: str, cpp: bool) -> list[str]:
+    """The opening of a counted loop's divided code: `{tag}_first` and `{tag}_count`, its
+    iterations (0 where it does not run, by its own test in its own types: `int i = -1;
+    i < n` with `unsigned n` is false in C, whatever the arithmetic says)."""
+    lower, upper = loop.lower or "", loop.upper or ""
+    first, count = f"{tag}_first", f"{tag}_count"
+    plus_one = " + 1" if loop.test == "<=" else ""
+    if loop.counter_type not in (None, "auto"):
+        typed = loop.counter_type
+    elif not _declares_counter(node):
+        typed = f"decltype({loop.var})" if cpp else f"__typeof__({loop.var})"
+    else:
+        typed = f"decltype({lower})" if cpp else f"__typeof__({lower})"
+    return [
+        f"{{ long long {first} = (long long)({lower});",
+        f"long long {count} = (long long)({upper}){plus_one} - {first};",
+        f"if (!(({typed})({lower}) {loop.test} ({upper}))) {count} = 0;",
+    ]
+
+
+def _after_sweeps(
+    raw: bytes, node: Node, program: Program, loop: Loop, number: int, cpp: bool, sweep: Sweep
+) -> tuple[int, int, str]:
+    """After the loop around a sweep: both buffers assembled whole on every rank (each rank's
+    block of each is up to date), as the code after expects."""
+    tag = f"pf_mpi_{number}_whole"
+    first, count = f"{tag}_first", f"{tag}_count"
+    (target,) = footprints(program, loop)
+    lines = _range(node, loop, tag, cpp)
+    for array in sweep.buffers:
+        start = target.start.format(k=first)
+        lines.append(f"PF_MPI_NUMBER(({array})[0]);")
+        lines.append(
+            f"if ({count} > 0) pf_mpi_gather(&({array})[{start}], {count}, "
+            f"(size_t)({target.width}) * sizeof(({array})[0]));"
+        )
+    indent = _indent(raw, sweep.outer)
+    code = f"\n{indent}" + f"\n{indent}".join(lines) + " }"
+    return (sweep.outer.end_byte, sweep.outer.end_byte, code)
 
 
 def cycles(loop: Loop) -> bool:
@@ -1056,6 +1275,31 @@ static inline void pf_mpi_round(long long pf_mpi_first, long long pf_mpi_count,
 static inline int pf_mpi_owner(long long pf_mpi_count) {
     long long pf_mpi_p = pf_mpi_size();
     return (int)(pf_mpi_count < pf_mpi_p ? pf_mpi_count - 1 : pf_mpi_p - 1);
+}
+/* A stencil's halo: the `halo` units (iterations' writes) either side of this rank's block of
+   count units, `base` where the first unit starts, from the neighbouring ranks. Returns 0,
+   moving nothing, where some rank's block is shorter than the halo (then the caller gathers
+   every block instead). */
+static inline int pf_mpi_halo(void *pf_mpi_base, long long pf_mpi_count, size_t pf_mpi_unit,
+                              long long pf_mpi_h) {
+    int pf_mpi_p = pf_mpi_size(), pf_mpi_r = pf_mpi_rank();
+    if (pf_mpi_p == 1 || pf_mpi_count <= 0 || pf_mpi_unit == 0 || pf_mpi_h == 0) return 1;
+    if (pf_mpi_count / pf_mpi_p < pf_mpi_h || (double)pf_mpi_h * pf_mpi_unit > INT_MAX) return 0;
+    long long pf_mpi_lo, pf_mpi_hi;
+    pf_mpi_block(0, pf_mpi_count, &pf_mpi_lo, &pf_mpi_hi);
+    char *pf_mpi_b = (char *)pf_mpi_base;
+    int pf_mpi_bytes = (int)(pf_mpi_h * (long long)pf_mpi_unit);
+    int pf_mpi_below = pf_mpi_r > 0 ? pf_mpi_r - 1 : MPI_PROC_NULL;
+    int pf_mpi_above = pf_mpi_r < pf_mpi_p - 1 ? pf_mpi_r + 1 : MPI_PROC_NULL;
+    /* this block's first rows down, the rows above it from above; then the last rows up */
+    MPI_Sendrecv(pf_mpi_b + pf_mpi_lo * pf_mpi_unit, pf_mpi_bytes, MPI_BYTE, pf_mpi_below, 0,
+                 pf_mpi_above == MPI_PROC_NULL ? pf_mpi_b : pf_mpi_b + pf_mpi_hi * pf_mpi_unit,
+                 pf_mpi_bytes, MPI_BYTE, pf_mpi_above, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(pf_mpi_b + (pf_mpi_hi - pf_mpi_h) * pf_mpi_unit, pf_mpi_bytes, MPI_BYTE,
+                 pf_mpi_above, 1,
+                 pf_mpi_below == MPI_PROC_NULL ? pf_mpi_b : pf_mpi_b + (pf_mpi_lo - pf_mpi_h) * pf_mpi_unit,
+                 pf_mpi_bytes, MPI_BYTE, pf_mpi_below, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return 1;
 }
 /* Every rank's block of a loop's writes, assembled on every rank: `base` is where the loop's
    first iteration writes, `unit` the bytes one iteration writes. */

@@ -91,10 +91,13 @@ class Mpi(Kit):
         return "mpi", sum(1 for line in lines if "MPI_" in line and "MPI_Init" not in line)
 
     def mutations(self, source: str, language: Language) -> list[Mutation]:
-        """The rounds of each loop `distribute` wrote (`ROUND_CHOICES`), and each
-        `MPI_Allreduce` statement as `MPI_Reduce` to rank 0 plus `MPI_Bcast`."""
+        """The rounds of each loop `distribute` wrote (`ROUND_CHOICES`), each stencil sweep's
+        halo exchange as a gather of its whole output, and each `MPI_Allreduce` statement as
+        `MPI_Reduce` to rank 0 plus `MPI_Bcast`."""
         kept = Kept(source)
         for mutation in _round_mutations(source):
+            kept.keep(mutation)
+        for mutation in _halo_mutations(source):
             kept.keep(mutation)
         for mutation in _reduce_bcast_mutations(source, language):
             kept.keep(mutation)
@@ -119,6 +122,21 @@ def _round_mutations(source: str) -> list[Mutation]:
                 mutated = source[: match.start(2)] + str(rounds) + source[match.end(2) :]
                 label = f"{tag}: {_shape(value)} -> {_shape(rounds)}"
                 found.append(Mutation("decomposition", label, mutated))
+    return found
+
+
+_HALO = re.compile(r"if \(!pf_mpi_halo\([^;]*\)\) \{ (if \([^;{}]*\) pf_mpi_gather\([^;]*\);) \}")
+"""Where `distribute` exchanges a sweep's halo, falling back to the gather it replaces."""
+
+
+def _halo_mutations(source: str) -> list[Mutation]:
+    found: list[Mutation] = []
+    for match in _HALO.finditer(source):
+        mutated = source[: match.start()] + match.group(1) + source[match.end() :]
+        line = source.count("\n", 0, match.start()) + 1
+        found.append(
+            Mutation("exchange", f"line {line}: halo exchange -> gather every sweep", mutated)
+        )
     return found
 
 

@@ -8,6 +8,7 @@ tool offers and refuses."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -369,3 +370,46 @@ def test_a_search_in_rounds_finds_the_first_match(tmp_path: Path) -> None:
                 env=MPI_ENV,
             )
             assert got.stdout == want, (target, ranks, got.stdout, got.stderr[-500:])
+
+
+def test_stencil_sweeps_exchange_halos_as_wide_as_their_reach() -> None:
+    """A stencil loop whose only neighbours in the loop around it swap its two buffers sends
+    and receives its halo (its index offsets' reach) instead of gathering every sweep; a copy
+    back, or a loop test reading a buffer, keeps the gathers."""
+    source = (PROGRAMS / "mpi_sweeps.c").read_text()
+    program = analyse(source, Language.C)
+    offered = distributable(source, program)
+    rewritten = distribute(source, program, [loop.id for loop in offered])
+    halos = re.findall(r"pf_mpi_halo\(&\((\w+)\)\[[^;]*, (\d+)\)\)", rewritten)
+    assert halos == [("v", "1"), ("v", "2"), ("v", "1")]  # three-point, five-point, plate
+    # after each swept loop, both buffers whole again on every rank
+    for function in ("sweeps1", "sweeps2", "plate"):
+        body = rewritten.split(f"static void {function}(")[1].split("static void")[0]
+        tail = body.split("_whole_first", 1)[1]
+        assert "pf_mpi_gather(&(v)" in tail and "pf_mpi_gather(&(u)" in tail
+    for function in ("copied", "watched"):
+        body = rewritten.split(f"static void {function}(")[1].split("static void")[0]
+        assert "pf_mpi_halo" not in body and "pf_mpi_gather" in body
+    # a sweep runs one block per rank: no round count for evolution to change
+    plate = rewritten.split("static void plate(")[1].split("static void")[0]
+    assert "_rounds = " not in plate.split("while")[1].split("printf")[0]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("mpicc") is None, reason="needs Open MPI's compilers")
+def test_stencil_sweeps_with_halos_print_what_the_sequential_program_prints(
+    tmp_path: Path,
+) -> None:
+    """Sizes 3 to 301 at 1-4 ranks: blocks shorter than the halo (the five-point stencil on 9
+    points at 4 ranks) gather instead, for that sweep, on every rank alike."""
+    source = (PROGRAMS / "mpi_sweeps.c").read_text()
+    program = analyse(source, Language.C)
+    offered = distributable(source, program)
+    rewritten = distribute(source, program, [loop.id for loop in offered])
+    # evolution's neighbours: each sweep's halo exchange back to the gather it replaced
+    exchanges = [m for m in kit(Target.MPI).mutations(rewritten, Language.C)]
+    exchanges = [m for m in exchanges if m.operator == "exchange"]
+    assert len(exchanges) == 3
+    assert all(m.source.count("pf_mpi_halo(&") == 2 for m in exchanges)
+    variants = {"halo": rewritten} | {f"gather{k}": m.source for k, m in enumerate(exchanges)}
+    _build_and_compare(tmp_path, source, variants)

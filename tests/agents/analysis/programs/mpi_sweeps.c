@@ -1,0 +1,104 @@
+/* Stencil sweeps between two buffers swapped each step, for the halo exchange: a 1-D
+ * three-point and five-point stencil, a 2-D five-point one by rows, and two that must keep
+ * gathering every sweep (a copy back instead of a swap, a loop test that reads a buffer).
+ * Each runs on sizes below, at and above the rank counts, so some blocks are shorter than
+ * the halo. */
+#include <stdio.h>
+#include <stdlib.h>
+
+static double sum(const double *a, int n) {
+    double s = 0;
+    for (int k = 0; k < n; k++) s += a[k] * (k % 7 + 1);
+    return s;
+}
+
+static void sweeps1(int n, int steps) {
+    double *u = calloc(n, sizeof *u), *v = calloc(n, sizeof *v);
+    for (int k = 0; k < n; k++) u[k] = v[k] = (k * 37 % 11) - 3.0;
+    for (int s = 0; s < steps; s++) {
+        for (int i = 1; i < n - 1; i++)
+            v[i] = (u[i - 1] + 2.0 * u[i] + u[i + 1]) / 4.0;
+        double *t = u;
+        u = v;
+        v = t;
+    }
+    printf("three-point %d: %.12e %.12e\n", n, sum(u, n), sum(v, n));
+    free(u);
+    free(v);
+}
+
+static void sweeps2(int n, int steps) {
+    double *u = calloc(n, sizeof *u), *v = calloc(n, sizeof *v);
+    for (int k = 0; k < n; k++) u[k] = v[k] = (k * 13 % 17) * 0.5;
+    for (int s = 0; s < steps; s++) {
+        for (int i = 2; i < n - 2; i++)
+            v[i] = 0.1 * u[i - 2] + 0.2 * u[i - 1] + 0.4 * u[i] + 0.2 * u[i + 1] + 0.1 * u[i + 2];
+        double *t = v;
+        v = u;
+        u = t;
+    }
+    printf("five-point %d: %.12e %.12e\n", n, sum(u, n), sum(v, n));
+    free(u);
+    free(v);
+}
+
+static void plate(int n, int steps) {
+    double *u = calloc((size_t)n * n, sizeof *u), *v = calloc((size_t)n * n, sizeof *v);
+    for (int j = 0; j < n; j++) u[j] = v[j] = 100.0;
+    for (int k = n; k < n * n; k++) u[k] = v[k] = k % 5;
+    int s = 0;
+    while (s < steps) {
+        for (int i = 1; i < n - 1; i++)
+            for (int j = 1; j < n - 1; j++)
+                v[i * n + j] = 0.25 * (u[(i - 1) * n + j] + u[(i + 1) * n + j] +
+                                       u[i * n + j - 1] + u[i * n + j + 1]);
+        double *t = u;
+        u = v;
+        v = t;
+        s++;
+    }
+    printf("plate %d: %.12e %.12e\n", n, sum(u, n * n), sum(v, n * n));
+    free(u);
+    free(v);
+}
+
+static void copied(int n, int steps) {
+    double *u = calloc(n, sizeof *u), *v = calloc(n, sizeof *v);
+    for (int k = 0; k < n; k++) u[k] = v[k] = k % 3;
+    for (int s = 0; s < steps; s++) {
+        for (int i = 1; i < n - 1; i++)
+            v[i] = (u[i - 1] + u[i + 1]) / 2.0;
+        for (int i = 1; i < n - 1; i++)
+            u[i] = v[i];
+    }
+    printf("copied %d: %.12e\n", n, sum(u, n));
+    free(u);
+    free(v);
+}
+
+static void watched(int n) {
+    double *u = calloc(n, sizeof *u), *v = calloc(n, sizeof *v);
+    for (int k = 0; k < n; k++) u[k] = v[k] = k == n / 2 ? 1000.0 : 0.0;
+    for (int s = 0; s < 50 && u[n / 2] > 10.0; s++) {
+        for (int i = 1; i < n - 1; i++)
+            v[i] = (u[i - 1] + u[i] + u[i + 1]) / 3.0;
+        double *t = u;
+        u = v;
+        v = t;
+    }
+    printf("watched %d: %.12e\n", n, sum(u, n));
+    free(u);
+    free(v);
+}
+
+int main(void) {
+    int sizes[] = {3, 5, 9, 70, 301};
+    for (int k = 0; k < 5; k++) {
+        sweeps1(sizes[k], 7);
+        sweeps2(sizes[k], 6);
+        plate(sizes[k] < 70 ? sizes[k] : 40, 5);
+        copied(sizes[k], 4);
+        watched(sizes[k]);
+    }
+    return 0;
+}
