@@ -16,7 +16,9 @@ any output, sees what the sequential program would have:
 - an argmin or argmax keeps its best per rank, marks whether it found one, and the ranks' bests
   are merged in rank order with the loop's own comparison (exact, ties included, as for
   OpenMP in `agents.analysis.annotate`);
-- a value the last iteration assigns (`lastprivate`) comes from the rank that ran it;
+- a value the last iteration assigns (`lastprivate`) comes from the rank that ran it, and a
+  value the last assigning iteration assigns (`if (...) last = i;`) from the rank whose last
+  assignment has the largest iteration (`MPI_MAXLOC`, then `MPI_Bcast`);
 - a first-match search notes each rank's first exiting iteration, takes the smallest with a
   `MIN` reduction, and every rank runs that iteration again to take its exit;
 - a scan runs twice over each rank's block: the running value's total, every rank's total to
@@ -34,8 +36,8 @@ library's `stdin` (reads of descriptor 0 itself are refused: no copy can reach t
 function (ParEval's contract: MPI already initialised, every rank holds the inputs, the result
 on rank 0) gets the loop code alone.
 
-A loop gets no mechanical version unless every write it makes is one of those forms (a scatter,
-a conditional last value or a write through a pointer of unknown reach leaves it to every
+A loop gets no mechanical version unless every write it makes is one of those forms (a scatter
+or a write through a pointer of unknown reach leaves it to every
 rank), nor when it is a method of a class or in a function that a chosen loop calls (some ranks
 would enter a collective call that others skip), nor under `SHORT` iterations.
 """
@@ -141,8 +143,10 @@ def why_not(program: Program, loop: Loop, root: Node | None = None) -> str | Non
         return "a scan this tool writes no rank-block version of (range-based, or a C min/max)"
     if dep.first_match and (loop.range_over is not None or loop.counter_type in (None, "auto")):
         return "a search whose counter is not declared with a type in its header"
-    if dep.last_assigned or dep.packed:
-        return "it needs a conditional last value or packed bits"
+    if dep.packed:
+        return "it needs packed bits"
+    if dep.last_assigned and (loop.range_over is not None or loop.var is None):
+        return "a conditional last value in a loop without a counter to order it by"
     if any(a.container and a.atomic for a in dep.array_reductions):
         return "a histogram of run-time length in a container"
     try:
@@ -227,6 +231,7 @@ def _scalars(loop: Loop) -> set[str]:
     """Scalars a rank may write: its reductions, bests, private and last values, the counter."""
     dep = loop.dependence
     names = {r.var for r in dep.reductions} | set(dep.private) | set(dep.lastprivate)
+    names |= set(dep.last_assigned)
     names |= {n for b in dep.best_updates for n in (b.best, *b.others)}
     if dep.scan is not None:
         names.add(dep.scan.var)
@@ -536,6 +541,10 @@ def _rank_blocks(
             )
     for u_number in range(len(dep.best_updates)):
         before.append(f"int {tag}_found{u_number} = 0;")
+    for k, name in enumerate(dep.last_assigned):
+        # A conditional last value: each rank notes the iteration of its last assignment.
+        before.append(f"long long {tag}_last{k} = -1;")
+        edits += _noted_assignments(node, name, f"{tag}_last{k}", var)
     if dep.first_match:
         # A search: each rank notes the first iteration of its block that would leave the
         # loop, the ranks take the smallest, and every rank runs that iteration alone (its
@@ -603,6 +612,16 @@ def _rank_blocks(
         after.append(
             f"if ({hit} != LLONG_MAX) {{ {loop.counter_type} {var} = ({loop.counter_type}){hit};"
             f" do {body} while (0); }}"
+        )
+    for k, name in enumerate(dep.last_assigned):
+        # The rank whose assignment came last (the largest iteration) sends its value.
+        pair = f"{tag}_at{k}"
+        after.append(f"PF_MPI_NUMBER({name});")
+        after.append(
+            f"{{ struct {{ long v; int r; }} {pair} = {{ (long){tag}_last{k}, pf_mpi_rank() }}, "
+            f"{pair}_all; MPI_Allreduce(&{pair}, &{pair}_all, 1, MPI_LONG_INT, MPI_MAXLOC, "
+            f"MPI_COMM_WORLD); if ({pair}_all.v >= 0) MPI_Bcast(&({name}), (int)sizeof({name}), "
+            f"MPI_BYTE, {pair}_all.r, MPI_COMM_WORLD); }}"
         )
     for name in dep.lastprivate:
         after.append(f"PF_MPI_NUMBER({name});")
@@ -831,6 +850,33 @@ def _after_sweeps(
     indent = _indent(raw, sweep.outer)
     code = f"\n{indent}" + f"\n{indent}".join(lines) + " }"
     return (sweep.outer.end_byte, sweep.outer.end_byte, code)
+
+
+def _noted_assignments(node: Node, name: str, note: str, var: str) -> list[tuple[int, int, str]]:
+    """Each assignment to `name` in the loop noting the iteration in `note` first (`(note =
+    i, x = e)`: the same value where it is used)."""
+    edits = []
+    for child in walk(node):
+        if child.type == "identifier" and text(child) == name:
+            parent = child.parent
+            if (
+                parent is None
+                or parent.type != "assignment_expression"
+                or parent.child_by_field_name("left") != child
+            ):
+                continue
+            edits.append(
+                (
+                    parent.start_byte,
+                    parent.end_byte,
+                    f"({note} = (long long)({var}), {text(parent)})",
+                )
+            )
+        elif child.type == "update_expression" and name in {text(c) for c in child.named_children}:
+            raise AnnotationError(f"{name} is counted, not assigned, in the loop")
+    if not edits:
+        raise AnnotationError(f"cannot find where the loop assigns {name}")
+    return edits
 
 
 def cycles(loop: Loop) -> bool:

@@ -413,3 +413,21 @@ def test_stencil_sweeps_with_halos_print_what_the_sequential_program_prints(
     assert all(m.source.count("pf_mpi_halo(&") == 2 for m in exchanges)
     variants = {"halo": rewritten} | {f"gather{k}": m.source for k, m in enumerate(exchanges)}
     _build_and_compare(tmp_path, source, variants)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("mpicc") is None, reason="needs Open MPI's compilers")
+def test_conditional_last_values_come_from_the_rank_that_assigned_last(tmp_path: Path) -> None:
+    """`if (...) last = i;` and `if (...) value = f(i);`: each rank notes its last assigning
+    iteration, the largest wins (`MPI_MAXLOC`) and its rank broadcasts the value; nothing
+    assigned anywhere keeps the value before the loop. In one block per rank and in rounds."""
+    source = (PROGRAMS / "mpi_last.c").read_text()
+    program = analyse(source, Language.C)
+    offered = distributable(source, program)
+    kept = [loop for loop in offered if loop.dependence.last_assigned]
+    assert len(kept) == 4
+    loops = [loop.id for loop in offered]
+    rewritten = distribute(source, program, loops)
+    assert rewritten.count("MPI_MAXLOC") == 4
+    rounds = distribute(source, program, loops, rounds=dict.fromkeys(loops, 4))
+    _build_and_compare(tmp_path, source, {"blocks": rewritten, "rounds": rounds})
