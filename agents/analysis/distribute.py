@@ -147,8 +147,6 @@ def why_not(program: Program, loop: Loop, root: Node | None = None) -> str | Non
         return "it needs packed bits"
     if dep.last_assigned and (loop.range_over is not None or loop.var is None):
         return "a conditional last value in a loop without a counter to order it by"
-    if any(a.container and a.atomic for a in dep.array_reductions):
-        return "a histogram of run-time length in a container"
     try:
         written = footprints(program, loop)
     except AnnotationError as exc:
@@ -595,11 +593,12 @@ def _rank_blocks(
             f"PF_MPI_OP({reduction.var}, {_OPS[reduction.op]}), MPI_COMM_WORLD);"
         )
     for histogram in dep.array_reductions:
+        # A length known at run time (`y.size()`) may be 0: no element to name then.
         base = f"&({histogram.var})[0]"
         after.append(
-            f"MPI_Allreduce(MPI_IN_PLACE, {base}, (int)({histogram.length}), "
-            f"PF_MPI_TYPE(({histogram.var})[0]), PF_MPI_OP(({histogram.var})[0], "
-            f"{_OPS[histogram.op]}), MPI_COMM_WORLD);"
+            f"if ((long long)({histogram.length}) > 0) MPI_Allreduce(MPI_IN_PLACE, {base}, "
+            f"(int)({histogram.length}), PF_MPI_TYPE(({histogram.var})[0]), "
+            f"PF_MPI_OP(({histogram.var})[0], {_OPS[histogram.op]}), MPI_COMM_WORLD);"
         )
     if rounds is None:
         after += gathers

@@ -60,8 +60,9 @@ CASES = {
     "mpi_shapes.cpp": (
         Language.CPP,
         # the search, both scans, the range-based loops; main's three set-up loops over
-        # vectors of numbers (not the one writing a std::vector<bool>, nor the input loops)
-        {"L1", "L2", "L3", "L4", "L5", "L6", "L9", "L10", "L11"},
+        # vectors of numbers (not the one writing a std::vector<bool>, nor the input loops);
+        # a histogram whose length is known at run time
+        {"L1", "L2", "L3", "L4", "L5", "L6", "L9", "L10", "L11", "L13"},
         _stdin_for_shapes(),
     ),
 }

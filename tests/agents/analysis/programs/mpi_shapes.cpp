@@ -45,6 +45,8 @@ bool parity(std::vector<bool> const &flags) {
     return odd;
 }
 
+std::vector<double> spread(std::vector<int> const &x, std::size_t width);
+
 int main() {
     int rounds;
     std::cin >> rounds;
@@ -66,8 +68,18 @@ int main() {
         invert(d);
         std::array<std::size_t, 8> bins{};
         count(img, bins);
+        std::vector<double> spreadOut = spread(x, (std::size_t)(r % 3) * 5);
         std::cout << firstEven(x) << " " << sums[n / 2] << " " << sums[n] << " " << f[n] << " "
-                  << d[n] << " " << bins[1] << " " << parity(flags) << "\n";
+                  << d[n] << " " << bins[1] << " " << parity(flags) << " "
+                  << (spreadOut.empty() ? -1.0 : spreadOut[spreadOut.size() / 2]) << "\n";
     }
     return 0;
+}
+
+// A histogram whose length is known only at run time (0 bins too): every rank's counts summed.
+std::vector<double> spread(std::vector<int> const &x, std::size_t width) {
+    std::vector<double> bins(width, 0.0);
+    if (width == 0) return bins;
+    for (std::size_t i = 0; i < x.size(); ++i) bins[x[i] % width] += 0.5 * x[i];
+    return bins;
 }
