@@ -177,6 +177,9 @@ def _in_source(root: Node, loop: Loop, gathered: list[str]) -> str | None:
     declarator = definition.child_by_field_name("declarator")
     if declarator is not None and "::" in text(declarator).split("(")[0]:
         return "a method of a class, which code may call without naming it"
+    last = _last_value_problem(root, loop) if loop.dependence.last_assigned else None
+    if last is not None:
+        return last
     types = _declared_types(root, definition)
     for name in [*gathered, *(a.var for a in loop.dependence.array_reductions)]:
         if _SCATTERED.search(types.get(name, "")):
@@ -384,7 +387,7 @@ def distribute(
         sweep = _sweep(root, program, loop, node) if even else None
         edits += _rank_blocks(raw, node, program, loop, number, cpp, count, sweep)
         if sweep is not None:
-            edits.append(_after_sweeps(raw, node, program, loop, number, cpp, sweep))
+            edits += _after_sweeps(raw, node, program, loop, number, cpp, sweep)
     if whole:
         main = next((d for d in function_definitions(root) if function_name(d) == "main"), None)
         body = main.child_by_field_name("body") if main is not None else None
@@ -541,7 +544,7 @@ def _rank_blocks(
         before.append(f"int {tag}_found{u_number} = 0;")
     for k, name in enumerate(dep.last_assigned):
         # A conditional last value: each rank notes the iteration of its last assignment.
-        before.append(f"long long {tag}_last{k} = -1;")
+        before.append(f"long long {tag}_last{k} = LLONG_MIN;")
         edits += _noted_assignments(node, name, f"{tag}_last{k}", var)
     if dep.first_match:
         # A search: each rank notes the first iteration of its block that would leave the
@@ -619,8 +622,8 @@ def _rank_blocks(
         after.append(
             f"{{ struct {{ long v; int r; }} {pair} = {{ (long){tag}_last{k}, pf_mpi_rank() }}, "
             f"{pair}_all; MPI_Allreduce(&{pair}, &{pair}_all, 1, MPI_LONG_INT, MPI_MAXLOC, "
-            f"MPI_COMM_WORLD); if ({pair}_all.v >= 0) MPI_Bcast(&({name}), (int)sizeof({name}), "
-            f"MPI_BYTE, {pair}_all.r, MPI_COMM_WORLD); }}"
+            f"MPI_COMM_WORLD); if ({pair}_all.v != LONG_MIN) MPI_Bcast(&({name}), "
+            f"(int)sizeof({name}), MPI_BYTE, {pair}_all.r, MPI_COMM_WORLD); }}"
         )
     for name in dep.lastprivate:
         after.append(f"PF_MPI_NUMBER({name});")
@@ -639,6 +642,12 @@ def _rank_blocks(
         condition = " && ".join(f"({check})" for check in dep.overlap_checks)
         original = raw[node.start_byte : node.end_byte].decode()
         head = f"if ({condition}) " + head
+        if sweep is not None:
+            # Between halo sweeps a rank's buffers are whole only in its block and halo: the
+            # loop as it was reads them whole.
+            original = _whole_buffers(node, program, loop, f"{tag}_back", cpp, sweep) + (
+                f"\n{indent}{original}"
+            )
         tail += f" else {{\n{indent}{original}\n{indent}}}"
     edits.append((node.start_byte, node.start_byte, head))
     edits.append((node.end_byte, node.end_byte, tail))
@@ -730,35 +739,59 @@ def _sweep(root: Node, program: Program, loop: Loop, node: Node) -> Sweep | None
     if len(buffers) != 2 or target.array not in buffers:
         return None
     source = next(iter(buffers - {target.array}))
-    # The loop around runs the sweeps only: its header reads neither buffer, it does not
-    # leave the function from inside, and the stencil's range stays the same every sweep.
+    # The loop around runs the sweeps only: its header reaches no memory but named scalars
+    # (no buffer under any name: every rank must take the same number of sweeps), it does
+    # not leave the function from inside, and the stencil's range stays the same every sweep
+    # and is in scope after it (the gather there divides it again).
     header = [
         h for f in ("initializer", "condition", "update") if (h := outer.child_by_field_name(f))
     ]
+    reaching = ("call_expression", "subscript_expression", "pointer_expression", "field_expression")
     if any(
-        n.type == "call_expression" or (n.type == "identifier" and text(n) in buffers)
+        n.type in reaching or (n.type == "identifier" and text(n) in buffers)
         for h in header
         for n in walk(h)
     ):
         return None
     if any(n.type in ("return_statement", "goto_statement") for n in walk(node.parent)):
         return None
-    around = next((x for x in program.loops if x.id == loop.parent), None)
     bounds = {t for b in (loop.lower or "", loop.upper or "") for t in re.findall(r"\w+", b)}
-    if around is None or bounds & ({a.name for a in around.writes} | {around.var or ""}):
+    if bounds & _assigned_names(outer):
         return None
-    halo = 0
+    # The halo: how far from the rows an iteration writes its reads reach (`v[i + 1]` from
+    # `u[i - 1]` is two rows).
     inner = [x for x in program.loops if loop.id in x.ancestors]
-    for access in loop.reads + loop.writes:
-        if access.name not in buffers:
-            continue
-        if not access.is_array:
-            return None  # the buffer itself, passed on: its reach is unknown
-        offset = _row_offset(access.indices, loop.var, target.width, inner)
-        if offset is None:
-            return None
-        halo = max(halo, abs(offset))
+    offsets: dict[str, list[int]] = {"read": [], "write": []}
+    for kind, accesses in (("read", loop.reads), ("write", loop.writes)):
+        for access in accesses:
+            if access.name not in buffers:
+                continue
+            if not access.is_array:
+                return None  # the buffer itself, passed on: its reach is unknown
+            offset = _row_offset(access.indices, loop.var, target.width, inner)
+            if offset is None:
+                return None
+            offsets[kind].append(offset)
+    if len(set(offsets["write"])) != 1:
+        return None
+    written_at = offsets["write"][0]
+    halo = max((abs(r - written_at) for r in offsets["read"]), default=0)
     return Sweep(outer, (target.array, source), halo)
+
+
+def _assigned_names(node: Node) -> set[str]:
+    """The names `node` assigns, increments or declares anywhere inside it."""
+    found = set()
+    for n in walk(node):
+        if n.type == "assignment_expression":
+            left = n.child_by_field_name("left")
+            if left is not None:
+                found.add(text(left))
+        elif n.type == "update_expression":
+            found |= {text(c) for c in n.named_children if c.type == "identifier"}
+        elif n.type == "init_declarator":
+            found.add(declared_name(n) or "")
+    return found
 
 
 def _scalar_only(statement: Node) -> bool:
@@ -830,12 +863,11 @@ def _range(node: Node, loop: Loop, tag: str, cpp: bool) -> list[str]:
     ]
 
 
-def _after_sweeps(
-    raw: bytes, node: Node, program: Program, loop: Loop, number: int, cpp: bool, sweep: Sweep
-) -> tuple[int, int, str]:
-    """After the loop around a sweep: both buffers assembled whole on every rank (each rank's
-    block of each is up to date), as the code after expects."""
-    tag = f"pf_mpi_{number}_whole"
+def _whole_buffers(
+    node: Node, program: Program, loop: Loop, tag: str, cpp: bool, sweep: Sweep
+) -> str:
+    """Both buffers of a sweep assembled whole on every rank (each rank's block of each is up
+    to date: the one written last sweep, and the one written the sweep before)."""
     first, count = f"{tag}_first", f"{tag}_count"
     (target,) = footprints(program, loop)
     lines = _range(node, loop, tag, cpp)
@@ -846,9 +878,20 @@ def _after_sweeps(
             f"if ({count} > 0) pf_mpi_gather(&({array})[{start}], {count}, "
             f"(size_t)({target.width}) * sizeof(({array})[0]));"
         )
+    return " ".join(lines) + " }"
+
+
+def _after_sweeps(
+    raw: bytes, node: Node, program: Program, loop: Loop, number: int, cpp: bool, sweep: Sweep
+) -> list[tuple[int, int, str]]:
+    """The loop around a sweep in braces of its own, with both buffers assembled whole after
+    it, as the code after expects (an unbraced `if (...) for (...) ...; else` stays whole)."""
+    whole = _whole_buffers(node, program, loop, f"pf_mpi_{number}_whole", cpp, sweep)
     indent = _indent(raw, sweep.outer)
-    code = f"\n{indent}" + f"\n{indent}".join(lines) + " }"
-    return (sweep.outer.end_byte, sweep.outer.end_byte, code)
+    return [
+        (sweep.outer.start_byte, sweep.outer.start_byte, "{ "),
+        (sweep.outer.end_byte, sweep.outer.end_byte, f"\n{indent}{whole} }}"),
+    ]
 
 
 def _noted_assignments(node: Node, name: str, note: str, var: str) -> list[tuple[int, int, str]]:
@@ -864,6 +907,10 @@ def _noted_assignments(node: Node, name: str, note: str, var: str) -> list[tuple
                 or parent.child_by_field_name("left") != child
             ):
                 continue
+            if _inside_assignment(parent) or any(
+                n.type == "assignment_expression" for n in walk(parent) if n != parent
+            ):
+                raise AnnotationError(f"{name} is assigned within another assignment")
             edits.append(
                 (
                     parent.start_byte,
@@ -876,6 +923,39 @@ def _noted_assignments(node: Node, name: str, note: str, var: str) -> list[tuple
     if not edits:
         raise AnnotationError(f"cannot find where the loop assigns {name}")
     return edits
+
+
+def _inside_assignment(node: Node) -> bool:
+    parent = node.parent
+    while parent is not None and parent.type not in ("expression_statement", "compound_statement"):
+        if parent.type == "assignment_expression":
+            return True
+        parent = parent.parent
+    return False
+
+
+def _last_value_problem(root: Node, loop: Loop) -> str | None:
+    """Why a conditional last value cannot move between ranks as `_rank_blocks` moves it."""
+    node = _for_node(root, loop)
+    definition = next(
+        (d for d in function_definitions(root) if function_name(d) == loop.function), None
+    )
+    for name in loop.dependence.last_assigned:
+        try:
+            _noted_assignments(node, name, "pf_mpi_note", loop.var or "")
+        except AnnotationError as exc:
+            return str(exc)
+        for declarator in walk(definition) if definition is not None else []:
+            if (
+                declarator.type in ("init_declarator", "pointer_declarator", "array_declarator")
+                and declared_name(declarator) == name
+                and any(
+                    n.type in ("pointer_declarator", "array_declarator", "reference_declarator")
+                    for n in walk(declarator)
+                )
+            ):
+                return f"{name} is a pointer or an array: only numbers move between ranks"
+    return None
 
 
 def cycles(loop: Loop) -> bool:

@@ -25,6 +25,7 @@ from agents.analysis.distribute import (
     rounds_for,
     why_not,
 )
+from agents.analysis.parse import syntax_tree
 from agents.targets import kit
 from sandbox.spec import Language, Target
 
@@ -382,13 +383,14 @@ def test_stencil_sweeps_exchange_halos_as_wide_as_their_reach() -> None:
     offered = distributable(source, program)
     rewritten = distribute(source, program, [loop.id for loop in offered])
     halos = re.findall(r"pf_mpi_halo\(&\((\w+)\)\[[^;]*, (\d+)\)\)", rewritten)
-    assert halos == [("v", "1"), ("v", "2"), ("v", "1")]  # three-point, five-point, plate
+    # three-point, five-point, plate; upwind (writes i + 1, reads i - 1: two rows)
+    assert halos == [("v", "1"), ("v", "2"), ("v", "1"), ("v", "2")]
     # after each swept loop, both buffers whole again on every rank
     for function in ("sweeps1", "sweeps2", "plate"):
         body = rewritten.split(f"static void {function}(")[1].split("static void")[0]
         tail = body.split("_whole_first", 1)[1]
         assert "pf_mpi_gather(&(v)" in tail and "pf_mpi_gather(&(u)" in tail
-    for function in ("copied", "watched"):
+    for function in ("copied", "watched", "moving"):
         body = rewritten.split(f"static void {function}(")[1].split("static void")[0]
         assert "pf_mpi_halo" not in body and "pf_mpi_gather" in body
     # a sweep runs one block per rank: no round count for evolution to change
@@ -410,8 +412,8 @@ def test_stencil_sweeps_with_halos_print_what_the_sequential_program_prints(
     # evolution's neighbours: each sweep's halo exchange back to the gather it replaced
     exchanges = [m for m in kit(Target.MPI).mutations(rewritten, Language.C)]
     exchanges = [m for m in exchanges if m.operator == "exchange"]
-    assert len(exchanges) == 3
-    assert all(m.source.count("pf_mpi_halo(&") == 2 for m in exchanges)
+    assert len(exchanges) == 4
+    assert all(m.source.count("pf_mpi_halo(&") == 3 for m in exchanges)
     variants = {"halo": rewritten} | {f"gather{k}": m.source for k, m in enumerate(exchanges)}
     _build_and_compare(tmp_path, source, variants)
 
@@ -426,9 +428,30 @@ def test_conditional_last_values_come_from_the_rank_that_assigned_last(tmp_path:
     program = analyse(source, Language.C)
     offered = distributable(source, program)
     kept = [loop for loop in offered if loop.dependence.last_assigned]
-    assert len(kept) == 4
+    assert len(kept) == 5
     loops = [loop.id for loop in offered]
     rewritten = distribute(source, program, loops)
-    assert rewritten.count("MPI_MAXLOC") == 4
+    assert rewritten.count("MPI_MAXLOC") == 5
     rounds = distribute(source, program, loops, rounds=dict.fromkeys(loops, 4))
     _build_and_compare(tmp_path, source, {"blocks": rewritten, "rounds": rounds})
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        ("if (x[i] > 2) lo = hi = i;", "within another assignment"),
+        ("if (x[i] > 2) name = names[i % 2];", "pointer"),
+    ],
+)
+def test_last_values_that_cannot_move_between_ranks_get_no_candidate(body: str, why: str) -> None:
+    source = (
+        "#include <stdio.h>\nint main(void) {\n  int x[1000]; int lo = 0, hi = 0;\n"
+        '  const char *names[2] = {"a", "b"}; const char *name = "";\n'
+        "  for (int i = 0; i < 1000; i++) x[i] = i % 7;\n"
+        f"  for (int i = 0; i < 1000; i++) {{ {body} }}\n"
+        '  printf("%d %d %s\\n", lo, hi, name);\n  return 0;\n}\n'
+    )
+    program = analyse(source, Language.C)
+    loop = next(x for x in program.loops if x.line == 6)
+    reason = why_not(program, loop, syntax_tree(source, Language.C).root_node)
+    assert reason is not None and why in reason, reason

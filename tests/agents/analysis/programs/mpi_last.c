@@ -1,6 +1,7 @@
 /* Conditional last values: the last index a test keeps, the last value it keeps (a double, so
  * the rank that had it must send it), a last match in a triangular loop (uneven: rounds), and
- * searches that find nothing (the value before the loop stays). */
+ * searches that find nothing (the value before the loop stays), and iterations below zero (a
+ * last assignment at -1 is one). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -26,7 +27,11 @@ int main(void) {
         int none = 42;
         for (int i = 0; i < n; i++)
             if (x[i] > 1000) none = i;
-        printf("%d: last %d value %.3f far %ld none %d\n", n, last, value, far, none);
+        int below = 99;
+        for (int d = -n; d < n; d++)
+            if (x[(d + n) / 2] > 10 && d < 0) below = d;
+        printf("%d: last %d value %.3f far %ld none %d below %d\n", n, last, value, far, none,
+               below);
         printf("%d: again %d\n", n, last + none);
         free(x);
     }

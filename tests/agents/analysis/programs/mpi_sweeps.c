@@ -1,8 +1,11 @@
 /* Stencil sweeps between two buffers swapped each step, for the halo exchange: a 1-D
  * three-point and five-point stencil, a 2-D five-point one by rows, and two that must keep
  * gathering every sweep (a copy back instead of a swap, a loop test that reads a buffer).
- * Each runs on sizes below, at and above the rank counts, so some blocks are shorter than
- * the halo. */
+ * Then the shapes a review found: an upwind scheme writing one row ahead of a read two rows
+ * behind (halo 2), an unbraced if/else around the sweeps, and sweeps whose range the loop's
+ * header moves, whose test reads a buffer under another name, or whose bound the header
+ * declares (these three gather every sweep). Each runs on sizes below, at and above the rank
+ * counts, so some blocks are shorter than the halo. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -91,6 +94,55 @@ static void watched(int n) {
     free(v);
 }
 
+static void upwind(int n, int steps) {
+    double *u = calloc(n, sizeof *u), *v = calloc(n, sizeof *v);
+    for (int k = 0; k < n; k++) u[k] = v[k] = (k * 7 % 13) * 1.5;
+    if (steps > 0)
+        for (int s = 0; s < steps; s++) {
+            for (int i = 1; i < n - 1; i++)
+                v[i + 1] = u[i + 1] - 0.2 * (3.0 * u[i + 1] - 4.0 * u[i] + u[i - 1]);
+            double *t = u;
+            u = v;
+            v = t;
+        }
+    else
+        printf("no sweeps\n");
+    printf("upwind %d: %.12e %.12e\n", n, sum(u, n), sum(v, n));
+    free(u);
+    free(v);
+}
+
+static void moving(int n, int steps) {
+    double *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+    for (int k = 0; k < n; k++) a[k] = b[k] = k % 4;
+    double *u = a, *v = b;
+    int m = n - 1;
+    for (int s = 0; s < steps; s++, m -= 7) {
+        for (int i = 1; i < m; i++)
+            v[i] = (u[i - 1] + u[i] + u[i + 1]) / 3.0;
+        double *t = u;
+        u = v;
+        v = t;
+    }
+    for (int s = 0; s < 60 && a[n / 2] < 1e9; s++) {
+        for (int i = 1; i < n - 1; i++)
+            v[i] = (u[i - 1] + 1.5 * u[i] + u[i + 1]) / 3.0;
+        double *t = u;
+        u = v;
+        v = t;
+    }
+    for (int s = 0, last = n - 1; s < steps; s++) {
+        for (int i = 1; i < last; i++)
+            v[i] = (u[i - 1] + u[i + 1]) / 2.0;
+        double *t = u;
+        u = v;
+        v = t;
+    }
+    printf("moving %d: %.12e %.12e\n", n, sum(a, n), sum(b, n));
+    free(a);
+    free(b);
+}
+
 int main(void) {
     int sizes[] = {3, 5, 9, 70, 301};
     for (int k = 0; k < 5; k++) {
@@ -99,6 +151,8 @@ int main(void) {
         plate(sizes[k] < 70 ? sizes[k] : 40, 5);
         copied(sizes[k], 4);
         watched(sizes[k]);
+        upwind(sizes[k], k % 2 ? 6 : 0);
+        moving(sizes[k], 5);
     }
     return 0;
 }
