@@ -10,13 +10,23 @@ its one loop:
 - a map (iterations independent, each writing its own elements): every thread runs iterations
   of a grid-linear stride, so the kernel is right for whatever grid and block shape the driver
   launches (one thread per element, 2-D grids, fewer threads than elements);
-- a scalar reduction the function returns (`T r = identity; for (...) r += ...; return r;`):
-  each thread folds its iterations from the identity, a block's partials meet in a tree in
-  shared memory, and the block's thread 0 combines them into the kernel's result pointer with
-  one atomic operation (`atomicAdd`, or a compare-and-swap loop for `*`, min and max): one
-  atomic per block, since one per thread serialises a launch of a thread per element on one
-  address;
-- a histogram into an array parameter (`bins[k]++`): each update an `atomicAdd`.
+- a scalar reduction the function returns (`T r = start; for (...) r += ...; return r;`):
+  each thread folds its iterations from the operator's identity, a block's partials meet in a
+  tree in shared memory, the block's thread 0 folds them into a device total with one atomic
+  operation (`atomicAdd`, or a compare-and-swap loop for `*`, min and max: one per block, since
+  one per thread serialises a launch of a thread per element on one address), and the block
+  that ends last writes the function's start folded with the total into the result pointer,
+  so whatever value the driver starts the result from takes no part;
+- a histogram into an array parameter (`bins[k]++`): each update an `atomicAdd`;
+- a first-index search (`if (...) return i;` then `return x.size();`), the last index a
+  conditional assignment keeps (`if (...) last = i;`) and an argmin or argmax (`if (d < best)
+  { best = d; at = i; }`), the last two written by the block that ends last.
+
+Iteration k runs where the loop's own test, in its own types, holds for the first iteration
+and for k: the sequential loop's iterations, whatever its bound's type (`i < n / 2.0`) or its
+signed and unsigned mix (`int i = -1; i < x.size()` runs none). Guards before the loop
+(`if (x.size() < 2) return 0;`) run in every thread, thread 0 writing the answer; code before
+the loop may not read an array the loop writes (other threads may have written it).
 
 The kernel's pointers are the driver's separate device buffers, so the overlap checks the
 analysis asks of the function's vectors (`&input != &output`) hold by its contract, and a
@@ -24,8 +34,11 @@ analysis asks of the function's vectors (`&input != &output`) hold by its contra
 
 Names carry over: a vector parameter becomes the kernel's pointer of the same name (the
 subscripts read alike), `x.size()` the kernel's one size parameter the function does not
-have. Anything else (statements around the loop, calls other than math, another result
-shape, a name the kernel does not take) gets no kernel, with the reason.
+have (one vector's size only). The source's helpers come along as `__host__ __device__`
+functions under names of their own (`pf_fn_`), its constants in constant memory, its types
+(without methods). Anything else (statements around the loop, calls other than math,
+overloaded helpers, another result shape, a name the kernel does not take) gets no kernel,
+with the reason.
 """
 
 from __future__ import annotations
@@ -202,12 +215,20 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         if c.type == "call_expression" and _limit(text(c)) is None
     }
     helpers = _helper_functions(root, callees - _MATH, function)
-    # A helper the kernel's parameter hides (`double *distance` and `distance(a, b)`) is
-    # compiled under a name of its own.
-    renamed = {h: f"pf_fn_{h}" for h in helpers if h in by_name}
+    # Helpers are compiled under names of their own: a kernel parameter may hide one
+    # (`double *distance` and `distance(a, b)`), CUDA's library may have one (`rsqrt`).
+    renamed = {h: f"pf_fn_{h}" for h in helpers}
     constants = _file_constants(root)
-    reached = used | {text(n) for h in helpers.values() for n in walk(h) if n.type == "identifier"}
-    wanted = sorted(set(constants) & reached - set(by_name) - local)
+    hidden = sorted(set(constants) & used & set(by_name) - serial - local)
+    if hidden:
+        raise AnnotationError(f"the kernel's parameter {hidden[0]} hides the source's constant")
+    for helper in helpers.values():
+        strays = _names(helper) - _declared_in(helper) - set(helpers) - _MATH - _CONSTANTS
+        if strays - set(constants):
+            raise AnnotationError(
+                f"{function_name(helper)} reads {sorted(strays - set(constants))[0]}, "
+                "which the device does not have"
+            )
     outside = sorted(
         used - set(by_name) - local - callees - _MATH - _CONSTANTS - set(constants)
         - {loop.var} - set(kept)
@@ -216,17 +237,26 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError(f"the loop uses {outside[0]}, which the kernel does not take")
     if any(set(kept) & _names(g) for g in guards):
         raise AnnotationError("a guard before the loop reads what the loop keeps")
+    modified = {a.name for a in loop.writes if a.is_array} | {h.var for h in dep.array_reductions}
+    early = [*copied, *guards, *(v for _, v in starts.values())]
+    if any(modified & _names(part) for part in early):
+        # every thread runs these while others write: it would read what they wrote
+        raise AnnotationError("code before the loop reads an array the loop writes")
     edits: list[tuple[int, int, str]] = []
+    measured: set[str] = set()
     for call in (c for part in scope for c in walk(part)):
         if call.type != "call_expression":
             continue
         callee = call.child_by_field_name("function")
         if callee is None:
             continue
-        if callee.type == "field_expression" and text(callee).endswith(".size"):
-            owner = text(callee)[: -len(".size")]
+        if callee.type == "field_expression" and text(callee).endswith((".size", ".empty")):
+            owner, _, method = text(callee).rpartition(".")
+            size = _size_of(owner, serial_params, by_name, sizes)
+            if "std::array" not in text(serial_params.get(owner) or callee):
+                measured.add(owner)
             edits.append(
-                (call.start_byte, call.end_byte, _size_of(owner, serial_params, by_name, sizes))
+                (call.start_byte, call.end_byte, size if method == "size" else f"({size} == 0)")
             )
             continue
         limit = _limit(text(call))
@@ -239,7 +269,14 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         if called in renamed:
             edits.append((callee.start_byte, callee.end_byte, renamed[called]))
         elif text(callee).startswith("std::"):
-            edits.append((callee.start_byte, callee.end_byte, called))
+            # CUDA's math is in the global namespace: `::max` where a local is named `max`
+            shadowed = called in serial or called in local or called in by_name
+            edits.append(
+                (callee.start_byte, callee.end_byte, f"::{called}" if shadowed else called)
+            )
+    if len(measured) > 1:
+        # `x.size()` and `w.size()` would both be the kernel's one size: only if they agree
+        raise AnnotationError(f"the loop measures {' and '.join(sorted(measured))}, one size")
     for field in (f for part in scope for f in walk(part) if f.type == "field_expression"):
         base, member = field.child_by_field_name("argument"), field.child_by_field_name("field")
         if (
@@ -247,13 +284,13 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             and member is not None
             and text(base) in by_name
             and by_name[text(base)].pointer
-            and text(member) != "size"
+            and text(member) not in ("size", "empty")
         ):
             raise AnnotationError(f"the loop uses {text(field)}, which the kernel's pointer lacks")
     for histogram in dep.array_reductions:
         if histogram.op != "+" or histogram.var not in by_name:
             raise AnnotationError(f"the histogram {histogram.var} is not the kernel's")
-    edits += _histogram_atomics(node, loop, by_name)
+    edits += _histogram_atomics(node, loop, by_name, edits)
     out = None
     if dep.first_match or kept or any(_guard_value(g) is not None for g in guards):
         if len(outputs) != 1:
@@ -320,8 +357,10 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     inner = _rewrite(body_node, edits)
     setup = "".join(f"    {_rewrite(d, edits)}\n" for d in before if d in copied or d in guards)
     device = "".join(f"__host__ __device__ {_device_math(helpers[h], renamed)}\n" for h in helpers)
-    data = "".join(_device_constant(constants[c]) for c in wanted)
     types = "".join(_type_definitions(root))
+    if _has_methods(root):
+        # a method (`operator+`) is host code: the kernel could not call it
+        raise AnnotationError("the source's types have methods, which the device cannot run")
     if "std::" in types:
         # `struct Book { std::string title; ... }`: the driver's device copy has its own type
         raise AnnotationError("the source's types hold C++ library objects no device copy can")
@@ -329,30 +368,52 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         # `for (auto const &e : x)`: the element of the kernel's pointer x, one per iteration.
         ranged = node.child_by_field_name("declarator")
         over = loop.range_over or ""
-        if over not in by_name or not by_name[over].pointer or len(sizes) != 1 or ranged is None:
+        if over not in by_name or not by_name[over].pointer or ranged is None:
             raise AnnotationError("the loop runs over a range the kernel does not take whole")
-        first, upper, plus = "0", sizes[0].name, ""
+        upper = _size_of(over, serial_params, by_name, sizes)
         paren = next(c for c in node.children if c.type == "(")
         whole = node.text or b""
         span = whole[paren.end_byte - node.start_byte : ranged.end_byte - node.start_byte]
         named = span.decode().strip()
-        each = f"{named} = {loop.range_over}[pf_first + (long long)pf_k];"
+        head = (
+            f"    const long long pf_first = 0, pf_count = (long long)({upper});\n"
+            "    for (unsigned long long pf_k = pf_t; (long long)pf_k < pf_count; "
+            "pf_k += pf_threads) {\n"
+            f"        {named} = {loop.range_over}[pf_first + (long long)pf_k];\n"
+        )
     else:
-        upper = _rewrite_span(node.child_by_field_name("condition"), edits, loop.upper or "")
-        upper = _upper_of(upper, loop)
+        # Iteration k runs where the loop's own test, in its own types, holds for the first
+        # iteration (`int i = -1; i < x.size()` runs none) and for k (a bound of 2.5 runs 0, 1
+        # and 2), and k is a value of the counter's type: what the sequential loop runs.
+        test = _rewrite_span(node.child_by_field_name("condition"), edits, "")
+        _upper_of(test, loop)
         counter = loop.counter_type or "long long"
-        first, plus = _first_of(node, edits, loop), " + 1" if loop.test == "<=" else ""
-        each = f"{counter} {loop.var} = ({counter})(pf_first + (long long)pf_k);"
+        var = loop.var
+        head = (
+            f"    const long long pf_first = (long long)({_first_of(node, edits, loop)});\n"
+            f"    bool pf_runs;\n    {{ {counter} {var} = ({counter})pf_first; pf_runs = ({test}); }}\n"
+            "    for (unsigned long long pf_k = pf_t; pf_runs; pf_k += pf_threads) {\n"
+            "        const long long pf_iteration = pf_first + (long long)pf_k;\n"
+            f"        {counter} {var} = ({counter})pf_iteration;\n"
+            f"        if ((long long){var} != pf_iteration || !({test})) break;\n"
+        )
     text_sig = signature.strip().rstrip("{;").strip()
     if "__global__" not in text_sig:
         text_sig = "__global__ " + text_sig
+    # The source's constants the kernel, its helpers and types name (and those they name),
+    # before the types, which may size arrays with them.
+    mentioned = {
+        *re.findall(r"[A-Za-z_]\w*", inner + setup + device + declare + combine + head + types)
+    }
+    wanted = _constants_reached(constants, mentioned - set(by_name) - local)
+    data = "".join(_device_constant(constants[c]) for c in constants if c in wanted)
     written = inner + setup + device + data + declare + combine
     if "std::" in written or "vector" in device or "string" in device:
         raise AnnotationError("the loop builds or takes C++ library objects no kernel can")
     return (
         _HELPERS
-        + types
         + data
+        + types
         + device
         + globals_
         + f"/* {function}: the sequential loop as a kernel. Every thread of whatever grid the "
@@ -367,11 +428,8 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         "    const unsigned long long pf_t = pf_block * blockDim.x * blockDim.y * blockDim.z + "
         "pf_lane;\n"
         f"{setup}"
-        f"    const long long pf_first = (long long)({first});\n"
-        f"    const long long pf_count = (long long)({upper}){plus} - pf_first;\n"
         f"{declare}"
-        "    for (unsigned long long pf_k = pf_t; (long long)pf_k < pf_count; pf_k += pf_threads) {\n"
-        f"        {each}\n"
+        f"{head}"
         f"        {inner}\n"
         "    }\n"
         f"{combine}"
@@ -403,6 +461,19 @@ def _type_definitions(root: Node) -> list[str]:
     return found
 
 
+def _has_methods(root: Node) -> bool:
+    """Whether a type the source defines at file scope declares or defines a function."""
+    for node in root.named_children:
+        if node.type in _TYPE_NODES or node.type == "declaration":
+            for n in walk(node):
+                if n.type == "function_definition" or (
+                    n.type == "field_declaration"
+                    and any(c.type == "function_declarator" for c in walk(n))
+                ):
+                    return True
+    return False
+
+
 def _scalar(declaration: Node) -> bool:
     """A declaration of one number (`size_t n = ...`, `const double h = ...`)."""
     kind = declaration.child_by_field_name("type")
@@ -419,10 +490,15 @@ def _scalar(declaration: Node) -> bool:
 def _helper_functions(root: Node, names: set[str], function: str) -> dict[str, Node]:
     """The source's functions the loop calls (and those they call), in source order, when
     each calls only device math and the others: they are compiled for the device too."""
-    defined = {function_name(d): d for d in function_definitions(root)}
+    definitions = list(function_definitions(root))
+    defined = {function_name(d): d for d in definitions}
     found = _reached(root, sorted(names))
     if function in found:
         return {}
+    overloaded = sorted(n for n in found if sum(function_name(d) == n for d in definitions) > 1)
+    if overloaded:
+        # which one the loop calls is the compiler's choice by argument types
+        raise AnnotationError(f"{overloaded[0]} is overloaded")
     for name in found:
         for call in walk(defined[name]):
             callee = (
@@ -511,24 +587,57 @@ def _check_loop(loop: Loop) -> None:
 
 
 def _histogram_atomics(
-    node: Node, loop: Loop, by_name: dict[str, KernelParam]
+    node: Node, loop: Loop, by_name: dict[str, KernelParam], edits: list[tuple[int, int, str]]
 ) -> list[tuple[int, int, str]]:
     """The histogram updates `offload` finds (`bins[k]++`, `--`, `+= v`, `-= v`) as atomic
-    additions into the kernel's bins; an amount other than an integer literal only into
-    floating-point bins (an atomic adds the amount converted first, the sequential `+=`
-    converts the sum)."""
-    edits = []
+    additions into the kernel's bins, with the rewrites inside them (`edits`: sizes, helpers);
+    an amount other than an integer literal only into floating-point bins (an atomic adds the
+    amount converted first, the sequential `+=` converts the sum)."""
+    found = []
     for statement, element, value, op in _offload_updates(node, loop):
         array = element.partition("[")[0].strip()
         if op != "+" or array not in by_name:
             raise AnnotationError(f"the histogram {array} is not the kernel's")
+        bins = _element(by_name[array])
+        if _same_type(bins) not in _ADDABLE:
+            raise AnnotationError(f"no device atomic adds to {bins} bins")
         literal = parse_int(value.lstrip("-").strip("()")) is not None
-        if not literal and _element(by_name[array]) not in ("double", "float"):
+        if not literal and bins not in ("double", "float"):
             raise AnnotationError(f"{text(statement)} adds a computed amount to integer bins")
-        edits.append(
-            (statement.start_byte, statement.end_byte, f"pf_cuda_fold_plus(&{element}, {value});")
+        expr = statement.named_children[0]
+        while expr.type == "parenthesized_expression":
+            expr = expr.named_children[0]
+        target = expr.child_by_field_name(
+            "argument" if expr.type == "update_expression" else "left"
         )
-    return edits
+        right = expr.child_by_field_name("right")
+        assert target is not None
+        cell = _rewrite(target, edits)
+        if right is not None:
+            amount = _rewrite(right, edits)
+            value = f"-({amount})" if value.startswith("-(") else f"({amount})"
+        found.append(
+            (statement.start_byte, statement.end_byte, f"pf_cuda_fold_plus(&{cell}, {value});")
+        )
+    return found
+
+
+_ADDABLE = frozenset(
+    {"int", "unsigned int", "float", "double", "long int", "long", "unsigned long", "long long",
+     "unsigned long long"}
+)  # fmt: skip
+"""Bins a device atomic adds to (`pf_cuda_add`: CUDA's own, and 8-byte integers)."""
+
+
+def _declared_in(definition: Node) -> set[str]:
+    """The names a function declares: its parameters and locals."""
+    return {
+        name
+        for n in walk(definition)
+        if n.type in ("init_declarator", "declaration", "parameter_declaration", "for_range_loop")
+        for name in [declared_name(n.child_by_field_name("declarator"))]
+        if name
+    }
 
 
 def _device_math(definition: Node, renamed: dict[str, str]) -> str:
@@ -581,7 +690,8 @@ _SAME = {"unsigned": "unsigned int", "long": "long int", "size_t": "unsigned lon
 
 
 def _same_type(name: str) -> str:
-    return _SAME.get(name, name)
+    bare = name.removeprefix("std::")
+    return _SAME.get(bare, bare)
 
 
 _CONSTANTS = frozenset(
@@ -711,6 +821,18 @@ def _file_constants(root: Node) -> dict[str, Node]:
     return found
 
 
+def _constants_reached(constants: dict[str, Node], names: set[str]) -> set[str]:
+    """The constants among `names`, and those their values name, and so on."""
+    found: set[str] = set()
+    todo = sorted(names & set(constants))
+    while todo:
+        name = todo.pop()
+        if name not in found:
+            found.add(name)
+            todo += sorted(_names(constants[name]) & set(constants) - found)
+    return found
+
+
 def _device_constant(node: Node) -> str:
     """A file-scope constant for the device: an array in constant memory, an integer as a
     `constexpr` (usable as an array bound), any other number in constant memory."""
@@ -810,70 +932,66 @@ _BITWISE = {"^": "xor", "|": "or"}
 
 
 def _reduced(fold: _Fold) -> tuple[str, str, str, dict[str, str]]:
-    """A returned reduction: each thread folds its iterations from the identity, a block's
-    partials meet in a shared-memory tree, one atomic per block folds them into the result;
-    a result no atomic updates meets in a device variable, and a return's expression over
-    the total (`sum / x.size()`) is applied by the block that ends last."""
+    """A returned reduction: each thread folds its iterations from the operator's identity, a
+    block's partials meet in a shared-memory tree, one atomic per block folds them into a
+    device total, and the block that ends last writes the function's result: its start
+    folded with the total, through the return's expression if any (`sum / x.size()`). The
+    driver's start value takes no part, so no driver can make it wrong. A result no atomic
+    updates (`bool`, `char`) totals in an 8-byte device variable."""
     result = fold.dep.reductions[0]
-    element, out = fold.element, fold.out.name
+    element = fold.element
     declared = fold.declared(result.var)
     if _same_type(declared) != _same_type(element):
         # folding `double s` into an `int *` would convert every partial, not the total
         raise AnnotationError(f"the function's {declared} result is the kernel's {element}")
-    start = text(fold.starts[result.var][1]).strip()
     op = result.op
-    if op == "+" and start not in _IDENTITY["+"]:
-        raise AnnotationError(f"the sum starts from {start}, not the driver's 0")
-    if op == "*" and start not in ("1", "1.0", "1.0f", "1."):
-        raise AnnotationError(f"the product starts from {start}, not the driver's 1")
-    if op in ("^", "|") and start not in ("0", "false"):
-        raise AnnotationError(f"the {op} reduction starts from {start}, not the driver's 0")
-    integral = element not in ("float", "double")
-    renames = {result.var: "pf_r"}
-    if element in _SMALL and op in ("+", "^", "|"):
-        # The driver's start takes part once, at the end: `*out = *out op total`.
-        functor = f"pf_cuda_{_OP_NAMES.get(op) or _BITWISE[op]}_f"
-        declare = f"    {element} pf_r = ({element})0;\n"
-        combine = (
-            f"    unsigned long long pf_p = pf_cuda_block_fold((unsigned long long)pf_r, {functor}());\n"
-            "    if (pf_lane == 0) {\n"
-            f"        pf_cuda_fold_cas(&pf_kernel_acc, pf_p, {functor}());\n"
-            + fold.finish(
-                f"{element} pf_total = ({element}){functor}()(*(volatile {element} *){out}, "
-                f"({element})*(volatile unsigned long long *)&pf_kernel_acc)",
-                fold.total_of(),
-                "            *(volatile unsigned long long *)&pf_kernel_acc = 0;\n",
-            )
-            + "    }\n"
-        )
-        globals_ = (
-            _DONE + "__device__ unsigned long long pf_kernel_acc = 0; /* the blocks' total */\n"
-        )
-        return declare, combine, globals_, renames
-    if element not in _ATOMIC_TYPES or (op in _BITWISE and not integral):
-        raise AnnotationError(f"no device atomic combines a {element} result")
     if op not in ("+", "*", "min", "max", *_BITWISE):
         raise AnnotationError(f"no device atomic for a {op} reduction")
     name = _OP_NAMES.get(op) or _BITWISE[op]
-    # Each thread's partial starts from the identity, or for min and max from the value the
-    # result holds (the driver's start or partials folded in: folding it again changes
-    # nothing); the function's name for it may be the kernel's result pointer's.
-    identity = {"+": f"({element})0", "*": f"({element})1", "^": f"({element})0",
-                "|": f"({element})0"}.get(op, f"*(volatile {element} *){out}")  # fmt: skip
-    declare = f"    {element} pf_r = {identity};\n"
-    at_end = ""
-    globals_ = ""
-    if fold.epilogue is not None:
-        at_end = fold.finish(f"{element} pf_total = *(volatile {element} *){out}", fold.total_of())
-        globals_ = _DONE
+    small = element in _SMALL and op in ("+", "^", "|")
+    if not small and (
+        element not in _ATOMIC_TYPES or (op in _BITWISE and element in ("float", "double"))
+    ):
+        raise AnnotationError(f"no device atomic combines a {element} result")
+    total = "unsigned long long" if small else element
+    identity = _identity_of(op, total)
+    functor = f"pf_cuda_{name}_f()"
+    declare = f"    {element} pf_r = ({element})({identity});\n"
+    start = fold.start(result.var)
     combine = (
-        f"    pf_r = pf_cuda_block_fold(pf_r, pf_cuda_{name}_f());\n"
+        f"    {total} pf_p = pf_cuda_block_fold(({total})pf_r, {functor});\n"
         "    if (pf_lane == 0) {\n"
-        f"        pf_cuda_fold_{name}({out}, pf_r);\n"
-        f"{at_end}"
-        "    }\n"
+        f"        pf_cuda_fold_{name}(&pf_kernel_total, pf_p);\n"
+        + fold.finish(
+            f"{element} pf_total = ({element}){functor}(({element})({start}), "
+            f"({element})*(volatile {total} *)&pf_kernel_total)",
+            fold.total_of(),
+            f"            *(volatile {total} *)&pf_kernel_total = {identity};\n",
+        )
+        + "    }\n"
     )
-    return declare, combine, globals_, renames
+    globals_ = _DONE + f"__device__ {total} pf_kernel_total = {identity}; /* the blocks' total */\n"
+    return declare, combine, globals_, {result.var: "pf_r"}
+
+
+_EXTREMES = {
+    # type: (the largest value, the smallest): min's and max's identities
+    "double": ("HUGE_VAL", "-HUGE_VAL"), "float": ("HUGE_VALF", "-HUGE_VALF"),
+    "int": ("INT_MAX", "INT_MIN"), "unsigned int": ("UINT_MAX", "0"),
+    "long int": ("LONG_MAX", "LONG_MIN"), "long": ("LONG_MAX", "LONG_MIN"),
+    "unsigned long": ("ULONG_MAX", "0"),
+    "long long": ("LLONG_MAX", "LLONG_MIN"), "unsigned long long": ("ULLONG_MAX", "0"),
+}  # fmt: skip
+
+
+def _identity_of(op: str, kind: str) -> str:
+    """The identity of `op` over `kind`, as a constant expression (a device variable's start)."""
+    if op in ("min", "max"):
+        extremes = _EXTREMES.get(_same_type(kind))
+        if extremes is None:
+            raise AnnotationError(f"no identity of {op} over {kind}")
+        return extremes[0] if op == "min" else extremes[1]
+    return "1" if op == "*" else "0"
 
 
 def _assignments(node: Node, var: str) -> list[Node] | None:

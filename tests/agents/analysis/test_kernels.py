@@ -86,17 +86,22 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
     assert "gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z" in axpy
     assert "(size_t)(N)" in axpy and ".size()" not in axpy.split("__global__")[1]
     odd = made["28_reduce_smallest_odd_number"][1]
-    # the function's `smallest` is the kernel's result pointer: the partial is the thread's own
-    assert "int pf_r = *(volatile int *)smallest;" in odd
-    assert "pf_cuda_fold_min(smallest, pf_r);" in odd
+    # the function's `smallest` is the kernel's result pointer: the partial is the thread's own,
+    # the blocks' go to a device total, and the last block writes the function's start folded
+    assert "int pf_r = (int)(INT_MAX);" in odd
+    assert "pf_cuda_fold_min(&pf_kernel_total, pf_p);" in odd
+    assert "*smallest = (int)(pf_total);" in odd
     product = made["26_reduce_product_of_inverses"][1]
-    assert "double pf_r = (double)1;" in product and "pf_cuda_fold_times(product, pf_r)" in product
+    assert "double pf_r = (double)(1);" in product
+    assert "pf_cuda_fold_times(&pf_kernel_total, pf_p);" in product
     pixels = made["20_histogram_pixel_histogram"][1]
     # a range-based loop over a vector: its element of the kernel's pointer
     assert "auto const& pixel = image[pf_first + (long long)pf_k];" in pixels
     assert "pf_cuda_fold_plus(&bins[pixel], 1);" in pixels
     triangle = made["12_geometry_smallest_triangle"][1]
-    assert "struct Point" in triangle and "__host__ __device__ double triangleArea" in triangle
+    assert (
+        "struct Point" in triangle and "__host__ __device__ double pf_fn_triangleArea" in triangle
+    )
 
 
 @pytest.mark.parametrize(
@@ -107,12 +112,6 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
             "  for (int i = 0; i < x.size(); ++i) s += x[i];\n  return s / k;\n}\n",
             "__global__ void mean(const double *x, size_t N, double *out)",
             "does not take k",
-        ),
-        (  # the driver's result starts at 0, the function's sum at 5
-            "double total(std::vector<double> const& x) {\n  double s = 5;\n"
-            "  for (int i = 0; i < x.size(); ++i) s += x[i];\n  return s;\n}\n",
-            "__global__ void total(const double *x, size_t N, double *out)",
-            "starts from 5",
         ),
         (  # a table at file scope the kernel does not take
             "int w[3] = {1, 2, 3};\nvoid scale(std::vector<int> &x) {\n"
@@ -211,6 +210,51 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
             "  return last;\n}\n",
             "__global__ void f(const B *b, size_t N, size_t *out)",
             "library objects",
+        ),
+        (  # every thread reads x[0] while others write it
+            "void f(std::vector<double> &x) {\n  double first = x[0];\n"
+            "  for (size_t i = 0; i < x.size(); ++i) x[i] = x[i] / first;\n}\n",
+            "__global__ void f(double *x, size_t N)",
+            "reads an array the loop writes",
+        ),
+        (  # overloaded helpers: which one the loop calls is the compiler's choice
+            "double sq(double v) { return v * v; }\nint sq(int v) { return v * v; }\n"
+            "void f(std::vector<double> const &x, std::vector<double> &y) {\n"
+            "  for (size_t i = 0; i < x.size(); ++i) y[i] = sq(x[i]);\n}\n",
+            "__global__ void f(const double *x, double *y, size_t N)",
+            "overloaded",
+        ),
+        (  # the kernel's N would hide the source's constant N
+            "const int N = 3;\nvoid f(std::vector<int> const &x, std::vector<int> &y) {\n"
+            "  for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] * N;\n}\n",
+            "__global__ void f(const int *x, int *y, size_t N)",
+            "hides the source's constant",
+        ),
+        (  # a helper reading a variable at file scope
+            "int SCALE = 3;\nint scaled(int v) { return v * SCALE; }\n"
+            "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
+            "  for (size_t i = 0; i < x.size(); ++i) y[i] = scaled(x[i]);\n}\n",
+            "__global__ void f(const int *x, int *y, size_t N)",
+            "reads SCALE",
+        ),
+        (  # short bins: no device atomic adds to them
+            "void f(std::vector<int> const &x, std::array<short, 4> &bins) {\n"
+            "  for (size_t i = 0; i < x.size(); ++i) bins[x[i] % 4]++;\n}\n",
+            "__global__ void f(const int *x, size_t N, short bins[4])",
+            "short bins",
+        ),
+        (  # a type with a method: host code
+            "struct V { double a; V operator+(V o) const { return {a + o.a}; } };\n"
+            "void f(std::vector<V> const &x, std::vector<V> const &y, std::vector<V> &z) {\n"
+            "  for (size_t i = 0; i < x.size(); ++i) z[i] = x[i] + y[i];\n}\n",
+            "__global__ void f(const V *x, const V *y, V *z, size_t N)",
+            "methods",
+        ),
+        (  # two vectors' sizes and one size parameter
+            "void f(std::vector<int> const &x, std::vector<int> const &w, std::vector<int> &y) {\n"
+            "  for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] * (int)w.size();\n}\n",
+            "__global__ void f(const int *x, const int *w, int *y, size_t N)",
+            "one size",
         ),
         (  # a call no device has (the analysis knows it is pure)
             "void say(std::vector<int> &x) {\n"
@@ -585,13 +629,109 @@ int main() {
 }
 """,
         ),
+        (  # a max from the function's own start, whatever the driver starts from
+            """
+int largest(std::vector<int> const &x) {
+    int m = x[0];
+    for (size_t i = 1; i < x.size(); ++i) m = std::max(m, x[i]);
+    return m;
+}
+""",
+            "__global__ void largest(const int *x, size_t N, int *out)",
+            """
+int main() {
+    for (size_t n : {1, 7, 1000}) {
+        std::vector<int> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = -3 - (int)(i * 7 % 11);
+        int want = largest(x);
+        for (auto &shape : PF_SHAPES)
+            for (int start : {0, INT_MIN, 5}) {  // the driver's start takes no part
+                int got = start;
+                pf_launch(shape[0], shape[1], [&] { pf_gpu::largest(x.data(), n, &got); });
+                if (got != want) return 1;
+            }
+    }
+    return 0;
+}
+""",
+        ),
+        (  # a sum from 5 (the driver's 0 takes no part), to a bound of n / 2.0 (n = 5: 0, 1, 2)
+            """
+double total(std::vector<double> const &x) {
+    double s = 5;
+    for (int i = 0; i < x.size() / 2.0; ++i) s += x[i];
+    return s;
+}
+""",
+            "__global__ void total(const double *x, size_t N, double *out)",
+            """
+int main() {
+    for (size_t n : {1, 5, 7, 1001}) {
+        std::vector<double> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (double)(i % 9);
+        double want = total(x);
+        for (auto &shape : PF_SHAPES) {
+            double got = 0;
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::total(x.data(), n, &got); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+        ),
+        (  # `int i = -1` against an unsigned size: -1 converts to the largest value, no iteration
+            """
+void mark(std::vector<int> &y) {
+    for (int i = -1; i < y.size(); ++i) y[i + 1] = 1;
+}
+""",
+            "__global__ void mark(int *y, size_t N)",
+            """
+int main() {
+    std::vector<int> y(9, 0), want = y;
+    mark(want);
+    for (auto &shape : PF_SHAPES) {
+        std::vector<int> got(9, 0);
+        pf_launch(shape[0], shape[1], [&] { pf_gpu::mark(got.data(), 9); });
+        if (got != want) return 1;
+    }
+    return 0;
+}
+""",
+        ),
+        (  # a range over a std::array runs over its 4 elements, not the vector's size
+            """
+int weigh(std::array<int, 4> const &w) {
+    int s = 0;
+    for (int v : w) s += v;
+    return s;
+}
+""",
+            "__global__ void weigh(const int *w, size_t N, int *out)",
+            """
+int main() {
+    std::array<int, 4> w{1, 2, 3, 4};
+    std::vector<int> padded(1000, 99999);
+    std::copy(w.begin(), w.end(), padded.begin());
+    for (auto &shape : PF_SHAPES) {
+        int got = 0;
+        pf_launch(shape[0], shape[1], [&] { pf_gpu::weigh(padded.data(), 1000, &got); });
+        if (got != weigh(w)) return 1;
+    }
+    return 0;
+}
+""",
+        ),
     ],
 )
 def test_a_kept_index_kernel_computes_the_functions_result(
     source: str, signature: str, check: str, tmp_path: Path
 ) -> None:
-    """A last index and an argmax (one block ends last and writes the result) under every
-    launch shape, twice each: the device state the last block resets serves the next launch."""
+    """Results the block that ends last writes (a last index, an argmax, a max and a sum from
+    the function's own start) and loops whose own test decides the iterations, under every
+    launch shape; kept indices twice each: the device state the last block resets serves the
+    next launch."""
     name = signature_params(signature)[0]
     written = kernel(source, analyse(source, Language.CPP), name, signature)
     _emulate(source, written, check, tmp_path)
@@ -611,14 +751,14 @@ def test_a_kept_index_kernel_computes_the_functions_result(
             "void f(std::vector<int> const &img, std::array<int, 256> &bins) {\n"
             "  for (size_t i = 0; i < bins.size(); ++i) bins[i] = img[i];\n}\n",
             "__global__ void f(const int *img, size_t N, int bins[256])",
-            ["(long long)((size_t)(256))"],
+            ["i < (size_t)(256)"],
             ["(size_t)(N)"],
         ),
         (  # the function's copy of the size under the kernel's name for it: not copied
             "void f(std::vector<int> &x) {\n  size_t N = x.size();\n"
             "  for (size_t i = 0; i < N; ++i) x[i] *= 2;\n}\n",
             "__global__ void f(int *x, size_t N)",
-            ["(long long)(N)"],
+            ["!(i < N)"],
             ["size_t N ="],
         ),
         (  # numeric_limits as the C headers' constants; a hidden helper renamed
@@ -639,6 +779,30 @@ def test_a_kept_index_kernel_computes_the_functions_result(
             "__global__ void f(const int *x, int *y, size_t N)",
             ["__constant__ int K[3] = {1, 2, 1};", "constexpr int R = 1;"],
             [],
+        ),
+        (  # a histogram's cell and amount get the rewrites too; constants they need come first
+            "const int R = 2;\nconst int W = 2 * R;\nstruct P {\n  double c[W];\n};\n"
+            "void f(std::vector<int> const &x, std::array<double, 4> &b) {\n"
+            "  for (size_t i = 0; i < x.size(); ++i) b[i * 4 / x.size()] += x[i] * 0.5 * R;\n}\n",
+            "__global__ void f(const int *x, size_t N, double b[4])",
+            ["constexpr int R = 2;\nconstexpr int W = 2 * R;\nstruct P", "&b[i * 4 / (size_t)(N)]"],
+            [".size()"],
+        ),
+        (  # a local named max: CUDA's own max, by its global name; a helper named like CUDA's
+            "double rsqrt(double v) { return 1.0 / v; }\n"
+            "void f(std::vector<double> const &x, std::vector<double> &y, double max) {\n"
+            "  for (size_t i = 0; i < x.size(); ++i) y[i] = std::max(rsqrt(x[i]), max);\n}\n",
+            "__global__ void f(const double *x, double *y, double max, size_t N)",
+            ["::max(pf_fn_rsqrt(x[i]), max)", "double pf_fn_rsqrt(double v)"],
+            ["std::"],
+        ),
+        (  # `x.empty()` in a guard is the kernel's size at 0
+            "double f(std::vector<double> const &x) {\n  if (x.empty()) return -1;\n"
+            "  double s = 0;\n  for (size_t i = 0; i < x.size(); ++i) s += x[i];\n"
+            "  return s;\n}\n",
+            "__global__ void f(const double *x, size_t N, double *out)",
+            ["if (((size_t)(N) == 0)) { if (pf_t == 0) *out = (double)(-1); return; }"],
+            ["empty"],
         ),
         (  # sizes in the first value are rewritten too
             "void f(std::vector<int> &x) {\n"
