@@ -31,7 +31,7 @@ pytestmark = [
 ]
 
 PAREVAL = {"axpy": "03_dense_la_axpy", "odd": "28_reduce_smallest_odd_number",
-           "average": "27_reduce_average"}  # fmt: skip
+           "average": "27_reduce_average", "scan": "30_scan_prefix_sum"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def outcomes(sandbox_image: str, tmp_path_factory: pytest.TempPathFactory) -> di
     return run_to_end(engine, ids, make_runner)
 
 
-@pytest.mark.parametrize("name", ["histogram", "axpy", "odd"])
+@pytest.mark.parametrize("name", ["histogram", "axpy", "odd", "average"])
 def test_offloaded_loops_build_and_are_honestly_not_run_without_a_gpu(
     outcomes: dict[str, Any], name: str
 ) -> None:
@@ -90,8 +90,9 @@ def test_offloaded_loops_build_and_are_honestly_not_run_without_a_gpu(
 def test_a_function_the_kernel_writer_cannot_take_gets_no_mechanical_candidate(
     outcomes: dict[str, Any],
 ) -> None:
-    """`average` returns its sum divided by the count: no one atomic gives that result."""
-    task, candidates, steps = outcomes["average"]
+    """A prefix sum: one launch of the driver's kernel has no grid-wide step between a scan's
+    two passes."""
+    task, candidates, steps = outcomes["scan"]
     assert task.status == JobStatus.NO_VERIFIED_CANDIDATE, task.reason
     assert not [c for c in candidates if c.strategy.startswith("offload")]
     assert not any(s.kind == "llm_call" for s in steps)
