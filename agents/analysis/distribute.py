@@ -1426,6 +1426,33 @@ static inline int pf_mpi_halo(void *pf_mpi_base, long long pf_mpi_count, size_t 
                  pf_mpi_bytes, MPI_BYTE, pf_mpi_below, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     return 1;
 }
+/* The same halo exchange with non-blocking calls: both receives and both sends posted at once,
+   then waited for (evolution's `exchange` neighbour of the blocking one). */
+static inline int pf_mpi_halo_nb(void *pf_mpi_base, long long pf_mpi_count, size_t pf_mpi_unit,
+                                 long long pf_mpi_h) {
+    int pf_mpi_p = pf_mpi_size(), pf_mpi_r = pf_mpi_rank();
+    if (pf_mpi_p == 1 || pf_mpi_count <= 0 || pf_mpi_unit == 0 || pf_mpi_h == 0) return 1;
+    if (pf_mpi_count / pf_mpi_p < pf_mpi_h || (double)pf_mpi_h * pf_mpi_unit > INT_MAX) return 0;
+    long long pf_mpi_lo, pf_mpi_hi;
+    pf_mpi_block(0, pf_mpi_count, &pf_mpi_lo, &pf_mpi_hi);
+    char *pf_mpi_b = (char *)pf_mpi_base;
+    int pf_mpi_bytes = (int)(pf_mpi_h * (long long)pf_mpi_unit), pf_mpi_n = 0;
+    MPI_Request pf_mpi_q[4];
+    if (pf_mpi_r > 0) {
+        MPI_Irecv(pf_mpi_b + (pf_mpi_lo - pf_mpi_h) * pf_mpi_unit, pf_mpi_bytes, MPI_BYTE,
+                  pf_mpi_r - 1, 1, MPI_COMM_WORLD, &pf_mpi_q[pf_mpi_n++]);
+        MPI_Isend(pf_mpi_b + pf_mpi_lo * pf_mpi_unit, pf_mpi_bytes, MPI_BYTE, pf_mpi_r - 1, 0,
+                  MPI_COMM_WORLD, &pf_mpi_q[pf_mpi_n++]);
+    }
+    if (pf_mpi_r < pf_mpi_p - 1) {
+        MPI_Irecv(pf_mpi_b + pf_mpi_hi * pf_mpi_unit, pf_mpi_bytes, MPI_BYTE, pf_mpi_r + 1, 0,
+                  MPI_COMM_WORLD, &pf_mpi_q[pf_mpi_n++]);
+        MPI_Isend(pf_mpi_b + (pf_mpi_hi - pf_mpi_h) * pf_mpi_unit, pf_mpi_bytes, MPI_BYTE,
+                  pf_mpi_r + 1, 1, MPI_COMM_WORLD, &pf_mpi_q[pf_mpi_n++]);
+    }
+    MPI_Waitall(pf_mpi_n, pf_mpi_q, MPI_STATUSES_IGNORE);
+    return 1;
+}
 /* Every rank's block of a loop's writes, assembled on every rank: `base` is where the loop's
    first iteration writes, `unit` the bytes one iteration writes. */
 static inline void pf_mpi_gather(void *pf_mpi_base, long long pf_mpi_count, size_t pf_mpi_unit) {

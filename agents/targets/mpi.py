@@ -125,11 +125,15 @@ def _round_mutations(source: str) -> list[Mutation]:
     return found
 
 
-_HALO = re.compile(r"if \(!pf_mpi_halo\([^;]*\)\) \{ (if \([^;{}]*\) pf_mpi_gather\([^;]*\);) \}")
+_HALO = re.compile(
+    r"if \(!pf_mpi_halo(?:_nb)?\([^;]*\)\) \{ (if \([^;{}]*\) pf_mpi_gather\([^;]*\);) \}"
+)
 """Where `distribute` exchanges a sweep's halo, falling back to the gather it replaces."""
 
 
 def _halo_mutations(source: str) -> list[Mutation]:
+    """Each sweep's halo exchange as the gather it replaced, and blocking (`MPI_Sendrecv`) as
+    non-blocking (`MPI_Isend`/`MPI_Irecv`, then `MPI_Waitall`) or back."""
     found: list[Mutation] = []
     for match in _HALO.finditer(source):
         mutated = source[: match.start()] + match.group(1) + source[match.end() :]
@@ -137,7 +141,18 @@ def _halo_mutations(source: str) -> list[Mutation]:
         found.append(
             Mutation("exchange", f"line {line}: halo exchange -> gather every sweep", mutated)
         )
+    for match in _HALO_CALL.finditer(source):
+        line = source.count("\n", 0, match.start()) + 1
+        blocking = match.group(1) is None
+        call = "pf_mpi_halo_nb(" if blocking else "pf_mpi_halo("
+        mutated = source[: match.start()] + call + source[match.end() :]
+        label = "blocking -> non-blocking" if blocking else "non-blocking -> blocking"
+        found.append(Mutation("exchange", f"line {line}: halo {label}", mutated))
     return found
+
+
+_HALO_CALL = re.compile(r"(?<=if \(!)pf_mpi_halo(_nb)?\(")
+"""A sweep's call of the blocking or the non-blocking halo exchange."""
 
 
 def _reduce_bcast_mutations(source: str, language: Language) -> list[Mutation]:

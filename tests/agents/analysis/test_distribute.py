@@ -409,12 +409,19 @@ def test_stencil_sweeps_with_halos_print_what_the_sequential_program_prints(
     program = analyse(source, Language.C)
     offered = distributable(source, program)
     rewritten = distribute(source, program, [loop.id for loop in offered])
-    # evolution's neighbours: each sweep's halo exchange back to the gather it replaced
+    # evolution's neighbours: each sweep's halo exchange back to the gather it replaced, or
+    # non-blocking; and a non-blocking one back to blocking
     exchanges = [m for m in kit(Target.MPI).mutations(rewritten, Language.C)]
     exchanges = [m for m in exchanges if m.operator == "exchange"]
-    assert len(exchanges) == 4
-    assert all(m.source.count("pf_mpi_halo(&") == 3 for m in exchanges)
-    variants = {"halo": rewritten} | {f"gather{k}": m.source for k, m in enumerate(exchanges)}
+    gathers = [m for m in exchanges if "gather every sweep" in m.label]
+    unblocked = [m for m in exchanges if "blocking -> non-blocking" in m.label]
+    assert len(gathers) == len(unblocked) == 4 == len(exchanges) // 2
+    assert all(m.source.count("pf_mpi_halo(&") == 3 for m in gathers)
+    assert all(m.source.count("pf_mpi_halo_nb(&") == 1 for m in unblocked)
+    back = kit(Target.MPI).mutations(unblocked[0].source, Language.C)
+    assert any("non-blocking -> blocking" in m.label for m in back)
+    variants = {"halo": rewritten} | {f"gather{k}": m.source for k, m in enumerate(gathers)}
+    variants |= {f"nb{k}": m.source for k, m in enumerate(unblocked)}
     _build_and_compare(tmp_path, source, variants)
 
 
