@@ -1,6 +1,7 @@
-"""What a stencil sweep's halo exchange saves: `distribute`'s MPI program with halos against the
-same program gathering its whole output every sweep (the MPI kit's `exchange` mutation) and
-the sequential program, on the host with mpicc and mpirun, no model.
+"""What a stencil sweep's halo exchange saves: `distribute`'s MPI program with halos (blocking,
+and the MPI kit's non-blocking neighbour) against the same program gathering its whole output
+every sweep (the kit's other `exchange` neighbour) and the sequential program, on the host
+with mpicc and mpirun, no model.
 
 For each program (heat2d, 2-D five-point on an N x N plate; the translate graph's 1-D
 three-point stencil), the three builds run interleaved within each round at `--ranks`, and
@@ -45,15 +46,25 @@ MPI_ENV = {
 
 
 def _builds(name: str, work: Path) -> dict[str, list[str]]:
-    """The command line of each contender: sequential, MPI with halos, MPI gathering."""
+    """The command line of each contender: sequential, MPI with halos (blocking and not), MPI
+    gathering."""
     path, _ = PROGRAMS[name]
     source = (ROOT / path).read_text()
     program = analyse(source, Language.C)
     halo = distribute(source, program, [loop.id for loop in distributable(source, program)])
-    exchanges = [m for m in kit(Target.MPI).mutations(halo, Language.C) if m.operator == "exchange"]
-    if len(exchanges) != 1:
-        raise SystemExit(f"{name}: {len(exchanges)} halo exchanges, expected 1")
-    texts = {"sequential": source, "halo": halo, "gather": exchanges[0].source}
+    exchanges = {
+        m.label.split(": ", 1)[1]: m.source
+        for m in kit(Target.MPI).mutations(halo, Language.C)
+        if m.operator == "exchange"
+    }
+    if len(exchanges) != 2:
+        raise SystemExit(f"{name}: {len(exchanges)} exchange neighbours, expected 2")
+    texts = {
+        "sequential": source,
+        "halo": halo,
+        "halo_nb": exchanges["halo blocking -> non-blocking"],
+        "gather": exchanges["halo exchange -> gather every sweep"],
+    }
     commands = {}
     for contender, text in texts.items():
         c_file, binary = work / f"{name}_{contender}.c", work / f"{name}_{contender}"
@@ -92,7 +103,7 @@ def main(args: argparse.Namespace) -> dict[str, object]:
             timed: dict[str, list[float]] = {c: [] for c in commands}
             walls: dict[str, list[float]] = {c: [] for c in commands}
             want = _run(commands["sequential"], 1, arguments)[0]
-            for contender in ("halo", "gather"):
+            for contender in ("halo", "halo_nb", "gather"):
                 got = _run(commands[contender], args.ranks, arguments)[0]
                 if got != want:
                     raise SystemExit(f"{name} {contender}: output differs from the sequential")
