@@ -437,7 +437,8 @@ def _kernel(
     atomics = []
     for statement, element, value, op in _histogram_updates(node, loop):
         array, _, index = element.partition("[")
-        cell = f"{private[array.strip()]}[{index}" if array.strip() in private else element
+        name = array.strip()
+        cell = f"PF_CUDA_BINS({private[name]}, {name})[{index}" if name in private else element
         atomics.append(
             (
                 statement.start_byte,
@@ -451,6 +452,7 @@ def _kernel(
     for array, shared in private.items():
         op = next(a.op for a in dep.array_reductions if a.var == array)
         bins_start += [
+            "#if PF_CUDA_SHARED",
             f"    typedef typename std::remove_reference<decltype({array}[0])>::type {shared}_t;",
             f"    __shared__ {shared}_t {shared}[{lengths[array]}];",
             f"    for (int pf_b = threadIdx.x; pf_b < {lengths[array]}; pf_b += blockDim.x) "
@@ -459,11 +461,14 @@ def _kernel(
             else f"    for (int pf_b = threadIdx.x; pf_b < {lengths[array]}; pf_b += blockDim.x) "
             f"{{ {_identity(f'{shared}[pf_b]', op)} }}",
             "    __syncthreads();",
+            "#endif",
         ]
         bins_end += [
+            "#if PF_CUDA_SHARED",
             "    __syncthreads();",
             f"    for (int pf_b = threadIdx.x; pf_b < {lengths[array]}; pf_b += blockDim.x) "
             f"pf_cuda_update(&{array}[pf_b], {shared}[pf_b], {_OPS[op]}());",
+            "#endif",
         ]
     params = [f"T{k} {n.name}" for k, n in enumerate(names)]
     cells = [f"C{k} pf_cell{k}" for k in range(len(reductions))]
@@ -620,6 +625,14 @@ _HELPERS = (
 #define PF_CUDA_GRID """
     + str(GRID)
     + """
+/* Histograms with few bins count per block in shared memory first (1) or straight into the
+   bins in global memory (0); evolution tries the other. */
+#define PF_CUDA_SHARED 1
+#if PF_CUDA_SHARED
+#define PF_CUDA_BINS(shared, global) shared
+#else
+#define PF_CUDA_BINS(shared, global) global
+#endif
 #define PF_CUDA_CHECK(call) pf_cuda_check((call), #call, __FILE__, __LINE__)
 static inline void pf_cuda_check(cudaError_t status, const char *call, const char *file, int line) {
     if (status != cudaSuccess) {

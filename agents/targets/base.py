@@ -30,7 +30,7 @@ class Mutation:
 
     operator: str
     """`schedule`, `chunk`, `collapse`, `simd`, `proc_bind`, `outer`, `inner`, `crossover`,
-    `block_size`, `grid`, `decomposition`, `exchange` or `combine`."""
+    `block_size`, `grid`, `shared`, `decomposition`, `exchange` or `combine`."""
     label: str
     """What changed, for a person and for the stored lineage (`L3: schedule static -> dynamic`)."""
     source: str

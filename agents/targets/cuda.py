@@ -4,8 +4,9 @@ A candidate is written in CUDA C++ whatever the sequential program's language, b
 and checked by compute-sanitizer. The target's own tool, `offload`, writes one from the
 analysis's facts where it proves a loop (each such loop a grid-stride kernel), so its default
 plan leads with that candidate. Its evolution neighbours are the block sizes of its kernel
-launches, where a launch takes its block size from one constant the program defines once, and
-the most blocks a grid-stride launch of `offload`'s starts (`PF_CUDA_GRID`).
+launches, where a launch takes its block size from one constant the program defines once, the
+most blocks a grid-stride launch of `offload`'s starts (`PF_CUDA_GRID`), and whether its
+histograms count per block in shared memory first (`PF_CUDA_SHARED`).
 """
 
 from __future__ import annotations
@@ -107,7 +108,9 @@ class Cuda(Kit):
 
     def mutations(self, source: str, language: Language) -> list[Mutation]:
         """Each constant a kernel launch takes its block size from, set to the other sizes of
-        `BLOCK_SIZES`; `offload`'s grid limit set to the others of `GRID_LIMITS`."""
+        `BLOCK_SIZES`; `offload`'s grid limit set to the others of `GRID_LIMITS`, and its
+        histograms counted in shared memory per block or straight into global memory
+        (`PF_CUDA_SHARED`)."""
         return _launch_mutations(source, language)
 
 
@@ -124,6 +127,10 @@ def _launch_mutations(source: str, language: Language) -> list[Mutation]:
             kept.keep(Mutation("block_size", label, mutated))
     for value, limit, mutated in _retyped(raw, _constant(root, "PF_CUDA_GRID"), GRID_LIMITS):
         kept.keep(Mutation("grid", f"PF_CUDA_GRID: at most {value} -> {limit} blocks", mutated))
+    for value, shared, mutated in _retyped(raw, _constant(root, "PF_CUDA_SHARED"), (0, 1)):
+        where = {0: "global memory", 1: "shared memory per block"}
+        label = f"PF_CUDA_SHARED: histograms in {where[value]} -> {where[shared]}"
+        kept.keep(Mutation("shared", label, mutated))
     return kept.mutations
 
 

@@ -100,7 +100,7 @@ def test_a_histogram_with_few_bins_counts_in_shared_memory_first() -> None:
     source = (GRAPH_PROGRAMS / "histogram.c").read_text()
     cuda = offload(source, analyse(source, Language.C), ["L2"])
     assert "__shared__ pf_bins0_t pf_bins0[16];" in cuda
-    assert "pf_cuda_update(&(pf_bins0[x[i] % 16]), 1, pf_cuda_plus());" in cuda
+    assert "pf_cuda_update(&(PF_CUDA_BINS(pf_bins0, bins)[x[i] % 16]), 1, pf_cuda_plus());" in cuda
     assert "pf_cuda_update(&bins[pf_b], pf_bins0[pf_b], pf_cuda_plus());" in cuda
     # a C array reaches the device through a managed copy, and comes back
     assert "pf_cuda_copy_in(&(bins)[0], sizeof(bins))" in cuda
@@ -173,8 +173,8 @@ def test_a_program_using_the_tools_names_is_refused() -> None:
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs the CUDA toolkit")
 def test_evolution_finds_the_block_size_and_grid_of_every_launch(tmp_path: Path) -> None:
     """One `PF_CUDA_BLOCK` sizes every launch and every block fold, one `PF_CUDA_GRID` caps
-    every grid: the CUDA kit's mutations change each once, consistently, and every neighbour
-    builds."""
+    every grid, one `PF_CUDA_SHARED` puts histograms in shared memory or not: the CUDA kit's
+    mutations change each once, consistently, and every neighbour builds."""
     from agents.targets import kit
     from sandbox.spec import Target
 
@@ -184,12 +184,18 @@ def test_evolution_finds_the_block_size_and_grid_of_every_launch(tmp_path: Path)
     assert [m.label for m in mutations] == [
         *(f"PF_CUDA_BLOCK: block size 256 -> {n}" for n in (64, 128, 512, 1024)),
         *(f"PF_CUDA_GRID: at most 65535 -> {n} blocks" for n in (132, 528, 2112)),
+        "PF_CUDA_SHARED: histograms in shared memory per block -> global memory",
     ]
     grid = mutations[4].source
     assert grid.count("PF_CUDA_GRID 132") == 1 and grid.count("PF_CUDA_GRID") == cuda.count(
         "PF_CUDA_GRID"
     )
     _builds(tmp_path, "grid", grid)
+    # the histogram straight into global memory: its updates name the bins themselves
+    assert "pf_cuda_update(&(PF_CUDA_BINS(pf_bins0, bins)[x[i] % 16]), 1" in cuda
+    unshared = mutations[-1].source
+    assert "#define PF_CUDA_SHARED 0" in unshared
+    _builds(tmp_path, "unshared", unshared)
 
 
 NESTS = """#include <stdio.h>
