@@ -21,7 +21,11 @@ loop:
 Every CUDA call is checked (a failure prints CUDA's message and exits non-zero); each launch is
 followed by a synchronisation, so the host reads what the kernel wrote.
 
-Searches, scans, argmin/argmax, last values and range-based loops get no kernel yet; nor does
+A scan whose body first adds (or multiplies) a term into its running value and then only reads
+it (`acc += x[i]; y[i] = acc;`) runs in three steps: a kernel writes the terms, CUB's device
+scan makes them prefixes, a kernel runs the rest of the body from each prefix.
+
+Searches, other scans, argmin/argmax, last values and range-based loops get no kernel yet; nor does
 a loop calling a function of the program's that is not pure, or using an object whose class
 has methods (the device cannot run the host's code).
 """
@@ -111,13 +115,18 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
         return "its bounds are not a counting-up range with step 1"
     if loop.trip_count is not None and loop.trip_count < SHORT:
         return f"{loop.trip_count} iterations, fewer than a kernel launch pays for"
-    if not dep.parallelisable:
+    node = _for_node(root, loop)
+    if dep.scan is not None:
+        try:
+            _scan_parts(node, loop)
+        except AnnotationError as exc:
+            return f"its iterations are not independent (a scan: {exc})"
+    elif not dep.parallelisable:
         return f"its iterations are not independent ({dep.kind})"
     if dep.best_updates or dep.lastprivate or dep.last_assigned or dep.packed:
         return "an argmin/argmax, a last value or packed bits, which get no kernel yet"
     if any(r.op in ("&&", "||") for r in dep.reductions):
         return "a logical reduction (a one-byte value the device cannot update atomically)"
-    node = _for_node(root, loop)
     definition = _definition(root, loop.function)
     try:
         names = _free_names(root, definition, node, loop)
@@ -163,7 +172,12 @@ def offload(source: str, program: Program, loop_ids: Sequence[str]) -> str:
         node = _for_node(root, loop)
         definition = _definition(root, loop.function)
         names = _free_names(root, definition, node, loop)
-        kernel, launch = _kernel(raw, node, loop, names, number, _collapsible(program, loop, node))
+        if loop.dependence.scan is not None:
+            kernel, launch = _scan_kernels(raw, node, loop, names, number)
+        else:
+            kernel, launch = _kernel(
+                raw, node, loop, names, number, _collapsible(program, loop, node)
+            )
         kernels.setdefault(definition.start_byte, []).append(kernel)
         edits.append((node.start_byte, node.end_byte, launch))
     for start, written in kernels.items():
@@ -177,7 +191,11 @@ def offload(source: str, program: Program, loop_ids: Sequence[str]) -> str:
     out = raw
     for begin, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         out = out[:begin] + new.encode() + out[end:]
-    return _HELPERS + out.decode()
+    helpers = _HELPERS
+    if any(offered[i].dependence.scan is not None for i in loop_ids):
+        # before the program's own macros, which could reach into CUB's headers
+        helpers = helpers.replace(_CUDA_RUNTIME, _CUDA_RUNTIME + "#include <cub/cub.cuh>\n", 1)
+    return helpers + out.decode()
 
 
 # --- what the kernel takes ------------------------------------------------------------------
@@ -537,25 +555,9 @@ def _kernel(
         ]
         total = f"{tag}_count * {tag}_icount"
     host += [f"if ({total} > 0) {{"]
-    args: list[str] = []
-    back: list[str] = []
     written = {w.name for w in loop.writes} | {a.var for a in dep.array_reductions}
-    for k, n in enumerate(names):
-        if n.kind in ("array", "container"):
-            data = f"&({n.name})[0]" if n.kind == "array" else f"({n.name}).data()"
-            size = (
-                f"sizeof({n.name})"
-                if n.kind == "array"
-                else f"({n.name}).size() * sizeof(({n.name})[0])"
-            )
-            copy = f"{tag}_copy{k}"
-            host.append(f"    void *{copy} = pf_cuda_copy_in({data}, {size});")
-            args.append(f"(decltype({data})){copy}")
-            if n.name in written:
-                back.append(f"    pf_cuda_copy_out({data}, {copy}, {size});")
-            back.append(f"    PF_CUDA_CHECK(cudaFree({copy}));")
-        else:
-            args.append(n.name)
+    copies, args, back = _arguments(names, tag, written)
+    host += copies
     for k, r in enumerate(reductions):
         cell = f"{tag}_cell{k}"
         host.append(
@@ -591,6 +593,206 @@ def _kernel(
     # allocated) or that may overlap leave the loop to the host, as it was.
     checks = [f"pf_cuda_reachable({n.name})" for n in names if n.kind == "pointer"]
     checks += [f"({check})" for check in dep.overlap_checks]
+    if checks:
+        original = raw[node.start_byte : node.end_byte].decode()
+        launch = f"if ({' && '.join(checks)}) {launch} else {{\n{indent}{original}\n{indent}}}"
+    return definition, launch
+
+
+_CUDA_RUNTIME = "#include <cuda_runtime.h>\n"
+
+
+def _arguments(
+    names: list[_Name], tag: str, written: set[str]
+) -> tuple[list[str], list[str], list[str]]:
+    """The host code that copies the kernel's C arrays and containers to managed memory, the
+    launch's arguments, and the code that copies back what the loop writes and frees."""
+    host: list[str] = []
+    args: list[str] = []
+    back: list[str] = []
+    for k, n in enumerate(names):
+        if n.kind in ("array", "container"):
+            data = f"&({n.name})[0]" if n.kind == "array" else f"({n.name}).data()"
+            size = (
+                f"sizeof({n.name})"
+                if n.kind == "array"
+                else f"({n.name}).size() * sizeof(({n.name})[0])"
+            )
+            copy = f"{tag}_copy{k}"
+            host.append(f"    void *{copy} = pf_cuda_copy_in({data}, {size});")
+            args.append(f"(decltype({data})){copy}")
+            if n.name in written:
+                back.append(f"    pf_cuda_copy_out({data}, {copy}, {size});")
+            back.append(f"    PF_CUDA_CHECK(cudaFree({copy}));")
+        else:
+            args.append(n.name)
+    return host, args, back
+
+
+def _scan_parts(node: Node, loop: Loop) -> tuple[Node, str, list[Node]]:
+    """A scan this tool runs on the device: its body's first statement adds (or multiplies)
+    a term into the running value (`acc += x[i];`, the term not reading it), and the rest
+    only read the running value (`y[i] = acc;`): the term, the operator, the rest."""
+    dep = loop.dependence
+    scan = dep.scan
+    body = node.child_by_field_name("body")
+    if scan is None or body is None or body.type != "compound_statement":
+        raise AnnotationError("a scan whose body is not a block")
+    if (
+        dep.reductions
+        or dep.array_reductions
+        or dep.best_updates
+        or dep.lastprivate
+        or dep.last_assigned
+        or dep.first_match
+    ):
+        raise AnnotationError("a scan that also folds or keeps other values")
+    statements = [c for c in body.named_children if c.type != "comment"]
+    if scan.split != 1 or len(statements) < 2 or scan.op not in ("+", "*"):
+        raise AnnotationError("a scan other than a sum or product updated first, then read")
+    first = statements[0]
+    update = first.named_children[0] if first.type == "expression_statement" else None
+    left = update.child_by_field_name("left") if update is not None else None
+    right = update.child_by_field_name("right") if update is not None else None
+    operator = text(update.child_by_field_name("operator") or first) if update else ""
+    if (
+        update is None
+        or update.type != "assignment_expression"
+        or left is None
+        or right is None
+        or text(left) != scan.var
+        or operator != f"{scan.op}="
+        or scan.var in {text(n) for n in walk(right) if n.type == "identifier"}
+    ):
+        raise AnnotationError(f"the scan does not start with `{scan.var} {scan.op}= term;`")
+    rest = statements[1:]
+    for statement in rest:
+        for n in walk(statement):
+            if n.type in ("assignment_expression", "update_expression"):
+                target = n.child_by_field_name("left") or n.child_by_field_name("argument")
+                if target is not None and text(target) == scan.var:
+                    raise AnnotationError(f"the scan's body writes {scan.var} again")
+    return right, scan.op, rest
+
+
+def _scan_kernels(
+    raw: bytes, node: Node, loop: Loop, names: list[_Name], number: int
+) -> tuple[str, str]:
+    """A scan as three steps on the device: a kernel writes each iteration's term, CUB's
+    inclusive scan (`cub::DeviceScan::InclusiveScan`) makes them prefixes, and a kernel runs
+    the rest of the body with the running value the value before the loop combined with the
+    iteration's prefix; the running value ends as it combined with the last prefix. Ranges
+    beyond what CUB counts in an `int` stay on the host."""
+    term, op, rest = _scan_parts(node, loop)
+    scan = loop.dependence.scan
+    assert scan is not None
+    var, acc = loop.var or "", scan.var
+    tag = f"pf_cuda_{number}"
+    terms_kernel, rest_kernel = f"pf_cuda_kernel_{number}_terms", f"pf_cuda_kernel_{number}_scan"
+    params = [f"T{k} {n.name}" for k, n in enumerate(names) if n.name != acc]
+    classes = ", ".join(["class A"] + [f"class T{k}" for k, n in enumerate(names) if n.name != acc])
+    counter = f"{loop.counter_type or 'long long'} {var} = ({loop.counter_type or 'long long'})(pf_first + pf_k);"
+    stride = (
+        "    for (long long pf_k = blockIdx.x * (long long)blockDim.x + threadIdx.x; "
+        "pf_k < pf_count; pf_k += (long long)gridDim.x * blockDim.x) {"
+    )
+    renamed = [
+        (n.start_byte, n.end_byte, "pf_acc")
+        for statement in rest
+        for n in walk(statement)
+        if n.type == "identifier" and text(n) == acc
+    ]
+    rest_text = "\n        ".join(
+        _segment(
+            raw,
+            statement,
+            [e for e in renamed if statement.start_byte <= e[0] < statement.end_byte],
+        )
+        for statement in rest
+    )
+    definition = "\n".join(
+        [
+            f"/* Loop {loop.id} of {loop.function}(), a scan of {acc}: each iteration's term, "
+            "then (after CUB's scan) the rest of the body from its prefix. */",
+            f"template <{classes}>",
+            f"__global__ void {terms_kernel}("
+            + ", ".join(["long long pf_first", "long long pf_count", "A *pf_terms", *params])
+            + ") {",
+            stride,
+            f"        {counter}",
+            f"        pf_terms[pf_k] = (A)({text(term)});",
+            "    }",
+            "}",
+            f"template <{classes}>",
+            f"__global__ void {rest_kernel}("
+            + ", ".join(
+                [
+                    "long long pf_first",
+                    "long long pf_count",
+                    "const A *pf_terms",
+                    "A pf_before",
+                    *params,
+                ]
+            )
+            + ") {",
+            stride,
+            f"        {counter}",
+            f"        A pf_acc = pf_before {op} pf_terms[pf_k];",
+            f"        {rest_text}",
+            "    }",
+            "}",
+        ]
+    )
+    indent = _indent(raw, node)
+    plus_one = " + 1" if loop.test == "<=" else ""
+    written = {w.name for w in loop.writes}
+    kept = [n for n in names if n.name != acc]
+    copies, args, back = _arguments(kept, tag, written)
+    functor = "pf_cuda_scan_plus" if op == "+" else "pf_cuda_scan_times"
+    kind = f"{tag}_t"
+    launch_args = ", ".join([f"{tag}_first", f"{tag}_count", f"{tag}_terms", *args])
+    rest_args = ", ".join([f"{tag}_first", f"{tag}_count", f"{tag}_terms", acc, *args])
+    blocks = f"{tag}_blocks"
+    host = [
+        f"{{ /* loop {loop.id} runs as {terms_kernel}, CUB's scan and {rest_kernel} */",
+        f"long long {tag}_first = (long long)({loop.lower});",
+        f"long long {tag}_count = (long long)({loop.upper}){plus_one} - {tag}_first;",
+        f"if ({tag}_count > 0 && {tag}_count <= 2147483647LL) {{",
+        f"    typedef typename std::remove_reference<decltype({acc})>::type {kind};",
+        *copies,
+        f"    {kind} *{tag}_terms = NULL;",
+        f"    PF_CUDA_CHECK(cudaMalloc((void **)&{tag}_terms, sizeof({kind}) * {tag}_count));",
+        f"    long long {blocks} = ({tag}_count + PF_CUDA_BLOCK - 1) / PF_CUDA_BLOCK;",
+        f"    if ({blocks} > PF_CUDA_GRID) {blocks} = PF_CUDA_GRID;",
+        f"    {terms_kernel}<<<(unsigned){blocks}, PF_CUDA_BLOCK>>>({launch_args});",
+        "    PF_CUDA_CHECK(cudaGetLastError());",
+        f"    size_t {tag}_bytes = 0;",
+        f"    PF_CUDA_CHECK(cub::DeviceScan::InclusiveScan(NULL, {tag}_bytes, {tag}_terms, "
+        f"{tag}_terms, {functor}(), (int){tag}_count));",
+        f"    void *{tag}_work = NULL;",
+        f"    PF_CUDA_CHECK(cudaMalloc(&{tag}_work, {tag}_bytes));",
+        f"    PF_CUDA_CHECK(cub::DeviceScan::InclusiveScan({tag}_work, {tag}_bytes, {tag}_terms, "
+        f"{tag}_terms, {functor}(), (int){tag}_count));",
+        f"    {rest_kernel}<<<(unsigned){blocks}, PF_CUDA_BLOCK>>>({rest_args});",
+        "    PF_CUDA_CHECK(cudaGetLastError());",
+        "    PF_CUDA_CHECK(cudaDeviceSynchronize());",
+        f"    {kind} {tag}_last;",
+        f"    PF_CUDA_CHECK(cudaMemcpy(&{tag}_last, {tag}_terms + ({tag}_count - 1), "
+        f"sizeof({kind}), cudaMemcpyDeviceToHost));",
+        f"    {acc} = {acc} {op} {tag}_last;",
+        *back,
+        f"    PF_CUDA_CHECK(cudaFree({tag}_work));",
+        f"    PF_CUDA_CHECK(cudaFree({tag}_terms));",
+        f"}} else if ({tag}_count > 0) {{",
+        raw[node.start_byte : node.end_byte].decode(),
+        "}",
+    ]
+    if any(n.name == var for n in names):
+        host.append(f"{var} = {tag}_first + ({tag}_count > 0 ? {tag}_count : 0);")
+    host.append("}")
+    launch = f"\n{indent}".join(host)
+    checks = [f"pf_cuda_reachable({n.name})" for n in kept if n.kind == "pointer"]
+    checks += [f"({check})" for check in loop.dependence.overlap_checks]
     if checks:
         original = raw[node.start_byte : node.end_byte].decode()
         launch = f"if ({' && '.join(checks)}) {launch} else {{\n{indent}{original}\n{indent}}}"
@@ -760,6 +962,13 @@ __device__ inline void pf_cuda_update(double *cell, double value, pf_cuda_plus) 
 template <class T, class V, class Op> __device__ void pf_cuda_update(T *cell, V value, Op op) {
     pf_cuda_update(cell, (T)value, op);
 }
+/* A scan's operators, for CUB. */
+struct pf_cuda_scan_plus {
+    template <class T> __host__ __device__ T operator()(const T &a, const T &b) const { return a + b; }
+};
+struct pf_cuda_scan_times {
+    template <class T> __host__ __device__ T operator()(const T &a, const T &b) const { return a * b; }
+};
 /* Every thread's value of a reduction, combined in shared memory per block (a tree), then once
    per block into the cell. Every thread of the block calls it. */
 template <class T, class Op> __device__ void pf_cuda_fold(T *cell, T mine, Op op) {

@@ -24,8 +24,8 @@ PROGRAMS = {
     "map": (GRAPH_PROGRAMS / "map.c", {"L1", "L2", "L3"}),
     "histogram": (GRAPH_PROGRAMS / "histogram.c", {"L1", "L2"}),
     "stencil": (GRAPH_PROGRAMS / "stencil.c", {"L2"}),
-    # the scan stays on the host; its input loop runs on the GPU
-    "scan": (GRAPH_PROGRAMS / "scan.c", {"L1"}),
+    # the input loop, and the scan as terms, CUB's scan and the rest of the body
+    "scan": (GRAPH_PROGRAMS / "scan.c", {"L1", "L2"}),
     "recurrence": (GRAPH_PROGRAMS / "recurrence.c", set()),
     # the folds, rows and main's set-up loop; not the logical folds, bests or last values
     "mpi_folds": (Path(__file__).parent / "programs" / "mpi_folds.c", {"L2", "L6", "L7", "L13"}),
@@ -253,3 +253,69 @@ def _builds(tmp_path: Path, name: str, cuda: str) -> None:
         timeout=300,
     )
     assert run.returncode == 0, run.stderr[-3000:]
+
+
+SCANS = """#include <stdio.h>
+#include <stdlib.h>
+int main() {
+    int n = 5000;
+    double *x = (double *)malloc(sizeof(double) * n);
+    double *y = (double *)malloc(sizeof(double) * n);
+    for (int i = 0; i < n; i++) x[i] = 1.0 + (i % 7) * 1e-4;
+    double product = 2.0;
+    for (int i = 0; i < n; i++) {
+        product *= x[i] * 0.5 + 0.5;
+        y[i] = product - 1.0;
+    }
+    long long sum = 0;
+    long long *z = (long long *)malloc(sizeof(long long) * n);
+    for (int i = 0; i < n; i++) {
+        sum += i % 5;
+        z[i] = 2 * sum;
+        x[i] += (double)sum;
+    }
+    double low = 1e300;
+    for (int i = 0; i < n; i++) {
+        low = low < x[i] ? low : x[i];
+        y[i] = low;
+    }
+    long long odd = 0;
+    for (int i = 0; i < n; i++) {
+        odd += z[i] + odd % 3;
+        z[i] = odd;
+    }
+    printf("%f %f %lld %lld %f\\n", y[n - 1], product, sum, z[n - 1], low);
+    free(x);
+    free(y);
+    free(z);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs the CUDA toolkit")
+def test_a_scan_runs_as_terms_cubs_scan_and_the_rest_of_its_body(tmp_path: Path) -> None:
+    """`acc op= term; ...reads of acc...` with + or *: the terms on the device, CUB's inclusive
+    scan, then the body from each prefix, and the running value the last prefix after; a min
+    scan, or a term that reads the running value, stays on the host. (It builds here; it runs
+    only on a GPU host: `benchmarks/offload_gpu`.)"""
+    program = analyse(SCANS, Language.CPP)
+    root = syntax_tree(SCANS, Language.CPP).root_node
+    offered = {loop.id for loop in offloadable(SCANS, program)}
+    reasons = {loop.id: why_not(root, program, loop) for loop in program.loops}
+    assert offered == {"L1", "L2", "L3"}, reasons
+    assert "not independent" in (reasons["L4"] or "") and "not independent" in (reasons["L5"] or "")
+    cuda = offload(SCANS, program, ["L2", "L3"])
+    assert cuda.count("cub::DeviceScan::InclusiveScan(") == 4
+    assert "pf_cuda_scan_times()" in cuda and "pf_cuda_scan_plus()" in cuda
+    assert "A pf_acc = pf_before * pf_terms[pf_k];" in cuda
+    assert "product = product * pf_cuda_0_last;" in cuda
+    assert cuda.index("#include <cub/cub.cuh>") < cuda.index("int main()")
+    (tmp_path / "scans.cu").write_text(cuda)
+    built = subprocess.run(
+        ["nvcc", "-O2", "-arch=sm_90", "-o", str(tmp_path / "scans"), str(tmp_path / "scans.cu")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr[-3000:]
