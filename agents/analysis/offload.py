@@ -40,6 +40,7 @@ from tree_sitter import Node
 
 from agents.analysis.distribute import (
     SHORT,
+    _declared_types,
     _declares_counter,
     _for_node,
     _identity,
@@ -118,7 +119,7 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
     node = _for_node(root, loop)
     if dep.scan is not None:
         try:
-            _scan_parts(node, loop)
+            _scan_parts(node, loop, _declared_types(root, _definition(root, loop.function)))
         except AnnotationError as exc:
             return f"its iterations are not independent (a scan: {exc})"
     elif not dep.parallelisable:
@@ -161,7 +162,7 @@ def offload(source: str, program: Program, loop_ids: Sequence[str]) -> str:
     if clash:
         raise AnnotationError(clash)
     identifiers = {text(n) for n in walk(root) if n.type == "identifier"}
-    taken = sorted(n for n in identifiers if n.startswith("pf_cuda_"))
+    taken = sorted(n for n in identifiers if n.startswith("pf_"))  # the kernels' own names
     if taken:
         raise AnnotationError(f"the program already uses the name {taken[0]}")
     raw = source.encode()
@@ -173,7 +174,8 @@ def offload(source: str, program: Program, loop_ids: Sequence[str]) -> str:
         definition = _definition(root, loop.function)
         names = _free_names(root, definition, node, loop)
         if loop.dependence.scan is not None:
-            kernel, launch = _scan_kernels(raw, node, loop, names, number)
+            types = _declared_types(root, definition)
+            kernel, launch = _scan_kernels(raw, node, loop, names, number, types)
         else:
             kernel, launch = _kernel(
                 raw, node, loop, names, number, _collapsible(program, loop, node)
@@ -488,15 +490,15 @@ def _kernel(
             f"pf_cuda_update(&{array}[pf_b], {shared}[pf_b], {_OPS[op]}());",
             "#endif",
         ]
-    params = [f"T{k} {n.name}" for k, n in enumerate(names)]
-    cells = [f"C{k} pf_cell{k}" for k in range(len(reductions))]
-    classes = [f"class T{k}" for k in range(len(names))] + [
-        f"class C{k}" for k in range(len(reductions))
+    params = [f"pf_cuda_T{k} {n.name}" for k, n in enumerate(names)]
+    cells = [f"pf_cuda_C{k} pf_cell{k}" for k in range(len(reductions))]
+    classes = [f"class pf_cuda_T{k}" for k in range(len(names))] + [
+        f"class pf_cuda_C{k}" for k in range(len(reductions))
     ]
     template = f"template <{', '.join(classes)}>\n" if classes else ""
     outer_k = "pf_k / pf_icount" if collapsed else "pf_k"
     counter = (
-        f"{var} = (T{[n.name for n in names].index(var)})(pf_first + {outer_k});"
+        f"{var} = (pf_cuda_T{[n.name for n in names].index(var)})(pf_first + {outer_k});"
         if any(n.name == var for n in names)
         else f"{loop.counter_type or 'long long'} {var} = ({loop.counter_type or 'long long'})"
         f"(pf_first + {outer_k});"
@@ -629,7 +631,9 @@ def _arguments(
     return host, args, back
 
 
-def _scan_parts(node: Node, loop: Loop) -> tuple[Node, str, list[Node]]:
+def _scan_parts(
+    node: Node, loop: Loop, types: dict[str, str] | None = None
+) -> tuple[Node, str, list[Node]]:
     """A scan this tool runs on the device: its body's first statement adds (or multiplies)
     a term into the running value (`acc += x[i];`, the term not reading it), and the rest
     only read the running value (`y[i] = acc;`): the term, the operator, the rest."""
@@ -665,6 +669,31 @@ def _scan_parts(node: Node, loop: Loop) -> tuple[Node, str, list[Node]]:
         or scan.var in {text(n) for n in walk(right) if n.type == "identifier"}
     ):
         raise AnnotationError(f"the scan does not start with `{scan.var} {scan.op}= term;`")
+    # Terms are totalled in the running value's type: exact for integers from integer terms
+    # (a floating term would be cut each step in the sequential loop, not once), rounded for
+    # sums of floating-point values; a floating product regrouped can overflow where the
+    # sequential one does not.
+    kind = " ".join(
+        (types or {}).get(scan.var, "").replace("volatile", "").replace("const", "").split()
+    )
+    if kind in _FLOATING:
+        if scan.op == "*":
+            raise AnnotationError("a floating-point product, which regrouping can overflow")
+    elif kind in _INTEGRAL:
+        named = {text(n) for n in walk(right) if n.type == "identifier"} - {loop.var or ""}
+        floating = re.search(r"\d\.|\.\d|\d[eE][-+]?\d", text(right)) is not None
+        calls = any(n.type in ("call_expression", "cast_expression") for n in walk(right))
+        if (
+            floating
+            or calls
+            or any(
+                " ".join((types or {}).get(name, "").replace("const", "").split()) not in _INTEGRAL
+                for name in named
+            )
+        ):
+            raise AnnotationError(f"{scan.var} is an integer and its term may not be one")
+    else:
+        raise AnnotationError(f"a running value of type {kind or 'unknown'}")
     rest = statements[1:]
     for statement in rest:
         for n in walk(statement):
@@ -675,22 +704,32 @@ def _scan_parts(node: Node, loop: Loop) -> tuple[Node, str, list[Node]]:
     return right, scan.op, rest
 
 
+_FLOATING = frozenset({"float", "double", "long double"})
+_INTEGRAL = frozenset(
+    {"int", "unsigned", "unsigned int", "long", "unsigned long", "long long", "unsigned long long",
+     "size_t", "short", "unsigned short", "char", "signed char", "unsigned char", "int64_t",
+     "uint64_t", "int32_t", "uint32_t", "long int", "long long int", "std::size_t"}
+)  # fmt: skip
+
+
 def _scan_kernels(
-    raw: bytes, node: Node, loop: Loop, names: list[_Name], number: int
+    raw: bytes, node: Node, loop: Loop, names: list[_Name], number: int, types: dict[str, str]
 ) -> tuple[str, str]:
     """A scan as three steps on the device: a kernel writes each iteration's term, CUB's
     inclusive scan (`cub::DeviceScan::InclusiveScan`) makes them prefixes, and a kernel runs
     the rest of the body with the running value the value before the loop combined with the
     iteration's prefix; the running value ends as it combined with the last prefix. Ranges
     beyond what CUB counts in an `int` stay on the host."""
-    term, op, rest = _scan_parts(node, loop)
+    term, op, rest = _scan_parts(node, loop, types)
     scan = loop.dependence.scan
     assert scan is not None
     var, acc = loop.var or "", scan.var
     tag = f"pf_cuda_{number}"
     terms_kernel, rest_kernel = f"pf_cuda_kernel_{number}_terms", f"pf_cuda_kernel_{number}_scan"
-    params = [f"T{k} {n.name}" for k, n in enumerate(names) if n.name != acc]
-    classes = ", ".join(["class A"] + [f"class T{k}" for k, n in enumerate(names) if n.name != acc])
+    params = [f"pf_cuda_T{k} {n.name}" for k, n in enumerate(names) if n.name != acc]
+    classes = ", ".join(
+        ["class pf_cuda_A"] + [f"class pf_cuda_T{k}" for k, n in enumerate(names) if n.name != acc]
+    )
     counter = f"{loop.counter_type or 'long long'} {var} = ({loop.counter_type or 'long long'})(pf_first + pf_k);"
     stride = (
         "    for (long long pf_k = blockIdx.x * (long long)blockDim.x + threadIdx.x; "
@@ -716,11 +755,13 @@ def _scan_kernels(
             "then (after CUB's scan) the rest of the body from its prefix. */",
             f"template <{classes}>",
             f"__global__ void {terms_kernel}("
-            + ", ".join(["long long pf_first", "long long pf_count", "A *pf_terms", *params])
+            + ", ".join(
+                ["long long pf_first", "long long pf_count", "pf_cuda_A *pf_terms", *params]
+            )
             + ") {",
             stride,
             f"        {counter}",
-            f"        pf_terms[pf_k] = (A)({text(term)});",
+            f"        pf_terms[pf_k] = (pf_cuda_A)({text(term)});",
             "    }",
             "}",
             f"template <{classes}>",
@@ -729,15 +770,15 @@ def _scan_kernels(
                 [
                     "long long pf_first",
                     "long long pf_count",
-                    "const A *pf_terms",
-                    "A pf_before",
+                    "const pf_cuda_A *pf_terms",
+                    "pf_cuda_A pf_before",
                     *params,
                 ]
             )
             + ") {",
             stride,
             f"        {counter}",
-            f"        A pf_acc = pf_before {op} pf_terms[pf_k];",
+            f"        pf_cuda_A pf_acc = pf_before {op} pf_terms[pf_k];",
             f"        {rest_text}",
             "    }",
             "}",
@@ -758,7 +799,8 @@ def _scan_kernels(
         f"long long {tag}_first = (long long)({loop.lower});",
         f"long long {tag}_count = (long long)({loop.upper}){plus_one} - {tag}_first;",
         f"if ({tag}_count > 0 && {tag}_count <= 2147483647LL) {{",
-        f"    typedef typename std::remove_reference<decltype({acc})>::type {kind};",
+        f"    typedef typename std::remove_cv<typename std::remove_reference<decltype({acc})>::type>"
+        f"::type {kind};",
         *copies,
         f"    {kind} *{tag}_terms = NULL;",
         f"    PF_CUDA_CHECK(cudaMalloc((void **)&{tag}_terms, sizeof({kind}) * {tag}_count));",

@@ -262,10 +262,12 @@ int main() {
     double *x = (double *)malloc(sizeof(double) * n);
     double *y = (double *)malloc(sizeof(double) * n);
     for (int i = 0; i < n; i++) x[i] = 1.0 + (i % 7) * 1e-4;
-    double product = 2.0;
+    unsigned long long product = 2;
+    unsigned *w = (unsigned *)malloc(sizeof(unsigned) * n);
+    for (int i = 0; i < n; i++) w[i] = (unsigned)(i % 4);
     for (int i = 0; i < n; i++) {
-        product *= x[i] * 0.5 + 0.5;
-        y[i] = product - 1.0;
+        product *= w[i] + 1;
+        y[i] = (double)(product % 1000);
     }
     long long sum = 0;
     long long *z = (long long *)malloc(sizeof(long long) * n);
@@ -284,7 +286,28 @@ int main() {
         odd += z[i] + odd % 3;
         z[i] = odd;
     }
-    printf("%f %f %lld %lld %f\\n", y[n - 1], product, sum, z[n - 1], low);
+    double real = 1.0;
+    for (int i = 0; i < n; i++) {
+        real *= x[i];
+        y[i] = real;
+    }
+    int whole = 1;
+    for (int i = 0; i < n; i++) {
+        whole += x[i];
+        z[i] = whole;
+    }
+    long *A = (long *)malloc(sizeof(long) * n), *B = (long *)malloc(sizeof(long) * n);
+    for (int i = 0; i < n; i++) A[i] = i % 9;
+    long seen = 0;
+    for (int i = 0; i < n; i++) {
+        seen += A[i];
+        B[i] = seen;
+    }
+    printf("%f %llu %lld %lld %f %f %d %ld\\n", y[n - 1], product, sum, z[n - 1], low, real,
+           whole, B[n - 1]);
+    free(w);
+    free(A);
+    free(B);
     free(x);
     free(y);
     free(z);
@@ -303,12 +326,18 @@ def test_a_scan_runs_as_terms_cubs_scan_and_the_rest_of_its_body(tmp_path: Path)
     root = syntax_tree(SCANS, Language.CPP).root_node
     offered = {loop.id for loop in offloadable(SCANS, program)}
     reasons = {loop.id: why_not(root, program, loop) for loop in program.loops}
-    assert offered == {"L1", "L2", "L3"}, reasons
-    assert "not independent" in (reasons["L4"] or "") and "not independent" in (reasons["L5"] or "")
-    cuda = offload(SCANS, program, ["L2", "L3"])
-    assert cuda.count("cub::DeviceScan::InclusiveScan(") == 4
+    # set-up loops, the integer product, the sum, a sum over arrays named A and B (the
+    # kernels' own template names are pf_cuda_...). Not: the min, a term reading the running
+    # value, a floating-point product (regrouped, it can overflow), an int running value
+    # taking a double term (the sequential loop cuts every step)
+    assert offered == {"L1", "L2", "L3", "L4", "L9", "L10"}, reasons
+    for loop, why in (("L5", "not independent"), ("L6", "not independent"),
+                      ("L7", "floating-point product"), ("L8", "may not be one")):  # fmt: skip
+        assert why in (reasons[loop] or ""), (loop, reasons[loop])
+    cuda = offload(SCANS, program, ["L3", "L4", "L10"])
+    assert cuda.count("cub::DeviceScan::InclusiveScan(") == 6
     assert "pf_cuda_scan_times()" in cuda and "pf_cuda_scan_plus()" in cuda
-    assert "A pf_acc = pf_before * pf_terms[pf_k];" in cuda
+    assert "pf_cuda_A pf_acc = pf_before * pf_terms[pf_k];" in cuda
     assert "product = product * pf_cuda_0_last;" in cuda
     assert cuda.index("#include <cub/cub.cuh>") < cuda.index("int main()")
     (tmp_path / "scans.cu").write_text(cuda)
