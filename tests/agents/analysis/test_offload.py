@@ -87,10 +87,10 @@ double dot(int n, const double *x, const double *y, double scale) {
 """
     cuda = offload(source, analyse(source, Language.C), ["L1"])
     assert (
-        "__global__ void pf_cuda_kernel_0(long long pf_first, long long pf_count, C0 pf_cell0"
+        "__global__ void pf_cuda_kernel_0(long long pf_first, long long pf_count, pf_cuda_C0 pf_cell0"
         in cuda
     )
-    assert "T0 s, T1 scale, T2 x, T3 y)" in cuda
+    assert "pf_cuda_T0 s, pf_cuda_T1 scale, pf_cuda_T2 x, pf_cuda_T3 y)" in cuda
     assert "pf_cuda_fold(pf_cell0, s, pf_cuda_plus());" in cuda
     # the device cannot reach a pointer it was handed from the stack: then the host runs it
     assert "if (pf_cuda_reachable(x) && pf_cuda_reachable(y)) {" in cuda
