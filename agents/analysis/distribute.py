@@ -656,7 +656,8 @@ def _rank_blocks(
 
 @dataclass(frozen=True)
 class Sweep:
-    """A stencil loop repeated by the loop around it with only a swap of its two buffers
+    """A stencil loop (scalar reductions allowed: a residual is reduced over the ranks as
+    ever) repeated by the loop around it with only a swap of its two buffers
     beside it (`for (s...) { for (i...) v[i] = f(u[i - 1], u[i], u[i + 1]); t = u; u = v; v =
     t; }`): between sweeps each rank needs of the buffers only its block and `halo` rows
     (iterations) either side, and the buffers are assembled whole once, after the sweeps."""
@@ -672,7 +673,6 @@ def _sweep(root: Node, program: Program, loop: Loop, node: Node) -> Sweep | None
     dep = loop.dependence
     if (
         loop.parent is None
-        or dep.reductions
         or dep.array_reductions
         or dep.best_updates
         or dep.lastprivate

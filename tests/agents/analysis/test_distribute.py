@@ -383,8 +383,9 @@ def test_stencil_sweeps_exchange_halos_as_wide_as_their_reach() -> None:
     offered = distributable(source, program)
     rewritten = distribute(source, program, [loop.id for loop in offered])
     halos = re.findall(r"pf_mpi_halo\(&\((\w+)\)\[[^;]*, (\d+)\)\)", rewritten)
-    # three-point, five-point, plate; upwind (writes i + 1, reads i - 1: two rows)
-    assert halos == [("v", "1"), ("v", "2"), ("v", "1"), ("v", "2")]
+    # three-point, five-point, plate; upwind (writes i + 1, reads i - 1: two rows); the sweep
+    # to convergence with its residual
+    assert halos == [("v", "1"), ("v", "2"), ("v", "1"), ("v", "2"), ("v", "1")]
     # after each swept loop, both buffers whole again on every rank
     for function in ("sweeps1", "sweeps2", "plate"):
         body = rewritten.split(f"static void {function}(")[1].split("static void")[0]
@@ -415,8 +416,8 @@ def test_stencil_sweeps_with_halos_print_what_the_sequential_program_prints(
     exchanges = [m for m in exchanges if m.operator == "exchange"]
     gathers = [m for m in exchanges if "gather every sweep" in m.label]
     unblocked = [m for m in exchanges if "blocking -> non-blocking" in m.label]
-    assert len(gathers) == len(unblocked) == 4 == len(exchanges) // 2
-    assert all(m.source.count("pf_mpi_halo(&") == 3 for m in gathers)
+    assert len(gathers) == len(unblocked) == 5 == len(exchanges) // 2
+    assert all(m.source.count("pf_mpi_halo(&") == 4 for m in gathers)
     assert all(m.source.count("pf_mpi_halo_nb(&") == 1 for m in unblocked)
     back = kit(Target.MPI).mutations(unblocked[0].source, Language.C)
     assert any("non-blocking -> blocking" in m.label for m in back)

@@ -1,7 +1,8 @@
 /* Stencil sweeps between two buffers swapped each step, for the halo exchange: a 1-D
  * three-point and five-point stencil, a 2-D five-point one by rows, and two that must keep
  * gathering every sweep (a copy back instead of a swap, a loop test that reads a buffer).
- * Then the shapes a review found: an upwind scheme writing one row ahead of a read two rows
+ * A Jacobi sweep to convergence reduces its residual each sweep (halo 1). Then the shapes a
+ * review found: an upwind scheme writing one row ahead of a read two rows
  * behind (halo 2), an unbraced if/else around the sweeps, and sweeps whose range the loop's
  * header moves, whose test reads a buffer under another name, or whose bound the header
  * declares (these three gather every sweep). Each runs on sizes below, at and above the rank
@@ -143,6 +144,28 @@ static void moving(int n, int steps) {
     free(b);
 }
 
+static void converge(int n) {
+    double *u = calloc(n, sizeof *u), *v = calloc(n, sizeof *v);
+    u[0] = v[0] = 1.0;
+    u[n - 1] = v[n - 1] = -1.0;
+    double change = 1.0;
+    int sweeps = 0;
+    while (change > 1e-3 && sweeps < 400) {
+        change = 0.0;
+        for (int i = 1; i < n - 1; i++) {
+            v[i] = 0.5 * (u[i - 1] + u[i + 1]);
+            change += v[i] > u[i] ? v[i] - u[i] : u[i] - v[i];
+        }
+        double *t = u;
+        u = v;
+        v = t;
+        sweeps++;
+    }
+    printf("converge %d: %d sweeps %.12e\n", n, sweeps, sum(u, n));
+    free(u);
+    free(v);
+}
+
 int main(void) {
     int sizes[] = {3, 5, 9, 70, 301};
     for (int k = 0; k < 5; k++) {
@@ -153,6 +176,7 @@ int main(void) {
         watched(sizes[k]);
         upwind(sizes[k], k % 2 ? 6 : 0);
         moving(sizes[k], 5);
+        converge(sizes[k] < 100 ? sizes[k] : 100);
     }
     return 0;
 }
