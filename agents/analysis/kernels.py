@@ -80,10 +80,6 @@ _ATOMIC_TYPES = frozenset(
 )  # fmt: skip
 """Result types a device atomic (or a 4- or 8-byte compare-and-swap) can update."""
 
-_IDENTITY = {"+": {"0", "0.0", "0.0f", "0.", "0u", "0ul", "0ull", "0l", "0ll"}}
-"""Initial values the driver's result starts from for `+` (it sets the operator's identity);
-`*` starts from 1, min and max from any value (folding it again changes nothing)."""
-
 
 @dataclass(frozen=True)
 class KernelParam:
