@@ -1401,19 +1401,29 @@ static inline int pf_mpi_owner(long long pf_mpi_count) {
     long long pf_mpi_p = pf_mpi_size();
     return (int)(pf_mpi_count < pf_mpi_p ? pf_mpi_count - 1 : pf_mpi_p - 1);
 }
-/* A stencil's halo: the `halo` units (iterations' writes) either side of this rank's block of
-   count units, `base` where the first unit starts, from the neighbouring ranks. Returns 0,
-   moving nothing, where some rank's block is shorter than the halo (then the caller gathers
-   every block instead). */
+/* A stencil's halo: `h` units (iterations' writes) either side of this rank's block of count
+   units. 1: this rank's block [lo, hi) and the bytes each side, to exchange; 2: nothing to
+   move (one rank, nothing written, no halo); 0: some rank's block is shorter than the halo
+   (then the caller gathers every block instead). */
+static inline int pf_mpi_halo_span(long long pf_mpi_count, size_t pf_mpi_unit, long long pf_mpi_h,
+                                   long long *pf_mpi_lo, long long *pf_mpi_hi, int *pf_mpi_bytes) {
+    int pf_mpi_p = pf_mpi_size();
+    if (pf_mpi_p == 1 || pf_mpi_count <= 0 || pf_mpi_unit == 0 || pf_mpi_h == 0) return 2;
+    if (pf_mpi_count / pf_mpi_p < pf_mpi_h || (double)pf_mpi_h * pf_mpi_unit > INT_MAX) return 0;
+    pf_mpi_block(0, pf_mpi_count, pf_mpi_lo, pf_mpi_hi);
+    *pf_mpi_bytes = (int)(pf_mpi_h * (long long)pf_mpi_unit);
+    return 1;
+}
+/* The halo from the neighbouring ranks' blocks, `base` where the first unit starts. Returns 0,
+   moving nothing, where some rank's block is shorter than the halo. */
 static inline int pf_mpi_halo(void *pf_mpi_base, long long pf_mpi_count, size_t pf_mpi_unit,
                               long long pf_mpi_h) {
-    int pf_mpi_p = pf_mpi_size(), pf_mpi_r = pf_mpi_rank();
-    if (pf_mpi_p == 1 || pf_mpi_count <= 0 || pf_mpi_unit == 0 || pf_mpi_h == 0) return 1;
-    if (pf_mpi_count / pf_mpi_p < pf_mpi_h || (double)pf_mpi_h * pf_mpi_unit > INT_MAX) return 0;
     long long pf_mpi_lo, pf_mpi_hi;
-    pf_mpi_block(0, pf_mpi_count, &pf_mpi_lo, &pf_mpi_hi);
+    int pf_mpi_bytes, pf_mpi_span = pf_mpi_halo_span(pf_mpi_count, pf_mpi_unit, pf_mpi_h,
+                                                     &pf_mpi_lo, &pf_mpi_hi, &pf_mpi_bytes);
+    if (pf_mpi_span != 1) return pf_mpi_span;
+    int pf_mpi_p = pf_mpi_size(), pf_mpi_r = pf_mpi_rank();
     char *pf_mpi_b = (char *)pf_mpi_base;
-    int pf_mpi_bytes = (int)(pf_mpi_h * (long long)pf_mpi_unit);
     int pf_mpi_below = pf_mpi_r > 0 ? pf_mpi_r - 1 : MPI_PROC_NULL;
     int pf_mpi_above = pf_mpi_r < pf_mpi_p - 1 ? pf_mpi_r + 1 : MPI_PROC_NULL;
     /* this block's first rows down, the rows above it from above; then the last rows up */
@@ -1430,13 +1440,12 @@ static inline int pf_mpi_halo(void *pf_mpi_base, long long pf_mpi_count, size_t 
    then waited for (evolution's `exchange` neighbour of the blocking one). */
 static inline int pf_mpi_halo_nb(void *pf_mpi_base, long long pf_mpi_count, size_t pf_mpi_unit,
                                  long long pf_mpi_h) {
-    int pf_mpi_p = pf_mpi_size(), pf_mpi_r = pf_mpi_rank();
-    if (pf_mpi_p == 1 || pf_mpi_count <= 0 || pf_mpi_unit == 0 || pf_mpi_h == 0) return 1;
-    if (pf_mpi_count / pf_mpi_p < pf_mpi_h || (double)pf_mpi_h * pf_mpi_unit > INT_MAX) return 0;
     long long pf_mpi_lo, pf_mpi_hi;
-    pf_mpi_block(0, pf_mpi_count, &pf_mpi_lo, &pf_mpi_hi);
+    int pf_mpi_bytes, pf_mpi_span = pf_mpi_halo_span(pf_mpi_count, pf_mpi_unit, pf_mpi_h,
+                                                     &pf_mpi_lo, &pf_mpi_hi, &pf_mpi_bytes);
+    if (pf_mpi_span != 1) return pf_mpi_span;
+    int pf_mpi_p = pf_mpi_size(), pf_mpi_r = pf_mpi_rank(), pf_mpi_n = 0;
     char *pf_mpi_b = (char *)pf_mpi_base;
-    int pf_mpi_bytes = (int)(pf_mpi_h * (long long)pf_mpi_unit), pf_mpi_n = 0;
     MPI_Request pf_mpi_q[4];
     if (pf_mpi_r > 0) {
         MPI_Irecv(pf_mpi_b + (pf_mpi_lo - pf_mpi_h) * pf_mpi_unit, pf_mpi_bytes, MPI_BYTE,
