@@ -1075,8 +1075,8 @@ def _argmin(fold: _Fold) -> tuple[str, str, str, dict[str, str]]:
         "    bool pf_found = false;\n"
     )
     combine = (
-        f"    pf_cuda_best<{key}, {element}> pf_b = pf_cuda_block_best("
-        f"pf_cuda_best<{key}, {element}>{{pf_found, pf_best, pf_at}}, {rule});\n"
+        f"    pf_cuda_best<{key}, {element}> pf_b = pf_cuda_block_fold("
+        f"pf_cuda_best<{key}, {element}>{{pf_found, pf_best, pf_at}}, pf_cuda_better{{{rule}}});\n"
         "    if (pf_lane == 0) {\n"
         f"        if (pf_b.found) pf_cuda_merge_best(&pf_kernel_best, {out}, pf_b, {rule});\n"
         "        if (pf_cuda_last_block(&pf_kernel_done)) {\n"
@@ -1176,25 +1176,13 @@ __device__ inline bool pf_cuda_beats(K key, I at, K other, I other_at, bool keep
     if (key == other) return strict ? at < other_at : other_at < at;  /* `<` keeps the earlier */
     return false;
 }
-template <class K, class I>
-__device__ inline pf_cuda_best<K, I> pf_cuda_block_best(pf_cuda_best<K, I> mine, bool keeps_min, bool strict) {
-    __shared__ pf_cuda_best<K, I> pf_pairs[1024];
-    const unsigned n = blockDim.x * blockDim.y * blockDim.z;
-    const unsigned i = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    unsigned half = 1;
-    while (2 * half < n) half *= 2;
-    pf_pairs[i] = mine;
-    __syncthreads();
-    for (; half > 0; half /= 2) {
-        if (i < half && i + half < n) {
-            pf_cuda_best<K, I> other = pf_pairs[i + half];
-            if (other.found && (!pf_pairs[i].found || pf_cuda_beats(other.key, other.at, pf_pairs[i].key, pf_pairs[i].at, keeps_min, strict)))
-                pf_pairs[i] = other;
-        }
-        __syncthreads();
+/* Which of two candidates an argmin or argmax keeps (ties by index): the block tree's fold. */
+struct pf_cuda_better {
+    bool keeps_min, strict;
+    template <class P> __device__ P operator()(P a, P b) const {
+        return b.found && (!a.found || pf_cuda_beats(b.key, b.at, a.key, a.at, keeps_min, strict)) ? b : a;
     }
-    return pf_pairs[0];
-}
+};
 /* A block's best merged into the result under a lock (one thread per block takes it). */
 template <class K, class I>
 __device__ inline void pf_cuda_merge_best(pf_cuda_kept<K> *kept, I *out, pf_cuda_best<K, I> b, bool keeps_min, bool strict) {
