@@ -590,15 +590,20 @@ def _kernel(
     if any(n.name == var for n in names):
         host.append(f"{var} = {tag}_first + ({tag}_count > 0 ? {tag}_count : 0);")
     host.append("}")
-    launch = f"\n{indent}".join(host)
-    # Pointers the device cannot reach (a stack array passed down, memory another library
-    # allocated) or that may overlap leave the loop to the host, as it was.
+    return definition, _guarded(raw, node, loop, names, f"\n{indent}".join(host))
+
+
+def _guarded(raw: bytes, node: Node, loop: Loop, names: list[_Name], launch: str) -> str:
+    """`launch` where the device can reach every pointer the loop uses and they do not
+    overlap; else the loop as it was, on the host (a stack array passed down, memory another
+    library allocated)."""
     checks = [f"pf_cuda_reachable({n.name})" for n in names if n.kind == "pointer"]
-    checks += [f"({check})" for check in dep.overlap_checks]
-    if checks:
-        original = raw[node.start_byte : node.end_byte].decode()
-        launch = f"if ({' && '.join(checks)}) {launch} else {{\n{indent}{original}\n{indent}}}"
-    return definition, launch
+    checks += [f"({check})" for check in loop.dependence.overlap_checks]
+    if not checks:
+        return launch
+    indent = _indent(raw, node)
+    original = raw[node.start_byte : node.end_byte].decode()
+    return f"if ({' && '.join(checks)}) {launch} else {{\n{indent}{original}\n{indent}}}"
 
 
 _CUDA_RUNTIME = "#include <cuda_runtime.h>\n"
@@ -832,13 +837,7 @@ def _scan_kernels(
     if any(n.name == var for n in names):
         host.append(f"{var} = {tag}_first + ({tag}_count > 0 ? {tag}_count : 0);")
     host.append("}")
-    launch = f"\n{indent}".join(host)
-    checks = [f"pf_cuda_reachable({n.name})" for n in kept if n.kind == "pointer"]
-    checks += [f"({check})" for check in loop.dependence.overlap_checks]
-    if checks:
-        original = raw[node.start_byte : node.end_byte].decode()
-        launch = f"if ({' && '.join(checks)}) {launch} else {{\n{indent}{original}\n{indent}}}"
-    return definition, launch
+    return definition, _guarded(raw, node, loop, kept, f"\n{indent}".join(host))
 
 
 def _managed_allocations(root: Node) -> list[tuple[int, int, str]]:
