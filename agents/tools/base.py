@@ -109,6 +109,9 @@ class Workbench:
     """Infrastructure failures of steps (model unreachable, sandbox down): not the model's."""
     found_examples: list[dict[str, Any]] = field(default_factory=list)
     """Verified code of similar loops from earlier tasks, once an `examples` step ran."""
+    rechosen: set[str] = field(default_factory=set)
+    """Annotated programs (by normalised code) whose loop choices a repair already asked the
+    model to change: a second failure escalates to a rewrite."""
 
     def restore(self, ledger: Ledger, verified: Iterable[Made]) -> None:
         """Take up a run again from its checkpointed state: the budget spent and the verified

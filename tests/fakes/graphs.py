@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -113,6 +114,17 @@ def verdict(status: Status, speedup: float = 1.7, race: bool = False) -> Verdict
         timing=timing,
         concurrency=ConcurrencyReport(ok=not race, findings=findings),
     )
+
+
+def analysis_fails(judge: Callable[[str], Verdict]) -> Callable[[str], Verdict]:
+    """`judge`, except that a candidate the analysis's own tool wrote (an OpenMP directive)
+    fails with nothing to repair from: a test of what the model's plan does is then not ended
+    by the analysis's candidate, which runs beside every first plan, passing first."""
+
+    def judged(source: str) -> Verdict:
+        return verdict(Status.BUILD_FAILED) if "#pragma omp" in source else judge(source)
+
+    return judged
 
 
 def passes_with_reduction(source: str) -> Verdict:

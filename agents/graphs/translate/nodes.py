@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
 from typing import Any, TypedDict
 
 from langgraph.runtime import Runtime
@@ -15,7 +16,9 @@ from agents.failures import infrastructure_failure
 from agents.graphs.shared.context import RunContext
 from agents.graphs.shared.observations import Judged, as_core, feedback, observation
 from agents.graphs.translate.planner import PlanStream, call_id
+from agents.graphs.translate.plans import default_plan
 from agents.graphs.translate.state import TranslateState
+from agents.targets import kit
 from agents.tools import (
     CandidateResult,
     Made,
@@ -23,6 +26,7 @@ from agents.tools import (
     ToolError,
     annotate,
     rewrite,
+    strategy_of,
     verify_made,
 )
 from corpus.store.models import StepKind
@@ -47,7 +51,11 @@ async def analyse(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
 
 async def plan_and_run(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
     """Plan and execute in one node: steps are dispatched while the plan still streams, and a
-    ready step never waits for an unrelated slow one (LangGraph's supersteps would make it)."""
+    ready step never waits for an unrelated slow one (LangGraph's supersteps would make it).
+
+    In the first round the analysis's own candidate runs as a branch beside the model's plan
+    (`_analysis_branch`): the model's plan adds to it and never replaces it, so a confident
+    but wrong plan cannot end below the analysis alone."""
     ctx = runtime.context
     tools = ctx.tools
     parent: asyncio.Future[int] = asyncio.get_running_loop().create_future()
@@ -55,8 +63,12 @@ async def plan_and_run(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
     before = set(tools.work.made)
     previous = state.get("observations", [])
     plan = PlanStream(ctx, feedback(previous) if state.get("rounds") else "", parent)
-    notes = await _run(ctx, plan)
-    made_any = any(i not in before for i in tools.work.made)
+    branch = not state.get("rounds") and asks_model(ctx)
+    notes, (branch_notes, branch_made) = await asyncio.gather(
+        _run(ctx, plan), _analysis_branch(ctx) if branch else _nothing()
+    )
+    notes += branch_notes
+    made_any = any(i not in before and i not in branch_made for i in tools.work.made)
     if plan.models_own and not made_any and not tools.work.ledger.can("replan"):
         # A valid plan whose makers all failed (a rewrite with no code in its reply) and no
         # replan left to tell the model: the sound default plan runs in the same round rather
@@ -76,6 +88,57 @@ async def plan_and_run(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
     }
 
 
+def asks_model(ctx: RunContext) -> bool:
+    """Whether the plan comes from the model (otherwise the default plan, which already holds
+    the analysis's candidate, runs alone)."""
+    return ctx.config.planner and ctx.config.use_model
+
+
+async def _nothing() -> tuple[list[str], set[int]]:
+    return [], set()
+
+
+async def _analysis_branch(ctx: RunContext) -> tuple[list[str], set[int]]:
+    """The analysis's candidate (the target's own tool on every loop it proves, no model
+    call) and its verification, beside the model's plan; its notes and the candidates it made.
+    Its steps hang below an `analysis-branch` step and carry no tool-call id: they are not
+    the model's calls, and a trajectory must not teach the model that it made them."""
+    tools = ctx.tools
+    view = tools.view
+    mechanical = kit(view.target).mechanical(view.source, view.program, view.spec.signature)
+    steps = default_plan(view.target, annotatable=mechanical, extra_tests=0, use_model=False)
+    if not steps:
+        return [], set()
+    why = "the analysis's own candidate, beside the model's plan"
+    async with tools.deps.trace.step(
+        StepKind.TOOL_CALL, "analysis-branch", {"why": why}, parent=None
+    ) as stored:
+        pass
+    assert stored.id is not None
+    tools.deps.trace.hang_below(stored.id)  # this task's context only (gather made it a task)
+
+    async def listed() -> AsyncIterator[PlanStep]:
+        for step in steps:
+            yield step
+
+    results = await run_plan(
+        listed(),
+        lambda step, args: _execute(ctx, step, args, models=False),
+        max_concurrency=ctx.config.concurrency,
+    )
+    made = {
+        int(r.value["candidate_id"])
+        for r in results.values()
+        if r.ok and isinstance(r.value, dict) and "candidate_id" in r.value
+    }
+    notes = [
+        f"analysis branch: step {r.step.id} ({r.step.tool}) {r.status}: {r.error}"
+        for r in results.values()
+        if r.status != "ok"
+    ]
+    return notes, made
+
+
 async def _run(ctx: RunContext, plan: PlanStream) -> list[str]:
     """Run a plan's steps as they stream in; what went wrong, as notes."""
     results = await run_plan(
@@ -90,12 +153,17 @@ async def _run(ctx: RunContext, plan: PlanStream) -> list[str]:
     ]
 
 
-async def _execute(ctx: RunContext, step: PlanStep, args: dict[str, Any]) -> Any:
-    """Run one plan step's tool and store it as a tool call below the plan."""
+async def _execute(
+    ctx: RunContext, step: PlanStep, args: dict[str, Any], *, models: bool = True
+) -> Any:
+    """Run one plan step's tool and store it as a tool call below the plan (`models`: the
+    step is one the model's plan (or the default plan in its place) called, and carries the
+    tool-call id its reply names)."""
     tools = ctx.tools
     arguments = json.loads(json.dumps(args, default=_jsonable))
+    call = call_id(tools.view.task.id, step.id) if models else None
     async with tools.deps.trace.step(
-        StepKind.TOOL_CALL, step.tool, arguments, tool_call_id=call_id(tools.view.task.id, step.id)
+        StepKind.TOOL_CALL, step.tool, arguments, tool_call_id=call
     ) as stored:
         try:
             result = await ctx.registry.call(step.tool, args, tools)
@@ -171,9 +239,12 @@ async def repair(payload: RepairInput, runtime: Ctx) -> dict[str, Any]:
 
 
 async def _repair_one(tools: ToolContext, made: Made, evidence: str) -> CandidateResult:
-    """A new candidate from a failing one: new loop choices for an annotated one, a corrected
-    rewrite for a rewritten one."""
-    if made.choices:
+    """A new candidate from a failing one: new loop choices for an annotation the model has not
+    yet re-chosen; otherwise (a rewrite, a tool's program, an annotation that failed again
+    after new choices) escalated to a rewrite of its code with the evidence, told in words what
+    the failing candidate did."""
+    if made.choices and made.key not in tools.work.rechosen:
+        tools.work.rechosen.add(made.key)
         return await annotate(
             tools,
             tools.view.function,
@@ -182,7 +253,7 @@ async def _repair_one(tools: ToolContext, made: Made, evidence: str) -> Candidat
             previous=made.choices,
             parent_candidate=made.candidate_id,
         )
-    strategy = made.strategy.split(":", 1)[-1]
+    strategy = strategy_of(made.strategy)
     return await rewrite(
         tools,
         strategy,

@@ -22,6 +22,7 @@ from sandbox.verdict import Status, Verdict
 from tests.fakes.graphs import (
     SOURCE,
     RoutedLLM,
+    analysis_fails,
     claimed,
     passes_with_reduction,
     run_one,
@@ -110,6 +111,35 @@ async def test_a_valid_plan_that_makes_nothing_is_followed_by_the_default_plan(e
     assert [s.name for s in steps].count("plan") == 1  # the same round: no replan was spent
 
 
+async def test_a_confident_wrong_plan_never_ends_below_the_analysis_alone(engine, llm_config):
+    """A model that plans only rewrites, each wrong however often it is asked: the analysis's
+    candidate runs beside its first plan, so the task ends verified, as with no model at all,
+    and the branch's steps are not stored as the model's tool calls."""
+    fake = RoutedLLM()
+    rewrite_only = {"steps": [{"id": 1, "tool": "rewrite", "args": {"strategy": "sure"}}]}
+    for _ in range(3):
+        fake.routes["plan"].append(Reply(texts=[json.dumps(rewrite_only)]))
+    fake.routes["code"].append(Reply(texts=["```c\nint main(void) { int wrong = 1; }\n```"]))
+
+    def judge(source: str) -> Verdict:
+        return verdict(Status.WRONG_ANSWER) if "wrong" in source else passes_with_reduction(source)
+
+    task_id = submit(engine)
+    task = await run_one(engine, runner(fake, llm_config, ScriptedJudge(judge)), task_id)
+
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    steps, cands = stored(engine, task_id)
+    best = next(c for c in cands if c.id == task.best_candidate_id)
+    assert best.strategy.startswith("annotate[") and "reduction(+:sum)" in best.source
+    assert any("wrong" in c.source for c in cands)  # the model's plan ran too
+    branch = next(s for s in steps if s.name == "analysis-branch")
+    below = [s for s in steps if s.parent_id == branch.id]
+    assert {s.name for s in below} == {"annotate", "verify"}
+    assert all(s.tool_call_id is None for s in below)
+    plan = next(s for s in steps if s.name == "plan")
+    assert [c["function"]["name"] for c in plan.response["tool_calls"]] == ["rewrite"]
+
+
 async def test_steps_run_while_the_plan_still_streams(engine, llm_config):
     fake = RoutedLLM()
     plan = {
@@ -166,7 +196,9 @@ async def test_a_failing_candidate_is_repaired_with_its_evidence(engine, llm_con
         return verdict(Status.RACE, race=True) if "racy" in source else verdict(Status.PASSED)
 
     task_id = submit(engine)
-    task = await run_one(engine, runner(fake, llm_config, ScriptedJudge(judge)), task_id)
+    task = await run_one(
+        engine, runner(fake, llm_config, ScriptedJudge(analysis_fails(judge))), task_id
+    )
 
     assert task.status == JobStatus.SUCCEEDED, task.reason
     _, cands = stored(engine, task_id)
@@ -199,7 +231,9 @@ async def test_parallel_repairs_that_both_succeed_join_cleanly(engine, llm_confi
         return verdict(Status.RACE, race=True) if "racy" in source else verdict(Status.PASSED)
 
     task_id = submit(engine)
-    graph = runner(fake, llm_config, ScriptedJudge(judge), repair_width=2, repairs=1)
+    graph = runner(
+        fake, llm_config, ScriptedJudge(analysis_fails(judge)), repair_width=2, repairs=1
+    )
     task = await run_one(engine, graph, task_id)
 
     assert task.status == JobStatus.SUCCEEDED, task.reason
@@ -335,7 +369,7 @@ async def test_a_plan_whose_candidates_do_not_build_is_replanned_with_what_happe
     fake.routes["plan"].append(Reply(texts=[json.dumps(rewrite_only)]))
     fake.routes["code"].append(Reply(texts=["I cannot do that."]))  # no code: nothing to repair
     fake.routes["code"].append(Reply(texts=["```c\nint main(void) { int ok = 1; return 0; }\n```"]))
-    verifier = ScriptedJudge(lambda source: verdict(Status.PASSED))
+    verifier = ScriptedJudge(analysis_fails(lambda source: verdict(Status.PASSED)))
     task_id = submit(engine)
     task = await run_one(engine, runner(fake, llm_config, verifier, replans=1), task_id)
 
@@ -376,3 +410,36 @@ async def test_without_a_tolerance_a_floating_point_sum_is_not_offered(engine, l
     annotated = [c for c in cands if c.strategy.startswith("annotate[")]
     assert annotated and all("reduction(" not in c.source for c in annotated)
     assert all(c.source.count("#pragma omp parallel for") == 1 for c in annotated)
+
+
+async def test_an_annotation_that_fails_again_is_escalated_to_a_rewrite(engine, llm_config):
+    """Re-choosing loop options is all a repair of an annotation could do: when the new choice
+    fails too, the next repair rewrites the annotated program with the evidence, told in words
+    what the annotation did."""
+    fake = RoutedLLM()
+    fake.routes["code"].append(
+        Reply(texts=["```c\n// model code\nint main(void) { return 1; }```"])
+    )
+    fake.routes["code"].append(
+        Reply(texts=["```c\nint main(void) { int escalated = 0; return escalated; }\n```"])
+    )
+
+    def judge(source: str) -> Verdict:
+        if "escalated" in source:
+            return verdict(Status.PASSED)
+        if "#pragma omp" in source:
+            return verdict(Status.RACE, race=True)
+        return verdict(Status.BUILD_FAILED)
+
+    task_id = submit(engine, tests=False)
+    graph = runner(fake, llm_config, ScriptedJudge(judge), planner=False, repairs=2, repair_width=1)
+    task = await run_one(engine, graph, task_id)
+
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    _, cands = stored(engine, task_id)
+    escalated = next(c for c in cands if "escalated" in c.source)
+    parent = next(c for c in cands if c.id == escalated.parent_id)
+    assert parent.strategy.startswith("annotate[") and escalated.strategy.startswith("repair:")
+    asked = next(r for r in fake.requests if "Write a corrected version" in json.dumps(r))
+    text = json.dumps(asked["messages"])
+    assert "keep OpenMP directives on loops L" in text and "]:L" not in text
