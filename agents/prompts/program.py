@@ -70,8 +70,13 @@ def build_messages(
     ranks: Sequence[int] = (1, 2, 4),
     tolerance: Tolerance | None = None,
     shown_tests: int = 4,
+    function_only: bool = False,
+    signature: str | None = None,
 ) -> list[Message]:
-    """The system and user messages that ask for one parallel version of `source`."""
+    """The system and user messages that ask for one parallel version of `source`;
+    `function_only`: `source` is the function(s) a test driver includes, not a program, so the
+    answer is those functions (or `signature`, what the driver calls instead, such as a CUDA
+    kernel) with no `main`."""
     target_kit = kit(target)
     lang = _LANGUAGE_NAME[language]
     written = target_kit.language(language)
@@ -79,28 +84,42 @@ def build_messages(
     name = target_kit.name
     counts = target_kit.counts(threads, ranks)
     at = f" at {_join(counts)} {target_kit.unit}s" if counts and target_kit.unit else ""
-    rules = [
-        "Keep the program's behaviour identical: it reads the same command-line arguments and "
-        "standard input and writes exactly the same output to standard output, in the same "
-        "order and the same format. Write nothing else to standard output.",
-        f"Write one complete {out_lang} file with its `main` function, using only the standard "
-        f"library and {name}.",
-        *target_kit.rules,
-        _comparison(tolerance),
-    ]
+    if function_only:
+        answer = f"`{signature}`" if signature else "the same function(s)"
+        rules = [
+            "The code is not a program but the function(s) a test driver includes; the driver "
+            f"calls {answer}. Write {answer} (with the types and helper functions it uses) "
+            f"in {out_lang}, using only the standard library and {name}, and no `main`: the "
+            "driver has its own.",
+            "Keep the results identical to the sequential function's for every input.",
+            *target_kit.driver_rules(),
+            _comparison(tolerance),
+        ]
+        what, whole = "code", "the definitions"
+    else:
+        rules = [
+            "Keep the program's behaviour identical: it reads the same command-line arguments "
+            "and standard input and writes exactly the same output to standard output, in the "
+            "same order and the same format. Write nothing else to standard output.",
+            f"Write one complete {out_lang} file with its `main` function, using only the "
+            f"standard library and {name}.",
+            *target_kit.rules,
+            _comparison(tolerance),
+        ]
+        what, whole = "program", "the complete program"
     parts = [
-        f"Translate this sequential {lang} program into a parallel {name} program.",
+        f"Translate this sequential {lang} {what} into a parallel {name} {what}.",
         f"```{_FENCE[language]}\n{source.rstrip()}\n```",
         "Requirements:\n" + "\n".join(f"- {r}" for r in rules),
-        f"Your program will be compiled with {target_kit.build_line(language)}. It is then "
-        f"checked automatically: it must build, give the original's output on every test"
+        f"Your {what} will be compiled with {target_kit.build_line(language)}. It is then "
+        f"checked automatically: it must build, give the original's results on every test"
         f"{at}, pass {target_kit.checks}, and is then timed "
         "against the original.",
     ]
-    shown = list(tests)[:shown_tests]
+    shown = list(tests)[:shown_tests] if not function_only else []
     if shown:
         parts.append("The tests run it as:\n" + "\n".join(_test_lines(shown)))
-    parts.append(f"Answer with the complete program in a single ```{_FENCE[written]} code block.")
+    parts.append(f"Answer with {whole} in a single ```{_FENCE[written]} code block.")
     return [
         Message(role="system", content=SYSTEM),
         Message(role="user", content="\n\n".join(parts)),

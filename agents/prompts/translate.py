@@ -175,23 +175,21 @@ def rewrite_messages(
     `signature`: what the driver calls instead of the function (a CUDA kernel); `start`: the
     program the target's own tool wrote from the loop facts, to start from."""
     messages = build_messages(
-        source, language, target, tests, threads=threads, ranks=ranks, tolerance=tolerance
+        source,
+        language,
+        target,
+        tests,
+        threads=threads,
+        ranks=ranks,
+        tolerance=tolerance,
+        function_only=function_only,
+        signature=signature,
     )
+    whole = "definitions" if function_only else "program"
     extra = ""
     if analysis:
         extra += f"\n\nLoops and what the dependence analysis says about them:\n{analysis}"
     extra += f"\n\nStrategy to follow: {strategy}."
-    if function_only and signature:
-        extra += (
-            "\n\nThe code above is not a program but the function(s) a test driver includes. "
-            f"The driver calls `{signature}` instead: answer with that definition (and the "
-            "types and helper functions it uses), parallelised, and no main()."
-        )
-    elif function_only:
-        extra += (
-            "\n\nThe code above is not a program but the function(s) a test driver includes: "
-            "answer with the same function(s), same signatures, parallelised, and no main()."
-        )
     if start and not previous:
         fence = _FENCE.get(kit(target).language(language), "")
         extra += (
@@ -204,13 +202,14 @@ def rewrite_messages(
         extra += (
             f"\n\nThis version passed verification (same output, no data race):\n```{fence}\n"
             f"{previous}\n```\nWhat the verifier measured:\n{evidence}\n"
-            "Write a faster complete version that prints exactly the same output."
+            f"Write a faster version (the complete {whole}) with exactly the same results."
         )
     elif previous and evidence:
         fence = _FENCE.get(language, "")
         extra += (
             f"\n\nA previous attempt failed verification:\n```{fence}\n{previous}\n```\n"
-            f"What the verifier found:\n{evidence}\nWrite a corrected complete program."
+            f"What the verifier found:\n{evidence}\nWrite a corrected version (the complete "
+            f"{whole})."
         )
     last = messages[-1]
     return [*messages[:-1], last.model_copy(update={"content": (last.content or "") + extra})]

@@ -99,6 +99,8 @@ class PromptRunner:
             ranks=config.ranks,
             tolerance=config.tolerance,
             shown_tests=config.prompt_tests,
+            function_only=spec.driver is not None,
+            signature=spec.signature,
         )
         sampling = Sampling(
             max_tokens=task.budgets.max_tokens or config.max_tokens,

@@ -82,6 +82,11 @@ class Kit(ABC):
     checks: ClassVar[str]
     """The checks after the tests, as the prompt names them."""
 
+    def driver_rules(self) -> tuple[str, ...]:
+        """What the prompt asks of function(s) a test driver calls (ParEval's contract), where
+        that differs from `rules` for a whole program."""
+        return self.rules
+
     def language(self, source: Language) -> Language:
         """The language a candidate is written in, given the sequential program's."""
         return source

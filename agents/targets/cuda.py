@@ -63,6 +63,16 @@ class Cuda(Kit):
         "same output.",
     )
     tools: ClassVar[tuple[str, ...]] = ("offload",)
+
+    def driver_rules(self) -> tuple[str, ...]:
+        return (
+            "The driver allocates and copies the device memory and launches the kernel itself, "
+            "with at least as many threads as there are elements (more where it rounds up): "
+            "write the `__global__` kernel, guard the indices, and let each thread do its "
+            "share of the work.",
+            self.rules[2],
+        )
+
     checks: ClassVar[str] = "compute-sanitizer (memcheck, racecheck, synccheck)"
 
     def language(self, source: Language) -> Language:

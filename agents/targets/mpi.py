@@ -54,6 +54,16 @@ class Mpi(Kit):
         "every collective call.",
     )
     tools: ClassVar[tuple[str, ...]] = ("distribute",)
+
+    def driver_rules(self) -> tuple[str, ...]:
+        return (
+            "The driver has already called MPI_Init and calls MPI_Finalize: do neither. Every "
+            "rank calls the function with a complete copy of the input; divide the work among "
+            "the ranks and combine the partial results with MPI communication so that the "
+            "result is complete on rank 0 (the driver checks rank 0's).",
+            self.rules[-1],
+        )
+
     checks: ClassVar[str] = "a deadlock check (a run that hangs fails)"
 
     def build_line(self, language: Language) -> str:

@@ -24,6 +24,7 @@ from agents.tools.base import (
     Workbench,
     ref_id,
 )
+from agents.tools.calls import strategy_of
 from agents.tools.rewrite import rewrite
 from agents.tools.verify import probe_made, verify_made
 from sandbox.spec import Target
@@ -74,6 +75,7 @@ __all__ = [
     "ref_id",
     "registry",
     "rewrite",
+    "strategy_of",
     "tools_by_name",
     "verify_made",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from agents.analysis import normalise
@@ -61,3 +62,32 @@ async def keep(
     made.generation = 0 if parent is None else ctx.work.made[parent].generation + 1
     ctx.work.made[candidate_id] = made
     return made
+
+
+_TOOL_LABEL = re.compile(r"(\w+)\[([^\]]*)\]:(.*)", re.S)
+_ASKED = ("rewrite", "repair", "evolve")
+_TOOLS_WORK = {
+    "annotate": "OpenMP directives",
+    "distribute": "an MPI decomposition",
+    "offload": "CUDA kernels",
+}
+
+
+def strategy_of(label: str) -> str:
+    """What a candidate's strategy label (as `keep` stored it) asks a model to follow, in
+    words: `rewrite:tasks` and `repair:tasks` are `tasks`; a tool's label
+    (`annotate[reduction:+,independent]:L1/static,L3/dynamic`) names what the tool wrote, on
+    which loops, with which patterns; a mutation's (`evolve:chunk`) says so."""
+    kind, _, rest = label.partition(":")
+    if kind in _ASKED and rest and not _TOOL_LABEL.fullmatch(label):
+        return strategy_of(rest) if rest.split(":", 1)[0] in _ASKED else rest
+    match = _TOOL_LABEL.fullmatch(label)
+    if match is None:
+        return label
+    tool, tags, loops = match.groups()
+    work = _TOOLS_WORK.get(tool, f"the {tool} tool's code")
+    shown = ", ".join(loops.split(",")) or "no loop"
+    patterns = f" (patterns: {tags.replace(',', ', ')})" if tags else ""
+    return (
+        f"keep {work} on loops {shown}{patterns} as the analysis proved them, and improve on them"
+    )

@@ -33,7 +33,7 @@ from agents.reasoning import probe_spec
 from agents.targets import Mutation, kit
 from agents.tools import Made, ToolContext, ToolError, probe_made, rewrite, verify_made
 from agents.tools.annotate import label
-from agents.tools.calls import keep, reserve
+from agents.tools.calls import keep, reserve, strategy_of
 from agents.tools.verify import checked_spec
 from corpus.store.models import StepKind
 from sandbox.spec import Candidate
@@ -244,7 +244,7 @@ async def _make(
 async def _ask(tools: ToolContext, parent: Made) -> Made:
     """A faster version of `parent` from the model, told what the verifier measured."""
     assert parent.verdict is not None
-    strategy = parent.strategy.split(":", 1)[-1]
+    strategy = strategy_of(parent.strategy)
     result = await rewrite(
         tools,
         strategy,
