@@ -33,6 +33,10 @@ def _sampling(record: CallRecord) -> dict[str, Any]:
         values.pop("stop", None)
     if not values.get("ignore_eos"):
         values.pop("ignore_eos", None)
+    if record.response_format is not None:
+        values["response_format"] = record.response_format
+    if record.schema_refused:
+        values["schema_refused"] = record.schema_refused
     return values
 
 

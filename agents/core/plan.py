@@ -22,6 +22,7 @@ from jsonschema.exceptions import relevance
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.core.refs import REF_PATTERN, references
+from agents.llm.schema import strict, without_nulls
 
 _REF = {"type": "string", "pattern": REF_PATTERN}
 _MAX_ARG_PROBLEMS = 3
@@ -74,9 +75,10 @@ def plan_schema(tools: Sequence[ToolSpec], max_steps: int = 12) -> dict[str, Any
     """The JSON schema of a plan over `tools`, for structured outputs (vLLM/xgrammar).
 
     Each step is one of the tools' step shapes; wherever a tool's args schema types a field,
-    the field may also hold a `$N` reference. Only keywords that grammar back ends compile are
-    used (type, enum, const, anyOf, properties, required, items, min/maxItems, pattern,
-    additionalProperties); the tools' local `$ref`s are inlined.
+    the field may also hold a `$N` reference. The schema keeps to strict structured outputs'
+    rules (`agents.llm.schema`), which grammar back ends compile too: every field required, an
+    optional argument as `null` (dropped again by `load_step`), the tools' local `$ref`s
+    inlined.
     """
     if not tools:
         raise PlanError("a plan schema needs at least one tool")
@@ -101,10 +103,10 @@ def _step_schema(tool: ToolSpec) -> dict[str, Any]:
         "properties": {
             "id": {"type": "integer"},
             "tool": {"const": tool.name},
-            "args": args_schema(tool),
+            "args": strict(args_schema(tool)),
             "why": {"type": "string"},
         },
-        "required": ["id", "tool", "args"],
+        "required": ["id", "tool", "args", "why"],
         "additionalProperties": False,
     }
 
@@ -231,6 +233,8 @@ def load_plan(text: str) -> Plan:
     except json.JSONDecodeError as exc:
         raise PlanError(f"the plan is not valid JSON: {exc}") from exc
     try:
+        if isinstance(data, dict) and isinstance(data.get("steps"), list):
+            data = data | {"steps": [_given(step) for step in data["steps"]]}
         plan = Plan.model_validate(data)
     except ValidationError as exc:
         raise PlanError(f"the JSON is not a plan: {_first_error(exc)}") from exc
@@ -242,9 +246,20 @@ def load_plan(text: str) -> Plan:
 def load_step(data: Any) -> PlanStep:
     """One step from its decoded JSON; raises `PlanError` when it is not a step."""
     try:
-        return PlanStep.model_validate(data)
+        return PlanStep.model_validate(_given(data))
     except ValidationError as exc:
         raise PlanError(f"not a plan step: {_first_error(exc)}") from exc
+
+
+def _given(step: Any) -> Any:
+    """A step's JSON with what strict mode writes as `null` (an optional argument, or `why`,
+    not given) left out, so that the defaults apply."""
+    if not isinstance(step, dict):
+        return step
+    out = {k: v for k, v in step.items() if not (k == "why" and v is None)}
+    if isinstance(out.get("args"), dict):
+        out["args"] = without_nulls(out["args"])
+    return out
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -35,6 +35,7 @@ from agents.llm.errors import (
     ModelNotFound,
 )
 from agents.llm.protocol import (
+    SCHEMA_MODES,
     Assembler,
     ChatRequest,
     CompletionRequest,
@@ -89,6 +90,9 @@ class LLMClient:
         self._slots = asyncio.Semaphore(config.max_concurrency)
         self._model = config.model
         self._model_lock = asyncio.Lock()
+        self.schema_floor = 0
+        """Index in `SCHEMA_MODES` of the tightest mode the endpoint has not refused: once
+        refused, a mode is not tried again by this client."""
 
     async def __aenter__(self) -> LLMClient:
         return self
@@ -246,15 +250,37 @@ class CallStream:
         )
         try:
             self.record.model = self._request.model or await client.model_name()
-            body = encode(self._request, self.record.model)
-            path = "chat/completions" if chat else "completions"
-            self._response = await client._send("POST", path, body, deadline=self._deadline)
+            self._response = await self._send_stepping_down(chat)
             self.record.attempts = self._response.extensions.get("parforge.attempts", 1)
             self._lines = self._response.aiter_lines()
         except BaseException as exc:
             await self._finish(exc)
             raise
         return self
+
+    async def _send_stepping_down(self, chat: bool) -> httpx.Response:
+        """Send the request; where the endpoint refuses how its response schema went out, send
+        it again in the next looser mode (`SCHEMA_MODES`), and record what was refused."""
+        client, record = self._client, self.record
+        assert record is not None
+        path = "chat/completions" if chat else "completions"
+        has_schema = self._request.response_schema is not None
+        while True:
+            mode = SCHEMA_MODES[client.schema_floor]
+            body = encode(self._request, record.model, mode)
+            try:
+                response = await client._send("POST", path, body, deadline=self._deadline)
+            except LLMBadRequest as exc:
+                last = client.schema_floor == len(SCHEMA_MODES) - 1
+                if not has_schema or last or not refuses_schema(exc):
+                    raise
+                if SCHEMA_MODES[client.schema_floor] == mode:  # not already stepped down
+                    client.schema_floor += 1
+                record.schema_refused.append(f"{mode}: {exc}"[:300])
+                continue
+            if has_schema:
+                record.response_format = mode
+            return response
 
     def __aiter__(self) -> CallStream:
         return self
@@ -338,6 +364,16 @@ class CallStream:
             record.status = "cancelled"
         if self._client._on_record is not None:
             self._client._on_record(record)
+
+
+_SCHEMA_WORDS = ("schema", "response_format", "strict", "json_object", "structured", "guided")
+
+
+def refuses_schema(error: LLMBadRequest) -> bool:
+    """Whether a bad-request reply is about how the response schema was sent (the endpoint
+    does not take strict schemas, or JSON mode), not about the rest of the request."""
+    message = str(error).lower()
+    return any(word in message for word in _SCHEMA_WORDS)
 
 
 def status_error(status_code: int, body: str) -> LLMStatusError:

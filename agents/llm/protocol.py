@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from agents.llm.errors import LLMStreamError
+from agents.llm.schema import strict
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -67,11 +68,22 @@ class Sampling(BaseModel):
 
 
 class JsonSchema(BaseModel):
-    """Constrain the output to JSON that validates against `json_schema` (structured outputs)."""
+    """Constrain the output to JSON that validates against `json_schema` (structured outputs).
+
+    A strict schema is held to strict mode's rules (`agents.llm.schema.strict`) when it is
+    made, so every endpoint that implements OpenAI's strict structured outputs accepts it:
+    optional fields become required and nullable, and keywords strict mode lacks are dropped
+    (the reply's parser checks what they said)."""
 
     json_schema: dict[str, Any]
     name: str = "output"
     strict: bool = True
+
+    @model_validator(mode="after")
+    def _strict_rules(self) -> JsonSchema:
+        if self.strict:
+            self.json_schema = strict(self.json_schema)
+        return self
 
 
 class ChatRequest(BaseModel):
@@ -132,8 +144,16 @@ class Delta(BaseModel):
     """The tokens of `text` with their log-probabilities (when the request asked for them)."""
 
 
-def encode(request: Request, model: str) -> dict[str, Any]:
-    """Build the JSON body of a streaming request."""
+SchemaMode = Literal["strict", "loose", "json_object", "none"]
+SCHEMA_MODES: tuple[SchemaMode, ...] = ("strict", "loose", "json_object", "none")
+"""How a response schema is sent, from the tightest to none: strict structured outputs, the
+schema without `strict`, JSON mode (any object), nothing (the prompt asks for the JSON). A
+client steps down this list when an endpoint refuses a mode."""
+
+
+def encode(request: Request, model: str, schema_mode: SchemaMode = "strict") -> dict[str, Any]:
+    """Build the JSON body of a streaming request (`schema_mode`: how its response schema, if
+    any, is sent; a loose schema stays loose in every mode but `none`)."""
     s = request.sampling
     body: dict[str, Any] = {
         "model": model,
@@ -167,12 +187,18 @@ def encode(request: Request, model: str) -> dict[str, Any]:
             body["top_logprobs"] = s.logprobs
         else:
             body["logprobs"] = s.logprobs
-    if request.response_schema is not None:
+    rs = request.response_schema
+    if rs is not None and schema_mode == "json_object":
+        body["response_format"] = {"type": "json_object"}
+    elif rs is not None and schema_mode != "none":
         # The portable OpenAI field; vLLM maps it onto its structured-outputs engine.
-        rs = request.response_schema
         body["response_format"] = {
             "type": "json_schema",
-            "json_schema": {"name": rs.name, "schema": rs.json_schema, "strict": rs.strict},
+            "json_schema": {
+                "name": rs.name,
+                "schema": rs.json_schema,
+                "strict": rs.strict and schema_mode == "strict",
+            },
         }
     return body
 

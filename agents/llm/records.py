@@ -39,6 +39,11 @@ class CallRecord(BaseModel):
     latency_s: float = 0.0
     """Seconds from sending the request to the end of the call (or to its failure)."""
     attempts: int = 0
+    response_format: str | None = None
+    """How the response schema went out (`strict`, `loose`, `json_object`, `none`), when the
+    request had one: lower than `strict` when the endpoint refused the tighter modes."""
+    schema_refused: list[str] = Field(default_factory=list)
+    """The endpoint's refusals of tighter modes, in order (`strict: <its message>`)."""
     status: CallStatus = "ok"
     error: str | None = None
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ValidationError
 
 from agents.targets import kit
 from sandbox.spec import Target
@@ -28,7 +28,8 @@ class OutlineError(ValueError):
 
 class Outline(BaseModel):
     strategy: str
-    detail: str = Field(default="", max_length=DETAIL_CHARS)
+    detail: Annotated[str, AfterValidator(lambda text: text[:DETAIL_CHARS])] = ""
+    """One sentence (clipped: an endpoint in strict mode cannot hold a reply to a length)."""
     origin: Literal["model", "catalogue"] = "model"
     """Who proposed it: the model, or the catalogue filling a place after a merge."""
 

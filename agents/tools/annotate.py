@@ -20,7 +20,7 @@ from agents.analysis import default_choices as first_options
 from agents.llm import ChatRequest, JsonSchema, Sampling
 from agents.prompts.translate import annotate_messages
 from agents.targets import kit
-from agents.tools.base import ToolContext, ToolError
+from agents.tools.base import StepOutput, ToolContext, ToolError
 from agents.tools.calls import ask, keep, reserve
 from agents.tools.examples import example_sources
 from corpus.store.models import StepKind
@@ -30,7 +30,7 @@ class AnnotateArgs(BaseModel):
     function: str | None = None
     """Only the loops of this function (None: every function)."""
     mode: Literal["model", "analysis"] = "model"
-    examples: Any = None
+    examples: StepOutput = None
     """The result of an `examples` step (verified code of similar loops), or nothing."""
 
 

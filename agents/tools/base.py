@@ -14,10 +14,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Protocol
 
-from pydantic import BaseModel, BeforeValidator
+from pydantic import BaseModel, BeforeValidator, WithJsonSchema
 
 from agents.analysis import Program
-from agents.core import Ledger, ToolSpec
+from agents.core import REF_PATTERN, Ledger, ToolSpec
 from agents.judge import Judge
 from agents.llm import LLMClient
 from agents.trace import Trace
@@ -154,6 +154,10 @@ def ref_id(value: Any, key: str = "candidate_id") -> Any:
 
 CandidateRef = Annotated[int, BeforeValidator(ref_id)]
 """A candidate's id as a tool argument: the id itself, or an earlier step's result (`$N`)."""
+
+StepOutput = Annotated[Any, WithJsonSchema({"type": "string", "pattern": REF_PATTERN})]
+"""An earlier step's whole result as a tool argument: in the plan, its `$N` (a typed field, as
+strict structured outputs require); by the time the tool runs, the result itself."""
 
 
 class Registry:

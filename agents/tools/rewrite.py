@@ -6,7 +6,7 @@ the analysis cannot annotate, such as a scan that needs a two-pass blocked rewri
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import BaseModel
 
@@ -17,7 +17,7 @@ from agents.llm import ChatRequest, Sampling
 from agents.prompts.translate import loop_facts, rewrite_messages
 from agents.targets import kit
 from agents.tools.annotate import CandidateResult
-from agents.tools.base import TaskView, ToolContext, ToolError
+from agents.tools.base import StepOutput, TaskView, ToolContext, ToolError
 from agents.tools.calls import ask, keep, reserve
 from agents.tools.examples import example_sources
 
@@ -25,7 +25,7 @@ from agents.tools.examples import example_sources
 class RewriteArgs(BaseModel):
     strategy: str = ""
     """How to parallelise (empty: the target's first strategy)."""
-    examples: Any = None
+    examples: StepOutput = None
 
 
 class Rewrite:

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from agents.tools.base import CandidateRef, Made, ToolContext, ToolError
+from agents.tools.base import CandidateRef, Made, StepOutput, ToolContext, ToolError
 from agents.tools.calls import reserve
 from agents.trace import Step
 from agents.trajectory import VERIFY, verdict_summary, verify_arguments
@@ -25,7 +25,7 @@ from sandbox.verdict import BuildReport, Status, Verdict
 class VerifyArgs(BaseModel):
     candidate: CandidateRef
     """The candidate's id, or "$N" of the step that made it."""
-    tests: Any = None
+    tests: StepOutput = None
     """"$N" of a `tests` step, to wait for the generated tests first."""
 
 

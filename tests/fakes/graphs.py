@@ -84,6 +84,8 @@ class RoutedLLM(FakeLLMServer):
     async def handle(self, request: httpx.Request) -> httpx.Response:
         if not request.url.path.endswith("/models"):
             body = json.loads(request.content)
+            if self._refused(body.get("response_format")):
+                return await super().handle(request)  # refused before any reply is taken
             kind = (body.get("response_format") or {}).get("json_schema", {}).get("name", "code")
             kind = kind if kind in self.routes else "code"
             self.kinds.append(kind)

@@ -87,6 +87,11 @@ class FakeLLMServer:
         self.streams: list[FakeStream] = []
         self.max_in_flight = 0
         """Most streams open at once (the client's concurrency limit caps it)."""
+        self.refuses: set[str] = set()
+        """Response formats it answers 400 to, as an endpoint without them does: `strict`
+        (a strict json_schema), `json_schema` (any), `json_object`."""
+        self.context_window: int | None = None
+        """`max_model_len` in its `/models` entries (vLLM reports it), when set."""
 
     def script(self, *replies: Reply) -> None:
         self.replies.extend(replies)
@@ -97,13 +102,19 @@ class FakeLLMServer:
     async def handle(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path
         if path.endswith("/models"):
-            data = [
+            data: list[dict[str, Any]] = [
                 {"id": FAKE_MODEL, "object": "model", "parent": None},
                 {"id": FAKE_ADAPTER, "object": "model", "parent": FAKE_MODEL},
             ]
+            if self.context_window is not None:
+                for entry in data:
+                    entry["max_model_len"] = self.context_window
             return httpx.Response(200, json={"object": "list", "data": data})
         body = json.loads(request.content)
         self.requests.append(body)
+        refused = self._refused(body.get("response_format"))
+        if refused:
+            return _error(400, refused, "BadRequestError")
         reply = self.replies.popleft() if self.replies else Reply()
         if reply.connect_error:
             raise httpx.ConnectError("connection refused", request=request)
@@ -119,6 +130,19 @@ class FakeLLMServer:
         )
         self.streams.append(stream)
         return httpx.Response(200, stream=stream, headers={"content-type": "text/event-stream"})
+
+    def _refused(self, fmt: dict[str, Any] | None) -> str:
+        """Why the endpoint refuses a response format ("": it takes it)."""
+        if not fmt:
+            return ""
+        if fmt.get("type") == "json_object" and "json_object" in self.refuses:
+            return "response_format json_object is not supported by this model"
+        if fmt.get("type") == "json_schema":
+            if "json_schema" in self.refuses:
+                return "response_format json_schema is not supported"
+            if fmt["json_schema"].get("strict") and "strict" in self.refuses:
+                return "Invalid schema for response_format 'plan': strict mode is not supported"
+        return ""
 
 
 def _error(

@@ -8,13 +8,22 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from agents.core import Plan, PlanError, PlanStep, parse_plan, plan_schema, validate_plan
+from agents.llm.schema import STRICT_KEYWORDS, strict_problems
 from tests.fakes.plans import GOOD_PLAN, TOOLS
 
-ALLOWED = {
-    "type", "enum", "const", "anyOf", "properties", "required", "items", "minItems",
-    "maxItems", "pattern", "additionalProperties",
-    "title", "default", "description",  # annotations that grammar back ends ignore
-}  # fmt: skip
+
+def as_strict(plan: dict) -> dict:
+    """`plan` as a strict-mode decoder writes it: every field present, `null` for an optional
+    argument not given, `why` always."""
+    args = {t.name: t.args_schema.get("properties", {}) for t in TOOLS}
+    return {
+        "steps": [
+            step
+            | {"why": step.get("why", "")}
+            | {"args": {k: step["args"].get(k) for k in args[step["tool"]]}}
+            for step in plan["steps"]
+        ]
+    }
 
 
 def _checker(max_steps: int = 12) -> Draft202012Validator:
@@ -38,7 +47,7 @@ def _keywords(node: object, found: set[str]) -> set[str]:
 
 
 def test_the_schema_accepts_a_good_plan_with_references_in_typed_fields():
-    assert list(_checker().iter_errors(GOOD_PLAN)) == []
+    assert list(_checker().iter_errors(as_strict(GOOD_PLAN))) == []
 
 
 @pytest.mark.parametrize(
@@ -61,16 +70,24 @@ def test_the_schema_rejects_bad_steps(why, step):
 
 
 def test_the_schema_bounds_the_number_of_steps():
-    step = GOOD_PLAN["steps"][0]
+    step = as_strict(GOOD_PLAN)["steps"][0]
     assert list(_checker().iter_errors({"steps": []}))
     assert list(_checker(max_steps=2).iter_errors({"steps": [step, step, step]}))
     assert list(_checker().iter_errors({"steps": [step], "note": "extra"}))
 
 
-def test_the_schema_uses_only_keywords_grammar_back_ends_compile():
-    used = _keywords(plan_schema(TOOLS), set())
-    assert used <= ALLOWED, used - ALLOWED
+def test_the_schema_keeps_to_strict_structured_outputs_rules():
+    """OpenAI's strict mode refuses optional properties, a value of no type and keywords such
+    as `default`; a refusal would send every plan to the default plan."""
+    assert strict_problems(plan_schema(TOOLS)) == []
+    assert _keywords(plan_schema(TOOLS), set()) <= STRICT_KEYWORDS
     assert "$ref" not in json.dumps(plan_schema(TOOLS))  # nested models inlined
+
+
+def test_a_strict_reply_leaves_out_what_it_wrote_as_null():
+    plan = parse_plan(json.dumps(as_strict(GOOD_PLAN)), TOOLS)
+    assert plan.steps[1].args == {"strategy": "loops", "loops": ["$1.loops"]}
+    assert plan.steps[0].why == "" and plan.steps[2].why == "a second strategy in parallel"
 
 
 def test_a_valid_plan_has_no_problems():

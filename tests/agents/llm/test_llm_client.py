@@ -87,13 +87,63 @@ async def test_json_schema_is_sent_as_response_format(
 ) -> None:
     schema = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
     fake_llm.script(Reply(texts=['{"x": 3}']))
-    async with client(fake_llm, llm_config) as llm:
+    records: list[CallRecord] = []
+    async with client(fake_llm, llm_config, records) as llm:
         gen = await llm.chat(chat(response_schema=JsonSchema(json_schema=schema, name="plan")))
     assert gen.parse_json() == {"x": 3}
+    sent = schema | {"additionalProperties": False}  # strict mode's rules, applied
     assert fake_llm.requests[0]["response_format"] == {
         "type": "json_schema",
-        "json_schema": {"name": "plan", "schema": schema, "strict": True},
+        "json_schema": {"name": "plan", "schema": sent, "strict": True},
     }
+    assert records[0].response_format == "strict" and records[0].schema_refused == []
+
+
+@pytest.mark.parametrize(
+    ("refuses", "used"),
+    [
+        ({"strict"}, "loose"),
+        ({"json_schema"}, "json_object"),
+        ({"json_schema", "json_object"}, "none"),
+    ],
+)
+async def test_an_endpoint_that_refuses_a_schema_mode_gets_the_next_looser_one(
+    fake_llm: FakeLLMServer, llm_config: LLMConfig, refuses: set[str], used: str
+) -> None:
+    """An endpoint without strict structured outputs answers 400: the call goes out again in
+    the next looser mode, the record says which and why, and the next call starts there."""
+    schema = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
+    fake_llm.refuses = refuses
+    records: list[CallRecord] = []
+    request = chat(response_schema=JsonSchema(json_schema=schema, name="plan"))
+    async with client(fake_llm, llm_config, records) as llm:
+        await llm.chat(request)
+        sent_first = len(fake_llm.requests)
+        await llm.chat(request)
+    assert [r.response_format for r in records] == [used, used]
+    assert records[0].schema_refused and records[0].schema_refused[0].startswith("strict:")
+    assert records[1].schema_refused == []  # the refused modes are not tried again
+    assert len(fake_llm.requests) == sent_first + 1
+    last = fake_llm.requests[-1].get("response_format")
+    expected = {
+        "loose": "json_schema",
+        "json_object": "json_object",
+        "none": None,
+    }[used]
+    assert (last or {}).get("type") == expected
+    if used == "loose":
+        assert last["json_schema"]["strict"] is False
+
+
+async def test_a_bad_request_about_something_else_is_not_retried_looser(
+    fake_llm: FakeLLMServer, llm_config: LLMConfig
+) -> None:
+    schema = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
+    fake_llm.script(Reply(status=400, error="maximum context length is 2048 tokens"))
+    async with client(fake_llm, llm_config) as llm:
+        with pytest.raises(LLMBadRequest):
+            await llm.chat(chat(response_schema=JsonSchema(json_schema=schema, name="plan")))
+    assert len(fake_llm.requests) == 1
 
 
 @pytest.mark.parametrize("kind", ["chat", "completion"])

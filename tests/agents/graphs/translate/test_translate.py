@@ -443,3 +443,27 @@ async def test_an_annotation_that_fails_again_is_escalated_to_a_rewrite(engine, 
     asked = next(r for r in fake.requests if "Write a corrected version" in json.dumps(r))
     text = json.dumps(asked["messages"])
     assert "keep OpenMP directives on loops L" in text and "]:L" not in text
+
+
+async def test_an_endpoint_that_refuses_strict_schemas_still_gets_the_models_plan(
+    engine, llm_config
+):
+    """A refused strict schema once meant every plan went to the default plan, silently: the
+    plan goes out again without `strict`, and its stored step says so."""
+    fake = RoutedLLM()
+    fake.refuses = {"strict"}
+    plan = {"steps": [{"id": 1, "tool": "annotate", "args": {"mode": "model"}, "why": "w"}]}
+    fake.routes["plan"].append(Reply(texts=[json.dumps(plan)]))
+    task_id = submit(engine)
+    task = await run_one(
+        engine, runner(fake, llm_config, ScriptedJudge(passes_with_reduction)), task_id
+    )
+
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    assert "default plan used" not in (task.reason or "")
+    steps, _ = stored(engine, task_id)
+    stored_plan = next(s for s in steps if s.name == "plan")
+    assert stored_plan.sampling["response_format"] == "loose"
+    assert stored_plan.sampling["schema_refused"][0].startswith("strict: ")
+    formats = [(r.get("response_format") or {}).get("json_schema", {}) for r in fake.requests]
+    assert [f.get("strict") for f in formats if f.get("name") == "plan"] == [True, False]

@@ -1,0 +1,86 @@
+"""Strict structured outputs: the rules every schema the agent sends keeps to."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.analysis import analyse, choice_schema
+from agents.core import plan_schema
+from agents.llm import JsonSchema
+from agents.llm.schema import strict, strict_problems
+from agents.reasoning.outlines import outline_schema
+from agents.tools import registry
+from agents.tools.distribute import _schema as loops_schema
+from sandbox.spec import Language, Target
+
+pytestmark = pytest.mark.unit
+
+SOURCE = """#include <stdio.h>
+int main(void) {
+    double a[1000], s = 0;
+    for (int i = 0; i < 1000; i++) a[i] = i * 0.5;
+    for (int i = 0; i < 1000; i++) s += a[i];
+    printf("%f\\n", s);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", [Target.OPENMP, Target.MPI, Target.CUDA])
+def test_every_schema_the_agent_sends_keeps_to_strict_mode(target: Target) -> None:
+    loops = analyse(SOURCE, Language.C).loops
+    sent = {
+        "plan": plan_schema(registry(target).specs(), 10),
+        "choices": choice_schema(loops),
+        "loops": loops_schema([loop.id for loop in loops]),
+        "outlines": outline_schema(target, 4),
+    }
+    for name, schema in sent.items():
+        assert strict_problems(JsonSchema(json_schema=schema, name=name).json_schema) == [], name
+    assert strict_problems(sent["plan"]) == []  # the plan's own schema, unconverted
+
+
+def test_the_rules_are_checked() -> None:
+    ok = {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}},
+        "required": ["a"],
+        "additionalProperties": False,
+    }
+    assert strict_problems(ok) == []
+    optional = ok | {"required": []}
+    open_object = {k: v for k, v in ok.items() if k != "additionalProperties"}
+    untyped = ok | {"properties": {"a": {}}}
+    defaulted = ok | {"properties": {"a": {"type": "integer", "default": 1}}}
+    union_root = {"anyOf": [ok, ok]}
+    deep: dict = {"type": "string"}
+    for _ in range(11):
+        deep = {
+            "type": "object",
+            "properties": {"x": deep},
+            "required": ["x"],
+            "additionalProperties": False,
+        }
+    for bad in (optional, open_object, untyped, defaulted, union_root, deep):
+        assert strict_problems(bad), bad
+
+
+def test_strict_makes_optional_fields_required_and_nullable() -> None:
+    loose = {
+        "type": "object",
+        "title": "Args",
+        "properties": {
+            "n": {"type": "integer", "default": 4},
+            "tag": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+            "ids": {"type": "array", "items": {"enum": ["L1"]}, "uniqueItems": True},
+        },
+        "required": ["ids"],
+    }
+    out = strict(loose)
+    assert strict_problems(out) == []
+    assert out["required"] == ["n", "tag", "ids"] and out["additionalProperties"] is False
+    assert out["properties"]["n"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+    assert out["properties"]["tag"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    assert out["properties"]["ids"] == {"type": "array", "items": {"enum": ["L1"]}}
+    with pytest.raises(ValueError, match="no type"):
+        strict({"type": "object", "properties": {"x": {}}})
