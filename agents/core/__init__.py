@@ -5,7 +5,17 @@ No HTTP, containers or database here; the graph nodes bring those and call into 
 """
 
 from agents.core.budget import Budget, Ledger, Spent
-from agents.core.join import Decision, Observation, best, decide, evidence, progress, rank
+from agents.core.join import (
+    Decision,
+    Observation,
+    best,
+    decide,
+    evidence,
+    faster,
+    progress,
+    rank,
+    top_speedup,
+)
 from agents.core.plan import (
     Plan,
     PlanError,
@@ -39,6 +49,7 @@ __all__ = [
     "best",
     "decide",
     "evidence",
+    "faster",
     "parse_plan",
     "plan_schema",
     "progress",
@@ -46,5 +57,6 @@ __all__ = [
     "references",
     "run_plan",
     "substitute",
+    "top_speedup",
     "validate_plan",
 ]

@@ -94,14 +94,16 @@ class Ledger:
     def charge_repair(self) -> None:
         self.spent.repairs += 1
 
-    def exhausted(self) -> str | None:
-        """Why the run must stop (`token budget of 20000 spent`), or None while it may go on."""
+    def exhausted(self, kind: Kind | None = None) -> str | None:
+        """Why the run must stop (`token budget of 20000 spent`), or None while it may go on;
+        `kind`: what is about to be spent, where that matters: a spent candidate budget stops
+        the making of candidates, not the verification of those already made."""
         b, s = self.budget, self.spent
         if b.tokens is not None and s.tokens >= b.tokens:
             return f"token budget of {b.tokens} spent"
         if b.time_s is not None and self.elapsed >= b.time_s:
             return f"time budget of {b.time_s:g}s spent"
-        if b.candidates is not None and s.candidates >= b.candidates:
+        if b.candidates is not None and s.candidates >= b.candidates and kind != "sandbox_run":
             return f"candidate budget of {b.candidates} spent"
         if b.sandbox_runs is not None and s.sandbox_runs >= b.sandbox_runs:
             return f"sandbox-run budget of {b.sandbox_runs} spent"

@@ -111,6 +111,31 @@ def best_of(verdicts: Mapping[int, Verdict]) -> int | None:
     return None if winner is None else int(winner.candidate_id)
 
 
+def top_speedup(verdict: Verdict | None) -> float:
+    """The speedup at the highest thread or rank count the runs could use (within the cores
+    they had, not flagged as beyond them); 0 when not passed or not timed."""
+    timing = verdict.timing if verdict is not None and verdict.passed else None
+    if timing is None:
+        return 0.0
+    counts = [
+        n
+        for n in timing.speedup
+        if n not in timing.above_cores and (timing.cores is None or n <= max(1.0, timing.cores))
+    ]
+    return timing.speedup[max(counts)] if counts else 0.0
+
+
+def faster(verdict: Verdict | None) -> bool:
+    """Whether a passed candidate is faster than the original: at its best plausible count,
+    every paired timing run (the lowest paired ratio) beat the original, not only the median."""
+    timing = verdict.timing if verdict is not None and verdict.passed else None
+    if timing is None or timing.best_workers is None:
+        return False
+    n = timing.best_workers
+    lowest = (timing.spread.get(n) or [timing.speedup[n]])[0]
+    return lowest > 1.0
+
+
 def decide(
     observations: Sequence[Observation], ledger: Ledger, *, repair_width: int = 2
 ) -> Decision:

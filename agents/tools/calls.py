@@ -20,7 +20,7 @@ def reserve(ctx: ToolContext, kind: Literal["candidate", "sandbox_run"]) -> None
     """Charge one candidate or sandbox run before starting it; `BudgetSpent` when none is left.
     Checked and charged with no await in between, so steps that start together cannot all
     squeeze through the last unit of the budget."""
-    spent = ctx.work.ledger.exhausted()
+    spent = ctx.work.ledger.exhausted(kind)
     if spent is not None:
         raise BudgetSpent(f"not run: the {spent}")
     if kind == "candidate":

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from sqlmodel import Session
 
+from agents.core import faster
 from agents.evolve.summary import evolution_summary
 from agents.reasoning import reasoning_summary
 from corpus.store import tasks
 from corpus.store.models import JobStatus
 from corpus.store.tasks import ANY_OWNER, Owner
+from sandbox.verdict import Verdict
 
 STATUS = {
     JobStatus.SUCCEEDED: "verified",
@@ -31,6 +33,10 @@ class BestVerdict(BaseModel):
     race_free: bool
     speedup: dict[str, float]
     """Speedup over the original per thread or rank count."""
+    faster: bool
+    """Faster than the original: at its best plausible count every paired timing run beat
+    the original (`agents.core.faster`). False for a verified program that is not: said, not
+    hidden behind "verified"."""
     reason: str
 
 
@@ -84,6 +90,7 @@ def summarize(session: Session, task_id: str, owner: Owner = ANY_OWNER) -> TaskS
                 status=verdict.get("status"),
                 race_free=bool((verdict.get("concurrency") or {}).get("ok")),
                 speedup=(verdict.get("timing") or {}).get("speedup", {}),
+                faster=_faster(verdict),
                 reason=verdict.get("reason", ""),
             ),
         ),
@@ -100,3 +107,11 @@ def summarize(session: Session, task_id: str, owner: Owner = ANY_OWNER) -> TaskS
         ),
         evolution=evolution_summary(evolution if isinstance(evolution, dict) else None),
     )
+
+
+def _faster(data: dict[str, Any]) -> bool:
+    """`agents.core.faster` of a stored verdict (False for one this version cannot read)."""
+    try:
+        return faster(Verdict.model_validate(data))
+    except ValidationError:
+        return False

@@ -218,4 +218,10 @@ def _print(summary: TaskSummary) -> None:
         f"race-free {best.verdict.race_free}, speedup {speedups or 'not timed'}",
         highlight=False,
     )
+    if not best.verdict.faster:
+        console.print(
+            "[bold yellow]warning[/]: verified, but not faster than the original "
+            f"(speedup {speedups or 'not timed'}; every paired timing run must beat it)",
+            highlight=False,
+        )
     out.print(best.source, markup=False, highlight=False)

@@ -75,3 +75,14 @@ class GraphConfig(Checks):
     evolve: bool = False
     """Evolve the first verified candidate for speed; a task's own option wins."""
     evolution: EvolveConfig = Field(default_factory=EvolveConfig)
+    speed_target: float = Field(default=1.2, ge=0)
+    """A run whose best verified candidate is slower than this at the highest thread or rank
+    count the host's cores allow hunts for a faster one (0: never), within `speed_hunt`."""
+    speed_hunt: EvolveConfig = Field(
+        default_factory=lambda: EvolveConfig(
+            generations=1, evaluations=3, children=3, parents=1, plateau=1, time_s=30.0
+        )
+    )
+    """The speed hunt's own budget: one short evolution (parameter mutations and, with a
+    model, a faster rewrite), bounded so a run that already verified stays within about 30 s
+    of it. A task that asks for evolution evolves instead."""

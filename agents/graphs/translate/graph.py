@@ -3,18 +3,23 @@
 START → analyse ─┬→ plan_and_run ─┬→ join ─ finish ──────────────→ END
                  └→ reason ───────┘    ├─ replan ─→ plan_and_run     ↑
                     (K > 0)            ├─ repair ×k (Send) ─→ join   │
-                                       └─ evolve (a candidate passed) ┘
+                                       ├─ evolve (a candidate passed) ┤
+                                       └─ hunt (it passed, slowly) ───┘
 
 `reason` runs the reasoning-threads subgraph (`agents.graphs.reasoning`) beside the first
 plan when a task asks for threads, and the join ranks both branches' candidates. `evolve` is
 the evolution subgraph (`agents.graphs.evolve`): when a task asks for it, the passing
-candidates seed a search for faster ones, one checkpointed step per generation. This graph
-owns both adapters; the subgraphs know only the shared run context (`agents.graphs.shared`),
-and all of them are compiled by `build()`, never at import.
+candidates seed a search for faster ones, one checkpointed step per generation. `hunt` is the
+same subgraph on the speed hunt's small budget (`GraphConfig.speed_hunt`), taken when no
+evolution was asked for and the best verified candidate is slower than the speed target at the
+highest count the cores allow: a run does not stop at its first passing candidate however slow.
+This graph owns the adapters; the subgraphs know only the shared run context
+(`agents.graphs.shared`), and all of them are compiled by `build()`, never at import.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -23,9 +28,10 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from agents.core import evidence
+from agents.core import best, evidence, top_speedup
 from agents.graphs import evolve, reasoning
 from agents.graphs.shared.context import RunContext
+from agents.graphs.shared.observations import as_core
 from agents.graphs.translate import nodes
 from agents.graphs.translate.state import TranslateState
 from sandbox.verdict import Verdict
@@ -55,7 +61,47 @@ def route(state: TranslateState) -> Any:
             for item in state.get("observations", [])
             if item["candidate_id"] in wanted
         ] or END
-    return "evolve" if evolve_wanted(state) else END
+    if evolve_wanted(state):
+        return "evolve"
+    return "hunt" if hunt_wanted(state) else END
+
+
+def hunt_wanted(state: TranslateState) -> bool:
+    """Whether the run hunts for speed: no evolution asked for or run, a candidate passed,
+    and the best is slower than the speed target at the highest count the cores allow."""
+    target = state.get("speed_target") or 0.0
+    if target <= 0 or state.get("evolve") or state.get("evolution"):
+        return False
+    winner = best(as_core(item) for item in state.get("observations", []))
+    return winner is not None and top_speedup(winner.verdict) < target
+
+
+def hunt_node(evolution: CompiledStateGraph[Any, Any, Any, Any]) -> Any:
+    """The `hunt` node: the evolution subgraph on the speed hunt's budget."""
+
+    async def hunt(state: TranslateState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        ctx = runtime.context
+        config = ctx.config.model_copy(update={"evolution": ctx.config.speed_hunt})
+        # The hunt's own reserve, beside what the run had: each evaluation may take a candidate,
+        # its probe, its verification and two confirming verifications.
+        ledger = ctx.tools.work.ledger
+        n = config.evolution.evaluations
+        room = {
+            "candidates": None if ledger.budget.candidates is None else ledger.spent.candidates + n,
+            "sandbox_runs": None
+            if ledger.budget.sandbox_runs is None
+            else ledger.spent.sandbox_runs + 4 * n,
+        }
+        ledger.budget = ledger.budget.model_copy(update=room)
+        result = await evolution.ainvoke(
+            {"observations": state.get("observations", [])},
+            {"recursion_limit": 16 + 2 * config.evolution.generations},
+            context=replace(ctx, config=config),
+        )
+        record = dict(result["evolution"]) | {"hunt": True}
+        return {"evolution": record, "ledger": ctx.tools.work.ledger.snapshot()}
+
+    return hunt
 
 
 def evolve_wanted(state: TranslateState) -> bool:
@@ -108,7 +154,9 @@ def build(
     graph.add_edge("plan_and_run", "join")
     graph.add_edge("reason", "join")
     graph.add_node("evolve", evolve.build())
-    graph.add_conditional_edges("join", route, ["plan_and_run", "repair", "evolve", END])
+    graph.add_node("hunt", hunt_node(evolve.build()))
+    graph.add_conditional_edges("join", route, ["plan_and_run", "repair", "evolve", "hunt", END])
     graph.add_edge("repair", "join")
     graph.add_edge("evolve", END)
+    graph.add_edge("hunt", END)
     return graph.compile(checkpointer=checkpointer)

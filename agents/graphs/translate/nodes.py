@@ -45,6 +45,7 @@ async def analyse(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
         "repair_rounds": 0,
         "reasoning_threads": ctx.reasoning_threads,
         "evolve": ctx.evolve,
+        "speed_target": ctx.config.speed_target if not ctx.evolve else 0.0,
         "ledger": ctx.tools.work.ledger.snapshot(),
     }
 

@@ -30,5 +30,7 @@ class TranslateState(TypedDict, total=False):
     """What the reasoning threads did (threads, pruned, tokens generated and saved)."""
     evolve: bool
     """Evolve the passing candidates for speed once the join finishes."""
+    speed_target: float
+    """Hunt for speed when the best verified candidate is slower than this (0: never)."""
     evolution: dict[str, Any]
     """The evolution's record (`agents.evolve.record`): archive, best, history, counters."""

@@ -83,3 +83,13 @@ def test_a_snapshot_round_trip_keeps_counts_and_time_used():
     later.now += 15
     assert resumed.exhausted() == "time budget of 60s spent"
     assert resumed.time_left() == 0.0
+
+
+def test_a_spent_candidate_budget_still_lets_the_last_candidate_be_verified():
+    """The last candidate the budget allowed was once refused its verification: a spent
+    candidate budget stops making candidates, not checking them."""
+    ledger = Ledger(Budget(candidates=1, sandbox_runs=3))
+    ledger.charge_candidate()
+    assert ledger.exhausted() == "candidate budget of 1 spent"
+    assert ledger.exhausted("candidate") == "candidate budget of 1 spent"
+    assert ledger.exhausted("sandbox_run") is None

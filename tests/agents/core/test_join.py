@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from agents.core import Budget, Ledger, Observation, best, decide, evidence, rank
+from agents.core import (
+    Budget,
+    Ledger,
+    Observation,
+    best,
+    decide,
+    evidence,
+    faster,
+    rank,
+    top_speedup,
+)
 from sandbox.spec import Target
 from sandbox.verdict import (
     BuildReport,
@@ -240,3 +250,19 @@ def test_evidence_is_cut_to_its_limit():
     text = evidence(many, max_chars=500)
     assert len(text) <= 500 and text.endswith("[evidence cut]")
     assert "(+35 more)" in evidence(many, max_chars=10_000)
+
+
+def test_faster_needs_every_paired_run_to_beat_the_original_and_top_speedup_the_top_count():
+    def passed(speedup: dict[int, float], spread: dict[int, list[float]], **kw: object) -> Verdict:
+        timing = Timing(reference_s=1.0, speedup=speedup, spread=spread, **kw)  # type: ignore[arg-type]
+        return Verdict(target=Target.OPENMP, status=Status.PASSED, timing=timing)
+
+    clear = passed({1: 1.0, 2: 1.6}, {1: [0.97, 1.02], 2: [1.4, 1.7]})
+    noisy = passed({1: 1.0, 2: 1.1}, {1: [0.97, 1.02], 2: [0.96, 1.2]})
+    assert faster(clear) and not faster(noisy)
+    assert top_speedup(clear) == 1.6
+    # 4 threads on 2 cores: the top count the cores allow is 2.
+    capped = passed({2: 1.5, 4: 1.3}, {2: [1.4, 1.6], 4: [1.2, 1.4]}, cores=2.0)
+    assert top_speedup(capped) == 1.5
+    assert not faster(Verdict(target=Target.OPENMP, status=Status.WRONG_ANSWER))
+    assert top_speedup(None) == 0.0

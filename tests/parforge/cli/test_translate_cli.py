@@ -239,5 +239,36 @@ def test_translate_hands_back_a_verified_program_as_json(translate, sandbox_imag
     assert summary["status"] == "verified", summary["reason"]
     best = summary["best"]
     assert best["verdict"]["status"] == "passed" and best["verdict"]["race_free"] is True
+    assert isinstance(best["verdict"]["faster"], bool)
     assert "#pragma omp parallel for reduction(+:total)" in best["source"]
     assert summary["llm_calls"] == 0 and summary["tool_calls"] >= 2 and summary["candidates"] >= 1
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_verified_program_that_is_not_faster_says_so(monkeypatch, fast):
+    from io import StringIO
+
+    from rich.console import Console
+
+    from parforge.app.summary import BestCandidate, BestVerdict, TaskSummary
+
+    said = StringIO()
+    monkeypatch.setattr(translate_cmd, "console", Console(file=said, width=200))
+    monkeypatch.setattr(translate_cmd, "out", Console(file=StringIO()))
+    verdict = BestVerdict(
+        status="passed", race_free=True, speedup={"2": 0.68}, faster=fast, reason=""
+    )
+    summary = TaskSummary(
+        task_id="t",
+        status="verified",
+        reason="",
+        best=BestCandidate(candidate_id=1, strategy="annotate", source="x", verdict=verdict),
+        candidates=1,
+        llm_calls=0,
+        tool_calls=2,
+        tokens=0,
+        reasoning=None,
+        evolution=None,
+    )
+    translate_cmd._print(summary)
+    assert ("not faster than the original" in said.getvalue()) is not fast

@@ -346,3 +346,41 @@ async def test_an_interrupted_evolution_resumes_at_its_generation(engine, llm_co
     assert sorted(numbers) == [1, 2, 3]  # generation 1 was not run again
     evolution = evolution_of(engine, task_id)
     assert evolution["generations"] == 3
+
+
+def hunting(llm_config: Any, verifier: Any, target: float, **config: Any) -> GraphRunner:
+    fake = RoutedLLM()
+    graph = GraphConfig(planner=False, use_model=False, speed_target=target, **config)
+    return GraphRunner(LLMClient(llm_config, transport=fake.transport()), verifier, graph)
+
+
+async def test_a_slow_first_pass_is_followed_by_a_bounded_hunt_for_speed(engine, llm_config):
+    """The run once ended at its first passing candidate however slow (the demo printed a
+    verified 0.99x): below the speed target it hunts, on its own small budget (the run's
+    candidate budget has room for one more only, whose verification would find it spent)."""
+
+    def first_is_slow(source: str) -> Verdict:
+        """The analysis's plain annotation is slow; any of its mutants is fast."""
+        pragmas = [line for line in source.splitlines() if "#pragma omp" in line]
+        plain = all(
+            p.count("(") == p.count("schedule(static)") + p.count("reduction(") for p in pragmas
+        )
+        return timed(1.3) if plain else timed(1.9)
+
+    task_id = submit(engine)
+    runner = hunting(llm_config, ScriptedJudge(first_is_slow), 1.5, candidates=2)
+    task = await run_one(engine, runner, task_id)
+
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    evolution = evolution_of(engine, task_id)
+    assert evolution["generations"] == 1 and 2 <= evolution["evaluations"] <= 3
+    assert evolution["first_speedup"] == 1.3 and evolution["best_speedup"] == 1.9
+    assert task.best_candidate_id == evolution["best_candidate_id"]
+
+
+async def test_a_fast_enough_first_pass_ends_the_run(engine, llm_config):
+    task_id = submit(engine)
+    task = await run_one(engine, hunting(llm_config, ScriptedJudge(by_schedule), 1.2), task_id)
+    assert task.status == JobStatus.SUCCEEDED
+    steps, _ = stored(engine, task_id)
+    assert not any(s.name == "evolution" for s in steps)
