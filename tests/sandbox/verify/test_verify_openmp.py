@@ -150,6 +150,11 @@ RACY = {
 async def test_races_of_several_kinds_are_found(verify_sandbox, kind):
     body, variable = RACY[kind]
     v = await verify(verify_sandbox, openmp_spec(), candidate(body), timing=False)
+    if v.status is Status.WRONG_ANSWER and kind == "missing reduction":
+        # The race spoiled the sum at some thread count before the race checker ran: rejected
+        # all the same, by the tests (a loaded host makes this likelier).
+        assert "depends on the thread count" in v.reason, v.reason
+        return
     assert v.status is Status.RACE, (v.status, v.reason)
     assert v.concurrency is not None and not v.concurrency.ok
     assert any(f.variable == variable for f in v.concurrency.findings), v.concurrency.findings
