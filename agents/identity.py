@@ -13,6 +13,9 @@ class Identity:
 
     model: str
     adapter: str | None = None
+    context_window: int | None = None
+    """Tokens the model's context holds: the endpoint's `max_model_len` (vLLM), else the
+    configured `LLMConfig.context_window`, else None (unknown)."""
 
 
 async def identify(llm: LLMClient) -> Identity:
@@ -22,6 +25,11 @@ async def identify(llm: LLMClient) -> Identity:
     except LLMStatusError:
         served = []  # an endpoint without /models: the configured name is all we know
     name = await llm.model_name() if llm.config.model is None else llm.config.model
-    parents = {str(m.get("id")): m.get("parent") for m in served}
-    parent = parents.get(name)
-    return Identity(model=str(parent), adapter=name) if parent else Identity(model=name)
+    by_id = {str(m.get("id")): m for m in served}
+    entry = by_id.get(name, {})
+    parent = entry.get("parent")
+    window = entry.get("max_model_len") or by_id.get(str(parent), {}).get("max_model_len")
+    window = int(window) if isinstance(window, int) and window > 0 else llm.config.context_window
+    if parent:
+        return Identity(model=str(parent), adapter=name, context_window=window)
+    return Identity(model=name, context_window=window)

@@ -23,5 +23,8 @@ class LLMConfig(BaseModel):
     """Retries after a connection error, a 5xx or a 429, before any output was received."""
     backoff_initial_s: float = Field(default=0.5, ge=0)
     backoff_max_s: float = Field(default=8.0, ge=0)
+    context_window: int | None = Field(default=None, ge=256)
+    """Tokens the served model's context holds, where the endpoint does not say (vLLM reports
+    `max_model_len` in `/models`, which wins); sizes the per-call token caps."""
     max_concurrency: int = Field(default=16, ge=1)
     """Calls in flight at once from this client (each one is an HTTP connection)."""

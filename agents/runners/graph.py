@@ -97,8 +97,9 @@ class GraphRunner:
         config = self.config.evolution
         return config.model_copy(update={"generations": generations}) if generations else config
 
-    def budget(self, context: TaskContext) -> Budget:
-        task, config = context.task, self.config
+    def budget(self, context: TaskContext, config: GraphConfig | None = None) -> Budget:
+        """The task's budget (`config`: the settings sized for the served model, when known)."""
+        task, config = context.task, config or self.config
         threads = self.reasoning_threads(context)
         evolution = self.evolution(context)
         # Each thread may add a candidate, its behaviour probe and its verification; each
@@ -128,18 +129,20 @@ class GraphRunner:
         program = check_program(task.source, language, function, needs_main=spec.driver is None)
         # Without the model (the analysis-only baseline) the server need not even be up.
         identity = await identify(self.llm) if self.config.use_model else Identity("none")
-        budget = self.budget(context)
+        # Token caps and the token budget sized for the served model's context window.
+        sized = self.config.for_model(identity.context_window, len(task.source))
+        budget = self.budget(context, sized)
         trace = Trace(context.recorder, identity)
         await trace.run_meta(
             RunMeta(model=identity.model, adapter=identity.adapter, budgets=budget.model_dump())
         )
         tools = ToolContext(
-            RunDeps(self.llm, self.judge, trace, self.config, self.examples),
+            RunDeps(self.llm, self.judge, trace, sized, self.examples),
             TaskView(task, task.source, function, spec, target, language, program),
             Workbench(Ledger(budget)),
         )
         evolution = self.evolution(context)
-        config = self.config
+        config = sized
         if evolution is not None:
             config = config.model_copy(update={"evolution": evolution})
         ctx = RunContext(

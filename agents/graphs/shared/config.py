@@ -86,3 +86,30 @@ class GraphConfig(Checks):
     """The speed hunt's own budget: one short evolution (parameter mutations and, with a
     model, a faster rewrite), bounded so a run that already verified stays within about 30 s
     of it. A task that asks for evolution evolves instead."""
+
+    def for_model(self, window: int | None, source_chars: int) -> GraphConfig:
+        """These settings with the per-call token caps and the task's token budget sized for
+        a served model whose context holds `window` tokens (None: unknown, the caps as
+        configured) and a program of `source_chars` characters.
+
+        The configured caps are the floor (they are the embedded 135M model's, and a 4k
+        window leaves them as they are); a larger window raises the plan's and the loop
+        choices' caps with it (a sixteenth and a thirty-second of the window, up to 4,096 and
+        2,048), and a rewrite's to room for the whole program twice over or an eighth of the
+        window, whichever is more, within what the window leaves after the prompt. A reasoning
+        thread's cap and the task's token budget grow by the rewrite cap's factor."""
+        if window is None:
+            return self
+        program = source_chars // 3 + 1  # C source runs about three characters a token
+        room = max(0, window - (2 * program + 1024))  # the prompt shows the program, and more
+        writing = min(room, max(2 * program + 512, window // 8))
+        rewrite = max(self.rewrite_tokens, writing)
+        update = {
+            "plan_tokens": max(self.plan_tokens, min(window // 16, 4096)),
+            "annotate_tokens": max(self.annotate_tokens, min(window // 32, 2048)),
+            "rewrite_tokens": rewrite,
+            "thread_tokens": self.thread_tokens * rewrite // self.rewrite_tokens,
+        }
+        if self.tokens is not None:
+            update["tokens"] = max(self.tokens, self.tokens * rewrite // self.rewrite_tokens)
+        return self.model_copy(update=update)

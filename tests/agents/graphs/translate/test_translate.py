@@ -467,3 +467,17 @@ async def test_an_endpoint_that_refuses_strict_schemas_still_gets_the_models_pla
     assert stored_plan.sampling["schema_refused"][0].startswith("strict: ")
     formats = [(r.get("response_format") or {}).get("json_schema", {}) for r in fake.requests]
     assert [f.get("strict") for f in formats if f.get("name") == "plan"] == [True, False]
+
+
+async def test_a_model_with_a_large_window_is_given_room_to_write(engine, llm_config):
+    """Caps sized for the 135M model once cut a capable model's rewrite of a long program
+    short: the served model's window (vLLM's `max_model_len`) sizes them."""
+    fake = RoutedLLM()
+    fake.context_window = 65_536
+    task_id = submit(engine)
+    graph = runner(fake, llm_config, ScriptedJudge(passes_with_reduction), planner=False)
+    await run_one(engine, graph, task_id)
+    rewrites = [r for r in fake.requests if not r.get("response_format")]
+    assert rewrites and all(r["max_tokens"] == 65_536 // 8 for r in rewrites)
+    choices = [r for r in fake.requests if (r.get("response_format") or {}).get("type")]
+    assert all(r["max_tokens"] == 2048 for r in choices)
