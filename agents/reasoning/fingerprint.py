@@ -1,8 +1,10 @@
 """Fingerprints of code a thread has written so far, for pruning threads that converge.
 
 `shape` turns code, complete or cut off mid-line, into abstract tokens: comments gone, every
-variable renamed by order of first appearance (`v0`, `v1`, ...), numbers and strings reduced to
-a placeholder, OpenMP directives in canonical form, called functions and types kept. Two threads
+variable renamed by order of first appearance (`v0`, `v1`, ...), lambdas held in variables and
+variables the parser takes for types (`std::vector<int> p(n)`) included, numbers and strings
+reduced to a placeholder, OpenMP directives in canonical form, called functions, members and
+types kept. Two threads
 whose shapes agree on what both have written have converged on one program, whatever they named
 things: the one behind is pruned (DeepPrune's observation that most parallel traces converge,
 with the code's own structure as the judge instead of a model).
@@ -19,7 +21,9 @@ from agents.analysis.normalise import canonical_pragma
 from agents.analysis.parse import syntax_tree, text
 from sandbox.spec import Language
 
-_NAMES = frozenset({"identifier", "field_identifier"})
+_NAMES = frozenset({"identifier"})
+"""Names renamed by first appearance; members (`x.size()`, `blockIdx.x`) are kept as they are,
+in a namespace of their own, so renaming a variable `x` cannot shift them."""
 # Inside a directive's clauses: the parenthesised arguments, and the words in them that are
 # the clauses' own vocabulary rather than the program's variables.
 _ARGUMENT = re.compile(r"\([^()]*\)")
@@ -89,8 +93,12 @@ def _walk(node: Node, out: list[str], names: dict[str, str]) -> None:
             return
         if kind == "number_literal":
             out.append("0")
-        elif kind in _NAMES and not _called(node):
+        elif kind in _NAMES and (not _called(node) or token in names):
+            # A called name is a function's, kept, unless it is a variable seen before (a
+            # lambda held in a variable).
             out.append(names.setdefault(token, f"v{len(names)}"))
+        elif kind == "type_identifier" and token in names:
+            out.append(names[token])  # a variable the parser took for a type: `v(n)`
         else:
             out.append(token)
         return
