@@ -79,6 +79,9 @@ class Oracle:
     attempts: Counter[tuple[str, str]] = field(default_factory=Counter)
     draws: list[Draw] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    tokens: int = 0
+    """Prompt and completion tokens of every request since the last reset (as it counts them:
+    four characters a prompt token, a word a completion token)."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.p <= 1.0:
@@ -92,6 +95,7 @@ class Oracle:
         self.attempts.clear()
         self.draws.clear()
         self.requests.clear()
+        self.tokens = 0
 
     # -- recognising the request ---------------------------------------------------------
 
@@ -177,6 +181,7 @@ class Oracle:
         self.requests.append(body)
         texts = [self.answer(body, i) for i in range(int(body.get("n") or 1))]
         prompt_tokens = sum(len(str(m.get("content") or "")) for m in body["messages"]) // 4
+        self.tokens += prompt_tokens + sum(len(t.split(" ")) for t in texts)
         if not body.get("stream"):
             return JSONResponse(_completion(body, texts, prompt_tokens))
         return StreamingResponse(

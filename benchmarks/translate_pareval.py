@@ -42,11 +42,22 @@ from sandbox.spec import Target
 
 
 async def one(
-    agent: str, names: list[str], timing: bool, url: str, target: Target, at: int = 4
+    agent: str,
+    names: list[str],
+    timing: bool,
+    url: str,
+    target: Target,
+    at: int = 4,
+    model_url: str | None = None,
 ) -> tuple[dict[str, float | None], float, dict[str, str]]:
-    settings = load_settings().model_copy(
-        update={"store": load_settings().store.model_copy(update={"url": url})}
-    )
+    """One arm: its metrics, its wall time and each problem's status (`model_url`: another
+    OpenAI-compatible endpoint than the configured model, such as `oracle.py`'s)."""
+    settings = load_settings()
+    update: dict[str, object] = {"store": settings.store.model_copy(update={"url": url})}
+    if model_url is not None:
+        endpoint = settings.model.endpoint.model_copy(update={"url": model_url, "model": None})
+        update["model"] = settings.model.model_copy(update={"endpoint": endpoint})
+    settings = settings.model_copy(update=update)
     engine = open_store(url)
     options = RunOptions(agent=agent, translate_from="serial")  # type: ignore[arg-type]
     create = EvalRunCreate(

@@ -67,13 +67,15 @@ def route(state: TranslateState) -> Any:
 
 
 def hunt_wanted(state: TranslateState) -> bool:
-    """Whether the run hunts for speed: no evolution asked for or run, a candidate passed,
-    and the best is slower than the speed target at the highest count the cores allow."""
+    """Whether the run hunts for speed: no evolution asked for or run, a candidate passed and
+    was timed, and it is slower than the speed target at the highest count the cores allow."""
     target = state.get("speed_target") or 0.0
     if target <= 0 or state.get("evolve") or state.get("evolution"):
         return False
     winner = best(as_core(item) for item in state.get("observations", []))
-    return winner is not None and top_speedup(winner.verdict) < target
+    if winner is None or winner.verdict is None or winner.verdict.timing is None:
+        return False  # nothing timed (a spec without timing): no speed to hunt for
+    return bool(winner.verdict.timing.speedup) and top_speedup(winner.verdict) < target
 
 
 def hunt_node(evolution: CompiledStateGraph[Any, Any, Any, Any]) -> Any:
