@@ -50,6 +50,8 @@ class Ledger:
     def __init__(self, budget: Budget, clock: Clock = time.monotonic) -> None:
         self.budget = budget
         self.spent = Spent()
+        self.reserved_tokens = 0
+        """Tokens held for model calls in flight (estimates, settled when each call ends)."""
         self._clock = clock
         self._started = clock()
 
@@ -81,6 +83,30 @@ class Ledger:
         if n < 0:
             raise ValueError("a token count cannot be negative")
         self.spent.tokens += n
+
+    def reserve_tokens(self, estimate: int) -> bool:
+        """Hold `estimate` tokens for a model call about to start; False (nothing held) when
+        they do not fit beside what is spent and what calls in flight hold, so calls running at
+        once cannot overrun the budget together. Settle with `settle_tokens` when it ends."""
+        if estimate < 0:
+            raise ValueError("a token estimate cannot be negative")
+        b = self.budget.tokens
+        if b is not None and self.spent.tokens + self.reserved_tokens + estimate > b:
+            return False
+        self.reserved_tokens += estimate
+        return True
+
+    def settle_tokens(self, estimate: int, used: int) -> None:
+        """A call that held `estimate` tokens ended having used `used`: release the one,
+        charge the other."""
+        self.reserved_tokens = max(0, self.reserved_tokens - estimate)
+        self.charge_tokens(used)
+
+    def tokens_free(self) -> int | None:
+        """Tokens neither spent nor held by calls in flight (None: no token budget)."""
+        if self.budget.tokens is None:
+            return None
+        return max(0, self.budget.tokens - self.spent.tokens - self.reserved_tokens)
 
     def charge_candidate(self) -> None:
         self.spent.candidates += 1

@@ -29,13 +29,37 @@ def reserve(ctx: ToolContext, kind: Literal["candidate", "sandbox_run"]) -> None
         ctx.work.ledger.charge_sandbox_run()
 
 
+def token_estimate(request: ChatRequest) -> int:
+    """What a call may cost at most, before it starts: its prompt (about three characters a
+    token, generously) and every sample's `max_tokens`."""
+    prompt = sum(len(m.content or "") for m in request.messages) // 3 + 8 * len(request.messages)
+    return prompt + request.sampling.max_tokens * request.sampling.n
+
+
+def hold_tokens(ctx: ToolContext, request: ChatRequest) -> int:
+    """Hold a call's estimate in the task's token budget (`BudgetSpent` when it does not fit
+    beside what is spent and what calls in flight hold); settle with `settle_tokens`."""
+    estimate = token_estimate(request)
+    if not ctx.work.ledger.reserve_tokens(estimate):
+        left = ctx.work.ledger.tokens_free()
+        raise BudgetSpent(
+            f"not run: the token budget has {left} tokens free, this call may take {estimate}"
+        )
+    return estimate
+
+
 async def ask(ctx: ToolContext, request: ChatRequest, name: str) -> tuple[str, int]:
-    """One model call, stored as an `llm_call` step named `name` below the plan; its tokens
-    are charged to the task's budget. Returns the reply and the step's id; a failed call is
-    stored too, then raised."""
-    record, error = await ctx.deps.llm.call(request)
-    if record.usage is not None:
-        ctx.work.ledger.charge_tokens(record.usage.prompt_tokens + record.usage.completion_tokens)
+    """One model call, stored as an `llm_call` step named `name` below the plan. Its estimate
+    is held in the task's token budget while it runs, then settled with what it used. Returns
+    the reply and the step's id; a failed call is stored too, then raised."""
+    estimate = hold_tokens(ctx, request)
+    used = 0
+    try:
+        record, error = await ctx.deps.llm.call(request)
+        if record.usage is not None:
+            used = record.usage.prompt_tokens + record.usage.completion_tokens
+    finally:
+        ctx.work.ledger.settle_tokens(estimate, used)
     step_id = await ctx.deps.trace.llm_call(record, name)
     if error is not None:
         raise error

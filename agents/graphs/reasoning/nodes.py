@@ -32,7 +32,7 @@ from agents.reasoning import (
     tokens_saved,
 )
 from agents.tools import Made, ToolContext, ToolError, probe_made, verify_made
-from agents.tools.calls import ask, keep, reserve
+from agents.tools.calls import ask, keep, reserve, token_estimate
 from agents.tools.rewrite import seed_for
 from agents.tools.verify import checked_spec
 from corpus.store.models import StepKind
@@ -116,9 +116,21 @@ async def think(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
         Thread(i, o, _request(ctx, o, logprobs), tools.view.language)
         for i, o in enumerate(outlines)
     ]
-    budget = tools.work.ledger.budget.tokens
-    left = None if budget is None else max(0, budget - tools.work.ledger.spent.tokens)
-    await run_threads(tools.deps.llm, threads, pruning, ThreadBudget(tokens=left))
+    # The threads' estimates are held in the task's budget while they stream (as far as it
+    # has room: the thread runner stops them at what was held), then settled with their use.
+    ledger = tools.work.ledger
+    free = ledger.tokens_free()
+    estimate = sum(token_estimate(t.request) for t in threads)
+    held = estimate if free is None else min(estimate, free)
+    ledger.reserve_tokens(held)
+    used = 0
+    try:
+        await run_threads(
+            tools.deps.llm, threads, pruning, ThreadBudget(tokens=None if free is None else held)
+        )
+    finally:
+        used = sum(_prompt_tokens(t) + t.tokens for t in threads)
+        ledger.settle_tokens(held, used)
     notes: list[str] = []
     summaries: list[dict[str, Any]] = []
     candidates: list[int] = []
@@ -153,14 +165,16 @@ async def think(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
     }
 
 
+def _prompt_tokens(thread: Thread) -> int:
+    usage = thread.record.usage if thread.record is not None else None
+    return usage.prompt_tokens if usage is not None else 0
+
+
 async def _store_thread(tools: ToolContext, thread: Thread, parent: int | None, saved: int) -> int:
     """One `thread` step below the outline call: what it wrote (also when pruned), its cost,
-    why it ended and, when pruned, the tokens it would still have spent. Its tokens are charged
-    to the task's budget."""
+    why it ended and, when pruned, the tokens it would still have spent (`think` charged its
+    tokens)."""
     record = thread.record
-    usage = record.usage if record is not None else None
-    prompt_tokens = usage.prompt_tokens if usage is not None else None
-    tools.work.ledger.charge_tokens((prompt_tokens or 0) + thread.tokens)
     return await tools.deps.trace.llm_call(
         record,
         "thread",

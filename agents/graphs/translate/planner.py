@@ -15,6 +15,7 @@ from agents.graphs.translate.plans import default_plan
 from agents.llm import ChatRequest, JsonSchema, LLMError, Sampling
 from agents.prompts.translate import plan_messages
 from agents.targets import KITS, kit
+from agents.tools.calls import BudgetSpent, hold_tokens
 from agents.trace import Step
 from agents.trajectory import llm_steps
 from corpus.store.models import StepKind
@@ -117,6 +118,12 @@ class PlanStream:
         ) as plan:
             assert plan.id is not None
             self.parent.set_result(plan.id)
+            try:
+                estimate = hold_tokens(tools, request)
+            except BudgetSpent as exc:  # no room for a plan: the default plan runs instead
+                plan.error = str(exc)
+                self.notes.append(f"no plan asked for: {exc}")
+                return
             stream = tools.deps.llm.stream(request)
             failure: str | None = None
             try:
@@ -138,20 +145,20 @@ class PlanStream:
             except LLMError as exc:
                 failure = f"the planner's call failed ({type(exc).__name__}: {exc})"
             finally:
-                self._finish_plan(plan, stream.record, failure)
+                self._finish_plan(plan, stream.record, failure, estimate)
         if failure:
             self.notes.append(failure)
 
-    def _finish_plan(self, plan: Step, record: Any, failure: str | None) -> None:
-        """The plan's model call as it ended; its reply carries the accepted steps as tool calls."""
+    def _finish_plan(self, plan: Step, record: Any, failure: str | None, estimate: int) -> None:
+        """The plan's model call as it ended (its estimate settled with what it used); its
+        reply carries the accepted steps as tool calls."""
         tools = self.ctx.tools
         plan.error = failure
+        usage = record.usage if record is not None else None
+        used = usage.prompt_tokens + usage.completion_tokens if usage is not None else 0
+        tools.work.ledger.settle_tokens(estimate, used)
         if record is None:
             return
-        if record.usage is not None:
-            tools.work.ledger.charge_tokens(
-                record.usage.prompt_tokens + record.usage.completion_tokens
-            )
         step = llm_steps(record, tools.deps.trace.identity)[0]
         response = dict(step.response or {"role": "assistant", "content": None})
         response["tool_calls"] = [

@@ -93,3 +93,16 @@ def test_a_spent_candidate_budget_still_lets_the_last_candidate_be_verified():
     assert ledger.exhausted() == "candidate budget of 1 spent"
     assert ledger.exhausted("candidate") == "candidate budget of 1 spent"
     assert ledger.exhausted("sandbox_run") is None
+
+
+def test_token_estimates_are_held_while_calls_run_and_settled_after():
+    """Calls running at once once overran the token budget together (tokens were charged only
+    when each returned): each holds its estimate first, and one that does not fit is refused."""
+    ledger = Ledger(Budget(tokens=1000))
+    assert ledger.reserve_tokens(600)
+    assert not ledger.reserve_tokens(500)  # 600 held + 500 > 1000
+    assert ledger.tokens_free() == 400
+    ledger.settle_tokens(600, 250)  # the first call used less than it might have
+    assert ledger.spent.tokens == 250 and ledger.reserved_tokens == 0
+    assert ledger.reserve_tokens(500) and ledger.tokens_free() == 250
+    assert Ledger(Budget()).reserve_tokens(10**9) and Ledger(Budget()).tokens_free() is None

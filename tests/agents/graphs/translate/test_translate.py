@@ -481,3 +481,29 @@ async def test_a_model_with_a_large_window_is_given_room_to_write(engine, llm_co
     assert rewrites and all(r["max_tokens"] == 65_536 // 8 for r in rewrites)
     choices = [r for r in fake.requests if (r.get("response_format") or {}).get("type")]
     assert all(r["max_tokens"] == 2048 for r in choices)
+
+
+async def test_parallel_model_calls_cannot_overrun_the_token_budget_together(engine, llm_config):
+    """Two rewrites start at once under a budget with room for one: the second is refused
+    before it is sent, not charged after it overran."""
+    fake = RoutedLLM()
+    steps = [
+        {"id": 1, "tool": "rewrite", "args": {"strategy": "a"}},
+        {"id": 2, "tool": "rewrite", "args": {"strategy": "b"}},
+    ]
+    fake.routes["plan"].append(Reply(texts=[json.dumps({"steps": steps})]))
+    slow = "```c\n// model code\nint main(void) { return 1; }\n```"
+    fake.routes["code"].extend([Reply(texts=[slow], chunk_delay_s=0.1)] * 2)
+    task_id = submit(engine)
+    graph = runner(
+        fake, llm_config, ScriptedJudge(analysis_fails(passes_with_reduction)), tokens=4000
+    )
+    task = await run_one(engine, graph, task_id)
+
+    steps_stored, _ = stored(engine, task_id)
+    refused = [
+        s for s in steps_stored if s.name == "rewrite" and "token budget has" in (s.error or "")
+    ]
+    assert len(refused) == 1
+    first = next(r for r in fake.requests if not r.get("response_format"))
+    assert first["max_tokens"] == 1536
