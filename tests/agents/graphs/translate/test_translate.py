@@ -498,7 +498,7 @@ async def test_parallel_model_calls_cannot_overrun_the_token_budget_together(eng
     graph = runner(
         fake, llm_config, ScriptedJudge(analysis_fails(passes_with_reduction)), tokens=4000
     )
-    task = await run_one(engine, graph, task_id)
+    await run_one(engine, graph, task_id)
 
     steps_stored, _ = stored(engine, task_id)
     refused = [
