@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import socket
 import sys
 import tempfile
@@ -28,7 +29,6 @@ from collections import Counter
 from pathlib import Path
 
 import uvicorn
-from scipy.stats import binom
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from oracle import Oracle
@@ -56,9 +56,17 @@ def predicted(analysis: dict[str, bool], draws: Counter[str], p: float) -> float
 
 
 def interval(mean: float, tasks: int) -> tuple[float, float]:
-    """The 95 % binomial interval of a pass rate over `tasks` tasks at probability `mean`."""
-    low, high = binom.ppf([0.025, 0.975], tasks, mean)
-    return float(low) / tasks, float(high) / tasks
+    """The 95 % binomial interval of a pass rate over `tasks` tasks at probability `mean`: the
+    2.5 % and 97.5 % quantiles of Binomial(tasks, mean), as rates."""
+    cumulative, low, high = 0.0, None, tasks
+    for k in range(tasks + 1):
+        cumulative += math.comb(tasks, k) * mean**k * (1 - mean) ** (tasks - k)
+        if low is None and cumulative >= 0.025:
+            low = k
+        if cumulative >= 0.975:
+            high = k
+            break
+    return (low or 0) / tasks, high / tasks
 
 
 async def main(args: argparse.Namespace) -> None:
