@@ -47,11 +47,19 @@ from sandbox.spec import Language, Target
 MODEL = "oracle"
 WINDOW = 32_768
 """The context window it reports (`max_model_len`), as vLLM does."""
-_NUMBERED = re.compile(r"^\s*\d+ \| ?", re.M)
+_NUMBERED = re.compile(r"^\s*(\d+ \||//) ?", re.M)
+"""What a prompt puts before the source's lines: numbers (the agent's), `//` (ParEval's
+translation prompts comment the sequential code out)."""
 _TARGET_WORDS = (
-    (re.compile(r"\bparallel OpenMP\b|\bfaster openmp\b|OpenMP directives", re.I), Target.OPENMP),
-    (re.compile(r"\bparallel MPI\b|\bfaster mpi\b", re.I), Target.MPI),
-    (re.compile(r"\bparallel CUDA\b|\bfaster cuda\b", re.I), Target.CUDA),
+    (
+        re.compile(
+            r"\bparallel OpenMP\b|\bfaster openmp\b|OpenMP directives|// OpenMP implementation",
+            re.I,
+        ),
+        Target.OPENMP,
+    ),
+    (re.compile(r"\bparallel MPI\b|\bfaster mpi\b|// MPI implementation", re.I), Target.MPI),
+    (re.compile(r"\bparallel CUDA\b|\bfaster cuda\b|// CUDA implementation", re.I), Target.CUDA),
 )
 
 
@@ -100,7 +108,13 @@ class Oracle:
     # -- recognising the request ---------------------------------------------------------
 
     def recognise(self, prompt: str) -> SuiteTask | None:
-        """The task whose sequential source the prompt shows (most of its lines present)."""
+        """The task whose sequential source the prompt shows (most of its lines present), or
+        whose generation prompt for a target it holds (ParEval's translation prompts show
+        ParEval's own sequential code, not always the suite's)."""
+        for task in self.tasks:
+            for target in task.targets:
+                if task.prompt_for(target).strip() in prompt:
+                    return task
         shown = {line.strip() for line in _NUMBERED.sub("", prompt).splitlines()}
         best, score = None, 0.0
         for task in self.tasks:
@@ -135,8 +149,9 @@ class Oracle:
             return "I do not recognise this program."
         return f"```cpp\n{self.code(task, target)}\n```\nThis follows the strategy asked for."
 
-    def code(self, task: SuiteTask, target: Target) -> str:
-        """The next attempt's code for `task` in `target`: known-good with probability p."""
+    def code(self, task: SuiteTask, target: Target, varied: bool = True) -> str:
+        """The next attempt's code for `task` in `target`: known-good with probability p
+        (`varied`: its surface changed with the attempt)."""
         key = (task.name, target.value)
         attempt = self.attempts[key]
         self.attempts[key] += 1
@@ -145,7 +160,18 @@ class Oracle:
         good = rng.random() < self.p or not solution.mutants
         chosen = solution if good else rng.choice(solution.mutants)
         self.draws.append(Draw(task.name, target.value, attempt, good, chosen.name))
-        return vary(chosen.source, attempt, _language(task))
+        return vary(chosen.source, attempt, _language(task)) if varied else chosen.source
+
+    def completion(self, body: dict[str, Any]) -> str:
+        """A text completion (ParEval's prompt mode): the rest of the function after the
+        target's generation prompt the request's prompt ends with."""
+        prompt = str(body.get("prompt") or "")
+        task, target = self.recognise(prompt), self.target_of(prompt)
+        if task is None or target is None or not task.applies_to(target):
+            return "\n}\n"
+        head = task.prompt_for(target)
+        code = self.code(task, target, varied=False)
+        return code[len(head) :] if code.startswith(head) else code
 
     def _structured(self, name: str, schema: dict[str, Any] | None, target: Target | None) -> Any:
         if name == "plan" and schema is not None:
@@ -169,6 +195,7 @@ class Oracle:
             routes=[
                 Route("/v1/models", self._models, methods=["GET"]),
                 Route("/v1/chat/completions", self._chat, methods=["POST"]),
+                Route("/v1/completions", self._complete, methods=["POST"]),
             ]
         )
 
@@ -188,8 +215,18 @@ class Oracle:
             self._stream(body, texts, prompt_tokens), media_type="text/event-stream"
         )
 
+    async def _complete(self, request: Request) -> Response:
+        body = await request.json()
+        self.requests.append(body)
+        texts = [self.completion(body) for _ in range(int(body.get("n") or 1))]
+        prompt_tokens = len(str(body.get("prompt") or "")) // 4
+        self.tokens += prompt_tokens + sum(len(t.split(" ")) for t in texts)
+        return StreamingResponse(
+            self._stream(body, texts, prompt_tokens, chat=False), media_type="text/event-stream"
+        )
+
     async def _stream(
-        self, body: dict[str, Any], texts: list[str], prompt_tokens: int
+        self, body: dict[str, Any], texts: list[str], prompt_tokens: int, chat: bool = True
     ) -> AsyncIterator[bytes]:
         head = {"id": "chatcmpl-oracle", "model": body.get("model", MODEL), "object": "chunk"}
         structured = bool(body.get("response_format"))
@@ -198,14 +235,19 @@ class Oracle:
             words = text.split(" ")
             for k, word in enumerate(words):
                 piece = word if k == 0 else " " + word
-                choice: dict[str, Any] = {"index": i, "delta": {"content": piece}}
-                if body.get("logprobs"):
+                choice: dict[str, Any] = (
+                    {"index": i, "delta": {"content": piece}}
+                    if chat
+                    else {"index": i, "text": piece}
+                )
+                if body.get("logprobs") and chat:
                     entry = {"token": piece, "logprob": -0.05, "top_logprobs": []}
                     choice["logprobs"] = {"content": [entry]}
                 yield _event(head | {"choices": [choice]})
                 if delay:
                     await asyncio.sleep(delay)
-            yield _event(head | {"choices": [{"index": i, "delta": {}, "finish_reason": "stop"}]})
+            end = {"delta": {}} if chat else {"text": ""}
+            yield _event(head | {"choices": [{"index": i, "finish_reason": "stop"} | end]})
         usage = {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": sum(len(t.split(" ")) for t in texts),
