@@ -19,6 +19,7 @@ This graph owns the adapters; the subgraphs know only the shared run context
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from typing import Any
 
@@ -95,13 +96,20 @@ def hunt_node(evolution: CompiledStateGraph[Any, Any, Any, Any]) -> Any:
             else ledger.spent.sandbox_runs + 4 * n,
         }
         ledger.budget = ledger.budget.model_copy(update=room)
-        result = await evolution.ainvoke(
-            {"observations": state.get("observations", [])},
-            {"recursion_limit": 16 + 2 * config.evolution.generations},
-            context=replace(ctx, config=config),
-        )
+        try:
+            # The hunt's wall clock holds whatever a generation is doing when it runs out (a
+            # verification of a child is cancelled): a verified run waits at most this long.
+            async with asyncio.timeout(config.evolution.time_s):
+                result = await evolution.ainvoke(
+                    {"observations": state.get("observations", [])},
+                    {"recursion_limit": 16 + 2 * config.evolution.generations},
+                    context=replace(ctx, config=config),
+                )
+        except TimeoutError:
+            why = f"the speed hunt stopped at its {config.evolution.time_s:g} s budget"
+            return {"notes": [why], "ledger": ledger.snapshot()}
         record = dict(result["evolution"]) | {"hunt": True}
-        return {"evolution": record, "ledger": ctx.tools.work.ledger.snapshot()}
+        return {"evolution": record, "ledger": ledger.snapshot()}
 
     return hunt
 

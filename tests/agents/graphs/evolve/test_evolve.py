@@ -384,3 +384,22 @@ async def test_a_fast_enough_first_pass_ends_the_run(engine, llm_config):
     assert task.status == JobStatus.SUCCEEDED
     steps, _ = stored(engine, task_id)
     assert not any(s.name == "evolution" for s in steps)
+
+
+async def test_the_speed_hunt_is_held_to_its_wall_clock(engine, llm_config):
+    """A child's verification that takes long (a huge timing input) once kept a verified run
+    waiting for minutes: the hunt stops at its time budget, and the run keeps what it had."""
+
+    class Stalls(ScriptedJudge):
+        async def probe(self, spec: Any, candidate: Any) -> Any:
+            await asyncio.sleep(3600)  # every child's first look never ends
+
+    task_id = submit(engine)
+    hunt = EvolveConfig(generations=1, evaluations=3, children=3, parents=1, time_s=0.5)
+    runner = hunting(llm_config, Stalls(by_schedule), 1.5, speed_hunt=hunt)
+    started = asyncio.get_running_loop().time()
+    task = await run_one(engine, runner, task_id)
+
+    assert asyncio.get_running_loop().time() - started < 30
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    assert "speed hunt stopped at its 0.5 s budget" in (task.reason or "")
