@@ -430,6 +430,14 @@ def _collapsible(program: Program, loop: Loop, node: Node) -> tuple[Loop, Node] 
     return inner, inner_node
 
 
+def _grid_stride(bound: str) -> str:
+    """The opening line of a kernel's grid-stride loop over `pf_k` below `bound`."""
+    return (
+        "    for (long long pf_k = blockIdx.x * (long long)blockDim.x + threadIdx.x; "
+        f"pf_k < {bound}; pf_k += (long long)gridDim.x * blockDim.x) {{"
+    )
+
+
 def _kernel(
     raw: bytes,
     node: Node,
@@ -528,9 +536,7 @@ def _kernel(
             + ") {",
             *(f"    {s}" for s in starts),
             *bins_start,
-            "    for (long long pf_k = blockIdx.x * (long long)blockDim.x + threadIdx.x; "
-            f"pf_k < {'pf_count * pf_icount' if collapsed else 'pf_count'}; "
-            "pf_k += (long long)gridDim.x * blockDim.x) {",
+            _grid_stride("pf_count * pf_icount" if collapsed else "pf_count"),
             f"        {counter}",
             f"        {body_text}",
             "    }",
@@ -736,10 +742,7 @@ def _scan_kernels(
         ["class pf_cuda_A"] + [f"class pf_cuda_T{k}" for k, n in enumerate(names) if n.name != acc]
     )
     counter = f"{loop.counter_type or 'long long'} {var} = ({loop.counter_type or 'long long'})(pf_first + pf_k);"
-    stride = (
-        "    for (long long pf_k = blockIdx.x * (long long)blockDim.x + threadIdx.x; "
-        "pf_k < pf_count; pf_k += (long long)gridDim.x * blockDim.x) {"
-    )
+    stride = _grid_stride("pf_count")
     renamed = [
         (n.start_byte, n.end_byte, "pf_acc")
         for statement in rest
