@@ -11,7 +11,7 @@ from typing import Any, TypedDict
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
-from agents.core import PlanStep, decide, run_plan
+from agents.core import PlanStep, StepResult, decide, run_plan
 from agents.failures import infrastructure_failure
 from agents.graphs.shared.context import RunContext
 from agents.graphs.shared.observations import Judged, as_core, feedback, observation
@@ -64,9 +64,9 @@ async def plan_and_run(state: TranslateState, runtime: Ctx) -> dict[str, Any]:
     before = set(tools.work.made)
     previous = state.get("observations", [])
     plan = PlanStream(ctx, feedback(previous) if state.get("rounds") else "", parent)
-    branch = not state.get("rounds") and asks_model(ctx)
+    first = not state.get("rounds")
     notes, (branch_notes, branch_made) = await asyncio.gather(
-        _run(ctx, plan), _analysis_branch(ctx) if branch else _nothing()
+        _run(ctx, plan), _analysis_branch(ctx, first)
     )
     notes += branch_notes
     made_any = any(i not in before and i not in branch_made for i in tools.work.made)
@@ -95,15 +95,14 @@ def asks_model(ctx: RunContext) -> bool:
     return ctx.config.planner and ctx.config.use_model
 
 
-async def _nothing() -> tuple[list[str], set[int]]:
-    return [], set()
-
-
-async def _analysis_branch(ctx: RunContext) -> tuple[list[str], set[int]]:
-    """The analysis's candidate (the target's own tool on every loop it proves, no model
-    call) and its verification, beside the model's plan; its notes and the candidates it made.
-    Its steps hang below an `analysis-branch` step and carry no tool-call id: they are not
-    the model's calls, and a trajectory must not teach the model that it made them."""
+async def _analysis_branch(ctx: RunContext, first: bool) -> tuple[list[str], set[int]]:
+    """In the first round of a model's plan (`first`), the analysis's candidate (the target's
+    own tool on every loop it proves, no model call) and its verification, beside the plan; its
+    notes and the candidates it made. Its steps hang below an `analysis-branch` step and carry
+    no tool-call id: they are not the model's calls, and a trajectory must not teach the model
+    that it made them."""
+    if not first or not asks_model(ctx):
+        return [], set()
     tools = ctx.tools
     view = tools.view
     mechanical = kit(view.target).mechanical(view.source, view.program, view.spec.signature)
@@ -122,32 +121,33 @@ async def _analysis_branch(ctx: RunContext) -> tuple[list[str], set[int]]:
         for step in steps:
             yield step
 
-    results = await run_plan(
-        listed(),
-        lambda step, args: _execute(ctx, step, args, models=False),
-        max_concurrency=ctx.config.concurrency,
-    )
+    results = await _dispatch(ctx, listed(), models=False)
     made = {
         int(r.value["candidate_id"])
         for r in results.values()
         if r.ok and isinstance(r.value, dict) and "candidate_id" in r.value
     }
-    notes = [
-        f"analysis branch: step {r.step.id} ({r.step.tool}) {r.status}: {r.error}"
-        for r in results.values()
-        if r.status != "ok"
-    ]
-    return notes, made
+    return [f"analysis branch: {note}" for note in _failed(results)], made
 
 
 async def _run(ctx: RunContext, plan: PlanStream) -> list[str]:
     """Run a plan's steps as they stream in; what went wrong, as notes."""
-    results = await run_plan(
-        plan.steps(),
-        lambda step, args: _execute(ctx, step, args),
+    return plan.notes + _failed(await _dispatch(ctx, plan.steps()))
+
+
+async def _dispatch(
+    ctx: RunContext, steps: AsyncIterator[PlanStep], *, models: bool = True
+) -> dict[int, StepResult]:
+    """Run steps as they arrive, each its tool stored as a call (see `_execute`)."""
+    return await run_plan(
+        steps,
+        lambda step, args: _execute(ctx, step, args, models=models),
         max_concurrency=ctx.config.concurrency,
     )
-    return plan.notes + [
+
+
+def _failed(results: dict[int, StepResult]) -> list[str]:
+    return [
         f"step {r.step.id} ({r.step.tool}) {r.status}: {r.error}"
         for r in results.values()
         if r.status != "ok"
