@@ -29,8 +29,10 @@ import asyncio
 import json
 import random
 import re
+import socket
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,6 +99,7 @@ class Oracle:
         if not self.tasks:
             self.tasks = list(load_suite("pareval").tasks)
         self._lines = {t.name: _distinct_lines(t.reference) for t in self.tasks}
+        self._prompts = [(t.prompt_for(g).strip(), t) for t in self.tasks for g in t.targets]
 
     def reset(self) -> None:
         """Forget the attempts (a new arm of a comparison starts from attempt 0)."""
@@ -111,10 +114,9 @@ class Oracle:
         """The task whose sequential source the prompt shows (most of its lines present), or
         whose generation prompt for a target it holds (ParEval's translation prompts show
         ParEval's own sequential code, not always the suite's)."""
-        for task in self.tasks:
-            for target in task.targets:
-                if task.prompt_for(target).strip() in prompt:
-                    return task
+        for generation, task in self._prompts:
+            if generation in prompt:
+                return task
         shown = {line.strip() for line in _NUMBERED.sub("", prompt).splitlines()}
         best, score = None, 0.0
         for task in self.tasks:
@@ -484,6 +486,27 @@ def _identifiers(node: Any) -> Iterable[Any]:
         if current.type in ("identifier", "type_identifier"):
             yield current
         stack.extend(current.children)
+
+
+@asynccontextmanager
+async def serving(oracle: Oracle) -> AsyncIterator[str]:
+    """Serve `oracle` in this event loop on a free local port; yields its `/v1` URL."""
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    server = uvicorn.Server(
+        uvicorn.Config(oracle.app, host="127.0.0.1", port=port, log_level="warning")
+    )
+    task = asyncio.create_task(server.serve())
+    while not server.started:  # noqa: ASYNC110 (uvicorn offers no event to wait on)
+        await asyncio.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        server.should_exit = True
+        await task
 
 
 def main() -> None:

@@ -22,16 +22,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
-import socket
 import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-import uvicorn
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from oracle import Oracle
+from oracle import Oracle, serving
 from translate_pareval import one
 
 from corpus.suites import load_suite
@@ -39,12 +36,6 @@ from evals.plan import select_problems
 from sandbox.spec import Target
 
 ARMS = ("analysis", "prompt", "graph")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def predicted(analysis: dict[str, bool], draws: Counter[str], p: float) -> float:
@@ -91,17 +82,9 @@ async def main(args: argparse.Namespace) -> None:
 
 async def one_setting(names: list[str], target: Target, p: float, seed: int, rate: float) -> None:
     oracle = Oracle(p=p, seed=seed, rate=rate, tasks=list(load_suite("pareval").tasks))
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(oracle.app, host="127.0.0.1", port=port, log_level="warning")
-    )
-    serving = asyncio.create_task(server.serve())
-    while not server.started:  # noqa: ASYNC110 (uvicorn offers no event to wait on)
-        await asyncio.sleep(0.05)
-    url = f"http://127.0.0.1:{port}/v1"
     passed: dict[str, dict[str, bool]] = {}
     draws: Counter[str] = Counter()
-    try:
+    async with serving(oracle) as url:
         with tempfile.TemporaryDirectory() as tmp:
             for arm in ARMS:
                 oracle.reset()
@@ -122,9 +105,6 @@ async def one_setting(names: list[str], target: Target, p: float, seed: int, rat
                     f"({verified}/{len(names)}), {took:.0f} s, {per} [SIMULATED]",
                     flush=True,
                 )
-    finally:
-        server.should_exit = True
-        await serving
     below = [
         n for n in names if passed["graph"][n] < max(passed["prompt"][n], passed["analysis"][n])
     ]

@@ -4,16 +4,13 @@ writes only wrong code costs nothing the analysis alone would have found. SIMULA
 
 from __future__ import annotations
 
-import asyncio
-import socket
 import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 
-from benchmarks.oracle import Oracle
+from benchmarks.oracle import Oracle, serving
 from benchmarks.translate_pareval import one
 from corpus.suites import load_suite
 from sandbox.spec import Target
@@ -29,20 +26,8 @@ NOT_ANALYSABLE = "41_sort_k-th_smallest_element"
 @pytest.fixture
 async def oracle() -> AsyncIterator[tuple[Oracle, str]]:
     served = Oracle(p=1.0, seed=0, rate=5000.0, tasks=list(load_suite("pareval").tasks))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    server = uvicorn.Server(
-        uvicorn.Config(served.app, host="127.0.0.1", port=port, log_level="warning")
-    )
-    serving = asyncio.create_task(server.serve())
-    while not server.started:  # noqa: ASYNC110 (uvicorn offers no event to wait on)
-        await asyncio.sleep(0.05)
-    try:
-        yield served, f"http://127.0.0.1:{port}/v1"
-    finally:
-        server.should_exit = True
-        await serving
+    async with serving(served) as url:
+        yield served, url
 
 
 async def statuses(agent: str, url: str, names: list[str]) -> dict[str, str]:
