@@ -9,15 +9,26 @@ first token and the prefix-cache hit rate read from the server's /metrics.
 
 The server must be running (`parforge model serve`). `llm_server_sweep.py` compares server
 settings with this measurement, each on a server of its own.
+
+    python benchmarks/llm_throughput.py --against REF [--repeat 3]
+
+compares this tree's client with the client at git REF on the same server: a process each,
+alternated (which goes first alternates too), `--repeat` times; it prints each level's median
+tokens/s for both and their ratio.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from agents.llm import CompletionRequest, LLMClient, LLMConfig, Sampling
@@ -107,14 +118,70 @@ def report(label: str, rows: list[dict[str, Any]]) -> float:
     return float(ratio)
 
 
+def against(ref: str, args: argparse.Namespace) -> None:
+    """This tree's client and REF's, alternated on the same server, `args.repeat` times each."""
+    root = Path(__file__).resolve().parent.parent
+    flags = ["--json", "--levels", *map(str, args.levels), "--max-tokens", str(args.max_tokens)]
+    flags += ["--rounds", str(args.rounds)]
+    with tempfile.TemporaryDirectory() as tmp:
+        other = Path(tmp) / "ref"
+        subprocess.run(
+            ["git", "-C", str(root), "worktree", "add", "--detach", str(other), ref],
+            check=True,
+            capture_output=True,
+        )
+        try:
+            trees = {"this tree": root, ref: other}
+            tok_s: dict[str, dict[int, list[float]]] = {name: {} for name in trees}
+            for i in range(args.repeat):
+                order = list(trees) if i % 2 == 0 else list(trees)[::-1]
+                for name in order:
+                    # The tree's own packages first on the path: its client, not the install's.
+                    env = {**os.environ, "PYTHONPATH": str(trees[name])}
+                    out = subprocess.run(
+                        [sys.executable, str(root / "benchmarks" / "llm_throughput.py"), *flags],
+                        env=env,
+                        check=True,
+                        capture_output=True,
+                        text=True,
+                    ).stdout
+                    for row in json.loads(out.strip().splitlines()[-1]):
+                        tok_s[name].setdefault(row["threads"], []).append(row["tok_s"])
+                    print(f"run {i + 1} {name}: {out.strip().splitlines()[-1]}", flush=True)
+        finally:
+            subprocess.run(
+                ["git", "-C", str(root), "worktree", "remove", "--force", str(other)],
+                check=False,
+                capture_output=True,
+            )
+    print(f"\n## this tree's client vs {ref}'s, median of {args.repeat} alternated runs")
+    print(f"{'threads':>7} {'this tok/s':>11} {'ref tok/s':>10} {'ratio':>6}  spread (this; ref)")
+    for level in args.levels:
+        mine, theirs = tok_s["this tree"][level], tok_s[ref][level]
+        ratio = statistics.median(mine) / statistics.median(theirs)
+        print(
+            f"{level:>7} {statistics.median(mine):>11.1f} {statistics.median(theirs):>10.1f} "
+            f"{ratio:>6.3f}  {min(mine):.1f}-{max(mine):.1f}; {min(theirs):.1f}-{max(theirs):.1f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", type=int, nargs="+", default=[1, 4, 8])
     parser.add_argument("--max-tokens", type=int, default=96)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--json", action="store_true", help="print the rows as one JSON line")
+    parser.add_argument("--against", metavar="REF", help="compare with the client at git REF")
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    if args.against:
+        against(args.against, args)
+        return
     config = load_settings().model.client_config()
     rows = asyncio.run(measure(config, args.levels, args.max_tokens, args.rounds))
+    if args.json:
+        print(json.dumps(rows))
+        return
     report(f"{config.model} at {config.url}", rows)
 
 

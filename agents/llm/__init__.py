@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from agents.llm.records import CallRecord, Generation
 
 # Imported on first use: the settings import `agents.llm.config`, which runs this file, on
-# every command; the client pulls in httpx, and the wire models are models to build.
+# every command; the client pulls in the openai SDK, and the wire models are models to build.
 _EXPORTS = {
     "CallStream": "agents.llm.client",
     "LLMClient": "agents.llm.client",

@@ -5,6 +5,12 @@ caller abort it: leaving a stream early, or cancelling the task that awaits a ca
 HTTP connection, and vLLM aborts a request whose connection closed. Fan-out (parallel reasoning
 threads, `n` samples, parallel tool calls) is plain `asyncio` on top: the client bounds how many
 calls are in flight and every call yields a `CallRecord`.
+
+HTTP, retries (connection errors, 429 and 5xx, honouring `Retry-After`), error types and
+server-sent events are the `openai` SDK's (on httpx2); what is ParForge's own is above it: the
+request body (`protocol.encode`, with vLLM's extensions), folding chunks into choices with their
+logprobs (`protocol.Assembler`), the whole-call deadline, the concurrency limit, the schema
+fallback and the record of every call.
 """
 
 from __future__ import annotations
@@ -15,12 +21,15 @@ import random
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
-import httpx
+import httpx2
+import openai
+from openai import AsyncOpenAI, AsyncStream, Omit
+from openai._types import RequestOptions
 
 from agents.llm.config import LLMConfig
 from agents.llm.errors import (
@@ -42,13 +51,32 @@ from agents.llm.protocol import (
     Delta,
     Request,
     encode,
-    parse_sse_line,
 )
 from agents.llm.records import CallRecord, Generation
 
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 
 RecordSink = Callable[[CallRecord], None]
+T = TypeVar("T")
+
+
+class _SDK(AsyncOpenAI):
+    """The SDK's client with ParForge's backoff (`LLMConfig.backoff_*`): the SDK honours a
+    server's `Retry-After` and retries the same statuses, but its delays are fixed."""
+
+    def __init__(self, config: LLMConfig, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._backoff = (config.backoff_initial_s, config.backoff_max_s)
+
+    def _calculate_retry_timeout(  # the SDK's hook for the delay before a retry
+        self,
+        remaining_retries: int,
+        options: Any,
+        response_headers: httpx2.Headers | None = None,
+    ) -> float:
+        attempt = options.get_max_retries(self.max_retries) - remaining_retries + 1
+        header = response_headers.get("retry-after") if response_headers is not None else None
+        return backoff_delay(attempt, *self._backoff, _retry_after(header))
 
 
 class LLMClient:
@@ -62,29 +90,42 @@ class LLMClient:
         self,
         config: LLMConfig,
         *,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: httpx2.AsyncBaseTransport | None = None,
         on_record: RecordSink | None = None,
     ) -> None:
         if not config.url:
             raise LLMUnavailable("no model endpoint configured (LLMConfig.url is empty)")
         self.config = config
         self._on_record = on_record
-        headers = {}
-        if config.api_key is not None:
-            headers["Authorization"] = f"Bearer {config.api_key.get_secret_value()}"
-        self._http = httpx.AsyncClient(
-            base_url=config.url.rstrip("/") + "/",
-            transport=transport,
-            headers=headers,
-            timeout=httpx.Timeout(
-                connect=config.connect_timeout_s,
-                read=config.read_timeout_s,
-                write=config.read_timeout_s,
-                pool=config.call_timeout_s,
-            ),
-            limits=httpx.Limits(
-                max_connections=config.max_concurrency,
-                max_keepalive_connections=config.max_concurrency,
+        key = config.api_key.get_secret_value() if config.api_key is not None else None
+        # Nothing from the environment goes to an endpoint the user named: no OPENAI_API_KEY,
+        # organisation or project (the SDK would read them), and no key header without a key.
+        self._headers: dict[str, str | Omit] = {
+            "OpenAI-Organization": Omit(),
+            "OpenAI-Project": Omit(),
+            **({} if key else {"Authorization": Omit()}),
+        }
+        timeout = httpx2.Timeout(
+            connect=config.connect_timeout_s,
+            read=config.read_timeout_s,
+            write=config.read_timeout_s,
+            pool=config.call_timeout_s,
+        )
+        self._api = _SDK(
+            config,
+            api_key=key or "unused",
+            organization="",
+            project="",
+            base_url=config.url.rstrip("/"),
+            timeout=timeout,
+            max_retries=config.max_retries,
+            http_client=httpx2.AsyncClient(
+                transport=transport,
+                timeout=timeout,
+                limits=httpx2.Limits(
+                    max_connections=config.max_concurrency,
+                    max_keepalive_connections=config.max_concurrency,
+                ),
             ),
         )
         self._slots = asyncio.Semaphore(config.max_concurrency)
@@ -102,17 +143,19 @@ class LLMClient:
 
     async def aclose(self) -> None:
         """Close every connection."""
-        await self._http.aclose()
+        await self._api.close()
 
     async def models(self) -> list[dict[str, Any]]:
         """The models the endpoint serves (`/v1/models` entries; LoRA adapters have a `parent`)."""
-        response = await self._send("GET", "models", None, deadline=self._deadline())
         try:
-            body = json.loads(await response.aread())
-        except (json.JSONDecodeError, httpx.HTTPError) as exc:
+            body = await self._sdk(
+                lambda options: self._api.get("/models", cast_to=object, options=options),
+                deadline=self._deadline(),
+            )
+        except json.JSONDecodeError as exc:
             raise LLMStreamError(f"unreadable /models reply: {exc}") from exc
-        finally:
-            await response.aclose()
+        if not isinstance(body, dict):
+            raise LLMStreamError(f"unreadable /models reply: {str(body)[:200]}")
         return list(body.get("data") or [])
 
     async def model_name(self) -> str:
@@ -180,41 +223,25 @@ class LLMClient:
     def _deadline(self) -> float:
         return time.monotonic() + self.config.call_timeout_s
 
-    async def _send(
-        self, method: str, path: str, body: dict[str, Any] | None, *, deadline: float
-    ) -> httpx.Response:
-        """Send with retries; return a response with status < 400 whose body is not yet read."""
-        attempt = 0
-        while True:
-            attempt += 1
-            retry_after: float | None = None
-            try:
-                request = self._http.build_request(method, path, json=body)
-                response = await self._http.send(request, stream=True)
-            except httpx.ConnectTimeout as exc:
-                error: LLMError = LLMTimeout(f"connecting to {self.config.url} timed out: {exc}")
-                retryable = True
-            except httpx.TimeoutException as exc:
-                raise LLMTimeout(f"{self.config.url} did not answer in time: {exc!r}") from exc
-            except httpx.TransportError as exc:
-                error = LLMUnavailable(f"cannot reach {self.config.url}: {exc!r}")
-                retryable = True
-            else:
-                if response.status_code < 400:
-                    response.extensions["parforge.attempts"] = attempt
-                    return response
-                text = await _read_error_body(response)
-                error = status_error(response.status_code, text)
-                retryable = response.status_code in RETRYABLE_STATUS
-                retry_after = _retry_after(response.headers.get("retry-after"))
-            delay = backoff_delay(
-                attempt, self.config.backoff_initial_s, self.config.backoff_max_s, retry_after
-            )
-            if not retryable or attempt > self.config.max_retries:
-                raise error
-            if time.monotonic() + delay > deadline:
-                raise LLMTimeout(f"call deadline reached after {attempt} attempts: {error}")
-            await asyncio.sleep(delay)
+    async def _sdk(
+        self, call: Callable[[RequestOptions], Awaitable[T]], *, deadline: float
+    ) -> T:
+        """Run one SDK request (its retries included) within `deadline`, with the SDK's errors
+        as the project's; `call` gets the request options to pass on."""
+        url = self.config.url
+        try:
+            async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
+                return await call({"headers": self._headers})
+        except TimeoutError as exc:
+            raise LLMTimeout(
+                f"call deadline of {self.config.call_timeout_s:g}s reached before {url} answered"
+            ) from exc
+        except openai.APITimeoutError as exc:
+            raise LLMTimeout(f"{url} did not answer in time: {exc.__cause__!r}") from exc
+        except openai.APIConnectionError as exc:
+            raise LLMUnavailable(f"cannot reach {url}: {exc.__cause__!r}") from exc
+        except openai.APIStatusError as exc:
+            raise status_error(exc.status_code, _error_text(exc.response)) from exc
 
 
 class CallStream:
@@ -225,8 +252,8 @@ class CallStream:
         self._request = request
         self._assembler = Assembler(request.sampling.n)
         self._pending: deque[Delta] = deque()
-        self._response: httpx.Response | None = None
-        self._lines: AsyncIterator[str] | None = None
+        self._response: AsyncStream[object] | None = None
+        self._chunks: AsyncIterator[object] | None = None
         self._t0 = 0.0
         self._deadline = 0.0
         self._ended = False
@@ -251,25 +278,36 @@ class CallStream:
         try:
             self.record.model = self._request.model or await client.model_name()
             self._response = await self._send_stepping_down(chat)
-            self.record.attempts = self._response.extensions.get("parforge.attempts", 1)
-            self._lines = self._response.aiter_lines()
+            retries = self._response.response.request.headers.get("x-stainless-retry-count")
+            self.record.attempts = int(retries or 0) + 1
+            self._chunks = aiter(self._response)
         except BaseException as exc:
             await self._finish(exc)
             raise
         return self
 
-    async def _send_stepping_down(self, chat: bool) -> httpx.Response:
+    async def _send_stepping_down(self, chat: bool) -> AsyncStream[object]:
         """Send the request; where the endpoint refuses how its response schema went out, send
         it again in the next looser mode (`SCHEMA_MODES`), and record what was refused."""
         client, record = self._client, self.record
         assert record is not None
-        path = "chat/completions" if chat else "completions"
+        path = "/chat/completions" if chat else "/completions"
         has_schema = self._request.response_schema is not None
         while True:
             mode = SCHEMA_MODES[client.schema_floor]
             body = encode(self._request, record.model, mode)
             try:
-                response = await client._send("POST", path, body, deadline=self._deadline)
+                response = await client._sdk(
+                    lambda options, body=body: client._api.post(  # type: ignore[misc]
+                        path,
+                        body=body,
+                        cast_to=object,
+                        stream=True,
+                        stream_cls=AsyncStream[object],
+                        options=options,
+                    ),
+                    deadline=self._deadline,
+                )
             except LLMBadRequest as exc:
                 last = client.schema_floor == len(SCHEMA_MODES) - 1
                 if not has_schema or last or not refuses_schema(exc):
@@ -287,40 +325,47 @@ class CallStream:
 
     async def __anext__(self) -> Delta:
         while not self._pending:
-            if self._ended or self._lines is None:
+            if self._ended or self._chunks is None:
                 raise StopAsyncIteration
-            line = await self._next_line()
-            if line is None:
+            chunk = await self._next_chunk()
+            if chunk is None:
                 self._ended = True
                 if not self._assembler.finished:
                     raise LLMStreamError("the response ended before every sample finished")
                 raise StopAsyncIteration
-            chunk = parse_sse_line(line)
-            if chunk is None:
-                continue
             deltas = self._assembler.feed(chunk)
             if deltas and self.record is not None and self.record.ttft_s is None:
                 self.record.ttft_s = time.perf_counter() - self._t0
             self._pending.extend(deltas)
         return self._pending.popleft()
 
-    async def _next_line(self) -> str | None:
-        assert self._lines is not None
+    async def _next_chunk(self) -> dict[str, Any] | None:
+        """The next parsed chunk of the stream, None at its end."""
+        assert self._chunks is not None
         try:
             async with asyncio.timeout(max(0.0, self._deadline - time.monotonic())):
-                return await anext(self._lines)
+                chunk = await anext(self._chunks)
         except StopAsyncIteration:
             return None
         except TimeoutError as exc:
             raise LLMTimeout(
                 f"call exceeded its deadline of {self._client.config.call_timeout_s:g}s"
             ) from exc
-        except httpx.ReadTimeout as exc:
+        except (httpx2.ReadTimeout, openai.APITimeoutError) as exc:
             raise LLMTimeout(
                 f"no data from the server for {self._client.config.read_timeout_s:g}s"
             ) from exc
-        except httpx.HTTPError as exc:
-            raise LLMStreamError(f"the connection broke mid-stream: {exc!r}") from exc
+        except (httpx2.HTTPError, openai.APIConnectionError) as exc:
+            cause = exc.__cause__ or exc
+            raise LLMStreamError(f"the connection broke mid-stream: {cause!r}") from exc
+        except openai.APIError as exc:
+            # vLLM reports failures after the 200 status inside the stream.
+            raise LLMStreamError(f"server error mid-stream: {exc.message}") from exc
+        except json.JSONDecodeError as exc:
+            raise LLMStreamError(f"malformed stream chunk: {exc.doc[:200]!r}") from exc
+        if not isinstance(chunk, dict):
+            raise LLMStreamError(f"stream chunk is not an object: {str(chunk)[:200]!r}")
+        return chunk
 
     async def __aexit__(
         self,
@@ -339,10 +384,10 @@ class CallStream:
     async def _finish(self, exc: BaseException | None) -> None:
         """Close the connection (aborting an unfinished request) and emit the record."""
         try:
-            if self._lines is not None and hasattr(self._lines, "aclose"):
-                await self._lines.aclose()
+            if self._chunks is not None and hasattr(self._chunks, "aclose"):
+                await self._chunks.aclose()
             if self._response is not None:
-                await self._response.aclose()
+                await self._response.close()
         finally:
             self._client._slots.release()
         record = self.record
@@ -429,10 +474,9 @@ def _retry_after(value: str | None) -> float | None:
         return None
 
 
-async def _read_error_body(response: httpx.Response) -> str:
+def _error_text(response: httpx2.Response) -> str:
+    """The body of an error reply (the SDK has read it before raising)."""
     try:
-        return (await response.aread()).decode(errors="replace")
-    except httpx.HTTPError:
+        return response.text
+    except httpx2.HTTPError:
         return ""
-    finally:
-        await response.aclose()

@@ -1,4 +1,5 @@
-"""Errors raised by the LLM client, mapped from httpx and the server's replies at one boundary.
+"""Errors raised by the LLM client, mapped from the openai SDK's and the server's replies at one
+boundary.
 
 Only infrastructure failures raise. A completion that is wrong, truncated (`finish_reason ==
 "length"`) or not what the agent hoped for is a result, never an exception; a stream that the

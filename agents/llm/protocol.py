@@ -7,12 +7,10 @@ has a time to first token and can be aborted by closing its connection.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from agents.llm.errors import LLMStreamError
 from agents.llm.schema import strict
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -201,27 +199,6 @@ def encode(request: Request, model: str, schema_mode: SchemaMode = "strict") -> 
             },
         }
     return body
-
-
-def parse_sse_line(line: str) -> dict[str, Any] | None:
-    """Decode one server-sent-events line; None for blank lines, comments and `[DONE]`."""
-    if not line.startswith("data:"):
-        return None
-    data = line[5:].strip()
-    if not data or data == "[DONE]":
-        return None
-    try:
-        chunk = json.loads(data)
-    except json.JSONDecodeError as exc:
-        raise LLMStreamError(f"malformed stream chunk: {data[:200]!r}") from exc
-    if not isinstance(chunk, dict):
-        raise LLMStreamError(f"stream chunk is not an object: {data[:200]!r}")
-    if "error" in chunk:
-        # vLLM reports failures after the 200 status inside the stream.
-        error = chunk["error"]
-        message = error.get("message", error) if isinstance(error, dict) else error
-        raise LLMStreamError(f"server error mid-stream: {message}")
-    return chunk
 
 
 class Assembler:

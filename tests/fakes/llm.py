@@ -1,5 +1,5 @@
 """A scripted OpenAI-compatible server (chat + completions, streaming, aborts) for unit tests,
-reached through httpx's mock transport."""
+reached through httpx2's mock transport (the SDK's HTTP)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
+import httpx2
 
 FAKE_MODEL = "fake-model"
 FAKE_ADAPTER = "fake-lora"
@@ -41,7 +41,7 @@ class Reply:
     no alternatives)."""
 
 
-class FakeStream(httpx.AsyncByteStream):
+class FakeStream(httpx2.AsyncByteStream):
     """An SSE body that remembers whether the client closed it before the end."""
 
     def __init__(self, chunks: list[tuple[bytes, bool]], reply: Reply) -> None:
@@ -57,7 +57,7 @@ class FakeStream(httpx.AsyncByteStream):
             if self.reply.stall_after is not None and content_chunks >= self.reply.stall_after:
                 await asyncio.sleep(3600)
             if self.reply.break_after is not None and content_chunks >= self.reply.break_after:
-                raise httpx.RemoteProtocolError("peer closed connection without sending body")
+                raise httpx2.RemoteProtocolError("peer closed connection without sending body")
             if self.reply.chunk_delay_s:
                 await asyncio.sleep(self.reply.chunk_delay_s)
             self.sent += 1
@@ -96,10 +96,10 @@ class FakeLLMServer:
     def script(self, *replies: Reply) -> None:
         self.replies.extend(replies)
 
-    def transport(self) -> httpx.MockTransport:
-        return httpx.MockTransport(self.handle)
+    def transport(self) -> httpx2.MockTransport:
+        return httpx2.MockTransport(self.handle)
 
-    async def handle(self, request: httpx.Request) -> httpx.Response:
+    async def handle(self, request: httpx2.Request) -> httpx2.Response:
         path = request.url.path
         if path.endswith("/models"):
             data: list[dict[str, Any]] = [
@@ -109,7 +109,7 @@ class FakeLLMServer:
             if self.context_window is not None:
                 for entry in data:
                     entry["max_model_len"] = self.context_window
-            return httpx.Response(200, json={"object": "list", "data": data})
+            return httpx2.Response(200, json={"object": "list", "data": data})
         body = json.loads(request.content)
         self.requests.append(body)
         refused = self._refused(body.get("response_format"))
@@ -117,7 +117,7 @@ class FakeLLMServer:
             return _error(400, refused, "BadRequestError")
         reply = self.replies.popleft() if self.replies else Reply()
         if reply.connect_error:
-            raise httpx.ConnectError("connection refused", request=request)
+            raise httpx2.ConnectError("connection refused", request=request)
         if body.get("model") not in (FAKE_MODEL, FAKE_ADAPTER):
             message = f"The model `{body.get('model')}` does not exist."
             return _error(404, message, "NotFoundError")
@@ -129,7 +129,7 @@ class FakeLLMServer:
             _sse_chunks(body, reply, chat=path.endswith("/chat/completions")), reply
         )
         self.streams.append(stream)
-        return httpx.Response(200, stream=stream, headers={"content-type": "text/event-stream"})
+        return httpx2.Response(200, stream=stream, headers={"content-type": "text/event-stream"})
 
     def _refused(self, fmt: dict[str, Any] | None) -> str:
         """Why the endpoint refuses a response format ("": it takes it)."""
@@ -147,9 +147,9 @@ class FakeLLMServer:
 
 def _error(
     status: int, message: str, kind: str, headers: dict[str, str] | None = None
-) -> httpx.Response:
+) -> httpx2.Response:
     body = {"error": {"message": message, "type": kind, "code": status}}
-    return httpx.Response(status, json=body, headers=headers or {})
+    return httpx2.Response(status, json=body, headers=headers or {})
 
 
 def _sse_chunks(body: dict[str, Any], reply: Reply, *, chat: bool) -> list[tuple[bytes, bool]]:

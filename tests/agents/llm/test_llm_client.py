@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-import httpx
+import httpx2
 import pytest
 from pydantic import SecretStr
 
@@ -225,7 +225,7 @@ async def test_api_key_is_sent_and_401_is_an_auth_error(
     transport = fake_llm.transport()
     handler = transport.handler  # type: ignore[attr-defined]
 
-    async def spy(request: httpx.Request) -> httpx.Response:
+    async def spy(request: httpx2.Request) -> httpx2.Response:
         seen.append(request.headers.get("authorization"))
         return await handler(request)
 
@@ -316,29 +316,62 @@ async def test_concurrency_is_bounded(fake_llm: FakeLLMServer, llm_config: LLMCo
 
 
 async def test_error_event_inside_a_stream(fake_llm: FakeLLMServer, llm_config: LLMConfig) -> None:
-    async def broken(request: httpx.Request) -> httpx.Response:
+    async def broken(request: httpx2.Request) -> httpx2.Response:
         body = b'data: {"error": {"message": "grammar failed"}}\n\n'
-        return httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+        return httpx2.Response(200, content=body, headers={"content-type": "text/event-stream"})
 
-    import httpx
-
-    async with LLMClient(llm_config, transport=httpx.MockTransport(broken)) as llm:
+    async with LLMClient(llm_config, transport=httpx2.MockTransport(broken)) as llm:
         with pytest.raises(LLMStreamError, match="grammar failed"):
             await llm.chat(chat())
 
 
-async def test_a_response_that_ends_early_is_an_error(llm_config: LLMConfig) -> None:
-    def truncated(request: httpx.Request) -> httpx.Response:
-        body = b'data: {"choices": [{"index": 0, "delta": {"content": "hal"}}]}\n\n'
-        return httpx.Response(200, content=body)
+@pytest.mark.parametrize("data", [b"{not json", b"[1, 2]"])
+async def test_a_garbled_stream_chunk_is_a_stream_error(llm_config: LLMConfig, data: bytes) -> None:
+    def garbled(request: httpx2.Request) -> httpx2.Response:
+        body = b"data: " + data + b"\n\n"
+        return httpx2.Response(200, content=body, headers={"content-type": "text/event-stream"})
 
-    async with LLMClient(llm_config, transport=httpx.MockTransport(truncated)) as llm:
+    async with LLMClient(llm_config, transport=httpx2.MockTransport(garbled)) as llm:
+        with pytest.raises(LLMStreamError, match="chunk"):
+            await llm.chat(chat())
+
+
+async def test_nothing_from_the_environment_reaches_the_endpoint(
+    fake_llm: FakeLLMServer, llm_config: LLMConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The SDK reads these; an endpoint the user named (a vLLM host) must not receive them.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-from-the-environment")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-from-the-environment")
+    seen: list[httpx2.Headers] = []
+    transport = fake_llm.transport()
+    handler = transport.handler  # type: ignore[attr-defined]
+
+    async def spy(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request.headers)
+        return await handler(request)
+
+    transport.handler = spy  # type: ignore[attr-defined]
+    async with LLMClient(llm_config.model_copy(update={"model": None}), transport=transport) as llm:
+        await llm.chat(chat())
+    assert len(seen) == 2  # /models, then the call
+    for headers in seen:
+        assert "authorization" not in headers
+        assert not any("environment" in value for value in headers.values())
+
+
+async def test_a_response_that_ends_early_is_an_error(llm_config: LLMConfig) -> None:
+    def truncated(request: httpx2.Request) -> httpx2.Response:
+        body = b'data: {"choices": [{"index": 0, "delta": {"content": "hal"}}]}\n\n'
+        return httpx2.Response(200, content=body)
+
+    async with LLMClient(llm_config, transport=httpx2.MockTransport(truncated)) as llm:
         with pytest.raises(LLMStreamError, match="ended before"):
             await llm.chat(chat())
 
 
 async def test_a_404_without_a_model_message_hints_at_the_url(llm_config: LLMConfig) -> None:
-    transport = httpx.MockTransport(lambda r: httpx.Response(404, text="Not Found"))
+    transport = httpx2.MockTransport(lambda r: httpx2.Response(404, text="Not Found"))
     async with LLMClient(llm_config, transport=transport) as llm:
         with pytest.raises(LLMStatusError, match="end in /v1") as info:
             await llm.chat(chat())

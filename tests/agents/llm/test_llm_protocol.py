@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
-from agents.llm import ChatRequest, CompletionRequest, LLMStreamError, Message, Sampling
-from agents.llm.protocol import Assembler, encode, parse_logprobs, parse_sse_line, parse_usage
+from agents.llm import ChatRequest, CompletionRequest, Message, Sampling
+from agents.llm.protocol import Assembler, encode, parse_logprobs, parse_usage
 
 
 def test_encode_chat_drops_unset_fields() -> None:
@@ -45,17 +43,6 @@ def test_assembler_interleaves_choices_and_reads_usage() -> None:
 def test_usage_reads_cached_tokens() -> None:
     usage = parse_usage({"prompt_tokens": 600, "prompt_tokens_details": {"cached_tokens": 512}})
     assert usage.cached_tokens == 512 and usage.completion_tokens == 0
-
-
-@pytest.mark.parametrize("line", ["", ": keep-alive", "event: ping", "data: [DONE]"])
-def test_sse_lines_without_data(line: str) -> None:
-    assert parse_sse_line(line) is None
-
-
-@pytest.mark.parametrize("line", ["data: {not json", "data: [1, 2]"])
-def test_sse_garbage_is_a_stream_error(line: str) -> None:
-    with pytest.raises(LLMStreamError):
-        parse_sse_line(line)
 
 
 def test_logprobs_in_completion_shape_with_a_missing_value() -> None:
