@@ -8,8 +8,9 @@ the prompt uses, then answers
   with the suite's known-good solution for that task and target with probability `p`, and with
   one of that solution's planted mutants otherwise (a draw keyed by seed, task, target and the
   attempt's index, so every mode sees the same answer for its n-th attempt, and runs repeat);
-  each answer's surface varies with the attempt (loop counters renamed, comments), so threads
-  that write the same program must be found converging, not found equal as text;
+  each answer's surface varies with the attempt (variables renamed, a comment, independent
+  declarations in another order), so threads that write the same program must be found
+  converging, not found equal as text;
 - a plan with a valid plan: a rewrite and the target's own tool, each verified;
 - loop choices, loop picks and outlines with the first options the schema offers.
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import random
 import re
@@ -42,6 +44,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from agents.analysis.parse import syntax_tree
+from agents.reasoning.fingerprint import independent_runs
 from corpus.suites import load_suite
 from corpus.tasks import SuiteTask
 from sandbox.spec import Language, Target
@@ -363,12 +366,14 @@ def _first(schema: dict[str, Any]) -> Any:
 
 
 def vary(source: str, attempt: int, language: Language) -> str:
-    """The same program with another surface: a comment naming the attempt and, from the second
-    attempt on, every variable and parameter the code declares renamed (`sum` -> `sum_2`,
-    everywhere it is used, directives included). Functions, types, members and qualified names
-    keep theirs, so the program means what it meant."""
+    """The same program with another surface: from the second attempt on, a comment naming the
+    attempt, every run of independent declarations rotated by the attempt's index, and every
+    variable and parameter the code declares renamed (`sum` -> `sum_2`, everywhere it is used,
+    directives included). Functions, types, members and qualified names keep theirs, so the
+    program means what it meant."""
     if attempt == 0:
         return source
+    source = reorder(source, attempt, language)
     root = syntax_tree(source, language).root_node
     declared = _declared(root) - _type_names(root)
     edits: list[tuple[int, int, str]] = []
@@ -393,6 +398,31 @@ def vary(source: str, attempt: int, language: Language) -> str:
             flags=re.M,
         )
     return f"// attempt {attempt}: the same parallel program, written again\n" + text
+
+
+def reorder(source: str, attempt: int, language: Language) -> str:
+    """The program with each run of declarations that mean the same in any order (the
+    fingerprint's `independent_runs`: no calls, no shared names) rotated by `attempt` places."""
+    data = source.encode()
+    edits: list[tuple[int, int, bytes]] = []
+    stack = [syntax_tree(source, language).root_node]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type != "compound_statement":
+            continue
+        for run in independent_runs(node):
+            turn = attempt % len(run)
+            if not turn:
+                continue
+            texts = [data[m.start_byte : m.end_byte] for m in run]
+            texts = texts[turn:] + texts[:turn]
+            gaps = [data[a.end_byte : b.start_byte] for a, b in itertools.pairwise(run)]
+            joined = texts[0] + b"".join(gap + t for gap, t in zip(gaps, texts[1:], strict=True))
+            edits.append((run[0].start_byte, run[-1].end_byte, joined))
+    for start, end, new in sorted(edits, reverse=True):
+        data = data[:start] + new + data[end:]
+    return data.decode()
 
 
 _KEEP_PARENTS = frozenset({"qualified_identifier", "preproc_def"})

@@ -223,9 +223,7 @@ class LLMClient:
     def _deadline(self) -> float:
         return time.monotonic() + self.config.call_timeout_s
 
-    async def _sdk(
-        self, call: Callable[[RequestOptions], Awaitable[T]], *, deadline: float
-    ) -> T:
+    async def _sdk(self, call: Callable[[RequestOptions], Awaitable[T]], *, deadline: float) -> T:
         """Run one SDK request (its retries included) within `deadline`, with the SDK's errors
         as the project's; `call` gets the request options to pass on."""
         url = self.config.url

@@ -4,7 +4,8 @@
 variable renamed by order of first appearance (`v0`, `v1`, ...), lambdas held in variables and
 variables the parser takes for types (`std::vector<int> p(n)`) included, numbers and strings
 reduced to a placeholder, OpenMP directives in canonical form, called functions, members and
-types kept. Two threads
+types kept, and runs of declarations that mean the same in any order (`independent_runs`) put in
+one canonical order. Two threads
 whose shapes agree on what both have written have converged on one program, whatever they named
 things: the one behind is pruned (DeepPrune's observation that most parallel traces converge,
 with the code's own structure as the judge instead of a model).
@@ -87,6 +88,9 @@ def _walk(node: Node, out: list[str], names: dict[str, str]) -> None:
         pragma = canonical_pragma(text(argument) if argument is not None else "")
         out.append(_ARGUMENT.sub(lambda m: _rename_all(m, names), pragma))
         return
+    if kind == "compound_statement":
+        _walk_block(node, out, names)
+        return
     if node.child_count == 0:
         token = text(node).strip()
         if not token:
@@ -104,6 +108,113 @@ def _walk(node: Node, out: list[str], names: dict[str, str]) -> None:
         return
     for child in node.children:
         _walk(child, out, names)
+
+
+def _walk_block(block: Node, out: list[str], names: dict[str, str]) -> None:
+    """A block, each of its independent runs in canonical order: the run's variables named in
+    the order the rest of the block first uses them (the same whatever order they were
+    declared in), then its declarations sorted by their shapes."""
+    runs = {run[0].id: run for run in independent_runs(block)}
+    children = block.children
+    i = 0
+    while i < len(children):
+        run = runs.get(children[i].id)
+        if run is None:
+            _walk(children[i], out, names)
+            i += 1
+            continue
+        declared = {name for member in run for name in declared_names(member)}
+        ahead = dict(names)
+        for later in children[i + len(run) :]:
+            _walk(later, [], ahead)
+        for name in ahead:
+            if name in declared:
+                names.setdefault(name, f"v{len(names)}")
+
+        def key(member: Node) -> list[str]:
+            tokens: list[str] = []
+            _walk(member, tokens, dict(names))
+            return tokens
+
+        for member in sorted(run, key=key):
+            _walk(member, out, names)
+        i += len(run)
+
+
+def independent_runs(block: Node) -> list[list[Node]]:
+    """Runs of two or more adjacent declarations in a block (`{ ... }`) that mean the same in
+    any order: none calls a function or holds code of its own (a lambda), and none reads or
+    declares a name that another one in the run declares."""
+    runs: list[list[Node]] = []
+    run: list[Node] = []
+    for child in block.named_children:
+        if _swappable(child) and not _depends(child, run):
+            run.append(child)
+            continue
+        if len(run) > 1:
+            runs.append(run)
+        run = [child] if _swappable(child) else []
+    if len(run) > 1:
+        runs.append(run)
+    return runs
+
+
+def declared_names(declaration: Node) -> set[str]:
+    """The variables one declaration declares (`int a = 0, *b;` -> a, b)."""
+    names: set[str] = set()
+    for declarator in declaration.children_by_field_name("declarator"):
+        target: Node | None = declarator
+        while target is not None and target.type in _WRAPPING_DECLARATORS:
+            inner = target.child_by_field_name("declarator")
+            if inner is None:  # a reference declarator names its identifier as a child
+                inner = next((c for c in target.children if c.type == "identifier"), None)
+            target = inner
+        if target is not None and target.type == "identifier":
+            names.add(text(target))
+    return names
+
+
+_WRAPPING_DECLARATORS = frozenset(
+    {
+        "pointer_declarator",
+        "reference_declarator",
+        "array_declarator",
+        "init_declarator",
+        "function_declarator",  # `std::vector<int> p(n);` read as a function declaration
+    }
+)
+_NOT_SWAPPABLE = frozenset(
+    {"call_expression", "compound_statement", "lambda_expression", "ERROR", "new_expression"}
+)
+
+
+def _swappable(node: Node) -> bool:
+    if node.type != "declaration" or not declared_names(node):
+        return False
+    stack = list(node.children)
+    while stack:
+        current = stack.pop()
+        if current.type in _NOT_SWAPPABLE:
+            return False
+        stack.extend(current.children)
+    return True
+
+
+def _depends(node: Node, run: list[Node]) -> bool:
+    """Does `node` read or declare a name another declaration of `run` declares or reads?"""
+    mine, declares = _names_in(node), declared_names(node)
+    return any(mine & declared_names(other) or declares & _names_in(other) for other in run)
+
+
+def _names_in(node: Node) -> set[str]:
+    names: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in ("identifier", "type_identifier"):
+            names.add(text(current))
+        stack.extend(current.children)
+    return names
 
 
 def _rename_all(match: re.Match[str], names: dict[str, str]) -> str:

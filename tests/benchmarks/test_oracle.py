@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-import httpx
+import httpx2
 import pytest
 
 from agents.analysis import analyse, choice_schema
@@ -122,7 +122,7 @@ async def test_it_streams_to_the_client_at_its_rate() -> None:
     messages = build_messages(
         task.reference, language(task.name), Target.OPENMP, [], function_only=True
     )
-    transport = httpx.ASGITransport(app=oracle.app)
+    transport = httpx2.ASGITransport(app=oracle.app)
     async with LLMClient(LLMConfig(url="http://oracle/v1"), transport=transport) as llm:
         generation = await llm.chat(
             ChatRequest(messages=messages, sampling=Sampling(max_tokens=4096))

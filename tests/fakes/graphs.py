@@ -9,7 +9,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-import httpx
+import httpx2
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
@@ -81,7 +81,7 @@ class RoutedLLM(FakeLLMServer):
         }
         self.kinds: list[str] = []
 
-    async def handle(self, request: httpx.Request) -> httpx.Response:
+    async def handle(self, request: httpx2.Request) -> httpx2.Response:
         if not request.url.path.endswith("/models"):
             body = json.loads(request.content)
             if self._refused(body.get("response_format")):

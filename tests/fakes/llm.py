@@ -52,8 +52,10 @@ class FakeStream(httpx2.AsyncByteStream):
         self.closed = False
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        content_chunks = 0
-        for chunk, has_text in self.chunks:
+        # One pass over the body, as a socket gives: iterating again (the SDK drains what is
+        # left after `[DONE]`) goes on from where the last pass stopped.
+        content_chunks = sum(has_text for _, has_text in self.chunks[: self.sent])
+        for chunk, has_text in self.chunks[self.sent :]:
             if self.reply.stall_after is not None and content_chunks >= self.reply.stall_after:
                 await asyncio.sleep(3600)
             if self.reply.break_after is not None and content_chunks >= self.reply.break_after:
@@ -62,6 +64,9 @@ class FakeStream(httpx2.AsyncByteStream):
                 await asyncio.sleep(self.reply.chunk_delay_s)
             self.sent += 1
             content_chunks += has_text
+            # The server has sent everything once its last chunk is out; vLLM aborts only
+            # a request whose connection closed before that.
+            self.completed = self.sent == len(self.chunks)
             yield chunk
         self.completed = True
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-import httpx
+import httpx2
 import pytest
 
 from agents.llm import ChatRequest, LLMClient, LLMConfig, Message, Sampling
@@ -24,7 +24,7 @@ class ByPrompt(FakeLLMServer):
         self.by_prompt = replies
         self.stream_of: dict[str, FakeStream] = {}
 
-    async def handle(self, request: httpx.Request) -> httpx.Response:
+    async def handle(self, request: httpx2.Request) -> httpx2.Response:
         if request.url.path.endswith("/models"):
             return await super().handle(request)
         prompt = json.loads(request.content)["messages"][-1]["content"]

@@ -8,7 +8,7 @@ import contextlib
 import json
 from typing import Any
 
-import httpx
+import httpx2
 from sqlalchemy import Engine
 from sqlmodel import Session
 
@@ -269,7 +269,7 @@ async def test_the_same_seed_makes_the_same_choices(engine, llm_config):
 class EvolvingLLM(RoutedLLM):
     """Answers evolution's ask (a faster version of verified code) with a dynamic schedule."""
 
-    async def handle(self, request: httpx.Request) -> httpx.Response:
+    async def handle(self, request: httpx2.Request) -> httpx2.Response:
         if b"passed verification" in request.content:
             code = TRIANGLE.replace(
                 "    for (int i = 0; i < n; i++) {",

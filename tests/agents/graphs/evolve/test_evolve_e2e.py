@@ -14,7 +14,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from sqlmodel import Session
 
@@ -126,7 +126,7 @@ RACY = SKEWED.replace(
 class RacyModel(RoutedLLM):
     """The scripted model: asked for a faster version of verified code, it answers `RACY`."""
 
-    async def handle(self, request: httpx.Request) -> httpx.Response:
+    async def handle(self, request: httpx2.Request) -> httpx2.Response:
         if b"passed verification" in request.content:
             self.replies.appendleft(Reply(texts=[f"```c\n{RACY}```"]))
             return await FakeLLMServer.handle(self, request)

@@ -7,7 +7,7 @@ import json
 import re
 from collections import deque
 
-import httpx
+import httpx2
 from sqlmodel import Session, col, select
 
 from agents.reasoning import reasoning_summary
@@ -52,7 +52,7 @@ class Threads(RoutedLLM):
         self.thread_requests: deque[str] = deque()
         self.thread_prompts: list[str] = []
 
-    async def handle(self, request: httpx.Request) -> httpx.Response:
+    async def handle(self, request: httpx2.Request) -> httpx2.Response:
         if not request.url.path.endswith("/models"):
             body = json.loads(request.content)
             schema = (body.get("response_format") or {}).get("json_schema", {}).get("name")
