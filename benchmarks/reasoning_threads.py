@@ -24,12 +24,18 @@ Verification runs after all generation, so it does not slow the model down mid-m
         [--pareval 20_histogram_pixel_histogram ...] [--no-verify] [--json results.json]
 
 The server must be running (`parforge model serve`); verification needs the sandbox image.
+With `--oracle P` the threads talk to a SIMULATED capable model instead (`oracle.py`, served in
+this process, every figure labelled as simulated): each thread's code is ParEval's known-good
+solution with probability P and a planted mutant otherwise, its surface varied per thread. Each
+arm starts the oracle's attempts afresh (seed `--oracle-seed` + round), so within a round every
+rule is shown the same K answers and differs only in what it prunes.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import statistics
@@ -70,6 +76,9 @@ from sandbox.verdict import Status, Verdict
 from sandbox.verify.verifier import open_verifier
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from oracle import Oracle, serving  # noqa: E402 - a sibling script, found by path
+
 PROGRAMS = ROOT / "tests" / "agents" / "graphs" / "programs"
 """The simple loops of the translate graph's end-to-end test."""
 HEAT2D = ROOT / "examples" / "heat2d" / "heat2d.toml"
@@ -427,12 +436,20 @@ async def samples_run(
 
 
 async def arms(
-    llm: LLMClient, url: str, problems: list[Problem], names: list[str], args: argparse.Namespace
+    llm: LLMClient,
+    url: str,
+    problems: list[Problem],
+    names: list[str],
+    args: argparse.Namespace,
+    oracle: Oracle | None = None,
 ) -> list[Arm]:
     out = []
     for r in range(args.rounds):
         for problem in problems:
             for name in names:
+                if oracle is not None:  # the same K answers for every rule of this round
+                    oracle.seed = args.oracle_seed + r
+                    oracle.reset()
                 if name == SAMPLES:
                     arm = await samples_run(llm, url, problem, r, args)
                 else:
@@ -639,6 +656,27 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     problems = {p.name: p for p in [*converging, *diverging]}
     if not args.no_analysis:
         problems = {name: p.with_analysis() for name, p in problems.items()}
+    oracle = None
+    async with contextlib.AsyncExitStack() as stack:
+        if args.oracle is not None:
+            oracle = Oracle(p=args.oracle, seed=args.oracle_seed, rate=args.oracle_rate)
+            url = await stack.enter_async_context(serving(oracle))
+            config = config.model_copy(update={"url": url, "model": None})
+            print(
+                f"SIMULATED capable model (benchmarks/oracle.py), p {args.oracle}: every figure "
+                "below is simulated"
+            )
+        return await measure(settings, config, url, problems, args, oracle)
+
+
+async def measure(
+    settings: Settings,
+    config: LLMConfig,
+    url: str,
+    problems: dict[str, Problem],
+    args: argparse.Namespace,
+    oracle: Oracle | None,
+) -> dict[str, Any]:
     out: dict[str, Any] = {"model": config.model, "url": url, "args": vars(args)}
     async with LLMClient(config) as llm:
         model = await llm.model_name()
@@ -666,7 +704,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         runs: list[Arm] = []
         if names:
             t0 = time.perf_counter()
-            runs = await arms(llm, url, list(problems.values()), names, args)
+            runs = await arms(llm, url, list(problems.values()), names, args, oracle)
             out["generation_s"] = time.perf_counter() - t0
     verified = False
     if runs and not args.no_verify:
@@ -708,6 +746,11 @@ def cli() -> None:
     )
     parser.add_argument("--verify-workers", type=int, default=2)
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
+    parser.add_argument(
+        "--oracle", type=float, default=None, metavar="P", help="a SIMULATED model (oracle.py)"
+    )
+    parser.add_argument("--oracle-seed", type=int, default=0)
+    parser.add_argument("--oracle-rate", type=float, default=400.0, help="words a second")
     args = parser.parse_args()
     out = asyncio.run(main(args))
     if args.json is not None:

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from agents.analysis.parse import syntax_tree
 from agents.llm import TokenLogprob
 from agents.reasoning import (
     Outline,
@@ -27,6 +28,7 @@ from agents.reasoning import (
     token_confidence,
 )
 from agents.reasoning.confidence import below_group
+from agents.reasoning.fingerprint import independent_runs
 from agents.targets import kit
 from sandbox.spec import Language, Spec, Target, TestCase
 from sandbox.verdict import BuildReport, Status, StepRecord, Verdict
@@ -84,6 +86,38 @@ def test_shape_ignores_names_numbers_layout_comments_and_clause_order():
     tokens = shape(SUM, Language.C)
     assert "printf" in tokens and "total" not in tokens  # calls kept, variables renamed
     assert "#pragma omp parallel for reduction(+:v1) schedule(static)" in tokens
+
+
+ORDERED = """double norm(const double *x, int n) {
+  %s
+  %s
+  #pragma omp parallel for reduction(+:sum) reduction(max:top)
+  for (int i = 0; i < n; i++) { sum += x[i] * x[i]; top = x[i] > top ? x[i] : top; }
+  return sum / top;
+}
+"""
+
+
+def test_independent_declarations_in_either_order_are_one_shape():
+    first, second = "double sum = 0.0;", "double top = 0.0;"
+    assert shape(ORDERED % (first, second), Language.C) == shape(
+        ORDERED % (second, first), Language.C
+    )
+    block = syntax_tree(ORDERED % (first, second), Language.C).root_node
+    body = block.children[0].child_by_field_name("body")
+    assert [len(run) for run in independent_runs(body)] == [2]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("double sum = 0.0;", "double top = sum;"),  # the second reads the first
+        ("double sum = omp_get_wtime();", "double top = 0.0;"),  # a call: order may matter
+    ],
+)
+def test_declarations_that_depend_or_call_are_not_a_run(first: str, second: str) -> None:
+    body = syntax_tree(ORDERED % (first, second), Language.C).root_node.children[0]
+    assert independent_runs(body.child_by_field_name("body")) == []
 
 
 def test_convergence_needs_enough_code_and_close_agreement():
