@@ -240,6 +240,8 @@ class LLMClient:
             raise LLMUnavailable(f"cannot reach {url}: {exc.__cause__!r}") from exc
         except openai.APIStatusError as exc:
             raise status_error(exc.status_code, _error_text(exc.response)) from exc
+        except openai.OpenAIError as exc:  # anything else the SDK raises is still the call's
+            raise LLMStreamError(f"unexpected reply from {url}: {exc!r}") from exc
 
 
 class CallStream:
@@ -361,6 +363,8 @@ class CallStream:
             raise LLMStreamError(f"server error mid-stream: {exc.message}") from exc
         except json.JSONDecodeError as exc:
             raise LLMStreamError(f"malformed stream chunk: {exc.doc[:200]!r}") from exc
+        except openai.OpenAIError as exc:
+            raise LLMStreamError(f"unreadable stream: {exc!r}") from exc
         if not isinstance(chunk, dict):
             raise LLMStreamError(f"stream chunk is not an object: {str(chunk)[:200]!r}")
         return chunk
