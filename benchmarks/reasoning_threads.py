@@ -43,7 +43,7 @@ import sys
 import time
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -321,6 +321,10 @@ class Arm:
     passed: int | None = None
     built: int | None = None
     verdicts: list[str] = field(default_factory=list)
+    converged: list[int] = field(default_factory=list)
+    """Threads pruned as converged on another (what the graph runs again when nothing passed)."""
+    revived: int = 0
+    """Of those, how many ran again (`revive_all`); their tokens are in `generated`."""
 
 
 def candidates(texts: list[str], language: Language) -> tuple[list[str], int, int, int]:
@@ -397,6 +401,7 @@ async def rule_run(
         failed=sum(1 for t in threads if t.status == "failed"),
         statuses=[t.status for t in threads],
         reasons=[t.reason for t in threads if t.reason],
+        converged=[t.index for t in threads if t.pruned_by is not None],
     )
 
 
@@ -503,6 +508,50 @@ async def verify_all(
     return time.perf_counter() - t0
 
 
+async def revive_all(
+    settings: Settings,
+    config: LLMConfig,
+    problems: dict[str, Problem],
+    runs: list[Arm],
+    args: argparse.Namespace,
+) -> float:
+    """What the reasoning subgraph does when no candidate passed (`nodes.revive`): the threads
+    pruned as converged run again, unpruned, and their programs are verified. Each run that
+    passed nothing and pruned such threads gets their candidates, tokens and passes; what
+    they cost comes off its savings. Returns the seconds it took."""
+    t0 = time.perf_counter()
+    lost = [run for run in runs if run.passed == 0 and run.converged]
+    if not lost:
+        return 0.0
+    print(f"  running {len(lost)} run(s)' pruned threads again", file=sys.stderr, flush=True)
+    again: list[Arm] = []
+    async with LLMClient(config) as llm:
+        for run in lost:
+            problem = problems[run.problem]
+            sampling = Sampling(max_tokens=args.max_tokens, temperature=args.temperature)
+            threads = [
+                t for t in make_threads(problem, args.k, sampling) if t.index in set(run.converged)
+            ]
+            await run_threads(llm, threads, Pruning(rule="none"), ThreadBudget())
+            texts = [t.text for t in threads if t.status == "finished"]
+            spent = sum(t.tokens for t in threads)
+            codes, parsed, _, parallel = candidates(texts, problem.language)
+            run.generated += spent
+            run.saved -= spent
+            run.revived = len(threads)
+            again.append(replace(run, codes=codes, verdicts=[], passed=None, built=None))
+            run.codes += codes
+            run.finished += len(texts)
+            run.parsed += parsed
+            run.parallel += parallel
+    await verify_all(settings, problems, again, args.verify_workers)
+    for run, extra in zip(lost, again, strict=True):
+        run.passed = (run.passed or 0) + (extra.passed or 0)
+        run.built = (run.built or 0) + (extra.built or 0)
+        run.verdicts += extra.verdicts
+    return time.perf_counter() - t0
+
+
 # --- report ----------------------------------------------------------------------------------
 
 
@@ -576,7 +625,7 @@ def report_arms(runs: list[Arm], names: list[str], rounds: int, verified: bool) 
             f"{'wall s':>16}"
         )
         if verified:
-            header += f" {'built':>9} {'passed':>9} {'solved':>9}"
+            header += f" {'built':>9} {'passed':>9} {'solved':>9} {'revived':>9}"
         print(header)
         base: dict[int, float] = {
             r: _sum([a for a in mine if a.arm == "none" and a.round == r], "generated")
@@ -612,7 +661,8 @@ def report_arms(runs: list[Arm], names: list[str], rounds: int, verified: bool) 
                 line += (
                     f" {spread([_sum(p, 'built') for p in per_round], '{:.0f}'):>9} "
                     f"{spread([_sum(p, 'passed') for p in per_round], '{:.0f}'):>9} "
-                    f"{spread(solved, '{:.0f}'):>6}/{len(per_round[0]):<2}"
+                    f"{spread(solved, '{:.0f}'):>6}/{len(per_round[0]):<2} "
+                    f"{spread([_sum(p, 'revived') for p in per_round], '{:.0f}'):>9}"
                 )
             print(line)
     print(
@@ -625,7 +675,9 @@ def report_arms(runs: list[Arm], names: list[str], rounds: int, verified: bool) 
     if verified:
         print(
             "built/passed: candidates that build / pass verification (tests at 1, 2, 4 threads, "
-            "race check); solved: problems with at least one passing candidate / problems"
+            "race check); solved: problems with at least one passing candidate / problems; "
+            "revived: threads pruned as converged that ran again because nothing passed (the "
+            "graph's `revive`; their tokens are in generated and off saved)"
         )
     else:
         print("pass rate not measured (--no-verify): parse rate only")
@@ -710,6 +762,8 @@ async def measure(
     if runs and not args.no_verify:
         out["verification_s"] = await verify_all(settings, problems, runs, args.verify_workers)
         verified = True
+        if not args.no_revive:
+            out["revive_s"] = await revive_all(settings, config, problems, runs, args)
     if runs:
         report_arms(runs, names, args.rounds, verified)
         out["runs"] = [{k: v for k, v in vars(a).items() if k != "codes"} for a in runs]
@@ -745,6 +799,11 @@ def cli() -> None:
         "--no-analysis", action="store_true", help="prompts without the analysis's loop facts"
     )
     parser.add_argument("--verify-workers", type=int, default=2)
+    parser.add_argument(
+        "--no-revive",
+        action="store_true",
+        help="leave out the graph's second run of pruned threads when nothing passed",
+    )
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
     parser.add_argument(
         "--oracle", type=float, default=None, metavar="P", help="a SIMULATED model (oracle.py)"

@@ -1,6 +1,8 @@
 """Parallel reasoning threads, a subgraph of the translate graph:
 
 START → outline → think → fingerprint → verify → END
+                                 ↑                 ↓ no candidate passed, some pruned
+                                 └──── revive ─────┘   (once)
 
 - outline: K strategy outlines as schema-constrained JSON; duplicates merged, free places
   filled from the catalogue (a reply that is not a valid outline list: the catalogue alone).
@@ -9,6 +11,8 @@ START → outline → think → fingerprint → verify → END
 - fingerprint: each finished thread's program built and run on tiny inputs; candidates that
   compute the same thing the same way are merged; a probe that fails is the verdict.
 - verify: the survivors verified in parallel; the translate graph's join ranks them.
+- revive: pruning is a bet that converged threads would have written one program; when no
+  candidate of the task passed, the threads pruned as converged run again, unpruned, once.
 
 The translate graph compiles it in its own `build()` and owns the node that runs it.
 """
@@ -31,9 +35,13 @@ def build() -> CompiledStateGraph[Any, Any, Any, Any]:
     graph.add_node("think", nodes.think)
     graph.add_node("fingerprint", nodes.fingerprint)
     graph.add_node("verify", nodes.verify)
+    graph.add_node("revive", nodes.revive)
     graph.add_edge(START, "outline")
     graph.add_edge("outline", "think")
     graph.add_edge("think", "fingerprint")
     graph.add_edge("fingerprint", "verify")
-    graph.add_edge("verify", END)
+    graph.add_conditional_edges(
+        "verify", lambda state: "revive" if state.get("revive") else END, ["revive", END]
+    )
+    graph.add_edge("revive", "fingerprint")
     return graph.compile()

@@ -18,6 +18,7 @@ from agents.prompts.translate import loop_facts, outline_messages, rewrite_messa
 from agents.reasoning import (
     Outline,
     OutlineError,
+    Pruning,
     Thread,
     ThreadBudget,
     behaviour_key,
@@ -106,16 +107,61 @@ async def think(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
     """Every outline's thread at once, pruned while it streams; finished ones become
     candidates."""
     ctx = runtime.context
-    tools = ctx.tools
     outlines = [Outline.model_validate(o) for o in state.get("outlines", [])]
     if not outlines:
         return {"threads": [], "candidates": []}
-    pruning = ctx.pruning
+    return await _run(ctx, state, list(enumerate(outlines)), ctx.pruning)
+
+
+async def revive(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
+    """Pruning bets that a thread which converged on another would have written the same
+    program. When no candidate of the task passed, the bet may have lost (the thread kept was
+    wrong where the pruned one would not have been): the converged threads run again from
+    their outlines, unpruned, and their programs go to the probe and the verifier. What they
+    cost comes off the tokens pruning saved."""
+    ctx = runtime.context
+    outlines = state.get("outlines", [])
+    lost = [t["index"] for t in state.get("threads", []) if t.get("pruned_by") is not None]
+    again = [(i, Outline.model_validate(outlines[i])) for i in lost]
+    result = await _run(ctx, state, again, Pruning(rule="none"), revived=True)
+    return result | {
+        "threads": [*state.get("threads", []), *result["threads"]],
+        "tokens_generated": state.get("tokens_generated", 0) + result["tokens_generated"],
+        "tokens_saved": state.get("tokens_saved", 0) - result["tokens_generated"],
+        "revived": True,
+        "notes": [
+            *result["notes"],
+            f"no candidate passed: {len(again)} thread(s) pruned as converged ran again",
+        ],
+    }
+
+
+def revive_wanted(state: ReasoningState, ctx: RunContext) -> bool:
+    """Once, when a thread was pruned as converged, no candidate of the task has passed (the
+    plan's beside these included) and the budget has room."""
+    if state.get("revived") or ctx.tools.work.ledger.exhausted() is not None:
+        return False
+    if not any(t.get("pruned_by") is not None for t in state.get("threads", [])):
+        return False
+    return not any(
+        m.verdict is not None and m.verdict.status is Status.PASSED
+        for m in ctx.tools.work.made.values()
+    )
+
+
+async def _run(
+    ctx: RunContext,
+    state: ReasoningState,
+    outlines: list[tuple[int, Outline]],
+    pruning: Pruning,
+    *,
+    revived: bool = False,
+) -> dict[str, Any]:
+    """Threads for (index, outline) pairs, run at once under `pruning`, stored as steps; the
+    finished ones kept as candidates."""
+    tools = ctx.tools
     logprobs = pruning.rule in ("confidence", "both")
-    threads = [
-        Thread(i, o, _request(ctx, o, logprobs), tools.view.language)
-        for i, o in enumerate(outlines)
-    ]
+    threads = [Thread(i, o, _request(ctx, o, logprobs), tools.view.language) for i, o in outlines]
     # The threads' estimates are held in the task's budget while they stream (as far as it
     # has room: the thread runner stops them at what was held), then settled with their use.
     ledger = tools.work.ledger
@@ -154,6 +200,7 @@ async def think(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
                 "pruned_by": thread.pruned_by,
                 "step_id": step_id,
                 "candidate_id": candidate_id,
+                "revived": revived,
             }
         )
     return {
@@ -268,4 +315,5 @@ async def verify(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
         for c in state.get("candidates", [])
         if str(c) not in merged and tools.work.made[c].verdict is not None
     ]
-    return {"observations": observations, "notes": notes}
+    revive = revive_wanted(state, runtime.context)
+    return {"observations": observations, "notes": notes, "revive": revive}

@@ -25,5 +25,9 @@ class ReasoningState(TypedDict, total=False):
     """Candidates left after the behaviour fingerprint merged equivalent ones."""
     merged: dict[str, int]
     """Candidate id → the candidate it behaves like (it is not verified on its own)."""
+    revive: bool
+    """Whether the threads pruned as converged run again (`nodes.revive_wanted`)."""
+    revived: bool
+    """They did: at most once."""
     observations: Annotated[list[Judged], by_candidate]
     notes: Annotated[list[str], operator.add]

@@ -133,6 +133,7 @@ def reason_node(threads: CompiledStateGraph[Any, Any, Any, Any]) -> Any:
             "threads": len(per_thread),
             "outlines": len(result.get("outlines", [])),
             "pruned": sum(1 for t in per_thread if t["status"] == "pruned"),
+            "revived": sum(1 for t in per_thread if t.get("revived")),
             "tokens_generated": result.get("tokens_generated", 0),
             "tokens_saved": result.get("tokens_saved", 0),
             "merged": len(result.get("merged", {})),

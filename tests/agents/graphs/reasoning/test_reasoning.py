@@ -22,6 +22,7 @@ from corpus.store.models import (
     VerdictRow,
 )
 from sandbox.spec import Target
+from sandbox.verdict import Status
 from tests.fakes.graphs import (
     DIFFERENT_TEXT,
     SOURCE,
@@ -31,6 +32,7 @@ from tests.fakes.graphs import (
     run_one,
     runner,
     stored,
+    verdict,
 )
 from tests.fakes.judge import ScriptedJudge
 from tests.fakes.llm import Reply
@@ -145,6 +147,64 @@ async def test_threads_run_beside_the_plan_pruned_merged_and_joined(engine, llm_
     assert summary is not None
     assert (summary["threads"], summary["pruned"]) == (3, 1)
     assert summary["tokens_generated"] > 0 and summary["tokens_saved"] > 0
+
+
+async def test_when_no_candidate_passes_the_threads_pruned_as_converged_run_again(
+    engine, llm_config
+):
+    # The thread ahead writes a program that fails; the one behind writes what converges on it
+    # (the same shape: only names differ) and is pruned. Only the latter passes, and nothing
+    # else does: without a second run of the pruned thread, the task fails.
+    fake = Threads(
+        outlines=[
+            {"strategy": OMP[0], "detail": "outer loop with a reduction"},
+            {"strategy": OMP[2], "detail": "per-thread copies"},
+        ],
+        code={
+            OMP[0]: Reply(texts=[fenced(WITH_REDUCTION)], chunk_delay_s=0.002),
+            OMP[2]: Reply(texts=[fenced(RENAMED)], chunk_delay_s=0.02),
+        },
+    )
+    verifier = ScriptedJudge(
+        lambda source: verdict(Status.PASSED if "total" in source else Status.WRONG_ANSWER)
+    )
+    task_id = submit_with_threads(engine, 2)
+    graph = runner(fake, llm_config, verifier, planner=False, thread_tokens=THREAD_TOKENS)
+    task = await run_one(engine, graph, task_id)
+
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    steps, cands = stored(engine, task_id)
+    threads = [s for s in steps if s.name == "thread"]
+    assert [t.result["status"] for t in threads] == ["finished", "pruned", "finished"]
+    assert fake.thread_requests.count(OMP[2]) == 2  # pruned, then run again, unpruned
+    revived = threads[2]
+    assert revived.result["outline"]["strategy"] == OMP[2]
+    passed = next(c for c in cands if c.step_id == revived.id)
+    assert passed.source == RENAMED and passed.id in _verified(engine, task_id)
+
+
+async def test_threads_do_not_run_again_when_a_candidate_passed(engine, llm_config):
+    fake = Threads(
+        outlines=[
+            {"strategy": OMP[0], "detail": "outer loop with a reduction"},
+            {"strategy": OMP[2], "detail": "per-thread copies"},
+        ],
+        code={
+            OMP[0]: Reply(texts=[fenced(WITH_REDUCTION)], chunk_delay_s=0.002),
+            OMP[2]: Reply(texts=[fenced(RENAMED)], chunk_delay_s=0.02),
+        },
+    )
+    task_id = submit_with_threads(engine, 2)
+    graph = runner(
+        fake,
+        llm_config,
+        ScriptedJudge(passes_with_reduction),
+        planner=False,
+        thread_tokens=THREAD_TOKENS,
+    )
+    task = await run_one(engine, graph, task_id)
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    assert fake.thread_requests.count(OMP[2]) == 1
 
 
 async def test_a_failing_probe_is_the_verdict_and_no_full_verification_runs(engine, llm_config):
