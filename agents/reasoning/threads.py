@@ -230,12 +230,16 @@ def reasoning_summary(
     rows = [
         (result.get("status", ""), tokens, int(sampling.get("max_tokens") or 0))
         for result, tokens, sampling in steps
+        if not result.get("revived")
     ]
+    # Threads run again after pruning (the subgraph's `revive`) spent what pruning saved.
+    again = [tokens for result, tokens, _ in steps if result.get("revived")]
     return {
         "threads": len(steps),
         "pruned": sum(1 for status, _, _ in rows if status == "pruned"),
-        "tokens_generated": sum(tokens for _, tokens, _ in rows),
-        "tokens_saved": estimate_saved(rows),
+        "revived": len(again),
+        "tokens_generated": sum(tokens for _, tokens, _ in steps),
+        "tokens_saved": estimate_saved(rows) - sum(again),
         "per_thread": [
             {
                 "strategy": (result.get("outline") or {}).get("strategy", ""),

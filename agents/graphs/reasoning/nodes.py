@@ -181,7 +181,7 @@ async def _run(
     summaries: list[dict[str, Any]] = []
     candidates: list[int] = []
     for thread, saved in zip(threads, saved_per_thread(threads), strict=True):
-        step_id = await _store_thread(tools, thread, state.get("outline_step"), saved)
+        step_id = await _store_thread(tools, thread, state.get("outline_step"), saved, revived)
         candidate_id = None
         if thread.status == "finished":
             try:
@@ -217,10 +217,12 @@ def _prompt_tokens(thread: Thread) -> int:
     return usage.prompt_tokens if usage is not None else 0
 
 
-async def _store_thread(tools: ToolContext, thread: Thread, parent: int | None, saved: int) -> int:
+async def _store_thread(
+    tools: ToolContext, thread: Thread, parent: int | None, saved: int, revived: bool
+) -> int:
     """One `thread` step below the outline call: what it wrote (also when pruned), its cost,
-    why it ended and, when pruned, the tokens it would still have spent (`think` charged its
-    tokens)."""
+    why it ended, when pruned the tokens it would still have spent (`think` charged its
+    tokens), and whether it is a second run of a pruned thread (`revive`)."""
     record = thread.record
     return await tools.deps.trace.llm_call(
         record,
@@ -236,6 +238,7 @@ async def _store_thread(tools: ToolContext, thread: Thread, parent: int | None, 
                 "pruned_by": thread.pruned_by,
                 "tokens_saved": saved,
                 "finish_reason": thread.finish_reason,
+                "revived": revived,
             },
         }
         | ({"error": thread.reason} if record is None else {}),

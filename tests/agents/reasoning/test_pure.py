@@ -174,6 +174,16 @@ def test_tokens_saved_estimates_from_the_finished_threads():
     assert summary["tokens_saved"] == 60
     assert summary["per_thread"][0]["strategy"] == OMP[0]
     assert reasoning_summary([]) is None
+    # The pruned thread ran again (nothing passed): its second run costs what pruning saved.
+    again = reasoning_summary(
+        [
+            ({"status": "finished"}, 100, {"max_tokens": 500}),
+            ({"status": "pruned", "reason": "converged"}, 40, {"max_tokens": 500}),
+            ({"status": "finished", "revived": True}, 100, {"max_tokens": 500}),
+        ]
+    )
+    assert again is not None
+    assert (again["revived"], again["tokens_generated"], again["tokens_saved"]) == (1, 240, -40)
 
 
 def test_the_probe_spec_keeps_the_smallest_inputs_and_two_workers():

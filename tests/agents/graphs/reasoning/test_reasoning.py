@@ -178,7 +178,8 @@ async def test_when_no_candidate_passes_the_threads_pruned_as_converged_run_agai
     assert [t.result["status"] for t in threads] == ["finished", "pruned", "finished"]
     assert fake.thread_requests.count(OMP[2]) == 2  # pruned, then run again, unpruned
     revived = threads[2]
-    assert revived.result["outline"]["strategy"] == OMP[2]
+    assert revived.result["outline"]["strategy"] == OMP[2] and revived.result["revived"]
+    assert not threads[1].result["revived"]
     passed = next(c for c in cands if c.step_id == revived.id)
     assert passed.source == RENAMED and passed.id in _verified(engine, task_id)
 
