@@ -516,39 +516,37 @@ async def revive_all(
     args: argparse.Namespace,
 ) -> float:
     """What the reasoning subgraph does when no candidate passed (`nodes.revive`): the threads
-    pruned as converged run again, unpruned, and their programs are verified. Each run that
-    passed nothing and pruned such threads gets their candidates, tokens and passes; what
-    they cost comes off its savings. Returns the seconds it took."""
+    pruned as converged run again, unpruned, one at a time, each verified, until one passes or
+    none is left. Each such run gets their candidates, tokens and passes; what they cost comes
+    off its savings. Returns the seconds it took."""
     t0 = time.perf_counter()
     lost = [run for run in runs if run.passed == 0 and run.converged]
-    if not lost:
-        return 0.0
-    print(f"  running {len(lost)} run(s)' pruned threads again", file=sys.stderr, flush=True)
-    again: list[Arm] = []
+    if lost:
+        print(f"  running {len(lost)} run(s)' pruned threads again", file=sys.stderr, flush=True)
     async with LLMClient(config) as llm:
         for run in lost:
             problem = problems[run.problem]
             sampling = Sampling(max_tokens=args.max_tokens, temperature=args.temperature)
-            threads = [
-                t for t in make_threads(problem, args.k, sampling) if t.index in set(run.converged)
-            ]
-            await run_threads(llm, threads, Pruning(rule="none"), ThreadBudget())
-            texts = [t.text for t in threads if t.status == "finished"]
-            spent = sum(t.tokens for t in threads)
-            codes, parsed, _, parallel = candidates(texts, problem.language)
-            run.generated += spent
-            run.saved -= spent
-            run.revived = len(threads)
-            again.append(replace(run, codes=codes, verdicts=[], passed=None, built=None))
-            run.codes += codes
-            run.finished += len(texts)
-            run.parsed += parsed
-            run.parallel += parallel
-    await verify_all(settings, problems, again, args.verify_workers)
-    for run, extra in zip(lost, again, strict=True):
-        run.passed = (run.passed or 0) + (extra.passed or 0)
-        run.built = (run.built or 0) + (extra.built or 0)
-        run.verdicts += extra.verdicts
+            threads = {t.index: t for t in make_threads(problem, args.k, sampling)}
+            for index in run.converged:
+                thread = threads[index]
+                await run_threads(llm, [thread], Pruning(rule="none"), ThreadBudget())
+                run.generated += thread.tokens
+                run.saved -= thread.tokens
+                run.revived += 1
+                texts = [thread.text] if thread.status == "finished" else []
+                codes, parsed, _, parallel = candidates(texts, problem.language)
+                again = replace(run, codes=codes, verdicts=[], passed=None, built=None)
+                await verify_all(settings, problems, [again], args.verify_workers)
+                run.codes += codes
+                run.finished += len(texts)
+                run.parsed += parsed
+                run.parallel += parallel
+                run.passed = (run.passed or 0) + (again.passed or 0)
+                run.built = (run.built or 0) + (again.built or 0)
+                run.verdicts += again.verdicts
+                if run.passed:
+                    break
     return time.perf_counter() - t0
 
 

@@ -1,8 +1,8 @@
 """Parallel reasoning threads, a subgraph of the translate graph:
 
 START → outline → think → fingerprint → verify → END
-                                 ↑                 ↓ no candidate passed, some pruned
-                                 └──── revive ─────┘   (once)
+                                 ↑                 ↓ no candidate passed, a thread pruned
+                                 └──── revive ─────┘   as converged not yet run again
 
 - outline: K strategy outlines as schema-constrained JSON; duplicates merged, free places
   filled from the catalogue (a reply that is not a valid outline list: the catalogue alone).
@@ -12,7 +12,8 @@ START → outline → think → fingerprint → verify → END
   compute the same thing the same way are merged; a probe that fails is the verdict.
 - verify: the survivors verified in parallel; the translate graph's join ranks them.
 - revive: pruning is a bet that converged threads would have written one program; when no
-  candidate of the task passed, the threads pruned as converged run again, unpruned, once.
+  candidate of the task passed, the threads pruned as converged run again, unpruned, one at a
+  time until one passes (each at most once).
 
 The translate graph compiles it in its own `build()` and owns the node that runs it.
 """

@@ -116,32 +116,37 @@ async def think(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
 async def revive(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
     """Pruning bets that a thread which converged on another would have written the same
     program. When no candidate of the task passed, the bet may have lost (the thread kept was
-    wrong where the pruned one would not have been): the converged threads run again from
-    their outlines, unpruned, and their programs go to the probe and the verifier. What they
-    cost comes off the tokens pruning saved."""
+    wrong where the pruned one would not have been): the next thread pruned as converged runs
+    again from its outline, unpruned, and its program goes to the probe and the verifier; one
+    at a time, until one passes or none is left. What they cost comes off the tokens pruning
+    saved."""
     ctx = runtime.context
-    outlines = state.get("outlines", [])
-    lost = [t["index"] for t in state.get("threads", []) if t.get("pruned_by") is not None]
-    again = [(i, Outline.model_validate(outlines[i])) for i in lost]
-    result = await _run(ctx, state, again, Pruning(rule="none"), revived=True)
+    index = unrevived(state)[0]
+    outline = Outline.model_validate(state.get("outlines", [])[index])
+    result = await _run(ctx, state, [(index, outline)], Pruning(rule="none"), revived=True)
     return result | {
         "threads": [*state.get("threads", []), *result["threads"]],
         "tokens_generated": state.get("tokens_generated", 0) + result["tokens_generated"],
         "tokens_saved": state.get("tokens_saved", 0) - result["tokens_generated"],
-        "revived": True,
-        "notes": [
-            *result["notes"],
-            f"no candidate passed: {len(again)} thread(s) pruned as converged ran again",
-        ],
+        "revived": [*state.get("revived", []), index],
+        "notes": [*result["notes"], f"no candidate passed: thread {index} ran again, unpruned"],
     }
 
 
+def unrevived(state: ReasoningState) -> list[int]:
+    """Threads pruned as converged on another that have not run again."""
+    done = set(state.get("revived", []))
+    return [
+        t["index"]
+        for t in state.get("threads", [])
+        if t.get("pruned_by") is not None and t["index"] not in done
+    ]
+
+
 def revive_wanted(state: ReasoningState, ctx: RunContext) -> bool:
-    """Once, when a thread was pruned as converged, no candidate of the task has passed (the
-    plan's beside these included) and the budget has room."""
-    if state.get("revived") or ctx.tools.work.ledger.exhausted() is not None:
-        return False
-    if not any(t.get("pruned_by") is not None for t in state.get("threads", [])):
+    """When a thread pruned as converged has not run again, no candidate of the task has
+    passed (the plan's beside these included) and the budget has room."""
+    if not unrevived(state) or ctx.tools.work.ledger.exhausted() is not None:
         return False
     return not any(
         m.verdict is not None and m.verdict.status is Status.PASSED

@@ -26,8 +26,8 @@ class ReasoningState(TypedDict, total=False):
     merged: dict[str, int]
     """Candidate id → the candidate it behaves like (it is not verified on its own)."""
     revive: bool
-    """Whether the threads pruned as converged run again (`nodes.revive_wanted`)."""
-    revived: bool
-    """They did: at most once."""
+    """Whether the next thread pruned as converged runs again (`nodes.revive_wanted`)."""
+    revived: list[int]
+    """Threads that ran again, in order (each at most once)."""
     observations: Annotated[list[Judged], by_candidate]
     notes: Annotated[list[str], operator.add]

@@ -127,7 +127,9 @@ def reason_node(threads: CompiledStateGraph[Any, Any, Any, Any]) -> Any:
 
     async def reason(state: TranslateState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = runtime.context
-        result = await threads.ainvoke({"k": ctx.reasoning_threads}, context=ctx)
+        k = ctx.reasoning_threads
+        # Four nodes, then three for each thread run again (`revive`, at most k of them).
+        result = await threads.ainvoke({"k": k}, {"recursion_limit": 8 + 3 * k}, context=ctx)
         per_thread = result.get("threads", [])
         summary = {
             "threads": len(per_thread),

@@ -152,35 +152,42 @@ async def test_threads_run_beside_the_plan_pruned_merged_and_joined(engine, llm_
 async def test_when_no_candidate_passes_the_threads_pruned_as_converged_run_again(
     engine, llm_config
 ):
-    # The thread ahead writes a program that fails; the one behind writes what converges on it
-    # (the same shape: only names differ) and is pruned. Only the latter passes, and nothing
-    # else does: without a second run of the pruned thread, the task fails.
+    # The thread ahead writes a program that fails; the two behind write what converges on it
+    # (the same shape: only names differ) and are pruned. Only the last passes, and nothing
+    # else does: without running the pruned threads again, one by one, the task fails.
     fake = Threads(
         outlines=[
             {"strategy": OMP[0], "detail": "outer loop with a reduction"},
+            {"strategy": OMP[1], "detail": "a reduction, dynamic"},
             {"strategy": OMP[2], "detail": "per-thread copies"},
         ],
         code={
             OMP[0]: Reply(texts=[fenced(WITH_REDUCTION)], chunk_delay_s=0.002),
+            OMP[1]: Reply(texts=[fenced(RENAMED.replace("total", "acc"))], chunk_delay_s=0.02),
             OMP[2]: Reply(texts=[fenced(RENAMED)], chunk_delay_s=0.02),
         },
     )
     verifier = ScriptedJudge(
         lambda source: verdict(Status.PASSED if "total" in source else Status.WRONG_ANSWER)
     )
-    task_id = submit_with_threads(engine, 2)
+    task_id = submit_with_threads(engine, 3)
     graph = runner(fake, llm_config, verifier, planner=False, thread_tokens=THREAD_TOKENS)
     task = await run_one(engine, graph, task_id)
 
     assert task.status == JobStatus.SUCCEEDED, task.reason
     steps, cands = stored(engine, task_id)
     threads = [s for s in steps if s.name == "thread"]
-    assert [t.result["status"] for t in threads] == ["finished", "pruned", "finished"]
-    assert fake.thread_requests.count(OMP[2]) == 2  # pruned, then run again, unpruned
-    revived = threads[2]
-    assert revived.result["outline"]["strategy"] == OMP[2] and revived.result["revived"]
-    assert not threads[1].result["revived"]
-    passed = next(c for c in cands if c.step_id == revived.id)
+    statuses = [(t.result["outline"]["strategy"], t.result["status"]) for t in threads]
+    assert statuses == [
+        (OMP[0], "finished"),
+        (OMP[1], "pruned"),
+        (OMP[2], "pruned"),
+        (OMP[1], "finished"),  # run again: it fails too
+        (OMP[2], "finished"),  # run again: it passes
+    ]
+    assert [t.result["revived"] for t in threads] == [False, False, False, True, True]
+    assert fake.thread_requests.count(OMP[1]) == fake.thread_requests.count(OMP[2]) == 2
+    passed = next(c for c in cands if c.step_id == threads[4].id)
     assert passed.source == RENAMED and passed.id in _verified(engine, task_id)
 
 
