@@ -202,7 +202,7 @@ async def run_arm(
     try:
         ctx = await runner.context(TaskContext(detail, run_id, 1, recorder))
         tools = ctx.tools
-        step_id = await tools.recorder.add_step(
+        step_id = await tools.deps.trace.recorder.add_step(
             StepCreate(kind=StepKind.TOOL_CALL, name="start", tool_name="start", arguments={})
         )
         if start.naive is not None:
