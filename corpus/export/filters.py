@@ -51,5 +51,9 @@ class ExportFilter(BaseModel):
 
 def split_of(task_id: str, validation_fraction: float) -> Split:
     """Train or validation, from a hash of the task id: stable, so no task is ever in both."""
-    bucket = int.from_bytes(hashlib.sha256(task_id.encode()).digest()[:8], "big") / 2**64
-    return Split.VALIDATION if bucket < validation_fraction else Split.TRAIN
+    return Split.VALIDATION if bucket_of(task_id) < validation_fraction else Split.TRAIN
+
+
+def bucket_of(task_id: str) -> float:
+    """Where a task falls in [0, 1): in validation below `validation_fraction`."""
+    return int.from_bytes(hashlib.sha256(task_id.encode()).digest()[:8], "big") / 2**64

@@ -11,6 +11,7 @@ import pytest
 from sqlmodel import Session
 
 from corpus.export import ExportFilter, ExportFormat, Split, export_file, export_lines, schema_for
+from corpus.export.filters import bucket_of, split_of
 from corpus.store import tasks
 from corpus.store.models import JobStatus, TaskCreate
 from parforge.service.pool import WorkerPool
@@ -110,12 +111,16 @@ async def test_filters(filled):
 
 
 async def test_split_by_task_is_disjoint_and_complete(filled):
-    engine, _ = filled
+    engine, ids = filled
+    # Task ids are random, so a fixed fraction leaves a split empty now and then (0.7^12 at
+    # 0.3): take the fraction that puts half of these tasks in each.
+    fraction = sorted(bucket_of(i) for i in ids)[len(ids) // 2]
+    assert [split_of(i, fraction) for i in ids].count(Split.VALIDATION) == len(ids) // 2
 
     def task_sources(split):
         return {
             json.dumps(line["messages"][1])
-            for line in _lines(engine, ExportFormat.SFT, split=split, validation_fraction=0.3)
+            for line in _lines(engine, ExportFormat.SFT, split=split, validation_fraction=fraction)
         }
 
     train, validation = task_sources(Split.TRAIN), task_sources(Split.VALIDATION)
