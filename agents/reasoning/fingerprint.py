@@ -147,15 +147,21 @@ def independent_runs(block: Node) -> list[list[Node]]:
     declares a name that another one in the run declares."""
     runs: list[list[Node]] = []
     run: list[Node] = []
+    declared: set[str] = set()  # what the run's declarations declare
+    named: set[str] = set()  # and every name they hold
     for child in block.named_children:
-        if _swappable(child) and not _depends(child, run):
-            run.append(child)
+        if not _swappable(child):
+            runs += [run] if len(run) > 1 else []
+            run, declared, named = [], set(), set()
             continue
-        if len(run) > 1:
-            runs.append(run)
-        run = [child] if _swappable(child) else []
-    if len(run) > 1:
-        runs.append(run)
+        mine, declares = _names_in(child), declared_names(child)
+        if mine & declared or declares & named:  # it depends on the run: a new run starts
+            runs += [run] if len(run) > 1 else []
+            run, declared, named = [], set(), set()
+        run.append(child)
+        declared |= declares
+        named |= mine
+    runs += [run] if len(run) > 1 else []
     return runs
 
 
@@ -198,12 +204,6 @@ def _swappable(node: Node) -> bool:
             return False
         stack.extend(current.children)
     return True
-
-
-def _depends(node: Node, run: list[Node]) -> bool:
-    """Does `node` read or declare a name another declaration of `run` declares or reads?"""
-    mine, declares = _names_in(node), declared_names(node)
-    return any(mine & declared_names(other) or declares & _names_in(other) for other in run)
 
 
 def _names_in(node: Node) -> set[str]:
