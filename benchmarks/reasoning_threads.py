@@ -470,12 +470,23 @@ async def arms(
     return out
 
 
+def open_judge(settings: Settings) -> SandboxJudge:
+    """The sandbox verifier the benchmark judges with: build, tests, race check; no timing."""
+    return SandboxJudge(open_verifier(settings.sandbox), settings.verify, timing=False)
+
+
 async def verify_all(
-    settings: Settings, problems: dict[str, Problem], runs: list[Arm], workers: int
+    settings: Settings,
+    problems: dict[str, Problem],
+    runs: list[Arm],
+    workers: int,
+    verifier: SandboxJudge | None = None,
 ) -> float:
     """Verify every distinct candidate once (build, tests at every thread count, race check;
-    no timing); fill in each run's built and passed counts. Returns the seconds it took."""
-    verifier = SandboxJudge(open_verifier(settings.sandbox), settings.verify, timing=False)
+    no timing); fill in each run's built and passed counts. Returns the seconds it took.
+    Without a `verifier`, one is opened and closed for this call."""
+    own = verifier is None
+    verifier = verifier or open_judge(settings)
     distinct = {(run.problem, code) for run in runs for code in run.codes if code.strip()}
     gate = asyncio.Semaphore(workers)
     verdicts: dict[tuple[str, str], Verdict | str] = {}
@@ -494,7 +505,8 @@ async def verify_all(
     try:
         await asyncio.gather(*(one(p, c) for p, c in distinct))
     finally:
-        await verifier.aclose()
+        if own:
+            await verifier.aclose()
     for run in runs:
         run.passed = run.built = 0
         for code in run.codes:
@@ -521,9 +533,11 @@ async def revive_all(
     off its savings. Returns the seconds it took."""
     t0 = time.perf_counter()
     lost = [run for run in runs if run.passed == 0 and run.converged]
-    if lost:
-        print(f"  running {len(lost)} run(s)' pruned threads again", file=sys.stderr, flush=True)
-    async with LLMClient(config) as llm:
+    if not lost:
+        return 0.0
+    print(f"  running {len(lost)} run(s)' pruned threads again", file=sys.stderr, flush=True)
+    verifier = open_judge(settings)
+    async with LLMClient(config) as llm, contextlib.aclosing(verifier):
         for run in lost:
             problem = problems[run.problem]
             sampling = Sampling(max_tokens=args.max_tokens, temperature=args.temperature)
@@ -537,7 +551,7 @@ async def revive_all(
                 texts = [thread.text] if thread.status == "finished" else []
                 codes, parsed, _, parallel = candidates(texts, problem.language)
                 again = replace(run, codes=codes, verdicts=[], passed=None, built=None)
-                await verify_all(settings, problems, [again], args.verify_workers)
+                await verify_all(settings, problems, [again], args.verify_workers, verifier)
                 run.codes += codes
                 run.finished += len(texts)
                 run.parsed += parsed
