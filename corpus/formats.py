@@ -78,6 +78,10 @@ class TargetEntry(_Strict):
     prompt: str | None = None
     prompt_file: str | None = None
     solutions: list[SolutionEntry] = Field(default_factory=list)
+    timing_size: int | None = Field(default=None, ge=0)
+    """This target's timing size, where the task's does not fit: an MPI driver holds the whole
+    input on every rank, so its timing input is cut until all ranks together need about the
+    memory the sequential run does (None: the task's `timing.size`)."""
 
 
 class TestPlan(_Strict):

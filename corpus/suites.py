@@ -236,7 +236,9 @@ def _load_task(
                 f"{file}: no prompt for target {target} (inline, file or suite prompts)"
             )
         solutions = [_load_solution(root, s, file) for s in spec.solutions]
-        targets[target] = TargetTask(target=target, prompt=prompt, solutions=solutions)
+        targets[target] = TargetTask(
+            target=target, prompt=prompt, solutions=solutions, timing_size=spec.timing_size
+        )
     return SuiteTask(
         name=entry.name,
         suite=suite,

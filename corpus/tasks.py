@@ -54,6 +54,8 @@ class TargetTask(BaseModel):
     target: Target
     prompt: str
     solutions: list[KnownGood] = Field(default_factory=list)
+    timing_size: int | None = None
+    """The size of this target's timing input, where it differs from the task's."""
 
 
 class HarnessPart(BaseModel):
@@ -147,6 +149,7 @@ class SuiteTask(BaseModel):
     def spec_for(self, target: Target | str) -> dict[str, Any]:
         """A plain dict with exactly the fields of the sandbox's `Spec`."""
         t = self.target(target).target
+        size = self.timing_size_for(t)
         return {
             "name": f"{self.name}.{t.value}",
             "language": self.language,
@@ -160,8 +163,8 @@ class SuiteTask(BaseModel):
                 for seed in self.tests.seeds
             ],
             "timing": {
-                "name": f"timing-seed{self.timing.seed}-size{self.timing.size}",
-                "args": [str(self.timing.seed), str(self.timing.size)],
+                "name": f"timing-seed{self.timing.seed}-size{size}",
+                "args": [str(self.timing.seed), str(size)],
                 "stdin": "",
             },
             "tolerance": self.tolerance.model_dump() if self.tolerance else None,
@@ -176,9 +179,14 @@ class SuiteTask(BaseModel):
             "hidden": {
                 "args": [{"seed": True}, {"choice": [str(n) for n in self.tests.sizes[-2:]]}],
                 "count": 2,
-                "timing": [{"seed": True}, {"value": str(self.timing.size)}],
+                "timing": [{"seed": True}, {"value": str(size)}],
             },
         }
+
+    def timing_size_for(self, target: Target | str) -> int:
+        """The size of `target`'s timing input (the task's, unless the target declares its own)."""
+        declared = self.target(target).timing_size
+        return self.timing.size if declared is None else declared
 
     def _compose(self, part: HarnessPart, solution: str) -> str:
         lines = [f"// {self.suite}/{self.name}: generated driver, see docs/suites.md"]

@@ -61,6 +61,9 @@ class CommandResult(BaseModel):
     timed_out: bool = False
     output_truncated: bool = False
     """True when stdout or stderr went past `Command.output_limit` and the rest was dropped."""
+    out_of_memory: bool = False
+    """True when the sandbox's memory limit killed a process of the command (its tree's own
+    count: an `mpirun` whose rank was killed exits with 137, not by the signal itself)."""
     cpu_s: float | None = None
     """CPU time (user + system) of the command's whole process tree; None when the backend
     cannot tell."""

@@ -283,6 +283,7 @@ class DockerWorkspace:
             duration_s=response.get("duration_s", 0.0),
             timed_out=response.get("timed_out", False),
             output_truncated=response.get("output_truncated", False),
+            out_of_memory=response.get("out_of_memory", False),
             cpu_s=response.get("cpu_s"),
             threads=response.get("threads"),
             host_busy_s=response.get("host_busy_s"),

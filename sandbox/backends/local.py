@@ -224,6 +224,7 @@ class LocalWorkspace:
             duration_s=duration,
             timed_out=timed_out,
             output_truncated=runner.truncated,
+            out_of_memory=runner.out_of_memory,
             threads=runner.threads or None,
             host_busy_s=round(_host_busy() - busy, 3),
             files=files,
@@ -311,6 +312,7 @@ class _Runner:
         self.stderr = bytearray()
         self.truncated = False
         self.note = ""
+        self.out_of_memory = False
         self.threads = 0
 
     async def wait(self, stdin: bytes, timeout_s: float) -> bool:
@@ -380,6 +382,7 @@ class _Runner:
                 self.note = (
                     f"\n[parforge: memory passed {self.memory_bytes >> 20} MiB; process killed]"
                 )
+                self.out_of_memory = True
                 self.kill()
                 return
 

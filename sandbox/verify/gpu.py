@@ -25,7 +25,7 @@ from sandbox.toolchains.cuda import (
 from sandbox.verdict import ConcurrencyReport, Finding
 from sandbox.verify.outcomes import CHECKED_DIFFERENTLY_KIND, describe_exit, missing_tool
 from sandbox.verify.race import Expected
-from sandbox.verify.steps import CommandLog, signal_name
+from sandbox.verify.steps import CommandLog
 
 NO_GPU = "not run: no GPU"
 _SLOWDOWN = 10.0  # compute-sanitizer runs kernels serialized and instrumented
@@ -115,7 +115,7 @@ def _differs(result: CommandResult, case: TestCase, expected: Expected) -> str:
     """Why an instrumented run's answer is not the reference's ("" when it is)."""
     hidden = case.name in expected.hidden
     if result.exit_code != 0:
-        return signal_name(result.exit_code) if hidden else describe_exit(result)
+        return describe_exit(result, hidden)
     want = expected.outputs.get(case.name)
     if want is None:
         return ""

@@ -40,13 +40,21 @@ def missing_tool(result: CommandResult) -> str | None:
     return (m.group(1) or m.group(2)).rsplit("/", 1)[-1]
 
 
-def describe_exit(result: CommandResult) -> str:
+def describe_exit(result: CommandResult, hidden: bool = False) -> str:
+    """How a failed run ended; on a `hidden` input without its output (which could show the
+    input), but still saying when the sandbox's memory limit ended it: that is the sandbox's
+    observation, and the difference between a crash and a program too big for the sandbox."""
     if result.timed_out:
         return f"no end within {result.duration_s:.0f}s"
     if result.output_truncated:
         return "output went past the limit"
+    how = signal_name(result.exit_code)
+    if result.out_of_memory:
+        how += ", killed at the sandbox's memory limit"
+    if hidden:
+        return how
     last = tail(result.stderr)
-    return signal_name(result.exit_code) + (f": {last}" if last else "")
+    return how + (f": {last}" if last else "")
 
 
 HIDDEN_MISMATCH = "its output differs from the reference's on a hidden input (not shown)"
@@ -69,7 +77,7 @@ def classify(
     if result.output_truncated:
         return Status.WRONG_ANSWER, "output went past the limit"
     if result.exit_code != 0:
-        return Status.CRASHED, signal_name(result.exit_code) if hidden else describe_exit(result)
+        return Status.CRASHED, describe_exit(result, hidden)
     comparison = compare_outputs(expected, result.stdout, tolerance)
     if not comparison.ok:
         return Status.WRONG_ANSWER, HIDDEN_MISMATCH if hidden else comparison.reason

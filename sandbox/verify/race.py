@@ -51,7 +51,7 @@ from sandbox.toolchains.openmp import (
 )
 from sandbox.verdict import ConcurrencyReport, Finding, StepRecord
 from sandbox.verify.outcomes import CHECKED_DIFFERENTLY_KIND, NOT_PARALLEL_KIND, describe_exit
-from sandbox.verify.steps import CommandLog, signal_name
+from sandbox.verify.steps import CommandLog
 
 LARGE_TIMEOUT_FACTOR = 3.0
 """Instrumented runs on a large input get this many times `RaceCheckConfig.timeout_s`."""
@@ -295,7 +295,7 @@ def _differs(run: _Run, result: CommandResult, expected: Expected) -> str:
     want = expected.outputs.get(run.case.name)
     hidden = run.case.name in expected.hidden
     if result.exit_code != 0:
-        return signal_name(result.exit_code) if hidden else describe_exit(result)
+        return describe_exit(result, hidden)
     if want is None:
         return ""
     comparison = compare_outputs(want, _without_banner(result.stdout), expected.tolerance)

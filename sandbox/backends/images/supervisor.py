@@ -309,6 +309,7 @@ class Command:
         self.start = start
         self.busy_start = host_busy()
         self.oom_kills = oom_kills()
+        self.out_of_memory = False
         self.deadline = start + float(req.get("timeout", 60.0))
         self.proc: subprocess.Popen[bytes] | None = None
         self.exit_code: int | None = None
@@ -334,8 +335,12 @@ class Command:
 
     def result(self) -> dict[str, Any]:
         end = self.end if self.end is not None else time.monotonic()
-        killed = self.exit_code == -signal.SIGKILL and not (self.timed_out or self.truncated)
-        if killed and oom_kills() > self.oom_kills:  # another job's OOM at that moment reads alike
+        # A failed command during which the container's OOM count rose: the kernel killed one of
+        # its processes (the main one, or a child such as an MPI rank whose launcher then exits
+        # 137). Another job's OOM at that moment reads alike; the limit is shared either way.
+        failed = self.exit_code != 0 and not (self.timed_out or self.truncated)
+        self.out_of_memory = failed and oom_kills() > self.oom_kills
+        if self.out_of_memory:
             self.buffers["stderr"] += OOM_NOTE.encode()
         if self.truncated:
             self.buffers["stderr"] += (
@@ -350,6 +355,7 @@ class Command:
             "duration_s": end - self.start,
             "timed_out": self.timed_out,
             "output_truncated": self.truncated,
+            "out_of_memory": self.out_of_memory,
             "cpu_s": round(self.cpu_s, 6),
             "threads": self.threads,
             "host_busy_s": round(self.busy_s, 3),

@@ -76,6 +76,28 @@ async def test_memory_bomb(sandbox: Sandbox) -> None:
         result = await ws.run(Command(argv=["./bomb"], cwd="b", timeout_s=60))
         assert not result.ok and not result.timed_out
         assert result.exit_code == -9 and "memory" in result.stderr, result
+        assert result.out_of_memory, result
+    await still_serves(sandbox)
+
+
+async def test_a_memory_bomb_under_a_launcher_is_reported_as_out_of_memory(
+    sandbox: Sandbox,
+) -> None:
+    # What mpirun does when the kernel kills a rank: the launcher itself exits 137, so the
+    # command's status alone cannot tell a memory kill from a program's own `exit(137)`.
+    async with sandbox.workspace() as ws:
+        await ws.write_files({"b/bomb.c": MEMORY_BOMB})
+        built = await ws.run(
+            Command(argv=["gcc", "-O1", "bomb.c", "-o", "bomb"], cwd="b", writes=["b"])
+        )
+        assert built.ok, built.stderr
+        result = await ws.run(
+            Command(argv=["bash", "-c", "./bomb; exit $?"], cwd="b", timeout_s=60)
+        )
+        # Docker: the kernel kills the bomb and bash exits 137; local: its watch kills the tree.
+        assert not result.ok and result.out_of_memory, result
+        pretend = await ws.run(sh("exit 137"))
+        assert not pretend.ok and not pretend.out_of_memory, pretend
     await still_serves(sandbox)
 
 

@@ -32,6 +32,12 @@ def test_classify_each_kind_of_run():
     assert reason == "killed by SIGSEGV: boom"
     assert classify(run(timed_out=True), "", None, Target.OPENMP)[0] is Status.TIMED_OUT
     assert classify(run(timed_out=True), "", None, Target.MPI)[0] is Status.DEADLOCK
+    # the sandbox's memory limit is named, on a hidden input too (whose output is not shown)
+    killed = CommandResult(exit_code=137, stderr="rank 3 secret\n", out_of_memory=True)
+    for hidden in (False, True):
+        status, reason = classify(killed, "", None, Target.MPI, hidden=hidden)
+        assert status is Status.CRASHED and "the sandbox's memory limit" in reason
+        assert ("secret" in reason) is not hidden
     # mpirun's own --timeout ends the job by itself, with an exit status
     assert classify(run(code=110), "", None, Target.MPI, tool_timed_out=True)[0] is Status.DEADLOCK
 
