@@ -40,3 +40,22 @@ async def test_known_good_openmp_solutions_pass_with_a_plausible_speedup(verify_
         if task_name == "02_dense_la_gemm":  # its loop order counts: a plausible speedup
             assert v.timing.too_short or v.timing.best_speedup > 1.0, v.timing
         assert v.timing.too_short or v.timing.speedup, v.timing
+
+
+MPI_LARGEST = ["20_histogram_pixel_histogram", "30_scan_prefix_sum"]
+"""Problems whose sequential timing run needs the most memory (about 515 MB): their MPI drivers
+hold the whole input on every rank."""
+
+
+@pytest.mark.parametrize("task_name", MPI_LARGEST)
+async def test_known_good_mpi_solutions_are_timed_at_four_ranks_within_the_sandbox(
+    verify_sandbox, task_name
+):
+    # Four ranks that each hold the task's sequential timing input need four times its memory:
+    # past the sandbox's limit, every passing program was killed on its timing input.
+    spec = Spec.model_validate(suite().task(task_name).spec_for(Target.MPI))
+    spec = spec.model_copy(update={"ranks": [1, 4], "timing_repeats": 1})
+    source = source_of(task_name, Target.MPI, "mpi.cpp")
+    v = await verify(verify_sandbox, spec, Candidate(target="mpi", source=source))
+    assert v.status is Status.PASSED, v.reason
+    assert v.timing is not None and 4 in v.timing.candidate_s, v.timing
