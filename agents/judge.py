@@ -49,6 +49,11 @@ class Judge(Protocol):
         behaves, cheaply. Never a verification, never stored as one."""
         ...
 
+    def untimed(self) -> Judge:
+        """This judge without timing runs: the same sandbox and gate, correctness only (a task
+        that asks for no speed). Closing it closes nothing: the sandbox stays this judge's."""
+        ...
+
     async def aclose(self) -> None: ...
 
 
@@ -92,9 +97,36 @@ class SandboxJudge:
             spec, candidate, timing=False, options=options, timing_gate=self.gate
         )
 
+    def untimed(self) -> Judge:
+        if not self.timing:
+            return self
+        return _Untimed(self)
+
     async def aclose(self) -> None:
         """Release the sandbox (its warm containers)."""
         await self.verifier.aclose()
+
+
+class _Untimed:
+    """A `SandboxJudge` with timing off, sharing its verifier and gate (`SandboxJudge.untimed`)."""
+
+    def __init__(self, judge: SandboxJudge) -> None:
+        self.judge = judge
+
+    async def __call__(self, spec: Spec, candidate: Candidate) -> Verdict:
+        judge = self.judge
+        return await judge.verifier.verify(
+            spec, candidate, timing=False, options=judge.options, timing_gate=judge.gate
+        )
+
+    async def probe(self, spec: Spec, candidate: Candidate) -> Verdict:
+        return await self.judge.probe(spec, candidate)
+
+    def untimed(self) -> Judge:
+        return self
+
+    async def aclose(self) -> None:
+        """The sandbox belongs to the judge this one was made from."""
 
 
 async def check_against_itself(judge: Judge, spec: Spec) -> Verdict:

@@ -120,7 +120,7 @@ class EvalRunner:
         if work:
             own = source is None
             if source is None and options.agent != "prompt":
-                source = self._agent_source(options, run.suite)
+                source = self._agent_source(options, run.suite, run.timing)
             elif source is None:
                 source = await open_source(
                     run.model,
@@ -146,7 +146,7 @@ class EvalRunner:
         rows = await asyncio.to_thread(self._rows, run_id)
         return finish(rows, run.samples_k)
 
-    def _agent_source(self, options: RunOptions, suite: str) -> SampleSource:
+    def _agent_source(self, options: RunOptions, suite: str, timing: bool) -> SampleSource:
         run_task = self.agents.get(options.agent)
         if run_task is None:
             raise EvalSetupError(f"agent {options.agent!r} is not available to this eval runner")
@@ -158,6 +158,7 @@ class EvalRunner:
             reasoning_threads=options.reasoning_threads,
             evolve=options.evolve,
             generations=options.generations,
+            timing=timing,
             name=f"agent:{options.agent}",
         )
 

@@ -86,6 +86,12 @@ class GraphRunner:
         asked = options.reasoning_threads if options is not None else None
         return self.config.reasoning_threads if asked is None else asked
 
+    def timed(self, context: TaskContext) -> bool:
+        """Whether the task's candidates are timed (its option, else the runner's)."""
+        options = context.task.options
+        asked = options.timing if options is not None else None
+        return self.config.timing if asked is None else asked
+
     def evolution(self, context: TaskContext) -> EvolveConfig | None:
         """How the task's passing candidates are evolved (its options, else the runner's);
         None when they are not."""
@@ -94,6 +100,8 @@ class GraphRunner:
         generations = options.generations if options is not None else None
         if asked is False or not (asked or generations or self.config.evolve):
             return None
+        if not self.timed(context):
+            return None  # its fitness is speed
         config = self.config.evolution
         return config.model_copy(update={"generations": generations}) if generations else config
 
@@ -133,11 +141,12 @@ class GraphRunner:
         sized = self.config.for_model(identity.context_window, len(task.source))
         budget = self.budget(context, sized)
         trace = Trace(context.recorder, identity)
+        judge = self.judge if self.timed(context) else self.judge.untimed()
         await trace.run_meta(
             RunMeta(model=identity.model, adapter=identity.adapter, budgets=budget.model_dump())
         )
         tools = ToolContext(
-            RunDeps(self.llm, self.judge, trace, sized, self.examples),
+            RunDeps(self.llm, judge, trace, sized, self.examples),
             TaskView(task, task.source, function, spec, target, language, program),
             Workbench(Ledger(budget)),
         )

@@ -40,6 +40,7 @@ class GraphSource:
         reasoning_threads: int | None = None,
         evolve: bool | None = None,
         generations: int | None = None,
+        timing: bool | None = None,
         name: str = "graph",
     ) -> None:
         self.run_task = run_task
@@ -50,6 +51,10 @@ class GraphSource:
         self.reasoning_threads = reasoning_threads
         self.evolve = evolve
         self.generations = generations
+        self.timing = None if timing or evolve or generations else False
+        """An eval run without timing asks its agent for none either: the agent's own
+        verifications then check what the eval's will (a run with timing, or one that evolves,
+        whose fitness is speed, leaves the agent its default)."""
         self.sources = {
             (t.problem, t.target_model): t.source
             for t in suite.translations
@@ -80,6 +85,7 @@ class GraphSource:
                 reasoning_threads=self.reasoning_threads,
                 evolve=self.evolve,
                 generations=self.generations,
+                timing=self.timing,
             ),
         )
         task_id = await asyncio.to_thread(self._submit, create)

@@ -256,3 +256,27 @@ async def test_the_graph_agent_gets_the_runs_reasoning_and_evolution_options(eng
     assert ran == [task.id] and task.options is not None
     assert task.options["reasoning_threads"] == 2
     assert task.options["evolve"] is True and task.options["generations"] == 3
+    assert task.options["timing"] is None  # evolving: its fitness is speed, so the agent times
+
+
+@pytest.mark.parametrize("timing", [False, True])
+async def test_the_graph_agent_verifies_as_the_run_does_with_or_without_timing(engine, timing):
+    # The eval verifies its samples with timing off; an agent that timed its own candidates
+    # would reject programs the eval passes (a timing input too big for the sandbox at 4 ranks).
+    async def run_task(task_id: str) -> None:
+        pass
+
+    run_id = new_run(
+        engine, samples=1, problems=TASKS[:1], timing=timing, options=RunOptions(agent="graph")
+    )
+    eval_runner = EvalRunner(
+        engine,
+        LocalVerifier(scripted()),
+        llm=LLMConfig(url="http://unused/v1"),
+        agents={"graph": run_task},
+    )
+    await eval_runner.run(run_id)
+    with Session(engine) as session:
+        [task] = session.exec(select(TaskRow)).all()
+    assert task.options is not None
+    assert task.options["timing"] is (None if timing else False)

@@ -30,6 +30,7 @@ class ScriptedJudge:
         self.probes: list[str] = []
         self.cancelled = 0
         self.closed = False
+        self.untimed_asked = False
 
     async def __call__(self, spec: Any, candidate: Any) -> Any:
         self.sources.append(candidate.source)
@@ -47,6 +48,11 @@ class ScriptedJudge:
         """The judge's verdict stands for the behaviour probe too (its steps carry the output)."""
         self.probes.append(candidate.source)
         return self.judge(candidate.source)
+
+    def untimed(self) -> ScriptedJudge:
+        """Its answers stand with timing off too (they hold what timing they script)."""
+        self.untimed_asked = True
+        return self
 
     async def aclose(self) -> None:
         self.closed = True

@@ -64,6 +64,16 @@ class TaskOptions(SQLModel):
     """Evolve the first verified candidate for speed (graph agent; None: the runner's default)."""
     generations: int | None = Field(default=None, ge=1, le=100)
     """Generations of that evolution (None: the runner's default); asks for evolution."""
+    timing: bool | None = None
+    """Time verified candidates against the sequential program (None: the runner's default).
+    False checks correctness only: no timing runs, no speedups, no hunt for speed and no
+    evolution (whose fitness is speed); an eval run without timing asks this of its agent."""
+
+    @model_validator(mode="after")
+    def _evolution_needs_timing(self) -> TaskOptions:
+        if self.timing is False and (self.evolve or self.generations):
+            raise ValueError("evolution needs timing (its fitness is speed): drop timing=false")
+        return self
 
 
 DEFAULT_AGENT = "graph"

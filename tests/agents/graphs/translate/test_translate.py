@@ -15,7 +15,7 @@ from agents.graphs.shared.config import GraphConfig
 from agents.llm import LLMClient
 from agents.runners import GraphRunner
 from corpus.store import tasks
-from corpus.store.models import JobStatus, TaskCreate, TestInput
+from corpus.store.models import JobStatus, TaskCreate, TaskOptions, TestInput
 from parforge.service.checkpoints import checkpoints_for
 from parforge.service.pool import WorkerPool
 from sandbox.verdict import Status, Verdict
@@ -507,3 +507,32 @@ async def test_parallel_model_calls_cannot_overrun_the_token_budget_together(eng
     assert len(refused) == 1
     first = next(r for r in fake.requests if not r.get("response_format"))
     assert first["max_tokens"] == 1536
+
+
+async def test_a_task_without_timing_is_verified_untimed_and_never_evolved(engine, llm_config):
+    # An eval run without timing asks this of its agent: its verifications check what the eval's
+    # will. The runner's own judge (timed) sees nothing, and evolution, whose fitness is speed,
+    # does not start even where the runner evolves by default.
+    untimed = ScriptedJudge(passes_with_reduction)
+
+    class Timed(ScriptedJudge):
+        def untimed(self) -> ScriptedJudge:
+            return untimed
+
+    timed = Timed(passes_with_reduction)
+    task_id = submit(engine, options={"timing": False})
+    graph = runner(RoutedLLM(), llm_config, timed, planner=False, evolve=True)
+    task = await run_one(engine, graph, task_id)
+
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    assert untimed.sources and not timed.sources
+    steps, _ = stored(engine, task_id)
+    assert not any("evolve" in s.name for s in steps), [s.name for s in steps]
+
+
+def test_evolution_without_timing_is_refused_at_submission():
+    with pytest.raises(ValueError, match="evolution needs timing"):
+        TaskOptions(timing=False, evolve=True)
+    with pytest.raises(ValueError, match="evolution needs timing"):
+        TaskOptions(timing=False, generations=2)
+    assert TaskOptions(timing=False, evolve=False).timing is False
