@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -215,6 +216,13 @@ def show(
     code: Annotated[
         bool, typer.Option("--code/--no-code", help="Print the featured candidate's code.")
     ] = True,
+    code_only: Annotated[
+        bool,
+        typer.Option(
+            "--code-only",
+            help="Print only the task's best program, exactly as stored (exit 1: none).",
+        ),
+    ] = False,
 ) -> None:
     """A task, its runs, every candidate's verdict, and the best candidate with its code."""
     from parforge.cli._task_view import show_task
@@ -224,6 +232,13 @@ def show(
         with Session(engine) as session:
             candidates = tasks.candidates(session, task_id)
             runs = tasks.runs(session, task_id)
+    if code_only:
+        best = next((c for c in candidates if c.id == task.best_candidate_id), None)
+        if best is None:
+            why = f" ({task.status}: {task.reason})" if task.reason else f" ({task.status})"
+            fail(f"task {task.id} has no best program{why}")
+        sys.stdout.write(best.source if best.source.endswith("\n") else best.source + "\n")
+        return
     if as_json:
         typer.echo(
             json.dumps(

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from sqlmodel import Session
 
@@ -26,8 +26,6 @@ if TYPE_CHECKING:
 
     from parforge.app import TaskSummary
     from parforge.settings import Settings
-
-out = Console()
 
 
 def translate(
@@ -75,6 +73,14 @@ def translate(
         typer.Option(min=1, max=100, help="Generations of that evolution (implies --evolve)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    out_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            dir_okay=False,
+            help="Write the best program to this file (exactly as verified) instead of stdout.",
+        ),
+    ] = None,
 ) -> None:
     """Translate a sequential program into a verified parallel one."""
     language = Language(SUFFIXES.get(file.suffix, "cpp"))
@@ -101,13 +107,37 @@ def translate(
     except ValueError as exc:
         fail(f"invalid input: {exc}", 2)
     config = settings()
-    status = run(_translate(config, create, as_json))
+    status, summary = run(_translate(config, create, as_json))
+    if as_json:
+        typer.echo(json.dumps(summary.model_dump(mode="json"), indent=2))
+    else:
+        _print(summary)
+    if summary.best is not None:
+        deliver(summary.best.source, out_file, quiet=as_json)
     # 3: nothing here could run the best candidate (infrastructure unavailable: no GPU).
     codes = {JobStatus.SUCCEEDED: 0, JobStatus.NOT_RUN: 3}
     raise SystemExit(codes.get(status, 1))
 
 
-async def _translate(config: Settings, create: TaskCreate, as_json: bool) -> JobStatus:
+def deliver(source: str, out_file: Path | None, quiet: bool = False) -> None:
+    """The program exactly as verified: to `out_file`, or raw on stdout (never through a console
+    that wraps long lines or reads markup: a pragma split in two no longer compiles). With
+    `--json` on stdout already, only a file is written."""
+    text = source if source.endswith("\n") else source + "\n"
+    if out_file is not None:
+        try:
+            out_file.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {out_file}: {exc.strerror or exc}", 2)
+        console.print(f"wrote {escape(str(out_file))}", highlight=False, soft_wrap=True)
+    elif not quiet:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+async def _translate(
+    config: Settings, create: TaskCreate, as_json: bool
+) -> tuple[JobStatus, TaskSummary]:
     from parforge.app import summarize
     from parforge.service.runners import build_graph_runner, close_runner
 
@@ -122,11 +152,7 @@ async def _translate(config: Settings, create: TaskCreate, as_json: bool) -> Job
         with Session(engine) as session:
             summary = summarize(session, task_id)
     assert summary is not None  # stored above
-    if as_json:
-        typer.echo(json.dumps(summary.model_dump(mode="json"), indent=2))
-    else:
-        _print(summary)
-    return status
+    return status, summary
 
 
 async def _run_and_show(
@@ -224,4 +250,3 @@ def _print(summary: TaskSummary) -> None:
             f"(speedup {speedups or 'not timed'}; every paired timing run must beat it)",
             highlight=False,
         )
-    out.print(best.source, markup=False, highlight=False)

@@ -112,6 +112,11 @@ def test_submit_with_tests_and_budgets_then_show_the_best_candidate(cli, tmp_pat
     assert "2.50x" in shown and "race" in shown  # the statuses of all candidates
     assert "// sample 0 of attempt 1" in shown  # the best candidate's code
     assert "// sample 0" not in cli("tasks", "show", task_id, "--no-code")
+    # --code-only: the best program and nothing else, exactly as stored
+    candidates = json.loads(cli("tasks", "show", task_id, "--json"))["candidates"]
+    [best] = [c for c in candidates if c["id"] == task["best_candidate_id"]]
+    code = cli("tasks", "show", task_id, "--code-only")
+    assert code.rstrip("\n") == best["source"].rstrip("\n") and "best candidate" not in code
 
 
 def test_a_bad_setting_is_a_message_and_exit_2(tmp_path):
@@ -143,6 +148,9 @@ def test_a_task_where_nothing_passed_says_so_and_exits_1(store_url, tmp_path):
     assert [t["id"] for t in json.loads(listed.stdout)] == [task_id]
     shown = runner.invoke(app, ["tasks", "show", task_id], env=env).stdout
     assert "no_verified_candidate" in shown and "no candidate passed" in shown
+    only = runner.invoke(app, ["tasks", "show", task_id, "--code-only"], env=env)
+    assert only.exit_code == 1 and only.stdout == ""
+    assert "has no best program (no_verified_candidate" in only.stderr
 
 
 def test_submit_names_the_agent_and_refuses_an_unknown_one(cli, tmp_path):

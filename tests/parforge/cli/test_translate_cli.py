@@ -86,7 +86,7 @@ def test_options_reach_the_task(translate, monkeypatch, extra, options):
 
     async def fake_translate(config, create, as_json):
         made.append(create)
-        return JobStatus.SUCCEEDED
+        return JobStatus.SUCCEEDED, summary_of("int main(void) { return 0; }\n")
 
     monkeypatch.setattr(translate_cmd, "_translate", fake_translate)
     code, _, err = translate(str(GRAPH_PROGRAMS / "reduce.c"), "--to", "openmp", *extra)
@@ -250,19 +250,23 @@ def test_a_verified_program_that_is_not_faster_says_so(monkeypatch, fast):
 
     from rich.console import Console
 
-    from parforge.app.summary import BestCandidate, BestVerdict, TaskSummary
-
     said = StringIO()
     monkeypatch.setattr(translate_cmd, "console", Console(file=said, width=200))
-    monkeypatch.setattr(translate_cmd, "out", Console(file=StringIO()))
+    translate_cmd._print(summary_of("x", faster=fast))
+    assert ("not faster than the original" in said.getvalue()) is not fast
+
+
+def summary_of(source: str, faster: bool = True):
+    from parforge.app.summary import BestCandidate, BestVerdict, TaskSummary
+
     verdict = BestVerdict(
-        status="passed", race_free=True, speedup={"2": 0.68}, faster=fast, reason=""
+        status="passed", race_free=True, speedup={"2": 0.68}, faster=faster, reason=""
     )
-    summary = TaskSummary(
+    return TaskSummary(
         task_id="t",
         status="verified",
         reason="",
-        best=BestCandidate(candidate_id=1, strategy="annotate", source="x", verdict=verdict),
+        best=BestCandidate(candidate_id=1, strategy="annotate", source=source, verdict=verdict),
         candidates=1,
         llm_calls=0,
         tool_calls=2,
@@ -270,5 +274,56 @@ def test_a_verified_program_that_is_not_faster_says_so(monkeypatch, fast):
         reasoning=None,
         evolution=None,
     )
-    translate_cmd._print(summary)
-    assert ("not faster than the original" in said.getvalue()) is not fast
+
+
+LONG = (
+    "#include <stdio.h>\n"
+    "int main(void) {\n"
+    "  long total = 0;\n"
+    "  #pragma omp parallel for reduction(+:total) schedule(static) default(none) "
+    "shared(stdout) firstprivate(total) [bold]not markup[/bold]\n"
+    "  for (int i = 0; i < 10; ++i) total += i;\n"
+    '  printf("%ld\\n", total);\n'
+    "}"
+)
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_the_program_comes_out_exactly_as_verified(translate, monkeypatch, tmp_path, as_json):
+    # Piped output used to go through a console that wrapped at 80 columns (a pragma split in
+    # two does not compile) and read `[...]` as markup.
+    async def fake_translate(config, create, as_json):
+        return JobStatus.SUCCEEDED, summary_of(LONG)
+
+    monkeypatch.setattr(translate_cmd, "_translate", fake_translate)
+    monkeypatch.setenv("COLUMNS", "80")
+    flags = ["--json"] if as_json else []
+    code, out, err = translate(str(GRAPH_PROGRAMS / "reduce.c"), "--to", "openmp", *flags)
+    assert code == 0, err
+    if as_json:
+        assert json.loads(out)["best"]["source"] == LONG
+    else:
+        assert out == LONG + "\n"
+
+    written = tmp_path / "out" / "sum_omp.c"
+    written.parent.mkdir()
+    code, out, err = translate(
+        str(GRAPH_PROGRAMS / "reduce.c"), "--to", "openmp", "--out", str(written), *flags
+    )
+    assert code == 0, err
+    assert written.read_text() == LONG + "\n"
+    if not as_json:
+        assert LONG.splitlines()[3] not in out  # the file has it; stdout keeps the summary
+    assert f"wrote {written}" in " ".join(err.split())
+
+
+def test_an_unwritable_out_file_is_bad_input(translate, monkeypatch, tmp_path):
+    async def fake_translate(config, create, as_json):
+        return JobStatus.SUCCEEDED, summary_of(LONG)
+
+    monkeypatch.setattr(translate_cmd, "_translate", fake_translate)
+    missing = tmp_path / "no such dir" / "x.c"
+    code, _, err = translate(
+        str(GRAPH_PROGRAMS / "reduce.c"), "--to", "openmp", "--out", str(missing)
+    )
+    assert code == 2 and "cannot write" in err
