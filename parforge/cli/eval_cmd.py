@@ -23,6 +23,7 @@ from corpus.errors import CorpusError
 from evals.config import Api, RunOptions, SamplingOptions
 from evals.errors import EvalError
 from parforge.cli._common import console, fail, run, settings
+from parforge.cli._model import model_or_exit, needs_model_here
 from parforge.cli._store import store as open_store
 
 if TYPE_CHECKING:
@@ -152,6 +153,10 @@ def run_cmd(
                 evolve=True if evolve or generations is not None else None,
                 generations=generations,
             )
+            replay = (model or "").startswith("replay:")
+            if not replay and (agent == "prompt" or needs_model_here(config, agent)):
+                # The model first: a run that cannot have one is not stored as interrupted.
+                run(model_or_exit(_aimed_at(config, url), start=url is None))
             eval_id = _create(
                 engine, suite, target, samples, model, problems or [], limit, timing, options
             )
@@ -166,6 +171,16 @@ def run_cmd(
 
 def _agent(value: str) -> Literal["prompt", "graph", "analysis"]:
     return "graph" if value == "graph" else "analysis" if value == "analysis" else "prompt"
+
+
+def _aimed_at(config: Settings, url: str | None) -> Settings:
+    """The settings with `--url` as the model endpoint, when given."""
+    if url is None:
+        return config
+    endpoint = config.model.endpoint.model_copy(update={"url": url})
+    return config.model_copy(
+        update={"model": config.model.model_copy(update={"endpoint": endpoint})}
+    )
 
 
 def _source_model(value: str | None) -> Literal["serial", "cuda"] | None:

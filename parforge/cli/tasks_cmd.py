@@ -27,6 +27,7 @@ from corpus.store.models import (
     TestInput,
 )
 from parforge.cli._common import console, fail, run, settings
+from parforge.cli._model import model_or_exit, needs_model_here
 from parforge.cli._status import styled
 from parforge.cli._store import store
 from sandbox.spec import Language
@@ -110,6 +111,8 @@ def submit(
         )
     except ValueError as exc:
         fail(f"invalid task: {exc}", 2)
+    if wait and needs_model_here(config, create.agent):
+        run(model_or_exit(config, start=True))
     with store(config) as engine:
         task_id = run(submit_checked(config, engine, create, "invalid task")).id
         console.print(f"task {task_id} queued")

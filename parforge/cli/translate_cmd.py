@@ -17,6 +17,7 @@ from sqlmodel import Session
 from corpus.store import Notifier
 from corpus.store.models import Budgets, JobStatus, ParallelTarget, TaskCreate, TaskOptions
 from parforge.cli._common import console, fail, run, settings
+from parforge.cli._model import model_or_exit
 from parforge.cli._store import store
 from parforge.cli.tasks_cmd import SUFFIXES, read_tests, submit_checked
 from sandbox.spec import Language
@@ -73,6 +74,13 @@ def translate(
         typer.Option(min=1, max=100, help="Generations of that evolution (implies --evolve)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    start_model: Annotated[
+        bool,
+        typer.Option(
+            "--start-model/--no-start-model",
+            help="Start the embedded model server when no endpoint is configured and none runs.",
+        ),
+    ] = True,
     out_file: Annotated[
         Path | None,
         typer.Option(
@@ -107,7 +115,7 @@ def translate(
     except ValueError as exc:
         fail(f"invalid input: {exc}", 2)
     config = settings()
-    status, summary = run(_translate(config, create, as_json))
+    status, summary = run(_translate(config, create, as_json, start_model))
     if as_json:
         typer.echo(json.dumps(summary.model_dump(mode="json"), indent=2))
     else:
@@ -136,11 +144,21 @@ def deliver(source: str, out_file: Path | None, quiet: bool = False) -> None:
 
 
 async def _translate(
-    config: Settings, create: TaskCreate, as_json: bool
+    config: Settings, create: TaskCreate, as_json: bool, start_model: bool = True
 ) -> tuple[JobStatus, TaskSummary]:
     from parforge.app import summarize
     from parforge.service.runners import build_graph_runner, close_runner
 
+    if config.graph.use_model:
+        # The program's own checks first (cheap, and bad input is bad input with or without a
+        # model), then the model, before anything is stored: no task fails for want of one.
+        from agents.preflight import InputRejected, check_task
+
+        try:
+            await asyncio.to_thread(check_task, create)
+        except InputRejected as exc:
+            fail(f"invalid input: {exc}", 2)
+        await model_or_exit(config, start_model)
     with store(config) as engine:
         task_id = (await submit_checked(config, engine, create, "invalid input")).id
         console.print(f"task {task_id} queued", highlight=False)

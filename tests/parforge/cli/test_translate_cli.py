@@ -84,7 +84,7 @@ def test_bad_input_is_refused_with_exit_2_and_nothing_stored(
 def test_options_reach_the_task(translate, monkeypatch, extra, options):
     made: list[TaskCreate] = []
 
-    async def fake_translate(config, create, as_json):
+    async def fake_translate(config, create, as_json, start_model):
         made.append(create)
         return JobStatus.SUCCEEDED, summary_of("int main(void) { return 0; }\n")
 
@@ -292,7 +292,7 @@ LONG = (
 def test_the_program_comes_out_exactly_as_verified(translate, monkeypatch, tmp_path, as_json):
     # Piped output used to go through a console that wrapped at 80 columns (a pragma split in
     # two does not compile) and read `[...]` as markup.
-    async def fake_translate(config, create, as_json):
+    async def fake_translate(config, create, as_json, start_model):
         return JobStatus.SUCCEEDED, summary_of(LONG)
 
     monkeypatch.setattr(translate_cmd, "_translate", fake_translate)
@@ -318,7 +318,7 @@ def test_the_program_comes_out_exactly_as_verified(translate, monkeypatch, tmp_p
 
 
 def test_an_unwritable_out_file_is_bad_input(translate, monkeypatch, tmp_path):
-    async def fake_translate(config, create, as_json):
+    async def fake_translate(config, create, as_json, start_model):
         return JobStatus.SUCCEEDED, summary_of(LONG)
 
     monkeypatch.setattr(translate_cmd, "_translate", fake_translate)
