@@ -23,6 +23,13 @@ from sandbox.config import DockerConfig
 from tests.fakes.llm import FAKE_MODEL, FakeLLMServer
 from tests.fakes.stores import empty_store, new_postgres_database, postgres_server_url
 
+# Commands that need the model start the embedded server when nothing answers; a test that
+# reached that by accident would install and start vLLM in its temporary data dir and leave it
+# holding the port. Tests that mean it say so (`ensure_model(start=True)` with a fake launcher,
+# or `PARFORGE_MODEL__AUTOSTART=true` in a command's environment).
+os.environ["PARFORGE_MODEL__AUTOSTART"] = "false"
+
+
 # --- the store on both backends ------------------------------------------------------------
 
 

@@ -99,15 +99,16 @@ async def _unanswered(
     return None
 
 
-async def model_or_exit(config: Settings, start: bool) -> None:
-    """`ensure_model` for a command: progress on stderr, exit 3 with the reason when no model."""
+async def model_or_exit(config: Settings, start: bool, kept: str = "") -> None:
+    """`ensure_model` for a command: progress on stderr, exit 3 with the reason when no model
+    (and `kept`: what was stored and how to go on, when something was)."""
     from parforge.cli._common import console, fail
 
     try:
         with console.status("checking the model endpoint") as spinner:
             await ensure_model(config, start=start, progress=spinner.update)
     except ModelUnavailable as exc:
-        fail(str(exc), 3)
+        fail(f"{exc}" + (f"; {kept}" if kept else ""), 3)
 
 
 _MODEL_AGENTS = {

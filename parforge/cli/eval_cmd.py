@@ -153,13 +153,19 @@ def run_cmd(
                 evolve=True if evolve or generations is not None else None,
                 generations=generations,
             )
-            replay = (model or "").startswith("replay:")
-            if not replay and (agent == "prompt" or needs_model_here(config, agent)):
-                # The model first: a run that cannot have one is not stored as interrupted.
-                run(model_or_exit(_aimed_at(config, url), start=url is None))
             eval_id = _create(
                 engine, suite, target, samples, model, problems or [], limit, timing, options
             )
+            replay = (model or "").startswith("replay:")
+            if not replay and (agent == "prompt" or needs_model_here(config, agent)):
+                # The model before any work (the run stays queued, to resume, when there is none).
+                run(
+                    model_or_exit(
+                        _aimed_at(config, url),
+                        start=url is None and config.model.autostart,
+                        kept=f"eval run {eval_id} is kept: `parforge eval run --resume {eval_id}`",
+                    )
+                )
         console.print(f"eval run [bold]{eval_id}[/]")
         final = run(_execute(config, engine, eval_id))
     if as_json:

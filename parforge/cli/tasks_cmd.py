@@ -112,7 +112,7 @@ def submit(
     except ValueError as exc:
         fail(f"invalid task: {exc}", 2)
     if wait and needs_model_here(config, create.agent):
-        run(model_or_exit(config, start=True))
+        run(model_or_exit(config, start=config.model.autostart))
     with store(config) as engine:
         task_id = run(submit_checked(config, engine, create, "invalid task")).id
         console.print(f"task {task_id} queued")

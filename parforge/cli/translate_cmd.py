@@ -75,12 +75,13 @@ def translate(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     start_model: Annotated[
-        bool,
+        bool | None,
         typer.Option(
             "--start-model/--no-start-model",
-            help="Start the embedded model server when no endpoint is configured and none runs.",
+            help="Start the embedded model server when no endpoint is configured and none runs "
+            "(default: settings, on).",
         ),
-    ] = True,
+    ] = None,
     out_file: Annotated[
         Path | None,
         typer.Option(
@@ -115,7 +116,8 @@ def translate(
     except ValueError as exc:
         fail(f"invalid input: {exc}", 2)
     config = settings()
-    status, summary = run(_translate(config, create, as_json, start_model))
+    start = config.model.autostart if start_model is None else start_model
+    status, summary = run(_translate(config, create, as_json, start))
     if as_json:
         typer.echo(json.dumps(summary.model_dump(mode="json"), indent=2))
     else:

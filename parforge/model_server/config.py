@@ -82,6 +82,10 @@ class ModelConfig(BaseModel):
 
     endpoint: LLMConfig = Field(default_factory=LLMConfig)
     server: ModelServerConfig = Field(default_factory=ModelServerConfig)
+    autostart: bool = True
+    """Commands that need the model (`translate`, `tasks submit --wait`, `eval run`) start the
+    embedded server when no endpoint is configured and nothing answers (`--no-start-model` says
+    no for one command; False, for every command)."""
 
     def client_config(self) -> LLMConfig:
         """The client's config, aimed at ParForge's own server unless a URL is configured."""

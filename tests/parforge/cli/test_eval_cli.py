@@ -96,7 +96,11 @@ def test_evolution_options_are_stored_with_the_run(
         with Session(engine) as session:
             return store.get(session, eval_id)
 
+    async def model_answers(config, start, kept=""):
+        pass
+
     monkeypatch.setattr(eval_cmd, "_execute", fake_execute)
+    monkeypatch.setattr(eval_cmd, "model_or_exit", model_answers)
     cli("eval", "run", "--agent", "graph", "--problems", "03_*", *extra, code=1)  # still queued
     engine = open_store(f"sqlite:///{tmp_path / 'cli.db'}")
     with Session(engine) as session:

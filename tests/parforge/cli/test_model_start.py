@@ -129,3 +129,31 @@ def test_which_runs_here_need_the_model(monkeypatch, tmp_path):
     assert not needs_model_here(load_settings(), "graph")
     monkeypatch.setenv("PARFORGE_SERVER__RUNNER", "none")  # a server elsewhere runs it
     assert not needs_model_here(load_settings(), "prompt")
+
+
+def test_an_eval_run_without_a_model_is_kept_to_resume_and_exits_3(tmp_path):
+    env = {
+        "PARFORGE_DATA_DIR": str(tmp_path / "data"),
+        "PARFORGE_STORE__URL": f"sqlite:///{tmp_path / 'cli.db'}",
+        "PARFORGE_SANDBOX__TYPE": "local",
+        "PARFORGE_MODEL__ENDPOINT__URL": "http://127.0.0.1:9/v1",
+    }
+    args = ["eval", "run", "--problems", "03_*", "--no-timing"]
+    result = CliRunner().invoke(app, args, env=env)
+    assert result.exit_code == 3, result.output
+    assert "does not answer" in result.stderr and "--resume 1" in result.stderr
+    # The suite's known-good answers need no model: nothing is asked of the endpoint.
+    replay = CliRunner().invoke(app, [*args, "--model", "replay:known-good"], env=env)
+    assert replay.exit_code == 0, replay.output
+
+
+def test_autostart_off_in_the_settings_is_the_default_of_the_commands(tmp_path):
+    env = {
+        "PARFORGE_DATA_DIR": str(tmp_path / "data"),
+        "PARFORGE_STORE__URL": f"sqlite:///{tmp_path / 'store.db'}",
+        "PARFORGE_MODEL__SERVER__PORT": "9",
+        "PARFORGE_MODEL__AUTOSTART": "false",
+    }
+    program = str(GRAPH_PROGRAMS / "reduce.c")
+    result = CliRunner().invoke(app, ["translate", program, "--to", "openmp"], env=env)
+    assert result.exit_code == 3 and "parforge model serve" in result.stderr
