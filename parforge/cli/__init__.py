@@ -105,8 +105,23 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"parforge {version('parforge')}")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            typer.echo("parforge (not installed)")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    show_version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
     """Turn sequential code into fast, verified parallel code (OpenMP, MPI, CUDA)."""
     # A group needs a callback when its commands are not registered with Typer; its docstring
     # is the root's help.

@@ -49,15 +49,26 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise SystemExit(code)
 
 
+def unavailable_errors() -> tuple[type[Exception], ...]:
+    """Errors that mean infrastructure is missing (exit 3): no sandbox engine or image, no model
+    endpoint, a model server that would not start."""
+    from agents.llm.errors import LLMUnavailable
+    from parforge.model_server.errors import ModelServerError
+    from sandbox.errors import SandboxUnavailable
+
+    return (SandboxUnavailable, LLMUnavailable, ModelServerError)
+
+
 def run(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine for a command, turning infrastructure errors into a clean exit."""
+    """Run a coroutine for a command, turning infrastructure errors into a clean exit: 3 when
+    something the command needs is unavailable, 1 for the rest."""
     import asyncio  # the commands that print and exit never need an event loop
 
     try:
         return asyncio.run(coro)
     except Exception as exc:
         if isinstance(exc, expected_errors()):
-            fail(str(exc))
+            fail(str(exc), 3 if isinstance(exc, unavailable_errors()) else 1)
         raise
     except KeyboardInterrupt:
         console.print("interrupted")

@@ -157,3 +157,24 @@ def test_autostart_off_in_the_settings_is_the_default_of_the_commands(tmp_path):
     program = str(GRAPH_PROGRAMS / "reduce.c")
     result = CliRunner().invoke(app, ["translate", program, "--to", "openmp"], env=env)
     assert result.exit_code == 3 and "parforge model serve" in result.stderr
+
+
+def test_version():
+    from importlib.metadata import version
+
+    shown = CliRunner().invoke(app, ["--version"])
+    assert shown.exit_code == 0 and shown.stdout == f"parforge {version('parforge')}\n"
+
+
+@pytest.mark.docker
+def test_a_missing_sandbox_image_is_infrastructure_exit_3(tmp_path):
+    env = {
+        "PARFORGE_DATA_DIR": str(tmp_path / "data"),
+        "PARFORGE_STORE__URL": f"sqlite:///{tmp_path / 'store.db'}",
+        "PARFORGE_GRAPH__USE_MODEL": "false",
+        "PARFORGE_SANDBOX__IMAGE": "parforge-sandbox:never-built",
+    }
+    program = str(GRAPH_PROGRAMS / "reduce.c")
+    result = CliRunner().invoke(app, ["translate", program, "--to", "openmp"], env=env)
+    assert result.exit_code == 3, result.output
+    assert "never-built is missing: run `parforge sandbox build`" in result.stderr
