@@ -130,13 +130,13 @@ def run_cmd(
             eval_id = _reopen(engine, resume, config.server.lease_s)
         else:
             if target not in TARGETS:
-                fail(f"unknown target {target!r}: use one of {', '.join(TARGETS)}")
+                fail(f"unknown target {target!r}: use one of {', '.join(TARGETS)}", 2)
             if api not in ("auto", "completion", "chat"):
-                fail(f"unknown api {api!r}: use auto, completion or chat")
+                fail(f"unknown api {api!r}: use auto, completion or chat", 2)
             if agent not in ("prompt", "graph", "analysis"):
                 fail(f"unknown agent {agent!r}: use prompt, graph or analysis", 2)
             if translate_from not in (None, "serial", "cuda"):
-                fail(f"unknown source model {translate_from!r}: use serial or cuda")
+                fail(f"unknown source model {translate_from!r}: use serial or cuda", 2)
             if reasoning_threads and agent != "graph":
                 fail("--reasoning-threads needs --agent graph", 2)
             if (evolve or generations is not None) and agent != "graph":
@@ -315,7 +315,7 @@ def report_cmd(
     try:
         ks = [int(x) for x in k.split(",") if x.strip()]
     except ValueError:
-        fail(f"--k takes comma-separated integers, not {k!r}")
+        fail(f"--k takes comma-separated integers, not {k!r}", 2)
     config = settings()
     with open_store(config) as engine:
         try:

@@ -76,7 +76,7 @@ def export(
                 else partial.open("w", encoding="utf-8")
             )
         except OSError as exc:
-            fail(f"cannot write {out}: {exc}")
+            fail(f"cannot write {out}: {exc}", 2)
         with handle as sink:
             for line in export_lines(engine, fmt, filters, stats=stats):
                 sink.write(line)

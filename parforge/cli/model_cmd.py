@@ -35,7 +35,7 @@ def _parse_loras(specs: list[str]) -> dict[str, str] | None:
     for spec in specs:
         name, sep, path = spec.partition("=")
         if not sep or not name or not path:
-            fail(f"--lora wants NAME=PATH, got {spec!r}")
+            fail(f"--lora wants NAME=PATH, got {spec!r}", 2)
         loras[name] = path
     return loras
 

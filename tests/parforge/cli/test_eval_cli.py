@@ -109,3 +109,16 @@ def test_evolution_options_are_stored_with_the_run(
     assert row is not None
     options = RunOptions.model_validate(row.options)
     assert (options.agent, options.evolve, options.generations) == ("graph", evolve, generations)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "--target", "fortran"], "unknown target 'fortran'"),
+        (["run", "--api", "grpc"], "unknown api 'grpc'"),
+        (["run", "--translate-from", "fortran"], "unknown source model 'fortran'"),
+    ],
+)
+def test_bad_values_are_bad_input_exit_2(cli, args: list[str], message: str) -> None:
+    _, err = cli("eval", *args, code=2)
+    assert message in err
