@@ -71,10 +71,48 @@ def load_spec(path: Path) -> Spec:
     for case in [*raw.get("tests", []), raw.get("timing")]:
         if isinstance(case, dict) and "stdin_file" in case:
             case["stdin"] = _source(base, case.pop("stdin_file"), "stdin_file", must_be_file=True)
+    unknown = _unknown_keys(raw)
+    if unknown:
+        raise SpecFileError(f"{path}: {'; '.join(unknown)}")
     try:
         return Spec.model_validate(raw)
     except ValidationError as exc:
-        raise SpecFileError(f"{path} is not a valid spec:\n{exc}") from exc
+        raise SpecFileError(f"{path} is not a valid spec: {field_errors(exc)}") from exc
+
+
+def field_errors(exc: ValidationError) -> str:
+    """`field: message` for each error, on one line (pydantic's own text spans lines and URLs)."""
+    said = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        said.append(f"{where}: {error['msg']}")
+    return "; ".join(said)
+
+
+def _unknown_keys(raw: dict[str, Any]) -> list[str]:
+    """A line per key that `Spec` (or one of its tests) does not have: a typo such as
+    `threds` would otherwise be dropped silently and the default used."""
+    from difflib import get_close_matches
+
+    from sandbox.spec import TestCase
+
+    def check(keys: list[str], known: set[str], where: str) -> list[str]:
+        lines = []
+        for key in keys:
+            if key not in known:
+                close = get_close_matches(key, sorted(known), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                lines.append(f"unknown field {where}{key!r}{hint}")
+        return lines
+
+    lines = check(list(raw), set(Spec.model_fields), "")
+    case_fields = set(TestCase.model_fields) | {"stdin_file"}
+    for i, case in enumerate(raw.get("tests") or []):
+        if isinstance(case, dict):
+            lines += check(list(case), case_fields, f"in tests[{i}]: ")
+    if isinstance(raw.get("timing"), dict):
+        lines += check(list(raw["timing"]), case_fields, "in timing: ")
+    return lines
 
 
 def language_of(path: Path) -> Language | None:

@@ -327,6 +327,15 @@ def report_cmd(
         fail(f"eval run {run_id} has no finished samples yet")
     n = resources or default_resources(data.outcomes)
     usable = [x for x in ks if x <= data.info.samples] or [1]
+    dropped = [x for x in ks if x > data.info.samples]
+    if dropped:
+        # pass@k needs at least k samples per problem: say so rather than drop it silently.
+        console.print(
+            f"[yellow]warning[/]: k = {', '.join(map(str, dropped))} left out: run {run_id} "
+            f"has {data.info.samples} sample(s) per problem, and pass@k needs k of them",
+            highlight=False,
+            soft_wrap=True,
+        )
     target = out_dir or Path(f"eval-report-{run_id}")
     try:
         paths = write_report(target, data, ks=usable, resources=n, baseline=baseline)

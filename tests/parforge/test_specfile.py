@@ -43,13 +43,28 @@ def test_json_spec_with_inline_sources(tmp_path):
         ("reference = 'missing.c'\n[[tests]]\nname='a'\n", "cannot read"),
         ('reference = """\nint main;\n"""\n', "not a valid spec"),  # no tests
         ("this is not toml", "not valid TOML"),
+        # a typo is not dropped for the default to apply silently
+        (
+            'reference = """\nint main;\n"""\nthreds = [1, 2]\n[[tests]]\nname = "a"\n',
+            "unknown field 'threds' \\(did you mean 'threads'\\?\\)",
+        ),
+        (
+            'reference = """\nint main;\n"""\n[[tests]]\nname = "a"\nargz = ["1"]\n',
+            "unknown field in tests\\[0\\]: 'argz' \\(did you mean 'args'\\?\\)",
+        ),
+        # pydantic's errors as `field: message`, on one line
+        (
+            'reference = """\nint main;\n"""\nthreads = "many"\n[[tests]]\nname = "a"\n',
+            "not a valid spec: threads: Input should be a valid (list|array)",
+        ),
     ],
 )
 def test_bad_spec_files_raise_one_error(tmp_path, content, message):
     path = tmp_path / "bad.toml"
     path.write_text(content)
-    with pytest.raises(SpecFileError, match=message):
+    with pytest.raises(SpecFileError, match=message) as caught:
         load_spec(path)
+    assert "\n" not in str(caught.value) and "https://" not in str(caught.value)
 
 
 def test_language_from_suffix(tmp_path):

@@ -48,6 +48,7 @@ def test_run_list_report_and_resume(cli, tmp_path: Path) -> None:
     out = tmp_path / "report"
     table, err = cli("eval", "report", "1", "--out", str(out), "--k", "1,2,5")
     assert "100.0%" in table
+    assert "warning: k = 5 left out: run 1 has 2 sample(s) per problem" in " ".join(err.split())
     md = (out / "report.md").read_text()
     assert "| 03_dense_la_axpy | dense_la | 2 | 2 | 2 | 2 |" in md
     assert "Speed was not measured" in md
