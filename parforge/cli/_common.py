@@ -36,11 +36,13 @@ def settings() -> Settings:
 
     from parforge.settings import load_settings
 
+    from parforge.specfile import field_errors
+
     try:
         return load_settings()
     except ValidationError as exc:
         # A PARFORGE_* variable with a bad value: say which, without a traceback.
-        fail(f"invalid settings (PARFORGE_* environment variables): {exc}", 2)
+        fail(f"invalid settings (PARFORGE_* environment variables): {field_errors(exc)}", 2)
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
