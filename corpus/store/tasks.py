@@ -82,6 +82,17 @@ def get(session: Session, task_id: str, owner: Owner = ANY_OWNER) -> TaskRow | N
     return session.exec(_owned(select(TaskRow).where(TaskRow.id == task_id), owner)).first()
 
 
+def matching_ids(
+    session: Session, prefix: str, owner: Owner = ANY_OWNER, limit: int = 2
+) -> list[str]:
+    """The ids of `owner`'s tasks that start with `prefix` (at most `limit`): what a shortened
+    id, as `tasks list` shows them, can stand for."""
+    query = _owned(
+        select(TaskRow.id).where(col(TaskRow.id).startswith(prefix, autoescape=True)), owner
+    )
+    return list(session.exec(query.order_by(col(TaskRow.id)).limit(limit)).all())
+
+
 @dataclass(frozen=True)
 class Page:
     items: list[TaskRow]

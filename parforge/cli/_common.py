@@ -35,7 +35,6 @@ def settings() -> Settings:
     from pydantic import ValidationError
 
     from parforge.settings import load_settings
-
     from parforge.specfile import field_errors
 
     try:

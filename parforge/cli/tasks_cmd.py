@@ -202,6 +202,25 @@ async def _run_and_follow(config: Settings, engine: Engine, task_id: str) -> Job
     return status
 
 
+MIN_PREFIX = 4
+"""The shortest id prefix taken for a task id."""
+
+
+def resolve_id(engine: Engine, given: str) -> str:
+    """The task id `given` names: itself, or the one task whose id starts with it."""
+    with Session(engine) as session:
+        if tasks.get(session, given) is not None:
+            return given
+        found = tasks.matching_ids(session, given) if len(given) >= MIN_PREFIX else []
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        fail(f"{given!r} is the start of several task ids: give more of it", 2)
+    if len(given) < MIN_PREFIX:
+        fail(f"no task {given} (an id prefix needs {MIN_PREFIX} characters or more)")
+    fail(f"no task {given}")
+
+
 def _get(engine: Engine, task_id: str) -> TaskDetail:
     with Session(engine) as session:
         task = tasks.get(session, task_id)
@@ -212,7 +231,7 @@ def _get(engine: Engine, task_id: str) -> TaskDetail:
 
 @app.command()
 def show(
-    task_id: Annotated[str, typer.Argument()],
+    task_id: Annotated[str, typer.Argument(help="A task id, or its first characters.")],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print JSON (task and candidates).")
     ] = False,
@@ -231,6 +250,7 @@ def show(
     from parforge.cli._task_view import show_task
 
     with store(settings()) as engine:
+        task_id = resolve_id(engine, task_id)
         task = _get(engine, task_id)
         with Session(engine) as session:
             candidates = tasks.candidates(session, task_id)
@@ -285,10 +305,14 @@ def list_tasks(
 
 
 @app.command()
-def cancel(task_id: str = typer.Argument(...)) -> None:
+def cancel(
+    task_id: str = typer.Argument(..., help="A task id, or its first characters."),
+) -> None:
     """Cancel a queued task, or ask the worker running it to stop."""
-    with store(settings()) as engine, Session(engine) as session:
-        outcome = tasks.request_cancel(session, task_id)
+    with store(settings()) as engine:
+        task_id = resolve_id(engine, task_id)
+        with Session(engine) as session:
+            outcome = tasks.request_cancel(session, task_id)
     if outcome is tasks.CancelOutcome.NOT_FOUND:
         fail(f"no task {task_id}")
     if outcome is tasks.CancelOutcome.FINISHED:

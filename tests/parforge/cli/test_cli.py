@@ -112,6 +112,12 @@ def test_submit_with_tests_and_budgets_then_show_the_best_candidate(cli, tmp_pat
     assert "2.50x" in shown and "race" in shown  # the statuses of all candidates
     assert "// sample 0 of attempt 1" in shown  # the best candidate's code
     assert "// sample 0" not in cli("tasks", "show", task_id, "--no-code")
+    # an id as `tasks list` shortens it names the task; too short or a pattern does not
+    assert cli("tasks", "show", task_id[:8], "--code-only") == cli(
+        "tasks", "show", task_id, "--code-only"
+    )
+    cli("tasks", "show", task_id[:3], code=1)
+    cli("tasks", "show", "____", code=1)  # LIKE wildcards are literal
     # --code-only: the best program and nothing else, exactly as stored
     candidates = json.loads(cli("tasks", "show", task_id, "--json"))["candidates"]
     [best] = [c for c in candidates if c["id"] == task["best_candidate_id"]]
