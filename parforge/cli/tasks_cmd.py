@@ -45,6 +45,21 @@ app = typer.Typer(help="Translation tasks in the local store.", no_args_is_help=
 SUFFIXES = {".c": "c", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".cu": "cuda"}
 
 
+def language_of_file(file: Path, given: Language | None = None) -> Language:
+    """The language `given`, else the one the file's suffix names; another suffix (a `.py`
+    file) is bad input, said as such rather than parsed as C++ and refused for that."""
+    if given is not None:
+        return given
+    language = SUFFIXES.get(file.suffix.lower())
+    if language is None:
+        known = ", ".join(SUFFIXES)
+        fail(
+            f"{file.name}: ParForge translates C, C++ and CUDA sources, named {known}",
+            2,
+        )
+    return Language(language)
+
+
 def read_tests(tests: Path | None, test: list[str] | None) -> list[TestInput]:
     """The tests of a submission: a JSON file of `{name, args, stdin}`, then `--test` argument
     strings (shell-quoted), numbered after the file's."""
@@ -96,7 +111,7 @@ def submit(
     Without tests, candidates are checked on one run with no arguments and empty stdin. The
     original program is built and run on its tests in the sandbox before the task is queued.
     """
-    language = language or Language(SUFFIXES.get(file.suffix, "cpp"))
+    language = language_of_file(file, language)
     config = settings()
     try:
         test_inputs = read_tests(tests, test)

@@ -19,8 +19,7 @@ from corpus.store.models import Budgets, JobStatus, ParallelTarget, TaskCreate, 
 from parforge.cli._common import console, fail, run, settings
 from parforge.cli._model import model_or_exit
 from parforge.cli._store import store
-from parforge.cli.tasks_cmd import SUFFIXES, read_tests, submit_checked
-from sandbox.spec import Language
+from parforge.cli.tasks_cmd import language_of_file, read_tests, submit_checked
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -92,7 +91,7 @@ def translate(
     ] = None,
 ) -> None:
     """Translate a sequential program into a verified parallel one."""
-    language = Language(SUFFIXES.get(file.suffix, "cpp"))
+    language = language_of_file(file)
     source = file.read_text(errors="replace")
     try:
         test_inputs = read_tests(tests, test)

@@ -48,6 +48,7 @@ def translate(tmp_path):
     ("name", "text", "extra", "message"),
     [
         ("script.c", "def main():\n    print('hello')\n" * 3, [], "not a c program"),
+        ("script.py", "print('hello')\n", [], "ParForge translates C, C++ and CUDA sources"),
         ("lib.c", "int twice(int x) { return 2 * x; }\n", [], "no main()"),
         (
             "prog.c",
