@@ -28,6 +28,7 @@ from pathlib import Path
 import httpx
 
 from corpus.suites import load_suite
+from parforge.settings import default_data_dir
 from sandbox.backends import open_sandbox
 from sandbox.config import DockerConfig
 from sandbox.spec import Candidate, Spec, Target, TestCase, Tolerance
@@ -110,7 +111,7 @@ async def main() -> None:
     parser.add_argument("--no-load", action="store_true")
     parser.add_argument("--url", default="http://127.0.0.1:8000/v1")
     parser.add_argument("--model", default="smollm2-135m-instruct")
-    parser.add_argument("--data-dir", type=Path, default=Path(".parforge"))
+    parser.add_argument("--data-dir", type=Path, default=default_data_dir())
     parser.add_argument("--json", type=Path, help="write the measurements here")
     args = parser.parse_args()
 

@@ -5,7 +5,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
 PARFORGE="$VENV/bin/parforge"
-export PARFORGE_DATA_DIR="${PARFORGE_DATA_DIR:-$ROOT/.parforge}"
+# The CLI's own default data dir: what the demo stores, a plain `parforge tasks list` shows, and
+# one embedded model server serves both.
+export PARFORGE_DATA_DIR="${PARFORGE_DATA_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/parforge}"
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
