@@ -55,9 +55,30 @@ def _message(message: dict[str, Any], json_arguments: bool) -> dict[str, Any]:
     return out
 
 
+def merged_turns(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Consecutive plain `system` or `user` messages as one (their texts a blank line apart):
+    chat templates that enforce alternating roles refuse two user turns in a row, which the
+    agent's calls send (instructions, then the program)."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        previous = out[-1] if out else None
+        if (
+            previous is not None
+            and message.get("role") in ("system", "user")
+            and previous.get("role") == message.get("role")
+            and set(previous) == set(message) == {"role", "content"}
+            and isinstance(previous["content"], str)
+            and isinstance(message["content"], str)
+        ):
+            out[-1] = {**previous, "content": f"{previous['content']}\n\n{message['content']}"}
+        else:
+            out.append(message)
+    return out
+
+
 def conversation(row: SampleRow, json_arguments: bool) -> list[dict[str, Any]]:
     """The call's messages followed by the model's answer."""
-    return [_message(m, json_arguments) for m in [*row.messages, row.response]]
+    return merged_turns([_message(m, json_arguments) for m in [*row.messages, row.response]])
 
 
 def openai_record(row: SampleRow) -> dict[str, Any]:
@@ -102,7 +123,7 @@ def dpo_records(rows: Iterable[SampleRow], filters: ExportFilter) -> Iterator[di
 
 
 def _pair(good: SampleRow, bad: SampleRow) -> dict[str, Any]:
-    prompt = [_message(m, json_arguments=False) for m in good.messages]
+    prompt = merged_turns([_message(m, json_arguments=False) for m in good.messages])
     return {
         "prompt": prompt,
         "chosen": [_message(good.response, json_arguments=False)],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from datetime import UTC, datetime, timedelta
 
@@ -136,3 +137,23 @@ async def test_identical_samples_are_written_once(engine, tmp_path):
     stats = export_file(engine, ExportFormat.OPENAI, out, ExportFilter(verified_only=False))
     assert stats.written == 2 and stats.duplicates == 4
     assert len(out.read_text().splitlines()) == 2
+
+
+def test_consecutive_user_turns_are_merged_for_templates_that_alternate():
+    from corpus.export.formats import merged_turns
+
+    user = lambda text: {"role": "user", "content": text}  # noqa: E731
+    messages = [
+        {"role": "system", "content": "s"},
+        user("instructions"),
+        user("the program"),
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c"}]},
+        {"role": "tool", "content": "ok", "tool_call_id": "c"},
+        {"role": "tool", "content": "ok 2", "tool_call_id": "d"},  # never merged: ids differ
+        user("again"),
+    ]
+    merged = merged_turns(messages)
+    assert [m["role"] for m in merged] == ["system", "user", "assistant", "tool", "tool", "user"]
+    assert merged[1]["content"] == "instructions\n\nthe program"
+    roles = [m["role"] for m in merged if m["role"] in ("user", "assistant")]
+    assert all(a != b for a, b in itertools.pairwise(roles)), roles
