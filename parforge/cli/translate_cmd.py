@@ -212,10 +212,12 @@ def describe(kind: str, data: dict[str, Any]) -> str | None:
         if name == "analyse" and isinstance(result, dict):
             loops = result.get("loops", [])
             return f"  tool   analyse: {len(loops)} loops, parallelisable {', '.join(result.get('parallelisable', [])) or 'none'}"
-        if name == "verify" and not data.get("tool_call_id"):
-            # The sandbox's own step (a plan's `verify` call, or a check the agent added).
+        arguments = data.get("arguments") or {}
+        if name == "verify" and not data.get("tool_call_id") and "candidate_id" in arguments:
+            # The sandbox's own step (a plan's `verify` call, or a check the agent added); the
+            # analysis branch's `verify` tool step around it has no call id either.
             status = result.get("status", "error") if isinstance(result, dict) else "error"
-            cid = (data.get("arguments") or {}).get("candidate_id")
+            cid = arguments.get("candidate_id")
             reused = " (same program as before)" if result.get("reused") else ""
             return f"  sandbox verify candidate {cid}: {status}{took}{reused}"
         error = f" ({data['error']})" if data.get("error") else ""

@@ -208,6 +208,9 @@ def test_progress_lines_name_what_happened():
         "result": {"status": "race"},
     }
     assert describe("step", verdict) == "  sandbox verify candidate 3: race"
+    # the analysis branch's own `verify` tool step (no call id) wraps the sandbox's step
+    branch = {"name": "verify", "kind": "tool_call", "arguments": {"candidate": {"id": 3}}}
+    assert describe("step", {**branch, "latency_s": 2.0}) == "  tool   verify 2.0s"
     tool = {
         "name": "annotate",
         "kind": "tool_call",
