@@ -88,7 +88,10 @@ ensure_postgres() {
         log "initialising a PostgreSQL cluster in $dir"
         "${pg[@]}" "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 >"$dir/initdb.log"
     fi
-    if ! "${pg[@]}" "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+    # A server already answering on the port is used as it is: this cluster, or one an earlier
+    # checkout or data dir started there (the port comes from the checkout's path).
+    if ! "${pg[@]}" "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1 &&
+        ! "$bin/pg_isready" -q -h 127.0.0.1 -p "$port"; then
         log "starting PostgreSQL on 127.0.0.1:$port"
         "${pg[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
             -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off" start >/dev/null

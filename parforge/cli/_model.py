@@ -55,8 +55,8 @@ async def ensure_model(
         )
     if not start:
         raise ModelUnavailable(
-            f"no model server answers at {url}: start one with `parforge model serve`, "
-            "or leave out --no-start-model and this command starts it"
+            f"no model server answers at {url}: start one with `parforge model serve` (or let "
+            "the command start it: --start-model, or PARFORGE_MODEL__AUTOSTART=true)"
         )
     from parforge.model_server import ModelServer
     from parforge.model_server.errors import ModelServerError
