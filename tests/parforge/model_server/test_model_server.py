@@ -174,5 +174,5 @@ def test_cli_status_when_nothing_runs(monkeypatch: pytest.MonkeyPatch, tmp_path:
 def test_cli_rejects_a_malformed_lora(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PARFORGE_DATA_DIR", str(tmp_path))
     result = CliRunner().invoke(app, ["model", "serve", "--lora", "no-equals-sign"])
-    assert result.exit_code == 1 and "NAME=PATH" in result.output
+    assert result.exit_code == 2 and "NAME=PATH" in result.output
     assert not os.path.exists(tmp_path / "model-server" / "server.json")
