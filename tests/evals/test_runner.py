@@ -235,6 +235,17 @@ async def test_the_reference_runs_its_tests_once_per_task_with_the_cache(engine)
     assert all(r.status == "passed" for r in rows(engine, run_a) + rows(engine, run_b))
 
 
+async def run_with_agent(engine: Engine, run_id: int, run_task) -> None:
+    """Run `run_id` with `run_task` as its graph agent, on a scripted sandbox."""
+    eval_runner = EvalRunner(
+        engine,
+        LocalVerifier(scripted()),
+        llm=LLMConfig(url="http://unused/v1"),
+        agents={"graph": run_task},
+    )
+    await eval_runner.run(run_id)
+
+
 async def test_the_graph_agent_gets_the_runs_reasoning_and_evolution_options(engine):
     ran: list[str] = []
 
@@ -243,13 +254,7 @@ async def test_the_graph_agent_gets_the_runs_reasoning_and_evolution_options(eng
 
     options = RunOptions(agent="graph", reasoning_threads=2, evolve=True, generations=3)
     run_id = new_run(engine, samples=1, problems=TASKS[:1], options=options)
-    eval_runner = EvalRunner(
-        engine,
-        LocalVerifier(scripted()),
-        llm=LLMConfig(url="http://unused/v1"),
-        agents={"graph": run_task},
-    )
-    await eval_runner.run(run_id)
+    await run_with_agent(engine, run_id, run_task)
     assert [r.status for r in rows(engine, run_id)] == ["generation_failed"]
     with Session(engine) as session:
         [task] = session.exec(select(TaskRow)).all()
@@ -269,13 +274,7 @@ async def test_the_graph_agent_verifies_as_the_run_does_with_or_without_timing(e
     run_id = new_run(
         engine, samples=1, problems=TASKS[:1], timing=timing, options=RunOptions(agent="graph")
     )
-    eval_runner = EvalRunner(
-        engine,
-        LocalVerifier(scripted()),
-        llm=LLMConfig(url="http://unused/v1"),
-        agents={"graph": run_task},
-    )
-    await eval_runner.run(run_id)
+    await run_with_agent(engine, run_id, run_task)
     with Session(engine) as session:
         [task] = session.exec(select(TaskRow)).all()
     assert task.options is not None

@@ -56,6 +56,17 @@ def settings(monkeypatch, tmp_path, endpoint: str | None = None):
     return load_settings()
 
 
+def translate(tmp_path, *extra: str, **settings: str):
+    """`parforge translate reduce.c --to openmp` on a store and data dir of its own."""
+    env = {
+        "PARFORGE_DATA_DIR": str(tmp_path / "data"),
+        "PARFORGE_STORE__URL": f"sqlite:///{tmp_path / 'store.db'}",
+        **{f"PARFORGE_{k.upper()}": v for k, v in settings.items()},
+    }
+    program = str(GRAPH_PROGRAMS / "reduce.c")
+    return CliRunner().invoke(app, ["translate", program, "--to", "openmp", *extra], env=env)
+
+
 async def test_a_server_that_answers_is_used_and_nothing_starts(monkeypatch, tmp_path):
     up = [True]
     launcher = Launcher(up)
@@ -94,26 +105,15 @@ async def test_refused_or_failed_starts_and_dead_endpoints_say_what_to_do(monkey
 
 
 def test_translate_without_a_model_exits_3_in_one_line_and_stores_nothing(tmp_path):
-    url = f"sqlite:///{tmp_path / 'store.db'}"
-    env = {
-        "PARFORGE_DATA_DIR": str(tmp_path / "data"),
-        "PARFORGE_STORE__URL": url,
-        # Nothing listens on the discard port: connection refused at once.
-        "PARFORGE_MODEL__ENDPOINT__URL": "http://127.0.0.1:9/v1",
-    }
-    program = str(GRAPH_PROGRAMS / "reduce.c")
-    result = CliRunner().invoke(app, ["translate", program, "--to", "openmp"], env=env)
+    # Nothing listens on the discard port: connection refused at once.
+    result = translate(tmp_path, model__endpoint__url="http://127.0.0.1:9/v1")
     assert result.exit_code == 3, result.output
     assert result.stderr.count("error:") == 1 and "Traceback" not in result.output
     assert "does not answer" in result.stderr and result.stdout == ""
     # With no endpoint configured and starting refused: the same, naming `parforge model serve`.
-    env.pop("PARFORGE_MODEL__ENDPOINT__URL")
-    env["PARFORGE_MODEL__SERVER__PORT"] = "9"
-    refused = CliRunner().invoke(
-        app, ["translate", program, "--to", "openmp", "--no-start-model"], env=env
-    )
+    refused = translate(tmp_path, "--no-start-model", model__server__port="9")
     assert refused.exit_code == 3 and "parforge model serve" in refused.stderr
-    engine = open_store(url)
+    engine = open_store(f"sqlite:///{tmp_path / 'store.db'}")
     with Session(engine) as session:
         assert session.exec(select(TaskRow)).all() == []
     engine.dispose()
@@ -148,14 +148,7 @@ def test_an_eval_run_without_a_model_is_kept_to_resume_and_exits_3(tmp_path):
 
 
 def test_autostart_off_in_the_settings_is_the_default_of_the_commands(tmp_path):
-    env = {
-        "PARFORGE_DATA_DIR": str(tmp_path / "data"),
-        "PARFORGE_STORE__URL": f"sqlite:///{tmp_path / 'store.db'}",
-        "PARFORGE_MODEL__SERVER__PORT": "9",
-        "PARFORGE_MODEL__AUTOSTART": "false",
-    }
-    program = str(GRAPH_PROGRAMS / "reduce.c")
-    result = CliRunner().invoke(app, ["translate", program, "--to", "openmp"], env=env)
+    result = translate(tmp_path, model__server__port="9", model__autostart="false")
     assert result.exit_code == 3 and "parforge model serve" in result.stderr
 
 
@@ -168,13 +161,8 @@ def test_version():
 
 @pytest.mark.docker
 def test_a_missing_sandbox_image_is_infrastructure_exit_3(tmp_path):
-    env = {
-        "PARFORGE_DATA_DIR": str(tmp_path / "data"),
-        "PARFORGE_STORE__URL": f"sqlite:///{tmp_path / 'store.db'}",
-        "PARFORGE_GRAPH__USE_MODEL": "false",
-        "PARFORGE_SANDBOX__IMAGE": "parforge-sandbox:never-built",
-    }
-    program = str(GRAPH_PROGRAMS / "reduce.c")
-    result = CliRunner().invoke(app, ["translate", program, "--to", "openmp"], env=env)
+    result = translate(
+        tmp_path, graph__use_model="false", sandbox__image="parforge-sandbox:never-built"
+    )
     assert result.exit_code == 3, result.output
     assert "never-built is missing: run `parforge sandbox build`" in result.stderr
