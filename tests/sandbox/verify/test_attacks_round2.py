@@ -260,7 +260,10 @@ async def test_a_program_that_ignores_the_thread_count_is_still_one_core_at_one_
     v = await verify(verify_sandbox, spec(), candidate(IGNORES_THREADS), options=LIGHT)
     assert v.passed and v.timing is not None, v.reason
     assert v.timing.pinned == {1: 1, 2: 2, 4: 2}
-    assert v.timing.speedup[1] < 1.0 * MARGIN + 0.25, v.timing  # one core, plus noise
+    assert v.timing.threads.get(1, 0) >= 4, v.timing  # the attack ran: 4 threads at "1"
+    # One core, plus noise: the best-placed pair (a loaded host stretches the median; unpinned,
+    # every pair is near the cores' 2x).
+    assert v.timing.spread[1][0] < 1.0 * MARGIN + 0.25, v.timing
     assert honest(v), v.timing
 
 
