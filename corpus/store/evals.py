@@ -17,7 +17,8 @@ from corpus.store.models import (
     JobStatus,
     utcnow,
 )
-from corpus.store.tasks import ANY_OWNER, AnyOwner, Owner
+from corpus.store.queue import CancelOutcome
+from corpus.store.tasks import ANY_OWNER, AnyOwner, Owner, Page
 
 
 def submit(
@@ -40,6 +41,35 @@ def get(session: Session, eval_id: int, owner: Owner = ANY_OWNER) -> EvalRunRow 
     if run is None or isinstance(owner, AnyOwner) or run.owner_key_id == owner:
         return run
     return None
+
+
+def page(
+    session: Session,
+    owner: Owner = ANY_OWNER,
+    *,
+    status: JobStatus | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> Page[EvalRunRow]:
+    """The runs `owner` can see, newest first, a page of them."""
+    query = select(EvalRunRow)
+    if not isinstance(owner, AnyOwner):
+        query = query.where(EvalRunRow.owner_key_id == owner)
+    if status is not None:
+        query = query.where(EvalRunRow.status == status)
+    total = session.exec(select(func.count()).select_from(query.subquery())).one()
+    items = session.exec(query.order_by(col(EvalRunRow.id).desc()).offset(offset).limit(limit))
+    return Page(items=list(items.all()), total=int(total))
+
+
+def request_cancel(session: Session, eval_id: int, owner: Owner = ANY_OWNER) -> CancelOutcome:
+    """Cancel the run now if it is queued, else ask the eval worker running it to stop (the
+    samples it verified stay; `parforge eval run --resume` continues it)."""
+    if get(session, eval_id, owner) is None:
+        return CancelOutcome.NOT_FOUND
+    outcome = queue.request_cancel(session, EvalRunRow, eval_id)
+    session.commit()
+    return outcome
 
 
 def list_runs(session: Session, limit: int = 50) -> list[EvalRunRow]:

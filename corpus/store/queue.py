@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Table, case, func, select, update
@@ -70,6 +71,36 @@ def active(session: Session, model: type[Job], owner_key_id: int) -> int:
         )
     ).scalar_one()
     return int(count)
+
+
+class CancelOutcome(StrEnum):
+    NOT_FOUND = "not_found"
+    CANCELLED = "cancelled"
+    """It was still queued: it is cancelled now."""
+    REQUESTED = "requested"
+    """It is running: its worker stops it within a heartbeat."""
+    FINISHED = "finished"
+    """It had already ended."""
+
+
+def request_cancel(session: Session, model: type[Job], job_id: Any) -> CancelOutcome:
+    """Cancel a queued job at once, or flag a running one for its worker's keeper (which acts
+    on its next beat); the caller commits (with the task's status event, for a task)."""
+    table = _table(model)
+    c = table.c
+    dequeued = session.execute(
+        update(table)
+        .where(c.id == job_id, c.status == JobStatus.QUEUED)
+        .values(status=JobStatus.CANCELLED, reason=CANCELLED_ON_REQUEST, finished_at=utcnow())
+    ).rowcount  # type: ignore[attr-defined]
+    if dequeued:
+        return CancelOutcome.CANCELLED
+    flagged = session.execute(
+        update(table)
+        .where(c.id == job_id, c.status == JobStatus.RUNNING)
+        .values(cancel_requested=True)
+    ).rowcount  # type: ignore[attr-defined]
+    return CancelOutcome.REQUESTED if flagged else CancelOutcome.FINISHED
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,7 @@ API key's tasks; `ANY_OWNER` (the CLI, the workers) sees them all.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any, Final
+from typing import Any, Final, Generic, TypeVar
 
 from sqlalchemy import func, update
 from sqlmodel import Session, col, select
@@ -32,6 +31,7 @@ from corpus.store.models import (
     VerdictRow,
     utcnow,
 )
+from corpus.store.queue import CancelOutcome
 
 
 class AnyOwner:
@@ -93,9 +93,14 @@ def matching_ids(
     return list(session.exec(query.order_by(col(TaskRow.id)).limit(limit)).all())
 
 
+Row = TypeVar("Row")
+
+
 @dataclass(frozen=True)
-class Page:
-    items: list[TaskRow]
+class Page(Generic[Row]):
+    """A page of rows and how many there are in all."""
+
+    items: list[Row]
     total: int
 
 
@@ -107,7 +112,7 @@ def list_tasks(
     target: ParallelTarget | None = None,
     limit: int = 50,
     offset: int = 0,
-) -> Page:
+) -> Page[TaskRow]:
     """Newest first."""
     query = _owned(select(TaskRow), owner)
     if status is not None:
@@ -121,39 +126,16 @@ def list_tasks(
     return Page(items=list(items), total=int(total))
 
 
-class CancelOutcome(StrEnum):
-    NOT_FOUND = "not_found"
-    CANCELLED = "cancelled"
-    """It was still queued: it is cancelled now."""
-    REQUESTED = "requested"
-    """It is running: its worker stops it within a heartbeat."""
-    FINISHED = "finished"
-    """It had already ended."""
-
-
 def request_cancel(session: Session, task_id: str, owner: Owner = ANY_OWNER) -> CancelOutcome:
+    """Cancel the task now if it is queued (with its status event), else ask its worker to."""
     task = get(session, task_id, owner)
     if task is None:
         return CancelOutcome.NOT_FOUND
-    reason = "cancelled on request"
-    dequeued = session.execute(
-        update(TaskRow)
-        .where(col(TaskRow.id) == task_id, col(TaskRow.status) == JobStatus.QUEUED)
-        .values(status=JobStatus.CANCELLED, reason=reason, finished_at=utcnow())
-        .execution_options(synchronize_session=False)
-    ).rowcount  # type: ignore[attr-defined]
-    if dequeued:
-        status_event(session, task_id, JobStatus.CANCELLED, reason)
-        session.commit()
-        return CancelOutcome.CANCELLED
-    flagged = session.execute(
-        update(TaskRow)
-        .where(col(TaskRow.id) == task_id, col(TaskRow.status) == JobStatus.RUNNING)
-        .values(cancel_requested=True)
-        .execution_options(synchronize_session=False)
-    ).rowcount  # type: ignore[attr-defined]
+    outcome = queue.request_cancel(session, TaskRow, task_id)
+    if outcome is CancelOutcome.CANCELLED:
+        status_event(session, task_id, JobStatus.CANCELLED, queue.CANCELLED_ON_REQUEST)
     session.commit()
-    return CancelOutcome.REQUESTED if flagged else CancelOutcome.FINISHED
+    return outcome
 
 
 def claim(session: Session, worker: str, task_id: str | None = None) -> TaskRow | None:
@@ -287,11 +269,23 @@ def count_candidates(session: Session, task_id: str) -> int:
     return int(session.exec(query).one())
 
 
-def runs(session: Session, task_id: str) -> list[RunPublic]:
+def runs(
+    session: Session, task_id: str, *, limit: int | None = None, offset: int = 0
+) -> list[RunPublic]:
+    """The task's runs (one per attempt) in order, or a page of them."""
     rows = session.exec(
-        select(RunRow).where(RunRow.task_id == task_id).order_by(col(RunRow.id))
+        select(RunRow)
+        .where(RunRow.task_id == task_id)
+        .order_by(col(RunRow.id))
+        .offset(offset)
+        .limit(limit)
     ).all()
     return [RunPublic.model_validate(r) for r in rows]
+
+
+def count_runs(session: Session, task_id: str) -> int:
+    query = select(func.count()).where(RunRow.task_id == task_id)
+    return int(session.exec(query).one())
 
 
 def _public(model: Any, row: Any) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 
@@ -12,6 +13,7 @@ from corpus.runner import TaskRunner
 from parforge.api.limits import BodyLimitMiddleware, NoNulMiddleware
 from parforge.api.metrics import MetricsMiddleware
 from parforge.api.problems import install as install_problems
+from parforge.api.problems import problem_media_type
 from parforge.api.routers import evals, exports, health, tasks
 from parforge.api.services import Services
 from parforge.settings import Settings
@@ -43,7 +45,20 @@ def create_app(
     app.include_router(exports.router)
     app.include_router(health.router)
     install_problems(app)
+    _problems_in_openapi(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.server.max_body_bytes)
     app.add_middleware(NoNulMiddleware)
     app.add_middleware(MetricsMiddleware)
     return app
+
+
+def _problems_in_openapi(app: FastAPI) -> None:
+    """Generate the OpenAPI document once, with errors as problem details."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = problem_media_type(generate())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

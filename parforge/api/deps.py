@@ -62,4 +62,7 @@ OwnerDep = Annotated[int | None, Depends(get_owner)]
 def refuse(refusal: Refusal | None) -> None:
     """Answer a refusal of `limits` as an HTTP error with its reason."""
     if refusal is not None:
-        raise HTTPException(refusal.status, refusal.reason)
+        headers = None
+        if refusal.retry_after_s is not None:
+            headers = {"Retry-After": str(refusal.retry_after_s)}
+        raise HTTPException(refusal.status, refusal.reason, headers=headers)

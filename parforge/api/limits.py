@@ -9,13 +9,13 @@ task) are decided in `parforge.app.limits`.
 
 from __future__ import annotations
 
-import json
 import threading
 from dataclasses import dataclass, field
 from urllib.parse import unquote_to_bytes
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from parforge.api.problems import MEDIA_TYPE, problem_body
 from parforge.app.limits import Refusal
 
 PAGE_MAX = 500
@@ -48,7 +48,9 @@ class StreamSlots:
             count = self.open.get(owner, 0)
             if count >= limit:
                 return Refusal(
-                    429, f"this API key has {count} event streams open; the limit is {limit}"
+                    429,
+                    f"this API key has {count} event streams open; the limit is {limit}",
+                    retry_after_s=5,
                 )
             self.open[owner] = count + 1
         return StreamSlot(self, owner)
@@ -133,13 +135,13 @@ class NoNulMiddleware:
 
 
 async def _reply(send: Send, status: int, detail: str) -> None:
-    body = json.dumps({"detail": detail}).encode()
+    body = problem_body(status, detail)
     await send(
         {
             "type": "http.response.start",
             "status": status,
             "headers": [
-                (b"content-type", b"application/json"),
+                (b"content-type", MEDIA_TYPE.encode()),
                 (b"content-length", str(len(body)).encode()),
             ],
         }

@@ -8,6 +8,10 @@ from dataclasses import dataclass
 from corpus.store.models import TaskCreate
 from parforge.settings import KeyLimits
 
+BUSY_RETRY_S = 30
+"""How long a key at its limit of active jobs is asked to wait (Retry-After): about the time
+a short job takes to move on."""
+
 
 @dataclass(frozen=True)
 class Refusal:
@@ -15,6 +19,8 @@ class Refusal:
 
     status: int
     reason: str
+    retry_after_s: int | None = None
+    """For a limit that frees itself (429): when trying again may succeed."""
 
 
 def task_refusal(create: TaskCreate, active: int | None, limits: KeyLimits) -> Refusal | None:
@@ -39,4 +45,8 @@ def eval_refusal(active: int | None, limits: KeyLimits) -> Refusal | None:
 def _active_refusal(what: str, active: int | None, limit: int) -> Refusal | None:
     if active is None or active < limit:
         return None
-    return Refusal(429, f"this API key has {active} {what} queued or running; the limit is {limit}")
+    return Refusal(
+        429,
+        f"this API key has {active} {what} queued or running; the limit is {limit}",
+        retry_after_s=BUSY_RETRY_S,
+    )

@@ -16,15 +16,6 @@ from corpus.store.models import JobStatus
 from corpus.store.tasks import ANY_OWNER, Owner
 from sandbox.verdict import Verdict
 
-STATUS = {
-    JobStatus.SUCCEEDED: "verified",
-    JobStatus.NO_VERIFIED_CANDIDATE: "no_verified_candidate",
-    JobStatus.NOT_RUN: "not_run",
-    JobStatus.FAILED: "failed",
-    JobStatus.CANCELLED: "cancelled",
-}
-"""The summary's word for an ended task's status (others as they are)."""
-
 
 class BestVerdict(BaseModel):
     """The best candidate's verdict, in brief."""
@@ -52,7 +43,11 @@ class TaskSummary(BaseModel):
     evolution did."""
 
     task_id: str
-    status: str
+    status: JobStatus
+    """The task's status, the one word the store, the API and the CLI use (`succeeded`: a
+    candidate was verified)."""
+    verified: bool
+    """A candidate passed verification (`best` is it)."""
     reason: str
     best: BestCandidate | None
     """None when no candidate was verified."""
@@ -76,13 +71,9 @@ def summarize(session: Session, task_id: str, owner: Owner = ANY_OWNER) -> TaskS
     best = next((c for c in candidates if c.id == task.best_candidate_id), None)
     verdict = best.verdict.data if best and best.verdict else None
     evolution = next((s.result for s in reversed(steps) if s.name == "evolution"), None)
-    return TaskSummary(
-        task_id=task_id,
-        status=STATUS.get(JobStatus(task.status), str(task.status)),
-        reason=task.reason,
-        best=None
-        if best is None or best.id is None or verdict is None
-        else BestCandidate(
+    shown = None
+    if best is not None and best.id is not None and verdict is not None:
+        shown = BestCandidate(
             candidate_id=best.id,
             strategy=best.strategy,
             source=best.source,
@@ -93,7 +84,13 @@ def summarize(session: Session, task_id: str, owner: Owner = ANY_OWNER) -> TaskS
                 faster=_faster(verdict),
                 reason=verdict.get("reason", ""),
             ),
-        ),
+        )
+    return TaskSummary(
+        task_id=task_id,
+        status=JobStatus(task.status),
+        verified=shown is not None and JobStatus(task.status) is JobStatus.SUCCEEDED,
+        reason=task.reason,
+        best=shown,
         candidates=len(candidates),
         llm_calls=sum(1 for s in steps if s.kind == "llm_call"),
         tool_calls=sum(1 for s in steps if s.kind == "tool_call"),

@@ -54,6 +54,10 @@ class Rejected(SubmitError):
 class OverLimit(SubmitError):
     """The caller already has as many tasks queued or running as it may."""
 
+    def __init__(self, reason: str, retry_after_s: int | None = None) -> None:
+        super().__init__(reason)
+        self.retry_after_s = retry_after_s
+
 
 def sandbox_judge(settings: Settings) -> SandboxJudge:
     """The judge the settings describe: the configured sandbox's verifier with its options.
@@ -87,7 +91,7 @@ async def submit(
     refusal = task_refusal(create, active, settings.server.limits)
     if refusal is not None:
         if refusal.status == 429:
-            raise OverLimit(refusal.reason)
+            raise OverLimit(refusal.reason, refusal.retry_after_s)
         raise Rejected(refusal.reason)
     try:
         await asyncio.to_thread(check_task, create)

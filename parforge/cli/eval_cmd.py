@@ -19,7 +19,6 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from corpus.errors import CorpusError
 from evals.config import Api, RunOptions, SamplingOptions
 from evals.errors import EvalError
 from parforge.cli._common import console, fail, run, settings
@@ -208,29 +207,19 @@ def _create(
     timing: bool,
     options: RunOptions,
 ) -> int:
-    from sqlmodel import Session
-
-    from corpus.store import evals as store
     from corpus.store.models import EvalRunCreate
-    from corpus.suites import load_suite
-    from evals.plan import select_problems
+    from parforge.app import Rejected
+    from parforge.app.evals import plan, submit_eval
     from sandbox.spec import Target
 
-    try:
-        loaded = load_suite(suite)
-        names = select_problems(loaded, Target(target), patterns, limit, options.translate_from)
-    except (CorpusError, EvalError) as exc:
-        fail(str(exc))
-    create = EvalRunCreate(
-        suite=suite,
-        target=Target(target),
-        model=model,
-        samples_k=samples,
-        problems=names,
-        timing=timing,
+    wanted = EvalRunCreate(
+        suite=suite, target=Target(target), model=model, samples_k=samples, timing=timing
     )
-    with Session(engine) as session:
-        row = store.submit(session, create, options=options.model_dump(mode="json"))
+    try:
+        create = plan(wanted, options, patterns=patterns, limit=limit)
+    except Rejected as exc:
+        fail(exc.reason, 2)
+    row = submit_eval(engine, create, options)
     assert row.id is not None
     return row.id
 

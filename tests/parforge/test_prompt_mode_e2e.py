@@ -73,8 +73,8 @@ async def test_a_task_runs_on_the_embedded_model_and_the_docker_sandbox(
                     if task["status"] not in ("queued", "running"):
                         break
                     await asyncio.sleep(0.5)
-            candidates = (await client.get(f"/v1/tasks/{task_id}/candidates")).json()
-            [run] = (await client.get(f"/v1/tasks/{task_id}/runs")).json()
+            candidates = (await client.get(f"/v1/tasks/{task_id}/candidates")).json()["items"]
+            [run] = (await client.get(f"/v1/tasks/{task_id}/runs")).json()["items"]
             exports = {
                 fmt: [
                     json.loads(line)

@@ -7,7 +7,6 @@ from corpus.store.models.evals import (
     EvalResultPublic,
     EvalResultRow,
     EvalRunCreate,
-    EvalRunDetail,
     EvalRunPublic,
     EvalRunRow,
 )
@@ -58,7 +57,6 @@ __all__ = [
     "EvalResultPublic",
     "EvalResultRow",
     "EvalRunCreate",
-    "EvalRunDetail",
     "EvalRunPublic",
     "EvalRunRow",
     "EventKind",

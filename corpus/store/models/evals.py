@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import model_validator
+from pydantic import ConfigDict, model_validator
 from sqlalchemy import String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
@@ -38,6 +38,8 @@ class EvalRunBase(SQLModel):
 
 class EvalRunCreate(EvalRunBase):
     """What `POST /v1/evals` accepts."""
+
+    model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
 
     @model_validator(mode="before")
     @classmethod
@@ -114,11 +116,3 @@ class EvalResultPublic(EvalResultBase):
     id: int
     eval_run_id: int
     created_at: datetime
-
-
-class EvalRunDetail(EvalRunPublic):
-    """An eval run with a page of its per-sample results."""
-
-    results: list[EvalResultPublic]
-    results_total: int
-    """All the run's results, of which `results` is a page."""

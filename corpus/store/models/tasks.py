@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import field_validator, model_validator
+from pydantic import ConfigDict, field_validator, model_validator
 from sqlalchemy import String, Text
 from sqlmodel import Field, SQLModel
 
@@ -24,6 +24,8 @@ from sandbox.spec import Language
 class TestInput(SQLModel):
     """One test input for a task: command-line arguments and stdin (the sandbox's `TestCase`)."""
 
+    model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
+
     __test__ = False
 
     name: str = Field(min_length=1, max_length=200)
@@ -33,6 +35,8 @@ class TestInput(SQLModel):
 
 class Budgets(SQLModel):
     """What one run of a task may spend."""
+
+    model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
 
     samples: int = Field(default=4, ge=1, le=64)
     """Candidates to ask the model for (K)."""
@@ -47,6 +51,8 @@ class Budgets(SQLModel):
 
 class TaskOptions(SQLModel):
     """How a task is checked and steered beyond its tests and budgets (every field optional)."""
+
+    model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
 
     function: str | None = Field(default=None, min_length=1, max_length=200)
     """Parallelise this function only (None: the agent finds the hot loops)."""
@@ -89,6 +95,8 @@ class TaskBase(SQLModel):
 
 class TaskCreate(TaskBase):
     """What a user submits: sequential source, its language, the target model, tests, budgets."""
+
+    model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
 
     source: str = Field(min_length=1)
     tests: list[TestInput] | None = Field(default=None, max_length=256)

@@ -1,63 +1,181 @@
-"""/v1/evals: queue a batch evaluation, read its results."""
+"""/v1/evals: queue a batch evaluation, list, read, cancel and follow runs, page their results."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Path, Query, status
+from fastapi import APIRouter, HTTPException, Path, Query, Response, status
+from sse_starlette import EventSourceResponse
+from starlette.background import BackgroundTask
 
 from corpus.store import evals, queue
-from corpus.store.models import EvalRunCreate, EvalRunDetail, EvalRunPublic, EvalRunRow
+from corpus.store.models import EvalResultPublic, EvalRunPublic, EvalRunRow, JobStatus
 from corpus.store.notify import QUEUE
-from evals.sources.replay import replayed_run
+from corpus.store.queue import CancelOutcome
 from parforge.api.deps import OwnerDep, ServicesDep, SessionDep, refuse
 from parforge.api.limits import PAGE_MAX
-from parforge.app.limits import eval_refusal
+from parforge.api.problems import error_responses
+from parforge.api.schemas import CancelResult, Page
+from parforge.app.evals import EvalSubmission, check_replay, plan, run_options
+from parforge.app.limits import Refusal, eval_refusal
+from parforge.service.eval_events import follow_eval
+from parforge.service.pool import CANCEL
 
-router = APIRouter(prefix="/v1/evals", tags=["evals"])
+router = APIRouter(prefix="/v1/evals", tags=["evals"], responses=error_responses(401, 500))
+
+EvalId = Annotated[int, Path(ge=1, le=2**31 - 1, description="An eval run id.")]
 
 
-@router.post("", status_code=status.HTTP_202_ACCEPTED)
+def _not_found(eval_id: int) -> HTTPException:
+    return HTTPException(status.HTTP_404_NOT_FOUND, f"no eval run {eval_id}")
+
+
+def _get(session: SessionDep, eval_id: int, owner: int | None) -> EvalRunRow:
+    run = evals.get(session, eval_id, owner)
+    if run is None:
+        raise _not_found(eval_id)
+    return run
+
+
+@router.post(
+    "",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses={
+        202: {"headers": {"Location": {"description": "The run's URL.", "schema": {}}}},
+        **error_responses(413, 422, 429),
+    },
+)
 def submit_eval(
-    body: EvalRunCreate, session: SessionDep, owner: OwnerDep, services: ServicesDep
+    body: EvalSubmission,
+    session: SessionDep,
+    owner: OwnerDep,
+    services: ServicesDep,
+    response: Response,
 ) -> EvalRunPublic:
-    """Queue an eval run for the evals runner.
+    """Queue an eval run for the evals runner; its URL is in `Location`.
 
+    The run's problems (names or globs; all when absent) are resolved against the built-in
+    suite now: a suite or selection with no task for the target is 422. `options` choose the
+    agent, the sampling and the translation source; the server's defaults fill the rest.
     `model = replay:run=ID` replays a stored run: only one that the caller's key can see.
     """
-    try:
-        replayed = replayed_run(body.model)
-    except ValueError as exc:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from None
-    if replayed is not None and evals.get(session, replayed, owner) is None:
-        raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT,
-            f"{body.model}: no eval run {replayed} that this API key can see",
-        )
+    check_replay(session, body, owner)
+    options = run_options(body.options, services.settings.evals.defaults, timing=body.timing)
+    create = plan(body, options, builtin_only=True)
     active = None if owner is None else queue.active(session, EvalRunRow, owner)
     refuse(eval_refusal(active, services.settings.server.limits))
-    run = evals.submit(session, body, owner)
+    run = evals.submit(session, create, owner, options=options.model_dump(mode="json"))
     services.notifier.notify(QUEUE)
+    response.headers["Location"] = f"/v1/evals/{run.id}"
     return EvalRunPublic.model_validate(run)
 
 
-@router.get("/{eval_id}")
-def get_eval(
-    eval_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
+@router.get("", responses=error_responses(422))
+def list_evals(
     session: SessionDep,
     owner: OwnerDep,
-    limit: Annotated[int, Query(ge=1, le=PAGE_MAX)] = PAGE_MAX,
+    status_: Annotated[JobStatus | None, Query(alias="status")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
-) -> EvalRunDetail:
-    """The run with a page of its results (by problem, then sample); `results_total` says how
-    many there are."""
-    run = evals.get(session, eval_id, owner)
-    if run is None:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no eval run {eval_id}")
-    return EvalRunDetail.model_validate(
-        EvalRunPublic.model_validate(run).model_dump()
-        | {
-            "results": evals.results(session, eval_id, limit=limit, offset=offset),
-            "results_total": evals.count_results(session, eval_id),
-        }
+) -> Page[EvalRunPublic]:
+    """The caller's eval runs, newest first."""
+    page = evals.page(session, owner, status=status_, limit=limit, offset=offset)
+    return Page[EvalRunPublic](
+        items=[EvalRunPublic.model_validate(r) for r in page.items],
+        total=page.total,
+        limit=limit,
+        offset=offset,
     )
+
+
+@router.get("/{eval_id}", responses=error_responses(404, 422))
+def get_eval(eval_id: EvalId, session: SessionDep, owner: OwnerDep) -> EvalRunPublic:
+    """The run: status, options, progress and, once it has ended, its summary metrics."""
+    return EvalRunPublic.model_validate(_get(session, eval_id, owner))
+
+
+@router.get("/{eval_id}/results", responses=error_responses(404, 422))
+def list_results(
+    eval_id: EvalId,
+    session: SessionDep,
+    owner: OwnerDep,
+    limit: Annotated[int, Query(ge=1, le=PAGE_MAX)] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
+) -> Page[EvalResultPublic]:
+    """The run's per-sample results, by problem then sample, a page at a time."""
+    _get(session, eval_id, owner)
+    return Page[EvalResultPublic](
+        items=evals.results(session, eval_id, limit=limit, offset=offset),
+        total=evals.count_results(session, eval_id),
+        limit=limit,
+        offset=offset,
+    )
+
+
+@router.post("/{eval_id}/cancel", responses=error_responses(404, 409, 422))
+def cancel_eval(
+    eval_id: EvalId, session: SessionDep, owner: OwnerDep, services: ServicesDep
+) -> CancelResult:
+    """Cancel a queued run at once, or ask the worker running it to stop; the samples it has
+    verified stay (`parforge eval run --resume ID` continues it)."""
+    outcome = evals.request_cancel(session, eval_id, owner)
+    if outcome is CancelOutcome.NOT_FOUND:
+        raise _not_found(eval_id)
+    run = _get(session, eval_id, owner)
+    session.refresh(run)
+    if outcome is CancelOutcome.FINISHED:
+        raise HTTPException(
+            status.HTTP_409_CONFLICT, f"eval run {eval_id} has already {run.status}"
+        )
+    services.notifier.notify(CANCEL)
+    detail = "cancelled" if outcome is CancelOutcome.CANCELLED else "cancellation requested"
+    return CancelResult(id=str(eval_id), status=JobStatus(run.status), detail=detail)
+
+
+@router.get(
+    "/{eval_id}/events",
+    response_class=EventSourceResponse,
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": "Server-sent events"},
+        **error_responses(404, 422, 429),
+    },
+)
+def eval_events(
+    eval_id: EvalId,
+    session: SessionDep,
+    owner: OwnerDep,
+    services: ServicesDep,
+    follow_: Annotated[bool, Query(alias="follow")] = True,
+) -> EventSourceResponse:
+    """Server-sent events: `status` when the run's status changes, `progress` as samples are
+    generated and verified, `result` for each verified sample (its id is the event id), and
+    `summary` when the run ends, after which the stream closes; `follow=false` stops after
+    what has happened so far. Samples are verified out of order: a reconnect sends the run's
+    state again, every verified sample included. Event streams count against the key's
+    `limits.event_streams` (429 beyond)."""
+    _get(session, eval_id, owner)
+    slot = None
+    if owner is not None:
+        taken = services.streams.acquire(owner, services.settings.server.limits.event_streams)
+        if isinstance(taken, Refusal):
+            refuse(taken)
+        else:
+            slot = taken
+    stream = follow_eval(
+        services.engine,
+        eval_id,
+        follow=follow_,
+        poll_s=services.settings.server.poll_s,
+    )
+
+    async def events() -> AsyncIterator[dict[str, str]]:
+        try:
+            async for event in stream:
+                yield event.sse()
+        finally:
+            if slot is not None:
+                slot.release()
+
+    release = BackgroundTask(slot.release) if slot is not None else None
+    return EventSourceResponse(events(), ping=15, background=release)

@@ -9,6 +9,7 @@ from fastapi.responses import StreamingResponse
 
 from corpus.export import ExportFilter, ExportFormat, export_lines
 from parforge.api.deps import OwnerDep, ServicesDep
+from parforge.api.problems import error_responses
 
 router = APIRouter(prefix="/v1/exports", tags=["exports"])
 
@@ -16,7 +17,10 @@ router = APIRouter(prefix="/v1/exports", tags=["exports"])
 @router.get(
     "/{fmt}",
     response_class=StreamingResponse,
-    responses={200: {"content": {"application/x-ndjson": {}}, "description": "JSON lines"}},
+    responses={
+        200: {"content": {"application/x-ndjson": {}}, "description": "JSON lines"},
+        **error_responses(401, 422, 500),
+    },
 )
 def export(
     fmt: ExportFormat,

@@ -6,7 +6,6 @@ from collections.abc import AsyncIterator
 from typing import Annotated
 
 from fastapi import APIRouter, Header, HTTPException, Path, Query, Response, status
-from pydantic import BaseModel
 from sse_starlette import EventSourceResponse
 from starlette.background import BackgroundTask
 
@@ -21,39 +20,38 @@ from corpus.store.models import (
     TaskDetail,
     TaskPublic,
 )
+from corpus.store.queue import CancelOutcome
 from parforge.api.deps import OwnerDep, ServicesDep, SessionDep, refuse
 from parforge.api.limits import PAGE_MAX
+from parforge.api.problems import error_responses
+from parforge.api.schemas import CancelResult, Page
 from parforge.app import TaskSummary, submit, summarize
 from parforge.app.limits import Refusal
 from parforge.service.events import follow, to_sse
 from parforge.service.pool import CANCEL
 
-router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
+router = APIRouter(prefix="/v1/tasks", tags=["tasks"], responses=error_responses(401, 500))
 
 TaskId = Annotated[str, Path(pattern="^[0-9a-f]{32}$", description="A task id.")]
-
-
-class TaskPage(BaseModel):
-    items: list[TaskPublic]
-    total: int
-    limit: int
-    offset: int
-
-
-class CancelResult(BaseModel):
-    id: str
-    status: JobStatus
-    detail: str
 
 
 def _not_found(task_id: str) -> HTTPException:
     return HTTPException(status.HTTP_404_NOT_FOUND, f"no task {task_id}")
 
 
-@router.post("", status_code=status.HTTP_202_ACCEPTED)
-async def submit_task(body: TaskCreate, owner: OwnerDep, services: ServicesDep) -> TaskAccepted:
-    """Queue a translation task for its agent (`graph` unless it names `prompt`); follow it
-    with `GET /v1/tasks/{id}/events`.
+@router.post(
+    "",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses={
+        202: {"headers": {"Location": {"description": "The task's URL.", "schema": {}}}},
+        **error_responses(413, 422, 429, 503),
+    },
+)
+async def submit_task(
+    body: TaskCreate, owner: OwnerDep, services: ServicesDep, response: Response
+) -> TaskAccepted:
+    """Queue a translation task for its agent (`graph` unless it names `prompt`); its URL is in
+    `Location`; follow it with `GET /v1/tasks/{id}/events`.
 
     The original program is built and run on its tests in the sandbox first: input that cannot
     be translated is answered 422, too many tasks at once 429, both as problem details (RFC
@@ -67,10 +65,11 @@ async def submit_task(body: TaskCreate, owner: OwnerDep, services: ServicesDep) 
         notifier=services.notifier,
     )
     services.metrics.submitted.inc()
+    response.headers["Location"] = f"/v1/tasks/{task.id}"
     return TaskAccepted(id=task.id, status=JobStatus(task.status))
 
 
-@router.get("")
+@router.get("", responses=error_responses(422))
 def list_tasks(
     session: SessionDep,
     owner: OwnerDep,
@@ -78,12 +77,12 @@ def list_tasks(
     target: ParallelTarget | None = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
-) -> TaskPage:
+) -> Page[TaskPublic]:
     """The caller's tasks, newest first."""
     page = tasks.list_tasks(
         session, owner, status=status_, target=target, limit=limit, offset=offset
     )
-    return TaskPage(
+    return Page[TaskPublic](
         items=[TaskPublic.model_validate(t) for t in page.items],
         total=page.total,
         limit=limit,
@@ -91,7 +90,7 @@ def list_tasks(
     )
 
 
-@router.get("/{task_id}")
+@router.get("/{task_id}", responses=error_responses(404, 422))
 def get_task(task_id: TaskId, session: SessionDep, owner: OwnerDep) -> TaskDetail:
     task = tasks.get(session, task_id, owner)
     if task is None:
@@ -99,7 +98,7 @@ def get_task(task_id: TaskId, session: SessionDep, owner: OwnerDep) -> TaskDetai
     return TaskDetail.model_validate(task)
 
 
-@router.get("/{task_id}/summary")
+@router.get("/{task_id}/summary", responses=error_responses(404, 422))
 def task_summary(task_id: TaskId, session: SessionDep, owner: OwnerDep) -> TaskSummary:
     """The task's result in brief: status, the best candidate with its verdict, counts, and
     what reasoning threads and evolution did (what `parforge translate --json` prints)."""
@@ -109,51 +108,69 @@ def task_summary(task_id: TaskId, session: SessionDep, owner: OwnerDep) -> TaskS
     return summary
 
 
-@router.post("/{task_id}/cancel")
+@router.post("/{task_id}/cancel", responses=error_responses(404, 409, 422))
 def cancel_task(
     task_id: TaskId, session: SessionDep, owner: OwnerDep, services: ServicesDep
 ) -> CancelResult:
     """Cancel a queued task at once, or ask the worker running it to stop."""
     outcome = tasks.request_cancel(session, task_id, owner)
-    if outcome is tasks.CancelOutcome.NOT_FOUND:
+    if outcome is CancelOutcome.NOT_FOUND:
         raise _not_found(task_id)
     task = tasks.get(session, task_id, owner)
     assert task is not None
-    if outcome is tasks.CancelOutcome.FINISHED:
+    if outcome is CancelOutcome.FINISHED:
         raise HTTPException(status.HTTP_409_CONFLICT, f"task {task_id} has already {task.status}")
     services.notifier.notify(CANCEL)
-    detail = "cancelled" if outcome is tasks.CancelOutcome.CANCELLED else "cancellation requested"
+    detail = "cancelled" if outcome is CancelOutcome.CANCELLED else "cancellation requested"
     return CancelResult(id=task_id, status=JobStatus(task.status), detail=detail)
 
 
-@router.get("/{task_id}/candidates")
+@router.get("/{task_id}/candidates", responses=error_responses(404, 422))
 def list_candidates(
     task_id: TaskId,
     session: SessionDep,
     owner: OwnerDep,
-    response: Response,
     limit: Annotated[int, Query(ge=1, le=PAGE_MAX)] = 100,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
-) -> list[CandidateWithVerdict]:
+) -> Page[CandidateWithVerdict]:
     """The task's candidates with their verdicts, in the order they were made, a page at a
-    time; the `X-Total-Count` header says how many there are."""
+    time."""
     if tasks.get(session, task_id, owner) is None:
         raise _not_found(task_id)
-    response.headers["X-Total-Count"] = str(tasks.count_candidates(session, task_id))
-    return tasks.candidates(session, task_id, limit=limit, offset=offset)
+    return Page[CandidateWithVerdict](
+        items=tasks.candidates(session, task_id, limit=limit, offset=offset),
+        total=tasks.count_candidates(session, task_id),
+        limit=limit,
+        offset=offset,
+    )
 
 
-@router.get("/{task_id}/runs")
-def list_runs(task_id: TaskId, session: SessionDep, owner: OwnerDep) -> list[RunPublic]:
+@router.get("/{task_id}/runs", responses=error_responses(404, 422))
+def list_runs(
+    task_id: TaskId,
+    session: SessionDep,
+    owner: OwnerDep,
+    limit: Annotated[int, Query(ge=1, le=PAGE_MAX)] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
+) -> Page[RunPublic]:
+    """The task's runs (one per attempt of a worker), in order, a page at a time."""
     if tasks.get(session, task_id, owner) is None:
         raise _not_found(task_id)
-    return tasks.runs(session, task_id)
+    return Page[RunPublic](
+        items=tasks.runs(session, task_id, limit=limit, offset=offset),
+        total=tasks.count_runs(session, task_id),
+        limit=limit,
+        offset=offset,
+    )
 
 
 @router.get(
     "/{task_id}/events",
     response_class=EventSourceResponse,
-    responses={200: {"content": {"text/event-stream": {}}, "description": "Server-sent events"}},
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": "Server-sent events"},
+        **error_responses(404, 422, 429),
+    },
 )
 def task_events(
     task_id: TaskId,

@@ -81,7 +81,7 @@ async def test_a_known_good_program_passes_with_speedups(
                 assert accepted.status_code == 202, accepted.text
                 task_id = accepted.json()["id"]
                 task = await _until_done(client, task_id, limit_s=600)
-                candidates = (await client.get(f"/v1/tasks/{task_id}/candidates")).json()
+                candidates = (await client.get(f"/v1/tasks/{task_id}/candidates")).json()["items"]
     finally:
         await runner.aclose()
 

@@ -32,11 +32,11 @@ def test_too_many_tests_or_samples_are_422_too_many_active_429():
         422, "5 samples; the limit per task is 4"
     )
     assert task_refusal(_task(), 2, LIMITS) == Refusal(
-        429, "this API key has 2 tasks queued or running; the limit is 2"
+        429, "this API key has 2 tasks queued or running; the limit is 2", retry_after_s=30
     )
     assert eval_refusal(0, LIMITS) is None and eval_refusal(None, LIMITS) is None
     assert eval_refusal(1, LIMITS) == Refusal(
-        429, "this API key has 1 eval runs queued or running; the limit is 1"
+        429, "this API key has 1 eval runs queued or running; the limit is 1", retry_after_s=30
     )
 
 
@@ -46,7 +46,7 @@ def test_stream_slots_are_counted_per_key_and_released_once():
     second = slots.acquire(7, 2)
     assert isinstance(first, StreamSlot) and isinstance(second, StreamSlot)
     assert slots.acquire(7, 2) == Refusal(
-        429, "this API key has 2 event streams open; the limit is 2"
+        429, "this API key has 2 event streams open; the limit is 2", retry_after_s=5
     )
     assert isinstance(slots.acquire(8, 2), StreamSlot)  # another key
     first.release()

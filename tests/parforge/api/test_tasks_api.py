@@ -47,7 +47,7 @@ async def test_task_lifecycle(api_factory):
         assert task["status"] == "succeeded" and task["best_speedup"] == 2.5
         assert task["source"] == SOURCE and task["tests"][0]["args"] == ["10"]
 
-        cands = (await api.client.get(f"/v1/tasks/{task_id}/candidates")).json()
+        cands = (await api.client.get(f"/v1/tasks/{task_id}/candidates")).json()["items"]
         assert [c["verdict"]["status"] for c in cands] == ["passed", "race"]
         assert task["best_candidate_id"] == cands[0]["id"]
 
@@ -204,7 +204,9 @@ async def test_evals_health_and_metrics(api_factory):
         assert r.status_code == 202 and r.json()["status"] == "queued"
         eval_id = r.json()["id"]
         detail = (await api.client.get(f"/v1/evals/{eval_id}")).json()
-        assert detail["samples_k"] == 5 and detail["results"] == []
+        assert detail["samples_k"] == 5 and detail["problems"] and detail["options"]
+        results = (await api.client.get(f"/v1/evals/{eval_id}/results")).json()
+        assert results == {"items": [], "total": 0, "limit": 100, "offset": 0}
         other = {"Authorization": f"Bearer {api.new_key('other')}"}
         assert (await api.client.get(f"/v1/evals/{eval_id}", headers=other)).status_code == 404
         assert (
@@ -252,7 +254,7 @@ async def test_no_verified_candidate_is_a_status_of_its_own(api_factory):
         )
         task = (await api.client.get(f"/v1/tasks/{task_id}")).json()
         assert task["status"] == "no_verified_candidate" and task["best_candidate_id"] is None
-        [run] = (await api.client.get(f"/v1/tasks/{task_id}/runs")).json()
+        [run] = (await api.client.get(f"/v1/tasks/{task_id}/runs")).json()["items"]
         assert run["status"] == "no_verified_candidate"
         page = (
             await api.client.get("/v1/tasks", params={"status": "no_verified_candidate"})
@@ -325,7 +327,8 @@ async def test_the_summary_is_the_one_translate_prints(api_factory):
         task_id = r.json()["id"]
         await wait_done(api.client, task_id)
         summary = (await api.client.get(f"/v1/tasks/{task_id}/summary")).json()
-        assert summary["status"] == "verified" and summary["reason"] == "1 of 2 passed"
+        assert summary["status"] == "succeeded" and summary["verified"]
+        assert summary["reason"] == "1 of 2 passed"
         assert summary["candidates"] == 2 and summary["best"]["verdict"]["status"] == "passed"
         assert summary["evolution"] is None and summary["reasoning"] is None
         other = {"Authorization": f"Bearer {api.new_key('other')}"}

@@ -63,7 +63,7 @@ def test_run_list_report_and_resume(cli, tmp_path: Path) -> None:
     assert summary["summary"] == listed["summary"] and summary["summary"]["rows"]
     cli("eval", "run", "--resume", "7", code=1)
     cli("eval", "report", "7", code=1)
-    _, err = cli("eval", "run", "--problems", "nothing*", code=1)
+    _, err = cli("eval", "run", "--problems", "nothing*", code=2)  # bad input
     assert "no openmp tasks matching nothing*" in err
 
 
