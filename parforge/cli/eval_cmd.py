@@ -24,6 +24,7 @@ from evals.errors import EvalError
 from parforge.cli._common import console, fail, run, settings
 from parforge.cli._model import model_or_exit, needs_model_here
 from parforge.cli._store import store as open_store
+from parforge.cli._submission import StartModelOption
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -119,6 +120,7 @@ def run_cmd(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the finished run (summary included) as JSON.")
     ] = False,
+    start_model: StartModelOption = None,
 ) -> None:
     """Generate K samples per problem, verify each in the sandbox, store and summarize them."""
     from corpus.store.models import EvalRunPublic
@@ -161,7 +163,8 @@ def run_cmd(
                 run(
                     model_or_exit(
                         _aimed_at(config, url),
-                        start=url is None and config.model.autostart,
+                        start=url is None
+                        and (config.model.autostart if start_model is None else start_model),
                         kept=f"eval run {eval_id} is kept: `parforge eval run --resume {eval_id}`",
                     )
                 )
@@ -294,6 +297,12 @@ def report_cmd(
         int | None,
         typer.Option(min=1, help="n of speedup_n@k (default: the largest count timed)."),
     ] = None,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="Print the report's files and every metric row as JSON on stdout."
+        ),
+    ] = False,
 ) -> None:
     """Write a Markdown and HTML report with plots; print its overall rows."""
     from evals.plan import default_resources
@@ -331,6 +340,17 @@ def report_cmd(
     except ValueError as exc:
         fail(str(exc))
     summary = summarize(data.outcomes, usable, n)
+    if as_json:
+        shown = {
+            "run": run_id,
+            "baseline": compare,
+            "files": {kind: str(path) for kind, path in paths.items()},
+            "k": usable,
+            "resources": n,
+            "summary": summary.model_dump(mode="json"),
+        }
+        typer.echo(json.dumps(shown, indent=2))
+        return
     table = Table(
         title=f"eval run {run_id}: {data.info.model} on {data.info.suite}/{data.info.target}"
     )

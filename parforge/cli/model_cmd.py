@@ -64,6 +64,9 @@ def serve(
         typer.Option(help="Python of an environment with vLLM (GPU hosts); default: the CPU env."),
     ] = None,
     wait: Annotated[bool, typer.Option(help="Wait until the server is healthy.")] = True,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the server's state (url, model, pid) as JSON.")
+    ] = False,
 ) -> None:
     """Start the server in the background (installing and converting on first use)."""
     server = _server(
@@ -81,6 +84,8 @@ def serve(
         f"[green]{verb}[/] {state.served_model_name} at {state.url} "
         f"(pid {state.pid}, log {state.log})"
     )
+    if as_json:
+        typer.echo(state.model_dump_json())
 
 
 @app.command()

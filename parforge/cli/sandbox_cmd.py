@@ -45,6 +45,7 @@ def build(
     force: bool = typer.Option(
         False, "--force", help="Rebuild without the layer cache even if the tag exists."
     ),
+    as_json: bool = typer.Option(False, "--json", help="Print {image, seconds} as JSON."),
 ) -> None:
     """Build the sandbox image; fast when the tag for the current Dockerfile already exists."""
 
@@ -57,7 +58,12 @@ def build(
         finally:
             await sandbox.aclose()
 
-    typer.echo(run(_build()))
+    started = time.monotonic()
+    image = run(_build())
+    if as_json:
+        typer.echo(json.dumps({"image": image, "seconds": round(time.monotonic() - started, 1)}))
+    else:
+        typer.echo(image)
 
 
 @app.command()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -18,19 +17,40 @@ from sqlmodel import Session
 from corpus.store import Notifier, tasks
 from corpus.store.models import (
     DEFAULT_AGENT,
-    Budgets,
     JobStatus,
     ParallelTarget,
     TaskCreate,
     TaskDetail,
     TaskPublic,
-    TestInput,
 )
+from corpus.store.queue import CancelOutcome
 from parforge.cli._common import console, fail, run, settings
 from parforge.cli._model import model_or_exit, needs_model_here
 from parforge.cli._status import styled
 from parforge.cli._store import store
-from sandbox.spec import Language
+from parforge.cli._submission import (
+    BudgetTimeOption,
+    BudgetTokensOption,
+    EvolveOption,
+    FunctionOption,
+    GenerationsOption,
+    LanguageOption,
+    MaxTokensOption,
+    ReasoningThreadsOption,
+    RtolOption,
+    SamplesOption,
+    StartModelOption,
+    TargetOption,
+    TestOption,
+    TestsOption,
+    TimeLimitAlias,
+    ToAlias,
+    chosen_target,
+    chosen_time,
+    language_of_file,
+    read_tests,
+    task_create,
+)
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -42,100 +62,90 @@ out = Console()
 
 app = typer.Typer(help="Translation tasks in the local store.", no_args_is_help=True)
 
-SUFFIXES = {".c": "c", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".cu": "cuda"}
-
-
-def language_of_file(file: Path, given: Language | None = None) -> Language:
-    """The language `given`, else the one the file's suffix names; another suffix (a `.py`
-    file) is bad input, said as such rather than parsed as C++ and refused for that."""
-    if given is not None:
-        return given
-    language = SUFFIXES.get(file.suffix.lower())
-    if language is None:
-        known = ", ".join(SUFFIXES)
-        fail(
-            f"{file.name}: ParForge translates C, C++ and CUDA sources, named {known}",
-            2,
-        )
-    return Language(language)
-
-
-def read_tests(tests: Path | None, test: list[str] | None) -> list[TestInput]:
-    """The tests of a submission: a JSON file of `{name, args, stdin}`, then `--test` argument
-    strings (shell-quoted), numbered after the file's."""
-    inputs = [TestInput.model_validate(t) for t in json.loads(tests.read_text())] if tests else []
-    return inputs + [
-        TestInput(name=f"test-{len(inputs) + i + 1}", args=shlex.split(args))
-        for i, args in enumerate(test or [])
-    ]
-
 
 @app.command()
 def submit(
     file: Annotated[
         Path, typer.Argument(exists=True, dir_okay=False, help="The sequential source.")
     ],
-    to: Annotated[ParallelTarget, typer.Option("--to", help="openmp, mpi or cuda.")],
-    language: Annotated[
-        Language | None, typer.Option(help="Default: from the file suffix.")
-    ] = None,
-    test: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--test",
-            help="A test's command-line arguments, shell-quoted (repeatable; the last one is "
-            "also timed).",
-        ),
-    ] = None,
-    tests: Annotated[
-        Path | None, typer.Option(exists=True, help="JSON list of {name, args, stdin}.")
-    ] = None,
-    samples: Annotated[
-        int, typer.Option(min=1, max=64, help="Candidates to ask the model for.")
-    ] = 4,
-    max_tokens: Annotated[
-        int | None, typer.Option(min=1, help="Completion tokens per candidate.")
-    ] = None,
-    time_limit: Annotated[
-        float | None, typer.Option(min=1, help="Wall-clock seconds for the whole run.")
-    ] = None,
+    target: TargetOption = None,
+    language: LanguageOption = None,
+    function: FunctionOption = None,
+    test: TestOption = None,
+    tests: TestsOption = None,
+    rtol: RtolOption = None,
+    samples: SamplesOption = None,
+    max_tokens: MaxTokensOption = None,
+    budget_tokens: BudgetTokensOption = None,
+    budget_time: BudgetTimeOption = None,
+    reasoning_threads: ReasoningThreadsOption = None,
+    evolve: EvolveOption = False,
+    generations: GenerationsOption = None,
     agent: Annotated[
         str | None, typer.Option(help="The agent that runs it: graph (default) or prompt.")
     ] = None,
     wait: Annotated[
         bool, typer.Option("--wait", help="Run it here (or wait for a server).")
     ] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print {id, status} as JSON; with --wait, the task's summary (as translate "
+            "--json prints it).",
+        ),
+    ] = False,
+    start_model: StartModelOption = None,
+    to: ToAlias = None,
+    time_limit: TimeLimitAlias = None,
 ) -> None:
     """Queue a task; with --wait, run it and follow its progress.
 
     Without tests, candidates are checked on one run with no arguments and empty stdin. The
     original program is built and run on its tests in the sandbox before the task is queued.
     """
-    language = language_of_file(file, language)
+    chosen = chosen_target(target, to)
+    create = task_create(
+        file,
+        target=chosen,
+        language=language_of_file(file, language),
+        agent=agent or DEFAULT_AGENT,
+        tests=read_tests(tests, test),
+        function=function,
+        rtol=rtol,
+        samples=samples,
+        max_tokens=max_tokens,
+        budget_tokens=budget_tokens,
+        budget_time=chosen_time(budget_time, time_limit),
+        reasoning_threads=reasoning_threads,
+        evolve=evolve,
+        generations=generations,
+    )
     config = settings()
-    try:
-        test_inputs = read_tests(tests, test)
-        create = TaskCreate(
-            name=file.stem,
-            source=file.read_text(),
-            language=language,
-            target=to,
-            tests=test_inputs or None,
-            budgets=Budgets(samples=samples, max_tokens=max_tokens, time_s=time_limit),
-            agent=agent or DEFAULT_AGENT,
-        )
-    except ValueError as exc:
-        fail(f"invalid task: {exc}", 2)
     if wait and needs_model_here(config, create.agent):
-        run(model_or_exit(config, start=config.model.autostart))
+        start = config.model.autostart if start_model is None else start_model
+        run(model_or_exit(config, start=start))
     with store(config) as engine:
         task_id = run(submit_checked(config, engine, create, "invalid task")).id
         console.print(f"task {task_id} queued")
-        typer.echo(task_id)
-        if wait:
-            status = run(_run_and_follow(config, engine, task_id))
-            if status is not JobStatus.SUCCEEDED:
-                raise SystemExit(1)
+        if not wait:
+            if as_json:
+                typer.echo(json.dumps({"id": task_id, "status": JobStatus.QUEUED.value}))
+            else:
+                typer.echo(task_id)
+            return
+        if not as_json:
+            typer.echo(task_id)
+        status = run(_run_and_follow(config, engine, task_id))
+        if as_json:
+            from parforge.app import summarize
+
+            with Session(engine) as session:
+                summary = summarize(session, task_id)
+            assert summary is not None
+            typer.echo(json.dumps(summary.model_dump(mode="json"), indent=2))
+    if status is not JobStatus.SUCCEEDED:
+        raise SystemExit(3 if status is JobStatus.NOT_RUN else 1)
 
 
 async def submit_checked(
@@ -322,17 +332,22 @@ def list_tasks(
 @app.command()
 def cancel(
     task_id: str = typer.Argument(..., help="A task id, or its first characters."),
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print {id, status, detail} as the API answers.")
+    ] = False,
 ) -> None:
     """Cancel a queued task, or ask the worker running it to stop."""
     with store(settings()) as engine:
         task_id = resolve_id(engine, task_id)
         with Session(engine) as session:
             outcome = tasks.request_cancel(session, task_id)
-    if outcome is tasks.CancelOutcome.NOT_FOUND:
+            task = tasks.get(session, task_id)
+    if outcome is CancelOutcome.NOT_FOUND or task is None:
         fail(f"no task {task_id}")
-    if outcome is tasks.CancelOutcome.FINISHED:
-        fail(f"task {task_id} has already ended")
-    console.print(
-        f"task {task_id} "
-        + ("cancelled" if outcome is tasks.CancelOutcome.CANCELLED else "will stop shortly")
-    )
+    if outcome is CancelOutcome.FINISHED:
+        fail(f"task {task_id} has already {task.status}")
+    cancelled = outcome is CancelOutcome.CANCELLED
+    console.print(f"task {task_id} " + ("cancelled" if cancelled else "will stop shortly"))
+    if as_json:
+        detail = "cancelled" if cancelled else "cancellation requested"
+        typer.echo(json.dumps({"id": task_id, "status": str(task.status), "detail": detail}))

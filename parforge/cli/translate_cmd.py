@@ -1,4 +1,4 @@
-"""`parforge translate FILE --to openmp`: the main job. The translate agent plans, makes and
+"""`parforge translate FILE --target openmp`: the main job. The translate agent plans, makes and
 verifies candidates; the command shows its steps as they happen and prints the best verified
 program with its verdict, or, honestly, that no candidate passed and why."""
 
@@ -15,11 +15,35 @@ from rich.markup import escape
 from sqlmodel import Session
 
 from corpus.store import Notifier
-from corpus.store.models import Budgets, JobStatus, ParallelTarget, TaskCreate, TaskOptions
+from corpus.store.models import JobStatus, TaskCreate
 from parforge.cli._common import console, fail, run, settings
 from parforge.cli._model import model_or_exit
 from parforge.cli._store import store
-from parforge.cli.tasks_cmd import language_of_file, read_tests, submit_checked
+from parforge.cli._submission import (
+    BudgetTimeOption,
+    BudgetTokensOption,
+    EvolveOption,
+    FunctionOption,
+    GenerationsOption,
+    JsonOption,
+    LanguageOption,
+    MaxTokensOption,
+    ReasoningThreadsOption,
+    RtolOption,
+    SamplesOption,
+    StartModelOption,
+    TargetOption,
+    TestOption,
+    TestsOption,
+    TimeLimitAlias,
+    ToAlias,
+    chosen_target,
+    chosen_time,
+    language_of_file,
+    read_tests,
+    task_create,
+)
+from parforge.cli.tasks_cmd import submit_checked
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -32,55 +56,21 @@ def translate(
     file: Annotated[
         Path, typer.Argument(exists=True, dir_okay=False, help="A complete C/C++ program.")
     ],
-    to: Annotated[ParallelTarget, typer.Option("--to", help="openmp, mpi or cuda.")],
-    function: Annotated[
-        str | None, typer.Option(help="Parallelise this function (default: the agent looks).")
-    ] = None,
-    test: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--test", help="A test's arguments, shell-quoted (repeatable; the last is timed)."
-        ),
-    ] = None,
-    tests: Annotated[
-        Path | None, typer.Option(exists=True, help="JSON list of {name, args, stdin}.")
-    ] = None,
-    rtol: Annotated[
-        float | None, typer.Option(min=0, help="Compare numbers with this relative tolerance.")
-    ] = None,
-    budget_tokens: Annotated[
-        int | None, typer.Option(min=1, help="Model tokens for the task.")
-    ] = None,
-    budget_time: Annotated[
-        float | None, typer.Option(min=1, help="Wall-clock seconds for the task.")
-    ] = None,
-    reasoning_threads: Annotated[
-        int | None,
-        typer.Option(
-            min=0,
-            max=16,
-            help="Parallel reasoning threads beside the plan, one per strategy outline.",
-        ),
-    ] = None,
-    evolve: Annotated[
-        bool,
-        typer.Option(
-            "--evolve", help="Evolve the first verified program for speed (default: settings)."
-        ),
-    ] = False,
-    generations: Annotated[
-        int | None,
-        typer.Option(min=1, max=100, help="Generations of that evolution (implies --evolve)."),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    start_model: Annotated[
-        bool | None,
-        typer.Option(
-            "--start-model/--no-start-model",
-            help="Start the embedded model server when no endpoint is configured and none runs "
-            "(default: settings, on).",
-        ),
-    ] = None,
+    target: TargetOption = None,
+    language: LanguageOption = None,
+    function: FunctionOption = None,
+    test: TestOption = None,
+    tests: TestsOption = None,
+    rtol: RtolOption = None,
+    samples: SamplesOption = None,
+    max_tokens: MaxTokensOption = None,
+    budget_tokens: BudgetTokensOption = None,
+    budget_time: BudgetTimeOption = None,
+    reasoning_threads: ReasoningThreadsOption = None,
+    evolve: EvolveOption = False,
+    generations: GenerationsOption = None,
+    as_json: JsonOption = False,
+    start_model: StartModelOption = None,
     out_file: Annotated[
         Path | None,
         typer.Option(
@@ -89,31 +79,27 @@ def translate(
             help="Write the best program to this file (exactly as verified) instead of stdout.",
         ),
     ] = None,
+    to: ToAlias = None,
+    time_limit: TimeLimitAlias = None,
 ) -> None:
     """Translate a sequential program into a verified parallel one."""
-    language = language_of_file(file)
-    source = file.read_text(errors="replace")
-    try:
-        test_inputs = read_tests(tests, test)
-        create = TaskCreate(
-            name=file.stem,
-            source=source,
-            language=language,
-            target=to,
-            tests=test_inputs or None,
-            agent="graph",
-            options=TaskOptions(
-                function=function,
-                rtol=rtol,
-                reasoning_threads=reasoning_threads,
-                # Unset unless asked for, so that the runner's default applies.
-                evolve=True if evolve or generations is not None else None,
-                generations=generations,
-            ),
-            budgets=Budgets(time_s=budget_time, tokens=budget_tokens),
-        )
-    except ValueError as exc:
-        fail(f"invalid input: {exc}", 2)
+    chosen = chosen_target(target, to)
+    create = task_create(
+        file,
+        target=chosen,
+        language=language_of_file(file, language),
+        agent="graph",
+        tests=read_tests(tests, test),
+        function=function,
+        rtol=rtol,
+        samples=samples,
+        max_tokens=max_tokens,
+        budget_tokens=budget_tokens,
+        budget_time=chosen_time(budget_time, time_limit),
+        reasoning_threads=reasoning_threads,
+        evolve=evolve,
+        generations=generations,
+    )
     config = settings()
     start = config.model.autostart if start_model is None else start_model
     status, summary = run(_translate(config, create, as_json, start))

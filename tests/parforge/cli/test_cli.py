@@ -53,7 +53,9 @@ def test_submit_wait_show_list_export(cli, tmp_path):
         "void saxpy(int n, float a, float *x, float *y) { for (int i=0;i<n;i++) y[i]+=a*x[i]; }\n"
         "int main(void) { float x[4] = {1}, y[4] = {2}; saxpy(4, 2.0f, x, y); return 0; }\n"
     )
-    task_id = cli("tasks", "submit", str(src), "--to", "openmp", "--wait").strip().splitlines()[-1]
+    task_id = (
+        cli("tasks", "submit", str(src), "--target", "openmp", "--wait").strip().splitlines()[-1]
+    )
     shown = json.loads(cli("tasks", "show", task_id, "--json"))
     assert shown["task"]["status"] == "succeeded" and shown["task"]["language"] == "c"
     assert [c["verdict"]["status"] for c in shown["candidates"]] == ["passed", "race"]
@@ -88,7 +90,7 @@ def test_export_evolution_pairs(cli, store_url):
 def test_submit_queues_and_cancel(cli, tmp_path):
     src = tmp_path / "k.cu"
     src.write_text("__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n")
-    task_id = cli("tasks", "submit", str(src), "--to", "openmp").strip().splitlines()[-1]
+    task_id = cli("tasks", "submit", str(src), "--target", "openmp").strip().splitlines()[-1]
     assert json.loads(cli("tasks", "show", task_id, "--json"))["task"]["language"] == "cuda"
     cli("tasks", "cancel", task_id)
     assert json.loads(cli("tasks", "show", task_id, "--json"))["task"]["status"] == "cancelled"
@@ -98,8 +100,8 @@ def test_submit_queues_and_cancel(cli, tmp_path):
 def test_submit_with_tests_and_budgets_then_show_the_best_candidate(cli, tmp_path):
     src = tmp_path / "heat.c"
     src.write_text("int main(int argc, char **argv) { return 0; }\n")
-    args = ["--to", "openmp", "--test", "32 10", "--test", "'a b' c", "--samples", "2"]
-    args += ["--max-tokens", "300", "--time-limit", "60", "--wait"]
+    args = ["--target", "openmp", "--test", "32 10", "--test", "'a b' c", "--samples", "2"]
+    args += ["--max-tokens", "300", "--budget-time", "60", "--wait"]
     task_id = cli("tasks", "submit", str(src), *args).strip().splitlines()[-1]
     task = json.loads(cli("tasks", "show", task_id, "--json"))["task"]
     assert [(t["name"], t["args"]) for t in task["tests"]] == [
@@ -144,7 +146,9 @@ def test_a_task_where_nothing_passed_says_so_and_exits_1(store_url, tmp_path):
     src = tmp_path / "sum.c"
     src.write_text("int main(void) { return 0; }\n")
     runner = CliRunner()
-    result = runner.invoke(app, ["tasks", "submit", str(src), "--to", "openmp", "--wait"], env=env)
+    result = runner.invoke(
+        app, ["tasks", "submit", str(src), "--target", "openmp", "--wait"], env=env
+    )
     assert result.exit_code == 1, result.output
     task_id = result.stdout.strip().splitlines()[-1]
     assert f"task {task_id} no_verified_candidate: 0 of 2 passed" in result.stderr
@@ -162,12 +166,12 @@ def test_a_task_where_nothing_passed_says_so_and_exits_1(store_url, tmp_path):
 def test_submit_names_the_agent_and_refuses_an_unknown_one(cli, tmp_path):
     src = tmp_path / "sum.c"
     src.write_text("int main(void) { return 0; }\n")
-    task_id = cli("tasks", "submit", str(src), "--to", "openmp", "--agent", "prompt")
+    task_id = cli("tasks", "submit", str(src), "--target", "openmp", "--agent", "prompt")
     task = json.loads(cli("tasks", "show", task_id.strip().splitlines()[-1], "--json"))["task"]
     assert task["agent"] == "prompt"
     result = CliRunner().invoke(
         app,
-        ["tasks", "submit", str(src), "--to", "openmp", "--agent", "evolve"],
+        ["tasks", "submit", str(src), "--target", "openmp", "--agent", "evolve"],
         env={"PARFORGE_DATA_DIR": str(tmp_path / "data")},
     )
     assert result.exit_code == 2

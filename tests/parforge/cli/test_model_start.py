@@ -57,14 +57,14 @@ def settings(monkeypatch, tmp_path, endpoint: str | None = None):
 
 
 def translate(tmp_path, *extra: str, **settings: str):
-    """`parforge translate reduce.c --to openmp` on a store and data dir of its own."""
+    """`parforge translate reduce.c --target openmp` on a store and data dir of its own."""
     env = {
         "PARFORGE_DATA_DIR": str(tmp_path / "data"),
         "PARFORGE_STORE__URL": f"sqlite:///{tmp_path / 'store.db'}",
         **{f"PARFORGE_{k.upper()}": v for k, v in settings.items()},
     }
     program = str(GRAPH_PROGRAMS / "reduce.c")
-    return CliRunner().invoke(app, ["translate", program, "--to", "openmp", *extra], env=env)
+    return CliRunner().invoke(app, ["translate", program, "--target", "openmp", *extra], env=env)
 
 
 async def test_a_server_that_answers_is_used_and_nothing_starts(monkeypatch, tmp_path):

@@ -63,7 +63,7 @@ def test_bad_input_is_refused_with_exit_2_and_nothing_stored(
 ):
     path = tmp_path / name
     path.write_text(text)
-    code, _, err = translate(str(path), "--to", "openmp", *extra)
+    code, _, err = translate(str(path), "--target", "openmp", *extra)
     assert code == 2, err
     assert message in " ".join(err.split())
     engine = open_store(translate.url)
@@ -90,7 +90,7 @@ def test_options_reach_the_task(translate, monkeypatch, extra, options):
         return JobStatus.SUCCEEDED, summary_of("int main(void) { return 0; }\n")
 
     monkeypatch.setattr(translate_cmd, "_translate", fake_translate)
-    code, _, err = translate(str(GRAPH_PROGRAMS / "reduce.c"), "--to", "openmp", *extra)
+    code, _, err = translate(str(GRAPH_PROGRAMS / "reduce.c"), "--target", "openmp", *extra)
     assert code == 0, err
     [create] = made
     assert isinstance(create.options, TaskOptions)
@@ -100,7 +100,7 @@ def test_options_reach_the_task(translate, monkeypatch, extra, options):
 @pytest.mark.parametrize("generations", ["0", "101"])
 def test_generations_out_of_range_is_refused(translate, generations):
     code, _, err = translate(
-        str(GRAPH_PROGRAMS / "reduce.c"), "--to", "openmp", "--generations", generations
+        str(GRAPH_PROGRAMS / "reduce.c"), "--target", "openmp", "--generations", generations
     )
     assert code == 2 and "--generations" in err
 
@@ -230,7 +230,7 @@ def test_progress_lines_name_what_happened():
 def test_translate_hands_back_a_verified_program_as_json(translate, sandbox_image, vllm_server):
     code, out, err = translate(
         str(GRAPH_PROGRAMS / "reduce.c"),
-        "--to",
+        "--target",
         "openmp",
         "--test",
         "1000",
@@ -303,7 +303,7 @@ def test_the_program_comes_out_exactly_as_verified(translate, monkeypatch, tmp_p
     monkeypatch.setattr(translate_cmd, "_translate", fake_translate)
     monkeypatch.setenv("COLUMNS", "80")
     flags = ["--json"] if as_json else []
-    code, out, err = translate(str(GRAPH_PROGRAMS / "reduce.c"), "--to", "openmp", *flags)
+    code, out, err = translate(str(GRAPH_PROGRAMS / "reduce.c"), "--target", "openmp", *flags)
     assert code == 0, err
     if as_json:
         assert json.loads(out)["best"]["source"] == LONG
@@ -313,7 +313,7 @@ def test_the_program_comes_out_exactly_as_verified(translate, monkeypatch, tmp_p
     written = tmp_path / "out" / "sum_omp.c"
     written.parent.mkdir()
     code, out, err = translate(
-        str(GRAPH_PROGRAMS / "reduce.c"), "--to", "openmp", "--out", str(written), *flags
+        str(GRAPH_PROGRAMS / "reduce.c"), "--target", "openmp", "--out", str(written), *flags
     )
     assert code == 0, err
     assert written.read_text() == LONG + "\n"
@@ -329,6 +329,6 @@ def test_an_unwritable_out_file_is_bad_input(translate, monkeypatch, tmp_path):
     monkeypatch.setattr(translate_cmd, "_translate", fake_translate)
     missing = tmp_path / "no such dir" / "x.c"
     code, _, err = translate(
-        str(GRAPH_PROGRAMS / "reduce.c"), "--to", "openmp", "--out", str(missing)
+        str(GRAPH_PROGRAMS / "reduce.c"), "--target", "openmp", "--out", str(missing)
     )
     assert code == 2 and "cannot write" in err
