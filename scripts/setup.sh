@@ -36,7 +36,9 @@ ensure_venv() {
         log "installing ParForge and its dependencies into .venv"
         mkdir -p "$PARFORGE_DATA_DIR"
         if ! { "$VENV/bin/pip" install -q --upgrade pip &&
-               "$VENV/bin/pip" install -q -e "$ROOT[dev]"; } >"$PARFORGE_DATA_DIR/pip.log" 2>&1; then
+               "$VENV/bin/pip" install -q -e "$ROOT[dev]" &&
+               # TRL's data utilities for the export tests, without its trainer stack (torch).
+               "$VENV/bin/pip" install -q --no-deps "trl>=1.0"; } >"$PARFORGE_DATA_DIR/pip.log" 2>&1; then
             tail -30 "$PARFORGE_DATA_DIR/pip.log" >&2; return 1
         fi
         "$VENV/bin/python" -c "import parforge, sandbox" && touch "$stamp"

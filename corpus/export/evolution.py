@@ -24,6 +24,7 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session, col
 
 from corpus.export.filters import ExportFilter, Split, split_of
+from corpus.export.formats import METADATA
 from corpus.export.rows import matching
 from corpus.store.models import CandidateRow, RunRow, StepKind, StepRow, TaskRow, VerdictRow
 from corpus.store.tasks import Owner
@@ -160,7 +161,7 @@ def evolution_pairs(
             "prompt": prompt,
             "chosen": _answer(chosen.source, fence),
             "rejected": _answer(rejected.source, fence),
-            "meta": {
+            METADATA: {
                 "task_id": task.task_id,
                 "chosen_candidate_id": chosen.candidate_id,
                 "rejected_candidate_id": rejected.candidate_id,

@@ -19,8 +19,17 @@ class ExportFormat(StrEnum):
     DPO = "dpo"
     """TRL DPO: `prompt`, `chosen`, `rejected` (conversational)."""
     EVOLUTION_PAIRS = "evolution-pairs"
-    """TRL DPO with `meta`: a child against its parent from evolution histories (faster or
-    correct, measured side by side)."""
+    """TRL DPO: a child against its parent from evolution histories (faster or correct,
+    measured side by side)."""
+    OPENAI_DPO = "openai-dpo"
+    """OpenAI preference fine-tuning JSONL: `input` (`messages`, `tools`), `preferred_output`,
+    `non_preferred_output`; the pairs of `dpo`."""
+
+    @property
+    def takes_metadata(self) -> bool:
+        """Whether the format's consumers accept a `metadata` key on each line (OpenAI's
+        fine-tuning files refuse keys they do not know)."""
+        return self not in (ExportFormat.OPENAI, ExportFormat.OPENAI_DPO)
 
 
 class Split(StrEnum):
@@ -47,6 +56,10 @@ class ExportFilter(BaseModel):
     validation_fraction: float = Field(default=0.1, ge=0, le=1)
     dpo_margin: float = Field(default=0.1, ge=0, le=10)
     """A passing candidate is `rejected` against a faster one only if at least this much slower."""
+    metadata: bool | None = None
+    """Each line's provenance in a `metadata` key (task, run, step, candidate, verdict,
+    speedup, model, agent); None: on for the formats whose consumers accept it, off for
+    OpenAI's (a dataset directory keeps it beside them, in `metadata.jsonl`)."""
 
 
 def split_of(task_id: str, validation_fraction: float) -> Split:

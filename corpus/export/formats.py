@@ -81,23 +81,51 @@ def conversation(row: SampleRow, json_arguments: bool) -> list[dict[str, Any]]:
     return merged_turns([_message(m, json_arguments) for m in [*row.messages, row.response]])
 
 
+def provenance(row: SampleRow) -> dict[str, Any]:
+    """Where a sample comes from: its task, the run (trajectory) and LLM call (step) that wrote
+    it, its candidate and that candidate's latest verdict, the model and the agent."""
+    return {
+        "task_id": row.task_id,
+        "run_id": row.run_id,
+        "step_id": row.step_id,
+        "candidate_id": row.candidate_id,
+        "verdict": row.verdict,
+        "passed": row.passed,
+        "speedup": row.speedup,
+        "model": row.model,
+        "adapter": row.adapter,
+        "agent": row.agent,
+        "target": row.target,
+    }
+
+
 def openai_record(row: SampleRow) -> dict[str, Any]:
     record: dict[str, Any] = {"messages": conversation(row, json_arguments=True)}
     if row.tools:
         record["tools"] = row.tools
-    return record
+    return record | {METADATA: provenance(row)}
 
 
 def sft_record(row: SampleRow) -> dict[str, Any]:
-    return {"messages": conversation(row, json_arguments=False), "tools": row.tools or []}
+    record = {"messages": conversation(row, json_arguments=False), "tools": row.tools or []}
+    return record | {METADATA: provenance(row)}
+
+
+METADATA = "metadata"
+"""The key of a line's provenance (`provenance`); the writer drops it where a format's consumer
+refuses keys it does not know (OpenAI's fine-tuning files)."""
 
 
 def prompt_key(row: SampleRow) -> str:
     return json.dumps(row.messages, sort_keys=True)
 
 
-def dpo_records(rows: Iterable[SampleRow], filters: ExportFilter) -> Iterator[dict[str, Any]]:
-    """Preference pairs among the calls of one task that share a prompt.
+def dpo_records(
+    rows: Iterable[SampleRow], filters: ExportFilter, *, openai: bool = False
+) -> Iterator[dict[str, Any]]:
+    """Preference pairs among the calls of one task that share a prompt, as TRL's DPO lines
+    (`prompt`, `chosen`, `rejected`) or, with `openai`, OpenAI's preference fine-tuning lines
+    (`input`, `preferred_output`, `non_preferred_output`).
 
     chosen: a candidate that passed (and meets `min_speedup`); rejected: one that failed
     verification, or passed but at least `dpo_margin` slower than the fastest chosen.
@@ -117,15 +145,38 @@ def dpo_records(rows: Iterable[SampleRow], filters: ExportFilter) -> Iterator[di
         rejected += [r for r in passing if r.speedup * (1 + filters.dpo_margin) < best.speedup]
         for i, bad in enumerate(rejected):
             good = best if bad.passed else chosen[i % len(chosen)]
-            record = _pair(good, bad)
-            if record["chosen"] != record["rejected"]:
-                yield record
+            chosen_answer = _message(good.response, json_arguments=openai)
+            rejected_answer = _message(bad.response, json_arguments=openai)
+            if chosen_answer == rejected_answer:
+                continue
+            prompt = merged_turns([_message(m, json_arguments=openai) for m in good.messages])
+            metadata = _pair_provenance(good, bad)
+            if openai:
+                given: dict[str, Any] = {"messages": prompt}
+                if good.tools:
+                    given["tools"] = good.tools
+                yield {
+                    "input": given,
+                    "preferred_output": [chosen_answer],
+                    "non_preferred_output": [rejected_answer],
+                    METADATA: metadata,
+                }
+            else:
+                yield {
+                    "prompt": prompt,
+                    "chosen": [chosen_answer],
+                    "rejected": [rejected_answer],
+                    METADATA: metadata,
+                }
 
 
-def _pair(good: SampleRow, bad: SampleRow) -> dict[str, Any]:
-    prompt = merged_turns([_message(m, json_arguments=False) for m in good.messages])
+def _pair_provenance(good: SampleRow, bad: SampleRow) -> dict[str, Any]:
+    side = ("run_id", "step_id", "candidate_id", "verdict", "passed", "speedup", "model")
+    chosen, rejected = provenance(good), provenance(bad)
     return {
-        "prompt": prompt,
-        "chosen": [_message(good.response, json_arguments=False)],
-        "rejected": [_message(bad.response, json_arguments=False)],
+        "task_id": good.task_id,
+        "agent": good.agent,
+        "target": good.target,
+        "chosen": {k: chosen[k] for k in side},
+        "rejected": {k: rejected[k] for k in side},
     }

@@ -14,7 +14,15 @@ from sqlmodel import Session, col
 
 from corpus.export.agent import StepNode, children, planning_call, tool_turn
 from corpus.export.filters import ExportFilter
-from corpus.store.models import CandidateRow, RunRow, StepKind, StepRow, TaskRow, VerdictRow
+from corpus.store.models import (
+    DEFAULT_AGENT,
+    CandidateRow,
+    RunRow,
+    StepKind,
+    StepRow,
+    TaskRow,
+    VerdictRow,
+)
 from corpus.store.tasks import AnyOwner, Owner
 
 BATCH = 500
@@ -38,6 +46,11 @@ class SampleRow:
     passed: bool | None
     """None when no verdict (or no candidate) belongs to the call."""
     speedup: float
+    verdict: str | None = None
+    """The latest verdict's status (`passed`, `race`, `build_failed`, ...)."""
+    agent: str | None = None
+    """The agent the task ran on (`graph`, `prompt`)."""
+    target: str | None = None
 
 
 step_model = func.coalesce(col(StepRow.model), col(RunRow.model))
@@ -93,6 +106,9 @@ def stream_rows(
             col(CandidateRow.id),
             col(verdict.passed),
             col(verdict.best_speedup),
+            col(verdict.status),
+            col(TaskRow.agent),
+            col(TaskRow.target),
         )
         .join(TaskRow, col(TaskRow.id) == StepRow.task_id)
         .join(RunRow, col(RunRow.id) == StepRow.run_id)
@@ -131,6 +147,9 @@ def stream_rows(
                 candidate_id=r[10],
                 passed=r[11],
                 speedup=r[12] or 0.0,
+                verdict=r[13],
+                agent=r[14] or DEFAULT_AGENT,
+                target=str(r[15]),
             )
 
 

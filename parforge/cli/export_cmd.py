@@ -18,9 +18,32 @@ from parforge.cli._store import store
 
 def export(
     fmt: Annotated[
-        ExportFormat, typer.Option("--format", "-f", help="openai, sft, dpo or evolution-pairs.")
+        ExportFormat,
+        typer.Option("--format", "-f", help="openai, openai-dpo, sft, dpo or evolution-pairs."),
     ],
-    out: Annotated[Path, typer.Option("--out", "-o", help="JSONL file to write ('-': stdout).")],
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="JSONL file to write ('-': stdout).")
+    ] = None,
+    dataset: Annotated[
+        Path | None,
+        typer.Option(
+            "--dataset",
+            file_okay=False,
+            help="Write a Hugging Face dataset directory instead: train and validation splits, "
+            "schema.json and a dataset card (README.md).",
+        ),
+    ] = None,
+    parquet: Annotated[
+        bool, typer.Option("--parquet", help="With --dataset: each split as Parquet too.")
+    ] = False,
+    metadata: Annotated[
+        bool | None,
+        typer.Option(
+            "--metadata/--no-metadata",
+            help="Each line's provenance in a `metadata` key (default: on, but off for OpenAI's "
+            "formats, whose files may hold no other key).",
+        ),
+    ] = None,
     verified_only: Annotated[
         bool,
         typer.Option(
@@ -48,6 +71,10 @@ def export(
     validation_fraction: Annotated[float, typer.Option(min=0, max=1)] = 0.1,
 ) -> None:
     """Export stored trajectories as fine-tuning data, streamed (constant memory)."""
+    if (out is None) == (dataset is None):
+        fail("give one of --out FILE and --dataset DIR", 2)
+    if parquet and dataset is None:
+        fail("--parquet needs --dataset DIR", 2)
     filters = ExportFilter(
         verified_only=verified_only,
         min_speedup=min_speedup,
@@ -58,7 +85,12 @@ def export(
         until=until,
         split=split,
         validation_fraction=validation_fraction,
+        metadata=metadata,
     )
+    if dataset is not None:
+        _dataset(fmt, dataset, filters, parquet)
+        return
+    assert out is not None
     stats = ExportStats()
     to_stdout = str(out) == "-"
     partial = out.with_name(out.name + ".partial")
@@ -85,3 +117,20 @@ def export(
     if not to_stdout:
         partial.replace(out)
     console.print(f"{stats.written} lines written to {out}; {stats.duplicates} duplicates dropped")
+
+
+def _dataset(fmt: ExportFormat, directory: Path, filters: ExportFilter, parquet: bool) -> None:
+    from corpus.errors import ExportError
+    from corpus.export import export_dataset
+
+    with store(settings()) as engine, console.status(f"exporting {fmt.value} to {directory}"):
+        try:
+            stats = export_dataset(engine, fmt, directory, filters, parquet=parquet)
+        except ExportError as exc:
+            fail(str(exc), 2 if "cannot write" in str(exc) else 1)
+    counts = ", ".join(f"{split} {n}" for split, n in stats.lines.items())
+    console.print(
+        f"{directory}: {counts} lines; {stats.duplicates} duplicates dropped; "
+        f"files {', '.join(stats.files)}",
+        highlight=False,
+    )

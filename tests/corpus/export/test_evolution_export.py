@@ -36,7 +36,11 @@ def _lines(engine: Engine, **filters: Any) -> list[dict[str, Any]]:
 
 def _pairs(lines: list[dict[str, Any]]) -> list[tuple[str, int, int]]:
     return [
-        (x["meta"]["kind"], x["meta"]["chosen_candidate_id"], x["meta"]["rejected_candidate_id"])
+        (
+            x["metadata"]["kind"],
+            x["metadata"]["chosen_candidate_id"],
+            x["metadata"]["rejected_candidate_id"],
+        )
         for x in lines
     ]
 
@@ -49,7 +53,7 @@ async def test_faster_and_correct_pairs_in_the_right_order(engine):
         ("correct", ids["seed"], ids["racy"]),
         ("faster", ids["fast"], ids["slow"]),  # the parent, faster with confidence
     ]
-    fast, racy, slow = (x["meta"] for x in lines)
+    fast, racy, slow = (x["metadata"] for x in lines)
     assert (fast["chosen_speedup"], fast["rejected_speedup"], fast["confidence"]) == (
         3.0,
         2.5,
@@ -72,7 +76,7 @@ async def test_faster_and_correct_pairs_in_the_right_order(engine):
     )
     assert first["chosen"] == [{"role": "assistant", "content": f"```c\n{SEED}\n// tiled 64\n```"}]
     assert first["rejected"] == [{"role": "assistant", "content": f"```c\n{SEED}\n```"}]
-    assert {x["meta"]["task_id"] for x in lines} == {lines[0]["meta"]["task_id"]}
+    assert {x["metadata"]["task_id"] for x in lines} == {lines[0]["metadata"]["task_id"]}
 
 
 async def test_unsure_identical_and_orphaned_children_give_no_pair(engine):

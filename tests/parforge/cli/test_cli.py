@@ -70,6 +70,21 @@ def test_submit_wait_show_list_export(cli, tmp_path):
     assert len(cli("export", "-f", "openai", "-o", "-", "--all").splitlines()) == 2
     dpo = cli("export", "-f", "dpo", "-o", "-")
     assert len(dpo.splitlines()) == 1
+    # A dataset directory: both splits in one run, its card and schema beside them.
+    dataset = tmp_path / "ds"
+    cli("export", "-f", "openai-dpo", "--dataset", str(dataset), "--validation-fraction", "0")
+    assert {p.name for p in dataset.iterdir()} == {
+        "README.md",
+        "schema.json",
+        "train.jsonl",
+        "train.metadata.jsonl",
+        "validation.jsonl",
+        "validation.metadata.jsonl",
+    }
+    [pair] = [json.loads(x) for x in (dataset / "train.jsonl").read_text().splitlines()]
+    assert set(pair) == {"input", "preferred_output", "non_preferred_output"}
+    cli("export", "-f", "sft", "-o", "-", "--dataset", str(dataset), code=2)  # one or the other
+    cli("export", "-f", "sft", "-o", "-", "--parquet", code=2)
 
 
 def test_export_evolution_pairs(cli, store_url):
@@ -79,7 +94,7 @@ def test_export_evolution_pairs(cli, store_url):
     finally:
         engine.dispose()
     lines = [json.loads(x) for x in cli("export", "-f", "evolution-pairs", "-o", "-").splitlines()]
-    assert [(x["meta"]["kind"], x["meta"]["chosen_candidate_id"]) for x in lines] == [
+    assert [(x["metadata"]["kind"], x["metadata"]["chosen_candidate_id"]) for x in lines] == [
         ("faster", ids["fast"]),
         ("correct", ids["seed"]),
         ("faster", ids["fast"]),
