@@ -11,9 +11,10 @@ from corpus.store.models import EvalResultRow
 from corpus.suites import Suite
 from corpus.tasks import SuiteTask
 from evals.errors import EvalSetupError
-from evals.outcomes import GENERATED, is_finished
+from evals.outcomes import CORRECT, GENERATED, is_finished
 from evals.summary import SampleOutcome
 from sandbox.spec import Target
+from sandbox.verdict import Status
 
 
 def select_problems(
@@ -144,8 +145,28 @@ class Progress:
         self.statuses[status] = self.statuses.get(status, 0) + 1
 
     @property
-    def passed(self) -> int:
-        return self.statuses.get("passed", 0)
+    def correct(self) -> int:
+        """Samples that agreed with the reference on every test: what pass@k counts."""
+        return sum(n for status, n in self.statuses.items() if status in CORRECT)
+
+    @property
+    def race_free(self) -> int:
+        """Samples that passed every check (tests, race check, sanitizers): race-free@k."""
+        return self.statuses.get(Status.PASSED.value, 0)
+
+    @property
+    def not_run(self) -> int:
+        """Samples whose tests could not run here (no GPU, a broken reference): neither."""
+        return sum(self.statuses.get(s.value, 0) for s in (Status.NOT_RUN, Status.REFERENCE_FAILED))
+
+    def line(self) -> str:
+        """The counts in the report's words: `correct` is pass@k's sense of a pass."""
+        failed = self.finished - self.correct - self.not_run
+        shown = (
+            f"generated {self.generated} · correct {self.correct} "
+            f"(race-free {self.race_free}) · failed {failed}"
+        )
+        return shown + (f" · not run {self.not_run}" if self.not_run else "")
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -6,6 +6,7 @@ touches the file system.
 
 from __future__ import annotations
 
+import base64
 import html
 from collections import defaultdict
 from collections.abc import Sequence
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from evals.stats import Comparison, compare
 from evals.summary import (
     OVERALL,
     MetricRow,
@@ -20,6 +22,7 @@ from evals.summary import (
     SampleOutcome,
     Summary,
     not_run_reasons,
+    per_problem,
     problem_rows,
     summarize,
 )
@@ -53,6 +56,54 @@ class Report(BaseModel):
     plots: dict[str, str]
     """Plot title → file name, relative to the report."""
     problems: list[ProblemRow] = []
+    comparisons: dict[str, Comparison] = {}
+    """Column (`pass@k`, `race-free@k`) → the paired test against the baseline."""
+    changes: list[ProblemChange] = []
+    """Per problem against the baseline, those both runs did."""
+
+
+class ProblemChange(BaseModel):
+    problem: str
+    problem_type: str
+    run: float
+    """The run's pass@k estimate of the problem (one sample: 0 or 1)."""
+    baseline: float
+    run_race_free: float
+    baseline_race_free: float
+
+
+def comparison_of(
+    run: RunData, baseline: RunData, k: int
+) -> tuple[dict[str, Comparison], list[ProblemChange]]:
+    """The paired tests and the per-problem table of `run` against `baseline` at `k`."""
+    types = {o.problem: o.problem_type for o in run.outcomes}
+    counts = {o.problem: 0 for o in run.outcomes}
+    for o in run.outcomes:
+        counts[o.problem] += 1
+    base_counts = {o.problem: 0 for o in baseline.outcomes}
+    for o in baseline.outcomes:
+        base_counts[o.problem] += 1
+    tests: dict[str, Comparison] = {}
+    mine = {flag: per_problem(run.outcomes, flag, k) for flag in ("correct", "race_free")}
+    theirs = {flag: per_problem(baseline.outcomes, flag, k) for flag in ("correct", "race_free")}
+    shared = sorted(set(mine["correct"]) & set(theirs["correct"]))
+    single = k == 1 and all(counts[p] == 1 and base_counts[p] == 1 for p in shared)
+    for flag, title in (("correct", f"pass@{k}"), ("race_free", f"race-free@{k}")):
+        tests[title] = compare(
+            [mine[flag][p] for p in shared], [theirs[flag][p] for p in shared], single
+        )
+    changes = [
+        ProblemChange(
+            problem=p,
+            problem_type=types.get(p, ""),
+            run=mine["correct"][p],
+            baseline=theirs["correct"][p],
+            run_race_free=mine["race_free"][p],
+            baseline_race_free=theirs["race_free"][p],
+        )
+        for p in shared
+    ]
+    return tests, changes
 
 
 _COLUMNS = [
@@ -78,11 +129,21 @@ def _cells(row: MetricRow, base: MetricRow | None) -> list[str]:
         value = getattr(row, field)
         # Left empty because the tests could not run here: say so, never show it as a score.
         text = _fmt(value, pct, "not run" if row.not_run and field != "correct_but_racy" else "–")
+        interval = row.intervals.get(field)
+        if value is not None and interval is not None:
+            low, high = interval
+            text += f" [{_bound(low, pct)}–{_bound(high, pct)}]"
         if base is not None and value is not None and getattr(base, field) is not None:
             delta = value - getattr(base, field)
-            text += f" ({'+' if delta >= 0 else ''}{_fmt(delta, pct)})"
+            sign = "+" if delta >= 0 else "−"
+            # Rates differ in percentage points, never in percent of each other.
+            text += f" ({sign}{abs(100 * delta):.1f} pp)" if pct else f" ({sign}{abs(delta):.2f})"
         cells.append(text)
     return cells
+
+
+def _bound(value: float, pct: bool) -> str:
+    return f"{100 * value:.1f}" if pct else f"{value:.2f}"
 
 
 def _table(report: Report) -> tuple[list[str], list[list[str]]]:
@@ -137,6 +198,63 @@ def _problem_table(report: Report) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def _comparison_lines(report: Report) -> list[str]:
+    """One line per compared column: the problems that moved, and the paired test."""
+    if report.baseline is None:
+        return []
+    lines = []
+    for title, c in report.comparisons.items():
+        head = (
+            f"{title}: on the {c.problems} problems both runs did, {c.better} better, "
+            f"{c.worse} worse, {c.same} the same"
+        )
+        if c.p_value is None:
+            lines.append(f"{head}; no difference to test.")
+        else:
+            verdict = "a difference at the 5 % level" if c.significant else "not significant"
+            lines.append(f"{head}; {c.test}, two-sided p = {c.p_value:.3g} ({verdict}).")
+    return lines
+
+
+def _change_table(report: Report) -> tuple[list[str], list[list[str]]]:
+    k = report.summary.ks[0]
+    assert report.baseline is not None
+    header = [
+        "problem",
+        "type",
+        f"pass@{k}",
+        f"baseline pass@{k}",
+        f"race-free@{k}",
+        f"baseline race-free@{k}",
+        "change",
+    ]
+
+    def change(c: ProblemChange) -> str:
+        if c.run > c.baseline:
+            return "gained"
+        if c.run < c.baseline:
+            return "lost"
+        return (
+            "race-free gained"
+            if c.run_race_free > c.baseline_race_free
+            else ("race-free lost" if c.run_race_free < c.baseline_race_free else "=")
+        )
+
+    rows = [
+        [
+            c.problem,
+            c.problem_type,
+            _fmt(c.run, True),
+            _fmt(c.baseline, True),
+            _fmt(c.run_race_free, True),
+            _fmt(c.baseline_race_free, True),
+            change(c),
+        ]
+        for c in report.changes
+    ]
+    return header, rows
+
+
 def _notes(report: Report) -> list[str]:
     """What was not run, and why: never to be read as a score."""
     notes = []
@@ -184,6 +302,12 @@ def render_markdown(report: Report) -> str:
     lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     lines += ["", _DEFINITIONS]
+    if report.baseline is not None:
+        lines += ["", f"## Against run {report.baseline.info.id}", ""]
+        lines += [f"- {line}" for line in _comparison_lines(report)]
+        header, rows = _change_table(report)
+        lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
     header, rows = _problem_table(report)
     lines += ["", "## Problems", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -192,8 +316,9 @@ def render_markdown(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_html(report: Report) -> str:
-    """The same report as a standalone HTML page."""
+def render_html(report: Report, images: dict[str, bytes] | None = None) -> str:
+    """The same report as one self-contained HTML page: `images` (file name → PNG bytes) are
+    inlined, so the page can be mailed or attached as it is."""
     esc = html.escape
 
     def table(header: list[str], rows: list[list[str]]) -> str:
@@ -206,24 +331,42 @@ def render_html(report: Report) -> str:
     facts = "".join(f"<li><b>{esc(k)}</b>: {esc(v)}</li>" for k, v in _facts(report))
     notes = "".join(f"<li>{esc(n)}</li>" for n in _notes(report))
     notes = f"<p>Notes:</p><ul>{notes}</ul>" if notes else ""
+
+    def source(name: str) -> str:
+        data = (images or {}).get(name)
+        if data is None:
+            return esc(name)
+        return "data:image/png;base64," + base64.b64encode(data).decode()
+
     plots = "".join(
-        f'<figure><img src="{esc(name)}" alt="{esc(title)}"><figcaption>{esc(title)}</figcaption></figure>'
+        f'<figure><img src="{source(name)}" alt="{esc(title)}">'
+        f"<figcaption>{esc(title)}</figcaption></figure>"
         for title, name in report.plots.items()
     )
+    against = ""
+    if report.baseline is not None:
+        compared = "".join(f"<li>{esc(line)}</li>" for line in _comparison_lines(report))
+        against = (
+            f"<h2>Against run {esc(report.baseline.info.id)}</h2><ul>{compared}</ul>"
+            f"{table(*_change_table(report))}"
+        )
     title = f"Eval report: {report.run.info.suite} / {report.run.info.target}"
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
         f"<style>{_CSS}</style></head><body><h1>{esc(title)}</h1><ul>{facts}</ul>{notes}"
-        f"{table(*_table(report))}<p>{esc(_DEFINITIONS)}</p>{plots}"
+        f"{table(*_table(report))}<p>{esc(_DEFINITIONS)}</p>{plots}{against}"
         f"<h2>Problems</h2>{table(*_problem_table(report))}</body></html>\n"
     )
 
 
 _DEFINITIONS = (
     "pass@k: unbiased estimate that one of k samples agrees with the reference on every test "
-    "(ParEval's definition). race-free@k additionally requires a clean race/deadlock check. "
+    "(ParEval's definition; such a sample is 'correct'). race-free@k additionally requires a "
+    "clean race/deadlock check: a sample that passed every check, the verdict's 'passed'. "
     "speedup_n@k / efficiency_n@k: expected best speedup (divided by n for efficiency) among k "
-    "samples at n threads or ranks; failing or racy samples count as 0."
+    "samples at n threads or ranks; failing or racy samples count as 0. In brackets: the 95 % "
+    "interval over problems (Wilson for one sample per problem at k = 1, else a bootstrap); "
+    "differences from a baseline in percentage points (pp)."
 )
 _CSS = (
     "body{font-family:sans-serif;max-width:1100px;margin:2em auto}"
@@ -294,7 +437,7 @@ def _plot_deltas(summary: Summary, baseline: Summary, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(8, 4))
     ax.bar(groups, deltas, color=["tab:green" if d >= 0 else "tab:red" for d in deltas])
     ax.axhline(0, color="black", linewidth=0.8)
-    ax.set_ylabel(f"Δ pass@{k} (points)")
+    ax.set_ylabel(f"Δ pass@{k} (percentage points)")
     ax.set_title("Run vs baseline")
     ax.tick_params(axis="x", rotation=30)
     fig.tight_layout()
@@ -324,7 +467,11 @@ def write_report(
         plots["Speedup distribution"] = "speedups.png"
     if base_summary is not None:
         _plot_deltas(summary, base_summary, out_dir / "deltas.png")
-        plots["pass@k delta vs baseline"] = "deltas.png"
+        plots["pass@k difference from the baseline (pp)"] = "deltas.png"
+    comparisons: dict[str, Comparison] = {}
+    changes: list[ProblemChange] = []
+    if baseline is not None:
+        comparisons, changes = comparison_of(run, baseline, summary.ks[0])
     report = Report(
         run=run,
         baseline=baseline,
@@ -332,9 +479,12 @@ def write_report(
         baseline_summary=base_summary,
         plots=plots,
         problems=problem_rows(run.outcomes, resources),
+        comparisons=comparisons,
+        changes=changes,
     )
     paths = {"markdown": out_dir / "report.md", "html": out_dir / "report.html"}
     paths["markdown"].write_text(render_markdown(report))
-    paths["html"].write_text(render_html(report))
+    images = {name: (out_dir / name).read_bytes() for name in plots.values()}
+    paths["html"].write_text(render_html(report, images))
     paths.update({name: out_dir / name for name in plots.values()})
     return paths

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, Field
 
 from evals.metrics import efficiency_at_k, mean_over_problems, pass_at_k, speedup_at_k
+from evals.stats import bootstrap_mean, rate_interval
 
 OVERALL = "all"
 
@@ -51,6 +52,9 @@ class MetricRow(BaseModel):
     """Share of test-passing samples that race: what a harness without a race check would miss."""
     not_run: int = 0
     """Samples whose tests could not run in this sandbox."""
+    intervals: dict[str, list[float]] = Field(default_factory=dict)
+    """95 % interval [low, high] of `build`, `passed`, `race_free` and `speedup`, over the
+    problems (`evals.stats`: Wilson with one sample per problem at k = 1, else a bootstrap)."""
 
 
 class Summary(BaseModel):
@@ -104,12 +108,15 @@ def _row(
     built_known = [s for s in problems if all(o.built is not None for o in s)]
     judged = [s for s in problems if all(o.not_run is None for o in s)]
 
+    single = k == 1 and all(len(s) == 1 for s in problems)
+    intervals: dict[str, list[float]] = {}
+
     def rate(sets: list[list[SampleOutcome]], flag: str) -> float | None:
         if not sets:
             return None
-        return mean_over_problems(
-            pass_at_k(len(s), sum(bool(getattr(o, flag)) for o in s), k) for s in sets
-        )
+        estimates = [estimate(s, flag, k) for s in sets]
+        intervals[FIELDS.get(flag, flag)] = list(rate_interval(estimates, single))
+        return mean_over_problems(estimates)
 
     def speedups(s: list[SampleOutcome], n: int) -> list[float]:
         return [o.speedups.get(n, 0.0) if o.race_free else 0.0 for o in s]
@@ -118,6 +125,9 @@ def _row(
     n = resources or 1
     correct = sum(o.correct for s in judged for o in s)
     racy = sum(o.correct and not o.race_free for s in judged for o in s)
+    if timed:
+        per_problem = [speedup_at_k(speedups(s, n), k) for s in judged]
+        intervals["speedup"] = list(bootstrap_mean(per_problem))
     return MetricRow(
         group=group,
         k=k,
@@ -134,7 +144,30 @@ def _row(
         else None,
         correct_but_racy=racy / correct if correct else None,
         not_run=sum(o.not_run is not None for s in problems for o in s),
+        intervals=intervals,
     )
+
+
+FIELDS = {"built": "build", "correct": "passed", "race_free": "race_free"}
+"""A sample's flag → the row's field that rates it."""
+
+
+def estimate(samples: Sequence[SampleOutcome], flag: str, k: int) -> float:
+    """One problem's pass@k-style estimate of `flag` (`built`, `correct`, `race_free`)."""
+    return pass_at_k(len(samples), sum(bool(getattr(o, flag)) for o in samples), k)
+
+
+def per_problem(outcomes: Iterable[SampleOutcome], flag: str, k: int) -> dict[str, float]:
+    """Each judged problem's estimate of `flag` at `k` (problems whose tests could not run
+    here, and those with fewer than k samples, left out)."""
+    by_problem: dict[str, list[SampleOutcome]] = defaultdict(list)
+    for outcome in outcomes:
+        by_problem[outcome.problem].append(outcome)
+    return {
+        name: estimate(samples, flag, k)
+        for name, samples in sorted(by_problem.items())
+        if len(samples) >= k and all(o.not_run is None for o in samples)
+    }
 
 
 class ProblemRow(BaseModel):

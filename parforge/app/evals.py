@@ -13,6 +13,8 @@ name: a path would let a caller probe the server's file system.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,7 +28,9 @@ from corpus.suites import builtin_suites, load_suite
 from evals.config import Api, RunOptions, SamplingOptions
 from evals.errors import EvalError
 from evals.plan import select_problems
+from evals.report import RunInfo
 from evals.sources.replay import replayed_run
+from evals.summary import Summary
 from parforge.app.tasks import Rejected
 
 if TYPE_CHECKING:
@@ -144,3 +148,58 @@ def submit_eval(
     """Store a planned run (see `plan`) as queued, with its options."""
     with Session(engine) as session:
         return store.submit(session, create, owner, options=options.model_dump(mode="json"))
+
+
+class EvalReport(BaseModel):
+    """A written report of a run: its files, the k values used and those left out (pass@k
+    needs k samples per problem), the speedup's resource count, and the summary."""
+
+    run: RunInfo
+    files: dict[str, Path]
+    ks: list[int]
+    dropped_ks: list[int]
+    resources: int | None
+    summary: Summary
+    html: Path
+
+
+def eval_report(
+    engine: Engine,
+    run_id: int,
+    out_dir: Path,
+    *,
+    compare: int | None = None,
+    ks: Sequence[int] = (1, 5),
+    resources: int | None = None,
+) -> EvalReport:
+    """Write the report of `run_id` (against `compare`) into `out_dir`: Markdown, one
+    self-contained HTML file, the plots. `Rejected` for a run that does not exist or has no
+    finished sample yet."""
+    from evals.plan import default_resources
+    from evals.report import write_report
+    from evals.stored import load_run
+    from evals.summary import summarize
+
+    try:
+        data = load_run(engine, run_id)
+        baseline = load_run(engine, compare) if compare is not None else None
+    except EvalError as exc:
+        raise Rejected(str(exc), "compare" if compare is not None else "run") from None
+    if not data.outcomes:
+        raise Rejected(f"eval run {run_id} has no finished samples yet", "run")
+    n = resources or default_resources(data.outcomes)
+    usable = [x for x in ks if x <= data.info.samples] or [1]
+    dropped = [x for x in ks if x > data.info.samples]
+    try:
+        paths = write_report(out_dir, data, ks=usable, resources=n, baseline=baseline)
+    except ValueError as exc:
+        raise Rejected(str(exc), "k") from None
+    return EvalReport(
+        run=data.info,
+        files=paths,
+        ks=usable,
+        dropped_ks=dropped,
+        resources=n,
+        summary=summarize(data.outcomes, usable, n),
+        html=paths["html"],
+    )

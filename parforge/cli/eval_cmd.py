@@ -20,7 +20,6 @@ from rich.progress import (
 from rich.table import Table
 
 from evals.config import Api, RunOptions, SamplingOptions
-from evals.errors import EvalError
 from parforge.cli._common import console, fail, run, settings
 from parforge.cli._model import model_or_exit, needs_model_here
 from parforge.cli._store import store as open_store
@@ -262,10 +261,7 @@ async def _execute(config: Settings, engine: Engine, eval_id: int) -> EvalRunRow
 
             def show(progress: RunProgress) -> None:
                 nonlocal task
-                failed = progress.finished - progress.passed
-                detail = (
-                    f"generated {progress.generated} · passed {progress.passed} · failed {failed}"
-                )
+                detail = progress.line()
                 if task is None:
                     task = bar.add_task("verified", total=progress.total, detail=detail)
                 bar.update(task, completed=progress.finished, detail=detail)
@@ -304,42 +300,32 @@ def report_cmd(
         ),
     ] = False,
 ) -> None:
-    """Write a Markdown and HTML report with plots; print its overall rows."""
-    from evals.plan import default_resources
-    from evals.report import write_report
-    from evals.stored import load_run
-    from evals.summary import OVERALL, summarize
+    """Write a Markdown report and one self-contained HTML file with plots, 95 % intervals and,
+    against a baseline, the per-problem changes and a paired test; print its overall rows."""
+    from evals.summary import OVERALL
+    from parforge.app import Rejected
+    from parforge.app.evals import eval_report
 
     try:
         ks = [int(x) for x in k.split(",") if x.strip()]
     except ValueError:
         fail(f"--k takes comma-separated integers, not {k!r}", 2)
     config = settings()
+    target = out_dir or Path(f"eval-report-{run_id}")
     with open_store(config) as engine:
         try:
-            data = load_run(engine, run_id)
-            baseline = load_run(engine, compare) if compare is not None else None
-        except EvalError as exc:
-            fail(str(exc))
-    if not data.outcomes:
-        fail(f"eval run {run_id} has no finished samples yet")
-    n = resources or default_resources(data.outcomes)
-    usable = [x for x in ks if x <= data.info.samples] or [1]
-    dropped = [x for x in ks if x > data.info.samples]
-    if dropped:
+            made = eval_report(engine, run_id, target, compare=compare, ks=ks, resources=resources)
+        except Rejected as exc:
+            fail(exc.reason)
+    if made.dropped_ks:
         # pass@k needs at least k samples per problem: say so rather than drop it silently.
         console.print(
-            f"[yellow]warning[/]: k = {', '.join(map(str, dropped))} left out: run {run_id} "
-            f"has {data.info.samples} sample(s) per problem, and pass@k needs k of them",
+            f"[yellow]warning[/]: k = {', '.join(map(str, made.dropped_ks))} left out: run "
+            f"{run_id} has fewer samples per problem, and pass@k needs k of them",
             highlight=False,
             soft_wrap=True,
         )
-    target = out_dir or Path(f"eval-report-{run_id}")
-    try:
-        paths = write_report(target, data, ks=usable, resources=n, baseline=baseline)
-    except ValueError as exc:
-        fail(str(exc))
-    summary = summarize(data.outcomes, usable, n)
+    paths, usable, n, summary = made.files, made.ks, made.resources, made.summary
     if as_json:
         shown = {
             "run": run_id,
@@ -352,7 +338,7 @@ def report_cmd(
         typer.echo(json.dumps(shown, indent=2))
         return
     table = Table(
-        title=f"eval run {run_id}: {data.info.model} on {data.info.suite}/{data.info.target}"
+        title=f"eval run {run_id}: {made.run.model} on {made.run.suite}/{made.run.target}"
     )
     for column in (
         "k",
@@ -368,9 +354,9 @@ def report_cmd(
             continue
         table.add_row(
             str(row.k),
-            _pct(row.build, row.not_run),
-            _pct(row.passed, row.not_run),
-            _pct(row.race_free, row.not_run),
+            _pct(row.build, row.not_run, row.intervals.get("build")),
+            _pct(row.passed, row.not_run, row.intervals.get("passed")),
+            _pct(row.race_free, row.not_run, row.intervals.get("race_free")),
             "–" if row.speedup is None else f"{row.speedup:.2f}",
             str(row.not_run),
         )
@@ -378,10 +364,13 @@ def report_cmd(
     console.print(f"report: {paths['markdown']} and {paths['html']}")
 
 
-def _pct(value: float | None, not_run: int) -> str:
+def _pct(value: float | None, not_run: int, interval: list[float] | None = None) -> str:
     if value is None:
         return "not run" if not_run else "–"
-    return f"{100 * value:.1f}%"
+    shown = f"{100 * value:.1f}%"
+    if interval:
+        shown += f" [{100 * interval[0]:.1f}–{100 * interval[1]:.1f}]"
+    return shown
 
 
 @app.command("list")

@@ -46,3 +46,16 @@ def test_a_problem_without_that_translation_is_a_setup_error() -> None:
         tasks_of(suite, Target.OPENMP, [problem], "serial")
     with pytest.raises(EvalSetupError, match="cuda->mpi translation tasks"):
         select_problems(suite, Target.MPI, translate_from="cuda")
+
+
+def test_the_progress_line_counts_in_the_reports_words():
+    """A racy sample is correct (pass@k counts it) but not race-free; a sample that could not
+    run is neither a pass nor a failure. The line once said "passed 0 · failed 3" of a run whose
+    pass@1 was 66.7 %."""
+    from evals.plan import Progress
+
+    progress = Progress(total=4)
+    for status in ("race", "race", "wrong_answer", "not_run"):
+        progress.add(status)
+    assert (progress.correct, progress.race_free, progress.not_run) == (2, 0, 1)
+    assert progress.line() == ("generated 0 · correct 2 (race-free 0) · failed 1 · not run 1")

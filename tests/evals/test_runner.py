@@ -205,7 +205,7 @@ async def test_cuda_without_a_gpu_is_not_run_never_a_pass(engine, tmp_path):
     paths = write_report(tmp_path / "r", load_run(engine, run_id), ks=[1], resources=None)
     md = paths["markdown"].read_text()
     assert "4 sample(s) not run: no GPU" in md
-    assert "| **all** | 1 | 2 | 4 | 100.0% | not run | not run |" in md
+    assert "| **all** | 1 | 2 | 4 | 100.0% [100.0–100.0] | not run | not run |" in md
     assert "| 03_dense_la_axpy | dense_la | 2 | 2 | not run | not run |" in md
 
 

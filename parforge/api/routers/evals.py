@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import AsyncIterator
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, HTTPException, Path, Query, Response, status
+from fastapi import APIRouter, HTTPException, Query, Response, status
+from fastapi import Path as PathParam
+from fastapi.responses import HTMLResponse
+from pydantic import Field
 from sse_starlette import EventSourceResponse
 from starlette.background import BackgroundTask
 
@@ -17,14 +22,14 @@ from parforge.api.deps import OwnerDep, ServicesDep, SessionDep, refuse
 from parforge.api.limits import PAGE_MAX
 from parforge.api.problems import error_responses
 from parforge.api.schemas import CancelResult, Page
-from parforge.app.evals import EvalSubmission, check_replay, plan, run_options
+from parforge.app.evals import EvalSubmission, check_replay, eval_report, plan, run_options
 from parforge.app.limits import Refusal, eval_refusal
 from parforge.service.eval_events import follow_eval
 from parforge.service.pool import CANCEL
 
 router = APIRouter(prefix="/v1/evals", tags=["evals"], responses=error_responses(401, 500))
 
-EvalId = Annotated[int, Path(ge=1, le=2**31 - 1, description="An eval run id.")]
+EvalId = Annotated[int, PathParam(ge=1, le=2**31 - 1, description="An eval run id.")]
 
 
 def _not_found(eval_id: int) -> HTTPException:
@@ -111,6 +116,54 @@ def list_results(
         limit=limit,
         offset=offset,
     )
+
+
+@router.get(
+    "/{eval_id}/report",
+    response_class=HTMLResponse,
+    responses={
+        200: {
+            "content": {"text/html": {}, "text/markdown": {}},
+            "description": "The report: one self-contained HTML page, or Markdown",
+        },
+        **error_responses(404, 422),
+    },
+)
+def eval_report_page(
+    eval_id: EvalId,
+    session: SessionDep,
+    owner: OwnerDep,
+    services: ServicesDep,
+    compare: Annotated[
+        int | None, Query(ge=1, le=2**31 - 1, description="A baseline run to compare with.")
+    ] = None,
+    k: Annotated[
+        list[Annotated[int, Field(ge=1, le=100)]],
+        Query(max_length=10, description="k values of pass@k."),
+    ] = [1, 5],  # noqa: B006
+    resources: Annotated[int | None, Query(ge=1, le=1024)] = None,
+    fmt: Annotated[Literal["html", "markdown"], Query(alias="format")] = "html",
+) -> Response:
+    """The run's report, made now from its stored samples: rates with 95 % intervals over the
+    problems, per problem type and overall, plots inline and, against `compare`, the
+    per-problem changes with a paired test (as `parforge eval report` writes it). 422 while the
+    run has no finished sample."""
+    _get(session, eval_id, owner)
+    if compare is not None:
+        _get(session, compare, owner)
+    with tempfile.TemporaryDirectory(prefix="parforge-report-") as directory:
+        made = eval_report(
+            services.engine,
+            eval_id,
+            Path(directory),
+            compare=compare,
+            ks=k,
+            resources=resources,
+        )
+        if fmt == "markdown":
+            text = made.files["markdown"].read_text()
+            return Response(text, media_type="text/markdown; charset=utf-8")
+        return HTMLResponse(made.html.read_text())
 
 
 @router.post("/{eval_id}/cancel", responses=error_responses(404, 409, 422))

@@ -229,3 +229,37 @@ async def test_an_eval_takes_the_clis_options_checked_like_the_cli(api_factory):
         # Globs are resolved to the names the run will do.
         r = await c.post("/v1/evals", json=EVAL | {"problems": ["55_transform_*"]})
         assert r.status_code == 202 and r.json()["problems"] == ["55_transform_relu"], r.text
+
+
+def _verified(problem: str, passed: bool) -> EvalResultCreate:
+    return EvalResultCreate(
+        problem=problem,
+        problem_type="transform",
+        sample_index=0,
+        status="passed" if passed else "wrong_answer",
+        built=True,
+        passed=passed,
+        verdict={"status": "passed" if passed else "wrong_answer", "correct": passed},
+    )
+
+
+async def test_a_runs_report_is_served_as_one_page(api_factory):
+    async with api_factory(limits=KeyLimits(active_evals=10)) as api:
+        c = api.client
+        new, old = [(await c.post("/v1/evals", json=EVAL)).json()["id"] for _ in range(2)]
+        body = is_problem(await c.get(f"/v1/evals/{new}/report"), 422)
+        assert "no finished samples yet" in body["detail"]
+        engine = open_store(api.store_url)
+        with Session(engine) as s:
+            store_evals.save_results(s, new, [_verified(f"p{i}", i < 3) for i in range(4)])
+            store_evals.save_results(s, old, [_verified(f"p{i}", i < 1) for i in range(4)])
+        engine.dispose()
+        r = await c.get(f"/v1/evals/{new}/report", params={"compare": old, "k": 1})
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+        page = r.text
+        assert 'src="data:image/png;base64,' in page and "Against run" in page
+        assert "75.0% [" in page and "(+50.0 pp)" in page and "McNemar (exact)" in page
+        md = await c.get(f"/v1/evals/{new}/report", params={"format": "markdown", "k": 1})
+        assert md.headers["content-type"].startswith("text/markdown") and "| **all** |" in md.text
+        other = {"Authorization": f"Bearer {api.new_key('other')}"}
+        is_problem(await c.get(f"/v1/evals/{new}/report", headers=other), 404)
