@@ -79,11 +79,17 @@ def serve(
     )
     with console.status("preparing the model server") as spinner:
         state = run(server.start(wait=wait, progress=spinner.update))
-    verb = "serving" if wait else "starting"
-    console.print(
-        f"[green]{verb}[/] {state.served_model_name} at {state.url} "
-        f"(pid {state.pid}, log {state.log})"
-    )
+    if state.adopted:
+        console.print(
+            f"[green]serving[/] {state.served_model_name} at {state.url}: a server another data "
+            "dir started, used as it is (stop it from there)"
+        )
+    else:
+        verb = "serving" if wait else "starting"
+        console.print(
+            f"[green]{verb}[/] {state.served_model_name} at {state.url} "
+            f"(pid {state.pid}, log {state.log})"
+        )
     if as_json:
         typer.echo(state.model_dump_json())
 

@@ -165,9 +165,28 @@ class ModelServer:
                 )
             return await self.wait_healthy(progress) if wait else state
         if await asyncio.to_thread(process.port_in_use, self.config.host, self.config.port):
+            serving = await self._serving_at(self.config.url)
+            if self.config.name() in serving:
+                # Another data dir's server (the scripts' and the CLI's once differed) for the
+                # same model: use it rather than refuse the port it holds.
+                (progress or (lambda _: None))(
+                    f"using the server already serving {self.config.name()} at {self.config.url}"
+                )
+                return ServerState(
+                    pid=0,
+                    url=self.config.url,
+                    model=self.config.name(),
+                    served_model_name=self.config.name(),
+                    argv=[],
+                    log=self.log_file,
+                    started_at=datetime.now(UTC),
+                    adopted=True,
+                )
+            other = f"a model server for {', '.join(sorted(serving))}" if serving else None
             raise ServerConflict(
-                f"port {self.config.port} on {self.config.host} is in use by another program; "
-                "choose another with PARFORGE_MODEL__SERVER__PORT"
+                f"port {self.config.port} on {self.config.host} is in use by "
+                f"{other or 'another program'}; choose another with "
+                "PARFORGE_MODEL__SERVER__PORT"
             )
         python, model = await self.prepare(progress)
         config = await self.effective_config()
@@ -186,6 +205,13 @@ class ModelServer:
         )
         process.write_state(self.state_file, state)
         return await self.wait_healthy(progress) if wait else state
+
+    async def _serving_at(self, url: str) -> set[str]:
+        """The models a healthy OpenAI-compatible server at `url` serves (empty: none there)."""
+        async with httpx.AsyncClient(timeout=5.0) as http:
+            if not await _healthy(http, url):
+                return set()
+            return await _models(http, url)
 
     async def effective_config(self) -> ModelServerConfig:
         """The config the server runs with: on CPU, unset settings chosen from the CPU found."""
@@ -279,6 +305,16 @@ class ModelServer:
     def _failure(self, state: ServerState, what: str) -> str:
         tail = process.log_tail(state.log)
         return f"the vLLM server (pid {state.pid}) {what}; last lines of {state.log}:\n{tail}"
+
+
+async def _models(http: httpx.AsyncClient, base_url: str) -> set[str]:
+    """The model names an OpenAI-compatible server at `base_url` lists (none: not one)."""
+    try:
+        response = await http.get(base_url.rstrip("/") + "/models")
+        listed = response.json().get("data", []) if response.status_code == 200 else []
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return set()
+    return {str(m.get("id")) for m in listed if isinstance(m, dict) and m.get("id")}
 
 
 async def _healthy(http: httpx.AsyncClient, base_url: str) -> bool:

@@ -31,6 +31,9 @@ class ServerState(BaseModel):
     argv: list[str]
     log: Path
     started_at: datetime
+    adopted: bool = False
+    """Not started here: a healthy server for the same model that another data dir started
+    on the configured port, used as it is and never stopped from here."""
 
 
 def run_logged(

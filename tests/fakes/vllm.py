@@ -1,5 +1,5 @@
 """A stand-in `vllm` package for fast launcher tests: the module the launcher runs, answering
-/health and /v1/completions, or dying with a message when FAKE_VLLM_FAIL is set."""
+/health, /v1/models and /v1/completions, or dying with a message when FAKE_VLLM_FAIL is set."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 parser = argparse.ArgumentParser()
 parser.add_argument("--host")
 parser.add_argument("--port", type=int)
+parser.add_argument("--served-model-name", default="fake/model")
 args, _ = parser.parse_known_args()
 print("fake vllm starting", flush=True)
 if os.environ.get("FAKE_VLLM_FAIL"):
@@ -25,6 +26,13 @@ time.sleep(float(os.environ.get("FAKE_VLLM_DELAY", "0.3")))
 
 class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
+        if self.path == "/v1/models":
+            body = json.dumps({"object": "list", "data": [{"id": args.served_model_name}]})
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.end_headers()
+            self.wfile.write(body.encode())
+            return
         self.send_response(200 if self.path == "/health" else 404)
         self.end_headers()
 

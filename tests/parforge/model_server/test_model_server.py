@@ -162,6 +162,27 @@ async def test_a_taken_port_is_a_conflict(fake_vllm: ModelServerConfig, tmp_path
             await ModelServer(fake_vllm, tmp_path).start()
 
 
+async def test_another_data_dirs_server_for_the_same_model_is_used(
+    fake_vllm: ModelServerConfig, tmp_path: Path
+) -> None:
+    """The scripts and the CLI once kept different data dirs: the second to start found the
+    port taken by ParForge's own server for the same model and refused it."""
+    first = ModelServer(fake_vllm, tmp_path / "scripts")
+    state = await first.start()
+    try:
+        said: list[str] = []
+        reused = await ModelServer(fake_vllm, tmp_path / "cli").start(progress=said.append)
+        assert reused.adopted and reused.url == state.url and reused.pid == 0
+        assert any("using the server already serving fake/model" in m for m in said)
+        assert not await ModelServer(fake_vllm, tmp_path / "cli").stop()  # not its to stop
+        assert alive(state.pid)
+        other = fake_vllm.model_copy(update={"served_model_name": "another/model"})
+        with pytest.raises(ServerConflict, match="in use by a model server for fake/model"):
+            await ModelServer(other, tmp_path / "third").start()
+    finally:
+        assert await first.stop()
+
+
 def test_cli_status_when_nothing_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PARFORGE_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("PARFORGE_MODEL__SERVER__PORT", "8999")
