@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from agents.core import faster
 from corpus.store.models import CandidateWithVerdict, RunPublic, TaskDetail
 from parforge.cli._status import styled
 from parforge.cli.verify_cmd import show_verdict
@@ -108,6 +109,13 @@ def show_task(
             )
         else:
             show_verdict(out, verdict, f"{task.name} (sequential)")
+            if verdict.passed and not faster(verdict):
+                # Said wherever a result is shown, as translate says it.
+                out.print(
+                    "[bold yellow]warning[/]: verified, but not faster than the original "
+                    "(every paired timing run at its best count must beat it)",
+                    highlight=False,
+                )
     if code:
         language = _LEXER.get(str(candidate.language or task.language), "c")
         out.print()

@@ -116,3 +116,64 @@ def test_tasks_show_prints_markup_in_names_reasons_and_verdicts_as_text():
     assert "run 1 (attempt 1): [/], model m[/], failed" in text
     assert text.count(HOSTILE) >= 5
     assert "/* [/] */" in text
+
+
+def test_tasks_show_says_when_the_best_program_is_not_faster():
+    """As translate says it: verified is not faster, and `tasks show` does not hide it."""
+    from sandbox.verdict import Timing
+
+    def shown(speedup: float, lowest: float) -> str:
+        verdict = Verdict(
+            target="openmp",
+            status=Status.PASSED,
+            timing=Timing(
+                reference_s=1.0,
+                speedup={2: speedup},
+                spread={2: [lowest, speedup]},
+                candidate_s={2: 1 / speedup},
+            ),
+        )
+        task = TaskDetail(
+            id="b" * 32,
+            name="sum",
+            agent="graph",
+            target="openmp",
+            status="succeeded",
+            reason="",
+            created_at=NOW,
+            started_at=NOW,
+            finished_at=NOW,
+            attempts=1,
+            cancel_requested=False,
+            budgets={},
+            best_candidate_id=1,
+            best_speedup=speedup,
+            source="int main() {}",
+            tests=None,
+        )
+        candidate = CandidateWithVerdict(
+            id=1,
+            task_id=task.id,
+            run_id=1,
+            created_at=NOW,
+            target="openmp",
+            source="int main() {}",
+            strategy="annotate",
+            verdict={
+                "id": 1,
+                "candidate_id": 1,
+                "created_at": NOW,
+                "target": "openmp",
+                "status": "passed",
+                "passed": True,
+                "reason": "",
+                "data": verdict.model_dump(mode="json"),
+            },
+        )
+        out, buffer = _console()
+        show_task(out, task, [], [candidate], code=False)
+        return buffer.getvalue()
+
+    assert "not faster than the original" in shown(0.8, 0.7)
+    assert "not faster than the original" in shown(1.2, 0.9)  # one paired run lost
+    assert "not faster" not in shown(1.9, 1.7)
