@@ -205,11 +205,18 @@ def problem_media_type(schema: dict[str, Any]) -> dict[str, Any]:
     """The OpenAPI document with every error response as `application/problem+json` and a
     `Problem` (FastAPI writes `application/json`, and its own validation-error shape for 422)."""
     problem_ref = {"$ref": "#/components/schemas/Problem"}
+    ours = {problem_ref["$ref"], "#/components/schemas/HTTPValidationError"}
     for path in schema.get("paths", {}).values():
         for operation in path.values():
             for code, response in operation.get("responses", {}).items():
                 if not str(code).startswith(("4", "5")):
                     continue
+                refs = {
+                    body.get("schema", {}).get("$ref")
+                    for body in response.get("content", {}).values()
+                }
+                if refs - ours - {None}:
+                    continue  # a body of its own (the health report's 503)
                 response["content"] = {MEDIA_TYPE: {"schema": problem_ref}}
                 if str(code) == "422":
                     response["description"] = _DESCRIPTIONS[422]

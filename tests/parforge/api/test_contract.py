@@ -104,7 +104,8 @@ async def test_every_route_answers_only_statuses_its_openapi_entry_documents(api
         for path, method, op in operations(schema):
             documented = {int(code) for code in op["responses"]}
             for code, response in op["responses"].items():
-                if int(code) >= 400:
+                # /healthz answers 503 with its health report, for load balancers.
+                if int(code) >= 400 and path != "/healthz":
                     ref = response["content"][MEDIA_TYPE]["schema"]["$ref"]
                     assert ref.endswith("/Problem"), (path, method, code)
             attempts: list[tuple[str, dict[str, Any], dict[str, str]]] = [
