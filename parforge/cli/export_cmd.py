@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Annotated
@@ -44,6 +45,14 @@ def export(
             "formats, whose files may hold no other key).",
         ),
     ] = None,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print what was written (lines per split, duplicates, files) as JSON; needs "
+            "--out FILE or --dataset DIR.",
+        ),
+    ] = False,
     verified_only: Annotated[
         bool,
         typer.Option(
@@ -75,6 +84,8 @@ def export(
         fail("give one of --out FILE and --dataset DIR", 2)
     if parquet and dataset is None:
         fail("--parquet needs --dataset DIR", 2)
+    if as_json and out is not None and str(out) == "-":
+        fail("--json prints a summary on stdout, where --out - writes the lines", 2)
     filters = ExportFilter(
         verified_only=verified_only,
         min_speedup=min_speedup,
@@ -88,7 +99,7 @@ def export(
         metadata=metadata,
     )
     if dataset is not None:
-        _dataset(fmt, dataset, filters, parquet)
+        _dataset(fmt, dataset, filters, parquet, as_json)
         return
     assert out is not None
     stats = ExportStats()
@@ -117,9 +128,14 @@ def export(
     if not to_stdout:
         partial.replace(out)
     console.print(f"{stats.written} lines written to {out}; {stats.duplicates} duplicates dropped")
+    if as_json:
+        summary = {"lines": stats.written, "duplicates": stats.duplicates, "files": [str(out)]}
+        typer.echo(json.dumps(summary))
 
 
-def _dataset(fmt: ExportFormat, directory: Path, filters: ExportFilter, parquet: bool) -> None:
+def _dataset(
+    fmt: ExportFormat, directory: Path, filters: ExportFilter, parquet: bool, as_json: bool
+) -> None:
     from corpus.errors import ExportError
     from corpus.export import export_dataset
 
@@ -134,3 +150,10 @@ def _dataset(fmt: ExportFormat, directory: Path, filters: ExportFilter, parquet:
         f"files {', '.join(stats.files)}",
         highlight=False,
     )
+    if as_json:
+        summary = {
+            "lines": stats.lines,
+            "duplicates": stats.duplicates,
+            "files": [str(directory / name) for name in stats.files],
+        }
+        typer.echo(json.dumps(summary))

@@ -73,6 +73,7 @@ def prune(
         "--all",
         help="Remove every sandbox container, also those of ParForge processes still running.",
     ),
+    as_json: bool = typer.Option(False, "--json", help="Print the removed container ids as JSON."),
 ) -> None:
     """Remove sandbox containers left behind by ParForge processes that are gone."""
 
@@ -85,6 +86,9 @@ def prune(
 
     removed = run(_prune())
     console.print(f"removed {len(removed)} container(s)")
+    if as_json:
+        typer.echo(json.dumps({"removed": removed}))
+        return
     for container_id in removed:
         typer.echo(container_id[:12])
 

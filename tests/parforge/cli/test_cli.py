@@ -72,7 +72,17 @@ def test_submit_wait_show_list_export(cli, tmp_path):
     assert len(dpo.splitlines()) == 1
     # A dataset directory: both splits in one run, its card and schema beside them.
     dataset = tmp_path / "ds"
-    cli("export", "-f", "openai-dpo", "--dataset", str(dataset), "--validation-fraction", "0")
+    written = cli(
+        "export",
+        "-f",
+        "openai-dpo",
+        "--dataset",
+        str(dataset),
+        "--validation-fraction",
+        "0",
+        "--json",
+    )
+    assert json.loads(written)["lines"] == {"train": 1, "validation": 0}
     assert {p.name for p in dataset.iterdir()} == {
         "README.md",
         "schema.json",

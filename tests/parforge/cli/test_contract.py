@@ -58,6 +58,8 @@ JSON_COMMANDS = [
     "eval list",
     "sandbox info",
     "sandbox build",
+    "sandbox prune",
+    "export",
     "model serve",
     "model status",
     "keys create",
