@@ -321,7 +321,7 @@ def report_cmd(
         # pass@k needs at least k samples per problem: say so rather than drop it silently.
         console.print(
             f"[yellow]warning[/]: k = {', '.join(map(str, made.dropped_ks))} left out: run "
-            f"{run_id} has fewer samples per problem, and pass@k needs k of them",
+            f"{run_id} has {made.run.samples} sample(s) per problem, and pass@k needs k of them",
             highlight=False,
             soft_wrap=True,
         )
