@@ -243,6 +243,14 @@ def kernel_refusal(session: Session) -> str | None:
         printed = [kernel_time(run.stderr) or 0.0 for run in runs]
         deviation = statistics.median(abs(p - i) for p, i in zip(printed, implied, strict=True))
         allowed = KERNEL_SLACK * statistics.median(implied) + KERNEL_SLACK_S
+        if statistics.median(implied) <= allowed:
+            # A printed time of zero would be "confirmed": the wall times, less the reference's
+            # time outside its kernel (noisy under load), leave too little to tell a kernel from
+            # none, so no printed time can be trusted at this count.
+            return (
+                f"at {n} the wall times cannot resolve the kernel ({statistics.median(implied):.4g}"
+                f" s after the reference's {statistics.median(outside):.4g} s outside its kernel)"
+            )
         if deviation > allowed:
             return (
                 f"at {n} the printed kernel times ({statistics.median(printed):.4g} s) are not "

@@ -219,7 +219,11 @@ async def test_a_forged_kernel_time_gains_nothing_however_long_the_set_up(verify
         verify_sandbox, timed, Candidate(target=Target.OPENMP, source=forged), options=LIGHT
     )
     assert v.passed and v.timing is not None, v.reason
-    assert v.timing.source == "wall" and "not what the wall times imply" in v.timing.notes[0]
+    # Refused either way: the wall times contradict it, or (the set-up stretched by load) they
+    # leave too little of a kernel to confirm any printed time.
+    refusals = ("not what the wall times imply", "cannot resolve the kernel")
+    assert v.timing.source == "wall", v.timing
+    assert any(why in v.timing.notes[0] for why in refusals), v.timing.notes
     assert honest(v) and max(v.timing.speedup.values()) <= CORES * MARGIN, v.timing
 
 

@@ -97,6 +97,17 @@ def test_a_printed_kernel_time_counts_only_when_the_wall_times_confirm_it():
     assert t.speedup[2] <= (0.5 / 0.26) * 1.2
 
 
+def test_a_kernel_the_wall_times_cannot_resolve_confirms_no_printed_time():
+    """Under load the reference's set-up ran long: the candidate's wall time, less that set-up,
+    left no kernel at all, and a kernel time divided by 1000 was "confirmed" (seen once in the
+    suite). With nothing to compare against, the wall times are used."""
+    ref = [run(1.0, kernel=0.5)] + [run(1.3, kernel=0.5)] * 3  # set-up 0.5-0.8 s
+    forged = {2: [run(0.76, kernel=0.00026)] * 3}  # implied: 0.76 - 0.8 < 0
+    t = timing(Session(reference=ref, candidate=forged, cores=2.0))
+    assert t.source == "wall" and "cannot resolve the kernel" in t.notes[0]
+    assert max(t.speedup.values()) < 2.0
+
+
 def test_a_second_kernel_time_or_one_beyond_the_wall_time_is_refused():
     ref = [run(0.276, kernel=0.0177)] * 4
     two = CommandResult(
