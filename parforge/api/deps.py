@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlmodel import Session
+from sse_starlette import EventSourceResponse
+from starlette.background import BackgroundTask
 
 from corpus.store import keys
 from parforge.api.services import Services
@@ -66,3 +68,28 @@ def refuse(refusal: Refusal | None) -> None:
         if refusal.retry_after_s is not None:
             headers = {"Retry-After": str(refusal.retry_after_s)}
         raise HTTPException(refusal.status, refusal.reason, headers=headers)
+
+
+def event_stream(
+    services: Services, owner: int | None, events: AsyncIterator[dict[str, str]]
+) -> EventSourceResponse:
+    """`events` as server-sent events, counted against the key's open streams (429 beyond,
+    `limits.event_streams`); the slot is freed when the stream ends, or if it never starts."""
+    slot = None
+    if owner is not None:
+        taken = services.streams.acquire(owner, services.settings.server.limits.event_streams)
+        if isinstance(taken, Refusal):
+            refuse(taken)
+        else:
+            slot = taken
+
+    async def counted() -> AsyncIterator[dict[str, str]]:
+        try:
+            async for event in events:
+                yield event
+        finally:
+            if slot is not None:
+                slot.release()
+
+    release = BackgroundTask(slot.release) if slot is not None else None
+    return EventSourceResponse(counted(), ping=15, background=release)

@@ -53,14 +53,13 @@ class Problem(BaseModel):
     """Every fault of a request that failed validation."""
 
 
-def problem_body(
+def _problem(
     status: int,
     detail: str,
-    *,
-    instance: str | None = None,
-    field: str | None = None,
-    errors: list[FieldError] | None = None,
-) -> bytes:
+    instance: str | None,
+    field: str | None,
+    errors: list[FieldError] | None,
+) -> dict[str, Any]:
     body = Problem(
         title=_title(status),
         status=status,
@@ -69,7 +68,12 @@ def problem_body(
         field=field,
         errors=errors,
     )
-    return json.dumps(body.model_dump(exclude_none=True)).encode()
+    return body.model_dump(exclude_none=True)
+
+
+def problem_body(status: int, detail: str) -> bytes:
+    """A problem as bytes, for the middleware that answers before any route."""
+    return json.dumps(_problem(status, detail, None, None, None)).encode()
 
 
 def problem(
@@ -82,16 +86,8 @@ def problem(
     headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     instance = request.url.path if request is not None else None
-    body = Problem(
-        title=_title(status),
-        status=status,
-        detail=detail,
-        instance=instance,
-        field=field,
-        errors=errors,
-    )
     return JSONResponse(
-        body.model_dump(exclude_none=True),
+        _problem(status, detail, instance, field, errors),
         status,
         headers=dict(headers or {}),
         media_type=MEDIA_TYPE,

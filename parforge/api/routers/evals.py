@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -12,18 +11,17 @@ from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse
 from pydantic import Field
 from sse_starlette import EventSourceResponse
-from starlette.background import BackgroundTask
 
 from corpus.store import evals, queue
 from corpus.store.models import EvalResultPublic, EvalRunPublic, EvalRunRow, JobStatus
 from corpus.store.notify import QUEUE
 from corpus.store.queue import CancelOutcome
-from parforge.api.deps import OwnerDep, ServicesDep, SessionDep, refuse
+from parforge.api.deps import OwnerDep, ServicesDep, SessionDep, event_stream, refuse
 from parforge.api.limits import PAGE_MAX
 from parforge.api.problems import error_responses
 from parforge.api.schemas import CancelResult, Page
 from parforge.app.evals import EvalSubmission, check_replay, eval_report, plan, run_options
-from parforge.app.limits import Refusal, eval_refusal
+from parforge.app.limits import eval_refusal
 from parforge.service.eval_events import follow_eval
 from parforge.service.pool import CANCEL
 
@@ -202,33 +200,13 @@ def eval_events(
     follow_: Annotated[bool, Query(alias="follow")] = True,
 ) -> EventSourceResponse:
     """Server-sent events: `status` when the run's status changes, `progress` as samples are
-    generated and verified, `result` for each verified sample (its id is the event id), and
+    generated and verified, `result` for each verified sample, and
     `summary` when the run ends, after which the stream closes; `follow=false` stops after
     what has happened so far. Samples are verified out of order: a reconnect sends the run's
     state again, every verified sample included. Event streams count against the key's
     `limits.event_streams` (429 beyond)."""
     _get(session, eval_id, owner)
-    slot = None
-    if owner is not None:
-        taken = services.streams.acquire(owner, services.settings.server.limits.event_streams)
-        if isinstance(taken, Refusal):
-            refuse(taken)
-        else:
-            slot = taken
     stream = follow_eval(
-        services.engine,
-        eval_id,
-        follow=follow_,
-        poll_s=services.settings.server.poll_s,
+        services.engine, eval_id, follow=follow_, poll_s=services.settings.server.poll_s
     )
-
-    async def events() -> AsyncIterator[dict[str, str]]:
-        try:
-            async for event in stream:
-                yield event.sse()
-        finally:
-            if slot is not None:
-                slot.release()
-
-    release = BackgroundTask(slot.release) if slot is not None else None
-    return EventSourceResponse(events(), ping=15, background=release)
+    return event_stream(services, owner, (event.sse() async for event in stream))

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Annotated
 
 from fastapi import APIRouter, Header, HTTPException, Path, Query, Response, status
 from sse_starlette import EventSourceResponse
-from starlette.background import BackgroundTask
 
 from corpus.store import tasks
 from corpus.store.models import (
@@ -21,12 +19,11 @@ from corpus.store.models import (
     TaskPublic,
 )
 from corpus.store.queue import CancelOutcome
-from parforge.api.deps import OwnerDep, ServicesDep, SessionDep, refuse
+from parforge.api.deps import OwnerDep, ServicesDep, SessionDep, event_stream
 from parforge.api.limits import PAGE_MAX
 from parforge.api.problems import error_responses
 from parforge.api.schemas import CancelResult, Page
 from parforge.app import TaskSummary, submit, summarize
-from parforge.app.limits import Refusal
 from parforge.service.events import follow, to_sse
 from parforge.service.pool import CANCEL
 
@@ -189,13 +186,6 @@ def task_events(
     """
     if tasks.get(session, task_id, owner) is None:
         raise _not_found(task_id)
-    slot = None
-    if owner is not None:
-        taken = services.streams.acquire(owner, services.settings.server.limits.event_streams)
-        if isinstance(taken, Refusal):
-            refuse(taken)
-        else:
-            slot = taken
     if last_event_id is not None and last_event_id.isdigit():
         after = max(after, int(last_event_id))
     stream = follow(
@@ -206,15 +196,4 @@ def task_events(
         follow=follow_,
         poll_s=services.settings.server.poll_s,
     )
-
-    async def events() -> AsyncIterator[dict[str, str]]:
-        try:
-            async for event in stream:
-                yield to_sse(event)
-        finally:
-            if slot is not None:
-                slot.release()
-
-    # The background task frees the slot also when the stream never started.
-    release = BackgroundTask(slot.release) if slot is not None else None
-    return EventSourceResponse(events(), ping=15, background=release)
+    return event_stream(services, owner, (to_sse(event) async for event in stream))
