@@ -62,6 +62,7 @@ from agents.analysis.parse import (
     text,
     walk,
 )
+from agents.analysis.reductions import match_recurrence
 from sandbox.spec import Language
 
 _MATH = frozenset(
@@ -114,6 +115,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     name, params = signature_params(signature)
     if name != function:
         raise AnnotationError(f"the kernel is {name}, not {function}")
+    source, program = _algorithm_as_loop(source, program, function)
     root = syntax_tree(source, program.language).root_node
     definition, statements, node, loop = _the_loop(root, program, function)
     serial_params = dict(function_params(definition))
@@ -139,10 +141,22 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     best value and index)."""
     copied: list[Node] = []
     guards: list[Node] = []
+    scan = dep.scan
+    scan_start: Node | None = None
+    """The value a scan's running value starts from (`float m = x[0];`, or the element a
+    recurrence's first iteration reads, `y[0] = x[0];`)."""
+    scan_store: Node | None = None
     for statement in before:
         if _guard(statement):
             guards.append(statement)  # `if (x.size() < 2) return 0;`: the same for every thread
             continue
+        if _resizes_output(statement, by_name, serial_params):
+            continue  # `y.resize(x.size());`: the driver's buffer has the kernel's size already
+        if scan is not None and scan.recurrence and not scan.first and scan_store is None:
+            stored = _stored_before(statement, scan.var, loop)
+            if stored is not None:
+                scan_store, scan_start = statement, stored  # thread 0 stores it, tile 0 starts
+                continue
         declarator = statement.child_by_field_name("declarator")
         value = declarator.child_by_field_name("value") if declarator is not None else None
         if statement.type != "declaration" or value is None:
@@ -151,6 +165,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         single = len(statement.children_by_field_name("declarator")) == 1
         if declared_name(declarator) in kept and single:
             starts[declared_name(declarator) or ""] = (text(kind) if kind else "", value)
+        elif scan is not None and declared_name(declarator) == scan.var and single:
+            starts[scan.var] = (text(kind) if kind else "", value)  # the running value's start
+            scan_start = value
         elif single and _scalar(statement):
             copied.append(statement)  # `size_t n = x.size();`: every thread's own copy
             if declared_name(declarator) in {p.name for p in params}:
@@ -192,6 +209,8 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     scope = [*copied, *guards, node, *(v for _, v in starts.values())]
     if epilogue is not None:
         scope.append(epilogue)
+    if scan_store is not None:
+        scope.append(scan_store)
     used = {text(n) for part in scope for n in _identifiers(part)}
     missing = sorted((used & serial) - set(by_name))
     if missing:
@@ -227,7 +246,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             )
     outside = sorted(
         used - set(by_name) - local - callees - _MATH - _CONSTANTS - set(constants)
-        - {loop.var} - set(kept)
+        - {loop.var} - set(kept) - ({scan.var} if scan is not None else set())
     )  # fmt: skip
     if outside:
         raise AnnotationError(f"the loop uses {outside[0]}, which the kernel does not take")
@@ -235,9 +254,13 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError("a guard before the loop reads what the loop keeps")
     modified = {a.name for a in loop.writes if a.is_array} | {h.var for h in dep.array_reductions}
     early = [*copied, *guards, *(v for _, v in starts.values())]
-    if any(modified & _names(part) for part in early):
-        # every thread runs these while others write: it would read what they wrote
+    if any(modified & _names(part) for part in early if part is not scan_start):
+        # every thread runs these while others write: it would read what they wrote (a scan's
+        # start is read once, by the thread that starts its first tile, before any tile's
+        # second pass writes)
         raise AnnotationError("code before the loop reads an array the loop writes")
+    if scan_store is not None and modified & _names(scan_start):
+        raise AnnotationError("the scan's first element reads an array the loop writes")
     edits: list[tuple[int, int, str]] = []
     measured: set[str] = set()
     for call in (c for part in scope for c in walk(part)):
@@ -396,6 +419,30 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     text_sig = signature.strip().rstrip("{;").strip()
     if "__global__" not in text_sig:
         text_sig = "__global__ " + text_sig
+    about = (
+        f"/* {function}: the sequential loop as a kernel. Every thread of whatever grid the "
+        "driver launches runs\n   iterations pf_t, pf_t + pf_threads, ... of the loop. */\n"
+    )
+    work = f"{head}        {inner}\n    }}\n"
+    if scan is not None:
+        if exits or any(_guard_value(g) is not None for g in guards):
+            raise AnnotationError("the scan's function leaves early with a value")
+        types_of = {p.name: _element(p) if p.pointer else p.type for p in params}
+        for declaration in copied:
+            kind = declaration.child_by_field_name("type")
+            types_of[declared_name(declaration.child_by_field_name("declarator")) or ""] = (
+                text(kind) if kind is not None else ""
+            )
+        globals_, work = _scan_tiles(
+            _ScanParts(loop, node, edits, by_name, types_of, starts, scan_start, scan_store)
+        )
+        inner = work
+        about = (
+            f"/* {function}: the sequential scan as a kernel. The blocks of whatever grid the "
+            "driver launches take\n   tiles of the loop in order (a ticket); each totals its "
+            "tile, takes the running value the tile\n   before it ends with, passes its own "
+            "on and runs the loop's body over its tile from it. */\n"
+        )
     # The source's constants the kernel, its helpers and types name (and those they name),
     # before the types, which may size arrays with them.
     mentioned = {
@@ -412,24 +459,23 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         + types
         + device
         + globals_
-        + f"/* {function}: the sequential loop as a kernel. Every thread of whatever grid the "
-        "driver launches runs\n   iterations pf_t, pf_t + pf_threads, ... of the loop. */\n"
-        f"{text_sig} {{\n"
-        "    const unsigned long long pf_threads = (unsigned long long)gridDim.x * gridDim.y * "
-        "gridDim.z * blockDim.x * blockDim.y * blockDim.z;\n"
-        "    const unsigned long long pf_block = blockIdx.x + (unsigned long long)gridDim.x * "
-        "(blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);\n"
-        "    const unsigned pf_lane = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
-        "threadIdx.z);\n"
-        "    const unsigned long long pf_t = pf_block * blockDim.x * blockDim.y * blockDim.z + "
-        "pf_lane;\n"
-        f"{setup}"
-        f"{declare}"
-        f"{head}"
-        f"        {inner}\n"
-        "    }\n"
-        f"{combine}"
-        "}\n"
+        + about
+        + (
+            f"{text_sig} {{\n"
+            "    const unsigned long long pf_threads = (unsigned long long)gridDim.x * gridDim.y * "
+            "gridDim.z * blockDim.x * blockDim.y * blockDim.z;\n"
+            "    const unsigned long long pf_block = blockIdx.x + (unsigned long long)gridDim.x * "
+            "(blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);\n"
+            "    const unsigned pf_lane = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+            "threadIdx.z);\n"
+            "    const unsigned long long pf_t = pf_block * blockDim.x * blockDim.y * blockDim.z + "
+            "pf_lane;\n"
+            f"{setup}"
+            f"{declare}"
+            f"{work}"
+            f"{combine}"
+            "}\n"
+        )
     )
 
 
@@ -508,8 +554,124 @@ def _helper_functions(root: Node, names: set[str], function: str) -> dict[str, N
 
 def kernel_loop(source: str, program: Program, function: str) -> Loop:
     """The loop of `function` that `kernel` would run on the device (AnnotationError: none)."""
+    source, program = _algorithm_as_loop(source, program, function)
     root = syntax_tree(source, program.language).root_node
     return _the_loop(root, program, function)[3]
+
+
+def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with `function` written as the loop its one standard algorithm runs, where its
+    body is `return <algorithm>;`, and that source's analysis; else both as they are.
+
+    - `std::find(v.begin(), v.end(), e) != v.end()` (or `==`): whether some element equals
+      `e`, an `|` reduction over `v[k] == e` (negated for `==`);
+    - `std::count(v.begin(), v.end(), e)`: a `+` reduction of `v[k] == e` in the function's
+      return type;
+    - `std::accumulate(v.begin(), v.end(), init)`: a `+` reduction from `init`, in the type
+      `init` has (an integer literal: `int`, as the library sums), refused where that cuts
+      floating-point elements at every step.
+
+    The kernel is then written from the loop like any other, so what it may not do (a size the
+    kernel lacks, a result type no atomic updates) is refused the same way."""
+    root = syntax_tree(source, program.language).root_node
+    definition = next((d for d in function_definitions(root) if function_name(d) == function), None)
+    body = definition.child_by_field_name("body") if definition is not None else None
+    if definition is None or body is None:
+        return source, program
+    statements = [s for s in body.named_children if s.type != "comment"]
+    if len(statements) != 1 or statements[0].type != "return_statement":
+        return source, program
+    if not statements[0].named_children:
+        return source, program
+    loop = _algorithm_loop(statements[0].named_children[0], definition)
+    if loop is None:
+        return source, program
+    from agents.analysis.program import analyse  # the analysis imports this module's users
+
+    raw = source.encode()
+    lowered = (raw[: body.start_byte] + loop.encode() + raw[body.end_byte :]).decode()
+    return lowered, analyse(lowered, program.language)
+
+
+def _algorithm_loop(expr: Node, definition: Node) -> str | None:
+    """The body `_algorithm_as_loop` writes for the returned expression `expr`, or None."""
+    while expr.type == "parenthesized_expression" and expr.named_children:
+        expr = expr.named_children[0]
+    negate = False
+    call = expr
+    if expr.type == "binary_expression":
+        operator = text(expr.children[1])
+        left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+        if operator not in ("==", "!=") or left is None or right is None:
+            return None
+        call, end = (left, right) if left.type == "call_expression" else (right, left)
+        negate = operator == "=="
+    callee = call.child_by_field_name("function") if call.type == "call_expression" else None
+    arguments = call.child_by_field_name("arguments") if callee is not None else None
+    if callee is None or arguments is None:
+        return None
+    algorithm = text(callee)
+    args = [a for a in arguments.named_children if a.type != "comment"]
+    if len(args) != 3 or algorithm not in ("std::find", "std::count", "std::accumulate"):
+        return None
+    over = text(args[0]).removesuffix(".begin()")
+    if not re.fullmatch(r"[A-Za-z_]\w*", over) or text(args[1]) != f"{over}.end()":
+        return None
+    if (expr is call) == (algorithm == "std::find"):
+        return None  # a find compared with its end, a count or a sum returned as it is
+    if expr is not call and text(end) != f"{over}.end()":
+        return None
+    params = dict(function_params(definition))
+    if over not in params or "vector" not in text(params[over]):
+        return None
+    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
+    k, acc = (next(f"{base}{n}" for n in range(100) if f"{base}{n}" not in taken)
+              for base in ("k_", "acc_"))  # fmt: skip
+    value = text(args[2])
+    returned = definition.child_by_field_name("type")
+    if algorithm == "std::find":
+        kind, start, update = "bool", "false", f"{acc} |= ({over}[{k}] == ({value}));"
+    elif algorithm == "std::count":
+        if returned is None:
+            return None
+        kind, start, update = text(returned), "0", f"{acc} += ({over}[{k}] == ({value}));"
+    else:
+        typed = _literal_type(args[2], params)
+        element = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params[over]))
+        if typed is None or element is None:
+            return None
+        kind = typed
+        floating = ("float", "double", "long double")
+        if kind not in floating and _same_type(element.group(1)) in floating:
+            raise AnnotationError(
+                f"std::accumulate from {value} sums {element.group(1)}s in a {kind}, cutting "
+                "every step (a parallel sum would cut once)"
+            )
+        start, update = value, f"{acc} += {over}[{k}];"
+    result = f"!{acc}" if negate else acc
+    return (
+        f"{{\n    {kind} {acc} = {start};\n"
+        f"    for (size_t {k} = 0; {k} < {over}.size(); ++{k}) {{\n        {update}\n    }}\n"
+        f"    return {result};\n}}"
+    )
+
+
+def _literal_type(node: Node, params: dict[str, Node]) -> str | None:
+    """The type of an `accumulate`'s start: a literal's (`0` int, `0.0` double, `0.0f` float,
+    `0LL` long long, `0u` unsigned) or a parameter's (its declared type), else None."""
+    if node.type == "identifier" and text(node) in params:
+        kind = params[text(node)].child_by_field_name("type")
+        return " ".join(text(kind).replace("const", "").split()) if kind is not None else None
+    if node.type != "number_literal":
+        return None
+    literal = text(node).lower()
+    if literal.startswith("0x"):
+        return None
+    if re.search(r"[.e]", literal):
+        return "float" if literal.endswith("f") else "double"
+    suffix = literal.lstrip("0123456789'")
+    return {"": "int", "u": "unsigned", "l": "long", "ul": "unsigned long", "lu": "unsigned long",
+            "ll": "long long", "ull": "unsigned long long", "llu": "unsigned long long"}.get(suffix)  # fmt: skip
 
 
 def _the_loop(root: Node, program: Program, function: str) -> tuple[Node, list[Node], Node, Loop]:
@@ -571,12 +733,20 @@ def _check_loop(loop: Loop) -> None:
             raise AnnotationError("the loop does not count up by one")
         if loop.counter_type in (None, "auto"):
             raise AnnotationError("the loop's counter is not declared in its header")
+    shapes = len(dep.reductions) + len(dep.last_assigned) + len(dep.best_updates)
+    if dep.scan is not None and dep.kind == "carried":
+        # the one dependence a scan's tiles resolve (`_scan`), and nothing else kept
+        if loop.range_over is not None:
+            raise AnnotationError("a scan over a range, not a counted loop")
+        if shapes or dep.lastprivate or dep.array_reductions or dep.first_match:
+            raise AnnotationError("the scan's loop also folds or keeps other values")
+        return
     if dep.kind not in ("independent", "reduction") and not dep.first_match:
         raise AnnotationError(f"the analysis does not prove the loop ({dep.reason})")
-    shapes = len(dep.reductions) + len(dep.last_assigned) + len(dep.best_updates)
     if dep.lastprivate or dep.scan is not None or shapes > 1:
         raise AnnotationError(
-            "the loop's result is not a map, one reduction, a histogram, a last index or an argmin"
+            "the loop's result is not a map, one reduction, a histogram, a last index, an "
+            "argmin or a scan"
         )
     if dep.best_updates and len(dep.best_updates[0].others) != 1:
         raise AnnotationError("the argmin keeps more than its index")
@@ -1092,6 +1262,254 @@ def _argmin(fold: _Fold) -> tuple[str, str, str, dict[str, str]]:
     return declare, combine, globals_, {update.best: "pf_best", at: "pf_at"}
 
 
+def _resizes_output(
+    statement: Node, by_name: dict[str, KernelParam], serial_params: dict[str, Node]
+) -> bool:
+    """`y.resize(x.size());` where `y` is a vector the kernel takes as a pointer and `x` a
+    vector: the driver allocates `y` at the kernel's size, so the kernel has nothing to do."""
+    call = statement.named_children[0] if statement.type == "expression_statement" else None
+    callee = call.child_by_field_name("function") if call is not None else None
+    arguments = call.child_by_field_name("arguments") if call is not None else None
+    if call is None or call.type != "call_expression" or callee is None or arguments is None:
+        return False
+    owner, _, method = text(callee).rpartition(".")
+    sizes = [a for a in arguments.named_children if a.type != "comment"]
+    measured = text(sizes[0]).removesuffix(".size()").strip() if len(sizes) == 1 else ""
+    return (
+        method == "resize"
+        and owner in by_name
+        and by_name[owner].pointer
+        and "vector" in text(serial_params.get(owner) or callee)
+        and text(sizes[0]).endswith(".size()")
+        and "vector" in text(serial_params.get(measured) or callee)
+    )
+
+
+def _stored_before(statement: Node, var: str, loop: Loop) -> Node | None:
+    """The value of `var[lower - 1] = value;` (the element a recurrence's first iteration
+    reads, `y[0] = x[0];` before `for (i = 1; ...) y[i] = y[i - 1] + x[i]`), else None."""
+    expr = statement.named_children[0] if statement.type == "expression_statement" else None
+    if expr is None or expr.type != "assignment_expression":
+        return None
+    left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+    operator = expr.child_by_field_name("operator")
+    if left is None or right is None or operator is None or text(operator) != "=":
+        return None
+    array, index = left.child_by_field_name("argument"), left.child_by_field_name("indices")
+    if left.type != "subscript_expression" or array is None or text(array) != var:
+        return None
+    at = parse_int(text(index or left).strip("[]() "))
+    first = parse_int(loop.lower or "")
+    if at is None or first is None or at != first - 1 or var in _names(right):
+        return None
+    return right
+
+
+@dataclass
+class _ScanParts:
+    """What a scan's tiles need: the facts and the loop, the rewrites so far, the kernel's
+    parameters, the types of the names the body reads, the running value's declared start,
+    and a recurrence's element stored before the loop."""
+
+    loop: Loop
+    node: Node
+    edits: list[tuple[int, int, str]]
+    by_name: dict[str, KernelParam]
+    types: dict[str, str]
+    starts: dict[str, tuple[str, Node]]
+    start: Node | None
+    store: Node | None
+
+
+_SCAN_ITEMS = 8
+"""Iterations per thread in a scan's tile: a block of 256 threads takes 2,048 at a time."""
+
+
+def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
+    """A scan (`Dependence.scan`) in one launch, for whatever grid the driver launches: blocks
+    take tiles of the loop's iterations in ticket order (a block waits only for a tile whose
+    block already runs, so no launch order can deadlock). In a tile each thread totals its
+    run of iterations with the body's input phase from the operator's identity, the block
+    scans the totals in shared memory, its thread 0 waits until the tile before has passed on
+    its running value (the function's start for the first tile), passes on its own, and every
+    thread runs the whole body over its run from its value. The block that ends last resets
+    the tickets for the next launch.
+
+    Exact for min and max, and for integers from integer terms; a floating-point sum is
+    regrouped (per tile), as any parallel scan is. The arrays the loop writes are read and
+    written only at the iteration's own element (the recurrence's previous one aside), so
+    tiles touch disjoint elements while earlier tiles still run their second pass."""
+    loop, node, edits = parts.loop, parts.node, parts.edits
+    scan = loop.dependence.scan
+    assert scan is not None and loop.var is not None
+    var = loop.var
+    written = {a.name for a in loop.writes if a.is_array}
+    for access in (*loop.reads, *loop.writes):
+        own = access.indices == (var,) or (
+            scan.recurrence and access.name == scan.var and access.indices == (f"{var} - 1",)
+        )
+        if access.name in written and not own:
+            raise AnnotationError(f"the scan's loop reaches {access} of an array it writes")
+    body = node.child_by_field_name("body")
+    statements = [] if body is None else [c for c in body.named_children if c.type != "comment"]
+    if body is None or body.type != "compound_statement" or len(statements) <= scan.split:
+        raise AnnotationError("the scan's body is not the block the analysis found")
+    functor = f"pf_cuda_{_OP_NAMES[scan.op]}_f()"
+    input_phase = [_rewrite(st, edits) for st in statements[: scan.split]]
+    if scan.recurrence:
+        matched = match_recurrence(statements[scan.split], var)
+        if matched is None or (matched.first is not None) != scan.first:
+            raise AnnotationError("the scan's recurrence is not the one the analysis found")
+        param = parts.by_name.get(scan.var)
+        if param is None or not param.pointer:
+            raise AnnotationError(f"the scan's array {scan.var} is not the kernel's")
+        kind, acc = _element(param), "pf_acc"
+        term = f"({_rewrite(matched.term, edits)})"
+        exact_part = [matched.term]
+        if matched.first is not None:
+            condition, _, value = matched.first
+            term = f"({_rewrite(condition, edits)} ? ({_rewrite(value, edits)}) : {term})"
+            exact_part.append(value)
+        update = f"pf_acc = {functor}(pf_acc, ({kind}){term});"
+        element = _rewrite(matched.element, edits)
+        recurrence = statements[scan.split]
+        whole = _rewrite(
+            body,
+            [*edits, (recurrence.start_byte, recurrence.end_byte, f"{update} {element} = pf_acc;")],
+        )
+        totalling = [*input_phase, update]
+        if parts.start is not None:
+            start = _rewrite(parts.start, edits)
+        elif scan.first:
+            start = _identity_of(scan.op, kind)
+        else:
+            start = f"{scan.var}[pf_first - 1]"
+    else:
+        if scan.var not in parts.starts or parts.start is None:
+            raise AnnotationError(f"the scan's running value {scan.var} has no start before it")
+        kind, acc = " ".join(parts.starts[scan.var][0].replace("const", "").split()), scan.var
+        exact_part = list(statements[: scan.split])
+        whole = _rewrite(body, edits)
+        totalling = input_phase
+        start = _rewrite(parts.start, edits)
+    if _same_type(kind) not in {_same_type(k) for k in _KEY_TYPES}:
+        raise AnnotationError(f"the scan's running value is a {kind or 'value'}, not a number")
+    _exact_scan(scan.op, kind, exact_part, {var, acc, scan.var}, parts.types)
+    identity = f"({kind})({_identity_of(scan.op, kind)})"
+    test = _rewrite_span(node.child_by_field_name("condition"), edits, "")
+    counter = loop.counter_type or "long long"
+    store = ""
+    if parts.store is not None:
+        store = f"    if (pf_t == 0) {_rewrite(parts.store, edits)}\n"
+    run = (
+        "        for (unsigned pf_j = 0; pf_j < pf_items; pf_j++) {\n"
+        "            const long long pf_iteration = pf_first + (long long)(pf_run + pf_j);\n"
+        f"            {counter} {var} = ({counter})pf_iteration;\n"
+        f"            if ((long long){var} != pf_iteration || !({test})) break;\n"
+        "            {body}\n"
+        "        }\n"
+    )
+    globals_ = _DONE + (
+        "__device__ unsigned long long pf_scan_ticket = 0; /* the next tile to take */\n"
+        "__device__ unsigned long long pf_scan_passed = 0; /* tiles whose value is passed on */\n"
+        f"__device__ {kind} pf_scan_carry; /* the running value the last tile passed on */\n"
+    )
+    work = (
+        "    (void)pf_threads;\n    (void)pf_t;\n"
+        f"    const unsigned pf_items = {_SCAN_ITEMS}, pf_width = blockDim.x * blockDim.y * "
+        "blockDim.z;\n"
+        f"    const long long pf_first = (long long)({_first_of(node, edits, loop)});\n"
+        f"{store}"
+        "    __shared__ unsigned long long pf_tile;\n"
+        f"    __shared__ {kind} pf_carry_in, pf_tile_total;\n"
+        "    for (;;) {\n"
+        "        if (pf_lane == 0) pf_tile = atomicAdd(&pf_scan_ticket, 1ULL);\n"
+        "        __syncthreads();\n"
+        "        const unsigned long long pf_base = pf_tile * pf_width * pf_items;\n"
+        "        const unsigned long long pf_run = pf_base + (unsigned long long)pf_lane * pf_items;\n"
+        "        bool pf_any;\n"
+        f"        {{ {counter} {var} = ({counter})(pf_first + (long long)pf_base); "
+        f"pf_any = (long long){var} == pf_first + (long long)pf_base && ({test}); }}\n"
+        "        if (!pf_any) break;  /* the same for the whole block: past the loop's end */\n"
+        f"        {kind} {acc} = {identity};\n"
+        + run.replace("{body}", "{ " + " ".join(totalling) + " }")
+        + f"        const {kind} pf_before = pf_cuda_block_scan({acc}, {functor}, {identity}, "
+        "&pf_tile_total);\n"
+        "        if (pf_lane == 0) {\n"
+        f"            {kind} pf_carry;\n"
+        "            if (pf_tile == 0) {\n"
+        f"                pf_carry = ({kind})({start});\n"
+        "            } else {\n"
+        "                while (*(volatile unsigned long long *)&pf_scan_passed != pf_tile) {\n"
+        "                }\n"
+        "                __threadfence();\n"
+        f"                pf_carry = *(volatile {kind} *)&pf_scan_carry;\n"
+        "            }\n"
+        f"            *(volatile {kind} *)&pf_scan_carry = {functor}(pf_carry, pf_tile_total);\n"
+        "            __threadfence();\n"
+        "            *(volatile unsigned long long *)&pf_scan_passed = pf_tile + 1;\n"
+        "            pf_carry_in = pf_carry;\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        f"        {acc} = {functor}(pf_carry_in, pf_before);\n"
+        + run.replace("{body}", whole)
+        + "        __syncthreads();  /* before the next ticket overwrites the tile's values */\n"
+        "    }\n"
+        "    if (pf_lane == 0 && pf_cuda_last_block(&pf_kernel_done)) {\n"
+        "        *(volatile unsigned long long *)&pf_scan_ticket = 0;\n"
+        "        *(volatile unsigned long long *)&pf_scan_passed = 0;\n"
+        "    }\n"
+    )
+    return globals_, work
+
+
+def _exact_scan(
+    op: str, kind: str, phase: list[Node], own: set[str], types: dict[str, str]
+) -> None:
+    """Refuse a scan whose tiles would not give the sequential loop's values: a floating-point
+    product (regrouped, it can overflow where the sequential one does not) or an integer sum
+    or product of terms that may not be integers (the sequential loop cuts each step's value,
+    a tile's total is cut once)."""
+    bare = _same_type(kind)
+    if bare in ("float", "double", "long double"):
+        if op == "*":
+            raise AnnotationError("a floating-point product, which regrouping can overflow")
+        return
+    if op in ("min", "max"):
+        return  # a min of values cut toward zero is the cut of their min: exact
+    types = dict(types)
+    for part in phase:  # the phase's own locals (`int v = x[i];`)
+        for n in walk(part):
+            kind_node = n.child_by_field_name("type") if n.type == "declaration" else None
+            if kind_node is None:
+                continue
+            for declarator in n.children_by_field_name("declarator"):
+                types[declared_name(declarator) or ""] = text(kind_node)
+    for part in phase:
+        for n in walk(part):
+            if n.type in ("call_expression", "cast_expression"):
+                raise AnnotationError("an integer scan whose terms call or convert")
+            if (
+                n.type == "number_literal"
+                and re.search(r"[.eEpP]", text(n))
+                and not text(n).lower().startswith("0x")
+            ):
+                raise AnnotationError(f"an integer scan with the floating term {text(n)}")
+            if n.type == "identifier" and text(n) not in own:
+                named = _same_type(" ".join(types.get(text(n), "").replace("const", "").split()))
+                if named not in _INTEGRAL_SAME:
+                    raise AnnotationError(f"an integer scan whose term reads {text(n)}")
+
+
+_INTEGRAL_SAME = frozenset(
+    _same_type(k)
+    for k in ("int", "unsigned", "unsigned int", "long", "long int", "unsigned long",
+              "long long", "unsigned long long", "size_t", "std::size_t", "short",
+              "unsigned short", "char", "signed char", "unsigned char", "int64_t", "uint64_t",
+              "int32_t", "uint32_t", "bool")
+)  # fmt: skip
+
+
 _KEY_TYPES = frozenset(
     {"int", "unsigned", "unsigned int", "long", "long long", "unsigned long",
      "unsigned long long", "size_t", "float", "double", "int64_t", "uint64_t", "int32_t",
@@ -1198,6 +1616,26 @@ __device__ inline void pf_cuda_merge_best(pf_cuda_kept<K> *kept, I *out, pf_cuda
     }
     __threadfence();
     atomicExch(&kept->lock, 0);
+}
+/* A block's values scanned in shared memory (every thread of the block calling): the fold
+   of the values of the threads before this one (the identity for thread 0); the block's
+   total in *total. */
+template <class T, class F> __device__ inline T pf_cuda_block_scan(T v, F f, T identity, T *total) {
+    __shared__ T pf_scan_part[1024];
+    const unsigned n = blockDim.x * blockDim.y * blockDim.z;
+    const unsigned i = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    pf_scan_part[i] = v;
+    __syncthreads();
+    for (unsigned step = 1; step < n; step *= 2) {
+        const T left = i >= step ? pf_scan_part[i - step] : identity;
+        __syncthreads();
+        if (i >= step) pf_scan_part[i] = f(left, pf_scan_part[i]);
+        __syncthreads();
+    }
+    const T before = i > 0 ? pf_scan_part[i - 1] : identity;
+    if (i == n - 1) *total = pf_scan_part[i];
+    __syncthreads();
+    return before;
 }
 template <class T> __device__ inline void pf_cuda_fold_times(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_times_f()); }
 template <class T> __device__ inline void pf_cuda_fold_min(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_min_f()); }

@@ -26,7 +26,8 @@ MADE = {
     "21_histogram_bin_0-100", "22_histogram_count_quadrants", "23_histogram_first_letter_counts",
     "24_histogram_count_quartile", "25_reduce_xor", "26_reduce_product_of_inverses",
     "27_reduce_average", "28_reduce_smallest_odd_number", "29_reduce_sum_of_min_of_pairs",
-    "34_scan_largest_contiguous_subarray_sum",
+    "30_scan_prefix_sum", "31_scan_scan_with_min_function", "33_scan_reverse_prefix_sum",
+    "34_scan_largest_contiguous_subarray_sum", "36_search_check_if_array_contains_value",
     "37_search_find_the_closest_number_to_pi", "38_search_find_the_first_even_number",
     "50_stencil_xor_kernel", "51_stencil_edge_kernel",
     "52_stencil_1d_jacobi_3-point_stencil", "53_stencil_2d_jacobi_5-point_stencil",
@@ -34,8 +35,8 @@ MADE = {
     "57_transform_inverse_offset", "58_transform_squaring", "59_transform_map_function",
 }  # fmt: skip
 """The suite's serial→CUDA tasks whose function is one map, reduction (with an expression of its
-total returned), histogram, first-index search, last index or argmin loop, after guards (31 of
-60)."""
+total returned), histogram, first-index search, last index, argmin or scan loop, after guards,
+or one standard algorithm such a loop runs (35 of 60)."""
 
 
 def _tasks() -> list[TranslationTask]:
@@ -301,6 +302,69 @@ def test_every_kernel_builds_with_its_tasks_driver(tmp_path: Path) -> None:
 # Each task's check, after the sequential function and the kernel: inputs of a few sizes, the
 # function's result, then the kernel's under every launch shape of `cuda_emulation.hpp`.
 EMULATED = {
+    "36_search_check_if_array_contains_value": """
+int main() {
+    for (size_t n : {1, 7, 1000}) {
+        std::vector<int> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (int)(i * 7919 % 1000);
+        for (int target : {x[0], x[n - 1], x[n / 2], -1, 1000}) {
+            bool want = contains(x, target);
+            for (auto &shape : PF_SHAPES) {
+                bool got = !want;  // whatever the driver starts from
+                pf_launch(shape[0], shape[1], [&] { pf_gpu::contains(x.data(), n, target, &got); });
+                if (got != want) return 1;
+            }
+        }
+    }
+    return 0;
+}
+""",
+    "30_scan_prefix_sum": """
+int main() {
+    for (size_t n : {1, 7, 1000, 5000}) {
+        std::vector<double> x(n), want, got(n);
+        for (size_t i = 0; i < n; i++) x[i] = (double)(i * 37 % 101) / 8.0 - 6.0;
+        prefixSum(x, want);
+        for (auto &shape : PF_SHAPES) {
+            std::fill(got.begin(), got.end(), -1.0);
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::prefixSum(x.data(), got.data(), n); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "31_scan_scan_with_min_function": """
+int main() {
+    for (size_t n : {1, 7, 1000, 5000}) {
+        std::vector<float> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (float)(i * 7919 % 1009) - (float)i / 4.0f;
+        std::vector<float> want = x;
+        partialMinimums(want);
+        for (auto &shape : PF_SHAPES) {
+            std::vector<float> got = x;
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::partialMinimums(got.data(), n); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "33_scan_reverse_prefix_sum": """
+int main() {
+    for (size_t n : {1, 7, 1000, 5000}) {
+        std::vector<int> x(n), want(n), got(n);
+        for (size_t i = 0; i < n; i++) x[i] = (int)(i * 7919 % 1000) - 500;
+        reversePrefixSum(x, want);
+        for (auto &shape : PF_SHAPES) {
+            std::fill(got.begin(), got.end(), 0);
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::reversePrefixSum(x.data(), got.data(), n); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
     "03_dense_la_axpy": """
 int main() {
     for (size_t n : {1, 7, 1000}) {
@@ -823,3 +887,178 @@ def test_what_a_kernel_rewrites(
         assert piece in body, body
     for piece in absent:
         assert piece not in body, body
+
+
+# Scans beyond the suite's: each (the sequential function `f(x, y)`, its element type) is
+# checked against the kernel `f(const T *x, T *y, size_t N)` under every launch shape, twice
+# per shape (the second launch finds the tickets the first left), on sizes of one tile, a few
+# and many.
+_SCANS = {
+    "running max of ints, a guard first": (
+        "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+        "  if (x.size() == 0) return;\n  long long best = x[0];\n"
+        "  for (size_t i = 0; i < x.size(); ++i) {\n    if (x[i] > best) best = x[i];\n"
+        "    y[i] = best;\n  }\n}\n",
+        "long long",
+    ),
+    "running product of unsigned, a local in the input phase": (
+        "void f(std::vector<unsigned> const &x, std::vector<unsigned> &y) {\n"
+        "  unsigned p = 3;\n  for (int i = 0; i < (int)x.size(); i++) {\n"
+        "    unsigned v = x[i] | 1u;\n    p *= v;\n    y[i] = p - v;\n  }\n}\n",
+        "unsigned",
+    ),
+    "recurrence with a first iteration of its own": (
+        "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
+        "  for (size_t i = 0; i < x.size(); ++i) {\n"
+        "    if (i == 0) y[i] = 2 * x[i]; else y[i] = y[i - 1] + 2 * x[i];\n  }\n}\n",
+        "int",
+    ),
+    "recurrence from the element the caller passes": (
+        "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
+        "  for (size_t i = 1; i < x.size(); ++i) {\n    y[i] = y[i - 1] + x[i];\n  }\n}\n",
+        "int",
+    ),
+}
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("case", sorted(_SCANS))
+def test_a_scan_kernel_gives_the_sequential_values_under_every_launch_shape(
+    case: str, tmp_path: Path
+) -> None:
+    source, kind = _SCANS[case]
+    signature = f"__global__ void f(const {kind} *x, {kind} *y, size_t N)"
+    written = kernel(source, analyse(source, Language.CPP), "f", signature)
+    assert "pf_cuda_block_scan" in written
+    check = f"""
+int main() {{
+    for (size_t n : {{1, 8, 9, 1000, 5000}}) {{
+        std::vector<{kind}> x(n), want(n, ({kind})7);
+        for (size_t i = 0; i < n; i++) x[i] = ({kind})((i * 7919 % 1000) / 3) - ({kind})(i % 5);
+        f(x, want);
+        for (auto &shape : PF_SHAPES) {{
+            for (int twice = 0; twice < 2; twice++) {{
+                std::vector<{kind}> got(n, ({kind})7);
+                pf_launch(shape[0], shape[1], [&] {{ pf_gpu::f(x.data(), got.data(), n); }});
+                if (got != want) return 1;
+            }}
+        }}
+    }}
+    return 0;
+}}
+"""
+    _emulate(source, written, check, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("source", "signature", "why"),
+    [
+        (  # an integer running value cuts each step's floating term: a tile's total differs
+            "void f(std::vector<int> const &x, std::vector<int> &y) {\n  int s = 0;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) {\n    s += x[i] * 0.5;\n    y[i] = s;\n"
+            "  }\n}\n",
+            "__global__ void f(const int *x, int *y, size_t N)",
+            "floating term",
+        ),
+        (  # a floating-point product regrouped can overflow where the sequential one does not
+            "void f(std::vector<float> const &x, std::vector<float> &y) {\n  float p = 1;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) {\n    p *= x[i];\n    y[i] = p;\n  }\n}\n",
+            "__global__ void f(const float *x, float *y, size_t N)",
+            "floating-point product",
+        ),
+        (  # the running value also read after the loop: nothing returns it from the tiles
+            "int f(std::vector<int> const &x, std::vector<int> &y) {\n  int s = 0;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) {\n    s += x[i];\n    y[i] = s;\n  }\n"
+            "  return s;\n}\n",
+            "__global__ void f(const int *x, int *y, size_t N, int *total)",
+            "",
+        ),
+        (  # a scan that also sums: the tiles keep one value
+            "double f(std::vector<double> const &x, std::vector<double> &y) {\n"
+            "  double s = 0, t = 0;\n  for (size_t i = 0; i < x.size(); ++i) {\n"
+            "    s += x[i];\n    y[i] = s;\n    t += s;\n  }\n  return t;\n}\n",
+            "__global__ void f(const double *x, double *y, size_t N, double *total)",
+            "",
+        ),
+    ],
+)
+def test_what_gets_no_scan_kernel(source: str, signature: str, why: str) -> None:
+    with pytest.raises(AnnotationError, match=why or None):
+        kernel(source, analyse(source, Language.CPP), "f", signature)
+
+
+# Standard algorithms a function returns, run as the loop they stand for: (source, kernel
+# signature, the check's call of the sequential function and of the kernel into `got`).
+_ALGORITHMS = {
+    "find compared equal: not found": (
+        "bool f(std::vector<long long> const &x, long long v) {\n"
+        "  return std::find(x.begin(), x.end(), v) == x.end();\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, bool *out)",
+        "bool",
+    ),
+    "count of a value": (
+        "int f(std::vector<long long> const &x, long long v) {\n"
+        "  return (std::count(x.begin(), x.end(), v));\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, int *out)",
+        "int",
+    ),
+    "accumulate from a long long start": (
+        "long long f(std::vector<long long> const &x, long long v) {\n"
+        "  return std::accumulate(x.begin(), x.end(), v);\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, long long *out)",
+        "long long",
+    ),
+}
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("case", sorted(_ALGORITHMS))
+def test_a_returned_algorithm_runs_as_its_loop_under_every_launch_shape(
+    case: str, tmp_path: Path
+) -> None:
+    source, signature, kind = _ALGORITHMS[case]
+    headers = "#include <numeric>\n"
+    written = kernel(source, analyse(source, Language.CPP), "f", signature)
+    check = f"""
+int main() {{
+    for (size_t n : {{1, 7, 1000}}) {{
+        std::vector<long long> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (long long)(i * 7919 % 100) - 20;
+        for (long long v : {{x[0], x[n - 1], -1LL, 500LL}}) {{
+            {kind} want = f(x, v);
+            for (auto &shape : PF_SHAPES) {{
+                {kind} got = ({kind})12345;
+                pf_launch(shape[0], shape[1], [&] {{ pf_gpu::f(x.data(), n, v, &got); }});
+                if (got != want) return 1;
+            }}
+        }}
+    }}
+    return 0;
+}}
+"""
+    _emulate(headers + source, written, check, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        (  # the library sums doubles in an int from `0`, cutting each step
+            "int f(std::vector<double> const &x) {\n"
+            "  return std::accumulate(x.begin(), x.end(), 0);\n}\n",
+            "cutting every step",
+        ),
+        (  # a find returned as an iterator is no result a kernel writes
+            "bool f(std::vector<int> const &x, std::vector<int> const &y) {\n"
+            "  return std::find(x.begin(), y.end(), 3) != x.end();\n}\n",
+            "0 top-level loops",
+        ),
+    ],
+)
+def test_what_algorithm_gets_no_kernel(source: str, why: str) -> None:
+    with pytest.raises(AnnotationError, match=why):
+        kernel(
+            source,
+            analyse(source, Language.CPP),
+            "f",
+            "__global__ void f(const double *x, size_t N, int *out)",
+        )
