@@ -15,7 +15,9 @@ GENERATION_FAILED = "generation_failed"
 """Status of a sample the source could not produce (counts as a failed sample)."""
 
 CORRECT = frozenset({Status.PASSED, Status.RACE, Status.SANITIZER_ERROR})
-"""Statuses reached only after the candidate agreed with the reference on every test."""
+"""Statuses a candidate that agreed with the reference on every test can end with. Not proof
+that it did: the integrity check refuses a candidate as `sanitizer_error` before any test runs
+(`is_correct`)."""
 RACY = frozenset({Status.RACE, Status.DEADLOCK, Status.SANITIZER_ERROR})
 STAGES = ("build", "tests", "race check", "timing")
 _TAIL = 2000
@@ -58,6 +60,19 @@ def _failed_step(verdict: Verdict) -> dict[str, Any] | None:
     return None
 
 
+def is_correct(verdict: Verdict) -> bool:
+    """Whether the candidate agreed with the reference on every test (pass@k's sense): the
+    tests ran and passed, whatever the checks after them found."""
+    tests = verdict.equivalence
+    return (
+        verdict.status in CORRECT
+        and tests is not None
+        and tests.ok
+        and tests.not_run is None
+        and bool(tests.outcomes)
+    )
+
+
 def verified_result(
     problem: str, problem_type: str, sample: Sample, verdict: Verdict
 ) -> EvalResultCreate:
@@ -68,8 +83,8 @@ def verified_result(
     summary: dict[str, Any] = {
         "status": status.value,
         "reason": verdict.reason,
-        "correct": status in CORRECT,
-        "race_free": status is Status.PASSED,
+        "correct": is_correct(verdict),
+        "race_free": status is Status.PASSED and is_correct(verdict),
         # A broken reference is the spec's fault, not the model's: left out like a check that
         # could not run, and listed among the report's reasons.
         "not_run": verdict.reason if status in (Status.NOT_RUN, Status.REFERENCE_FAILED) else None,

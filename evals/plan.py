@@ -11,7 +11,7 @@ from corpus.store.models import EvalResultRow
 from corpus.suites import Suite
 from corpus.tasks import SuiteTask
 from evals.errors import EvalSetupError
-from evals.outcomes import CORRECT, GENERATED, is_finished
+from evals.outcomes import GENERATED, is_finished
 from evals.summary import SampleOutcome
 from sandbox.spec import Target
 from sandbox.verdict import Status
@@ -130,6 +130,9 @@ class Progress:
     finished: int = 0
     """Samples that need nothing more (verified, or impossible to produce)."""
     statuses: dict[str, int] = field(default_factory=dict)
+    correct: int = 0
+    """Samples that agreed with the reference on every test: what pass@k counts (not a status:
+    a candidate the integrity check refused before any test ran ends `sanitizer_error` too)."""
 
     @classmethod
     def of(cls, total: int, stored: Iterable[EvalResultRow]) -> Progress:
@@ -137,17 +140,13 @@ class Progress:
         for row in stored:
             progress.generated += 1
             if is_finished(row):
-                progress.add(row.status)
+                progress.add(row.status, bool(row.verdict.get("correct", False)))
         return progress
 
-    def add(self, status: str) -> None:
+    def add(self, status: str, correct: bool = False) -> None:
         self.finished += 1
         self.statuses[status] = self.statuses.get(status, 0) + 1
-
-    @property
-    def correct(self) -> int:
-        """Samples that agreed with the reference on every test: what pass@k counts."""
-        return sum(n for status, n in self.statuses.items() if status in CORRECT)
+        self.correct += correct
 
     @property
     def race_free(self) -> int:
@@ -174,6 +173,7 @@ class Progress:
             "generated": self.generated,
             "finished": self.finished,
             "statuses": dict(self.statuses),
+            "correct": self.correct,
         }
 
 

@@ -271,7 +271,7 @@ class _Job:
                 if result.status in (GENERATED, GENERATION_FAILED):
                     self.progress.generated += 1
                 if result.status != GENERATED:
-                    self.progress.add(result.status)
+                    self.progress.add(result.status, bool(result.verdict.get("correct", False)))
             snapshot = self.progress.as_dict()
             write = asyncio.ensure_future(
                 asyncio.to_thread(

@@ -54,8 +54,10 @@ def test_the_progress_line_counts_in_the_reports_words():
     pass@1 was 66.7 %."""
     from evals.plan import Progress
 
-    progress = Progress(total=4)
-    for status in ("race", "race", "wrong_answer", "not_run"):
-        progress.add(status)
+    progress = Progress(total=5)
+    for status, correct in (("race", True), ("race", True), ("wrong_answer", False)):
+        progress.add(status, correct)
+    progress.add("not_run")
+    progress.add("sanitizer_error", correct=False)  # refused before its tests ran
     assert (progress.correct, progress.race_free, progress.not_run) == (2, 0, 1)
-    assert progress.line() == ("generated 0 · correct 2 (race-free 0) · failed 1 · not run 1")
+    assert progress.line() == ("generated 0 · correct 2 (race-free 0) · failed 2 · not run 1")

@@ -279,3 +279,23 @@ async def test_the_graph_agent_verifies_as_the_run_does_with_or_without_timing(e
         [task] = session.exec(select(TaskRow)).all()
     assert task.options is not None
     assert task.options["timing"] is (None if timing else False)
+
+
+async def test_a_candidate_refused_before_its_tests_ran_is_not_correct(engine):
+    """The integrity check refuses a candidate that interferes with the checkers (here inline
+    assembly) as `sanitizer_error` before any test runs. That status is also what a candidate
+    that passed its tests and then failed a sanitizer ends with, and pass@k counts those:
+    counted by status, a refused candidate was correct without a test (a session's kernel
+    writer put an `asm` in every kernel, and pass@1 read 0.633 with nothing run)."""
+    run_id = new_run(engine, model=None)
+    source = ListSource(body='  asm("nop");\n  z[0] = 1;\n}\n')
+    outcome = await runner(engine).run(run_id, source=source)
+    stored = rows(engine, run_id)
+    assert {r.status for r in stored} == {"sanitizer_error"}
+    assert not any(r.verdict["correct"] or r.verdict["race_free"] for r in stored)
+    data = load_run(engine, run_id)
+    assert not any(o.correct for o in data.outcomes)
+    assert "pass@1 0.0%" in outcome.reason, outcome.reason
+    with Session(engine) as session:
+        progress = store.get(session, run_id).progress  # type: ignore[union-attr]
+    assert progress["correct"] == 0 and progress["finished"] == len(stored)
