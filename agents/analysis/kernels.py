@@ -20,7 +20,18 @@ its one loop:
 - a histogram into an array parameter (`bins[k]++`): each update an `atomicAdd`;
 - a first-index search (`if (...) return i;` then `return x.size();`), the last index a
   conditional assignment keeps (`if (...) last = i;`) and an argmin or argmax (`if (d < best)
-  { best = d; at = i; }`), the last two written by the block that ends last.
+  { best = d; at = i; }`), the last two written by the block that ends last;
+- a scan (a prefix sum `y[i] = y[i - 1] + x[i]`, a running minimum `m = min(m, x[i]); x[i] =
+  m;`): blocks take tiles of the iterations in ticket order, each totals its tile, waits for
+  the running value the tile before passes on, passes its own and runs the body over its tile
+  from it (`_scan_tiles`; one launch, no scratch memory, no launch order that can deadlock);
+- maps and histograms that must run one after another (loops in turn, `y[i] *= beta;` then
+  `y[row] += ...`, or the one loop an outer loop runs per iteration, an LU's rows for each
+  pivot): the first blocks to start take seats, no more than run at once, and the seated
+  threads meet at a grid barrier after each loop (`_PHASES`).
+
+A function that only returns a standard algorithm's result (`std::find(...) != x.end()`,
+`std::count`, `std::accumulate`) is first written as the loop the algorithm runs.
 
 Iteration k runs where the loop's own test, in its own types, holds for the first iteration
 and for k: the sequential loop's iterations, whatever its bound's type (`i < n / 2.0`) or its
@@ -34,7 +45,7 @@ analysis asks of the function's vectors (`&input != &output`) hold by its contra
 
 Names carry over: a vector parameter becomes the kernel's pointer of the same name (the
 subscripts read alike), `x.size()` the kernel's one size parameter the function does not
-have (one vector's size only). The source's helpers come along as `__host__ __device__`
+have, or where it has several, the one named for the vector (`Nx`, `sizeA`). The source's helpers come along as `__host__ __device__`
 functions under names of their own (`pf_fn_`), its constants in constant memory, its types
 (without methods). Anything else (statements around the loop, calls other than math,
 overloaded helpers, another result shape, a name the kernel does not take) gets no kernel,
@@ -117,7 +128,12 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError(f"the kernel is {name}, not {function}")
     source, program = _algorithm_as_loop(source, program, function)
     root = syntax_tree(source, program.language).root_node
-    definition, statements, node, loop = _the_loop(root, program, function)
+    definition, statements, phases = _the_loops(root, program, function)
+    node, loop = phases[0].node, phases[0].loop
+    phased = len(phases) > 1 or phases[0].outer is not None
+    """Loops that must run one after another (`y[i] *= beta;` before `y[row] += a * x[col];`),
+    or the one loop an outer loop's iterations run in turn (`for (i ...) for (j ...)`): the
+    kernel's seated blocks meet at a barrier between them (`_PHASES`)."""
     serial_params = dict(function_params(definition))
     serial = set(serial_params)
     taken = sorted(
@@ -135,7 +151,13 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     by_name = {p.name: p for p in params}
     kept = _kept(dep)
     # The statements around the loop: guards and declarations before it, its return after.
-    before, after = statements[: statements.index(node)], statements[statements.index(node) + 1 :]
+    first, last = statements.index(phases[0].top), statements.index(phases[-1].top)
+    before, after = statements[:first], statements[last + 1 :]
+    for between in statements[first : last + 1]:
+        if between not in [p.top for p in phases] and not _resizes_output(
+            between, by_name, dict(function_params(definition))
+        ):
+            raise AnnotationError(f"{function} does more between its loops: {text(between)[:60]}")
     starts: dict[str, tuple[str, Node]] = {}
     """The declared type and first value of each name the loop keeps (the result, an argmin's
     best value and index)."""
@@ -206,7 +228,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     extra = [p for p in params if p.name not in serial]
     sizes = [p for p in extra if not p.pointer and p.type in ("size_t", "int", "unsigned")]
     outputs = [p for p in extra if p.pointer]
-    scope = [*copied, *guards, node, *(v for _, v in starts.values())]
+    if phased and (returned is not None or any(_guard_value(g) is not None for g in guards)):
+        raise AnnotationError(f"{function} returns a value from loops run one after another")
+    scope = [*copied, *guards, *(p.top for p in phases), *(v for _, v in starts.values())]
     if epilogue is not None:
         scope.append(epilogue)
     if scan_store is not None:
@@ -252,7 +276,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError(f"the loop uses {outside[0]}, which the kernel does not take")
     if any(set(kept) & _names(g) for g in guards):
         raise AnnotationError("a guard before the loop reads what the loop keeps")
-    modified = {a.name for a in loop.writes if a.is_array} | {h.var for h in dep.array_reductions}
+    modified = {a.name for p in phases for a in (p.outer_loop or p.loop).writes if a.is_array} | {
+        h.var for p in phases for h in p.loop.dependence.array_reductions
+    }
     early = [*copied, *guards, *(v for _, v in starts.values())]
     if any(modified & _names(part) for part in early if part is not scan_start):
         # every thread runs these while others write: it would read what they wrote (a scan's
@@ -272,8 +298,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         if callee.type == "field_expression" and text(callee).endswith((".size", ".empty")):
             owner, _, method = text(callee).rpartition(".")
             size = _size_of(owner, serial_params, by_name, sizes)
-            if "std::array" not in text(serial_params.get(owner) or callee):
-                measured.add(owner)
+            declared = text(serial_params.get(owner) or callee)
+            if "std::array" not in declared and _named_size(owner, sizes) is None:
+                measured.add(owner)  # the kernel's one size
             edits.append(
                 (call.start_byte, call.end_byte, size if method == "size" else f"({size} == 0)")
             )
@@ -306,18 +333,23 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             and text(member) not in ("size", "empty")
         ):
             raise AnnotationError(f"the loop uses {text(field)}, which the kernel's pointer lacks")
-    for histogram in dep.array_reductions:
-        if histogram.op != "+" or histogram.var not in by_name:
-            raise AnnotationError(f"the histogram {histogram.var} is not the kernel's")
-    edits += _histogram_atomics(node, loop, by_name, edits)
+    for phase in phases:
+        for histogram in phase.loop.dependence.array_reductions:
+            if histogram.op != "+" or histogram.var not in by_name:
+                raise AnnotationError(f"the histogram {histogram.var} is not the kernel's")
+        edits += _histogram_atomics(phase.node, phase.loop, by_name, edits)
     out = None
     if dep.first_match or kept or any(_guard_value(g) is not None for g in guards):
         if len(outputs) != 1:
             raise AnnotationError("cannot tell which kernel parameter holds the result")
         out = outputs[0]
-    exits = bool(_returns(node)) or any(
-        n.type in ("break_statement", "goto_statement") for n in walk(node)
+    exits = any(
+        bool(_returns(p.top))
+        or any(n.type in ("break_statement", "goto_statement") for n in walk(p.node))
+        for p in phases
     )
+    if phased and exits:
+        raise AnnotationError("a loop run in phases leaves early")
     globals_ = ""
     declare = combine = ""
     if dep.first_match:
@@ -383,39 +415,8 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     if "std::" in types:
         # `struct Book { std::string title; ... }`: the driver's device copy has its own type
         raise AnnotationError("the source's types hold C++ library objects no device copy can")
-    if node.type == "for_range_loop":
-        # `for (auto const &e : x)`: the element of the kernel's pointer x, one per iteration.
-        ranged = node.child_by_field_name("declarator")
-        over = loop.range_over or ""
-        if over not in by_name or not by_name[over].pointer or ranged is None:
-            raise AnnotationError("the loop runs over a range the kernel does not take whole")
-        upper = _size_of(over, serial_params, by_name, sizes)
-        paren = next(c for c in node.children if c.type == "(")
-        whole = node.text or b""
-        span = whole[paren.end_byte - node.start_byte : ranged.end_byte - node.start_byte]
-        named = span.decode().strip()
-        head = (
-            f"    const long long pf_first = 0, pf_count = (long long)({upper});\n"
-            "    for (unsigned long long pf_k = pf_t; (long long)pf_k < pf_count; "
-            "pf_k += pf_threads) {\n"
-            f"        {named} = {loop.range_over}[pf_first + (long long)pf_k];\n"
-        )
-    else:
-        # Iteration k runs where the loop's own test, in its own types, holds for the first
-        # iteration (`int i = -1; i < x.size()` runs none) and for k (a bound of 2.5 runs 0, 1
-        # and 2), and k is a value of the counter's type: what the sequential loop runs.
-        test = _rewrite_span(node.child_by_field_name("condition"), edits, "")
-        _upper_of(test, loop)
-        counter = loop.counter_type or "long long"
-        var = loop.var
-        head = (
-            f"    const long long pf_first = (long long)({_first_of(node, edits, loop)});\n"
-            f"    bool pf_runs;\n    {{ {counter} {var} = ({counter})pf_first; pf_runs = ({test}); }}\n"
-            "    for (unsigned long long pf_k = pf_t; pf_runs; pf_k += pf_threads) {\n"
-            "        const long long pf_iteration = pf_first + (long long)pf_k;\n"
-            f"        {counter} {var} = ({counter})pf_iteration;\n"
-            f"        if ((long long){var} != pf_iteration || !({test})) break;\n"
-        )
+    looped = _LoopHead.of(node, loop, edits, by_name, serial_params, sizes)
+    head = looped.prelude + looped.loop("pf_t", "pf_threads")
     text_sig = signature.strip().rstrip("{;").strip()
     if "__global__" not in text_sig:
         text_sig = "__global__ " + text_sig
@@ -442,6 +443,15 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             "driver launches take\n   tiles of the loop in order (a ticket); each totals its "
             "tile, takes the running value the tile\n   before it ends with, passes its own "
             "on and runs the loop's body over its tile from it. */\n"
+        )
+    if phased:
+        globals_, work = _phased_work(phases, edits, by_name, serial_params, sizes)
+        inner = work
+        about = (
+            f"/* {function}: loops that run one after another, as one kernel. The first blocks "
+            "of whatever grid the\n   driver launches to arrive take the seats (no more than "
+            "can run at once); the seated threads\n   share each loop's iterations and meet at "
+            "a barrier across the grid before the next loop. */\n"
         )
     # The source's constants the kernel, its helpers and types name (and those they name),
     # before the types, which may size arrays with them.
@@ -477,6 +487,191 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             "}\n"
         )
     )
+
+
+def _phased_work(
+    phases: list[_Phase],
+    edits: list[tuple[int, int, str]],
+    by_name: dict[str, KernelParam],
+    serial_params: dict[str, Node],
+    sizes: list[KernelParam],
+) -> tuple[str, str]:
+    """The kernel's work where its loops run one after another (`_PHASES`): a seated block
+    takes tiles of each loop's iterations in turn (an outer loop's counter alike in every
+    thread) and meets the other seated blocks at a grid barrier after each (inner) loop. The
+    device globals, the work."""
+    parts = []
+    for phase in phases:
+        body = phase.node.child_by_field_name("body")
+        assert body is not None
+        head = _LoopHead.of(phase.node, phase.loop, edits, by_name, serial_params, sizes)
+        code = (
+            "{\n"
+            f"{head.prelude}"
+            "    for (;;) {\n"
+            "        if (pf_lane == 0) pf_tile = atomicAdd(&pf_phase_next, 1ULL);\n"
+            "        __syncthreads();\n"
+            "        const unsigned long long pf_base = pf_tile * pf_span;\n"
+            f"{head.exists('pf_base')}"
+            "        if (!pf_any) break;  /* the same for the whole block: past the loop's end */\n"
+            + head.loop("pf_base + pf_lane", "pf_width", "pf_k < pf_base + pf_span")
+            + f"        {_rewrite(body, edits)}\n    }}\n"
+            "        __syncthreads();  /* before the next ticket overwrites the tile */\n"
+            "    }\n"
+            "    pf_cuda_grid_sync();\n"
+            "    }"
+        )
+        if phase.outer is not None:
+            code = _rewrite(
+                phase.outer, [*edits, (phase.node.start_byte, phase.node.end_byte, code)]
+            )
+        parts.append(f"    {code}\n")
+    work = (
+        "    (void)pf_threads;\n    (void)pf_t;\n"
+        "    const unsigned pf_width = blockDim.x * blockDim.y * blockDim.z;\n"
+        f"    const unsigned long long pf_span = (unsigned long long)pf_width * {_TILE_ITEMS};\n"
+        "    __shared__ bool pf_seated;\n"
+        "    __shared__ unsigned long long pf_tile;\n"
+        "    if (pf_lane == 0) pf_seated = pf_cuda_take_seat();\n"
+        "    __syncthreads();\n"
+        "    if (pf_seated) {\n" + "".join(parts) + "    }\n"
+        "    if (pf_lane == 0 && pf_cuda_last_block(&pf_kernel_done)) {\n"
+        "        *(volatile unsigned long long *)&pf_phase_state = 0;\n"
+        "        *(volatile unsigned long long *)&pf_phase_next = 0;\n"
+        "    }\n"
+    )
+    return _DONE + _PHASES, work
+
+
+_TILE_ITEMS = 8
+"""Iterations per thread in a tile a seated block takes."""
+
+_PHASES = """\
+__device__ unsigned long long pf_phase_state = 0; /* seats taken; the top bit: seating closed */
+__device__ unsigned long long pf_phase_next = 0; /* the next tile of the loop running */
+__device__ unsigned pf_phase_arrived = 0, pf_phase_round = 0; /* the grid barrier's */
+/* A seat for this block (its thread 0 calls) while seating is open: a block that runs. */
+__device__ inline bool pf_cuda_take_seat() {
+    unsigned long long seen = *(volatile unsigned long long *)&pf_phase_state;
+    for (;;) {
+        if (seen >> 63) return false;
+        const unsigned long long was = atomicCAS(&pf_phase_state, seen, seen + 1);
+        if (was == seen) return true;
+        seen = was;
+    }
+}
+/* The seated blocks' barrier (every thread of each seated block calling). The first to
+   arrive closes seating, so the seats are blocks already running: all of them arrive. The
+   last to arrive frees the tiles for the next loop and opens the next round. */
+__device__ inline void pf_cuda_grid_sync() {
+    __syncthreads();
+    if (threadIdx.x + threadIdx.y + threadIdx.z == 0) {
+        volatile unsigned *round = &pf_phase_round;
+        const unsigned seen = *round;
+        __threadfence();
+        const unsigned long long state = atomicOr(&pf_phase_state, 1ULL << 63);
+        const unsigned seats = (unsigned)(state & 0xffffffffULL);
+        if (atomicAdd(&pf_phase_arrived, 1u) + 1 == seats) {
+            atomicExch(&pf_phase_arrived, 0u);
+            atomicExch(&pf_phase_next, 0ULL);
+            __threadfence();
+            atomicAdd(&pf_phase_round, 1u);
+        } else {
+            while (*round == seen) {
+            }
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+"""
+"""Loops one after another in one launch of a driver's kernel, for any grid it launches:
+blocks that start while seating is open take seats, the first barrier closes it, and the
+blocks that come later leave at once. A seat is taken only by a block that runs, and a
+running block is never preempted, so every seated block reaches every barrier: no grid, GPU
+or launch order can make the barrier wait forever. Seated blocks take each loop's iterations
+in tiles (a ticket), so the work spreads over however many seats there are."""
+
+
+@dataclass(frozen=True)
+class _LoopHead:
+    """A loop's iterations as the kernel runs them: `prelude` (its first counter value, and
+    whether its first iteration runs, or its element count), `exists(k)` (whether iteration
+    `k` runs: `pf_any`) and `loop(start, step, limit)` (a loop over iterations from `start` by
+    `step` while `limit` holds, up to its body, declaring the counter or element as the
+    sequential loop has it)."""
+
+    prelude: str
+    test: str
+    counter: str
+    var: str
+    named: str = ""
+    over: str = ""
+
+    @staticmethod
+    def of(
+        node: Node,
+        loop: Loop,
+        edits: list[tuple[int, int, str]],
+        by_name: dict[str, KernelParam],
+        serial_params: dict[str, Node],
+        sizes: list[KernelParam],
+    ) -> _LoopHead:
+        if node.type == "for_range_loop":
+            # `for (auto const &e : x)`: the element of the kernel's pointer x, one per
+            # iteration.
+            ranged = node.child_by_field_name("declarator")
+            over = loop.range_over or ""
+            if over not in by_name or not by_name[over].pointer or ranged is None:
+                raise AnnotationError("the loop runs over a range the kernel does not take whole")
+            upper = _size_of(over, serial_params, by_name, sizes)
+            paren = next(c for c in node.children if c.type == "(")
+            whole = node.text or b""
+            span = whole[paren.end_byte - node.start_byte : ranged.end_byte - node.start_byte]
+            return _LoopHead(
+                f"    const long long pf_first = 0, pf_count = (long long)({upper});\n",
+                "",
+                "",
+                "",
+                named=span.decode().strip(),
+                over=over,
+            )
+        # Iteration k runs where the loop's own test, in its own types, holds for the first
+        # iteration (`int i = -1; i < x.size()` runs none) and for k (a bound of 2.5 runs 0, 1
+        # and 2), and k is a value of the counter's type: what the sequential loop runs.
+        test = _rewrite_span(node.child_by_field_name("condition"), edits, "")
+        _upper_of(test, loop)
+        counter, var = loop.counter_type or "long long", loop.var or ""
+        prelude = (
+            f"    const long long pf_first = (long long)({_first_of(node, edits, loop)});\n"
+            f"    bool pf_runs;\n    {{ {counter} {var} = ({counter})pf_first; pf_runs = ({test}); }}\n"
+        )
+        return _LoopHead(prelude, test, counter, var)
+
+    def exists(self, k: str) -> str:
+        if self.over:
+            return f"        const bool pf_any = (long long)({k}) < pf_count;\n"
+        at = f"pf_first + (long long)({k})"
+        return (
+            "        bool pf_any = pf_runs;\n"
+            f"        if (pf_any) {{ {self.counter} {self.var} = ({self.counter})({at}); "
+            f"pf_any = (long long){self.var} == {at} && ({self.test}); }}\n"
+        )
+
+    def loop(self, start: str, step: str, limit: str = "") -> str:
+        if self.over:
+            bound = "(long long)pf_k < pf_count" + (f" && {limit}" if limit else "")
+            return (
+                f"    for (unsigned long long pf_k = {start}; {bound}; pf_k += {step}) {{\n"
+                f"        {self.named} = {self.over}[pf_first + (long long)pf_k];\n"
+            )
+        bound = "pf_runs" + (f" && {limit}" if limit else "")
+        return (
+            f"    for (unsigned long long pf_k = {start}; {bound}; pf_k += {step}) {{\n"
+            "        const long long pf_iteration = pf_first + (long long)pf_k;\n"
+            f"        {self.counter} {self.var} = ({self.counter})pf_iteration;\n"
+            f"        if ((long long){self.var} != pf_iteration || !({self.test})) break;\n"
+        )
 
 
 _TYPE_NODES = frozenset(
@@ -556,7 +751,8 @@ def kernel_loop(source: str, program: Program, function: str) -> Loop:
     """The loop of `function` that `kernel` would run on the device (AnnotationError: none)."""
     source, program = _algorithm_as_loop(source, program, function)
     root = syntax_tree(source, program.language).root_node
-    return _the_loop(root, program, function)[3]
+    first = _the_loops(root, program, function)[2][0]
+    return first.outer_loop or first.loop
 
 
 def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[str, Program]:
@@ -674,8 +870,31 @@ def _literal_type(node: Node, params: dict[str, Node]) -> str | None:
             "ll": "long long", "ull": "unsigned long long", "llu": "unsigned long long"}.get(suffix)  # fmt: skip
 
 
-def _the_loop(root: Node, program: Program, function: str) -> tuple[Node, list[Node], Node, Loop]:
-    """`function`'s definition, its body's statements, its one loop's node and facts."""
+@dataclass(frozen=True)
+class _Phase:
+    """A loop the kernel runs across its threads: `node` with its facts, and where an outer
+    loop runs it once per outer iteration, that loop (`outer`) with its facts."""
+
+    node: Node
+    loop: Loop
+    outer: Node | None = None
+    outer_loop: Loop | None = None
+
+    @property
+    def top(self) -> Node:
+        """The function's statement that holds the phase."""
+        return self.outer if self.outer is not None else self.node
+
+
+_FORS = ("for_statement", "for_range_loop")
+
+
+def _the_loops(
+    root: Node, program: Program, function: str
+) -> tuple[Node, list[Node], list[_Phase]]:
+    """`function`'s definition, its body's statements and the loops the kernel runs: its one
+    loop; or loops that run one after another, each a map or histogram; or the one map or
+    histogram loop an outer counted loop holds alone (its iterations one after another)."""
     definition = next((d for d in function_definitions(root) if function_name(d) == function), None)
     if definition is None:
         raise AnnotationError(f"no function {function} in the source")
@@ -683,15 +902,61 @@ def _the_loop(root: Node, program: Program, function: str) -> tuple[Node, list[N
     if body is None:
         raise AnnotationError(f"{function} has no body")
     statements = [s for s in body.named_children if s.type != "comment"]
-    fors = [s for s in statements if s.type in ("for_statement", "for_range_loop")]
-    if len(fors) != 1:
-        raise AnnotationError(f"{function} has {len(fors)} top-level loops, not one")
-    node = fors[0]
-    loop = next((x for x in program.loops if (x.line - 1, x.column) == node.start_point), None)
-    if loop is None:
-        raise AnnotationError("the analysis has no facts for the loop")
-    _check_loop(loop)
-    return definition, statements, node, loop
+    fors = [s for s in statements if s.type in _FORS]
+
+    def facts(node: Node) -> Loop:
+        loop = next((x for x in program.loops if (x.line - 1, x.column) == node.start_point), None)
+        if loop is None:
+            raise AnnotationError("the analysis has no facts for the loop")
+        return loop
+
+    if not fors:
+        raise AnnotationError(f"{function} has 0 top-level loops, not one")
+    if len(fors) == 1:
+        loop = facts(fors[0])
+        try:
+            _check_loop(loop)
+        except AnnotationError:
+            inner = _sole_loop(fors[0])
+            if inner is None or inner.type != "for_statement":
+                raise
+            _check_outer(loop)
+            inner_loop = facts(inner)
+            _check_loop(inner_loop)
+            _check_phase(inner_loop)
+            return definition, statements, [_Phase(inner, inner_loop, fors[0], loop)]
+        return definition, statements, [_Phase(fors[0], loop)]
+    phases = []
+    for node in fors:
+        loop = facts(node)
+        _check_loop(loop)
+        _check_phase(loop)
+        phases.append(_Phase(node, loop))
+    return definition, statements, phases
+
+
+def _sole_loop(outer: Node) -> Node | None:
+    """The loop that is the whole body of `outer` (braced or not), else None."""
+    body = outer.child_by_field_name("body")
+    while body is not None and body.type == "compound_statement":
+        inner = [c for c in body.named_children if c.type != "comment"]
+        body = inner[0] if len(inner) == 1 else None
+    return body if body is not None and body.type in _FORS else None
+
+
+def _check_outer(loop: Loop) -> None:
+    """An outer loop every seated thread runs alike: counted, its counter its own."""
+    if not loop.canonical or loop.var is None or loop.counter_type in (None, "auto"):
+        raise AnnotationError(f"the analysis does not prove the loop ({loop.dependence.reason})")
+
+
+def _check_phase(loop: Loop) -> None:
+    """A loop run as one phase among others: a map or a histogram (nothing kept for later)."""
+    dep = loop.dependence
+    if _kept(dep) or dep.first_match or dep.scan is not None:
+        raise AnnotationError(
+            "loops run one after another keep a value: only maps and histograms run in phases"
+        )
 
 
 _OP_NAMES = {"+": "plus", "*": "times", "min": "min", "max": "max"}
@@ -889,9 +1154,24 @@ def _size_of(
         return f"(size_t)({match.group(1)})"
     if param is None or not param.pointer or "vector" not in declared:
         raise AnnotationError(f"{owner}.size() is not the size of a vector the kernel takes")
+    named = _named_size(owner, sizes)
+    if named is not None:
+        return f"(size_t)({named.name})"
     if len(sizes) != 1:
         raise AnnotationError("cannot tell which kernel parameter is the vector's size")
     return f"(size_t)({sizes[0].name})"
+
+
+def _named_size(owner: str, sizes: list[KernelParam]) -> KernelParam | None:
+    """The one size parameter named for `owner` (`Nx` or `sizeX` for `x`, `sizeA` for `A`)
+    where the kernel takes several, else None."""
+    if len(sizes) < 2:
+        return None
+    upper = owner[:1].upper() + owner[1:]
+    names = {f"N{owner}", f"n{owner}", f"N_{owner}", f"n_{owner}", f"size{upper}",
+             f"size{owner}", f"size_{owner}", f"{owner}_size", f"{owner}Size", f"len_{owner}"}  # fmt: skip
+    named = [p for p in sizes if p.name in names]
+    return named[0] if len(named) == 1 else None
 
 
 def _first_of(node: Node, edits: list[tuple[int, int, str]], loop: Loop) -> str:

@@ -17,10 +17,11 @@ from agents.analysis.kernels import _HELPERS, kernel, signature_params
 from agents.targets import kit
 from corpus.suites import load_suite
 from corpus.translation import TranslationTask
+from sandbox.checkers.integrity import driver_findings, source_findings
 from sandbox.spec import Language, Target
 
 MADE = {
-    "02_dense_la_gemm", "03_dense_la_axpy", "04_dense_la_gemv", "12_geometry_smallest_triangle",
+    "00_dense_la_lu_decomp", "02_dense_la_gemm", "03_dense_la_axpy", "04_dense_la_gemv", "12_geometry_smallest_triangle",
     "13_geometry_closest_pair_2d", "14_geometry_closest_pair_1d",
     "15_graph_edge_count", "17_graph_highest_degree", "20_histogram_pixel_histogram",
     "21_histogram_bin_0-100", "22_histogram_count_quadrants", "23_histogram_first_letter_counts",
@@ -28,7 +29,7 @@ MADE = {
     "27_reduce_average", "28_reduce_smallest_odd_number", "29_reduce_sum_of_min_of_pairs",
     "30_scan_prefix_sum", "31_scan_scan_with_min_function", "33_scan_reverse_prefix_sum",
     "34_scan_largest_contiguous_subarray_sum", "36_search_check_if_array_contains_value",
-    "37_search_find_the_closest_number_to_pi", "38_search_find_the_first_even_number",
+    "37_search_find_the_closest_number_to_pi", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
     "50_stencil_xor_kernel", "51_stencil_edge_kernel",
     "52_stencil_1d_jacobi_3-point_stencil", "53_stencil_2d_jacobi_5-point_stencil",
     "54_stencil_game_of_life", "55_transform_relu", "56_transform_negate_odds",
@@ -36,7 +37,8 @@ MADE = {
 }  # fmt: skip
 """The suite's serial→CUDA tasks whose function is one map, reduction (with an expression of its
 total returned), histogram, first-index search, last index, argmin or scan loop, after guards,
-or one standard algorithm such a loop runs (35 of 60)."""
+or one standard algorithm such a loop runs, or maps and histograms run one after another (an
+outer loop's iterations, or loops in turn; 38 of 60)."""
 
 
 def _tasks() -> list[TranslationTask]:
@@ -78,6 +80,18 @@ def test_the_writer_takes_the_maps_reductions_and_histograms_of_the_suite() -> N
         assert kit(Target.CUDA).mechanical(
             t.source, analyse(t.source, Language.CPP), t.spec_for()["signature"]
         ) == (t.problem in MADE)
+
+
+def test_every_kernel_passes_the_verifiers_source_checks() -> None:
+    """The writer's own code is a candidate like any other: inline assembly (an SM count read
+    with `%nsmid`), a sanitizer probe or a forbidden call in its helpers would fail every
+    kernel before it ran."""
+    for name, (_, code) in sorted(_made().items()):
+        assert source_findings(code) == [], name
+        assert driver_findings(code) == [], name
+    for source, kind in _SCANS.values():
+        signature = f"__global__ void f(const {kind} *x, {kind} *y, size_t N)"
+        assert source_findings(kernel(source, analyse(source, Language.CPP), "f", signature)) == []
 
 
 def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread() -> None:
@@ -257,6 +271,27 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
             "__global__ void f(const int *x, const int *w, int *y, size_t N)",
             "one size",
         ),
+        (  # loops in turn where one keeps a value: only maps and histograms run in phases
+            "double f(std::vector<double> &x) {\n  double s = 0;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) x[i] *= 2;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) s += x[i];\n  return s;\n}\n",
+            "__global__ void f(double *x, size_t N, double *out)",
+            "only maps and histograms",
+        ),
+        (  # a statement between the loops would run in every thread at once
+            "void f(std::vector<double> &x) {\n"
+            "  for (size_t i = 0; i < x.size(); ++i) x[i] *= 2;\n  x[0] = 1;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) x[i] += 1;\n}\n",
+            "__global__ void f(double *x, size_t N)",
+            "between its loops",
+        ),
+        (  # an outer loop that does more than run its one inner loop
+            "void f(std::vector<double> &x, size_t n) {\n"
+            "  for (size_t t = 0; t < n; ++t) {\n    x[0] += 1;\n"
+            "    for (size_t i = 1; i < x.size(); ++i) x[i] += x[0];\n  }\n}\n",
+            "__global__ void f(double *x, size_t n, size_t N)",
+            "does not prove",
+        ),
         (  # a call no device has (the analysis knows it is pure)
             "void say(std::vector<int> &x) {\n"
             '  for (int i = 0; i < x.size(); ++i) x[i] = (int)strlen("abc") + i;\n}\n',
@@ -302,6 +337,71 @@ def test_every_kernel_builds_with_its_tasks_driver(tmp_path: Path) -> None:
 # Each task's check, after the sequential function and the kernel: inputs of a few sizes, the
 # function's result, then the kernel's under every launch shape of `cuda_emulation.hpp`.
 EMULATED = {
+    "00_dense_la_lu_decomp": """
+int main() {
+    for (size_t n : {1, 2, 5, 40}) {
+        std::vector<double> a(n * n);
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++) a[i * n + j] = i == j ? 4.0 * n : (double)((i * 7 + j * 3) % 5) - 2.0;
+        std::vector<double> want = a;
+        luFactorize(want, n);
+        for (auto &shape : PF_SHAPES) {
+            for (int twice = 0; twice < 2; twice++) {  // the seats the first launch took are free again
+                std::vector<double> got = a;
+                pf_launch(shape[0], shape[1], [&] { pf_gpu::luFactorize(got.data(), n); });
+                if (got != want) return 1;
+            }
+        }
+    }
+    return 0;
+}
+""",
+    "47_sparse_la_spmv": """
+int main() {
+    for (size_t m : {1, 7, 300}) {
+        size_t n = m + 3;
+        std::vector<COOElement> a;
+        for (size_t k = 0; k < 4 * m; k++) a.push_back({k * 7 % m, k * 5 % n, (double)(k % 9) - 4.0});
+        std::vector<double> x(n), y(m);
+        for (size_t i = 0; i < n; i++) x[i] = (double)(i % 7) - 3.0;
+        for (size_t i = 0; i < m; i++) y[i] = (double)(i % 5);
+        std::vector<double> want = y;
+        spmv(2.0, a, x, 0.5, want, m, n);
+        std::vector<pf_gpu::COOElement> device(a.size());
+        for (size_t k = 0; k < a.size(); k++) device[k] = {a[k].row, a[k].column, a[k].value};
+        for (auto &shape : PF_SHAPES) {
+            std::vector<double> got = y;
+            pf_launch(shape[0], shape[1], [&] {
+                pf_gpu::spmv(2.0, device.data(), device.size(), x.data(), 0.5, got.data(), m, n);
+            });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "48_sparse_la_sparse_axpy": """
+int main() {
+    for (size_t n : {1, 7, 300}) {
+        std::vector<Element> x, y;
+        for (size_t k = 0; k < n; k += 2) x.push_back({k, (double)(k % 9) - 4.0});
+        for (size_t k = 0; k < n; k += 3) y.push_back({k, (double)(k % 5)});
+        std::vector<double> want(n, 0.0);
+        sparseAxpy(1.5, x, y, want);
+        std::vector<pf_gpu::Element> dx, dy;
+        for (auto &e : x) dx.push_back({e.index, e.value});
+        for (auto &e : y) dy.push_back({e.index, e.value});
+        for (auto &shape : PF_SHAPES) {
+            std::vector<double> got(n, 0.0);
+            pf_launch(shape[0], shape[1], [&] {
+                pf_gpu::sparseAxpy(1.5, dx.data(), dy.data(), got.data(), dx.size(), dy.size(), n);
+            });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
     "36_search_check_if_array_contains_value": """
 int main() {
     for (size_t n : {1, 7, 1000}) {

@@ -46,6 +46,12 @@ template <class T> T atomicExch(T *a, T v) {
     *a = v;
     return old;
 }
+template <class T> T atomicOr(T *a, T v) {
+    std::lock_guard<std::mutex> held(pf_atomics);
+    T old = *a;
+    *a |= v;
+    return old;
+}
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 template <class W> W atomicCAS(W *a, W expected, W desired) {
     std::lock_guard<std::mutex> held(pf_atomics);
