@@ -703,8 +703,24 @@ def test_a_kernel_computes_the_functions_result_under_every_launch_shape(
     _emulate(t.source, _kernel(t), EMULATED[problem], tmp_path)
 
 
-def _emulate(source: str, written: str, check: str, tmp_path: Path) -> None:
-    """Builds and runs the sequential source, the kernel and the check's `main` together."""
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("problem", sorted(EMULATED))
+def test_a_kernel_computes_the_functions_result_with_its_blocks_running_at_once(
+    problem: str, tmp_path: Path
+) -> None:
+    """The same checks with every block of the launch running at once (one thread each, as
+    host threads): what blocks do to each other (a scan's chain of running values, seats and
+    the grid barrier of loops run in phases, the block that ends last, an argmin's lock) runs
+    for real, on grids of up to 64 blocks, twice per launch shape."""
+    t = next(t for t in _tasks() if t.problem == problem)
+    _emulate(t.source, _kernel(t), EMULATED[problem], tmp_path, concurrent=True)
+
+
+def _emulate(
+    source: str, written: str, check: str, tmp_path: Path, concurrent: bool = False
+) -> None:
+    """Builds and runs the sequential source, the kernel and the check's `main` together
+    (`concurrent`: the launch's blocks at once, one thread each)."""
     emulation = (Path(__file__).parent / "programs" / "cuda_emulation.hpp").read_text()
     # The kernel in a namespace of its own: it defines the source's types again.
     program = f"{emulation}\n{source}\nnamespace pf_gpu {{\n{written}\n}}\n{check}"
@@ -712,7 +728,7 @@ def _emulate(source: str, written: str, check: str, tmp_path: Path) -> None:
     built = subprocess.run(
         [
             "g++", "-std=c++20", "-O1", "-pthread", "-o", str(tmp_path / "check"),
-            str(tmp_path / "check.cpp"),
+            str(tmp_path / "check.cpp"), *(["-DPF_CONCURRENT_BLOCKS"] if concurrent else []),
         ],
         capture_output=True,
         text=True,
@@ -1048,6 +1064,7 @@ int main() {{
 }}
 """
     _emulate(source, written, check, tmp_path)
+    _emulate(source, written, check, tmp_path, concurrent=True)
 
 
 @pytest.mark.parametrize(

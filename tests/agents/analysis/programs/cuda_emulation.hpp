@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <latch>
 #include <limits>
 #include <mutex>
 #include <string>
@@ -21,7 +22,6 @@
 #define __global__
 #define __device__
 #define __host__
-#define __shared__ static
 #define __constant__
 using std::abs;
 using std::max;
@@ -29,11 +29,22 @@ using std::min;
 struct pf_dim3 {
     unsigned x = 1, y = 1, z = 1;
 };
+#ifdef PF_CONCURRENT_BLOCKS
+// Every block at once, each of one thread (its `__shared__` its own): what the blocks of a
+// launch do to each other (tickets, a chain of running values, seats and a grid barrier, the
+// block that ends last) runs for real, with the host's threads and memory.
+#define __shared__ static thread_local
+static pf_dim3 gridDim, blockDim;
+static thread_local pf_dim3 blockIdx;
+inline void __syncthreads() {}
+#else
+#define __shared__ static
 static pf_dim3 gridDim, blockDim, blockIdx;
-static thread_local pf_dim3 threadIdx;
-static std::mutex pf_atomics;
 static std::barrier<> *pf_block_barrier;
 inline void __syncthreads() { pf_block_barrier->arrive_and_wait(); }
+#endif
+static thread_local pf_dim3 threadIdx;
+static std::mutex pf_atomics;
 template <class T, class V> T atomicAdd(T *a, V v) {
     std::lock_guard<std::mutex> held(pf_atomics);
     T old = *a;
@@ -59,6 +70,28 @@ template <class W> W atomicCAS(W *a, W expected, W desired) {
     if (old == expected) *a = desired;
     return old;
 }
+#ifdef PF_CONCURRENT_BLOCKS
+template <class F> void pf_launch(pf_dim3 grid, pf_dim3, F kernel) {
+    gridDim = grid;
+    blockDim = {1, 1, 1};
+    std::vector<std::thread> blocks;
+    std::latch started(grid.x * grid.y * grid.z);  // all start together, as a GPU's first wave
+    for (unsigned z = 0; z < grid.z; z++)
+        for (unsigned y = 0; y < grid.y; y++)
+            for (unsigned x = 0; x < grid.x; x++)
+                blocks.emplace_back([=, &kernel, &started] {
+                    blockIdx = {x, y, z};
+                    threadIdx = {0, 0, 0};
+                    started.arrive_and_wait();
+                    kernel();
+                });
+    for (auto &block : blocks) block.join();
+}
+// Launch shapes: one block, a few, a 2-D grid, and many more blocks than the host has cores.
+static const pf_dim3 PF_SHAPES[][2] = {
+    {{1, 1, 1}, {1, 1, 1}}, {{3, 1, 1}, {1, 1, 1}}, {{5, 3, 1}, {1, 1, 1}}, {{64, 1, 1}, {1, 1, 1}},
+};
+#else
 template <class F> void pf_launch(pf_dim3 grid, pf_dim3 block, F kernel) {
     gridDim = grid;
     blockDim = block;
@@ -84,3 +117,4 @@ static const pf_dim3 PF_SHAPES[][2] = {
     {{1, 1, 1}, {1, 1, 1}},   {{3, 1, 1}, {7, 1, 1}},  {{4, 1, 1}, {256, 1, 1}},
     {{5, 3, 1}, {16, 16, 1}}, {{2, 2, 2}, {4, 4, 4}},
 };
+#endif
