@@ -25,10 +25,12 @@ its one loop:
   m;`): blocks take tiles of the iterations in ticket order, each totals its tile, waits for
   the running value the tile before passes on, passes its own and runs the body over its tile
   from it (`_scan_tiles`; one launch, no scratch memory, no launch order that can deadlock);
-- maps and histograms that must run one after another (loops in turn, `y[i] *= beta;` then
-  `y[row] += ...`, or the one loop an outer loop runs per iteration, an LU's rows for each
-  pivot): the first blocks to start take seats, no more than run at once, and the seated
-  threads meet at a grid barrier after each loop (`_PHASES`).
+- loops that must run one after another (loops in turn, `y[i] *= beta;` then `y[row] +=
+  ...`, a sum then a map dividing by it, with scalar steps between them, `m = m / n;`; or
+  the one map or histogram loop an outer loop runs per iteration, an LU's rows for each
+  pivot): blocks take seats while seating is open, take tiles of each loop and meet at a
+  grid barrier after it, which closes seating, so only running blocks ever wait (`_PHASES`);
+  a reduction's total goes through a device variable into every thread's own copy.
 
 A function that only returns a standard algorithm's result (`std::find(...) != x.end()`,
 `std::count`, `std::accumulate`) is first written as the loop the algorithm runs.
@@ -147,17 +149,25 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     if taken:
         raise AnnotationError(f"the function already uses the name {taken[0]}")
     dep = loop.dependence
-    result = dep.reductions[0] if dep.reductions else None
+    result = dep.reductions[0] if dep.reductions and not phased else None
     by_name = {p.name: p for p in params}
-    kept = _kept(dep)
+    kept = () if phased else _kept(dep)
+    """The names the one loop keeps for the return (loops in phases keep their reductions'
+    totals in every thread's own copy: `_phased_work`)."""
     # The statements around the loop: guards and declarations before it, its return after.
     first, last = statements.index(phases[0].top), statements.index(phases[-1].top)
     before, after = statements[:first], statements[last + 1 :]
+    steps: list[Node] = []
+    """Scalar statements between loops run in phases (`m = m / x.size();`, `int hi = 0;`):
+    every seated thread runs them on its own copies, after the barrier."""
     for between in statements[first : last + 1]:
-        if between not in [p.top for p in phases] and not _resizes_output(
+        if between in [p.top for p in phases] or _resizes_output(
             between, by_name, dict(function_params(definition))
         ):
+            continue
+        if not _scalar_step(between):
             raise AnnotationError(f"{function} does more between its loops: {text(between)[:60]}")
+        steps.append(between)
     starts: dict[str, tuple[str, Node]] = {}
     """The declared type and first value of each name the loop keeps (the result, an argmin's
     best value and index)."""
@@ -209,9 +219,13 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError(f"{function} does more after its loop than return its result")
     returned = returns[0].named_children[0] if returns else None
     gives = text(returned) if returned is not None else ""
-    if kept and (returned is None or set(kept) - set(starts)):
-        raise AnnotationError(f"{function} does not start and return what its loop keeps")
     epilogue = None
+    if phased:
+        if any(_guard_value(g) is not None for g in guards):
+            raise AnnotationError(f"{function} answers early from loops run one after another")
+        epilogue = returned  # read by one thread once the last loop's barrier is passed
+    elif kept and (returned is None or set(kept) - set(starts)):
+        raise AnnotationError(f"{function} does not start and return what its loop keeps")
     if result is not None and gives != result.var:
         if returned is None or result.var not in _names(returned):
             raise AnnotationError(f"{function} does more after its loop than return its result")
@@ -220,7 +234,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError(f"{function} does not return the last index its loop keeps")
     if dep.best_updates and gives != dep.best_updates[0].others[0]:
         raise AnnotationError(f"{function} does not return the index its argmin keeps")
-    if not kept and returned is not None and not dep.first_match:
+    if not kept and returned is not None and not dep.first_match and not phased:
         raise AnnotationError(f"{function} returns what its loop does not reduce")
     if dep.first_match and (returned is None or not _exits_return_counter(node, loop)):
         raise AnnotationError(f"{function}'s search does not return the index it finds")
@@ -228,9 +242,13 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     extra = [p for p in params if p.name not in serial]
     sizes = [p for p in extra if not p.pointer and p.type in ("size_t", "int", "unsigned")]
     outputs = [p for p in extra if p.pointer]
-    if phased and (returned is not None or any(_guard_value(g) is not None for g in guards)):
-        raise AnnotationError(f"{function} returns a value from loops run one after another")
-    scope = [*copied, *guards, *(p.top for p in phases), *(v for _, v in starts.values())]
+    scope = [
+        *copied,
+        *guards,
+        *(p.top for p in phases),
+        *steps,
+        *(v for _, v in starts.values()),
+    ]
     if epilogue is not None:
         scope.append(epilogue)
     if scan_store is not None:
@@ -339,7 +357,12 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
                 raise AnnotationError(f"the histogram {histogram.var} is not the kernel's")
         edits += _histogram_atomics(phase.node, phase.loop, by_name, edits)
     out = None
-    if dep.first_match or kept or any(_guard_value(g) is not None for g in guards):
+    if (
+        dep.first_match
+        or kept
+        or any(_guard_value(g) is not None for g in guards)
+        or (phased and returned is not None)
+    ):
         if len(outputs) != 1:
             raise AnnotationError("cannot tell which kernel parameter holds the result")
         out = outputs[0]
@@ -444,8 +467,18 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             "tile, takes the running value the tile\n   before it ends with, passes its own "
             "on and runs the loop's body over its tile from it. */\n"
         )
+    tops = [p.top for p in phases]
     if phased:
-        globals_, work = _phased_work(phases, edits, by_name, serial_params, sizes)
+        locals_ = {
+            declared_name(d.child_by_field_name("declarator")) or "": text(
+                d.child_by_field_name("type") or d
+            )
+            for d in [*copied, *(st for st in steps if st.type == "declaration")]
+        }
+        order = [st for st in statements[first : last + 1] if st in steps or st in tops]
+        globals_, work = _phased_work(
+            phases, order, edits, by_name, serial_params, sizes, locals_, out, epilogue
+        )
         inner = work
         about = (
             f"/* {function}: loops that run one after another, as one kernel. The first blocks "
@@ -491,23 +524,69 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
 
 def _phased_work(
     phases: list[_Phase],
+    order: list[Node],
     edits: list[tuple[int, int, str]],
     by_name: dict[str, KernelParam],
     serial_params: dict[str, Node],
     sizes: list[KernelParam],
+    declared: dict[str, str],
+    out: KernelParam | None,
+    returned: Node | None,
 ) -> tuple[str, str]:
     """The kernel's work where its loops run one after another (`_PHASES`): a seated block
     takes tiles of each loop's iterations in turn (an outer loop's counter alike in every
-    thread) and meets the other seated blocks at a grid barrier after each (inner) loop. The
-    device globals, the work."""
-    parts = []
-    for phase in phases:
+    thread) and meets the other seated blocks at a grid barrier after each (inner) loop. A
+    reduction's threads fold from its identity, each block's fold goes into a device total
+    with one atomic, and after the barrier every thread combines its own copy of the variable
+    (declared before the loops: `declared`) with the total, so the loops after it and the
+    return read what the sequential function's do. The first seat's thread 0 writes the
+    function's return after the last barrier. `order`: the loops' statements and the scalar
+    steps between them, in the function's order. The device globals, the work."""
+    parts, totals, resets = [], [], []
+    by_top = {phase.top: phase for phase in phases}
+    for number, statement in enumerate(order):
+        if statement not in by_top:
+            parts.append(f"    {_rewrite(statement, edits)}\n")  # every thread, its own copy
+            continue
+        phase = by_top[statement]
         body = phase.node.child_by_field_name("body")
         assert body is not None
         head = _LoopHead.of(phase.node, phase.loop, edits, by_name, serial_params, sizes)
+        start = fold = after = ""
+        inside = edits
+        for reduction in phase.loop.dependence.reductions:
+            kind = " ".join(declared.get(reduction.var, "").replace("const", "").split())
+            if not kind:
+                raise AnnotationError(f"{reduction.var} is not declared before the loops")
+            op = reduction.op
+            name = _OP_NAMES.get(op) or _BITWISE.get(op)
+            if (
+                name is None
+                or kind not in _ATOMIC_TYPES
+                or (op in _BITWISE and kind in ("float", "double"))
+            ):
+                raise AnnotationError(f"no device atomic combines a {op} reduction of {kind}")
+            total, mine = f"pf_phase_total_{number}", f"pf_r_{reduction.var}"
+            identity = _identity_of(op, kind)
+            totals.append(f"__device__ {kind} {total} = {identity}; /* a loop's total */\n")
+            resets.append(f"        *(volatile {kind} *)&{total} = {identity};\n")
+            start += f"    {kind} {mine} = ({kind})({identity});\n"
+            fold += (
+                f"    {{ const {kind} pf_p = pf_cuda_block_fold({mine}, pf_cuda_{name}_f());\n"
+                f"      if (pf_lane == 0) pf_cuda_fold_{name}(&{total}, pf_p); }}\n"
+            )
+            after += (
+                f"    {reduction.var} = pf_cuda_{name}_f()({reduction.var}, "
+                f"({kind})*(volatile {kind} *)&{total});\n"
+            )
+            inside = inside + [
+                (n.start_byte, n.end_byte, mine)
+                for n in walk(phase.node)
+                if n.type == "identifier" and text(n) == reduction.var
+            ]
         code = (
             "{\n"
-            f"{head.prelude}"
+            f"{head.prelude}{start}"
             "    for (;;) {\n"
             "        if (pf_lane == 0) pf_tile = atomicAdd(&pf_phase_next, 1ULL);\n"
             "        __syncthreads();\n"
@@ -515,10 +594,12 @@ def _phased_work(
             f"{head.exists('pf_base')}"
             "        if (!pf_any) break;  /* the same for the whole block: past the loop's end */\n"
             + head.loop("pf_base + pf_lane", "pf_width", "pf_k < pf_base + pf_span")
-            + f"        {_rewrite(body, edits)}\n    }}\n"
+            + f"        {_rewrite(body, inside)}\n    }}\n"
             "        __syncthreads();  /* before the next ticket overwrites the tile */\n"
             "    }\n"
+            f"{fold}"
             "    pf_cuda_grid_sync();\n"
+            f"{after}"
             "    }"
         )
         if phase.outer is not None:
@@ -526,21 +607,29 @@ def _phased_work(
                 phase.outer, [*edits, (phase.node.start_byte, phase.node.end_byte, code)]
             )
         parts.append(f"    {code}\n")
+    answer = ""
+    if returned is not None:
+        assert out is not None
+        answer = (
+            "    if (pf_seated == 1 && pf_lane == 0) "
+            f"*{out.name} = ({_element(out)})({_rewrite(returned, edits)});\n"
+        )
     work = (
         "    (void)pf_threads;\n    (void)pf_t;\n"
         "    const unsigned pf_width = blockDim.x * blockDim.y * blockDim.z;\n"
         f"    const unsigned long long pf_span = (unsigned long long)pf_width * {_TILE_ITEMS};\n"
-        "    __shared__ bool pf_seated;\n"
+        "    __shared__ unsigned long long pf_seated; /* the seat's number from 1, or 0 */\n"
         "    __shared__ unsigned long long pf_tile;\n"
         "    if (pf_lane == 0) pf_seated = pf_cuda_take_seat();\n"
         "    __syncthreads();\n"
-        "    if (pf_seated) {\n" + "".join(parts) + "    }\n"
+        "    if (pf_seated) {\n" + "".join(parts) + answer + "    }\n"
         "    if (pf_lane == 0 && pf_cuda_last_block(&pf_kernel_done)) {\n"
         "        *(volatile unsigned long long *)&pf_phase_state = 0;\n"
         "        *(volatile unsigned long long *)&pf_phase_next = 0;\n"
-        "    }\n"
+        + "".join(resets)
+        + "    }\n"
     )
-    return _DONE + _PHASES, work
+    return _DONE + _PHASES + "".join(totals), work
 
 
 _TILE_ITEMS = 8
@@ -550,13 +639,14 @@ _PHASES = """\
 __device__ unsigned long long pf_phase_state = 0; /* seats taken; the top bit: seating closed */
 __device__ unsigned long long pf_phase_next = 0; /* the next tile of the loop running */
 __device__ unsigned pf_phase_arrived = 0, pf_phase_round = 0; /* the grid barrier's */
-/* A seat for this block (its thread 0 calls) while seating is open: a block that runs. */
-__device__ inline bool pf_cuda_take_seat() {
+/* A seat for this block (its thread 0 calls) while seating is open: a block that runs. The
+   seat's number from 1, or 0 for none. */
+__device__ inline unsigned long long pf_cuda_take_seat() {
     unsigned long long seen = *(volatile unsigned long long *)&pf_phase_state;
     for (;;) {
-        if (seen >> 63) return false;
+        if (seen >> 63) return 0;
         const unsigned long long was = atomicCAS(&pf_phase_state, seen, seen + 1);
-        if (was == seen) return true;
+        if (was == seen) return seen + 1;
         seen = was;
     }
 }
@@ -709,6 +799,21 @@ def _has_methods(root: Node) -> bool:
                 ):
                     return True
     return False
+
+
+def _scalar_step(statement: Node) -> bool:
+    """A statement every thread may run on its own copies: a scalar's declaration with a value
+    (`int hi = INT_MIN;`) or an assignment to a plain name (`m = m / x.size();`)."""
+    if statement.type == "declaration":
+        return len(statement.children_by_field_name("declarator")) == 1 and _scalar(statement)
+    expr = statement.named_children[0] if statement.type == "expression_statement" else None
+    left = expr.child_by_field_name("left") if expr is not None else None
+    return (
+        expr is not None
+        and expr.type == "assignment_expression"
+        and left is not None
+        and left.type == "identifier"
+    )
 
 
 def _scalar(declaration: Node) -> bool:
@@ -923,7 +1028,7 @@ def _the_loops(
             _check_outer(loop)
             inner_loop = facts(inner)
             _check_loop(inner_loop)
-            _check_phase(inner_loop)
+            _check_phase(inner_loop, outer=True)
             return definition, statements, [_Phase(inner, inner_loop, fors[0], loop)]
         return definition, statements, [_Phase(fors[0], loop)]
     phases = []
@@ -950,13 +1055,17 @@ def _check_outer(loop: Loop) -> None:
         raise AnnotationError(f"the analysis does not prove the loop ({loop.dependence.reason})")
 
 
-def _check_phase(loop: Loop) -> None:
-    """A loop run as one phase among others: a map or a histogram (nothing kept for later)."""
+def _check_phase(loop: Loop, outer: bool = False) -> None:
+    """A loop run as one phase among others: a map, a histogram, or (not inside an outer
+    loop) a reduction whose total the loops after it and the function's return may read."""
     dep = loop.dependence
-    if _kept(dep) or dep.first_match or dep.scan is not None:
+    if dep.last_assigned or dep.best_updates or dep.first_match or dep.scan is not None:
         raise AnnotationError(
-            "loops run one after another keep a value: only maps and histograms run in phases"
+            "loops run one after another keep an index or a running value: only maps, "
+            "histograms and reductions run in phases"
         )
+    if outer and dep.reductions:
+        raise AnnotationError("a reduction inside an outer loop, run in phases")
 
 
 _OP_NAMES = {"+": "plus", "*": "times", "min": "min", "max": "max"}
