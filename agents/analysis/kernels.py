@@ -668,6 +668,7 @@ __device__ inline void pf_cuda_grid_sync() {
             atomicAdd(&pf_phase_round, 1u);
         } else {
             while (*round == seen) {
+                pf_cuda_pause();
             }
         }
         __threadfence();
@@ -1830,6 +1831,7 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
         f"                pf_carry = ({kind})({start});\n"
         "            } else {\n"
         "                while (*(volatile unsigned long long *)&pf_scan_passed != pf_tile) {\n"
+        "                    pf_cuda_pause();\n"
         "                }\n"
         "                __threadfence();\n"
         f"                pf_carry = *(volatile {kind} *)&pf_scan_carry;\n"
@@ -1964,6 +1966,14 @@ template <class T, class F> __device__ inline T pf_cuda_block_fold(T v, F f) {
 }
 template <class T> __device__ inline void pf_cuda_fold_xor(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_xor_f()); }
 template <class T> __device__ inline void pf_cuda_fold_or(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_or_f()); }
+/* A waiting thread's pause (a lock, a running value, a barrier), so that what it waits for
+   runs: a short sleep where the GPU has one (compute capability 7.0 on, every GPU CUDA 13
+   builds for). */
+__device__ inline void pf_cuda_pause() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
+    __nanosleep(100);
+#endif
+}
 /* Whether this block is the last of the launch to get here (its thread 0 calls, after its
    fold): every other block's writes are then visible, and it resets the count. */
 __device__ inline bool pf_cuda_last_block(unsigned long long *done) {
@@ -1994,6 +2004,7 @@ struct pf_cuda_better {
 template <class K, class I>
 __device__ inline void pf_cuda_merge_best(pf_cuda_kept<K> *kept, I *out, pf_cuda_best<K, I> b, bool keeps_min, bool strict) {
     while (atomicCAS(&kept->lock, 0, 1) != 0) {
+        pf_cuda_pause();
     }
     __threadfence();
     volatile pf_cuda_kept<K> *k = kept;

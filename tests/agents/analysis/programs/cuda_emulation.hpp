@@ -63,6 +63,7 @@ template <class T> T atomicOr(T *a, T v) {
     *a |= v;
     return old;
 }
+inline void __nanosleep(unsigned) { std::this_thread::yield(); }  // let the awaited thread run
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 template <class W> W atomicCAS(W *a, W expected, W desired) {
     std::lock_guard<std::mutex> held(pf_atomics);
