@@ -40,6 +40,7 @@ async def test_a_submitted_eval_runs_and_reports(api_factory, sandbox_image) -> 
         "generated": 2,
         "finished": 2,
         "statuses": {"passed": 2},
+        "correct": 2,
     }
     assert [(s["sample_index"], s["status"], s["problem_type"]) for s in results] == [
         (0, "passed", "transform"),

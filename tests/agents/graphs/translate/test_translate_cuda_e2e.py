@@ -1,8 +1,8 @@
 """The translate graph to CUDA end to end with no model at all, in the real Docker sandbox on a
 host without a GPU: the `offload` tool turns a whole program's loops into kernels, and a
-ParEval serial→CUDA task's function into the kernel its driver launches; both build and end
-honestly `not_run` (nothing here can run them), with the built candidate as the best. A
-function the kernel writer cannot take gets no mechanical candidate."""
+ParEval serial→CUDA task's function (a map, a reduction, a scan) into the kernel its driver
+launches; both build and end honestly `not_run` (nothing here can run them), with the built
+candidate as the best. A function the kernel writer cannot take gets no mechanical candidate."""
 
 from __future__ import annotations
 
@@ -31,7 +31,8 @@ pytestmark = [
 ]
 
 PAREVAL = {"axpy": "03_dense_la_axpy", "odd": "28_reduce_smallest_odd_number",
-           "average": "27_reduce_average", "scan": "30_scan_prefix_sum"}  # fmt: skip
+           "average": "27_reduce_average", "scan": "30_scan_prefix_sum",
+           "kth": "41_sort_k-th_smallest_element"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +72,7 @@ def outcomes(sandbox_image: str, tmp_path_factory: pytest.TempPathFactory) -> di
     return run_to_end(engine, ids, make_runner)
 
 
-@pytest.mark.parametrize("name", ["histogram", "axpy", "odd", "average"])
+@pytest.mark.parametrize("name", ["histogram", "axpy", "odd", "average", "scan"])
 def test_offloaded_loops_build_and_are_honestly_not_run_without_a_gpu(
     outcomes: dict[str, Any], name: str
 ) -> None:
@@ -90,9 +91,9 @@ def test_offloaded_loops_build_and_are_honestly_not_run_without_a_gpu(
 def test_a_function_the_kernel_writer_cannot_take_gets_no_mechanical_candidate(
     outcomes: dict[str, Any],
 ) -> None:
-    """A prefix sum: one launch of the driver's kernel has no grid-wide step between a scan's
-    two passes."""
-    task, candidates, steps = outcomes["scan"]
+    """A k-th smallest element (a copy, a sort, an index): no loop facts to write a kernel
+    from."""
+    task, candidates, steps = outcomes["kth"]
     assert task.status == JobStatus.NO_VERIFIED_CANDIDATE, task.reason
     assert not [c for c in candidates if c.strategy.startswith("offload")]
     assert not any(s.kind == "llm_call" for s in steps)
