@@ -63,8 +63,8 @@ from tree_sitter import Node
 
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import Dependence, Loop, Program
+from agents.analysis.offload import _FLOATING, _INTEGRAL, _reached
 from agents.analysis.offload import _histogram_updates as _offload_updates
-from agents.analysis.offload import _reached
 from agents.analysis.parse import (
     declared_name,
     function_definitions,
@@ -161,9 +161,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     """Scalar statements between loops run in phases (`m = m / x.size();`, `int hi = 0;`):
     every seated thread runs them on its own copies, after the barrier."""
     for between in statements[first : last + 1]:
-        if between in [p.top for p in phases] or _resizes_output(
-            between, by_name, dict(function_params(definition))
-        ):
+        if between in [p.top for p in phases] or _resizes_output(between, by_name, serial_params):
             continue
         if not _scalar_step(between):
             raise AnnotationError(f"{function} does more between its loops: {text(between)[:60]}")
@@ -458,9 +456,8 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
                 text(kind) if kind is not None else ""
             )
         globals_, work = _scan_tiles(
-            _ScanParts(loop, node, edits, by_name, types_of, starts, scan_start, scan_store)
+            _ScanParts(loop, node, looped, edits, by_name, types_of, starts, scan_start, scan_store)
         )
-        inner = work
         about = (
             f"/* {function}: the sequential scan as a kernel. The blocks of whatever grid the "
             "driver launches take\n   tiles of the loop in order (a ticket); each totals its "
@@ -479,7 +476,6 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         globals_, work = _phased_work(
             phases, order, edits, by_name, serial_params, sizes, locals_, out, epilogue
         )
-        inner = work
         about = (
             f"/* {function}: loops that run one after another, as one kernel. The first blocks "
             "of whatever grid the\n   driver launches to arrive take the seats (no more than "
@@ -488,12 +484,10 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         )
     # The source's constants the kernel, its helpers and types name (and those they name),
     # before the types, which may size arrays with them.
-    mentioned = {
-        *re.findall(r"[A-Za-z_]\w*", inner + setup + device + declare + combine + head + types)
-    }
+    mentioned = {*re.findall(r"[A-Za-z_]\w*", work + setup + device + declare + combine + types)}
     wanted = _constants_reached(constants, mentioned - set(by_name) - local)
     data = "".join(_device_constant(constants[c]) for c in constants if c in wanted)
-    written = inner + setup + device + data + declare + combine
+    written = work + setup + device + data + declare + combine
     if "std::" in written or "vector" in device or "string" in device:
         raise AnnotationError("the loop builds or takes C++ library objects no kernel can")
     return (
@@ -1697,12 +1691,13 @@ def _stored_before(statement: Node, var: str, loop: Loop) -> Node | None:
 
 @dataclass
 class _ScanParts:
-    """What a scan's tiles need: the facts and the loop, the rewrites so far, the kernel's
+    """What a scan's tiles need: the facts, the loop and its head, the rewrites so far, the kernel's
     parameters, the types of the names the body reads, the running value's declared start,
     and a recurrence's element stored before the loop."""
 
     loop: Loop
     node: Node
+    head: _LoopHead
     edits: list[tuple[int, int, str]]
     by_name: dict[str, KernelParam]
     types: dict[str, str]
@@ -1786,19 +1781,10 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
         raise AnnotationError(f"the scan's running value is a {kind or 'value'}, not a number")
     _exact_scan(scan.op, kind, exact_part, {var, acc, scan.var}, parts.types)
     identity = f"({kind})({_identity_of(scan.op, kind)})"
-    test = _rewrite_span(node.child_by_field_name("condition"), edits, "")
-    counter = loop.counter_type or "long long"
     store = ""
     if parts.store is not None:
         store = f"    if (pf_t == 0) {_rewrite(parts.store, edits)}\n"
-    run = (
-        "        for (unsigned pf_j = 0; pf_j < pf_items; pf_j++) {\n"
-        "            const long long pf_iteration = pf_first + (long long)(pf_run + pf_j);\n"
-        f"            {counter} {var} = ({counter})pf_iteration;\n"
-        f"            if ((long long){var} != pf_iteration || !({test})) break;\n"
-        "            {body}\n"
-        "        }\n"
-    )
+    run = parts.head.loop("pf_run", "1", "pf_k < pf_run + pf_items")  # the thread's own run
     globals_ = _DONE + (
         "__device__ unsigned long long pf_scan_ticket = 0; /* the next tile to take */\n"
         "__device__ unsigned long long pf_scan_passed = 0; /* tiles whose value is passed on */\n"
@@ -1808,8 +1794,7 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
         "    (void)pf_threads;\n    (void)pf_t;\n"
         f"    const unsigned pf_items = {_SCAN_ITEMS}, pf_width = blockDim.x * blockDim.y * "
         "blockDim.z;\n"
-        f"    const long long pf_first = (long long)({_first_of(node, edits, loop)});\n"
-        f"{store}"
+        f"{parts.head.prelude}{store}"
         "    __shared__ unsigned long long pf_tile;\n"
         f"    __shared__ {kind} pf_carry_in, pf_tile_total;\n"
         "    for (;;) {\n"
@@ -1817,12 +1802,10 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
         "        __syncthreads();\n"
         "        const unsigned long long pf_base = pf_tile * pf_width * pf_items;\n"
         "        const unsigned long long pf_run = pf_base + (unsigned long long)pf_lane * pf_items;\n"
-        "        bool pf_any;\n"
-        f"        {{ {counter} {var} = ({counter})(pf_first + (long long)pf_base); "
-        f"pf_any = (long long){var} == pf_first + (long long)pf_base && ({test}); }}\n"
+        f"{parts.head.exists('pf_base')}"
         "        if (!pf_any) break;  /* the same for the whole block: past the loop's end */\n"
         f"        {kind} {acc} = {identity};\n"
-        + run.replace("{body}", "{ " + " ".join(totalling) + " }")
+        + f"{run}            {{ {' '.join(totalling)} }}\n        }}\n"
         + f"        const {kind} pf_before = pf_cuda_block_scan({acc}, {functor}, {identity}, "
         "&pf_tile_total);\n"
         "        if (pf_lane == 0) {\n"
@@ -1843,7 +1826,7 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
         "        }\n"
         "        __syncthreads();\n"
         f"        {acc} = {functor}(pf_carry_in, pf_before);\n"
-        + run.replace("{body}", whole)
+        + f"{run}            {whole}\n        }}\n"
         + "        __syncthreads();  /* before the next ticket overwrites the tile's values */\n"
         "    }\n"
         "    if (pf_lane == 0 && pf_cuda_last_block(&pf_kernel_done)) {\n"
@@ -1862,7 +1845,7 @@ def _exact_scan(
     or product of terms that may not be integers (the sequential loop cuts each step's value,
     a tile's total is cut once)."""
     bare = _same_type(kind)
-    if bare in ("float", "double", "long double"):
+    if bare in _FLOATING:
         if op == "*":
             raise AnnotationError("a floating-point product, which regrouping can overflow")
         return
@@ -1892,13 +1875,8 @@ def _exact_scan(
                     raise AnnotationError(f"an integer scan whose term reads {text(n)}")
 
 
-_INTEGRAL_SAME = frozenset(
-    _same_type(k)
-    for k in ("int", "unsigned", "unsigned int", "long", "long int", "unsigned long",
-              "long long", "unsigned long long", "size_t", "std::size_t", "short",
-              "unsigned short", "char", "signed char", "unsigned char", "int64_t", "uint64_t",
-              "int32_t", "uint32_t", "bool")
-)  # fmt: skip
+_INTEGRAL_SAME = frozenset(_same_type(k) for k in _INTEGRAL) | {"bool"}
+"""Integer types (and `bool`), by `_same_type`'s names."""
 
 
 _KEY_TYPES = frozenset(
