@@ -429,7 +429,13 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     inner = _rewrite(body_node, edits)
     setup = "".join(f"    {_rewrite(d, edits)}\n" for d in before if d in copied or d in guards)
     device = "".join(f"__host__ __device__ {_device_math(helpers[h], renamed)}\n" for h in helpers)
-    types = "".join(_type_definitions(root))
+    members = {
+        text(f.child_by_field_name("field") or f)
+        for part in [*scope, *helpers.values()]
+        for f in walk(part)
+        if f.type == "field_expression"
+    }
+    types = "".join(_type_definitions(root, members))
     if _has_methods(root):
         # a method (`operator+`) is host code: the kernel could not call it
         raise AnnotationError("the source's types have methods, which the device cannot run")
@@ -765,9 +771,13 @@ _TYPE_NODES = frozenset(
 )  # fmt: skip
 
 
-def _type_definitions(root: Node) -> list[str]:
+def _type_definitions(root: Node, read: set[str]) -> list[str]:
     """The source's own types (`struct Point {...};`), which the kernel's signature and the
-    driver name and the candidate defines, as the CUDA prompt does."""
+    driver name and the candidate defines, as the CUDA prompt does.
+
+    A `std::string` member becomes the device's string, `const char *` (the driver copies the
+    text to the device and points at it), where the kernel reads no member of that name
+    (`read`): a comparison or a call on it would mean something else on a pointer."""
     found = []
     for node in root.named_children:
         inner = node.child_by_field_name("type") if node.type == "declaration" else node
@@ -777,7 +787,18 @@ def _type_definitions(root: Node) -> list[str]:
             and inner.type in _TYPE_NODES
             and node.child_by_field_name("declarator") is None
         ):
-            body = text(node)
+            edits = []
+            for field in walk(node):
+                kind = field.child_by_field_name("type")
+                if field.type != "field_declaration" or kind is None:
+                    continue
+                if text(kind) not in ("std::string", "string"):
+                    continue
+                names = [text(d) for d in field.children_by_field_name("declarator")]
+                if not all(re.fullmatch(r"[A-Za-z_]\w*", n) for n in names) or set(names) & read:
+                    continue  # left as written: refused below as a library object
+                edits.append((field.start_byte, field.end_byte, f"const char *{', *'.join(names)};"))
+            body = _rewrite(node, edits)
             found.append(body if body.rstrip().endswith(";") else body + ";")
             found.append("\n")
     return found

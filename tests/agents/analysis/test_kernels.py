@@ -28,7 +28,8 @@ MADE = {
     "24_histogram_count_quartile", "25_reduce_xor", "26_reduce_product_of_inverses",
     "27_reduce_average", "28_reduce_smallest_odd_number", "29_reduce_sum_of_min_of_pairs",
     "30_scan_prefix_sum", "31_scan_scan_with_min_function", "33_scan_reverse_prefix_sum",
-    "34_scan_largest_contiguous_subarray_sum", "36_search_check_if_array_contains_value",
+    "34_scan_largest_contiguous_subarray_sum", "35_search_search_for_last_struct_by_key",
+    "36_search_check_if_array_contains_value",
     "37_search_find_the_closest_number_to_pi", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
     "50_stencil_xor_kernel", "51_stencil_edge_kernel",
     "52_stencil_1d_jacobi_3-point_stencil", "53_stencil_2d_jacobi_5-point_stencil",
@@ -38,7 +39,7 @@ MADE = {
 """The suite's serial→CUDA tasks whose function is one map, reduction (with an expression of its
 total returned), histogram, first-index search, last index, argmin or scan loop, after guards,
 or one standard algorithm such a loop runs, or maps and histograms run one after another (an
-outer loop's iterations, or loops in turn; 38 of 60)."""
+outer loop's iterations, or loops in turn; 39 of 60)."""
 
 
 def _tasks() -> list[TranslationTask]:
@@ -218,8 +219,8 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
             "__global__ void f(const double *x, size_t N, double *out)",
             "",
         ),
-        (  # a type holding a string: the driver's device copy has its own
-            "struct B { std::string t; int n; };\n"
+        (  # a type holding a vector: no device copy has one (a string's is `const char *`)
+            "struct B { std::vector<int> t; int n; };\n"
             "size_t f(std::vector<B> const &b) {\n  size_t last = 0;\n"
             "  for (size_t i = 0; i < b.size(); ++i) if (b[i].n < 9) last = i;\n"
             "  return last;\n}\n",
@@ -299,6 +300,14 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
             "    for (size_t i = 1; i < x.size(); ++i) x[i] += x[0];\n  }\n}\n",
             "__global__ void f(double *x, size_t n, size_t N)",
             "does not prove",
+        ),
+        (  # a string member the loop reads: on the device it would be a pointer
+            "struct Book { std::string title; int pages; };\n"
+            "size_t lastNamed(std::vector<Book> const& b) {\n  size_t at = 0;\n"
+            '  for (size_t i = 0; i < b.size(); ++i) if (b[i].title == "x") at = i;\n'
+            "  return at;\n}\n",
+            "__global__ void lastNamed(const Book *b, size_t N, size_t *at)",
+            "library objects",
         ),
         (  # a call no device has (the analysis knows it is pure)
             "void say(std::vector<int> &x) {\n"
@@ -405,6 +414,27 @@ int main() {
                 pf_gpu::sparseAxpy(1.5, dx.data(), dy.data(), got.data(), dx.size(), dy.size(), n);
             });
             if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "35_search_search_for_last_struct_by_key": """
+int main() {
+    for (size_t n : {1, 7, 1000}) {
+        for (size_t every : {1, 3, 500}) {
+            std::vector<Book> books(n);
+            std::vector<pf_gpu::Book> device(n);
+            for (size_t i = 0; i < n; i++) {
+                books[i] = {"Book " + std::to_string(i), i % every == 0 ? (int)(i % 99) + 1 : 100 + (int)i};
+                device[i] = {books[i].title.c_str(), books[i].pages};
+            }
+            size_t want = findLastShortBook(books);
+            for (auto &shape : PF_SHAPES) {
+                size_t got = 0;
+                pf_launch(shape[0], shape[1], [&] { pf_gpu::findLastShortBook(device.data(), n, &got); });
+                if (got != want) return 1;
+            }
         }
     }
     return 0;
