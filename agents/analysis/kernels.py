@@ -305,6 +305,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError("the scan's first element reads an array the loop writes")
     edits: list[tuple[int, int, str]] = []
     measured: set[str] = set()
+    valued: set[str] = set()  # measured outside a loop's condition (`y[i] = x[i] * w.size()`)
     for call in (c for part in scope for c in walk(part)):
         if call.type != "call_expression":
             continue
@@ -317,6 +318,8 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             declared = text(serial_params.get(owner) or callee)
             if "std::array" not in declared and _named_size(owner, sizes) is None:
                 measured.add(owner)  # the kernel's one size
+                if not _bounds_a_loop(call):
+                    valued.add(owner)
             edits.append(
                 (call.start_byte, call.end_byte, size if method == "size" else f"({size} == 0)")
             )
@@ -336,8 +339,17 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             edits.append(
                 (callee.start_byte, callee.end_byte, f"::{called}" if shadowed else called)
             )
-    if len(measured) > 1:
-        # `x.size()` and `w.size()` would both be the kernel's one size: only if they agree
+    declared_as = {text(serial_params[o].child_by_field_name("type") or serial_params[o])
+                   + text(serial_params[o]).split(o)[0] for o in measured if o in serial_params}  # fmt: skip
+    if len(measured) > 1 and (
+        valued
+        or len(declared_as) != 1
+        or not all("const" in d and "vector" in d for d in declared_as)
+    ):
+        # `x.size()` and `w.size()` would both be the kernel's one size: only for inputs of
+        # one type (`const std::vector<int> &x, const std::vector<int> &y`) each walked by
+        # loops up to its size, which a signature with one size gives one length
+        # (`xorContains(const int *x, const int *y, size_t N)`)
         raise AnnotationError(f"the loop measures {' and '.join(sorted(measured))}, one size")
     for field in (f for part in scope for f in walk(part) if f.type == "field_expression"):
         base, member = field.child_by_field_name("argument"), field.child_by_field_name("field")
@@ -560,24 +572,26 @@ def _phased_work(
                 raise AnnotationError(f"{reduction.var} is not declared before the loops")
             op = reduction.op
             name = _OP_NAMES.get(op) or _BITWISE.get(op)
-            if (
-                name is None
-                or kind not in _ATOMIC_TYPES
-                or (op in _BITWISE and kind in ("float", "double"))
+            small = kind in _SMALL and op in ("+", "^", "|")  # totalled in 8 bytes (`_reduced`)
+            if name is None or (
+                not small
+                and (kind not in _ATOMIC_TYPES or (op in _BITWISE and kind in ("float", "double")))
             ):
                 raise AnnotationError(f"no device atomic combines a {op} reduction of {kind}")
             total, mine = f"pf_phase_total_{number}", f"pf_r_{reduction.var}"
-            identity = _identity_of(op, kind)
-            totals.append(f"__device__ {kind} {total} = {identity}; /* a loop's total */\n")
-            resets.append(f"        *(volatile {kind} *)&{total} = {identity};\n")
+            held = "unsigned long long" if small else kind
+            identity = _identity_of(op, held)
+            totals.append(f"__device__ {held} {total} = {identity}; /* a loop's total */\n")
+            resets.append(f"        *(volatile {held} *)&{total} = {identity};\n")
             start += f"    {kind} {mine} = ({kind})({identity});\n"
             fold += (
-                f"    {{ const {kind} pf_p = pf_cuda_block_fold({mine}, pf_cuda_{name}_f());\n"
+                f"    {{ const {held} pf_p = pf_cuda_block_fold(({held}){mine}, "
+                f"pf_cuda_{name}_f());\n"
                 f"      if (pf_lane == 0) pf_cuda_fold_{name}(&{total}, pf_p); }}\n"
             )
             after += (
                 f"    {reduction.var} = pf_cuda_{name}_f()({reduction.var}, "
-                f"({kind})*(volatile {kind} *)&{total});\n"
+                f"({kind})*(volatile {held} *)&{total});\n"
             )
             inside = inside + [
                 (n.start_byte, n.end_byte, mine)
@@ -797,7 +811,9 @@ def _type_definitions(root: Node, read: set[str]) -> list[str]:
                 names = [text(d) for d in field.children_by_field_name("declarator")]
                 if not all(re.fullmatch(r"[A-Za-z_]\w*", n) for n in names) or set(names) & read:
                     continue  # left as written: refused below as a library object
-                edits.append((field.start_byte, field.end_byte, f"const char *{', *'.join(names)};"))
+                edits.append(
+                    (field.start_byte, field.end_byte, f"const char *{', *'.join(names)};")
+                )
             body = _rewrite(node, edits)
             found.append(body if body.rstrip().endswith(";") else body + ";")
             found.append("\n")
@@ -900,18 +916,42 @@ def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[st
         return source, program
     if not statements[0].named_children:
         return source, program
-    loop = _algorithm_loop(statements[0].named_children[0], definition)
-    if loop is None:
-        return source, program
+    returned = statements[0].named_children[0]
+    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
+    loops: list[str] = []
+    edits: list[tuple[int, int, str]] = []
+    pending = [returned]
+    while pending:
+        # each algorithm the returned expression holds (`find(x) != end ^ find(y) != end`)
+        # is its own loop, outermost first; the rest of the expression reads their results
+        expr = pending.pop()
+        acc = next(f"acc_{n}" for n in range(100) if f"acc_{n}" not in taken)
+        lowered = _algorithm_loop(expr, definition, taken | {acc}, acc)
+        if lowered is None:
+            pending.extend(reversed(expr.named_children))  # left first
+            continue
+        taken.add(acc)
+        loops.append(lowered[0])
+        edits.append((expr.start_byte, expr.end_byte, lowered[1]))
+    if not loops or any(
+        n.type == "call_expression" and not any(e[0] <= n.start_byte < e[1] for e in edits)
+        for n in walk(returned)
+    ):
+        return source, program  # no algorithm, or a call besides them
     from agents.analysis.program import analyse  # the analysis imports this module's users
 
+    written = "{\n" + "".join(loops) + f"    return {_rewrite(returned, edits)};\n}}"
     raw = source.encode()
-    lowered = (raw[: body.start_byte] + loop.encode() + raw[body.end_byte :]).decode()
-    return lowered, analyse(lowered, program.language)
+    lowered_source = (raw[: body.start_byte] + written.encode() + raw[body.end_byte :]).decode()
+    return lowered_source, analyse(lowered_source, program.language)
 
 
-def _algorithm_loop(expr: Node, definition: Node) -> str | None:
-    """The body `_algorithm_as_loop` writes for the returned expression `expr`, or None."""
+def _algorithm_loop(
+    expr: Node, definition: Node, taken: set[str], acc: str
+) -> tuple[str, str] | None:
+    """The declaration of `acc` and the loop `_algorithm_as_loop` writes for the algorithm
+    `expr` is, and what stands for `expr` after it (`acc`, `!acc` for a find that is `==`
+    its end); None where `expr` is no algorithm."""
     while expr.type == "parenthesized_expression" and expr.named_children:
         expr = expr.named_children[0]
     negate = False
@@ -941,9 +981,8 @@ def _algorithm_loop(expr: Node, definition: Node) -> str | None:
     params = dict(function_params(definition))
     if over not in params or "vector" not in text(params[over]):
         return None
-    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
-    k, acc = (next(f"{base}{n}" for n in range(100) if f"{base}{n}" not in taken)
-              for base in ("k_", "acc_"))  # fmt: skip
+    k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)
+    taken.add(k)
     value = text(args[2])
     returned = definition.child_by_field_name("type")
     if algorithm == "std::find":
@@ -965,12 +1004,10 @@ def _algorithm_loop(expr: Node, definition: Node) -> str | None:
                 "every step (a parallel sum would cut once)"
             )
         start, update = value, f"{acc} += {over}[{k}];"
-    result = f"!{acc}" if negate else acc
     return (
-        f"{{\n    {kind} {acc} = {start};\n"
+        f"    {kind} {acc} = {start};\n"
         f"    for (size_t {k} = 0; {k} < {over}.size(); ++{k}) {{\n        {update}\n    }}\n"
-        f"    return {result};\n}}"
-    )
+    ), f"(!{acc})" if negate else acc
 
 
 def _literal_type(node: Node, params: dict[str, Node]) -> str | None:
@@ -1285,6 +1322,21 @@ def _size_of(
     if len(sizes) != 1:
         raise AnnotationError("cannot tell which kernel parameter is the vector's size")
     return f"(size_t)({sizes[0].name})"
+
+
+def _bounds_a_loop(node: Node) -> bool:
+    """Whether `node` is inside a for loop's condition (`i < x.size()`)."""
+    child, parent = node, node.parent
+    while parent is not None:
+        if parent.type == "for_statement":
+            condition = parent.child_by_field_name("condition")
+            if (
+                condition is not None
+                and condition.start_byte <= child.start_byte < condition.end_byte
+            ):
+                return True
+        child, parent = parent, parent.parent
+    return False
 
 
 def _named_size(owner: str, sizes: list[KernelParam]) -> KernelParam | None:

@@ -30,7 +30,7 @@ MADE = {
     "30_scan_prefix_sum", "31_scan_scan_with_min_function", "33_scan_reverse_prefix_sum",
     "34_scan_largest_contiguous_subarray_sum", "35_search_search_for_last_struct_by_key",
     "36_search_check_if_array_contains_value",
-    "37_search_find_the_closest_number_to_pi", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
+    "37_search_find_the_closest_number_to_pi", "39_search_xor_contains", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
     "50_stencil_xor_kernel", "51_stencil_edge_kernel",
     "52_stencil_1d_jacobi_3-point_stencil", "53_stencil_2d_jacobi_5-point_stencil",
     "54_stencil_game_of_life", "55_transform_relu", "56_transform_negate_odds",
@@ -39,7 +39,7 @@ MADE = {
 """The suite's serial→CUDA tasks whose function is one map, reduction (with an expression of its
 total returned), histogram, first-index search, last index, argmin or scan loop, after guards,
 or one standard algorithm such a loop runs, or maps and histograms run one after another (an
-outer loop's iterations, or loops in turn; 39 of 60)."""
+outer loop's iterations, or loops in turn; 40 of 60)."""
 
 
 def _tasks() -> list[TranslationTask]:
@@ -266,6 +266,13 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
             "__global__ void f(const V *x, const V *y, V *z, size_t N)",
             "methods",
         ),
+        (  # two inputs of different types each walked to its size: no one length
+            "double f(std::vector<int> const &x, std::vector<double> const &w) {\n"
+            "  double s = 0;\n  for (size_t i = 0; i < x.size(); ++i) s += x[i];\n"
+            "  for (size_t i = 0; i < w.size(); ++i) s += w[i];\n  return s;\n}\n",
+            "__global__ void f(const int *x, const double *w, size_t N, double *out)",
+            "one size",
+        ),
         (  # two vectors' sizes and one size parameter
             "void f(std::vector<int> const &x, std::vector<int> const &w, std::vector<int> &y) {\n"
             "  for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] * (int)w.size();\n}\n",
@@ -434,6 +441,28 @@ int main() {
                 size_t got = 0;
                 pf_launch(shape[0], shape[1], [&] { pf_gpu::findLastShortBook(device.data(), n, &got); });
                 if (got != want) return 1;
+            }
+        }
+    }
+    return 0;
+}
+""",
+    "39_search_xor_contains": """
+int main() {
+    for (size_t n : {1, 7, 1000}) {
+        std::vector<int> x(n), y(n);
+        for (size_t i = 0; i < n; i++) {
+            x[i] = (int)(i * 7919 % 1000);
+            y[i] = (int)(i * 104729 % 1000) + 500;
+        }
+        for (int val : {x[n - 1], y[0], x[n / 2], y[n / 2], -1, 700}) {
+            bool want = xorContains(x, y, val);
+            for (auto &shape : PF_SHAPES) {
+                for (bool start : {false, true}) {
+                    bool got = start;
+                    pf_launch(shape[0], shape[1], [&] { pf_gpu::xorContains(x.data(), y.data(), n, val, &got); });
+                    if (got != want) return 1;
+                }
             }
         }
     }
@@ -1157,6 +1186,18 @@ _ALGORITHMS = {
         "__global__ void f(const long long *x, size_t N, long long v, int *out)",
         "int",
     ),
+    "two counts in one expression": (
+        "int f(std::vector<long long> const &x, long long v) {\n"
+        "  return std::count(x.begin(), x.end(), v) - 2 * std::count(x.begin(), x.end(), -20LL);\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, int *out)",
+        "int",
+    ),
+    "a find and a sum, both taken": (
+        "bool f(std::vector<long long> const &x, long long v) {\n"
+        "  return (std::find(x.begin(), x.end(), v) == x.end()) || std::accumulate(x.begin(), x.end(), v) > 9000;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, bool *out)",
+        "bool",
+    ),
     "accumulate from a long long start": (
         "long long f(std::vector<long long> const &x, long long v) {\n"
         "  return std::accumulate(x.begin(), x.end(), v);\n}\n",
@@ -1201,6 +1242,11 @@ int main() {{
             "int f(std::vector<double> const &x) {\n"
             "  return std::accumulate(x.begin(), x.end(), 0);\n}\n",
             "cutting every step",
+        ),
+        (  # an algorithm beside a call the device lacks: nothing is lowered
+            "long f(std::vector<int> const &x) {\n"
+            "  return std::count(x.begin(), x.end(), 3) + random();\n}\n",
+            "0 top-level loops",
         ),
         (  # a find returned as an iterator is no result a kernel writes
             "bool f(std::vector<int> const &x, std::vector<int> const &y) {\n"
