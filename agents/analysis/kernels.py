@@ -128,6 +128,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     name, params = signature_params(signature)
     if name != function:
         raise AnnotationError(f"the kernel is {name}, not {function}")
+    sorted_ = _sort_kernel(source, program, function, signature)
+    if sorted_ is not None:
+        return sorted_
     source, program = _algorithm_as_loop(source, program, function)
     root = syntax_tree(source, program.language).root_node
     definition, statements, phases = _the_loops(root, program, function)
@@ -890,6 +893,196 @@ def kernel_loop(source: str, program: Program, function: str) -> Loop:
     root = syntax_tree(source, program.language).root_node
     first = _the_loops(root, program, function)[2][0]
     return first.outer_loop or first.loop
+
+
+_ORDERS = {"std::less": "a < b", "std::greater": "b < a"}
+"""The library's comparison objects a sort may take, as the order they define."""
+
+
+def _sort_kernel(source: str, program: Program, function: str, signature: str) -> str | None:
+    """The kernel for a function that only sorts a vector it takes, in place and whole
+    (`std::sort(x.begin(), x.end())`, with a comparison object or a lambda that captures
+    nothing), or None where the function is no such sort; AnnotationError where it is one no
+    kernel writes.
+
+    The kernel is a sorting network, bitonic with every comparator ascending (each merge of
+    two sorted runs first compares element i with its mirror across the run, then halves),
+    over the vector padded to a power of two with elements greater than all: a comparator
+    that reaches past the end would leave both elements where they are, so it is skipped and
+    the padding is never stored. A network's comparators of one step touch distinct
+    elements; the seated blocks of the launch share each step's comparators by tiles and meet
+    at the grid barrier of loops in phases (`_PHASES`) between steps: log2(n)(log2(n)+1)/2
+    steps in one launch. The network's order for equal keys is its own, as `std::sort`'s is."""
+    root = syntax_tree(source, program.language).root_node
+    definition = next((d for d in function_definitions(root) if function_name(d) == function), None)
+    body = definition.child_by_field_name("body") if definition is not None else None
+    if definition is None or body is None:
+        return None
+    statements = [s for s in body.named_children if s.type != "comment"]
+    if len(statements) != 1 or statements[0].type != "expression_statement":
+        return None
+    call = statements[0].named_children[0] if statements[0].named_children else None
+    callee = call.child_by_field_name("function") if call is not None else None
+    arguments = call.child_by_field_name("arguments") if call is not None else None
+    if call is None or callee is None or arguments is None or text(callee) != "std::sort":
+        return None
+    args = [a for a in arguments.named_children if a.type != "comment"]
+    over = text(args[0]).removesuffix(".begin()") if args else ""
+    if (
+        len(args) not in (2, 3)
+        or not re.fullmatch(r"[A-Za-z_]\w*", over)
+        or text(args[1]) != f"{over}.end()"
+    ):
+        raise AnnotationError(f"{function} sorts part of a vector, or not a vector by name")
+    serial_params = dict(function_params(definition))
+    _, params = signature_params(signature)
+    by_name = {p.name: p for p in params}
+    data = by_name.get(over)
+    if over not in serial_params or "vector" not in text(serial_params[over]):
+        raise AnnotationError(f"{function} sorts {over}, which is not a vector it takes")
+    if data is None or not data.pointer or "const" in data.type:
+        raise AnnotationError(f"the kernel does not take {over} to sort in place")
+    sizes = [p for p in params if p is not data and not p.pointer]
+    if len(sizes) != 1 or len(params) != 2 or sizes[0].type not in ("size_t", "int", "unsigned"):
+        raise AnnotationError("the sort's kernel takes more than the vector and its size")
+    element = _element(data)
+    helpers: dict[str, Node] = {}
+    if len(args) == 2:
+        order = f"__device__ inline bool pf_sort_before(const {element} &a, const {element} &b) {{ return a < b; }}\n"
+    else:
+        order, helpers = _sort_order(args[2], root, element, function)
+    renamed = {h: f"pf_fn_{h}" for h in helpers}
+    for old, new in renamed.items():
+        order = re.sub(rf"\b{old}\b(?=\s*\()", new, order)
+    device = "".join(f"__host__ __device__ {_device_math(helpers[h], renamed)}\n" for h in helpers)
+    if _has_methods(root):
+        raise AnnotationError("the source's types have methods, which the device cannot run")
+    members = set(re.findall(r"(?:\.|->)\s*([A-Za-z_]\w*)", order + device))
+    types = "".join(_type_definitions(root, members))
+    if "std::" in types + order + device or "vector" in device or "string" in device:
+        raise AnnotationError("the sort compares C++ library objects no kernel can")
+    constants = _file_constants(root)
+    wanted = _constants_reached(constants, set(re.findall(r"[A-Za-z_]\w*", order + device + types)))
+    consts = "".join(_device_constant(constants[c]) for c in constants if c in wanted)
+    size = sizes[0].name
+    text_sig = signature.strip().rstrip("{;").strip()
+    if "__global__" not in text_sig:
+        text_sig = "__global__ " + text_sig
+    return (
+        _HELPERS
+        + consts
+        + types
+        + device
+        + _DONE
+        + _PHASES
+        + order
+        + f"/* {function}: the sort as a bitonic sorting network in one kernel. The first blocks "
+        "of whatever grid\n   the driver launches to arrive take the seats; the seated threads "
+        "share each step's comparators\n   and meet at a barrier across the grid before the "
+        "next step. */\n"
+        f"{text_sig} {{\n"
+        "    const unsigned pf_lane = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+        "threadIdx.z);\n"
+        "    const unsigned pf_width = blockDim.x * blockDim.y * blockDim.z;\n"
+        f"    const unsigned long long pf_span = (unsigned long long)pf_width * {_TILE_ITEMS};\n"
+        "    __shared__ unsigned long long pf_seated; /* the seat's number from 1, or 0 */\n"
+        "    __shared__ unsigned long long pf_tile;\n"
+        "    if (pf_lane == 0) pf_seated = pf_cuda_take_seat();\n"
+        "    __syncthreads();\n"
+        "    if (pf_seated) {\n"
+        f"        const unsigned long long pf_n = (unsigned long long)({size});\n"
+        "        unsigned long long pf_padded = 1;\n"
+        "        while (pf_padded < pf_n) pf_padded <<= 1;\n"
+        "        const unsigned long long pf_pairs = pf_padded / 2; /* comparators per step */\n"
+        "        for (unsigned long long pf_run = 2; pf_run <= pf_padded; pf_run <<= 1) {\n"
+        "            for (unsigned long long pf_d = pf_run / 2; pf_d > 0; pf_d /= 2) {\n"
+        "                for (;;) {\n"
+        "                    if (pf_lane == 0) pf_tile = atomicAdd(&pf_phase_next, 1ULL);\n"
+        "                    __syncthreads();\n"
+        "                    const unsigned long long pf_base = pf_tile * pf_span;\n"
+        "                    if (pf_base >= pf_pairs) break; /* the same for the whole block */\n"
+        "                    for (unsigned long long pf_c = pf_base + pf_lane; pf_c < pf_pairs && "
+        "pf_c < pf_base + pf_span; pf_c += pf_width) {\n"
+        "                        /* the lower element of comparator pf_c, and its partner: its "
+        "mirror in the run\n                           at the run's first step, pf_d on after */\n"
+        "                        const unsigned long long pf_i = pf_c / pf_d * 2 * pf_d + pf_c % pf_d;\n"
+        "                        const unsigned long long pf_j = pf_d == pf_run / 2 ? pf_i ^ "
+        "(pf_run - 1) : pf_i + pf_d;\n"
+        f"                        if (pf_j < pf_n && pf_sort_before({over}[pf_j], {over}[pf_i])) {{\n"
+        f"                            const {element} pf_v = {over}[pf_i];\n"
+        f"                            {over}[pf_i] = {over}[pf_j];\n"
+        f"                            {over}[pf_j] = pf_v;\n"
+        "                        }\n"
+        "                    }\n"
+        "                    __syncthreads(); /* before the next ticket overwrites the tile */\n"
+        "                }\n"
+        "                pf_cuda_grid_sync();\n"
+        "            }\n"
+        "        }\n"
+        "    }\n"
+        "    if (pf_lane == 0 && pf_cuda_last_block(&pf_kernel_done)) {\n"
+        "        *(volatile unsigned long long *)&pf_phase_state = 0;\n"
+        "        *(volatile unsigned long long *)&pf_phase_next = 0;\n"
+        "    }\n"
+        "}\n"
+    )
+
+
+def _sort_order(
+    order: Node, root: Node, element: str, function: str
+) -> tuple[str, dict[str, Node]]:
+    """`pf_sort_before(a, b)` for a sort's third argument: `std::less<T>()` or
+    `std::greater<T>()` (or `{}`), or a lambda that captures nothing, whose body becomes the
+    device function's (its math calls without `std::`); and the source's helpers it calls."""
+    called = text(order.child_by_field_name("function") or order)
+    if order.type in ("call_expression", "compound_literal_expression", "initializer_list"):
+        library = re.sub(r"<.*", "", called.split("{")[0]).strip()
+        if library in _ORDERS:
+            return (
+                f"__device__ inline bool pf_sort_before(const {element} &a, const {element} &b) "
+                f"{{ return {_ORDERS[library]}; }}\n",
+                {},
+            )
+    if order.type != "lambda_expression":
+        raise AnnotationError(f"{function} sorts by {text(order)[:40]}, which a kernel cannot")
+    captures = order.child_by_field_name("captures")
+    declarator = order.child_by_field_name("declarator")
+    body = order.child_by_field_name("body")
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    if captures is None or text(captures).replace(" ", "") != "[]" or parameters is None:
+        raise AnnotationError("the sort's comparison captures names, or takes no parameters")
+    if body is None or len(parameters.named_children) != 2:
+        raise AnnotationError("the sort's comparison does not take two elements")
+    own = {declared_name(p.child_by_field_name("declarator")) for p in parameters.named_children}
+    callees = {
+        text(c.child_by_field_name("function") or c).removeprefix("std::")
+        for c in walk(body)
+        if c.type == "call_expression"
+    }
+    helpers = _helper_functions(root, callees - _MATH, function)
+    edits = []
+    for call in walk(body):
+        callee = call.child_by_field_name("function") if call.type == "call_expression" else None
+        if callee is None:
+            continue
+        bare = text(callee).removeprefix("std::")
+        if bare not in _MATH and bare not in helpers:
+            raise AnnotationError(
+                f"the sort's comparison calls {text(callee)}, which a kernel cannot"
+            )
+        if text(callee).startswith("std::"):
+            edits.append((callee.start_byte, callee.end_byte, bare))
+    constants = _file_constants(root)
+    strays = sorted(
+        {text(n) for n in walk(body) if n.type == "identifier"}
+        - own - callees - _MATH - _CONSTANTS - set(constants)
+    )  # fmt: skip
+    if strays:
+        raise AnnotationError(f"the sort's comparison reads {strays[0]}, which it does not take")
+    return (
+        f"__device__ inline bool pf_sort_before{text(parameters)} {_rewrite(body, edits)}\n",
+        helpers,
+    )
 
 
 def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[str, Program]:

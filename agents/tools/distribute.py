@@ -120,6 +120,20 @@ async def from_loops(
     return CandidateResult(candidate_id=made.candidate_id, strategy=strategy, note=note)
 
 
+async def from_function(
+    ctx: ToolContext, *, tool: str, function: str, source: str, shape: str
+) -> CandidateResult:
+    """A candidate a target's tool wrote for the whole function, from no loop of its (a
+    standard algorithm's parallel form): nothing to choose, the tool's call is the step."""
+    reserve(ctx, "candidate")
+    async with ctx.deps.trace.step(StepKind.TOOL_CALL, tool, {"mode": "analysis"}) as step:
+        step.result = {"loops": [], "function": function}
+    assert step.id is not None
+    strategy = f"{tool}[function]:{function}/{shape}"[:200]
+    made = await keep(ctx, source, strategy, step.id)
+    return CandidateResult(candidate_id=made.candidate_id, strategy=strategy, note="")
+
+
 def _schema(ids: list[str]) -> dict[str, object]:
     return {
         "type": "object",

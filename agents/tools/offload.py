@@ -19,7 +19,7 @@ from agents.analysis.kernels import kernel, kernel_loop, signature_params
 from agents.analysis.offload import offload, offloadable
 from agents.tools.annotate import CandidateResult
 from agents.tools.base import ToolContext, ToolError
-from agents.tools.distribute import LoopToolArgs, from_loops
+from agents.tools.distribute import LoopToolArgs, from_function, from_loops
 from sandbox.spec import Target
 
 
@@ -40,10 +40,17 @@ class Offload:
             # becomes that kernel, or there is no candidate (nothing to choose among).
             name = signature_params(signature)[0]
             try:
-                loop = kernel_loop(view.source, view.program, name)
                 code = kernel(view.source, view.program, name, signature)
             except AnnotationError as exc:
                 raise ToolError(f"offload: {exc}") from exc
+            try:
+                loop = kernel_loop(view.source, view.program, name)
+            except AnnotationError:
+                # a kernel that runs none of the function's loops: a library call's own
+                # parallel form (a sort's network)
+                return await from_function(
+                    ctx, tool=self.name, function=name, source=code, shape="network"
+                )
             return await from_loops(
                 ctx,
                 args.model_copy(update={"mode": "analysis"}),

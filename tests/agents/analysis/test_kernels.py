@@ -30,7 +30,7 @@ MADE = {
     "30_scan_prefix_sum", "31_scan_scan_with_min_function", "33_scan_reverse_prefix_sum",
     "34_scan_largest_contiguous_subarray_sum", "35_search_search_for_last_struct_by_key",
     "36_search_check_if_array_contains_value",
-    "37_search_find_the_closest_number_to_pi", "39_search_xor_contains", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
+    "37_search_find_the_closest_number_to_pi", "39_search_xor_contains", "43_sort_sort_an_array_of_structs_by_key", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
     "50_stencil_xor_kernel", "51_stencil_edge_kernel",
     "52_stencil_1d_jacobi_3-point_stencil", "53_stencil_2d_jacobi_5-point_stencil",
     "54_stencil_game_of_life", "55_transform_relu", "56_transform_negate_odds",
@@ -39,7 +39,7 @@ MADE = {
 """The suite's serial→CUDA tasks whose function is one map, reduction (with an expression of its
 total returned), histogram, first-index search, last index, argmin or scan loop, after guards,
 or one standard algorithm such a loop runs, or maps and histograms run one after another (an
-outer loop's iterations, or loops in turn; 40 of 60)."""
+outer loop's iterations, or loops in turn, or a sort; 41 of 60)."""
 
 
 def _tasks() -> list[TranslationTask]:
@@ -463,6 +463,27 @@ int main() {
                     pf_launch(shape[0], shape[1], [&] { pf_gpu::xorContains(x.data(), y.data(), n, val, &got); });
                     if (got != want) return 1;
                 }
+            }
+        }
+    }
+    return 0;
+}
+""",
+    "43_sort_sort_an_array_of_structs_by_key": """
+int main() {
+    for (size_t n : {0, 1, 2, 3, 7, 64, 1000, 1025}) {
+        std::vector<Result> results(n);
+        for (size_t i = 0; i < n; i++) results[i] = {(int)((i * 7919) % (2 * n + 1)) * 2 + (int)(i % 2), (int)(i % 10) + 1, (float)i / 8.0f};
+        std::vector<Result> want = results;
+        sortByStartTime(want);
+        std::vector<pf_gpu::Result> device(n);
+        for (size_t i = 0; i < n; i++) device[i] = {results[i].startTime, results[i].duration, results[i].value};
+        for (auto &shape : PF_SHAPES) {
+            for (int twice = 0; twice < 2; twice++) {  // the seats the first launch took are free again
+                std::vector<pf_gpu::Result> got = device;
+                pf_launch(shape[0], shape[1], [&] { pf_gpu::sortByStartTime(got.data(), n); });
+                for (size_t i = 0; i < n; i++)
+                    if (got[i].startTime != want[i].startTime || got[i].duration != want[i].duration || got[i].value != want[i].value) return 1;
             }
         }
     }
@@ -1267,6 +1288,99 @@ def test_what_algorithm_gets_no_kernel(source: str, why: str) -> None:
 
 # Loops in turn where a reduction's total feeds the loops after it and the return: (source,
 # kernel signature, the check's `main` body per size `n` over `x`, comparing `got` and `want`).
+_SORTS = {
+    "ints in their own order": (
+        "void f(std::vector<int> &x) {\n  std::sort(x.begin(), x.end());\n}\n",
+        "__global__ void f(int *x, size_t N)",
+        "int",
+    ),
+    "doubles by the library's greater": (
+        "void f(std::vector<double> &x) {\n"
+        "  std::sort(x.begin(), x.end(), std::greater<double>());\n}\n",
+        "__global__ void f(double *x, size_t N)",
+        "double",
+    ),
+    "by magnitude, then sign, through a helper": (
+        "long mag(long v) { return std::abs(v); }\n"
+        "void f(std::vector<long> &x) {\n"
+        "  std::sort(x.begin(), x.end(), [](long a, long b) {\n"
+        "    return mag(a) < mag(b) || (mag(a) == mag(b) && a < b);\n  });\n}\n",
+        "__global__ void f(long *x, int n)",
+        "long",
+    ),
+}
+"""Whole-vector sorts (a key order that is total, so any sort gives one answer)."""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("case", sorted(_SORTS))
+@pytest.mark.parametrize("concurrent", [False, True], ids=["in turn", "at once"])
+def test_a_sort_kernel_sorts_under_every_launch_shape(
+    case: str, concurrent: bool, tmp_path: Path
+) -> None:
+    source, signature, kind = _SORTS[case]
+    written = kernel(source, analyse(source, Language.CPP), "f", signature)
+    check = f"""
+int main() {{
+    for (size_t n : {{0, 1, 2, 3, 5, 8, 9, 100, 1000, 1500}}) {{
+        std::vector<{kind}> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = ({kind})((long)(i * 7919 % 201) - 100);
+        std::vector<{kind}> want = x;
+        f(want);
+        for (auto &shape : PF_SHAPES) {{
+            std::vector<{kind}> got = x;
+            pf_launch(shape[0], shape[1], [&] {{ pf_gpu::f(got.data(), n); }});
+            if (got != want) return 1;
+        }}
+    }}
+    return 0;
+}}
+"""
+    _emulate(source, written, check, tmp_path, concurrent=concurrent)
+
+
+@pytest.mark.parametrize(
+    ("source", "signature", "why"),
+    [
+        (  # part of the vector
+            "void f(std::vector<int> &x) {\n  std::sort(x.begin() + 1, x.end());\n}\n",
+            "__global__ void f(int *x, size_t N)",
+            "part of a vector",
+        ),
+        (  # a comparison that captures (what it reads the kernel's function would not have)
+            "void f(std::vector<int> &x) {\n"
+            "  std::sort(x.begin(), x.end(), [&](int a, int b) { return a > b; });\n}\n",
+            "__global__ void f(int *x, size_t N)",
+            "captures",
+        ),
+        (  # a sort's kernel takes the vector and its size only
+            "void f(std::vector<int> &x, int m) {\n  std::sort(x.begin(), x.end());\n}\n",
+            "__global__ void f(int *x, int m, size_t N)",
+            "more than the vector",
+        ),
+        (  # a comparison calling what no device has
+            "void f(std::vector<int> &x) {\n"
+            "  std::sort(x.begin(), x.end(), [](int a, int b) { return rand() < a + b; });\n}\n",
+            "__global__ void f(int *x, size_t N)",
+            "calls rand",
+        ),
+        (  # a sort of an input the kernel takes read-only
+            "void f(std::vector<int> &x) {\n  std::sort(x.begin(), x.end());\n}\n",
+            "__global__ void f(const int *x, size_t N)",
+            "in place",
+        ),
+        (  # a stable sort keeps equal keys in order: no network of ours does
+            "void f(std::vector<int> &x) {\n  std::stable_sort(x.begin(), x.end());\n}\n",
+            "__global__ void f(int *x, size_t N)",
+            "0 top-level loops",
+        ),
+    ],
+)
+def test_what_gets_no_sort_kernel(source: str, signature: str, why: str) -> None:
+    with pytest.raises(AnnotationError, match=why):
+        kernel(source, analyse(source, Language.CPP), "f", signature)
+
+
 _PHASED = {
     "a sum of squares, then a map dividing by its root": (
         "void normalize(std::vector<double> const& x, std::vector<double> &y) {\n"
