@@ -1,6 +1,6 @@
 """The translate graph to CUDA end to end with no model at all, in the real Docker sandbox on a
 host without a GPU: the `offload` tool turns a whole program's loops into kernels, and a
-ParEval serial→CUDA task's function (a map, a reduction, a scan) into the kernel its driver
+ParEval serial→CUDA task's function (a map, a reduction, a scan, a sort) into the kernel its driver
 launches; both build and end honestly `not_run` (nothing here can run them), with the built
 candidate as the best. A function the kernel writer cannot take gets no mechanical candidate."""
 
@@ -32,6 +32,7 @@ pytestmark = [
 
 PAREVAL = {"axpy": "03_dense_la_axpy", "odd": "28_reduce_smallest_odd_number",
            "average": "27_reduce_average", "scan": "30_scan_prefix_sum",
+           "sort": "43_sort_sort_an_array_of_structs_by_key",
            "kth": "41_sort_k-th_smallest_element"}  # fmt: skip
 
 
@@ -72,7 +73,7 @@ def outcomes(sandbox_image: str, tmp_path_factory: pytest.TempPathFactory) -> di
     return run_to_end(engine, ids, make_runner)
 
 
-@pytest.mark.parametrize("name", ["histogram", "axpy", "odd", "average", "scan"])
+@pytest.mark.parametrize("name", ["histogram", "axpy", "odd", "average", "scan", "sort"])
 def test_offloaded_loops_build_and_are_honestly_not_run_without_a_gpu(
     outcomes: dict[str, Any], name: str
 ) -> None:
