@@ -32,8 +32,16 @@ its one loop:
   grid barrier after it, which closes seating, so only running blocks ever wait (`_PHASES`);
   a reduction's total goes through a device variable into every thread's own copy.
 
-A function that only returns a standard algorithm's result (`std::find(...) != x.end()`,
-`std::count`, `std::accumulate`) is first written as the loop the algorithm runs.
+A function that only returns standard algorithms' results (`std::find(...) != x.end()`,
+`std::count`, `std::accumulate`, or an expression of several: `find(x) != end ^ find(y) !=
+end`) is first written as the loops the algorithms run. A function that only sorts a vector it
+takes (`std::sort(x.begin(), x.end(), order)`) becomes a sorting network in one launch, its
+steps meeting at the grid barrier of loops in phases (`_sort_kernel`).
+
+`std::complex<T>` is the kernel's own complex type (`_COMPLEX`: the library's operators and
+functions, laid out as the driver's `cuDoubleComplex`, whose pointers it views as that type);
+a type's `std::string` member is the device's `const char *` where the kernel reads no member
+of its name.
 
 Iteration k runs where the loop's own test, in its own types, holds for the first iteration
 and for k: the sequential loop's iterations, whatever its bound's type (`i < n / 2.0`) or its
@@ -287,9 +295,14 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
                 f"{function_name(helper)} reads {sorted(strays - set(constants))[0]}, "
                 "which the device does not have"
             )
+    complex_ = any(_element(p) in _CUDA_COMPLEX for p in params if p.pointer) or any(
+        "complex<" in text(part) for part in [*scope, *helpers.values()]
+    )
+    """`std::complex` (the driver's `cuDoubleComplex`) as the device's `pf_cplx` (`_COMPLEX`)."""
     outside = sorted(
         used - set(by_name) - local - callees - _MATH - _CONSTANTS - set(constants)
         - {loop.var} - set(kept) - ({scan.var} if scan is not None else set())
+        - ({"complex", *_COMPLEX_CALLS} if complex_ else set())
     )  # fmt: skip
     if outside:
         raise AnnotationError(f"the loop uses {outside[0]}, which the kernel does not take")
@@ -306,7 +319,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError("code before the loop reads an array the loop writes")
     if scan_store is not None and modified & _names(scan_start):
         raise AnnotationError("the scan's first element reads an array the loop writes")
-    edits: list[tuple[int, int, str]] = []
+    edits: list[tuple[int, int, str]] = _complex_edits(scope) if complex_ else []
     measured: set[str] = set()
     valued: set[str] = set()  # measured outside a loop's condition (`y[i] = x[i] * w.size()`)
     for call in (c for part in scope for c in walk(part)):
@@ -332,6 +345,14 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             edits.append((call.start_byte, call.end_byte, limit))
             continue
         called = text(callee).removeprefix("std::")
+        if complex_ and (
+            any(e[:2] == (callee.start_byte, callee.end_byte) for e in edits)
+            or (callee.type == "field_expression" and text(callee).endswith((".real", ".imag")))
+        ):
+            continue  # a complex constructor or `polar`, written already; `z.real()`
+        if complex_ and called in _COMPLEX_CALLS:
+            edits.append((callee.start_byte, callee.end_byte, called))
+            continue
         if called not in _MATH and called not in helpers:
             raise AnnotationError(f"the loop calls {text(callee)}, which a kernel cannot")
         if called in renamed:
@@ -462,6 +483,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     text_sig = signature.strip().rstrip("{;").strip()
     if "__global__" not in text_sig:
         text_sig = "__global__ " + text_sig
+    complex_views = ""
+    if complex_:
+        text_sig, complex_views = _complex_params(text_sig)
     about = (
         f"/* {function}: the sequential loop as a kernel. Every thread of whatever grid the "
         "driver launches runs\n   iterations pf_t, pf_t + pf_threads, ... of the loop. */\n"
@@ -513,6 +537,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError("the loop builds or takes C++ library objects no kernel can")
     return (
         _HELPERS
+        + (_COMPLEX if complex_ else "")
         + data
         + types
         + device
@@ -528,6 +553,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             "threadIdx.z);\n"
             "    const unsigned long long pf_t = pf_block * blockDim.x * blockDim.y * blockDim.z + "
             "pf_lane;\n"
+            f"{complex_views}"
             f"{setup}"
             f"{declare}"
             f"{work}"
@@ -970,6 +996,7 @@ def _sort_kernel(source: str, program: Program, function: str, signature: str) -
         text_sig = "__global__ " + text_sig
     return (
         _HELPERS
+        + (_COMPLEX if "pf_cplx" in order + device else "")
         + consts
         + types
         + device
@@ -1072,6 +1099,7 @@ def _sort_order(
             )
         if text(callee).startswith("std::"):
             edits.append((callee.start_byte, callee.end_byte, bare))
+    edits += _complex_edits([parameters, body])
     constants = _file_constants(root)
     strays = sorted(
         {text(n) for n in walk(body) if n.type == "identifier"}
@@ -1080,7 +1108,8 @@ def _sort_order(
     if strays:
         raise AnnotationError(f"the sort's comparison reads {strays[0]}, which it does not take")
     return (
-        f"__device__ inline bool pf_sort_before{text(parameters)} {_rewrite(body, edits)}\n",
+        f"__device__ inline bool pf_sort_before{_rewrite(parameters, edits)} "
+        f"{_rewrite(body, edits)}\n",
         helpers,
     )
 
@@ -1446,9 +1475,9 @@ def _device_math(definition: Node, renamed: dict[str, str]) -> str:
             edits.append((call.start_byte, call.end_byte, limit))
         elif bare in renamed:
             edits.append((callee.start_byte, callee.end_byte, renamed[bare]))
-        elif text(callee).startswith("std::") and bare in _MATH:
+        elif text(callee).startswith("std::") and (bare in _MATH or bare in _COMPLEX_CALLS):
             edits.append((callee.start_byte, callee.end_byte, bare))
-    return _rewrite(definition, edits)
+    return _rewrite(definition, [*_complex_edits([definition]), *edits])
 
 
 def _identifiers(node: Node) -> list[Node]:
@@ -2150,6 +2179,100 @@ _KEY_TYPES = frozenset(
      "unsigned long long", "size_t", "float", "double", "int64_t", "uint64_t", "int32_t",
      "uint32_t", "short", "char"}
 )  # fmt: skip
+
+
+_COMPLEX = """\
+/* std::complex<T> on the device: the library's operators and functions, laid out as CUDA's
+   cuDoubleComplex (cuFloatComplex), whose pointers the driver passes. */
+template <class T> struct alignas(2 * sizeof(T)) pf_cplx {
+    T re, im;
+    __host__ __device__ pf_cplx(T r = T(), T i = T()) : re(r), im(i) {}
+    template <class V, class = decltype(V().x + V().y)>
+    __host__ __device__ pf_cplx(const V &v) : re((T)v.x), im((T)v.y) {}
+    __host__ __device__ T real() const { return re; }
+    __host__ __device__ T imag() const { return im; }
+    __host__ __device__ pf_cplx &operator+=(pf_cplx b) { re += b.re; im += b.im; return *this; }
+    __host__ __device__ pf_cplx &operator-=(pf_cplx b) { re -= b.re; im -= b.im; return *this; }
+    __host__ __device__ pf_cplx &operator*=(pf_cplx b) { return *this = *this * b; }
+    __host__ __device__ pf_cplx &operator/=(pf_cplx b) { return *this = *this / b; }
+    friend __host__ __device__ pf_cplx operator+(pf_cplx a, pf_cplx b) { return {a.re + b.re, a.im + b.im}; }
+    friend __host__ __device__ pf_cplx operator-(pf_cplx a, pf_cplx b) { return {a.re - b.re, a.im - b.im}; }
+    friend __host__ __device__ pf_cplx operator-(pf_cplx a) { return {-a.re, -a.im}; }
+    friend __host__ __device__ pf_cplx operator+(pf_cplx a) { return a; }
+    friend __host__ __device__ pf_cplx operator*(pf_cplx a, pf_cplx b) {
+        return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+    }
+    friend __host__ __device__ pf_cplx operator/(pf_cplx a, pf_cplx b) {
+        const T d = b.re * b.re + b.im * b.im;
+        return {(a.re * b.re + a.im * b.im) / d, (a.im * b.re - a.re * b.im) / d};
+    }
+    /* with a real number: the library's formulas, not a complex with a zero part's */
+    __host__ __device__ pf_cplx &operator+=(T b) { re += b; return *this; }
+    __host__ __device__ pf_cplx &operator-=(T b) { re -= b; return *this; }
+    __host__ __device__ pf_cplx &operator*=(T b) { re *= b; im *= b; return *this; }
+    __host__ __device__ pf_cplx &operator/=(T b) { re /= b; im /= b; return *this; }
+    friend __host__ __device__ pf_cplx operator+(pf_cplx a, T b) { return {a.re + b, a.im}; }
+    friend __host__ __device__ pf_cplx operator+(T a, pf_cplx b) { return {a + b.re, b.im}; }
+    friend __host__ __device__ pf_cplx operator-(pf_cplx a, T b) { return {a.re - b, a.im}; }
+    friend __host__ __device__ pf_cplx operator-(T a, pf_cplx b) { return {a - b.re, -b.im}; }
+    friend __host__ __device__ pf_cplx operator*(pf_cplx a, T b) { return {a.re * b, a.im * b}; }
+    friend __host__ __device__ pf_cplx operator*(T a, pf_cplx b) { return {a * b.re, a * b.im}; }
+    friend __host__ __device__ pf_cplx operator/(pf_cplx a, T b) { return {a.re / b, a.im / b}; }
+    friend __host__ __device__ bool operator==(pf_cplx a, pf_cplx b) { return a.re == b.re && a.im == b.im; }
+    friend __host__ __device__ bool operator!=(pf_cplx a, pf_cplx b) { return !(a == b); }
+    friend __host__ __device__ T real(pf_cplx a) { return a.re; }
+    friend __host__ __device__ T imag(pf_cplx a) { return a.im; }
+    friend __host__ __device__ T abs(pf_cplx a) { return hypot(a.re, a.im); }
+    friend __host__ __device__ T norm(pf_cplx a) { return a.re * a.re + a.im * a.im; }
+    friend __host__ __device__ T arg(pf_cplx a) { return atan2(a.im, a.re); }
+    friend __host__ __device__ pf_cplx conj(pf_cplx a) { return {a.re, -a.im}; }
+    friend __host__ __device__ pf_cplx exp(pf_cplx a) { const T m = exp(a.re); return {m * cos(a.im), m * sin(a.im)}; }
+};
+template <class R, class A = R>
+__host__ __device__ inline pf_cplx<decltype(R() + A())> pf_cplx_polar(R r, A theta = A()) {
+    return {r * cos(theta), r * sin(theta)};
+}
+"""
+_COMPLEX_TYPES = {
+    "std::complex<double>": "pf_cplx<double>",
+    "std::complex<float>": "pf_cplx<float>",
+}
+_CUDA_COMPLEX = {"cuDoubleComplex": "pf_cplx<double>", "cuFloatComplex": "pf_cplx<float>"}
+_COMPLEX_CALLS = frozenset({"conj", "real", "imag", "norm", "arg", "polar"})
+"""The library's complex functions a kernel may call (with `abs` and `exp`, which are math)."""
+
+
+def _complex_edits(parts: list[Node]) -> list[tuple[int, int, str]]:
+    """Edits that write `std::complex<T>` as the device's `pf_cplx<T>` in `parts` (the type
+    of a declaration, a cast, a constructor call) and `std::polar` as `pf_cplx_polar`."""
+    edits = []
+    for part in parts:
+        for n in walk(part):
+            written = " ".join(text(n).split()).replace("< ", "<").replace(" >", ">")
+            if n.type == "qualified_identifier" and written in _COMPLEX_TYPES:
+                edits.append((n.start_byte, n.end_byte, _COMPLEX_TYPES[written]))
+            elif n.type == "qualified_identifier" and written == "std::polar":
+                edits.append((n.start_byte, n.end_byte, "pf_cplx_polar"))
+    return edits
+
+
+def _complex_params(signature: str) -> tuple[str, str]:
+    """The signature with each complex pointer parameter (`cuDoubleComplex *x`) renamed
+    `pf_raw_x`, and the lines that declare `x` as the device's complex type over it."""
+    _, params = signature_params(signature)
+    lines = []
+    for param in params:
+        kind = _CUDA_COMPLEX.get(_element(param))
+        if kind is None or not param.pointer:
+            continue
+        const = "const " if "const" in param.type else ""
+        signature = re.sub(
+            rf"\b{param.name}\b(?=\s*[,)\[])", f"pf_raw_{param.name}", signature, count=1
+        )
+        lines.append(
+            f"    {const}{kind} *const {param.name} = reinterpret_cast<{const}{kind} *>(pf_raw_{param.name});\n"
+        )
+    return signature, "".join(lines)
 
 
 _HELPERS = """\

@@ -21,7 +21,7 @@ from sandbox.checkers.integrity import driver_findings, source_findings
 from sandbox.spec import Language, Target
 
 MADE = {
-    "00_dense_la_lu_decomp", "02_dense_la_gemm", "03_dense_la_axpy", "04_dense_la_gemv", "12_geometry_smallest_triangle",
+    "00_dense_la_lu_decomp", "02_dense_la_gemm", "03_dense_la_axpy", "04_dense_la_gemv", "06_fft_dft", "12_geometry_smallest_triangle",
     "13_geometry_closest_pair_2d", "14_geometry_closest_pair_1d",
     "15_graph_edge_count", "17_graph_highest_degree", "20_histogram_pixel_histogram",
     "21_histogram_bin_0-100", "22_histogram_count_quadrants", "23_histogram_first_letter_counts",
@@ -30,7 +30,7 @@ MADE = {
     "30_scan_prefix_sum", "31_scan_scan_with_min_function", "33_scan_reverse_prefix_sum",
     "34_scan_largest_contiguous_subarray_sum", "35_search_search_for_last_struct_by_key",
     "36_search_check_if_array_contains_value",
-    "37_search_find_the_closest_number_to_pi", "39_search_xor_contains", "43_sort_sort_an_array_of_structs_by_key", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
+    "37_search_find_the_closest_number_to_pi", "39_search_xor_contains", "40_sort_sort_an_array_of_complex_numbers_by_magnitude", "43_sort_sort_an_array_of_structs_by_key", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
     "50_stencil_xor_kernel", "51_stencil_edge_kernel",
     "52_stencil_1d_jacobi_3-point_stencil", "53_stencil_2d_jacobi_5-point_stencil",
     "54_stencil_game_of_life", "55_transform_relu", "56_transform_negate_odds",
@@ -39,7 +39,8 @@ MADE = {
 """The suite's serial→CUDA tasks whose function is one map, reduction (with an expression of its
 total returned), histogram, first-index search, last index, argmin or scan loop, after guards,
 or one standard algorithm such a loop runs, or maps and histograms run one after another (an
-outer loop's iterations, or loops in turn, or a sort; 41 of 60)."""
+outer loop's iterations, or loops in turn, or a sort; with std::complex as the
+device's own complex type; 43 of 60)."""
 
 
 def _tasks() -> list[TranslationTask]:
@@ -485,6 +486,39 @@ int main() {
                 for (size_t i = 0; i < n; i++)
                     if (got[i].startTime != want[i].startTime || got[i].duration != want[i].duration || got[i].value != want[i].value) return 1;
             }
+        }
+    }
+    return 0;
+}
+""",
+    "06_fft_dft": """
+int main() {
+    for (size_t n : {1, 2, 7, 64, 300}) {
+        std::vector<double> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (double)((i * 7919) % 200) / 100.0 - 1.0;
+        std::vector<std::complex<double>> want(n);
+        dft(x, want);
+        for (auto &shape : PF_SHAPES) {
+            std::vector<std::complex<double>> got(n, {7.0, 7.0});  // the kernel writes every element
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::dft(x.data(), reinterpret_cast<cuDoubleComplex *>(got.data()), n); });
+            for (size_t i = 0; i < n; i++)
+                if (std::abs(got[i] - want[i]) > 1e-9 * (1.0 + std::abs(want[i]))) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "40_sort_sort_an_array_of_complex_numbers_by_magnitude": """
+int main() {
+    for (size_t n : {0, 1, 2, 5, 64, 1000}) {
+        std::vector<std::complex<double>> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = {(double)((i * 7919) % 2000) / 100.0 - 10.0, (double)i / 1000.0};
+        std::vector<std::complex<double>> want = x;
+        sortComplexByMagnitude(want);
+        for (auto &shape : PF_SHAPES) {
+            std::vector<std::complex<double>> got = x;
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::sortComplexByMagnitude(reinterpret_cast<cuDoubleComplex *>(got.data()), n); });
+            if (got != want) return 1;
         }
     }
     return 0;
@@ -1288,6 +1322,44 @@ def test_what_algorithm_gets_no_kernel(source: str, why: str) -> None:
 
 # Loops in turn where a reduction's total feeds the loops after it and the return: (source,
 # kernel signature, the check's `main` body per size `n` over `x`, comparing `got` and `want`).
+_COMPLEX_MAP = """
+void f(std::vector<std::complex<double>> const &x, std::vector<std::complex<double>> &y) {
+    for (size_t i = 0; i < x.size(); ++i) {
+        std::complex<double> z = std::conj(x[i]) * 2.0 + std::polar(1.5, 0.25 * i) / x[i];
+        z -= std::complex<double>(std::norm(x[i]), std::arg(x[i])) * x[i].real();
+        z /= 3.0;
+        z += std::exp(x[i] / 8.0) - 1.0 + std::abs(z) * std::complex<double>(0, x[i].imag());
+        y[i] = -z * z + std::real(z) - std::imag(x[i]) / (1.0 + z * z);
+    }
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_a_complex_map_computes_what_the_library_does(tmp_path: Path) -> None:
+    """`std::complex` on the device is the kernel's own type, under the driver's
+    `cuDoubleComplex` pointers: its operators and functions give the library's values."""
+    signature = "__global__ void f(const cuDoubleComplex *x, cuDoubleComplex *y, size_t N)"
+    written = kernel(_COMPLEX_MAP, analyse(_COMPLEX_MAP, Language.CPP), "f", signature)
+    check = """
+int main() {
+    size_t n = 200;
+    std::vector<std::complex<double>> x(n), want(n), got(n);
+    for (size_t i = 0; i < n; i++) x[i] = {(double)(i % 17) - 8.5, (double)(i % 5) - 2.25};
+    f(x, want);
+    for (auto &shape : PF_SHAPES) {
+        pf_launch(shape[0], shape[1], [&] {
+            pf_gpu::f(reinterpret_cast<const cuDoubleComplex *>(x.data()), reinterpret_cast<cuDoubleComplex *>(got.data()), n);
+        });
+        for (size_t i = 0; i < n; i++)
+            if (std::abs(got[i] - want[i]) > 1e-12 * (1.0 + std::abs(want[i]))) return 1;
+    }
+    return 0;
+}
+"""
+    _emulate(_COMPLEX_MAP, written, check, tmp_path)
+
+
 _SORTS = {
     "ints in their own order": (
         "void f(std::vector<int> &x) {\n  std::sort(x.begin(), x.end());\n}\n",

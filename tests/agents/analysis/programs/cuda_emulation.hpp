@@ -8,6 +8,7 @@
 #include <barrier>
 #include <cfloat>
 #include <climits>
+#include <complex>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -26,6 +27,15 @@
 using std::abs;
 using std::max;
 using std::min;
+// cuComplex.h's types: two numbers, as std::complex lays them out.
+struct alignas(16) double2 {
+    double x, y;
+};
+struct alignas(8) float2 {
+    float x, y;
+};
+typedef double2 cuDoubleComplex;
+typedef float2 cuFloatComplex;
 struct pf_dim3 {
     unsigned x = 1, y = 1, z = 1;
 };
