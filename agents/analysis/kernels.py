@@ -36,7 +36,9 @@ A function that only returns standard algorithms' results (`std::find(...) != x.
 `std::count`, `std::accumulate`, or an expression of several: `find(x) != end ^ find(y) !=
 end`) is first written as the loops the algorithms run. A function that only sorts a vector it
 takes (`std::sort(x.begin(), x.end(), order)`) becomes a sorting network in one launch, its
-steps meeting at the grid barrier of loops in phases (`_sort_kernel`).
+steps meeting at the grid barrier of loops in phases (`_sort_kernel`); one that returns one
+element of a sorted copy (`y = x; sort(y); return y[k - 1];`) selects it bit by bit of an
+order-keeping key, a count per bit, without sorting (`_select_kernel`).
 
 `std::complex<T>` is the kernel's own complex type (`_COMPLEX`: the library's operators and
 functions, laid out as the driver's `cuDoubleComplex`, whose pointers it views as that type);
@@ -136,9 +138,10 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     name, params = signature_params(signature)
     if name != function:
         raise AnnotationError(f"the kernel is {name}, not {function}")
-    sorted_ = _sort_kernel(source, program, function, signature)
-    if sorted_ is not None:
-        return sorted_
+    whole = _sort_kernel(source, program, function, signature)
+    whole = whole if whole is not None else _select_kernel(source, program, function, signature)
+    if whole is not None:
+        return whole
     source, program = _algorithm_as_loop(source, program, function)
     root = syntax_tree(source, program.language).root_node
     definition, statements, phases = _the_loops(root, program, function)
@@ -1050,6 +1053,200 @@ def _sort_kernel(source: str, program: Program, function: str, signature: str) -
         "    if (pf_lane == 0 && pf_cuda_last_block(&pf_kernel_done)) {\n"
         "        *(volatile unsigned long long *)&pf_phase_state = 0;\n"
         "        *(volatile unsigned long long *)&pf_phase_next = 0;\n"
+        "    }\n"
+        "}\n"
+    )
+
+
+_KEYS = {
+    # element type: (bits, kind) of the order-keeping unsigned key `_select_kernel` counts by
+    "int": (32, "signed"), "int32_t": (32, "signed"), "long long": (64, "signed"),
+    "long": (64, "signed"), "int64_t": (64, "signed"), "unsigned": (32, "unsigned"),
+    "unsigned int": (32, "unsigned"), "uint32_t": (32, "unsigned"), "size_t": (64, "unsigned"),
+    "unsigned long": (64, "unsigned"), "unsigned long long": (64, "unsigned"),
+    "uint64_t": (64, "unsigned"), "float": (32, "floating"), "double": (64, "floating"),
+}  # fmt: skip
+
+
+def _select_kernel(source: str, program: Program, function: str, signature: str) -> str | None:
+    """The kernel for a function that sorts a copy of a vector it takes and returns one
+    element of it (`std::vector<int> y(x); std::sort(y.begin(), y.end()); return y[k - 1];`,
+    scalar declarations besides), or None where the function is no such selection.
+
+    No copy is sorted: the element of rank r is found bit by bit from the top of a key that
+    orders as the elements do (an integer with its sign bit flipped, a floating number's bits
+    with the negatives' reversed), each bit by counting the elements that agree with the
+    bits found so far and have a 0 there: r below that count, the bit is 0, else 1 and r less
+    the count. One count per bit of the type (32 or 64), each a loop in phases (`_PHASES`):
+    the seated blocks share the elements by tiles, total into a device counter of that bit
+    and meet at the grid barrier; then every thread, alike, takes the bit."""
+    root = syntax_tree(source, program.language).root_node
+    definition = next((d for d in function_definitions(root) if function_name(d) == function), None)
+    body = definition.child_by_field_name("body") if definition is not None else None
+    if definition is None or body is None:
+        return None
+    statements = [s for s in body.named_children if s.type != "comment"]
+    sorts = [
+        i
+        for i, s in enumerate(statements)
+        if s.type == "expression_statement" and text(s).replace(" ", "").startswith("std::sort(")
+    ]
+    if len(sorts) != 1 or sorts[0] < 1 or sorts[0] != len(statements) - 2:
+        return None
+    sort, returned = statements[sorts[0]], statements[-1]
+    copy = statements[sorts[0] - 1]
+    match = re.fullmatch(
+        r"std::sort\((\w+)\.begin\(\),(\w+)\.end\(\)\);", text(sort).replace(" ", "")
+    )
+    if match is None or match.group(1) != match.group(2) or returned.type != "return_statement":
+        return None
+    into = match.group(1)
+    serial_params = dict(function_params(definition))
+    copied = re.fullmatch(
+        rf"std::vector<([\w\s:]+)>{into}(?:\((\w+)\)|=(\w+));", text(copy).replace(" ", "")
+    ) or re.fullmatch(
+        rf"std::vector<([\w\s:]+)>\s+{into}\s*(?:\(\s*(\w+)\s*\)|=\s*(\w+))\s*;", text(copy)
+    )
+    read = returned.named_children[0] if returned.named_children else None
+    if copied is None or read is None or read.type != "subscript_expression":
+        return None
+    over = copied.group(2) or copied.group(3)
+    if text(read.child_by_field_name("argument") or read) != into:
+        return None
+    if over not in serial_params or "vector" not in text(serial_params[over]):
+        return None
+    index = read.child_by_field_name("indices") or read.child_by_field_name("index")
+    if index is not None and index.type == "subscript_argument_list":
+        index = index.named_children[0] if len(index.named_children) == 1 else None
+    if index is None:
+        return None
+    _, params = signature_params(signature)
+    by_name = {p.name: p for p in params}
+    data, outputs = by_name.get(over), [p for p in params if p.pointer and p.name != over]
+    sizes = [p for p in params if not p.pointer and p.name not in serial_params]
+    if data is None or not data.pointer or len(outputs) != 1 or len(sizes) != 1:
+        raise AnnotationError(
+            "the selection's kernel does not take the vector, a size and a result"
+        )
+    element = _element(data)
+    if _same_type(element) not in {_same_type(k) for k in _KEYS} or _same_type(
+        _element(outputs[0])
+    ) != _same_type(element):
+        raise AnnotationError(f"no order-keeping key for {element} (or the result is not one)")
+    bits, kind = next(v for k, v in _KEYS.items() if _same_type(k) == _same_type(element))
+    size = f"(size_t)({sizes[0].name})"
+    setup = []
+    for statement in statements[: sorts[0] - 1]:
+        if not _scalar(statement):
+            raise AnnotationError(f"{function} does more than select: {text(statement)[:60]}")
+        setup.append(statement)
+    locals_ = {declared_name(s.child_by_field_name("declarator")) for s in setup}
+    parts = [*setup, index]
+    edits = [
+        (c.start_byte, c.end_byte, size)
+        for part in parts
+        for c in walk(part)
+        if c.type == "call_expression"
+        and text(c).replace(" ", "") in (f"{over}.size()", f"{into}.size()")
+    ]
+    for part in parts:
+        for c in walk(part):
+            if c.type == "call_expression" and not any(e[0] <= c.start_byte < e[1] for e in edits):
+                raise AnnotationError(f"the selection calls {text(c)[:40]}, which it cannot")
+    strays = (
+        {
+            text(n)
+            for part in parts
+            for n in walk(part)
+            if n.type == "identifier" and not any(e[0] <= n.start_byte < e[1] for e in edits)
+        }
+        - set(by_name)
+        - locals_
+        - _CONSTANTS
+    )
+    if strays:
+        raise AnnotationError(f"the selection reads {sorted(strays)[0]}, which the kernel lacks")
+    lines = "".join(f"        {_rewrite(s, edits)}\n" for s in setup)
+    unsigned = "unsigned" if bits == 32 else "unsigned long long"
+    top = f"{'1U' if bits == 32 else '1ULL'} << {bits - 1}"
+    if kind == "floating":
+        to_key = (
+            f"    {unsigned} b; memcpy(&b, &v, sizeof b);\n"
+            f"    return (b & ({top})) ? ~b : b | ({top});\n"
+        )
+        from_key = (
+            f"    {unsigned} b = (k & ({top})) ? k & ~({top}) : ~k;\n"
+            f"    {element} v; memcpy(&v, &b, sizeof v);\n    return v;\n"
+        )
+    elif kind == "signed":
+        to_key = f"    return ({unsigned})v ^ ({top});\n"
+        from_key = f"    return ({element})(({unsigned})k ^ ({top}));\n"
+    else:
+        to_key, from_key = "    return v;\n", f"    return ({element})k;\n"
+    helpers = (
+        f"__device__ unsigned long long pf_select_count[{bits}]; /* per bit: elements with a 0 */\n"
+        f"/* A key whose order is {element}'s (as unsigned {bits}-bit numbers), and back. */\n"
+        f"__device__ inline {unsigned} pf_select_key({element} v) {{\n{to_key}}}\n"
+        f"__device__ inline {element} pf_select_value({unsigned} k) {{\n{from_key}}}\n"
+    )
+    text_sig = signature.strip().rstrip("{;").strip()
+    if "__global__" not in text_sig:
+        text_sig = "__global__ " + text_sig
+    return (
+        _HELPERS
+        + _DONE
+        + _PHASES
+        + helpers
+        + f"/* {function}: the element of the sorted copy's rank, found bit by bit in one kernel: "
+        "the seated\n   threads of whatever grid the driver launches count, per bit, the "
+        "elements that agree with the bits\n   found so far and have a 0 there, and meet at a "
+        "barrier across the grid before taking it. */\n"
+        f"{text_sig} {{\n"
+        "    const unsigned pf_lane = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+        "threadIdx.z);\n"
+        "    const unsigned pf_width = blockDim.x * blockDim.y * blockDim.z;\n"
+        f"    const unsigned long long pf_span = (unsigned long long)pf_width * {_TILE_ITEMS};\n"
+        "    __shared__ unsigned long long pf_seated; /* the seat's number from 1, or 0 */\n"
+        "    __shared__ unsigned long long pf_tile;\n"
+        "    if (pf_lane == 0) pf_seated = pf_cuda_take_seat();\n"
+        "    __syncthreads();\n"
+        "    if (pf_seated) {\n"
+        f"{lines}"
+        f"        const unsigned long long pf_n = (unsigned long long){size};\n"
+        f"        unsigned long long pf_rank = (unsigned long long)({_rewrite(index, edits)});\n"
+        f"        {unsigned} pf_found = 0; /* the key's bits above pf_bit */\n"
+        f"        for (int pf_bit = {bits - 1}; pf_bit >= 0; --pf_bit) {{\n"
+        f"            const {unsigned} pf_above = pf_bit == {bits - 1} ? 0 : ~((({unsigned})2 << pf_bit) - 1);\n"
+        "            unsigned long long pf_zeros = 0;\n"
+        "            for (;;) {\n"
+        "                if (pf_lane == 0) pf_tile = atomicAdd(&pf_phase_next, 1ULL);\n"
+        "                __syncthreads();\n"
+        "                const unsigned long long pf_base = pf_tile * pf_span;\n"
+        "                if (pf_base >= pf_n) break; /* the same for the whole block */\n"
+        "                for (unsigned long long pf_i = pf_base + pf_lane; pf_i < pf_n && pf_i < "
+        "pf_base + pf_span; pf_i += pf_width) {\n"
+        f"                    const {unsigned} pf_k = pf_select_key({over}[pf_i]);\n"
+        "                    pf_zeros += (pf_k & pf_above) == pf_found && !((pf_k >> pf_bit) & 1);\n"
+        "                }\n"
+        "                __syncthreads(); /* before the next ticket overwrites the tile */\n"
+        "            }\n"
+        "            pf_zeros = pf_cuda_block_fold(pf_zeros, pf_cuda_plus_f());\n"
+        "            if (pf_lane == 0) atomicAdd(&pf_select_count[pf_bit], pf_zeros);\n"
+        "            pf_cuda_grid_sync();\n"
+        "            const unsigned long long pf_below = *(volatile unsigned long long "
+        "*)&pf_select_count[pf_bit];\n"
+        "            if (pf_rank >= pf_below) {\n"
+        "                pf_rank -= pf_below;\n"
+        f"                pf_found |= ({unsigned})1 << pf_bit;\n"
+        "            }\n"
+        "        }\n"
+        f"        if (pf_seated == 1 && pf_lane == 0) *{outputs[0].name} = pf_select_value(pf_found);\n"
+        "    }\n"
+        "    if (pf_lane == 0 && pf_cuda_last_block(&pf_kernel_done)) {\n"
+        "        *(volatile unsigned long long *)&pf_phase_state = 0;\n"
+        "        *(volatile unsigned long long *)&pf_phase_next = 0;\n"
+        f"        for (int pf_bit = 0; pf_bit < {bits}; ++pf_bit) "
+        "*(volatile unsigned long long *)&pf_select_count[pf_bit] = 0;\n"
         "    }\n"
         "}\n"
     )

@@ -5,6 +5,7 @@ real driver, and the writer must refuse what one kernel with atomics cannot do."
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -30,7 +31,8 @@ MADE = {
     "30_scan_prefix_sum", "31_scan_scan_with_min_function", "33_scan_reverse_prefix_sum",
     "34_scan_largest_contiguous_subarray_sum", "35_search_search_for_last_struct_by_key",
     "36_search_check_if_array_contains_value",
-    "37_search_find_the_closest_number_to_pi", "39_search_xor_contains", "40_sort_sort_an_array_of_complex_numbers_by_magnitude", "43_sort_sort_an_array_of_structs_by_key", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
+    "37_search_find_the_closest_number_to_pi", "39_search_xor_contains", "40_sort_sort_an_array_of_complex_numbers_by_magnitude",
+    "41_sort_k-th_smallest_element", "43_sort_sort_an_array_of_structs_by_key", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
     "50_stencil_xor_kernel", "51_stencil_edge_kernel",
     "52_stencil_1d_jacobi_3-point_stencil", "53_stencil_2d_jacobi_5-point_stencil",
     "54_stencil_game_of_life", "55_transform_relu", "56_transform_negate_odds",
@@ -39,8 +41,8 @@ MADE = {
 """The suite's serial→CUDA tasks whose function is one map, reduction (with an expression of its
 total returned), histogram, first-index search, last index, argmin or scan loop, after guards,
 or one standard algorithm such a loop runs, or maps and histograms run one after another (an
-outer loop's iterations, or loops in turn, or a sort; with std::complex as the
-device's own complex type; 43 of 60)."""
+outer loop's iterations, or loops in turn, a sort or an element of a sorted copy; with std::complex as the
+device's own complex type; 44 of 60)."""
 
 
 def _tasks() -> list[TranslationTask]:
@@ -519,6 +521,27 @@ int main() {
             std::vector<std::complex<double>> got = x;
             pf_launch(shape[0], shape[1], [&] { pf_gpu::sortComplexByMagnitude(reinterpret_cast<cuDoubleComplex *>(got.data()), n); });
             if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "41_sort_k-th_smallest_element": """
+int main() {
+    for (size_t n : {1, 2, 7, 1000}) {
+        std::vector<int> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (int)((i * 7919) % 50) * (i % 3 ? 1 : -40000000) + (int)(i % 2);
+        if (n > 3) { x[0] = INT_MIN; x[1] = INT_MAX; }
+        for (int k : {1, 2, (int)n / 2 + 1, (int)n}) {
+            if (k < 1 || k > (int)n) continue;
+            int want = findKthSmallest(x, k);
+            for (auto &shape : PF_SHAPES) {
+                for (int twice = 0; twice < 2; twice++) {  // the counts the first launch took are zero again
+                    int got = 12345;
+                    pf_launch(shape[0], shape[1], [&] { pf_gpu::findKthSmallest(x.data(), n, k, &got); });
+                    if (got != want) return 1;
+                }
+            }
         }
     }
     return 0;
@@ -1449,6 +1472,94 @@ int main() {{
     ],
 )
 def test_what_gets_no_sort_kernel(source: str, signature: str, why: str) -> None:
+    with pytest.raises(AnnotationError, match=why):
+        kernel(source, analyse(source, Language.CPP), "f", signature)
+
+
+_SELECTS = {
+    "the median of doubles, copied by assignment": (
+        "double f(std::vector<double> const &x) {\n  std::vector<double> y = x;\n"
+        "  std::sort(y.begin(), y.end());\n  return y[y.size() / 2];\n}\n",
+        "__global__ void f(const double *x, size_t N, double *out)",
+        "double",
+    ),
+    "a float near the top": (
+        "float f(std::vector<float> const &x) {\n  size_t n = x.size();\n"
+        "  std::vector<float> s(x);\n  std::sort(s.begin(), s.end());\n  return s[n - 2 + n % 2];\n}\n",
+        "__global__ void f(const float *x, size_t N, float *out)",
+        "float",
+    ),
+    "the least long long": (
+        "long long f(std::vector<long long> const &x) {\n  std::vector<long long> s(x);\n"
+        "  std::sort(s.begin(), s.end());\n  return s[0];\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long *out)",
+        "long long",
+    ),
+    "an unsigned at a third": (
+        "unsigned f(std::vector<unsigned> const &x) {\n  std::vector<unsigned> s(x);\n"
+        "  std::sort(s.begin(), s.end());\n  return s[x.size() / 3];\n}\n",
+        "__global__ void f(const unsigned *x, size_t N, unsigned *out)",
+        "unsigned",
+    ),
+}
+"""Functions that return one element of a sorted copy of their input."""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("case", sorted(_SELECTS))
+@pytest.mark.parametrize("concurrent", [False, True], ids=["in turn", "at once"])
+def test_an_element_of_a_sorted_copy_is_selected_under_every_launch_shape(
+    case: str, concurrent: bool, tmp_path: Path
+) -> None:
+    """Negative and positive values, ties, the type's extremes (an integer's, a floating
+    number's infinities): the bit-by-bit selection's key must order as the values do."""
+    source, signature, kind = _SELECTS[case]
+    written = kernel(source, analyse(source, Language.CPP), "f", signature)
+    check = f"""
+int main() {{
+    for (size_t n : {{1, 2, 3, 8, 100, 1001}}) {{
+        std::vector<{kind}> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = ({kind})((double)((long)(i * 7919 % 201) - 100) * (i % 2 ? 1.5 : -0.25));
+        if (n > 2) {{ x[n / 2] = std::numeric_limits<{kind}>::lowest(); x[1] = std::numeric_limits<{kind}>::max(); }}
+        if (std::numeric_limits<{kind}>::has_infinity && n > 5) {{ x[3] = std::numeric_limits<{kind}>::infinity(); x[4] = -x[3]; }}
+        {kind} want = f(x);
+        for (auto &shape : PF_SHAPES) {{
+            {kind} got = ({kind})77;
+            pf_launch(shape[0], shape[1], [&] {{ pf_gpu::f(x.data(), n, &got); }});
+            if (got != want) return 1;
+        }}
+    }}
+    return 0;
+}}
+"""
+    _emulate("#include <limits>\n" + source, written, check, tmp_path, concurrent=concurrent)
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        (  # a copy sorted by an order of its own: no key orders as it does
+            "int f(std::vector<int> const &x) {\n  std::vector<int> y(x);\n"
+            "  std::sort(y.begin(), y.end(), std::greater<int>());\n  return y[0];\n}\n",
+            "0 top-level loops",
+        ),
+        (  # an index read from something the kernel lacks
+            "int f(std::vector<int> const &x) {\n  std::vector<int> y(x);\n"
+            "  std::sort(y.begin(), y.end());\n  return y[rand() % 3];\n}\n",
+            "calls rand",
+        ),
+        (  # short: no key of ours
+            "short f(std::vector<short> const &x) {\n  std::vector<short> y(x);\n"
+            "  std::sort(y.begin(), y.end());\n  return y[1];\n}\n",
+            "no order-keeping key",
+        ),
+    ],
+)
+def test_what_gets_no_selection_kernel(source: str, why: str) -> None:
+    element = re.search(r"vector<(\w+)>", source)
+    assert element is not None
+    kind = element.group(1)
+    signature = f"__global__ void f(const {kind} *x, size_t N, {kind} *out)"
     with pytest.raises(AnnotationError, match=why):
         kernel(source, analyse(source, Language.CPP), "f", signature)
 
