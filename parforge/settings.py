@@ -76,6 +76,8 @@ class ServiceConfig(BaseModel):
     """Runs a task gets when its worker dies under it; then it fails with the reason."""
     require_key: bool = True
     """Every /v1 request needs `Authorization: Bearer <key>`; off: anonymous local use."""
+    ui_session_hours: float = Field(default=12.0, gt=0, le=24 * 30)
+    """How long a web UI sign-in lasts (logging out, or revoking its key, ends it sooner)."""
     max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
     max_source_chars: int = Field(default=200_000, ge=1)
     limits: KeyLimits = Field(default_factory=KeyLimits)

@@ -47,6 +47,8 @@ class ExportFilter(BaseModel):
     min_speedup: float | None = Field(default=None, ge=0)
     """Only candidates that passed at least this fast (implies verified_only)."""
     target: ParallelTarget | None = None
+    task_id: str | None = Field(default=None, pattern="^[0-9a-f]{32}$")
+    """Only this task's samples."""
     model: str | None = Field(default=None, max_length=200)
     """The model that wrote the sample."""
     adapter: str | None = Field(default=None, max_length=200)

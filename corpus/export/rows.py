@@ -60,7 +60,7 @@ step_adapter = func.coalesce(col(StepRow.adapter), col(RunRow.adapter))
 
 def matching(query: Select[Any], filters: ExportFilter, owner: Owner) -> Select[Any]:
     """`query` (over steps joined with their task and run) narrowed to what the filters and the
-    owner allow: target, model, adapter, the step's time, whose tasks."""
+    owner allow: target, task, model, adapter, the step's time, whose tasks."""
     if not isinstance(owner, AnyOwner):
         query = query.where(
             col(TaskRow.owner_key_id).is_(None)
@@ -69,6 +69,8 @@ def matching(query: Select[Any], filters: ExportFilter, owner: Owner) -> Select[
         )
     if filters.target is not None:
         query = query.where(col(TaskRow.target) == filters.target)
+    if filters.task_id is not None:
+        query = query.where(col(TaskRow.id) == filters.task_id)
     if filters.model is not None:
         query = query.where(step_model == filters.model)
     if filters.adapter is not None:

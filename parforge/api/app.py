@@ -16,6 +16,7 @@ from parforge.api.problems import install as install_problems
 from parforge.api.problems import problem_media_type
 from parforge.api.routers import evals, exports, health, tasks
 from parforge.api.services import Services
+from parforge.api.ui import install as install_ui
 from parforge.settings import Settings
 
 
@@ -45,6 +46,7 @@ def create_app(
     app.include_router(exports.router)
     app.include_router(health.router)
     install_problems(app)
+    install_ui(app)
     _problems_in_openapi(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.server.max_body_bytes)
     app.add_middleware(NoNulMiddleware)

@@ -23,6 +23,7 @@ from corpus.store.models.tasks import (
     TaskPublic,
     TaskRow,
     TestInput,
+    UiSessionRow,
 )
 from corpus.store.models.trajectory import (
     CandidateCreate,
@@ -77,6 +78,7 @@ __all__ = [
     "TaskPublic",
     "TaskRow",
     "TestInput",
+    "UiSessionRow",
     "VerdictPublic",
     "VerdictRow",
     "utcnow",

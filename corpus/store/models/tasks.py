@@ -184,6 +184,21 @@ class ApiKeyRow(ApiKeyBase, table=True):
     last_used_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
+class UiSessionRow(SQLModel, table=True):
+    """A signed-in browser of the web UI: the cookie's token as a SHA-256 digest, the key it
+    acts for and its form token. Ended by logging out; dead once its key is revoked."""
+
+    __tablename__ = "ui_sessions"
+
+    id: int | None = Field(default=None, primary_key=True)
+    digest: str = Field(max_length=64, unique=True)
+    key_id: int = Field(foreign_key="api_keys.id", index=True)
+    csrf: str = Field(max_length=64)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
+    expires_at: datetime = Field(sa_type=UTCDateTime)
+    ended_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
 class ApiKeyPublic(ApiKeyBase):
     id: int
     prefix: str

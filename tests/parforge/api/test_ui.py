@@ -1,0 +1,202 @@
+"""The web UI in-process against the real app and store: signing in and out, what a session
+may see and post, and hostile text shown as text (the browser test is `test_ui_browser.py`)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+import pytest
+from sqlmodel import Session
+
+from corpus.store import keys, open_store, tasks
+from corpus.store.models import TaskCreate
+from parforge.api.ui import CSP
+from parforge.api.ui.auth import COOKIE, RedactKeys
+from tests.fakes.api import Api, ApiFactory
+
+HOSTILE = (
+    '#include <stdio.h>\n/* </script><script>alert("owned")</script> <img src=x onerror=alert(1)> */\n'
+    'int main(void) { printf("</pre><b>bold</b>\\n"); return 0; }\n'
+)
+
+
+@asynccontextmanager
+async def browser(api: Api) -> AsyncIterator[httpx.AsyncClient]:
+    """A client with its own cookie jar and no API key header: what a browser sends."""
+    transport = httpx.ASGITransport(app=api.app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        yield client
+
+
+async def signed_in(client: httpx.AsyncClient, token: str) -> None:
+    answer = await client.get("/ui/login", params={"key": token})
+    assert answer.status_code == 303, answer.text
+    assert answer.headers["location"] == "/ui/"
+
+
+def store_task(api: Api, token: str, source: str = HOSTILE, name: str = "mine") -> str:
+    engine = open_store(api.store_url)
+    with Session(engine) as s:
+        key = keys.authenticate(s, token)
+        assert key is not None
+        task = tasks.submit(
+            s, TaskCreate(name=name, language="c", target="openmp", source=source), key.id
+        )
+        task_id = task.id
+    engine.dispose()
+    return task_id
+
+
+def csrf_of(page: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert found is not None, page[:500]
+    return found.group(1)
+
+
+async def test_pages_need_a_session_and_the_login_link_leaves_no_key_behind(
+    api_factory: ApiFactory,
+) -> None:
+    async with api_factory() as api, browser(api) as client:
+        for path in ("/ui/", "/ui/evals", "/ui/tasks/new", f"/ui/tasks/{'0' * 32}"):
+            answer = await client.get(path)
+            assert answer.status_code == 303 and answer.headers["location"] == "/ui/login", path
+        refused = await client.get("/ui/login", params={"key": "pf_not-a-key"})
+        assert refused.headers["location"] == "/ui/login?failed=1"
+        assert COOKIE not in refused.headers.get("set-cookie", "")
+        answer = await client.get("/ui/login", params={"key": api.token})
+        assert answer.status_code == 303 and api.token not in answer.headers["location"]
+        cookie = answer.headers["set-cookie"]
+        assert api.token not in cookie
+        for attribute in ("HttpOnly", "SameSite=strict", "Path=/ui"):
+            assert attribute.lower() in cookie.lower(), cookie
+        home = await client.get("/ui/")
+        assert home.status_code == 200 and "Tasks" in home.text
+        assert home.headers["content-security-policy"] == CSP
+        assert "script-src 'self'" in CSP and "unsafe-inline" not in CSP
+        assert home.headers["x-frame-options"] == "DENY"
+        assert home.headers["referrer-policy"] == "no-referrer"
+
+
+async def test_the_login_form_signs_in_and_logout_ends_the_session(api_factory: ApiFactory) -> None:
+    async with api_factory() as api, browser(api) as client:
+        answer = await client.post("/ui/login", data={"key": api.token})
+        assert answer.status_code == 303 and answer.headers["location"] == "/ui/"
+        token = client.cookies[COOKIE]
+        page = (await client.get("/ui/")).text
+        out = await client.post("/ui/logout", data={"csrf": csrf_of(page)})
+        assert out.status_code == 303 and out.headers["location"] == "/ui/login"
+        # The old cookie, sent again (as a stolen copy would be), no longer works.
+        client.cookies.set(COOKIE, token, domain="test", path="/ui")
+        assert (await client.get("/ui/")).status_code == 303
+
+
+async def test_revoking_a_key_ends_its_sessions(api_factory: ApiFactory) -> None:
+    async with api_factory() as api, browser(api) as client:
+        other = api.new_key("revoked-later")
+        await signed_in(client, other)
+        assert (await client.get("/ui/")).status_code == 200
+        engine = open_store(api.store_url)
+        with Session(engine) as s:
+            assert keys.revoke(s, "revoked-later") is not None
+        engine.dispose()
+        assert (await client.get("/ui/")).status_code == 303
+
+
+async def test_a_key_sees_only_its_own_tasks(api_factory: ApiFactory) -> None:
+    async with api_factory() as api, browser(api) as first, browser(api) as second:
+        second_token = api.new_key("second")
+        mine = store_task(api, api.token, name="first-keys-task")
+        await signed_in(first, api.token)
+        await signed_in(second, second_token)
+        assert "first-keys-task" in (await first.get("/ui/")).text
+        listed = await second.get("/ui/")
+        assert "first-keys-task" not in listed.text and mine not in listed.text
+        for path in (f"/ui/tasks/{mine}", f"/ui/tasks/{mine}/json", f"/ui/tasks/{mine}/export"):
+            assert (await second.get(path)).status_code == 404, path
+        page = (await second.get("/ui/")).text
+        cancel = await second.post(f"/ui/tasks/{mine}/cancel", data={"csrf": csrf_of(page)})
+        assert cancel.status_code == 303
+        assert (await first.get(f"/ui/tasks/{mine}/json")).json()["task"]["status"] == "queued"
+
+
+async def test_forms_without_the_sessions_token_are_refused(api_factory: ApiFactory) -> None:
+    async with api_factory() as api, browser(api) as client:
+        mine = store_task(api, api.token)
+        await signed_in(client, api.token)
+        for data in ({}, {"csrf": "forged"}):
+            answer = await client.post(f"/ui/tasks/{mine}/cancel", data=data)
+            assert answer.status_code == 403
+            assert (await client.post("/ui/logout", data=data)).status_code == 403
+        task = (await client.get(f"/ui/tasks/{mine}/json")).json()["task"]
+        assert task["status"] == "queued" and not task["cancel_requested"]
+        page = (await client.get(f"/ui/tasks/{mine}")).text
+        answer = await client.post(f"/ui/tasks/{mine}/cancel", data={"csrf": csrf_of(page)})
+        assert answer.status_code == 303
+        assert (await client.get(f"/ui/tasks/{mine}/json")).json()["task"]["status"] == "cancelled"
+
+
+async def test_a_hostile_source_is_shown_as_text(api_factory: ApiFactory) -> None:
+    async with api_factory() as api, browser(api) as client:
+        mine = store_task(api, api.token, name='<script>alert("name")</script>')
+        await signed_in(client, api.token)
+        for path in ("/ui/", f"/ui/tasks/{mine}"):
+            page = (await client.get(path)).text
+            assert "<script>alert" not in page and "<img src=x" not in page, path
+            assert "<b>bold</b>" not in page
+        page = (await client.get(f"/ui/tasks/{mine}")).text
+        assert "&lt;/script&gt;&lt;script&gt;alert(" in page
+        # The only scripts the page loads are the package's own.
+        assert re.findall(r"<script[^>]*>", page) == ['<script src="/ui/static/ui.js" defer>']
+
+
+async def test_the_submit_form_queues_a_task_or_says_why_not(api_factory: ApiFactory) -> None:
+    async with api_factory() as api, browser(api) as client:
+        await signed_in(client, api.token)
+        form = (await client.get("/ui/tasks/new")).text
+        csrf = csrf_of(form)
+        refused = await client.post(
+            "/ui/tasks", data={"csrf": csrf, "source": "", "target": "openmp", "agent": "graph"}
+        )
+        assert refused.status_code == 422 and 'id="submit-error"' in refused.text
+        unknown = await client.post(
+            "/ui/tasks",
+            data={"csrf": csrf, "source": "int main(void){return 0;}", "target": "fortran"},
+        )
+        assert unknown.status_code == 422 and "target" in unknown.text
+        source = "#include <stdio.h>\nint main(void) { printf(\"1\\n\"); return 0; }\n"
+        made = await client.post(
+            "/ui/tasks",
+            data={"csrf": csrf, "language": "c", "target": "openmp", "agent": "graph",
+                  "tests": "3\n4 5", "rtol": "1e-6", "timing": "on"},
+            files={"upload": ("prog.c", source.encode(), "text/x-c")},
+        )  # fmt: skip
+        assert made.status_code == 303, made.text
+        task_id = made.headers["location"].rsplit("/", 1)[1]
+        task = (await client.get(f"/ui/tasks/{task_id}/json")).json()["task"]
+        assert task["source"] == source
+        assert [t["args"] for t in task["tests"]] == [["3"], ["4", "5"]]
+        assert task["options"]["rtol"] == 1e-6 and task["options"]["timing"] is True
+        page = await client.get(f"/ui/tasks/{task_id}")
+        assert page.status_code == 200 and 'data-events="/ui/tasks/' in page.text
+
+
+def test_access_logs_never_show_a_key() -> None:
+    record = logging.LogRecord(
+        "uvicorn.access", logging.INFO, "", 0, '%s - "%s %s HTTP/%s" %d',
+        ("127.0.0.1:5", "GET", "/ui/login?key=pf_secret123&x=1", "1.1", 303), None,
+    )  # fmt: skip
+    assert RedactKeys().filter(record)
+    assert "pf_secret123" not in record.getMessage()
+    assert "key=[redacted]&x=1" in record.getMessage()
+
+
+@pytest.mark.parametrize("path", ["/ui/static/ui.js", "/ui/static/ui.css"])
+async def test_the_assets_are_the_packages_own(api_factory: ApiFactory, path: str) -> None:
+    async with api_factory() as api, browser(api) as client:
+        answer = await client.get(path)
+        assert answer.status_code == 200 and answer.headers["x-content-type-options"] == "nosniff"
+        assert "http://" not in answer.text and "https://" not in answer.text
