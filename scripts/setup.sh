@@ -45,6 +45,11 @@ ensure_venv() {
     fi
 }
 
+ensure_browser() {
+    # Headless Chromium and its driver, for the web UI's browser tests.
+    apt_install chromium chromium-driver fonts-dejavu-core
+}
+
 ensure_docker() {
     # The Docker engine: installed from Debian when absent, started when nothing answers.
     if ! command -v dockerd >/dev/null 2>&1; then

@@ -26,6 +26,12 @@ def install(app: FastAPI) -> None:
     app.include_router(router)
     app.mount(f"{PREFIX}/static", StaticFiles(directory=HERE / "static"), name="ui-static")
 
+    icon = (HERE / "static" / "favicon.svg").read_bytes()
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> Response:  # what a browser asks for on pages that name none (JSON)
+        return Response(icon, media_type="image/svg+xml")
+
     @app.exception_handler(LoginRequired)
     async def to_login(request: Request, exc: LoginRequired) -> Response:
         return RedirectResponse(f"{PREFIX}/login", status.HTTP_303_SEE_OTHER)

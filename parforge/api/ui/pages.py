@@ -269,9 +269,7 @@ def task_export(task_id: str, db: SessionDep, ui: SignedIn, services: ServicesDe
 
 
 @router.get("/tasks/{task_id}/events")
-def task_events(
-    task_id: str, db: SessionDep, ui: SignedIn, services: ServicesDep
-) -> Response:
+def task_events(task_id: str, db: SessionDep, ui: SignedIn, services: ServicesDep) -> Response:
     """The task's events (as `/v1/tasks/{id}/events`), for the page's live status."""
     if tasks.get(db, task_id, ui.key_id) is None:
         return JSONResponse({"detail": f"no task {task_id}"}, 404)

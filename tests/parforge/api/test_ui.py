@@ -167,7 +167,7 @@ async def test_the_submit_form_queues_a_task_or_says_why_not(api_factory: ApiFac
             data={"csrf": csrf, "source": "int main(void){return 0;}", "target": "fortran"},
         )
         assert unknown.status_code == 422 and "target" in unknown.text
-        source = "#include <stdio.h>\nint main(void) { printf(\"1\\n\"); return 0; }\n"
+        source = '#include <stdio.h>\nint main(void) { printf("1\\n"); return 0; }\n'
         made = await client.post(
             "/ui/tasks",
             data={"csrf": csrf, "language": "c", "target": "openmp", "agent": "graph",
