@@ -90,7 +90,7 @@ def served(
                     ("25_reduce_xor", "passed"),
                     ("41_sort_k-th_smallest_element", "build_failed"),
                 )
-            ],  # fmt: skip
+            ],
         )
         summary = {"rows": [{"group": "all", "k": 1, "problems": 3, "samples": 3, "build": 0.667,
                              "passed": 0.667, "race_free": 0.667, "speedup": 1.4,
