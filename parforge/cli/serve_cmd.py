@@ -14,7 +14,7 @@ def serve(
     port: Annotated[int | None, typer.Option(help="Port to bind (default: settings).")] = None,
     workers: Annotated[int | None, typer.Option(help="Tasks run at once (0: queue only).")] = None,
 ) -> None:
-    """Serve the API (OpenAPI at /docs) and run queued tasks."""
+    """Serve the API (OpenAPI at /docs) and the web UI (/ui), and run queued tasks."""
     import uvicorn
 
     from parforge.api import create_app
@@ -31,6 +31,11 @@ def serve(
             "[yellow]no task runner configured (PARFORGE_SERVER__RUNNER): "
             "tasks are queued but not run[/]"
         )
+    shown = "127.0.0.1" if server.host in ("0.0.0.0", "::") else server.host
+    console.print(
+        f"web UI: http://{shown}:{server.port}/ui/login?key=<an API key> "
+        "(the key becomes a session cookie)"
+    )
     try:
         uvicorn.run(create_app(config), host=server.host, port=server.port, log_level="info")
     except OSError as exc:
