@@ -40,7 +40,11 @@ COMMANDS: dict[str, Lazy] = {
         "export",
         "Export stored trajectories as fine-tuning data, streamed (constant memory).",
     ),
-    "serve": Lazy("serve_cmd", "serve", "Serve the API (OpenAPI at /docs) and run queued tasks."),
+    "serve": Lazy(
+        "serve_cmd",
+        "serve",
+        "Serve the API (OpenAPI at /docs) and the web UI (/ui), and run queued tasks.",
+    ),
     "sandbox": Lazy("sandbox_cmd", "app", "The sandbox that builds and checks candidates."),
     "model": Lazy(
         "model_cmd", "app", "The served model: vLLM's OpenAI-compatible server, in the background."

@@ -59,3 +59,34 @@ async def test_export_streams_only_the_callers_tasks(api_factory):
         assert (
             await api.client.get("/v1/exports/sft", params={"min_speedup": -1})
         ).status_code == 422
+
+
+async def test_an_export_of_one_task_holds_only_its_samples(api_factory):
+    async with api_factory(runner=ScriptedRunner(samples=2)) as api:
+        ids = []
+        for code in (0, 1):
+            answer = await api.client.post(
+                "/v1/tasks",
+                json={"source": f"int main(void) {{ return {code}; }}", "target": "openmp"},
+            )
+            ids.append(answer.json()["id"])
+        for task_id in ids:
+            await _wait_succeeded(api.client, task_id, api.auth)
+        for task_id, code in zip(ids, (0, 1), strict=True):
+            r = await api.client.get(
+                "/v1/exports/openai", params={"task_id": task_id, "verified_only": False}
+            )
+            lines = [json.loads(line) for line in r.text.splitlines()]
+            assert len(lines) == 2
+            assert {line["messages"][1]["content"] for line in lines} == {
+                f"int main(void) {{ return {code}; }}"
+            }
+        # The UI's export of a task is the same lines, for a signed-in browser.
+        transport_client = api.client
+        signed = await transport_client.get("/ui/login", params={"key": api.token})
+        assert signed.status_code == 303
+        r = await transport_client.get(f"/ui/tasks/{ids[1]}/export")
+        assert r.status_code == 200 and len(r.text.splitlines()) == 2
+        assert (
+            await api.client.get("/v1/exports/openai", params={"task_id": "not-an-id"})
+        ).status_code == 422
