@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Request, UploadFile, status
+from fastapi import APIRouter, File, Form, Query, Request, UploadFile, status
 from fastapi.responses import (
     HTMLResponse,
     JSONResponse,
@@ -31,6 +31,9 @@ from corpus.store.models import (
     TestInput,
 )
 from corpus.store.queue import CancelOutcome
+from evals.report import ProblemChange, comparison_of
+from evals.stats import Comparison
+from evals.stored import load_run
 from evals.summary import OVERALL
 from parforge.api.deps import ServicesDep, SessionDep, event_stream
 from parforge.api.ui import views
@@ -327,4 +330,36 @@ def eval_page(request: Request, eval_id: int, db: SessionDep, ui: SignedIn) -> H
     for result in results:
         grid.setdefault(result.problem, []).append(result)
     rows = [r for r in (run.summary or {}).get("rows") or [] if isinstance(r, dict)]
-    return page(request, "eval.html", ui, run=run, grid=grid, rows=rows)
+    others = db.exec(
+        select(EvalRunRow.id, EvalRunRow.suite, EvalRunRow.model)
+        .where(EvalRunRow.owner_key_id == ui.key_id, EvalRunRow.id != eval_id)
+        .order_by(col(EvalRunRow.id).desc())
+        .limit(100)
+    ).all()
+    return page(request, "eval.html", ui, run=run, grid=grid, rows=rows, others=others)
+
+
+@router.get("/evals/{eval_id}/compare")
+def compare_page(
+    request: Request,
+    eval_id: int,
+    db: SessionDep,
+    ui: SignedIn,
+    services: ServicesDep,
+    baseline: Annotated[int, Query(ge=1, le=2**31 - 1)],
+) -> HTMLResponse:
+    """The run against a baseline run of the same key at k = 1: per problem what was gained
+    and lost, and the paired tests of pass@1 and race-free@1 (as the report writes them)."""
+    for wanted in (eval_id, baseline):
+        found = db.get(EvalRunRow, wanted)
+        if found is None or found.owner_key_id != ui.key_id:
+            return page(request, "missing.html", ui, 404, what=f"eval {wanted}")
+    run, base = load_run(services.engine, eval_id), load_run(services.engine, baseline)
+    tests: dict[str, Comparison] = {}
+    changes: list[ProblemChange] = []
+    if run.outcomes and base.outcomes:
+        tests, changes = comparison_of(run, base, 1)
+    return page(
+        request, "compare.html", ui, run=run, base=base, tests=tests, changes=changes,
+        eval_id=eval_id, baseline=baseline,
+    )  # fmt: skip

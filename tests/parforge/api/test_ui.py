@@ -200,3 +200,58 @@ async def test_the_assets_are_the_packages_own(api_factory: ApiFactory, path: st
         answer = await client.get(path)
         assert answer.status_code == 200 and answer.headers["x-content-type-options"] == "nosniff"
         assert "http://" not in answer.text and "https://" not in answer.text
+
+
+def store_eval(api: Api, token: str, statuses: dict[str, str], model: str) -> int:
+    """A finished eval run of `token`'s key with one sample per problem."""
+    from corpus.store import evals as stored_evals
+    from corpus.store.models import EvalResultCreate, EvalRunCreate
+
+    engine = open_store(api.store_url)
+    with Session(engine) as s:
+        key = keys.authenticate(s, token)
+        assert key is not None
+        run = stored_evals.submit(
+            s, EvalRunCreate(suite="pareval", target="openmp", model=model), key.id
+        )
+        assert run.id is not None
+        run_id = run.id
+        stored_evals.save_results(
+            s,
+            run_id,
+            [
+                EvalResultCreate(
+                    problem=problem, problem_type=problem.split("_")[1], sample_index=0,
+                    status=status, built=status != "build_failed", passed=status == "passed",
+                    race=status == "race",
+                )  # fmt: skip
+                for problem, status in statuses.items()
+            ],
+        )
+    engine.dispose()
+    return run_id
+
+
+async def test_two_runs_compared_problem_by_problem(api_factory: ApiFactory) -> None:
+    async with api_factory() as api, browser(api) as client:
+        problems = [f"{i:02d}_type{i % 3}_p" for i in range(12)]
+        before = store_eval(api, api.token, {p: "wrong_output" for p in problems}, "small")
+        after = store_eval(
+            api, api.token, {p: "passed" if i < 10 else "wrong_output" for i, p in
+                             enumerate(problems)}, "large<script>",
+        )  # fmt: skip
+        theirs = store_eval(api, api.new_key("other"), {problems[0]: "passed"}, "x")
+        await signed_in(client, api.token)
+        page = (await client.get(f"/ui/evals/{after}")).text
+        assert 'id="compare-form"' in page and f'<option value="{before}">' in page
+        assert f'<option value="{theirs}">' not in page
+        answer = await client.get(f"/ui/evals/{after}/compare", params={"baseline": before})
+        assert answer.status_code == 200
+        tests = re.search(r'<table class="grid" id="tests">(.*?)</table>', answer.text, re.S)
+        assert tests is not None
+        assert "pass@1" in tests.group(1) and "McNemar" in tests.group(1)
+        assert "significant at 5 %" in tests.group(1)  # 10 gained, none lost
+        assert answer.text.count(">gained<") == 10 and ">lost<" not in answer.text
+        assert "large<script>" not in answer.text and "large&lt;script&gt;" in answer.text
+        other = await client.get(f"/ui/evals/{after}/compare", params={"baseline": theirs})
+        assert other.status_code == 404
