@@ -221,8 +221,12 @@ def store_eval(api: Api, token: str, statuses: dict[str, str], model: str) -> in
             run_id,
             [
                 EvalResultCreate(
-                    problem=problem, problem_type=problem.split("_")[1], sample_index=0,
-                    status=status, built=status != "build_failed", passed=status == "passed",
+                    problem=problem,
+                    problem_type=problem.split("_")[1],
+                    sample_index=0,
+                    status=status,
+                    built=status != "build_failed",
+                    passed=status == "passed",
                     race=status == "race",
                 )  # fmt: skip
                 for problem, status in statuses.items()
