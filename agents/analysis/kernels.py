@@ -483,9 +483,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError("the source's types hold C++ library objects no device copy can")
     looped = _LoopHead.of(node, loop, edits, by_name, serial_params, sizes)
     head = looped.prelude + looped.loop("pf_t", "pf_threads")
-    text_sig = signature.strip().rstrip("{;").strip()
-    if "__global__" not in text_sig:
-        text_sig = "__global__ " + text_sig
+    text_sig = _global(signature)
     complex_views = ""
     if complex_:
         text_sig, complex_views = _complex_params(text_sig)
@@ -660,22 +658,35 @@ def _phased_work(
             "    if (pf_seated == 1 && pf_lane == 0) "
             f"*{out.name} = ({_element(out)})({_rewrite(returned, edits)});\n"
         )
-    work = (
-        "    (void)pf_threads;\n    (void)pf_t;\n"
+    work = "    (void)pf_threads;\n    (void)pf_t;\n" + _seated(
+        "".join(parts) + answer, "".join(resets)
+    )
+    return _DONE + _PHASES + "".join(totals), work
+
+
+def _seated(work: str, resets: str = "") -> str:
+    """`work` run by the seated blocks only (`_PHASES`: a block takes a seat while seating is
+    open), each thread with its block's width, the span of a tile (`pf_span`) and the tile its
+    block holds (`pf_tile`); the block that ends last frees the seats and the tiles for the
+    next launch, and runs `resets` (the kernel's own device totals)."""
+    return (
         "    const unsigned pf_width = blockDim.x * blockDim.y * blockDim.z;\n"
         f"    const unsigned long long pf_span = (unsigned long long)pf_width * {_TILE_ITEMS};\n"
         "    __shared__ unsigned long long pf_seated; /* the seat's number from 1, or 0 */\n"
         "    __shared__ unsigned long long pf_tile;\n"
         "    if (pf_lane == 0) pf_seated = pf_cuda_take_seat();\n"
         "    __syncthreads();\n"
-        "    if (pf_seated) {\n" + "".join(parts) + answer + "    }\n"
+        "    if (pf_seated) {\n" + work + "    }\n"
         "    if (pf_lane == 0 && pf_cuda_last_block(&pf_kernel_done)) {\n"
         "        *(volatile unsigned long long *)&pf_phase_state = 0;\n"
-        "        *(volatile unsigned long long *)&pf_phase_next = 0;\n"
-        + "".join(resets)
-        + "    }\n"
+        "        *(volatile unsigned long long *)&pf_phase_next = 0;\n" + resets + "    }\n"
     )
-    return _DONE + _PHASES + "".join(totals), work
+
+
+def _global(signature: str) -> str:
+    """The kernel's signature as its definition opens (`__global__` added where missing)."""
+    text_sig = signature.strip().rstrip("{;").strip()
+    return text_sig if "__global__" in text_sig else "__global__ " + text_sig
 
 
 _TILE_ITEMS = 8
@@ -994,9 +1005,7 @@ def _sort_kernel(source: str, program: Program, function: str, signature: str) -
     wanted = _constants_reached(constants, set(re.findall(r"[A-Za-z_]\w*", order + device + types)))
     consts = "".join(_device_constant(constants[c]) for c in constants if c in wanted)
     size = sizes[0].name
-    text_sig = signature.strip().rstrip("{;").strip()
-    if "__global__" not in text_sig:
-        text_sig = "__global__ " + text_sig
+    text_sig = _global(signature)
     return (
         _HELPERS
         + (_COMPLEX if "pf_cplx" in order + device else "")
@@ -1013,48 +1022,38 @@ def _sort_kernel(source: str, program: Program, function: str, signature: str) -
         f"{text_sig} {{\n"
         "    const unsigned pf_lane = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
         "threadIdx.z);\n"
-        "    const unsigned pf_width = blockDim.x * blockDim.y * blockDim.z;\n"
-        f"    const unsigned long long pf_span = (unsigned long long)pf_width * {_TILE_ITEMS};\n"
-        "    __shared__ unsigned long long pf_seated; /* the seat's number from 1, or 0 */\n"
-        "    __shared__ unsigned long long pf_tile;\n"
-        "    if (pf_lane == 0) pf_seated = pf_cuda_take_seat();\n"
-        "    __syncthreads();\n"
-        "    if (pf_seated) {\n"
-        f"        const unsigned long long pf_n = (unsigned long long)({size});\n"
-        "        unsigned long long pf_padded = 1;\n"
-        "        while (pf_padded < pf_n) pf_padded <<= 1;\n"
-        "        const unsigned long long pf_pairs = pf_padded / 2; /* comparators per step */\n"
-        "        for (unsigned long long pf_run = 2; pf_run <= pf_padded; pf_run <<= 1) {\n"
-        "            for (unsigned long long pf_d = pf_run / 2; pf_d > 0; pf_d /= 2) {\n"
-        "                for (;;) {\n"
-        "                    if (pf_lane == 0) pf_tile = atomicAdd(&pf_phase_next, 1ULL);\n"
-        "                    __syncthreads();\n"
-        "                    const unsigned long long pf_base = pf_tile * pf_span;\n"
-        "                    if (pf_base >= pf_pairs) break; /* the same for the whole block */\n"
-        "                    for (unsigned long long pf_c = pf_base + pf_lane; pf_c < pf_pairs && "
-        "pf_c < pf_base + pf_span; pf_c += pf_width) {\n"
-        "                        /* the lower element of comparator pf_c, and its partner: its "
-        "mirror in the run\n                           at the run's first step, pf_d on after */\n"
-        "                        const unsigned long long pf_i = pf_c / pf_d * 2 * pf_d + pf_c % pf_d;\n"
-        "                        const unsigned long long pf_j = pf_d == pf_run / 2 ? pf_i ^ "
-        "(pf_run - 1) : pf_i + pf_d;\n"
-        f"                        if (pf_j < pf_n && pf_sort_before({over}[pf_j], {over}[pf_i])) {{\n"
-        f"                            const {element} pf_v = {over}[pf_i];\n"
-        f"                            {over}[pf_i] = {over}[pf_j];\n"
-        f"                            {over}[pf_j] = pf_v;\n"
-        "                        }\n"
-        "                    }\n"
-        "                    __syncthreads(); /* before the next ticket overwrites the tile */\n"
-        "                }\n"
-        "                pf_cuda_grid_sync();\n"
-        "            }\n"
-        "        }\n"
-        "    }\n"
-        "    if (pf_lane == 0 && pf_cuda_last_block(&pf_kernel_done)) {\n"
-        "        *(volatile unsigned long long *)&pf_phase_state = 0;\n"
-        "        *(volatile unsigned long long *)&pf_phase_next = 0;\n"
-        "    }\n"
-        "}\n"
+        + _seated(
+            f"        const unsigned long long pf_n = (unsigned long long)({size});\n"
+            "        unsigned long long pf_padded = 1;\n"
+            "        while (pf_padded < pf_n) pf_padded <<= 1;\n"
+            "        const unsigned long long pf_pairs = pf_padded / 2; /* comparators per step */\n"
+            "        for (unsigned long long pf_run = 2; pf_run <= pf_padded; pf_run <<= 1) {\n"
+            "            for (unsigned long long pf_d = pf_run / 2; pf_d > 0; pf_d /= 2) {\n"
+            "                for (;;) {\n"
+            "                    if (pf_lane == 0) pf_tile = atomicAdd(&pf_phase_next, 1ULL);\n"
+            "                    __syncthreads();\n"
+            "                    const unsigned long long pf_base = pf_tile * pf_span;\n"
+            "                    if (pf_base >= pf_pairs) break; /* the same for the whole block */\n"
+            "                    for (unsigned long long pf_c = pf_base + pf_lane; pf_c < pf_pairs && "
+            "pf_c < pf_base + pf_span; pf_c += pf_width) {\n"
+            "                        /* the lower element of comparator pf_c, and its partner: its "
+            "mirror in the run\n                           at the run's first step, pf_d on after */\n"
+            "                        const unsigned long long pf_i = pf_c / pf_d * 2 * pf_d + pf_c % pf_d;\n"
+            "                        const unsigned long long pf_j = pf_d == pf_run / 2 ? pf_i ^ "
+            "(pf_run - 1) : pf_i + pf_d;\n"
+            f"                        if (pf_j < pf_n && pf_sort_before({over}[pf_j], {over}[pf_i])) {{\n"
+            f"                            const {element} pf_v = {over}[pf_i];\n"
+            f"                            {over}[pf_i] = {over}[pf_j];\n"
+            f"                            {over}[pf_j] = pf_v;\n"
+            "                        }\n"
+            "                    }\n"
+            "                    __syncthreads(); /* before the next ticket overwrites the tile */\n"
+            "                }\n"
+            "                pf_cuda_grid_sync();\n"
+            "            }\n"
+            "        }\n"
+        )
+        + "}\n"
     )
 
 
@@ -1189,9 +1188,7 @@ def _select_kernel(source: str, program: Program, function: str, signature: str)
         f"__device__ inline {unsigned} pf_select_key({element} v) {{\n{to_key}}}\n"
         f"__device__ inline {element} pf_select_value({unsigned} k) {{\n{from_key}}}\n"
     )
-    text_sig = signature.strip().rstrip("{;").strip()
-    if "__global__" not in text_sig:
-        text_sig = "__global__ " + text_sig
+    text_sig = _global(signature)
     return (
         _HELPERS
         + _DONE
@@ -1204,51 +1201,41 @@ def _select_kernel(source: str, program: Program, function: str, signature: str)
         f"{text_sig} {{\n"
         "    const unsigned pf_lane = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
         "threadIdx.z);\n"
-        "    const unsigned pf_width = blockDim.x * blockDim.y * blockDim.z;\n"
-        f"    const unsigned long long pf_span = (unsigned long long)pf_width * {_TILE_ITEMS};\n"
-        "    __shared__ unsigned long long pf_seated; /* the seat's number from 1, or 0 */\n"
-        "    __shared__ unsigned long long pf_tile;\n"
-        "    if (pf_lane == 0) pf_seated = pf_cuda_take_seat();\n"
-        "    __syncthreads();\n"
-        "    if (pf_seated) {\n"
-        f"{lines}"
-        f"        const unsigned long long pf_n = (unsigned long long){size};\n"
-        f"        unsigned long long pf_rank = (unsigned long long)({_rewrite(index, edits)});\n"
-        f"        {unsigned} pf_found = 0; /* the key's bits above pf_bit */\n"
-        f"        for (int pf_bit = {bits - 1}; pf_bit >= 0; --pf_bit) {{\n"
-        f"            const {unsigned} pf_above = pf_bit == {bits - 1} ? 0 : ~((({unsigned})2 << pf_bit) - 1);\n"
-        "            unsigned long long pf_zeros = 0;\n"
-        "            for (;;) {\n"
-        "                if (pf_lane == 0) pf_tile = atomicAdd(&pf_phase_next, 1ULL);\n"
-        "                __syncthreads();\n"
-        "                const unsigned long long pf_base = pf_tile * pf_span;\n"
-        "                if (pf_base >= pf_n) break; /* the same for the whole block */\n"
-        "                for (unsigned long long pf_i = pf_base + pf_lane; pf_i < pf_n && pf_i < "
-        "pf_base + pf_span; pf_i += pf_width) {\n"
-        f"                    const {unsigned} pf_k = pf_select_key({over}[pf_i]);\n"
-        "                    pf_zeros += (pf_k & pf_above) == pf_found && !((pf_k >> pf_bit) & 1);\n"
-        "                }\n"
-        "                __syncthreads(); /* before the next ticket overwrites the tile */\n"
-        "            }\n"
-        "            pf_zeros = pf_cuda_block_fold(pf_zeros, pf_cuda_plus_f());\n"
-        "            if (pf_lane == 0) atomicAdd(&pf_select_count[pf_bit], pf_zeros);\n"
-        "            pf_cuda_grid_sync();\n"
-        "            const unsigned long long pf_below = *(volatile unsigned long long "
-        "*)&pf_select_count[pf_bit];\n"
-        "            if (pf_rank >= pf_below) {\n"
-        "                pf_rank -= pf_below;\n"
-        f"                pf_found |= ({unsigned})1 << pf_bit;\n"
-        "            }\n"
-        "        }\n"
-        f"        if (pf_seated == 1 && pf_lane == 0) *{outputs[0].name} = pf_select_value(pf_found);\n"
-        "    }\n"
-        "    if (pf_lane == 0 && pf_cuda_last_block(&pf_kernel_done)) {\n"
-        "        *(volatile unsigned long long *)&pf_phase_state = 0;\n"
-        "        *(volatile unsigned long long *)&pf_phase_next = 0;\n"
-        f"        for (int pf_bit = 0; pf_bit < {bits}; ++pf_bit) "
-        "*(volatile unsigned long long *)&pf_select_count[pf_bit] = 0;\n"
-        "    }\n"
-        "}\n"
+        + _seated(
+            f"{lines}"
+            f"        const unsigned long long pf_n = (unsigned long long){size};\n"
+            f"        unsigned long long pf_rank = (unsigned long long)({_rewrite(index, edits)});\n"
+            f"        {unsigned} pf_found = 0; /* the key's bits above pf_bit */\n"
+            f"        for (int pf_bit = {bits - 1}; pf_bit >= 0; --pf_bit) {{\n"
+            f"            const {unsigned} pf_above = pf_bit == {bits - 1} ? 0 : ~((({unsigned})2 << pf_bit) - 1);\n"
+            "            unsigned long long pf_zeros = 0;\n"
+            "            for (;;) {\n"
+            "                if (pf_lane == 0) pf_tile = atomicAdd(&pf_phase_next, 1ULL);\n"
+            "                __syncthreads();\n"
+            "                const unsigned long long pf_base = pf_tile * pf_span;\n"
+            "                if (pf_base >= pf_n) break; /* the same for the whole block */\n"
+            "                for (unsigned long long pf_i = pf_base + pf_lane; pf_i < pf_n && pf_i < "
+            "pf_base + pf_span; pf_i += pf_width) {\n"
+            f"                    const {unsigned} pf_k = pf_select_key({over}[pf_i]);\n"
+            "                    pf_zeros += (pf_k & pf_above) == pf_found && !((pf_k >> pf_bit) & 1);\n"
+            "                }\n"
+            "                __syncthreads(); /* before the next ticket overwrites the tile */\n"
+            "            }\n"
+            "            pf_zeros = pf_cuda_block_fold(pf_zeros, pf_cuda_plus_f());\n"
+            "            if (pf_lane == 0) atomicAdd(&pf_select_count[pf_bit], pf_zeros);\n"
+            "            pf_cuda_grid_sync();\n"
+            "            const unsigned long long pf_below = *(volatile unsigned long long "
+            "*)&pf_select_count[pf_bit];\n"
+            "            if (pf_rank >= pf_below) {\n"
+            "                pf_rank -= pf_below;\n"
+            f"                pf_found |= ({unsigned})1 << pf_bit;\n"
+            "            }\n"
+            "        }\n"
+            f"        if (pf_seated == 1 && pf_lane == 0) *{outputs[0].name} = pf_select_value(pf_found);\n",
+            f"        for (int pf_bit = 0; pf_bit < {bits}; ++pf_bit) "
+            "*(volatile unsigned long long *)&pf_select_count[pf_bit] = 0;\n",
+        )
+        + "}\n"
     )
 
 

@@ -228,7 +228,7 @@ def store_eval(api: Api, token: str, statuses: dict[str, str], model: str) -> in
                     built=status != "build_failed",
                     passed=status == "passed",
                     race=status == "race",
-                )  # fmt: skip
+                )
                 for problem, status in statuses.items()
             ],
         )
