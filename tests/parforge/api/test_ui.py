@@ -259,3 +259,82 @@ async def test_two_runs_compared_problem_by_problem(api_factory: ApiFactory) -> 
         assert "large<script>" not in answer.text and "large&lt;script&gt;" in answer.text
         other = await client.get(f"/ui/evals/{after}/compare", params={"baseline": theirs})
         assert other.status_code == 404
+
+
+def test_the_best_speedup_per_generation_is_a_running_best() -> None:
+    from datetime import UTC, datetime
+
+    from corpus.store.models import CandidateWithVerdict, VerdictPublic
+    from parforge.api.ui.views import bar_chart, best_per_generation
+
+    def made(generation: int, speedup: float, passed: bool = True) -> CandidateWithVerdict:
+        verdict = VerdictPublic(
+            id=1, candidate_id=1, created_at=datetime.now(UTC), target="openmp",
+            status="passed" if passed else "wrong_output", passed=passed,
+            best_speedup=speedup if passed else 0.0,
+        )  # fmt: skip
+        return CandidateWithVerdict(
+            id=1, task_id="t", run_id=1, created_at=datetime.now(UTC), target="openmp",
+            source="", generation=generation, verdict=verdict,
+        )  # fmt: skip
+
+    found = best_per_generation(
+        [made(0, 1.2), made(1, 1.1), made(1, 1.5), made(2, 9.0, passed=False), made(3, 1.7)]
+    )
+    assert found == [("0", 1.2), ("1", 1.5), ("2", 1.5), ("3", 1.7)]
+    assert best_per_generation([made(0, 1.2)]) == []  # no evolution
+    chart = bar_chart(found)
+    assert [b.over_one for b in chart.bars] == [True] * 4
+    assert chart.bars[3].height > chart.bars[0].height
+
+
+async def test_an_evolved_task_page_shows_its_generations_and_lineage(
+    api_factory: ApiFactory,
+) -> None:
+    from corpus.store.models import (
+        CandidateRow,
+        RunRow,
+        StepKind,
+        StepRow,
+        VerdictRow,
+        verdict_columns,
+    )
+
+    async with api_factory() as api, browser(api) as client:
+        task_id = store_task(api, api.token, source="int main(void) { return 0; }\n")
+        engine = open_store(api.store_url)
+        with Session(engine) as s:
+            run = RunRow(task_id=task_id, attempt=1, runner="graph", worker="t")
+            s.add(run)
+            s.flush()
+            assert run.id is not None
+            parent = None
+            for generation, speedup in enumerate((1.1, 1.3, 1.6)):
+                candidate = CandidateRow(
+                    task_id=task_id, run_id=run.id, target="openmp", generation=generation,
+                    source=f"int main(void) {{ return 0; }} /* {generation} */\n",
+                    strategy=f"evolve[schedule]:g{generation}", parent_id=parent,
+                )  # fmt: skip
+                s.add(candidate)
+                s.flush()
+                parent = candidate.id
+                data = {"target": "openmp", "status": "passed", "build": {"ok": True},
+                        "timing": {"reference_s": 1.0, "speedup": {"2": speedup}}}  # fmt: skip
+                s.add(VerdictRow(candidate_id=candidate.id, task_id=task_id, run_id=run.id,
+                                 data=data, **verdict_columns(data)))  # fmt: skip
+            lineage = [{"candidate_id": 1, "operator": "start", "speedup": 1.1},
+                       {"candidate_id": 3, "operator": "schedule", "label": "dynamic",
+                        "speedup": 1.6, "confidence": 0.97, "over_best": 1.23}]  # fmt: skip
+            s.add(StepRow(task_id=task_id, run_id=run.id, seq=0, kind=StepKind.TOOL_CALL,
+                          name="evolution", result={"generations": 2, "evaluations": 3,
+                          "first_speedup": 1.1, "best_speedup": 1.6, "lineage": lineage,
+                          "stopped": "generations spent"}))  # fmt: skip
+            s.commit()
+        engine.dispose()
+        await signed_in(client, api.token)
+        page = await client.get(f"/ui/tasks/{task_id}")
+        assert page.status_code == 200, page.text[-2000:]
+        assert 'id="generations"' in page.text and "1.60x" in page.text
+        assert "schedule dynamic" in page.text and "generations spent" in page.text
+        # Each evolved child sits below its parent in the candidates' tree.
+        assert page.text.count("↳") == 2

@@ -23,7 +23,10 @@ from corpus.store.models import EvalResultCreate, EvalRunCreate, JobStatus
 from tests.fakes.server import Server
 
 webdriver = pytest.importorskip("selenium.webdriver")
-from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    NoAlertPresentException,
+    StaleElementReferenceException,
+)
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -177,7 +180,10 @@ def submit(driver: Any, url: str, source: str, tests: str, name: str) -> str:
 def finished(driver: Any, limit_s: float = 240) -> str:
     """The status the page shows once the task ends (the page follows it live and reloads)."""
     terminal = {"succeeded", "no_verified_candidate", "failed", "cancelled", "not_run"}
-    WebDriverWait(driver, limit_s, poll_frequency=0.5).until(
+    # The page reloads when the task ends: an element read across the reload is stale.
+    WebDriverWait(
+        driver, limit_s, poll_frequency=0.5, ignored_exceptions=[StaleElementReferenceException]
+    ).until(
         lambda d: (
             d.find_element(By.ID, "status").text in terminal
             and not d.find_element(By.ID, "status").get_attribute("data-events")
