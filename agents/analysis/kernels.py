@@ -935,6 +935,19 @@ def kernel_loop(source: str, program: Program, function: str) -> Loop:
     return first.outer_loop or first.loop
 
 
+def _function_body(
+    source: str, program: Program, function: str
+) -> tuple[Node, Node, Node, list[Node]] | None:
+    """The source's syntax tree, `function`'s definition, its body and the body's statements
+    (comments left out); None where the source defines no such function with a body."""
+    root = syntax_tree(source, program.language).root_node
+    definition = next((d for d in function_definitions(root) if function_name(d) == function), None)
+    body = definition.child_by_field_name("body") if definition is not None else None
+    if definition is None or body is None:
+        return None
+    return root, definition, body, [s for s in body.named_children if s.type != "comment"]
+
+
 _ORDERS = {"std::less": "a < b", "std::greater": "b < a"}
 """The library's comparison objects a sort may take, as the order they define."""
 
@@ -953,12 +966,10 @@ def _sort_kernel(source: str, program: Program, function: str, signature: str) -
     elements; the seated blocks of the launch share each step's comparators by tiles and meet
     at the grid barrier of loops in phases (`_PHASES`) between steps: log2(n)(log2(n)+1)/2
     steps in one launch. The network's order for equal keys is its own, as `std::sort`'s is."""
-    root = syntax_tree(source, program.language).root_node
-    definition = next((d for d in function_definitions(root) if function_name(d) == function), None)
-    body = definition.child_by_field_name("body") if definition is not None else None
-    if definition is None or body is None:
+    found = _function_body(source, program, function)
+    if found is None:
         return None
-    statements = [s for s in body.named_children if s.type != "comment"]
+    root, definition, _, statements = found
     if len(statements) != 1 or statements[0].type != "expression_statement":
         return None
     call = statements[0].named_children[0] if statements[0].named_children else None
@@ -1079,12 +1090,10 @@ def _select_kernel(source: str, program: Program, function: str, signature: str)
     the count. One count per bit of the type (32 or 64), each a loop in phases (`_PHASES`):
     the seated blocks share the elements by tiles, total into a device counter of that bit
     and meet at the grid barrier; then every thread, alike, takes the bit."""
-    root = syntax_tree(source, program.language).root_node
-    definition = next((d for d in function_definitions(root) if function_name(d) == function), None)
-    body = definition.child_by_field_name("body") if definition is not None else None
-    if definition is None or body is None:
+    found = _function_body(source, program, function)
+    if found is None:
         return None
-    statements = [s for s in body.named_children if s.type != "comment"]
+    _, definition, _, statements = found
     sorts = [
         i
         for i, s in enumerate(statements)
@@ -1312,12 +1321,10 @@ def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[st
 
     The kernel is then written from the loop like any other, so what it may not do (a size the
     kernel lacks, a result type no atomic updates) is refused the same way."""
-    root = syntax_tree(source, program.language).root_node
-    definition = next((d for d in function_definitions(root) if function_name(d) == function), None)
-    body = definition.child_by_field_name("body") if definition is not None else None
-    if definition is None or body is None:
+    found = _function_body(source, program, function)
+    if found is None:
         return source, program
-    statements = [s for s in body.named_children if s.type != "comment"]
+    _, definition, body, statements = found
     if len(statements) != 1 or statements[0].type != "return_statement":
         return source, program
     if not statements[0].named_children:

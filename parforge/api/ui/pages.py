@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from sqlmodel import Session, col, select
 
 from corpus.export import ExportFilter, ExportFormat, export_lines
+from corpus.store import evals as stored_evals
 from corpus.store import sessions, tasks
 from corpus.store.models import (
     EvalResultRow,
@@ -312,8 +313,8 @@ def _overall(run: EvalRunRow, k: int) -> dict[str, Any] | None:
 
 @router.get("/evals/{eval_id}")
 def eval_page(request: Request, eval_id: int, db: SessionDep, ui: SignedIn) -> HTMLResponse:
-    run = db.get(EvalRunRow, eval_id)
-    if run is None or run.owner_key_id != ui.key_id:
+    run = stored_evals.get(db, eval_id, ui.key_id)
+    if run is None:
         return page(request, "missing.html", ui, 404, what=f"eval {eval_id}")
     results = db.exec(
         select(EvalResultRow)
@@ -345,8 +346,7 @@ def compare_page(
     """The run against a baseline run of the same key at k = 1: per problem what was gained
     and lost, and the paired tests of pass@1 and race-free@1 (as the report writes them)."""
     for wanted in (eval_id, baseline):
-        found = db.get(EvalRunRow, wanted)
-        if found is None or found.owner_key_id != ui.key_id:
+        if stored_evals.get(db, wanted, ui.key_id) is None:
             return page(request, "missing.html", ui, 404, what=f"eval {wanted}")
     run, base = load_run(services.engine, eval_id), load_run(services.engine, baseline)
     tests: dict[str, Comparison] = {}
