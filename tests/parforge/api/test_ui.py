@@ -17,6 +17,7 @@ from corpus.store.models import TaskCreate
 from parforge.api.ui import CSP
 from parforge.api.ui.auth import COOKIE, RedactKeys
 from tests.fakes.api import Api, ApiFactory
+from tests.fakes.evals import stored_eval
 
 HOSTILE = (
     '#include <stdio.h>\n/* </script><script>alert("owned")</script> <img src=x onerror=alert(1)> */\n'
@@ -203,37 +204,7 @@ async def test_the_assets_are_the_packages_own(api_factory: ApiFactory, path: st
 
 
 def store_eval(api: Api, token: str, statuses: dict[str, str], model: str) -> int:
-    """A finished eval run of `token`'s key with one sample per problem."""
-    from corpus.store import evals as stored_evals
-    from corpus.store.models import EvalResultCreate, EvalRunCreate
-
-    engine = open_store(api.store_url)
-    with Session(engine) as s:
-        key = keys.authenticate(s, token)
-        assert key is not None
-        run = stored_evals.submit(
-            s, EvalRunCreate(suite="pareval", target="openmp", model=model), key.id
-        )
-        assert run.id is not None
-        run_id = run.id
-        stored_evals.save_results(
-            s,
-            run_id,
-            [
-                EvalResultCreate(
-                    problem=problem,
-                    problem_type=problem.split("_")[1],
-                    sample_index=0,
-                    status=status,
-                    built=status != "build_failed",
-                    passed=status == "passed",
-                    race=status == "race",
-                )
-                for problem, status in statuses.items()
-            ],
-        )
-    engine.dispose()
-    return run_id
+    return stored_eval(api.store_url, token, statuses, model)
 
 
 async def test_two_runs_compared_problem_by_problem(api_factory: ApiFactory) -> None:

@@ -17,9 +17,8 @@ from typing import Any
 import pytest
 from sqlmodel import Session
 
-from corpus.store import evals as stored_evals
 from corpus.store import keys, open_store
-from corpus.store.models import EvalResultCreate, EvalRunCreate, JobStatus
+from tests.fakes.evals import stored_eval
 from tests.fakes.server import Server
 
 webdriver = pytest.importorskip("selenium.webdriver")
@@ -70,37 +69,18 @@ def served(
     engine = open_store(store_url)
     with Session(engine) as s:
         first, second = keys.create(s, "first").token, keys.create(s, "second").token
-        first_id = keys.authenticate(s, first).id  # type: ignore[union-attr]
-        run = stored_evals.submit(
-            s, EvalRunCreate(suite="pareval", target="openmp", model="smollm2"), first_id
-        )
-        assert run.id is not None
-        run_id = run.id
-        stored_evals.save_results(
-            s,
-            run_id,
-            [
-                EvalResultCreate(
-                    problem=p,
-                    problem_type=p.split("_")[1],
-                    sample_index=0,
-                    status=st,
-                    built=st != "build_failed",
-                    passed=st == "passed",
-                )
-                for p, st in (
-                    ("03_dense_la_axpy", "passed"),
-                    ("25_reduce_xor", "passed"),
-                    ("41_sort_k-th_smallest_element", "build_failed"),
-                )
-            ],
-        )
-        summary = {"rows": [{"group": "all", "k": 1, "problems": 3, "samples": 3, "build": 0.667,
-                             "passed": 0.667, "race_free": 0.667, "speedup": 1.4,
-                             "efficiency": 0.35, "intervals": {"passed": [0.21, 0.94]}}]}  # fmt: skip
-        stored_evals.claim(s, "tests", run_id)
-        stored_evals.finish(s, run_id, "tests", JobStatus.SUCCEEDED, "3 samples", summary)
     engine.dispose()
+    summary = {"rows": [{"group": "all", "k": 1, "problems": 3, "samples": 3, "build": 0.667,
+                         "passed": 0.667, "race_free": 0.667, "speedup": 1.4,
+                         "efficiency": 0.35, "intervals": {"passed": [0.21, 0.94]}}]}  # fmt: skip
+    run_id = stored_eval(
+        store_url,
+        first,
+        {"03_dense_la_axpy": "passed", "25_reduce_xor": "passed",
+         "41_sort_k-th_smallest_element": "build_failed"},
+        "smollm2",
+        summary,
+    )  # fmt: skip
     server = Server(
         store_url,
         data,
