@@ -1,7 +1,13 @@
 """The application layer between the edges (the API, the CLI) and the core: submitting a task,
 with every check, and a task's result summary, written once."""
 
-from parforge.app.summary import BestCandidate, BestVerdict, TaskSummary, summarize
+from parforge.app.summary import (
+    BestCandidate,
+    BestVerdict,
+    TaskSummary,
+    summarize,
+    summary_of,
+)
 from parforge.app.tasks import OverLimit, Rejected, SubmitError, sandbox_judge, submit
 
 __all__ = [
@@ -14,4 +20,5 @@ __all__ = [
     "sandbox_judge",
     "submit",
     "summarize",
+    "summary_of",
 ]

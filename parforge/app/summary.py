@@ -12,7 +12,7 @@ from agents.core import faster
 from agents.evolve.summary import evolution_summary
 from agents.reasoning import reasoning_summary
 from corpus.store import tasks
-from corpus.store.models import JobStatus
+from corpus.store.models import CandidateWithVerdict, JobStatus, StepRow, TaskRow
 from corpus.store.tasks import ANY_OWNER, Owner
 from sandbox.verdict import Verdict
 
@@ -66,8 +66,14 @@ def summarize(session: Session, task_id: str, owner: Owner = ANY_OWNER) -> TaskS
     task = tasks.get(session, task_id, owner)
     if task is None:
         return None
-    candidates = tasks.candidates(session, task_id)
-    steps = tasks.steps_of(session, task_id)
+    return summary_of(task, tasks.candidates(session, task_id), tasks.steps_of(session, task_id))
+
+
+def summary_of(
+    task: TaskRow, candidates: list[CandidateWithVerdict], steps: list[StepRow]
+) -> TaskSummary:
+    """The summary of a task from its candidates and steps, read already."""
+    task_id = task.id
     best = next((c for c in candidates if c.id == task.best_candidate_id), None)
     verdict = best.verdict.data if best and best.verdict else None
     evolution = next((s.result for s in reversed(steps) if s.name == "evolution"), None)

@@ -39,7 +39,7 @@ from evals.summary import OVERALL
 from parforge.api.deps import ServicesDep, SessionDep, event_stream
 from parforge.api.ui import views
 from parforge.api.ui.auth import COOKIE, PREFIX, Posted, SignedIn, set_cookie, sign_in
-from parforge.app import Rejected, SubmitError, submit, summarize
+from parforge.app import Rejected, SubmitError, submit, summarize, summary_of
 from parforge.service.events import follow, to_sse
 from parforge.service.pool import CANCEL
 
@@ -214,12 +214,12 @@ def task_page(request: Request, task_id: str, db: SessionDep, ui: SignedIn) -> H
     task = tasks.get(db, task_id, ui.key_id)
     if task is None:
         return page(request, "missing.html", ui, 404, what=f"task {task_id}")
-    summary = summarize(db, task_id, ui.key_id)
     candidates = tasks.candidates(db, task_id)
     steps = tasks.steps_of(db, task_id)
+    summary = summary_of(task, candidates, steps)
     best = next((c for c in candidates if c.id == task.best_candidate_id), None)
     verdict = best.verdict.data if best is not None and best.verdict is not None else None
-    evolution = summary.evolution if summary is not None else None
+    evolution = summary.evolution
     return page(
         request,
         "task.html",
