@@ -16,8 +16,15 @@ from the source:
 
 Subscripts the analysis cannot read (`a[2*i]`, `a[idx[i]]`, `a[i+k]` against `a[i]`) are left
 alone: the pass reports only what it can show, so it adds no false alarms to the dynamic check.
+An offset that is a local keeping its literal initial value (`int m = 1; ... a[i - m]`) counts
+as that number.
+
 `check_source` also runs the synchronization rules of `omp_sync` (lastprivate with nowait, task
-results read before a taskwait).
+results read before a taskwait), `omp_tasks` (what depend clauses and taskwait leave unordered,
+mergeable tasks) and `omp_regions` (master/masked without a barrier, critical sections of
+different names, critical and distribute inside teams, atomic flags without release/acquire,
+static locals, shared writes under a condition no iteration changes). Two rules on one access:
+the first one's finding stands.
 """
 
 from __future__ import annotations
@@ -38,7 +45,10 @@ from sandbox.checkers.clike import (
     pragmas,
     split_top_level,
 )
+from sandbox.checkers.omp_regions import check_regions
+from sandbox.checkers.omp_scope import Scope
 from sandbox.checkers.omp_sync import check_sync
+from sandbox.checkers.omp_tasks import check_tasks
 from sandbox.verdict import Finding
 
 TOOL = "static"
@@ -47,8 +57,13 @@ TOOL = "static"
 def check_source(source: str) -> list[Finding]:
     """Findings of every static pass (simd, ordered, lastprivate/nowait, task results), by line."""
     blanked = blank_comments_and_strings(source)
+    scope = Scope(blanked)
     found = check_simd(blanked) + check_ordered(blanked) + check_sync(blanked)
-    return sorted(found, key=lambda f: f.line or 0)
+    found += check_tasks(scope) + check_regions(scope)
+    unique: dict[tuple[int | None, str | None], Finding] = {}
+    for f in found:
+        unique.setdefault((f.line, f.variable), f)  # two rules on one access: the first says it
+    return sorted(unique.values(), key=lambda f: f.line or 0)
 
 
 def check_simd(blanked: str) -> list[Finding]:
@@ -65,11 +80,36 @@ def check_simd(blanked: str) -> list[Finding]:
         body = blanked[loop.body_start : loop.body_end]
         if re.search(r"#\s*pragma\s+omp\s+ordered", body):
             continue  # dependences under `ordered simd` are the author's stated intent
-        found += _check_simd_loop(blanked, p, loop)
+        found += _check_simd_loop(blanked, p, loop, _constants(blanked, p.start))
     return found
 
 
-def _check_simd_loop(blanked: str, p: Pragma, loop: CountedLoop) -> list[Finding]:
+def _constants(blanked: str, at: int) -> dict[str, int]:
+    """Integer locals of the function around `at` that keep their literal initial value: declared
+    `name = 3` and never assigned, incremented or had their address taken afterwards."""
+    function = next(((s, e) for _, s, e in functions(blanked) if s <= at < e), None)
+    if function is None:
+        return {}
+    start, end = function
+    body = blanked[start:end]
+    found, _ = accesses(blanked, start + 1, end)
+    written = {a.name for a in found if a.write}
+    decl = r"\b(?:int|long|short|unsigned|size_t)\b[^;{}()]*?\b"
+    values: dict[str, int] = {}
+    for m in re.finditer(decl + r"([A-Za-z_]\w*)\s*=\s*(\d+)\s*[,;]", body):
+        name = m.group(1)
+        if name in written or re.search(rf"&\s*{name}\b", body):
+            continue
+        declarator = rf"(?:\b(?:int|long|short|unsigned|size_t)\b[\s*]+|,\s*){name}\s*[=;,\[]"
+        if len(re.findall(declarator, body)) > 1:
+            continue  # declared twice (shadowed): the pass cannot tell which one a use means
+        values[name] = int(m.group(2))
+    return values
+
+
+def _check_simd_loop(
+    blanked: str, p: Pragma, loop: CountedLoop, constants: dict[str, int]
+) -> list[Finding]:
     safelen = _int_clause(p, "safelen", 0) or None
     exempt = {loop.var} | _clause_vars(p)
     found_accesses, declared = accesses(blanked, loop.body_start, loop.body_end)
@@ -102,7 +142,7 @@ def _check_simd_loop(blanked: str, p: Pragma, loop: CountedLoop) -> list[Finding
     for name, group in by_array.items():
         if not any(a.write for a in group):
             continue
-        shapes = [_shape(a.subscripts, loop.var, invariant) for a in group]
+        shapes = [_shape(a.subscripts, loop.var, invariant, constants) for a in group]
         if any(s is None for s in shapes):
             continue  # some subscript is not `i + constant`: say nothing
         for a, shape in zip(group, shapes, strict=True):
@@ -136,7 +176,7 @@ def _check_simd_loop(blanked: str, p: Pragma, loop: CountedLoop) -> list[Finding
 
 
 def _shape(
-    subscripts: list[str], var: str, invariant: set[str]
+    subscripts: list[str], var: str, invariant: set[str], constants: dict[str, int] | None = None
 ) -> tuple[int, tuple[str, ...], int, frozenset[str]] | None:
     """(dimension of `var` or -1, the other subscripts, constant offset, symbolic offset).
 
@@ -160,8 +200,9 @@ def _shape(
         for sign, term in terms:
             if term == var:
                 continue
-            if term.isdigit():
-                const += int(term) if sign == "+" else -int(term)
+            if term.isdigit() or term in (constants or {}):
+                value = int(term) if term.isdigit() else (constants or {})[term]
+                const += value if sign == "+" else -value
             elif var in identifiers(term) or not set(identifiers(term)) <= invariant | KEYWORDS:
                 return None
             else:
