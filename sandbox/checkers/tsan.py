@@ -50,6 +50,11 @@ _FATAL = re.compile(
     r"^(?:FATAL: )?ThreadSanitizer: (?P<msg>(?:unexpected memory mapping|CHECK failed|failed to).*)$",
     re.M,
 )
+_CRASH = re.compile(
+    r"^==\d+==ERROR: ThreadSanitizer: (?P<signal>SEGV|BUS|FPE|ILL|ABRT)\b.*?\n(?P<frames>(?:.*\n)*?)\s*\n",
+    re.M,
+)
+_RUNTIME_LIBRARIES = ("libarcher.so", "libomp.so")
 _REDUCTION_HELPERS = (".red_comb.", ".red_init.", ".red_fini.")
 _ALLOCATORS = frozenset(
     ["malloc", "calloc", "realloc", "aligned_alloc", "posix_memalign", "memalign"]
@@ -88,6 +93,31 @@ def tsan_failure(stderr: str) -> str | None:
     """The runtime's own fatal error (it could not check anything), if there is one."""
     m = _FATAL.search(stderr)
     return m.group("msg").strip() if m else None
+
+
+def tool_crash(log: str) -> str | None:
+    """Where the checker itself crashed: a fatal signal whose top frame is in Archer or libomp.
+
+    LLVM 14's Archer dereferences a null pointer inside libomp's host `teams` support and in
+    the dependence wait of an undeferred task; TSan then reports the signal and exits with its
+    race status. Such a run checked nothing. A crash in the program's own code is not this.
+    """
+    m = _CRASH.search(log)
+    if m is None:
+        return None
+    frames = [f for f in m.group("frames").splitlines() if re.match(r"\s*#\d+", f)]
+    if not frames or not any(lib in frames[0] for lib in _RUNTIME_LIBRARIES):
+        return None
+    named = next(
+        (
+            fm.group("func")
+            for f in frames
+            if (fm := _FRAME.match(f)) and fm.group("func") != "<null>"
+        ),
+        None,
+    )
+    library = next(lib for lib in _RUNTIME_LIBRARIES if lib in frames[0])
+    return f"{m.group('signal')} in {library}" + (f" (under {named})" if named else "")
 
 
 def parse_tsan(

@@ -8,7 +8,9 @@ it never sees a `simd` loop's lanes. So the checker:
    outside an ordered region, lastprivate with nowait, task results read before a taskwait);
    with `stop_at_first_race` a finding there ends the check;
 2. adds `schedule(runtime)` to worksharing loops without a schedule (`omp_rewrite`), so that
-   `OMP_SCHEDULE` can move iterations around (`default` runs keep the static split);
+   `OMP_SCHEDULE` can move iterations around (`default` runs keep the static split), and runs
+   `target`/`teams`/`distribute` constructs as one team of threads, each thread a team (Archer
+   crashes in libomp's host teams; races between teams become races between threads);
 3. builds once with clang `-fsanitize=thread` (libomp loads Archer itself under TSan; the
    banner Archer prints with `ARCHER_OPTIONS=verbose=1` proves it did) and refuses an object
    that interferes (`sandbox.checkers.integrity`);
@@ -122,9 +124,10 @@ async def check_races(
     rewrite = any(s != DEFAULT_SCHEDULE for s in config.schedules)
     sources = dict(files)
     rewritten = 0
-    if rewrite:
-        for name in checked:
-            sources[name], n = omp_rewrite.with_runtime_schedule(files[name])
+    for name in checked:
+        sources[name], _ = omp_rewrite.without_teams(sources[name])
+        if rewrite:
+            sources[name], n = omp_rewrite.with_runtime_schedule(sources[name])
             rewritten += n
     await rec.workspace.write_files({f"{program.dir}/{k}": v for k, v in sources.items()})
     tools = [tsan.TOOL] + ([omp_static.TOOL] if config.static else [])
@@ -241,6 +244,15 @@ def _read_run(
         seen.parallel |= result.threads > 1
     seen.most_threads = max(seen.most_threads, result.threads or 0)
     found = _findings(run, tsan_log, sources, config.skip_runtime_internals)
+    crash = tsan.tool_crash(tsan_log)
+    if crash and not found:
+        return ConcurrencyReport(
+            ok=False,
+            not_run=(
+                f"Archer crashed inside the OpenMP runtime ({crash}, {run.label}): the run "
+                "checked nothing"
+            ),
+        )
     if result.exit_code == TSAN_EXITCODE and tsan.WARNING not in tsan_log:
         # TSan exits 66 only after reporting: the report went somewhere it cannot be read.
         # (A log that holds reports, all of them the runtime's known false alarms, explains
