@@ -23,6 +23,7 @@ from pathlib import Path
 from sandbox.backends import open_sandbox
 from sandbox.base import Sandbox
 from sandbox.config import DockerConfig, LocalConfig, RaceCheckConfig
+from sandbox.spec import TestCase
 from sandbox.verify.race import RaceCheckResult, check_program
 
 PROGRAMS = Path(__file__).resolve().parent.parent / "tests" / "sandbox" / "programs"
@@ -83,7 +84,10 @@ async def main(sandbox: Sandbox, only: list[str]) -> None:
         results = {}
         for name, config in strategies.items():
             start = time.monotonic()
-            results[name] = await check_program(sandbox, source, entry["file"], config=config)
+            case = TestCase(name="run", args=entry.get("args", []))
+            results[name] = await check_program(
+                sandbox, source, entry["file"], config=config, case=case
+            )
             times[name].append(time.monotonic() - start)
             scores[name].add(entry["racy"], results[name].race)
         label = "racy" if entry["racy"] else "clean"
