@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from sandbox.checkers.clike import blank_comments_and_strings, pragmas
+from sandbox.checkers.clike import blank_comments_and_strings, matching, pragmas
 
 
 def with_runtime_schedule(source: str) -> tuple[str, int]:
@@ -106,9 +106,25 @@ def _single_team(words: list[str], clauses: str) -> str:
     elif "distribute" in words:
         words = ["for", *(w for w in words if w not in ("distribute", "parallel", "for"))]
         kept.append("nowait")  # distribute has no barrier at its end
-    for name, args in re.findall(r"([A-Za-z_]\w*)\s*(\([^()]*(?:\([^()]*\)[^()]*)*\))?", clauses):
+    for name, args in _clauses(clauses):
         if name == "num_teams":
             kept.append(f"num_threads{args}")
         elif name not in _DEVICE_CLAUSES and not (name == "data" and not args):
             kept.append(name + args)
     return " ".join([*words, *kept])
+
+
+def _clauses(text: str) -> list[tuple[str, str]]:
+    """(name, "(arguments)" or "") of each clause, arguments nested to any depth."""
+    found = []
+    k = 0
+    while (m := re.compile(r"[\s,]*([A-Za-z_]\w*)\s*").match(text, k)) is not None:
+        k = m.end()
+        args = ""
+        if text[k : k + 1] == "(":
+            close = matching(text, k)
+            if close < 0:
+                break
+            args, k = text[k : close + 1], close + 1
+        found.append((m.group(1), args))
+    return found
