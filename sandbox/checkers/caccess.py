@@ -14,6 +14,9 @@ from dataclasses import dataclass
 
 from sandbox.checkers.clike import KEYWORDS, matching
 
+_NAME = re.compile(r"\s*([A-Za-z_]\w*)")
+_CONTROL = re.compile(r"(for|if|while|switch)\s*\(")
+_ELSE_DO = re.compile(r"(else|do)\b")
 _ASSIGN = re.compile(r"(?<![=!<>+\-*/%&|^])(?:<<=|>>=|[+\-*/%&|^]?=)(?!=)")
 _NOT_TYPES = frozenset(["return", "case", "goto", "else", "do", "sizeof", "delete", "new", "throw"])
 _TYPE_START = re.compile(
@@ -39,23 +42,51 @@ def accesses(blanked: str, start: int, end: int) -> tuple[list[Access], set[str]
     found: list[Access] = []
     declared: set[str] = set()
     for s0, s1 in statements(blanked, start, end):
-        stmt = blanked[s0:s1]
-        lead = len(stmt) - len(stmt.lstrip())
-        if (m := _TYPE_START.match(stmt)) and m.group(0).split()[0] not in _NOT_TYPES:
-            rest_at = s0 + m.start("rest")
-            for part_start, part in _parts(blanked, rest_at, s1):
-                name_m = re.match(r"\s*([A-Za-z_]\w*)", part)
-                if not name_m:
-                    continue
-                declared.add(name_m.group(1))
-                eq = part.find("=")
-                if eq >= 0:
-                    found += _reads(blanked, part_start + eq + 1, part_start + len(part))
+        names = _declared(blanked, s0, s1)
+        if names is None:
+            stmt = blanked[s0:s1]
+            found += _expression(blanked, s0 + len(stmt) - len(stmt.lstrip()), s1)
             continue
-        found += _expression(blanked, s0 + lead, s1)
+        for _, name, init in names:
+            declared.add(name)
+            if init is not None:
+                found += _reads(blanked, init[0], init[1])
     for k, a in enumerate(found):
         a.order = k
     return found, declared
+
+
+def declarations(blanked: str, start: int, end: int) -> list[tuple[int, str, bool]]:
+    """(offset, name, static) of every name declared in [start, end), in source order;
+    `static` is true for static storage that is not const."""
+    out: list[tuple[int, str, bool]] = []
+    for s0, s1 in statements(blanked, start, end):
+        names = _declared(blanked, s0, s1)
+        if names:
+            m = _TYPE_START.match(blanked[s0:s1])
+            words = blanked[s0 : s0 + m.start("rest")].split() if m else []
+            static = "static" in words and "const" not in words and "constexpr" not in words
+            out += [(at, name, static) for at, name, _ in names]
+    return out
+
+
+def _declared(
+    blanked: str, s0: int, s1: int
+) -> list[tuple[int, str, tuple[int, int] | None]] | None:
+    """The names a declaration statement declares, with their initializers' spans; None when
+    the statement declares nothing."""
+    m = _TYPE_START.match(blanked[s0:s1])
+    if not m or m.group(0).split()[0] in _NOT_TYPES:
+        return None
+    names = []
+    for part_start, part in _parts(blanked, s0 + m.start("rest"), s1):
+        name_m = _NAME.match(part)
+        if not name_m:
+            continue
+        eq = part.find("=")
+        init = (part_start + eq + 1, part_start + len(part)) if eq >= 0 else None
+        names.append((part_start + name_m.start(1), name_m.group(1), init))
+    return names
 
 
 def _parts(text: str, start: int, end: int) -> list[tuple[int, str]]:
@@ -190,7 +221,7 @@ def statements(text: str, start: int, end: int) -> list[tuple[int, int]]:
                 spans.append((cur, k))
             k = cur = k + 1
             continue
-        m = re.compile(r"(for|if|while|switch)\s*\(").match(text, k)
+        m = _CONTROL.match(text, k)
         if (
             m
             and not text[cur:k].strip()
@@ -208,7 +239,7 @@ def statements(text: str, start: int, end: int) -> list[tuple[int, int]]:
                 spans.append((inner_start, close))
             k = cur = close + 1
             continue
-        m = re.compile(r"(else|do)\b").match(text, k)
+        m = _ELSE_DO.match(text, k)
         if m and not text[cur:k].strip():
             k = cur = m.end()
             continue

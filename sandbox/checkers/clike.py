@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+_FOR = re.compile(r"\s*for\s*\(")
+_CONTROL = re.compile(r"(for|while|if|switch)\s*\(")
+_ELSE = re.compile(r"\s*else\b")
 KEYWORDS = frozenset(
     [
         "if",
@@ -100,7 +104,7 @@ class Pragma:
         rest = self.text[len(self.directive) :]
         return re.search(rf"\b{re.escape(name)}\b", rest) is not None
 
-    @property
+    @cached_property
     def directive(self) -> str:
         """The construct's name words (`parallel for simd`), clauses dropped."""
         words: list[str] = []
@@ -236,7 +240,7 @@ class CountedLoop:
 
 def loop_after(blanked: str, pos: int) -> CountedLoop | None:
     """The `for` loop a directive applies to, when it is a plain counted loop."""
-    m = re.compile(r"\s*for\s*\(").match(blanked, pos)
+    m = _FOR.match(blanked, pos)
     if not m:
         return None
     close = matching(blanked, m.end() - 1)
@@ -265,7 +269,7 @@ def statement_extent(text: str, pos: int) -> tuple[int, int]:
     if text[k] == "{":
         close = matching(text, k)
         return k + 1, close
-    m = re.compile(r"(for|while|if|switch)\s*\(").match(text, k)
+    m = _CONTROL.match(text, k)
     if m:
         close = matching(text, m.end() - 1)
         if close < 0:
@@ -274,7 +278,7 @@ def statement_extent(text: str, pos: int) -> tuple[int, int]:
         if inner_end < 0:
             return k, -1
         after = inner_end + (1 if text[inner_end : inner_end + 1] in ("}", ";") else 0)
-        if m.group(1) == "if" and (e := re.compile(r"\s*else\b").match(text, after)):
+        if m.group(1) == "if" and (e := _ELSE.match(text, after)):
             _, inner_end = statement_extent(text, e.end())
             after = inner_end + (1 if text[inner_end : inner_end + 1] in ("}", ";") else 0)
         return k, after

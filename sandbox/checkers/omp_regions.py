@@ -166,33 +166,43 @@ def _critical_names(scope: Scope) -> list[Finding]:
         ]
     findings: list[Finding] = []
     reported: set[str] = set()
-    for k, (c1, a) in enumerate(inside):
-        for c2, b in inside[k + 1 :]:
-            if critical_name(c1.pragma) == critical_name(c2.pragma) or a.name in reported:
-                continue
-            if not _same_location(a, b) or scope.guarded_alike(a.offset, b.offset):
-                continue
-            region = next(iter(scope.around(a.offset, "parallel", "teams")), None)
-            if region is None or region is not next(
-                iter(scope.around(b.offset, "parallel", "teams")), None
-            ):
-                continue
-            if _one_thread_holds_both(scope, a.offset, b.offset):
-                continue
-            if _synchronized(scope, region, a.offset, b.offset):
-                continue
-            if scope.locks_in(region.start, region.end):
-                continue
-            n1, n2 = (
-                critical_name(c1.pragma) or "(unnamed)",
-                critical_name(c2.pragma) or "(unnamed)",
-            )
-            why = (
-                f"critical sections `{n1}` (line {c1.pragma.line}) and `{n2}` (line "
-                f"{c2.pragma.line}) take different locks, so they do not exclude each other"
-            )
-            findings.append(pair_finding(scope.blanked, "critical race", a, b, why))
-            reported.add(a.name)
+    by_name: dict[str, list[tuple[Construct, Access]]] = {}
+    for c, a in inside:
+        by_name.setdefault(a.name, []).append((c, a))
+    pairs = [
+        (first, second)
+        for group in by_name.values()
+        for k, first in enumerate(group)
+        for second in group[k + 1 :]
+    ]
+    for (c1, a), (c2, b) in pairs:
+        if critical_name(c1.pragma) == critical_name(c2.pragma) or a.name in reported:
+            continue
+        if not _same_location(a, b):
+            continue
+        region = next(iter(scope.around(a.offset, "parallel", "teams")), None)
+        if region is None or region is not next(
+            iter(scope.around(b.offset, "parallel", "teams")), None
+        ):
+            continue
+        if scope.guarded_alike(a.offset, b.offset):
+            continue
+        if _one_thread_holds_both(scope, a.offset, b.offset):
+            continue
+        if _synchronized(scope, region, a.offset, b.offset):
+            continue
+        if scope.locks_in(region.start, region.end):
+            continue
+        n1, n2 = (
+            critical_name(c1.pragma) or "(unnamed)",
+            critical_name(c2.pragma) or "(unnamed)",
+        )
+        why = (
+            f"critical sections `{n1}` (line {c1.pragma.line}) and `{n2}` (line "
+            f"{c2.pragma.line}) take different locks, so they do not exclude each other"
+        )
+        findings.append(pair_finding(scope.blanked, "critical race", a, b, why))
+        reported.add(a.name)
     return findings
 
 

@@ -12,11 +12,12 @@ place (a macro, a member, a name from a header) is not shared, so the rules stay
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from sandbox.checkers.caccess import Access, accesses
+from sandbox.checkers.caccess import Access, accesses, declarations
 from sandbox.checkers.clike import (
     Pragma,
     functions,
@@ -114,15 +115,32 @@ class Scope:
             if end > 0:
                 self.constructs.append(Construct(p, start, end))
         self.functions = functions(blanked)
+        self._words = {id(c): frozenset(c.pragma.directive.split()) for c in self.constructs}
+        self._around: dict[tuple[int, tuple[str, ...]], list[Construct]] = {}
+        self._held: dict[int, list[Construct]] = {}
+
+    @cached_property
+    def tasks(self) -> list[Construct]:
+        """The `task` constructs (not `taskloop`, `taskwait`, `taskgroup`)."""
+        return [c for c in self.constructs if c.pragma.directive == "task"]
 
     def around(self, at: int, *words: str) -> list[Construct]:
         """Constructs holding `at` whose directive has one of `words`, innermost first."""
-        held = [
-            c
-            for c in self.constructs
-            if c.holds(at) and (not words or any(c.pragma.has_word(w) for w in words))
-        ]
-        return sorted(held, key=lambda c: c.start, reverse=True)
+        key = (at, words)
+        if key not in self._around:
+            held = [
+                c
+                for c in self._holding(at)
+                if not words or any(w in self._words[id(c)] for w in words)
+            ]
+            self._around[key] = held
+        return self._around[key]
+
+    def _holding(self, at: int) -> list[Construct]:
+        if at not in self._held:
+            held = [c for c in self.constructs if c.start <= at < c.end]
+            self._held[at] = sorted(held, key=lambda c: c.start, reverse=True)
+        return self._held[at]
 
     def within(self, start: int, end: int, *words: str) -> list[Construct]:
         """Constructs whose directive starts in [start, end) and has one of `words`."""
@@ -192,13 +210,25 @@ class Scope:
         since they do not follow which accesses a lock protects."""
         return _LOCKS.search(self.blanked, start, end) is not None
 
+    @cached_property
+    def _declarations(self) -> tuple[list[int], list[str], list[bool]]:
+        """Every declaration in the source, once: offsets (sorted), names, `static` or not."""
+        found = declarations(self.blanked, 0, len(self.blanked))
+        return [at for at, _, _ in found], [n for _, n, _ in found], [st for _, _, st in found]
+
+    def _declared_between(self, start: int, end: int) -> range:
+        offsets = self._declarations[0]
+        return range(bisect.bisect_left(offsets, start), bisect.bisect_left(offsets, end))
+
     def declared_in(self, start: int, end: int) -> set[str]:
-        return accesses(self.blanked, start, end)[1]
+        """Names declared in [start, end)."""
+        names = self._declarations[1]
+        return {names[k] for k in self._declared_between(start, end)}
 
     def is_static_local(self, name: str, start: int, end: int) -> bool:
         """Whether `name` is declared `static` (and not const) in [start, end)."""
-        pattern = rf"\bstatic\b(?![^;{{}}()]*\bconst\b)[^;{{}}()]*?\b{re.escape(name)}\b\s*[=;,\[]"
-        return re.search(pattern, self.blanked[start:end]) is not None
+        _, names, statics = self._declarations
+        return any(names[k] == name and statics[k] for k in self._declared_between(start, end))
 
     def _outside(self, name: str, before: int) -> bool:
         """Whether `name` is a global or a local/parameter of the function before `before`."""

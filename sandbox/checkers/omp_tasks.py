@@ -59,7 +59,7 @@ class _Task:
 
 def check_tasks(scope: Scope) -> list[Finding]:
     """Findings of the task rules on one comment-free source."""
-    tasks = [_task(scope, c) for c in scope.constructs if c.pragma.directive == "task"]
+    tasks = [_task(scope, c) for c in scope.tasks]
     by_block: dict[tuple[int, int], list[_Task]] = {}
     for t in tasks:
         if scope.locks_in(t.construct.start, t.construct.end):
@@ -80,9 +80,7 @@ def check_tasks(scope: Scope) -> list[Finding]:
 def _task(scope: Scope, c: Construct) -> _Task:
     deps, unknown = _dependences(c)
     task = _Task(c, deps, unknown)
-    nested = [
-        n for n in scope.constructs if n.pragma.directive == "task" and c.holds(n.pragma.start)
-    ]
+    nested = [n for n in scope.tasks if n is not c and c.holds(n.pragma.start)]
     inner = [n for n in nested if not any(o is not n and o.holds(n.pragma.start) for o in nested)]
     found, declared = accesses(scope.blanked, c.start, c.end)
     for a in found:
@@ -260,14 +258,13 @@ def _creator(
             )
             if waits_for_it and _reaches(group, waits, task, later):
                 own_until = min(own_until, later.pragma_start)
-        others = [t.construct for t in group if t is not task] + [
-            c for c in scope.constructs if c.pragma.directive == "task"
-        ]
         after = task.construct.end + 1
         found, declared = accesses(scope.blanked, after, max(own_until, desc_until))
         for b in found:
-            if b.name in declared or any(o.holds(b.offset) for o in others):
-                continue
+            if b.name in declared or any(
+                not t.holds(task.pragma_start) for t in scope.around(b.offset, "task")
+            ):
+                continue  # inside another task: not the creating code's own access
             for a, until in [(a, own_until) for a in task.own] + [
                 (a, desc_until) for a in task.descendants
             ]:
