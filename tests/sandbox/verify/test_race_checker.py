@@ -122,3 +122,28 @@ async def test_each_named_kind_is_found_and_its_fixed_twin_is_clean(verify_sandb
     assert found.race is True and found.findings[0].line is not None
     fixed = await check_program(verify_sandbox, (SANDBOX_PROGRAMS / clean).read_text(), clean)
     assert fixed.race is False and fixed.findings == []
+
+
+async def test_teams_regions_are_checked_as_one_team_of_threads(verify_sandbox):
+    """Archer 14 crashes in libomp's host teams; the checker's copy runs each team as a thread,
+    so a race between teams shows in a run (the static pass off, to see the runs alone)."""
+    dynamic = RaceCheckConfig(static=False)
+    racy = (SANDBOX_PROGRAMS / "teams_distribute_racy.c").read_text()
+    found = await check_program(verify_sandbox, racy, "teams_distribute_racy.c", config=dynamic)
+    assert found.race is True and {f.tool for f in found.findings} == {"archer-tsan"}
+    assert {f.line for f in found.findings} & {15, 18}
+    clean = (SANDBOX_PROGRAMS / "teams_critical_ok.c").read_text()
+    fine = await check_program(verify_sandbox, clean, "teams_critical_ok.c", config=dynamic)
+    assert fine.race is False and fine.runs > 1
+
+
+async def test_a_crash_inside_archer_is_not_run_never_a_race(verify_sandbox):
+    """An undeferred task with dependences crashes Archer 14 in libomp's dependence wait: the
+    run checked nothing, so without the static pass the program is not judged."""
+    source = (SANDBOX_PROGRAMS / "task_depwait_racy.c").read_text()
+    result = await check_program(
+        verify_sandbox, source, "task_depwait_racy.c", config=RaceCheckConfig(static=False)
+    )
+    assert result.race is None and "Archer crashed" in (result.not_run or "")
+    judged = await check_program(verify_sandbox, source, "task_depwait_racy.c")
+    assert judged.race is True and judged.findings[0].tool == "static"
