@@ -1,8 +1,9 @@
 #include <stdio.h>
 #include <omp.h>
 
-/* Thread 0 skips the barrier of the first step, so from then on its barriers pair with the
-   other threads' barriers of the step before: it reads `cur` while they still write it. */
+/* Thread 0 skips the barrier of the first step (and makes it up after the loop), so in between
+   its barriers pair with the other threads' barriers of the step before: it reads `cur` while
+   they still write it. */
 int main(void) {
     int cur[4] = {0}, next[4] = {0};
     #pragma omp parallel num_threads(4)
@@ -14,6 +15,9 @@ int main(void) {
                 #pragma omp barrier
             }
             cur[t] = next[t];
+            #pragma omp barrier
+        }
+        if (t == 0) {
             #pragma omp barrier
         }
     }
