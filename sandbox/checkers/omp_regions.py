@@ -49,7 +49,10 @@ from sandbox.checkers.omp_scope import (
 from sandbox.verdict import Finding
 
 TOOL = "static"
-_ONE_THREAD = ("single", "master", "masked", "section", "task", "critical", "atomic", "ordered")
+_SEQUENTIAL = ("single", "master", "masked", "section", "task")
+"""Constructs whose block one thread runs from start to end."""
+_ONE_THREAD = (*_SEQUENTIAL, "critical", "atomic", "ordered")
+"""...and those that let one thread at a time in."""
 _RELEASE = ("release", "acq_rel", "seq_cst")
 _ACQUIRE = ("acquire", "acq_rel", "seq_cst")
 
@@ -99,12 +102,8 @@ def _synchronized(scope: Scope, region: Construct, start: int, end: int) -> bool
 
 def _one_thread_holds_both(scope: Scope, at1: int, at2: int) -> bool:
     return any(
-        c.holds(at2) and c.pragma.directive.split()[0] in _ONE_THREAD[:5] for c in scope.around(at1)
+        c.holds(at2) and c.pragma.directive.split()[0] in _SEQUENTIAL for c in scope.around(at1)
     )
-
-
-def _region_accesses(scope: Scope, region: Construct) -> tuple[list[Access], set[str]]:
-    return accesses(scope.blanked, region.start, region.end)
 
 
 def _master(scope: Scope) -> list[Finding]:
@@ -121,7 +120,7 @@ def _master(scope: Scope) -> list[Finding]:
             continue
         if scope.locks_in(region.start, region.end):
             continue
-        found, declared = _region_accesses(scope, region)
+        found, declared = accesses(scope.blanked, region.start, region.end)
         writes = [
             a
             for a in found
