@@ -42,9 +42,10 @@ from sandbox.checkers.omp_scope import (
     Construct,
     Scope,
     block_around,
-    clause_names,
     critical_name,
     pair_finding,
+    privatized,
+    same_location,
 )
 from sandbox.verdict import Finding
 
@@ -67,19 +68,6 @@ def check_regions(scope: Scope) -> list[Finding]:
         + _flags(scope)
         + _static_locals(scope)
         + _invariant_writes(scope)
-    )
-
-
-def _same_location(a: Access, b: Access) -> bool:
-    if a.name != b.name or not (a.write or b.write):
-        return False
-    if not a.subscripts and not b.subscripts:
-        return True
-    subs_a = [s.strip() for s in a.subscripts]
-    return (
-        bool(a.subscripts)
-        and all(s.isdigit() for s in subs_a)
-        and subs_a == [s.strip() for s in b.subscripts]
     )
 
 
@@ -131,7 +119,7 @@ def _master(scope: Scope) -> list[Finding]:
         ]
         for w in writes:
             for b in found:
-                if c.holds(b.offset) or not _same_location(w, b):
+                if c.holds(b.offset) or not same_location(w, b):
                     continue
                 if directive != "single" and scope.around(b.offset, "master", "masked"):
                     continue  # the same (master) thread
@@ -177,7 +165,7 @@ def _critical_names(scope: Scope) -> list[Finding]:
     for (c1, a), (c2, b) in pairs:
         if critical_name(c1.pragma) == critical_name(c2.pragma) or a.name in reported:
             continue
-        if not _same_location(a, b):
+        if not same_location(a, b):
             continue
         region = next(iter(scope.around(a.offset, "parallel", "teams")), None)
         if region is None or region is not next(
@@ -347,9 +335,7 @@ def _flags(scope: Scope) -> list[Finding]:
                     (
                         b
                         for b in after
-                        if b.name == w.name
-                        and b.name not in declared_after
-                        and _same_location(w, b)
+                        if b.name == w.name and b.name not in declared_after and same_location(w, b)
                     ),
                     None,
                 )
@@ -462,12 +448,7 @@ def _invariant_writes(scope: Scope) -> list[Finding]:
             continue
         found, declared = accesses(scope.blanked, loop.body_start, loop.body_end)
         varying = {loop.var} | {a.name for a in found if a.write}
-        private = set().union(
-            *(
-                clause_names(p, k)
-                for k in ("private", "firstprivate", "lastprivate", "reduction", "linear")
-            )
-        )
+        private = privatized(p)
         for a in found:
             if not a.write or a.name in declared | private | {loop.var}:
                 continue

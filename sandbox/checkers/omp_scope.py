@@ -68,6 +68,20 @@ def clause_names(p: Pragma, clause: str) -> set[str]:
     return names
 
 
+def privatized(p: Pragma) -> set[str]:
+    """Names `p` gives each thread (or task) its own copy of."""
+    return set().union(*(clause_names(p, c) for c in PRIVATIZING))
+
+
+def same_location(a: Access, b: Access) -> bool:
+    """Whether two accesses, one of them a write, touch one location the rules can name: one
+    scalar, or one element by the same literal subscripts."""
+    if a.name != b.name or not (a.write or b.write) or bool(a.subscripts) != bool(b.subscripts):
+        return False
+    subs_a = [s.strip() for s in a.subscripts]
+    return all(s.isdigit() for s in subs_a) and subs_a == [s.strip() for s in b.subscripts]
+
+
 def critical_name(p: Pragma) -> str:
     """The name of a `critical` construct ('' for the unnamed one)."""
     m = re.match(r"critical\s*\(\s*([A-Za-z_]\w*)\s*\)", p.text)
@@ -255,14 +269,14 @@ class Scope:
                 return True
             return name in self.file_scope_names and name not in self.declared_in(s + 1, e)
         p = region.pragma
-        if any(name in clause_names(p, c) for c in PRIVATIZING):
+        if name in privatized(p):
             return False
         for loop in self.around(at, "for", "distribute", "taskloop", "simd"):
             if region.holds(loop.pragma.start):
                 counted = loop_after(self.blanked, loop.pragma.end)
                 if counted is not None and counted.var == name:
                     return False
-                if any(name in clause_names(loop.pragma, c) for c in PRIVATIZING):
+                if name in privatized(loop.pragma):
                     return False
         if name in self.declared_in(region.start, region.end):
             return self.is_static_local(name, region.start, region.end)

@@ -43,10 +43,9 @@ from sandbox.checkers.clike import (
     loop_after,
     matching,
     pragmas,
-    split_top_level,
 )
 from sandbox.checkers.omp_regions import check_regions
-from sandbox.checkers.omp_scope import Scope
+from sandbox.checkers.omp_scope import Scope, privatized
 from sandbox.checkers.omp_sync import check_sync
 from sandbox.checkers.omp_tasks import check_tasks
 from sandbox.verdict import Finding
@@ -111,7 +110,7 @@ def _check_simd_loop(
     blanked: str, p: Pragma, loop: CountedLoop, constants: dict[str, int]
 ) -> list[Finding]:
     safelen = _int_clause(p, "safelen", 0) or None
-    exempt = {loop.var} | _clause_vars(p)
+    exempt = {loop.var} | privatized(p)
     found_accesses, declared = accesses(blanked, loop.body_start, loop.body_end)
     exempt |= declared
     findings: list[Finding] = []
@@ -233,18 +232,6 @@ def _terms(text: str) -> list[tuple[str, str]] | None:
         return None
     terms.append((sign, cur))
     return terms
-
-
-def _clause_vars(p: Pragma) -> set[str]:
-    names: set[str] = set()
-    for clause in ("private", "firstprivate", "lastprivate", "linear", "reduction"):
-        for args in p.clause_args(clause):
-            if ":" in args and clause in ("reduction", "lastprivate"):
-                args = args.split(":", 1)[1]  # `reduction(+: s)`, `lastprivate(conditional: x)`
-            elif ":" in args and clause == "linear":
-                args = args.split(":", 1)[0]  # `linear(j: 2)`
-            names |= {identifiers(v)[-1] for v in split_top_level(args) if identifiers(v)}
-    return names
 
 
 def _int_clause(p: Pragma, name: str, default: int) -> int:

@@ -22,13 +22,12 @@ import re
 from sandbox.checkers.caccess import accesses
 from sandbox.checkers.clike import (
     Pragma,
-    identifiers,
     line_of,
     loop_after,
     pragmas,
-    split_top_level,
     statement_extent,
 )
+from sandbox.checkers.omp_scope import block_around, clause_names, privatized
 from sandbox.verdict import Finding
 
 TOOL = "static"
@@ -52,7 +51,7 @@ def _lastprivate_nowait(blanked: str, found: list[Pragma]) -> list[Finding]:
     for p in found:
         if not (p.has_word("for") and p.has_clause("nowait") and p.clause_args("lastprivate")):
             continue
-        names = _clause_names(p, "lastprivate")
+        names = clause_names(p, "lastprivate")
         _, loop_end = statement_extent(blanked, p.end)
         enclosing = [(s, e) for r, s, e in regions if s <= p.start < e and r is not p]
         if loop_end < 0 or not enclosing:
@@ -81,7 +80,7 @@ def _task_results(blanked: str, found: list[Pragma]) -> list[Finding]:
     for p in found:
         if p.directive != "task" or p.has_clause("depend"):
             continue
-        shared = _clause_names(p, "shared")
+        shared = clause_names(p, "shared")
         body_start, body_end = statement_extent(blanked, p.end)
         if not shared or body_end < 0:
             continue
@@ -91,7 +90,7 @@ def _task_results(blanked: str, found: list[Pragma]) -> list[Finding]:
             if a.write and not a.subscripts
         }
         names = shared & written
-        block_end = _enclosing_block_end(blanked, p.start)
+        block_end = block_around(blanked, p.start)[1]
         after = body_end + (1 if blanked[body_end : body_end + 1] in ("}", ";") else 0)
         use = _first_use_before_barrier(
             blanked, found, after, block_end, names, stop_at_taskwait=True
@@ -127,7 +126,7 @@ def _ordered_loops(blanked: str, found: list[Pragma]) -> list[Finding]:
                 _, end = statement_extent(blanked, q.end)
                 guarded.append((q.start, end))
         body, declared = accesses(blanked, loop.body_start, loop.body_end)
-        exempt = declared | {loop.var} | _private_names(p)
+        exempt = declared | {loop.var} | privatized(p)
         for a in body:
             if (
                 a.write
@@ -149,13 +148,6 @@ def _ordered_loops(blanked: str, found: list[Pragma]) -> list[Finding]:
                 )
                 break
     return findings
-
-
-def _private_names(p: Pragma) -> set[str]:
-    names: set[str] = set()
-    for clause in ("private", "firstprivate", "lastprivate", "reduction", "linear"):
-        names |= _clause_names(p, clause)
-    return names
 
 
 def _first_use_before_barrier(
@@ -188,26 +180,3 @@ def _first_use_before_barrier(
         if m.group() in names and not any(s <= at < e for s, e in directive_lines):
             return m.group(), at
     return None
-
-
-def _enclosing_block_end(blanked: str, pos: int) -> int:
-    """Offset of the `}` closing the innermost block around `pos` (or the end of the text)."""
-    depth = 0
-    for k in range(pos, len(blanked)):
-        if blanked[k] == "{":
-            depth += 1
-        elif blanked[k] == "}":
-            if depth == 0:
-                return k
-            depth -= 1
-    return len(blanked)
-
-
-def _clause_names(p: Pragma, clause: str) -> set[str]:
-    names: set[str] = set()
-    for args in p.clause_args(clause):
-        if ":" in args:
-            # `reduction(+: s)`, `lastprivate(conditional: x)`; but `linear(j: 2)`
-            args = args.split(":", 1)[0 if clause == "linear" else 1]
-        names |= {identifiers(v)[-1] for v in split_top_level(args) if identifiers(v)}
-    return names

@@ -31,7 +31,13 @@ from dataclasses import dataclass, field
 
 from sandbox.checkers.caccess import Access, accesses
 from sandbox.checkers.clike import line_of, split_top_level
-from sandbox.checkers.omp_scope import Construct, Scope, block_around, pair_finding
+from sandbox.checkers.omp_scope import (
+    Construct,
+    Scope,
+    block_around,
+    pair_finding,
+    same_location,
+)
 from sandbox.verdict import Finding
 
 TOOL = "static"
@@ -174,16 +180,7 @@ def _waited_inside(scope: Scope, task: Construct, child: Construct) -> bool:
 
 
 def _conflict(scope: Scope, a: Access, b: Access) -> bool:
-    if a.name != b.name or not (a.write or b.write):
-        return False
-    if bool(a.subscripts) != bool(b.subscripts):
-        return False
-    if a.subscripts and not (
-        all(s.strip().isdigit() for s in a.subscripts)
-        and [s.strip() for s in a.subscripts] == [s.strip() for s in b.subscripts]
-    ):
-        return False
-    return not scope.guarded_alike(a.offset, b.offset)
+    return same_location(a, b) and not scope.guarded_alike(a.offset, b.offset)
 
 
 def _between(waits: list[_Wait], start: int, end: int) -> list[_Wait]:
@@ -288,7 +285,7 @@ def _instances(scope: Scope, group: list[_Task], waits: list[_Wait]) -> list[Fin
     for task in group:
         if task.undeferred or task.unknown or any(kind != "in" for kind, _ in task.deps):
             continue  # out/inout/mutexinoutset instances may be ordered or exclusive
-        loop = _loop_around(scope.blanked, task.pragma_start)
+        loop = _loop_body(scope.blanked, task.pragma_start)
         if loop is None or _between(waits, task.construct.end, loop[1]):
             continue
         writes = [a for a in task.own if a.write and not a.subscripts]
@@ -311,8 +308,9 @@ def _instances(scope: Scope, group: list[_Task], waits: list[_Wait]) -> list[Fin
     return findings
 
 
-def _loop_around(text: str, at: int) -> tuple[int, int] | None:
-    """The body of the loop statement whose body is the block holding `at`, if any."""
+def _loop_body(text: str, at: int) -> tuple[int, int] | None:
+    """The block holding `at` when it is the body of a `for`/`while`/`do` loop (a task created
+    there is created once per iteration by the same code)."""
     start, end = block_around(text, at)
     head = text[: start - 1].rstrip()
     if head.endswith(")"):
