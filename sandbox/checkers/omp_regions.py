@@ -117,30 +117,33 @@ def _master(scope: Scope) -> list[Finding]:
             and a.name not in declared
             and scope.team_shared(a.name, a.offset)
         ]
-        for w in writes:
-            for b in found:
-                if c.holds(b.offset) or not same_location(w, b):
-                    continue
-                if directive != "single" and scope.around(b.offset, "master", "masked"):
-                    continue  # the same (master) thread
-                if _one_thread_holds_both(scope, w.offset, b.offset):
-                    continue
-                if b.offset < c.pragma.start and directive == "single":
-                    continue  # before a single: its implicit barrier is not the question here
-                lo, hi = sorted((w.offset, b.offset))
-                if _synchronized(scope, region, lo, hi) or scope.guarded_alike(w.offset, b.offset):
-                    continue
-                who = "single nowait" if directive == "single" else directive
-                why = (
-                    f"one thread runs the {who} block (line {c.pragma.line}) while the others "
-                    "go on: no barrier orders the other threads' access"
-                )
-                findings.append(pair_finding(scope.blanked, f"{directive} race", w, b, why))
-                break
-            else:
-                continue
-            break
+        pair = next(
+            ((w, b) for w in writes for b in found if _unordered(scope, c, region, w, b)), None
+        )
+        if pair is not None:
+            who = "single nowait" if directive == "single" else directive
+            why = (
+                f"one thread runs the {who} block (line {c.pragma.line}) while the others "
+                "go on: no barrier orders the other threads' access"
+            )
+            findings.append(pair_finding(scope.blanked, f"{directive} race", *pair, why))
     return findings
+
+
+def _unordered(scope: Scope, block: Construct, region: Construct, w: Access, b: Access) -> bool:
+    """Whether another thread's access `b` may meet the write `w` one thread made in `block`
+    (a master, masked or single nowait block of `region`)."""
+    single = block.pragma.directive == "single"
+    if block.holds(b.offset) or not same_location(w, b):
+        return False
+    if not single and scope.around(b.offset, "master", "masked"):
+        return False  # the same (master) thread
+    if _one_thread_holds_both(scope, w.offset, b.offset):
+        return False
+    if single and b.offset < block.pragma.start:
+        return False  # before a single: its implicit barrier is not the question here
+    lo, hi = sorted((w.offset, b.offset))
+    return not (_synchronized(scope, region, lo, hi) or scope.guarded_alike(w.offset, b.offset))
 
 
 def _critical_names(scope: Scope) -> list[Finding]:
