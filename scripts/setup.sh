@@ -64,6 +64,11 @@ ensure_docker() {
     return 1
 }
 
+ensure_compose() {
+    # Debian's docker-compose, for the service's compose project (parforge deploy).
+    command -v docker-compose >/dev/null 2>&1 || apt_install docker-compose
+}
+
 ensure_host_toolchain() {
     # Compilers and checkers on the host, for the local backend and the host-side benchmarks.
     apt_install g++ clang libomp-dev libclang-rt-14-dev llvm openmpi-bin libopenmpi-dev \

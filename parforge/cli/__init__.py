@@ -60,6 +60,9 @@ COMMANDS: dict[str, Lazy] = {
         "Batch evaluations: pass@k, build@k, speedup@k and efficiency@k over a suite.",
     ),
     "cluster": Lazy("cluster_cmd", "app", "The Ray cluster of sandbox hosts."),
+    "deploy": Lazy(
+        "deploy_cmd", "app", "Run ParForge as a service in containers: images and a compose file."
+    ),
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -64,6 +65,13 @@ def serve(
         typer.Option(help="Python of an environment with vLLM (GPU hosts); default: the CPU env."),
     ] = None,
     wait: Annotated[bool, typer.Option(help="Wait until the server is healthy.")] = True,
+    foreground: Annotated[
+        bool,
+        typer.Option(
+            help="Become the server (exec vLLM in this process) instead of starting it in the "
+            "background: for containers and process supervisors."
+        ),
+    ] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the server's state (url, model, pid) as JSON.")
     ] = False,
@@ -77,6 +85,12 @@ def serve(
         port=port,
         python=python,
     )
+    if foreground:
+        argv, env = run(
+            server.command(progress=lambda message: console.print(message, markup=False))
+        )
+        console.print(f"exec {' '.join(argv)}", soft_wrap=True)
+        os.execve(argv[0], argv, {**os.environ, **env})
     with console.status("preparing the model server") as spinner:
         state = run(server.start(wait=wait, progress=spinner.update))
     if state.adopted:
@@ -92,6 +106,22 @@ def serve(
         )
     if as_json:
         typer.echo(state.model_dump_json())
+
+
+@app.command()
+def prepare(
+    python: Annotated[
+        Path | None,
+        typer.Option(help="Python of an environment with vLLM; default: install the CPU env."),
+    ] = None,
+) -> None:
+    """Install the CPU environment and convert the embedded model now, without serving (as an
+    image build does, so that a container starts serving at once)."""
+    server = _server(python=python)
+    python_used, model = run(
+        server.prepare(progress=lambda message: console.print(message, markup=False))
+    )
+    console.print(f"[green]ready[/]: {model} with {python_used}", soft_wrap=True)
 
 
 @app.command()

@@ -50,10 +50,10 @@ def build(
     """Build the sandbox image; fast when the tag for the current Dockerfile already exists."""
 
     async def _build() -> str:
-        sandbox = _docker()
+        sandbox = docker_sandbox()
         try:
             with console.status("preparing") as status:
-                progress = _BuildDisplay(status)
+                progress = BuildDisplay(status)
                 return await sandbox.build_image(base=base, force=force, progress=progress)
         finally:
             await sandbox.aclose()
@@ -78,7 +78,7 @@ def prune(
     """Remove sandbox containers left behind by ParForge processes that are gone."""
 
     async def _prune() -> list[str]:
-        sandbox = _docker()
+        sandbox = docker_sandbox()
         try:
             return await sandbox.prune(everything)
         finally:
@@ -93,7 +93,7 @@ def prune(
         typer.echo(container_id[:12])
 
 
-def _docker() -> DockerSandbox:
+def docker_sandbox() -> DockerSandbox:
     """The configured docker sandbox, or the default one when another backend is configured."""
     from sandbox.backends.docker import DockerSandbox
     from sandbox.config import DockerConfig, RayConfig
@@ -104,7 +104,7 @@ def _docker() -> DockerSandbox:
     return DockerSandbox(config if isinstance(config, DockerConfig) else DockerConfig())
 
 
-class _BuildDisplay:
+class BuildDisplay:
     """Build progress on the terminal: each stage on its own line, tool output in the spinner."""
 
     def __init__(self, status: Status) -> None:

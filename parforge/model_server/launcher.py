@@ -154,6 +154,17 @@ class ModelServer:
             model = str(path)
         return python, model
 
+    async def command(self, progress: Progress | None = None) -> tuple[list[str], dict[str, str]]:
+        """Prepare, then the server's command line and the variables it adds to the caller's
+        environment: what `parforge model serve --foreground` execs."""
+        return await self._command(*await self.prepare(progress))
+
+    async def _command(self, python: Path, model: str) -> tuple[list[str], dict[str, str]]:
+        config = await self.effective_config()
+        preload = await asyncio.to_thread(cpu_preload_libs, python)
+        argv = build_command(config, python, model)
+        return argv, build_environment(config, self.cache_dir, preload)
+
     async def start(self, *, wait: bool = True, progress: Progress | None = None) -> ServerState:
         """Start the server in the background (or find it running); wait for health if asked."""
         state = await asyncio.to_thread(self._resumed_state)
@@ -189,10 +200,7 @@ class ModelServer:
                 "PARFORGE_MODEL__SERVER__PORT"
             )
         python, model = await self.prepare(progress)
-        config = await self.effective_config()
-        argv = build_command(config, python, model)
-        preload = await asyncio.to_thread(cpu_preload_libs, python)
-        env = build_environment(config, self.cache_dir, preload)
+        argv, env = await self._command(python, model)
         proc = await asyncio.to_thread(process.spawn, argv, env, self.log_file)
         state = ServerState(
             pid=proc.pid,

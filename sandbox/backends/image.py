@@ -188,10 +188,10 @@ async def bootstrap_base(engine: Engine, progress: BuildProgress) -> None:
         rootfs, tarball = Path(tmp) / "rootfs", Path(tmp) / "rootfs.tar"
         progress.step(f"bootstrapping Debian {BOOTSTRAP_SUITE} with debootstrap (about a minute)")
         argv = ["debootstrap", "--variant=minbase", BOOTSTRAP_SUITE, str(rootfs)]
-        await asyncio.to_thread(_stream, [*argv, *([mirror] if mirror else [])], progress)
+        await asyncio.to_thread(run_streamed, [*argv, *([mirror] if mirror else [])], progress)
         progress.step(f"importing the root file system as {BOOTSTRAP_IMAGE}")
         await asyncio.to_thread(
-            _stream,
+            run_streamed,
             ["tar", "--numeric-owner", "-C", str(rootfs), "-cf", str(tarball), "."],
             progress,
         )
@@ -224,16 +224,44 @@ def _build(
             info.size = len(content)
             tar.addfile(info, io.BytesIO(content))
     archive.seek(0)
-    stream = client.api.build(
-        fileobj=archive,
-        custom_context=True,
-        tag=tag,
+    docker_build(
+        client,
+        tag,
+        context=archive,
         buildargs={"BASE": base},
-        rm=True,
-        forcerm=True,
-        nocache=force,
-        decode=True,
+        force=force,
+        progress=progress,
         labels={"parforge.sandbox.backends.image": "1"},
+    )
+
+
+def docker_build(
+    client: docker.DockerClient,
+    tag: str,
+    *,
+    context: io.BytesIO | Path,
+    buildargs: dict[str, str],
+    progress: BuildProgress,
+    force: bool = False,
+    target: str | None = None,
+    labels: dict[str, str] | None = None,
+) -> None:
+    """Build `tag` from a context (a tar archive in memory, or a directory), passing the
+    builder's output on line by line; `ImageBuildError` with the builder's reason. Blocking."""
+    options = {
+        "tag": tag,
+        "buildargs": buildargs,
+        "target": target,
+        "rm": True,
+        "forcerm": True,
+        "nocache": force,
+        "decode": True,
+        "labels": labels or {},
+    }
+    stream = (
+        client.api.build(path=str(context), **options)  # type: ignore[arg-type]
+        if isinstance(context, Path)
+        else client.api.build(fileobj=context, custom_context=True, **options)  # type: ignore[arg-type]
     )
     for chunk in stream:
         if "error" in chunk:
@@ -243,7 +271,7 @@ def _build(
                 progress.line(text.rstrip())
 
 
-def _stream(argv: list[str], progress: BuildProgress) -> None:
+def run_streamed(argv: list[str], progress: BuildProgress) -> None:
     """Run a host tool, passing its output on line by line; fail with its last lines."""
     tail: deque[str] = deque(maxlen=20)
     with subprocess.Popen(

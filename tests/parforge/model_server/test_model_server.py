@@ -197,3 +197,35 @@ def test_cli_rejects_a_malformed_lora(monkeypatch: pytest.MonkeyPatch, tmp_path:
     result = CliRunner().invoke(app, ["model", "serve", "--lora", "no-equals-sign"])
     assert result.exit_code == 2 and "NAME=PATH" in result.output
     assert not os.path.exists(tmp_path / "model-server" / "server.json")
+
+
+def test_foreground_serve_becomes_the_server(fake_vllm: ModelServerConfig, tmp_path: Path) -> None:
+    """`serve --foreground` (a container's command) execs vLLM in its own process: the pid the
+    supervisor started is the server's, and stopping it stops the server."""
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    argv = [sys.executable, "-m", "parforge", "model", "serve", "--foreground"]
+    argv += ["--python", sys.executable, "--model", "fake/model", "--port", str(fake_vllm.port)]
+    env = {**os.environ, "PARFORGE_DATA_DIR": str(tmp_path)}
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, proc.stdout.read().decode() if proc.stdout else ""
+            try:
+                if httpx.get(f"http://127.0.0.1:{fake_vllm.port}/health").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the foreground server never answered"
+            time.sleep(0.2)
+        cmdline = Path(f"/proc/{proc.pid}/cmdline").read_bytes().split(b"\0")
+        assert b"vllm.entrypoints.openai.api_server" in cmdline
+        assert not (tmp_path / "model-server" / "server.json").exists()  # nothing to adopt
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
