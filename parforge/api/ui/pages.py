@@ -227,6 +227,7 @@ def task_page(request: Request, task_id: str, db: SessionDep, ui: SignedIn) -> H
         task=task,
         summary=summary,
         steps=views.step_tree(steps),
+        threads=views.thread_chart(steps),
         candidates=views.candidate_rows(candidates, task.best_candidate_id),
         best=best,
         diff=views.diff(task.source, best.source) if best is not None else [],

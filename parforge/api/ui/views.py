@@ -254,3 +254,80 @@ def speedups(verdict: dict[str, Any] | None) -> list[tuple[str, float]]:
     timing = (verdict or {}).get("timing") or {}
     found = timing.get("speedup") or {}
     return [(str(k), float(v)) for k, v in sorted(found.items(), key=_count)]
+
+
+@dataclass(frozen=True)
+class ThreadLane:
+    """One reasoning thread on the token axis: what it wrote, and, when pruned, where it was
+    cut and the rest of its budget that pruning saved."""
+
+    label: str
+    status: str
+    note: str
+    """Where and why it ended: `pruned at 212 of 512 tokens: repeating itself ...`."""
+    y: float
+    written_w: float
+    saved_x: float
+    saved_w: float
+
+
+@dataclass
+class ThreadChart:
+    lanes: list[ThreadLane] = field(default_factory=list)
+    width: int = 1100
+    height: int = 0
+    left: float = 170.0
+    plot_w: float = 380.0
+    lane_h: float = 22.0
+    ticks: list[tuple[float, str]] = field(default_factory=list)
+
+
+def thread_chart(steps: list[StepRow]) -> ThreadChart:
+    """The reasoning threads as lanes on one token axis, up to the largest budget (a thread's
+    `max_tokens`): a pruned thread's bar stops where it was cut, followed by the outline of
+    what it would still have spent; a revived thread is a lane of its own."""
+    threads = sorted((s for s in steps if s.name == "thread"), key=lambda s: s.seq)
+    chart = ThreadChart()
+    if not threads:
+        return chart
+    rows = []
+    for s in threads:
+        result = _result(s)
+        tokens = s.completion_tokens or 0
+        budget = int((s.sampling or {}).get("max_tokens") or 0)
+        saved = int(result.get("tokens_saved") or 0)
+        rows.append((s, result, tokens, max(budget, tokens + saved)))
+    scale = chart.plot_w / max(max(total for *_, total in rows), 1)
+    chart.height = int(chart.lane_h * len(rows) + 24)
+    for i, (s, result, tokens, total) in enumerate(rows):
+        status = str(result.get("status") or ("failed" if s.error else ""))
+        strategy = str((result.get("outline") or {}).get("strategy", ""))
+        reason = str(result.get("reason") or s.error or "")
+        pruned = status == "pruned"
+        where = f"at {tokens} of {total} tokens" if pruned else f"{tokens} tokens"
+        by = result.get("pruned_by")
+        note = " · ".join(
+            p
+            for p in (
+                f"{status} {where}",
+                f"converged on thread {by + 1}" if isinstance(by, int) else "",
+                reason,
+                "revived" if result.get("revived") else "",
+            )
+            if p
+        )
+        written = tokens * scale
+        chart.lanes.append(
+            ThreadLane(
+                label=f"{i + 1}. {strategy}"[:32],
+                status=status,
+                note=note[:300],
+                y=4 + i * chart.lane_h,
+                written_w=max(written, 1.0),
+                saved_x=chart.left + written,
+                saved_w=(total - tokens) * scale if pruned else 0.0,
+            )
+        )
+    top = max(total for *_, total in rows)
+    chart.ticks = [(chart.left + chart.plot_w * f, f"{round(top * f)}") for f in (0, 0.5, 1)]
+    return chart

@@ -309,3 +309,62 @@ async def test_an_evolved_task_page_shows_its_generations_and_lineage(
         assert "schedule dynamic" in page.text and "generations spent" in page.text
         # Each evolved child sits below its parent in the candidates' tree.
         assert page.text.count("↳") == 2
+
+
+def test_threads_lie_on_one_token_axis_and_a_pruned_one_stops_where_it_was_cut() -> None:
+    from corpus.store.models import StepKind, StepRow
+    from parforge.api.ui.views import thread_chart
+
+    def thread(seq: int, tokens: int, status: str, **result: object) -> StepRow:
+        return StepRow(
+            task_id="t", run_id=1, seq=seq, kind=StepKind.LLM_CALL, name="thread",
+            completion_tokens=tokens, sampling={"max_tokens": 400},
+            result={"outline": {"strategy": f"s{seq}"}, "status": status, **result},
+        )  # fmt: skip
+
+    chart = thread_chart(
+        [
+            thread(2, 100, "pruned", reason="converged", pruned_by=0, tokens_saved=300),
+            thread(1, 400, "finished", reason="wrote a program"),
+            StepRow(task_id="t", run_id=1, seq=3, kind=StepKind.TOOL_CALL, name="verify"),
+        ]
+    )
+    assert [lane.label for lane in chart.lanes] == ["1. s1", "2. s2"]  # threads only, in order
+    done, cut = chart.lanes
+    assert done.written_w == chart.plot_w and done.saved_w == 0  # the full budget, no cut
+    assert cut.written_w == chart.plot_w / 4 and cut.saved_w == 3 * chart.plot_w / 4
+    assert cut.saved_x == chart.left + cut.written_w  # the outline starts at the cut
+    assert cut.note == "pruned at 100 of 400 tokens · converged on thread 1 · converged"
+    assert chart.ticks[-1][1] == "400"
+    assert thread_chart([]).lanes == []
+
+
+async def test_the_reasoning_threads_picture_shows_each_cut_and_escapes_its_reason(
+    api_factory: ApiFactory,
+) -> None:
+    from corpus.store.models import RunRow, StepKind, StepRow
+
+    async with api_factory() as api, browser(api) as client:
+        task_id = store_task(api, api.token, source="int main(void) { return 0; }\n")
+        engine = open_store(api.store_url)
+        with Session(engine) as s:
+            run = RunRow(task_id=task_id, attempt=1, runner="graph", worker="t")
+            s.add(run)
+            s.flush()
+            assert run.id is not None
+            for seq, (status, tokens, reason) in enumerate(
+                [("finished", 300, "stop"), ("pruned", 90, "<script>alert(1)</script> loops")]
+            ):
+                s.add(StepRow(task_id=task_id, run_id=run.id, seq=seq, kind=StepKind.LLM_CALL,
+                              name="thread", completion_tokens=tokens,
+                              sampling={"max_tokens": 300},
+                              result={"outline": {"strategy": "collapse"}, "status": status,
+                                      "reason": reason, "tokens_saved": 300 - tokens}))  # fmt: skip
+            s.commit()
+        engine.dispose()
+        await signed_in(client, api.token)
+        page = await client.get(f"/ui/tasks/{task_id}")
+        assert page.status_code == 200, page.text[-2000:]
+        assert 'id="threads"' in page.text and 'class="cut"' in page.text
+        assert "pruned at 90 of 300 tokens" in page.text
+        assert "<script>alert(1)" not in page.text and "&lt;script&gt;alert(1)" in page.text

@@ -95,7 +95,13 @@ def served(
     del server.env["PARFORGE_SERVER__RUNNER_OPTIONS"]
     server.start()
     try:
-        yield {"url": server.url, "first": first, "second": second, "eval": run_id}
+        yield {
+            "url": server.url,
+            "first": first,
+            "second": second,
+            "eval": run_id,
+            "store": store_url,
+        }
     finally:
         server.stop()
 
@@ -234,6 +240,59 @@ def test_an_eval_and_its_leaderboard(served: dict[str, Any], browser: Any, tmp_p
     assert "41_sort_k-th_smallest_element" in grid and "build_failed" in grid
     assert "[0.21, 0.94]" in browser.find_element(By.ID, "metrics").text
     snap(browser, "6-eval", tmp_path)
+    assert console_errors(browser) == []
+
+
+def _task_with_threads(store_url: str, token: str) -> str:
+    """A task of `token`'s with the steps of a reasoning-threads run: four threads, two of them
+    pruned (one converged on another, one repeating itself), one revived."""
+    from corpus.store.models import RunRow, StepKind, StepRow, TaskCreate, TaskRow
+
+    engine = open_store(store_url)
+    with Session(engine) as s:
+        key = keys.authenticate(s, token)
+        assert key is not None
+        create = TaskCreate(name="threads", language="c", target="openmp", source=PROGRAM)
+        # Stored as ended, so that no worker of the server claims it.
+        ended = {"owner_key_id": key.id, "status": "no_verified_candidate", "reason": "shown"}
+        task = TaskRow.model_validate(create.model_dump(mode="json") | ended)
+        s.add(task)
+        s.flush()
+        run = RunRow(task_id=task.id, attempt=1, runner="graph", worker="t")
+        s.add(run)
+        s.flush()
+        threads = [
+            ("collapse(2) over both loops", "finished", 512, {}),
+            ("reduction on the sum", "pruned", 140, {"pruned_by": 0, "reason": "converged"}),
+            ("tasks per row block", "pruned", 96,
+             {"reason": "repeating itself: one short pattern over its last code tokens"}),
+            ("reduction on the sum", "finished", 300, {"revived": True}),
+        ]  # fmt: skip
+        for seq, (strategy, status, tokens, extra) in enumerate(threads):
+            result = {"outline": {"strategy": strategy}, "status": status,
+                      "tokens_saved": 768 - tokens if status == "pruned" else 0, **extra}  # fmt: skip
+            s.add(StepRow(task_id=task.id, run_id=run.id, seq=seq, kind=StepKind.LLM_CALL,
+                          name="thread", completion_tokens=tokens,
+                          sampling={"max_tokens": 768}, result=result))  # fmt: skip
+        s.commit()
+        task_id = str(task.id)
+    engine.dispose()
+    return task_id
+
+
+def test_reasoning_threads_are_drawn_where_they_were_pruned(
+    served: dict[str, Any], browser: Any, tmp_path: Path
+) -> None:
+    url = served["url"]
+    task_id = _task_with_threads(served["store"], served["first"])
+    log_in(browser, url, served["first"])
+    browser.get(f"{url}/ui/tasks/{task_id}")
+    picture = browser.find_element(By.ID, "threads")
+    assert len(picture.find_elements(By.CSS_SELECTOR, "rect.written")) == 4
+    assert len(picture.find_elements(By.CSS_SELECTOR, "line.cut")) == 2
+    text = picture.text
+    assert "pruned at 140 of 768 tokens" in text and "converged on thread 1" in text
+    snap(browser, "9-reasoning-threads", tmp_path)
     assert console_errors(browser) == []
 
 
