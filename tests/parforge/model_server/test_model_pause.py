@@ -27,6 +27,11 @@ def fake_server(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path]:
     proc = subprocess.Popen(
         [sys.executable, "-c", "import time; time.sleep(60)", "vllm"], start_new_session=True
     )
+    # Until the child has exec'd, its command line is still the parent's: no "vllm" in it, and
+    # the pause (rightly) leaves it alone. Under load that took long enough to fail the test.
+    deadline = time.monotonic() + 10
+    while not process.looks_like_vllm(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
     state = ServerState(
         pid=proc.pid,
         url="http://127.0.0.1:1/v1",
