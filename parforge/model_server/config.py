@@ -86,6 +86,11 @@ class ModelConfig(BaseModel):
     """Commands that need the model (`translate`, `tasks submit --wait`, `eval run`) start the
     embedded server when no endpoint is configured and nothing answers (`--no-start-model` says
     no for one command; False, for every command)."""
+    pause_compose_service: str | None = None
+    """The compose service whose container serves the endpoint (`model` in the compose project
+    of `parforge deploy compose`): ParForge, itself a container of the same project, freezes
+    that container (`docker pause`) for each timing run, as it stops its own embedded server.
+    None: a server at an external URL is left alone."""
 
     def client_config(self) -> LLMConfig:
         """The client's config, aimed at ParForge's own server unless a URL is configured."""

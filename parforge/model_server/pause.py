@@ -17,9 +17,11 @@ import asyncio
 import contextlib
 import os
 import signal
+import socket
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from parforge.model_server import process
 from parforge.model_server.config import ModelConfig
@@ -65,9 +67,96 @@ class ModelServerPause:
         return None
 
 
-def timing_pause(model: ModelConfig, data_dir: Path) -> ModelServerPause | None:
-    """The quiet hook for the configured model: the embedded server's pause, or None when the
-    agents call an external endpoint."""
+class ContainerPause:
+    """A `TimingGate` quiet hook that freezes the model server's container for timing runs.
+
+    For ParForge in a compose project (`parforge deploy compose`): the model server runs in a
+    container of its own, out of reach of signals, but the service holds the Docker socket, so
+    it pauses that container (the cgroup freezer, `docker pause`) and unpauses it after. The
+    container is the one compose labels as the project's service named `service`; the project
+    is the one of the container this process runs in, unless given.
+    """
+
+    def __init__(self, service: str, project: str | None = None) -> None:
+        self.service = service
+        self.project = project
+        self._client: Any = None
+        self._holders = 0
+        self._paused: Any = None
+        self._lock = asyncio.Lock()
+
+    def __call__(self) -> AbstractAsyncContextManager[None]:
+        return self._hold()
+
+    @asynccontextmanager
+    async def _hold(self) -> AsyncIterator[None]:
+        async with self._lock:
+            self._holders += 1
+            if self._holders == 1:
+                self._paused = await asyncio.to_thread(self._stop)
+        try:
+            yield
+        finally:
+            async with self._lock:
+                self._holders -= 1
+                if self._holders == 0 and self._paused is not None:
+                    paused, self._paused = self._paused, None
+                    await asyncio.to_thread(_unpause, paused)
+
+    def _stop(self) -> Any:
+        """Pause the container; it, or None when there is none to pause (then the load it
+        makes is measured and flagged like any other). Runs under the lock, one at a time."""
+        import docker
+
+        try:
+            if self._client is None:
+                self._client = docker.from_env()
+                self.project = self.project or _own_project(self._client)
+            if self.project is None:
+                return None
+            labels = [
+                f"com.docker.compose.project={self.project}",
+                f"com.docker.compose.service={self.service}",
+            ]
+            found = [
+                c
+                for c in self._client.containers.list(filters={"label": labels})
+                if c.status in ("running", "paused")
+            ]
+            if not found:
+                return None
+            # Paused already: left so by a process that died holding it; unpaused after this run.
+            if found[0].status == "running":
+                found[0].pause()
+            return found[0]
+        except docker.errors.DockerException:
+            return None
+
+
+def _own_project(client: Any) -> str | None:
+    """The compose project of the container this process runs in (its hostname is the
+    container's id, as Docker sets it), or None outside one."""
+    import docker
+
+    try:
+        me = client.containers.get(socket.gethostname())
+    except docker.errors.DockerException:
+        return None
+    return me.labels.get("com.docker.compose.project")
+
+
+def _unpause(container: Any) -> None:
+    import docker
+
+    with contextlib.suppress(docker.errors.DockerException):
+        container.unpause()
+
+
+def timing_pause(model: ModelConfig, data_dir: Path) -> ModelServerPause | ContainerPause | None:
+    """The quiet hook for the configured model: the embedded server's pause, the model
+    container's pause in a compose project, or None when the agents call an external endpoint."""
+    if model.pause_compose_service:
+        return ContainerPause(model.pause_compose_service)
     if model.endpoint.url:
         return None
     return ModelServerPause(data_dir.resolve() / "model-server" / "server.json")

@@ -92,8 +92,10 @@ def test_the_service_is_on_loopback_behind_the_socket_warning():
     assert "ports" not in base["services"]["postgres"]  # the database is not published
     assert "ports" not in model["services"]["model"]
     assert model["services"]["service"]["environment"] == {
-        "PARFORGE_MODEL__ENDPOINT__URL": "http://model:8000/v1"
+        "PARFORGE_MODEL__ENDPOINT__URL": "http://model:8000/v1",
+        "PARFORGE_MODEL__PAUSE_COMPOSE_SERVICE": "model",  # frozen for each timing run
     }
+    assert model["services"]["model"]["shm_size"] == "1gb"  # vLLM's shared-memory queues
     assert "root on this host" in (CONTEXT_DIR / "compose.yaml").read_text()
 
 
