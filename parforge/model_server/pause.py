@@ -27,60 +27,12 @@ from parforge.model_server import process
 from parforge.model_server.config import ModelConfig
 
 
-class ModelServerPause:
-    """A `TimingGate` quiet hook that stops the embedded model server during timing runs."""
+class _Pause:
+    """A `TimingGate` quiet hook: the first of the timing runs that overlap stops the server
+    (`_stop`, which returns what `_resume` needs, or None when there is nothing to stop) and
+    the last one resumes it."""
 
-    def __init__(self, state_file: Path) -> None:
-        self.state_file = state_file
-        self._holders = 0
-        self._paused: int | None = None
-        self._lock = asyncio.Lock()
-
-    def __call__(self) -> AbstractAsyncContextManager[None]:
-        return self._hold()
-
-    @asynccontextmanager
-    async def _hold(self) -> AsyncIterator[None]:
-        async with self._lock:
-            self._holders += 1
-            if self._holders == 1:
-                self._paused = await asyncio.to_thread(self._stop)
-        try:
-            yield
-        finally:
-            async with self._lock:
-                self._holders -= 1
-                if self._holders == 0 and self._paused is not None:
-                    await asyncio.to_thread(process.resume, self._paused)
-                    self._paused = None
-
-    def _stop(self) -> int | None:
-        """Stop the server's process group; its pid, or None when no server of ours runs."""
-        state = process.read_state(self.state_file)
-        if state is None or not process.alive(state.pid) or not process.looks_like_vllm(state.pid):
-            return None
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(state.pid, signal.SIGSTOP)
-            # Whatever has not stopped by then is load like any other: measured and flagged.
-            process.wait_stopped(state.pid)
-            return state.pid
-        return None
-
-
-class ContainerPause:
-    """A `TimingGate` quiet hook that freezes the model server's container for timing runs.
-
-    For ParForge in a compose project (`parforge deploy compose`): the model server runs in a
-    container of its own, out of reach of signals, but the service holds the Docker socket, so
-    it pauses that container (the cgroup freezer, `docker pause`) and unpauses it after. The
-    container is the one compose labels as the project's service named `service`; the project
-    is the one of the container this process runs in, unless given.
-    """
-
-    def __init__(self, service: str, project: str | None = None) -> None:
-        self.service = service
-        self.project = project
-        self._client: Any = None
+    def __init__(self) -> None:
         self._holders = 0
         self._paused: Any = None
         self._lock = asyncio.Lock()
@@ -101,7 +53,53 @@ class ContainerPause:
                 self._holders -= 1
                 if self._holders == 0 and self._paused is not None:
                     paused, self._paused = self._paused, None
-                    await asyncio.to_thread(_unpause, paused)
+                    await asyncio.to_thread(self._resume, paused)
+
+    def _stop(self) -> Any:
+        raise NotImplementedError
+
+    def _resume(self, paused: Any) -> None:
+        raise NotImplementedError
+
+
+class ModelServerPause(_Pause):
+    """Stops the embedded model server (its process group, SIGSTOP) during timing runs."""
+
+    def __init__(self, state_file: Path) -> None:
+        super().__init__()
+        self.state_file = state_file
+
+    def _stop(self) -> int | None:
+        """Stop the server's process group; its pid, or None when no server of ours runs."""
+        state = process.read_state(self.state_file)
+        if state is None or not process.alive(state.pid) or not process.looks_like_vllm(state.pid):
+            return None
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(state.pid, signal.SIGSTOP)
+            # Whatever has not stopped by then is load like any other: measured and flagged.
+            process.wait_stopped(state.pid)
+            return state.pid
+        return None
+
+    def _resume(self, paused: int) -> None:
+        process.resume(paused)
+
+
+class ContainerPause(_Pause):
+    """A `TimingGate` quiet hook that freezes the model server's container for timing runs.
+
+    For ParForge in a compose project (`parforge deploy compose`): the model server runs in a
+    container of its own, out of reach of signals, but the service holds the Docker socket, so
+    it pauses that container (the cgroup freezer, `docker pause`) and unpauses it after. The
+    container is the one compose labels as the project's service named `service`; the project
+    is the one of the container this process runs in, unless given.
+    """
+
+    def __init__(self, service: str, project: str | None = None) -> None:
+        super().__init__()
+        self.service = service
+        self.project = project
+        self._client: Any = None
 
     def _stop(self) -> Any:
         """Pause the container; it, or None when there is none to pause (then the load it
@@ -132,6 +130,12 @@ class ContainerPause:
         except docker.errors.DockerException:
             return None
 
+    def _resume(self, paused: Any) -> None:
+        import docker
+
+        with contextlib.suppress(docker.errors.DockerException):
+            paused.unpause()
+
 
 def _own_project(client: Any) -> str | None:
     """The compose project of the container this process runs in (its hostname is the
@@ -143,13 +147,6 @@ def _own_project(client: Any) -> str | None:
     except docker.errors.DockerException:
         return None
     return me.labels.get("com.docker.compose.project")
-
-
-def _unpause(container: Any) -> None:
-    import docker
-
-    with contextlib.suppress(docker.errors.DockerException):
-        container.unpause()
 
 
 def timing_pause(model: ModelConfig, data_dir: Path) -> ModelServerPause | ContainerPause | None:
