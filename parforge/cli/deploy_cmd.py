@@ -23,7 +23,7 @@ app = typer.Typer(
 def build(
     model_server: Annotated[
         bool,
-        typer.Option(help="Also build the model server's image (vLLM on CPU, about 3.5 GB)."),
+        typer.Option(help="Also build the model server's image (vLLM on CPU, about 4 GB)."),
     ] = True,
     base: Annotated[
         str | None,

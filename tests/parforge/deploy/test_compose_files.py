@@ -102,6 +102,7 @@ def test_the_service_is_on_loopback_behind_the_socket_warning():
 def _tree(root: Path) -> Path:
     (root / "parforge").mkdir(parents=True)
     (root / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    (root / "README.md").write_text("# x\n")
     (root / "parforge" / "a.py").write_text("A = 1\n")
     return root
 
