@@ -1,7 +1,8 @@
 """Time to first render of a task page with 50 candidates (target: under 1 s on this machine).
 
 A real `parforge serve` (queue only) on a SQLite store holding one task with 50 candidates,
-each with a verdict, and 200 steps of an agent tree; the page is fetched signed in, two ways,
+each with a verdict, 200 steps of an agent tree and 8 reasoning threads (half of them pruned,
+drawn on the token axis); the page is fetched signed in, two ways,
 interleaved: the server's answer (httpx: request to last byte of the HTML) and a headless
 Chromium's navigation (first contentful paint and DOMContentLoaded from the browser's own
 performance entries). Median and range over the rounds.
@@ -48,8 +49,12 @@ SOURCE = "\n".join(
 )
 
 
+THREADS = 8
+
+
 def fill(store_url: str, candidates: int) -> tuple[str, str]:
-    """A key and a finished task with `candidates` verdicts and four steps per candidate."""
+    """A key and a finished task with `candidates` verdicts, four steps per candidate and
+    `THREADS` reasoning threads."""
     engine = open_store(store_url)
     with Session(engine) as s:
         token = keys.create(s, "bench").token
@@ -100,6 +105,16 @@ def fill(store_url: str, candidates: int) -> tuple[str, str]:
                              data=data, **verdict_columns(data)))  # fmt: skip
             if c == candidates - 1:
                 task.best_candidate_id = candidate.id
+        for t in range(THREADS):
+            seq += 1
+            pruned = t % 2 == 1
+            tokens = 120 + 40 * t if pruned else 768
+            result = {"outline": {"strategy": f"strategy {t}"}, "status": "pruned" if pruned else "finished",
+                      "reason": "repeating itself: one short pattern" if pruned else "",
+                      "tokens_saved": 768 - tokens if pruned else 0}  # fmt: skip
+            s.add(StepRow(task_id=task.id, run_id=run.id, seq=seq, kind=StepKind.LLM_CALL,
+                          name="thread", completion_tokens=tokens, sampling={"max_tokens": 768},
+                          result=result, started_at=start, finished_at=start + timedelta(seconds=20)))  # fmt: skip
         s.add(task)
         s.commit()
         task_id = task.id
@@ -191,7 +206,7 @@ def measure(url: str, token: str, task_id: str, rounds: int, candidates: int) ->
             loaded_s.append(float(loaded) / 1000)
     finally:
         driver.quit()
-    print(f"task page with {candidates} candidates and {candidates * 4} steps, "
+    print(f"task page with {candidates} candidates, {candidates * 4} steps and {THREADS} threads, "
           f"{statistics.median(sizes) / 1024:.0f} KiB of HTML, {rounds} rounds interleaved")  # fmt: skip
     for name, values in (("server answer (httpx)", server_s),
                          ("first contentful paint (Chromium)", paint_s),
