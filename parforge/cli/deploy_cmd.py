@@ -27,7 +27,10 @@ def build(
     ] = True,
     base: Annotated[
         str | None,
-        typer.Option(help="Base image (default: the sandbox's Debian base, bootstrapped offline)."),
+        typer.Option(
+            help="Base image (default: the sandbox's Debian base, bootstrapped offline); with "
+            "images already built, add --force: tags follow the sources, not the base."
+        ),
     ] = None,
     force: Annotated[bool, typer.Option(help="Rebuild without the layer cache.")] = False,
     as_json: Annotated[
@@ -44,7 +47,7 @@ def build(
         try:
             with console.status("preparing") as status:
                 progress = BuildDisplay(status)
-                sandbox_image = await sandbox.build_image(base=base, progress=progress)
+                sandbox_image = await sandbox.build_image(base=base, force=force, progress=progress)
                 tags = await build_images(
                     sandbox.engine, images, base=base, force=force, progress=progress
                 )

@@ -101,6 +101,6 @@ def write_compose(
 def _write_private(path: Path, text: str) -> None:
     """Owner-only: the files hold the database password and maybe an endpoint's key."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # an existing file keeps its mode through os.open: narrow it first
     with os.fdopen(fd, "w") as out:
         out.write(text)
-    path.chmod(0o600)

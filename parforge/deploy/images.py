@@ -39,6 +39,8 @@ Image = Literal["postgres", "service", "model"]
 IMAGES: tuple[Image, ...] = ("postgres", "service", "model")
 """In build order: the model's stage starts from the service's."""
 
+IMAGE_PYTHON = (3, 11)
+"""The Python of the images' base (Debian bookworm's python3)."""
 CONTEXT_DIR = Path(__file__).parent
 PACKAGES = ("agents", "sandbox", "corpus", "evals", "parforge")
 LABEL = "parforge.deploy"
@@ -115,6 +117,14 @@ async def build_images(
     it) unless their tags exist; return every asked image's tag."""
     root = project_root()
     tags = image_tags(root)
+    if sys.version_info[:2] != IMAGE_PYTHON and any(n in images for n in ("service", "model")):
+        # The host's pip picks wheels for its own interpreter; the image runs the base's.
+        raise ImageBuildError(
+            "the service images run Debian bookworm's Python "
+            f"{'.'.join(map(str, IMAGE_PYTHON))} and their wheels are collected by this "
+            f"Python, {sys.version.split()[0]}: run `parforge deploy build` from a "
+            f"{'.'.join(map(str, IMAGE_PYTHON))} environment"
+        )
     wanted = [
         name for name in IMAGES if name in images or (name == "service" and "model" in images)
     ]

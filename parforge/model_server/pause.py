@@ -30,11 +30,13 @@ from parforge.model_server.config import ModelConfig
 class _Pause:
     """A `TimingGate` quiet hook: the first of the timing runs that overlap stops the server
     (`_stop`, which returns what `_resume` needs, or None when there is nothing to stop) and
-    the last one resumes it."""
+    the last one resumes it. A run cancelled while the server is being stopped still resumes
+    it: the stop finishes in its thread, and the release is shielded from the cancellation."""
 
     def __init__(self) -> None:
         self._holders = 0
         self._paused: Any = None
+        self._stopping: asyncio.Future[Any] | None = None
         self._lock = asyncio.Lock()
 
     def __call__(self) -> AbstractAsyncContextManager[None]:
@@ -42,18 +44,30 @@ class _Pause:
 
     @asynccontextmanager
     async def _hold(self) -> AsyncIterator[None]:
-        async with self._lock:
-            self._holders += 1
-            if self._holders == 1:
-                self._paused = await asyncio.to_thread(self._stop)
+        counted = False
         try:
+            async with self._lock:
+                self._holders += 1
+                counted = True
+                if self._holders == 1:
+                    self._stopping = asyncio.ensure_future(asyncio.to_thread(self._stop))
+                    self._paused = await asyncio.shield(self._stopping)
             yield
         finally:
-            async with self._lock:
-                self._holders -= 1
-                if self._holders == 0 and self._paused is not None:
-                    paused, self._paused = self._paused, None
-                    await asyncio.to_thread(self._resume, paused)
+            if counted:
+                await asyncio.shield(self._release())
+
+    async def _release(self) -> None:
+        async with self._lock:
+            self._holders -= 1
+            if self._holders > 0:
+                return
+            stopping, self._stopping = self._stopping, None
+            if self._paused is None and stopping is not None:
+                self._paused = await stopping  # cancelled while stopping: it stops all the same
+            paused, self._paused = self._paused, None
+            if paused is not None:
+                await asyncio.to_thread(self._resume, paused)
 
     def _stop(self) -> Any:
         raise NotImplementedError
@@ -104,47 +118,65 @@ class ContainerPause(_Pause):
     def _stop(self) -> Any:
         """Pause the container; it, or None when there is none to pause (then the load it
         makes is measured and flagged like any other). Runs under the lock, one at a time."""
-        import docker
+        from sandbox.backends.engine import DOCKER_ERRORS
 
         try:
-            if self._client is None:
-                self._client = docker.from_env()
-                self.project = self.project or _own_project(self._client)
-            if self.project is None:
-                return None
-            labels = [
-                f"com.docker.compose.project={self.project}",
-                f"com.docker.compose.service={self.service}",
-            ]
-            found = [
-                c
-                for c in self._client.containers.list(filters={"label": labels})
-                if c.status in ("running", "paused")
-            ]
-            if not found:
+            container = self._container()
+            if container is None:
                 return None
             # Paused already: left so by a process that died holding it; unpaused after this run.
-            if found[0].status == "running":
-                found[0].pause()
-            return found[0]
-        except docker.errors.DockerException:
+            if container.status == "running":
+                container.pause()
+            return container
+        except DOCKER_ERRORS:
             return None
 
     def _resume(self, paused: Any) -> None:
+        from sandbox.backends.engine import DOCKER_ERRORS
+
+        with contextlib.suppress(*DOCKER_ERRORS):
+            paused.unpause()
+
+    def recover(self) -> None:
+        """Unpause the container if a service that died holding the pause left it paused (a
+        model that never runs again would hang every task before any timing run). Blocking."""
+        from sandbox.backends.engine import DOCKER_ERRORS
+
+        with contextlib.suppress(*DOCKER_ERRORS):
+            container = self._container()
+            if container is not None and container.status == "paused":
+                container.unpause()
+
+    def _container(self) -> Any:
+        """The project's container of `service` that runs or is paused, or None."""
         import docker
 
-        with contextlib.suppress(docker.errors.DockerException):
-            paused.unpause()
+        if self._client is None:
+            self._client = docker.from_env()
+        # Looked up until found: the engine may not have answered the first time.
+        self.project = self.project or _own_project(self._client)
+        if self.project is None:
+            return None
+        labels = [
+            f"com.docker.compose.project={self.project}",
+            f"com.docker.compose.service={self.service}",
+        ]
+        found = [
+            c
+            for c in self._client.containers.list(filters={"label": labels})
+            if c.status in ("running", "paused")
+        ]
+        return found[0] if found else None
 
 
 def _own_project(client: Any) -> str | None:
     """The compose project of the container this process runs in (its hostname is the
     container's id, as Docker sets it), or None outside one."""
-    import docker
+    from sandbox.backends.engine import DOCKER_ERRORS
 
     try:
         me = client.containers.get(socket.gethostname())
-    except docker.errors.DockerException:
+    except DOCKER_ERRORS:
         return None
     return me.labels.get("com.docker.compose.project")
 
@@ -153,7 +185,9 @@ def timing_pause(model: ModelConfig, data_dir: Path) -> ModelServerPause | Conta
     """The quiet hook for the configured model: the embedded server's pause, the model
     container's pause in a compose project, or None when the agents call an external endpoint."""
     if model.pause_compose_service:
-        return ContainerPause(model.pause_compose_service)
+        pause = ContainerPause(model.pause_compose_service)
+        pause.recover()
+        return pause
     if model.endpoint.url:
         return None
     return ModelServerPause(data_dir.resolve() / "model-server" / "server.json")

@@ -120,3 +120,26 @@ def test_tags_follow_the_sources_and_the_database_only_its_own_files(tmp_path):
     copy = shutil.copytree(root, tmp_path / "elsewhere")
     assert image_tags(Path(copy)) == after  # content, not place
     assert all(tag.split(":")[0] == f"parforge-{name}" for name, tag in after.items())
+
+
+def test_an_existing_wider_file_is_narrowed_before_the_password_is_written(
+    tmp_path: Path, docker_sock: Path
+) -> None:
+    out = tmp_path / "deploy"
+    out.mkdir()
+    (out / ".env").write_text("POSTGRES_PASSWORD=old\n")
+    (out / ".env").chmod(0o644)
+    write_compose(out, TAGS, socket=docker_sock)
+    assert stat.S_IMODE((out / ".env").stat().st_mode) == 0o600
+    assert read_env(out / ".env")["POSTGRES_PASSWORD"] == "old"
+
+
+async def test_images_are_refused_from_a_python_the_base_does_not_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from parforge.deploy import images
+    from sandbox.errors import ImageBuildError
+
+    monkeypatch.setattr(images, "IMAGE_PYTHON", (3, 99))
+    with pytest.raises(ImageBuildError, match=r"Python 3\.99"):
+        await images.build_images(None, ("service",), progress=None)  # type: ignore[arg-type]

@@ -80,3 +80,12 @@ def test_the_compose_setting_chooses_the_container_pause(tmp_path: Path) -> None
     assert isinstance(timing_pause(config, tmp_path), ContainerPause)
     external = ModelConfig.model_validate({"endpoint": {"url": "http://elsewhere/v1"}})
     assert timing_pause(external, tmp_path) is None
+
+
+def test_a_service_that_starts_again_unpauses_what_a_dead_one_left_paused(
+    model_container: tuple[str, Any],
+) -> None:
+    project, container = model_container
+    container.pause()
+    ContainerPause("model", project=project).recover()  # what `timing_pause` does at start
+    assert status(container) == "running"

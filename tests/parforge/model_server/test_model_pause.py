@@ -82,3 +82,45 @@ def test_a_server_left_stopped_by_a_dead_process_is_continued(tmp_path: Path) ->
     finally:
         proc.kill()
         proc.wait()
+
+
+async def test_a_run_cancelled_while_the_server_stops_still_resumes_it() -> None:
+    """The stop runs in a thread; a timing run cancelled meanwhile (a task cancelled, a time-out)
+    must not leave the count up and the server stopped for good."""
+    import threading
+
+    from parforge.model_server.pause import _Pause
+
+    class Slow(_Pause):
+        def __init__(self) -> None:
+            super().__init__()
+            self.release = threading.Event()
+            self.events: list[str] = []
+
+        def _stop(self) -> str:
+            self.release.wait(5)
+            self.events.append("stopped")
+            return "handle"
+
+        def _resume(self, paused: str) -> None:
+            self.events.append(f"resumed {paused}")
+
+    pause = Slow()
+
+    async def timing_run() -> None:
+        async with pause():
+            await asyncio.sleep(10)
+
+    run = asyncio.create_task(timing_run())
+    await asyncio.sleep(0.05)  # inside `_stop`
+    run.cancel()
+    await asyncio.sleep(0.05)
+    pause.release.set()
+    for _ in range(100):
+        if pause.events == ["stopped", "resumed handle"]:
+            break
+        await asyncio.sleep(0.02)
+    assert pause.events == ["stopped", "resumed handle"]
+    async with pause():  # and the next run stops it again: the count went back to zero
+        assert pause.events[-1] == "stopped"
+    assert pause.events[-1] == "resumed handle"
