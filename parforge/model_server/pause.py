@@ -181,12 +181,20 @@ def _own_project(client: Any) -> str | None:
     return me.labels.get("com.docker.compose.project")
 
 
+_RECOVERED: set[str] = set()
+"""Compose services whose container this process has unpaused at start (`ContainerPause.recover`)."""
+
+
 def timing_pause(model: ModelConfig, data_dir: Path) -> ModelServerPause | ContainerPause | None:
     """The quiet hook for the configured model: the embedded server's pause, the model
     container's pause in a compose project, or None when the agents call an external endpoint."""
     if model.pause_compose_service:
         pause = ContainerPause(model.pause_compose_service)
-        pause.recover()
+        # Once per process, when its first runner is built: a later runner's would unpause the
+        # container under another runner's timing run.
+        if model.pause_compose_service not in _RECOVERED:
+            _RECOVERED.add(model.pause_compose_service)
+            pause.recover()
         return pause
     if model.endpoint.url:
         return None
