@@ -77,13 +77,11 @@ def _digest(*parts: tuple[str, bytes]) -> hashlib._Hash:
 
 
 def _copy_sources(root: Path, dest: Path) -> None:
-    """What the project's wheel is built from: pyproject.toml, the README, the packages."""
-    dest.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(root / name, dest / name)
-    skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
-    for package in PACKAGES:
-        shutil.copytree(root / package, dest / package, ignore=skip)
+    """What the project's wheel is built from, and the service's tag covers: `_source_files`."""
+    for path in _source_files(root):
+        target = dest / path.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
 
 
 def image_tags(root: Path | None = None) -> dict[Image, str]:

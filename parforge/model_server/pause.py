@@ -35,8 +35,8 @@ class _Pause:
 
     def __init__(self) -> None:
         self._holders = 0
-        self._paused: Any = None
         self._stopping: asyncio.Future[Any] | None = None
+        """The first holder's stop, running or done; its result is what `_resume` needs."""
         self._lock = asyncio.Lock()
 
     def __call__(self) -> AbstractAsyncContextManager[None]:
@@ -51,7 +51,7 @@ class _Pause:
                 counted = True
                 if self._holders == 1:
                     self._stopping = asyncio.ensure_future(asyncio.to_thread(self._stop))
-                    self._paused = await asyncio.shield(self._stopping)
+                    await asyncio.shield(self._stopping)
             yield
         finally:
             if counted:
@@ -60,12 +60,13 @@ class _Pause:
     async def _release(self) -> None:
         async with self._lock:
             self._holders -= 1
-            if self._holders > 0:
+            if self._holders > 0 or self._stopping is None:
                 return
             stopping, self._stopping = self._stopping, None
-            if self._paused is None and stopping is not None:
-                self._paused = await stopping  # cancelled while stopping: it stops all the same
-            paused, self._paused = self._paused, None
+            try:
+                paused = await stopping  # done, unless its run was cancelled while it stopped
+            except Exception:
+                return
             if paused is not None:
                 await asyncio.to_thread(self._resume, paused)
 

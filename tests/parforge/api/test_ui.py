@@ -7,6 +7,7 @@ import logging
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import httpx
 import pytest
@@ -50,6 +51,17 @@ def store_task(api: Api, token: str, source: str = HOSTILE, name: str = "mine") 
         task_id = task.id
     engine.dispose()
     return task_id
+
+
+def new_run(s: Session, task_id: str) -> Any:
+    """A graph run of the task, flushed (its id set), for steps and candidates to hang on."""
+    from corpus.store.models import RunRow
+
+    run = RunRow(task_id=task_id, attempt=1, runner="graph", worker="t")
+    s.add(run)
+    s.flush()
+    assert run.id is not None
+    return run
 
 
 def csrf_of(page: str) -> str:
@@ -264,7 +276,6 @@ async def test_an_evolved_task_page_shows_its_generations_and_lineage(
 ) -> None:
     from corpus.store.models import (
         CandidateRow,
-        RunRow,
         StepKind,
         StepRow,
         VerdictRow,
@@ -275,10 +286,7 @@ async def test_an_evolved_task_page_shows_its_generations_and_lineage(
         task_id = store_task(api, api.token, source="int main(void) { return 0; }\n")
         engine = open_store(api.store_url)
         with Session(engine) as s:
-            run = RunRow(task_id=task_id, attempt=1, runner="graph", worker="t")
-            s.add(run)
-            s.flush()
-            assert run.id is not None
+            run = new_run(s, task_id)
             parent = None
             for generation, speedup in enumerate((1.1, 1.3, 1.6)):
                 candidate = CandidateRow(
@@ -342,16 +350,13 @@ def test_threads_lie_on_one_token_axis_and_a_pruned_one_stops_where_it_was_cut()
 async def test_the_reasoning_threads_picture_shows_each_cut_and_escapes_its_reason(
     api_factory: ApiFactory,
 ) -> None:
-    from corpus.store.models import RunRow, StepKind, StepRow
+    from corpus.store.models import StepKind, StepRow
 
     async with api_factory() as api, browser(api) as client:
         task_id = store_task(api, api.token, source="int main(void) { return 0; }\n")
         engine = open_store(api.store_url)
         with Session(engine) as s:
-            run = RunRow(task_id=task_id, attempt=1, runner="graph", worker="t")
-            s.add(run)
-            s.flush()
-            assert run.id is not None
+            run = new_run(s, task_id)
             for seq, (status, tokens, reason) in enumerate(
                 [("finished", 300, "stop"), ("pruned", 90, "<script>alert(1)</script> loops")]
             ):
