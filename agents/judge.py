@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from corpus.store.models import TaskCreate, TaskDetail
     from sandbox.verdict import Verdict
     from sandbox.verify import verifier as sandbox_verifier
-    from sandbox.verify.gate import Quiet
+    from sandbox.verify.gate import Quiet, TimingGate
 
 
 class Checks(BaseModel):
@@ -72,15 +72,20 @@ class SandboxJudge:
         options: VerifyOptions | None = None,
         timing: bool = True,
         quiet: Quiet | None = None,
+        gate: TimingGate | None = None,
     ) -> None:
         self.verifier = verifier
         self.options = options or VerifyOptions()
         self.timing = timing
-        from sandbox.verify.gate import TimingGate  # the verifier's package, on first use
+        if gate is None:
+            from sandbox.verify.gate import TimingGate  # the verifier's package, on first use
 
-        self.gate = TimingGate(quiet)
-        """`quiet` holds back other load the caller owns during timing runs (the embedded
-        model server, `parforge.model_server.pause`)."""
+            gate = TimingGate(quiet)
+        self.gate = gate
+        """The gate its verifications take: the one a caller shares among all it verifies
+        (`parforge.service.runners.timing_gate`), or a gate of its own whose `quiet` holds
+        back other load the caller owns during timing runs (the embedded model server,
+        `parforge.model_server.pause`)."""
 
     async def __call__(self, spec: Spec, candidate: Candidate) -> Verdict:
         return await self.verifier.verify(

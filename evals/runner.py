@@ -78,6 +78,7 @@ class EvalRunner:
         pool_size: int = 2,
         agents: Mapping[str, RunTask] | None = None,
         quiet: Quiet | None = None,
+        gate: TimingGate | None = None,
     ) -> None:
         self.engine = engine
         self.verifier = verifier
@@ -87,10 +88,11 @@ class EvalRunner:
         self.pool_size = pool_size
         self.agents = dict(agents or {})
         """Agent name → how to run a stored task with it (`RunOptions.agent` other than prompt)."""
-        self.gate = TimingGate(quiet)
+        self.gate = gate if gate is not None else TimingGate(quiet)
         """Shared by every run of this runner, so one run's timings are not taken beside another
-        run's builds (eval workers > 1); `quiet` holds back the caller's own load (the embedded
-        model server) while a timing run has the sandbox."""
+        run's builds (eval workers > 1); `gate`: one the caller shares with its other work (a
+        service's task runners); otherwise this runner's own, whose `quiet` holds back the
+        caller's own load (the embedded model server) while a timing run has the sandbox."""
 
     async def run(
         self,

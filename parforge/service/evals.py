@@ -21,10 +21,9 @@ from corpus.store.notify import Notifier
 from corpus.store.queue import Recovered
 from evals.errors import EvalError, EvalInterrupted
 from evals.runner import EvalRunner, ProgressSink
-from parforge.model_server.pause import timing_pause
 from parforge.service.jobs import JobPool, Running
 from parforge.service.reasons import public_reason, scrub
-from parforge.service.runners import close_runner
+from parforge.service.runners import close_runner, timing_gate
 from parforge.settings import ServiceConfig
 from sandbox.config import DockerConfig, RayConfig, SandboxConfig
 from sandbox.verify.verifier import open_verifier
@@ -53,7 +52,7 @@ def build_eval_runner(settings: Settings, engine: Engine) -> EvalRunner:
         settings=settings.evals,
         verify_options=settings.verify,
         pool_size=pool_size(settings.sandbox),
-        quiet=timing_pause(settings.model, settings.data_dir),
+        gate=timing_gate(settings),
         agents={
             "graph": AgentTasks(settings, engine),
             "analysis": AgentTasks(settings.model_copy(update={"graph": no_model}), engine),

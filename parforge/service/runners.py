@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
@@ -23,6 +24,7 @@ from corpus.store.models import DEFAULT_AGENT
 from parforge.model_server.pause import timing_pause
 from parforge.service.checkpoints import checkpoints_for
 from sandbox.spec import Target
+from sandbox.verify.gate import TimingGate
 from sandbox.verify.verifier import open_verifier
 
 if TYPE_CHECKING:
@@ -126,6 +128,27 @@ async def close_runner(runner: TaskRunner) -> None:
         await aclose()
 
 
+_GATES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, TimingGate] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def timing_gate(settings: Settings) -> TimingGate:
+    """The process's one timing gate on the running event loop, its quiet hook the configured
+    model's pause: every runner built here (graph, prompt, the eval runner and its agents)
+    verifies under it, so no runner's timing run shares the cores with another's builds, and
+    no runner's release resumes the model under another's timing run. (An asyncio lock belongs
+    to one loop: each loop gets its own; outside a loop, a gate of its own.)"""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return TimingGate(timing_pause(settings.model, settings.data_dir))
+    gate = _GATES.get(loop)
+    if gate is None:
+        gate = _GATES[loop] = TimingGate(timing_pause(settings.model, settings.data_dir))
+    return gate
+
+
 def build_prompt_runner(settings: Settings) -> PromptRunner:
     """The `prompt` agent: prompt mode on the configured model endpoint and sandbox.
 
@@ -140,7 +163,7 @@ def build_prompt_runner(settings: Settings) -> PromptRunner:
         open_verifier(settings.sandbox),
         settings.verify,
         timing=config.timing,
-        quiet=timing_pause(settings.model, settings.data_dir),
+        gate=timing_gate(settings),
     )
     return PromptRunner(LLMClient(settings.model.client_config()), judge, config)
 
@@ -170,7 +193,7 @@ def build_graph_runner(settings: Settings) -> GraphRunner:
         open_verifier(settings.sandbox),
         settings.verify,
         timing=config.timing,
-        quiet=timing_pause(settings.model, settings.data_dir),
+        gate=timing_gate(settings),
     )
     return GraphRunner(
         LLMClient(settings.model.client_config()),

@@ -216,3 +216,44 @@ async def test_cancel_stops_a_runner_built_for_the_agent(engine, tmp_path):
     with Session(engine) as s:
         [run] = tasks.runs(s, task_id)
     assert run.runner == "scripted-prompt" and run.status == JobStatus.CANCELLED
+
+
+async def test_every_runner_a_process_builds_times_under_one_gate(engine, tmp_path):
+    """Graph, prompt and eval runners (and the eval's own graph agent) share one timing gate and
+    one model pause: with a gate each, one runner's timing run would share the cores with
+    another's builds, and its release resume the model under the other's timing run."""
+    from parforge.service.evals import build_eval_runner
+    from parforge.service.runners import build_graph_runner, build_prompt_runner
+
+    settings = settings_with(tmp_path)
+    graph, prompt = build_graph_runner(settings), build_prompt_runner(settings)
+    evals = build_eval_runner(settings, engine)
+    try:
+        gate = graph.judge.gate
+        assert prompt.judge.gate is gate and evals.gate is gate
+        assert gate.quiet is not None  # the embedded model server's pause, once
+        entered = asyncio.Event()
+
+        async def ordinary_command() -> None:
+            async with evals.gate.shared():
+                entered.set()
+
+        async with prompt.judge.gate.exclusive():  # the prompt runner's timing run
+            waiting = asyncio.create_task(ordinary_command())
+            await asyncio.sleep(0.05)
+            assert not entered.is_set()  # the eval's build waits for it
+        await asyncio.wait_for(waiting, 5)
+    finally:
+        await graph.aclose()
+        await prompt.aclose()
+        await evals.aclose()
+    # another event loop (another `asyncio.run`) has a gate of its own: an asyncio lock is
+    # bound to its loop
+    other = await asyncio.to_thread(lambda: asyncio.run(_gate_in_a_loop(settings)))
+    assert other is not gate
+
+
+async def _gate_in_a_loop(settings: Settings) -> object:
+    from parforge.service.runners import timing_gate
+
+    return timing_gate(settings)
