@@ -142,7 +142,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     whole = whole if whole is not None else _select_kernel(source, program, function, signature)
     if whole is not None:
         return whole
-    source, program = _algorithm_as_loop(source, program, function)
+    source, program = _algorithm_as_loop(*_sorted_queries(source, program, function), function)
     root = syntax_tree(source, program.language).root_node
     definition, statements, phases = _the_loops(root, program, function)
     node, loop = phases[0].node, phases[0].loop
@@ -929,7 +929,7 @@ def _helper_functions(root: Node, names: set[str], function: str) -> dict[str, N
 
 def kernel_loop(source: str, program: Program, function: str) -> Loop:
     """The loop of `function` that `kernel` would run on the device (AnnotationError: none)."""
-    source, program = _algorithm_as_loop(source, program, function)
+    source, program = _algorithm_as_loop(*_sorted_queries(source, program, function), function)
     root = syntax_tree(source, program.language).root_node
     first = _the_loops(root, program, function)[2][0]
     return first.outer_loop or first.loop
@@ -1305,6 +1305,169 @@ def _sort_order(
         f"{_rewrite(body, edits)}\n",
         helpers,
     )
+
+
+_QUERIES = {
+    "std::lower_bound": ("long long", "0", "{acc} += ({v}[{k}] < ({e}));"),
+    "std::upper_bound": ("long long", "0", "{acc} += !(({e}) < {v}[{k}]);"),
+    "std::binary_search": ("bool", "false", "{acc} |= !({v}[{k}] < ({e})) && !(({e}) < {v}[{k}]);"),
+}
+"""A query of a sorted copy of `v` as a loop over `v` itself: a lower bound's index is the count
+of elements below `e`, an upper bound's the count not above it, a binary search whether one is
+neither below nor above it."""
+
+
+def _sorted_queries(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with `function`'s sorted copy of an input written as counts over the input,
+    where the copy is only queried, and that source's analysis; else both as they are.
+
+    `std::vector<T> s = x; std::sort(s.begin(), s.end());` (or `s(x)`), `x` a const vector the
+    function takes, and `s` read only by `std::distance(s.begin(), std::lower_bound(s.begin(),
+    s.end(), e))` (or `std::lower_bound(...) - s.begin()`, `upper_bound` alike) and
+    `std::binary_search(s.begin(), s.end(), e)`: each query becomes a count over `x` (see
+    `_QUERIES`), declared and run just before the statement that holds it, and the copy and
+    its sort go. The counts are what the library finds in a copy sorted by `<` (a strict weak
+    order: no NaN, as the sort itself needs), whatever the ties. Each query costs a pass over
+    `x` instead of a binary search: quadratic work for a loop of queries, each iteration's
+    pass its own, so a kernel runs them at once and needs no sorted copy in device memory.
+    A query whose `e` has side effects or reads a name its statement declares, one under a
+    loop's or an `if`'s own statement, or any other use of the copy, leaves the source as it
+    is."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, definition, body, statements = found
+    flat = [t.replace(" ", "") for t in map(text, statements)]
+    sorts = [
+        (i, m.group(1))
+        for i, t in enumerate(flat)
+        for m in [re.fullmatch(r"std::sort\((\w+)\.begin\(\),(\w+)\.end\(\)\);", t)]
+        if m is not None and m.group(1) == m.group(2)
+    ]
+    if len(sorts) != 1:
+        return source, program
+    at, into = sorts[0]
+    copies = [
+        (i, m.group(1) or m.group(2))
+        for i, t in enumerate(flat[:at])
+        for m in [re.fullmatch(rf"std::vector<[\w:]+>{into}(?:\((\w+)\)|=(\w+));", t)]
+        if m is not None
+    ]
+    params = dict(function_params(definition))
+    if len(copies) != 1:
+        return source, program
+    copy, over = copies[0]
+    declared = text(params[over]) if over in params else ""
+    if "vector" not in declared or "const" not in declared.split(over)[0]:
+        return source, program
+    uses = [
+        n
+        for n in walk(definition)
+        if n.type == "identifier"
+        and text(n) == into
+        and not statements[copy].start_byte <= n.start_byte < statements[copy].end_byte
+        and not statements[at].start_byte <= n.start_byte < statements[at].end_byte
+    ]
+    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
+    begin, end = f"{into}.begin()", f"{into}.end()"
+    edits: list[tuple[int, int, str]] = [
+        (statements[copy].start_byte, statements[copy].end_byte, ""),
+        (statements[at].start_byte, statements[at].end_byte, ""),
+    ]
+    covered: list[tuple[int, int]] = []
+    for call in walk(definition):
+        callee = call.child_by_field_name("function") if call.type == "call_expression" else None
+        arguments = call.child_by_field_name("arguments") if callee is not None else None
+        if callee is None or arguments is None or text(callee) not in _QUERIES:
+            continue
+        args = [a for a in arguments.named_children if a.type != "comment"]
+        if len(args) != 3 or [text(a).replace(" ", "") for a in args[:2]] != [begin, end]:
+            continue
+        query, parent = call, call.parent
+        if text(callee) != "std::binary_search":
+            # the index the bound's iterator stands at: `distance(s.begin(), it)`, `it - s.begin()`
+            outer = parent.parent if parent is not None and parent.type == "argument_list" else None
+            if outer is not None and outer.type == "call_expression":
+                named = [a for a in parent.named_children if a.type != "comment"]
+                if text(outer.child_by_field_name("function") or outer) != "std::distance" or (
+                    len(named) != 2 or text(named[0]).replace(" ", "") != begin
+                ):
+                    continue
+                query = outer
+            elif parent is not None and parent.type == "binary_expression":
+                right = parent.child_by_field_name("right")
+                if (
+                    parent.child_by_field_name("left") != call
+                    or text(parent.children[1]) != "-"
+                    or right is None
+                    or text(right).replace(" ", "") != begin
+                ):
+                    continue
+                query = parent
+            else:
+                continue
+        value = args[2]
+        effects = [
+            n
+            for n in walk(value)
+            if n.type in ("assignment_expression", "update_expression", "comma_expression",
+                          "lambda_expression")
+            or (
+                n.type == "call_expression"
+                and text(n.child_by_field_name("function") or n).removeprefix("std::")
+                not in _MATH
+            )
+        ]  # fmt: skip
+        statement, braced = query, True
+        while statement.parent is not None and statement.parent.type != "compound_statement":
+            holder = statement.parent
+            if statement.type.endswith("statement") and (
+                holder.type == "else_clause"
+                or any(
+                    holder.child_by_field_name(f) == statement for f in ("body", "consequence")
+                )
+            ):
+                braced = False  # a loop's or an `if`'s one statement: braces make it a block
+                break
+            statement = holder
+        if (
+            effects
+            or into in _names(value)
+            or statement.type not in ("expression_statement", "declaration", "return_statement")
+            or statement.start_byte == query.start_byte
+        ):
+            return source, program
+        if statement.type == "declaration":
+            own = {declared_name(d) for d in statement.children_by_field_name("declarator")}
+            if own & _names(value):
+                return source, program
+        acc = next(f"below_{n}" for n in range(1000) if f"below_{n}" not in taken)
+        k = next(f"k_{n}" for n in range(1000) if f"k_{n}" not in taken and f"k_{n}" != acc)
+        taken |= {acc, k}
+        kind, start, update = _QUERIES[text(callee)]
+        counted = update.format(acc=acc, v=over, k=k, e=text(value))
+        indent = "\n" + " " * statement.start_point[1]
+        edits.append(
+            (
+                statement.start_byte,
+                statement.start_byte,
+                ("" if braced else "{ ")
+                + f"{kind} {acc} = {start};{indent}"
+                f"for (size_t {k} = 0; {k} < {over}.size(); ++{k}) {counted}{indent}",
+            )
+        )
+        if not braced:
+            edits.append((statement.end_byte, statement.end_byte, " }"))
+        edits.append((query.start_byte, query.end_byte, acc))
+        covered.append((query.start_byte, query.end_byte))
+    if not covered or any(not any(b <= n.start_byte < e for b, e in covered) for n in uses):
+        return source, program
+    from agents.analysis.program import analyse  # the analysis imports this module's users
+
+    raw = source.encode()
+    written = _rewrite(body, edits)
+    lowered = (raw[: body.start_byte] + written.encode() + raw[body.end_byte :]).decode()
+    return lowered, analyse(lowered, program.language)
 
 
 def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[str, Program]:

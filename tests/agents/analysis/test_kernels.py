@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agents.analysis import AnnotationError, analyse
-from agents.analysis.kernels import _HELPERS, kernel, signature_params
+from agents.analysis.kernels import _HELPERS, _sorted_queries, kernel, signature_params
 from agents.targets import kit
 from corpus.suites import load_suite
 from corpus.translation import TranslationTask
@@ -32,7 +32,7 @@ MADE = {
     "34_scan_largest_contiguous_subarray_sum", "35_search_search_for_last_struct_by_key",
     "36_search_check_if_array_contains_value",
     "37_search_find_the_closest_number_to_pi", "39_search_xor_contains", "40_sort_sort_an_array_of_complex_numbers_by_magnitude",
-    "41_sort_k-th_smallest_element", "43_sort_sort_an_array_of_structs_by_key", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
+    "41_sort_k-th_smallest_element", "42_sort_sorted_ranks", "43_sort_sort_an_array_of_structs_by_key", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
     "50_stencil_xor_kernel", "51_stencil_edge_kernel",
     "52_stencil_1d_jacobi_3-point_stencil", "53_stencil_2d_jacobi_5-point_stencil",
     "54_stencil_game_of_life", "55_transform_relu", "56_transform_negate_odds",
@@ -40,9 +40,9 @@ MADE = {
 }  # fmt: skip
 """The suite's serial→CUDA tasks whose function is one map, reduction (with an expression of its
 total returned), histogram, first-index search, last index, argmin or scan loop, after guards,
-or one standard algorithm such a loop runs, or maps and histograms run one after another (an
+or one standard algorithm such a loop runs, queries of a sorted copy counted, or maps and histograms run one after another (an
 outer loop's iterations, or loops in turn, a sort or an element of a sorted copy; with std::complex as the
-device's own complex type; 44 of 60)."""
+device's own complex type; 45 of 60)."""
 
 
 def _tasks() -> list[TranslationTask]:
@@ -378,6 +378,22 @@ int main() {
                 pf_launch(shape[0], shape[1], [&] { pf_gpu::luFactorize(got.data(), n); });
                 if (got != want) return 1;
             }
+        }
+    }
+    return 0;
+}
+""",
+    "42_sort_sorted_ranks": """
+int main() {
+    for (size_t n : {1, 7, 1000}) {
+        std::vector<float> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = ((float)(i * 7919 % (2 * n + 1)) - (float)n) / 4.0f;
+        std::vector<size_t> want(n);
+        ranks(x, want);
+        for (auto &shape : PF_SHAPES) {
+            std::vector<size_t> got(n, 99);
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::ranks(x.data(), got.data(), n); });
+            if (got != want) return 1;
         }
     }
     return 0;
@@ -1562,6 +1578,111 @@ def test_what_gets_no_selection_kernel(source: str, why: str) -> None:
     signature = f"__global__ void f(const {kind} *x, size_t N, {kind} *out)"
     with pytest.raises(AnnotationError, match=why):
         kernel(source, analyse(source, Language.CPP), "f", signature)
+
+
+_QUERIED = {
+    "ranks by lower bound, with ties": (
+        "void f(std::vector<float> const &x, std::vector<size_t> &r) {\n"
+        "  std::vector<float> s = x;\n  std::sort(s.begin(), s.end());\n  r.resize(x.size());\n"
+        "  for (size_t i = 0; i < x.size(); ++i) {\n"
+        "    r[i] = std::distance(s.begin(), std::lower_bound(s.begin(), s.end(), x[i]));\n"
+        "  }\n}\n",
+        "__global__ void f(const float *x, size_t *r, size_t N)",
+        "std::vector<size_t> want(n), got(n); f(x, want);",
+        "pf_gpu::f(x.data(), got.data(), n);",
+    ),
+    "upper bounds as iterator differences, into ints": (
+        "void f(const std::vector<int> &x, std::vector<int> &r) {\n"
+        "  std::vector<int> s(x);\n  std::sort(s.begin(), s.end());\n"
+        "  for (size_t i = 0; i < x.size(); ++i)\n"
+        "  {\n    int above = std::upper_bound(s.begin(), s.end(), x[i] - 3) - s.begin();\n"
+        "    r[i] = above * 2 + 1;\n  }\n}\n",
+        "__global__ void f(const int *x, int *r, size_t N)",
+        "std::vector<int> want(n), got(n); f(x, want);",
+        "pf_gpu::f(x.data(), got.data(), n);",
+    ),
+    "binary searches summed": (
+        "int f(std::vector<int> const &x, std::vector<int> const &y) {\n"
+        "  std::vector<int> s(x);\n  int hits = 0;\n  std::sort(s.begin(), s.end());\n"
+        "  for (size_t i = 0; i < y.size(); ++i) hits += std::binary_search(s.begin(), s.end(), y[i] / 2);\n"
+        "  return hits;\n}\n",
+        "__global__ void f(const int *x, const int *y, size_t N, int *hits)",
+        "std::vector<int> y(n); for (size_t i = 0; i < n; i++) y[i] = (int)(i * 31 % 97) - 40;\n"
+        "        int want = f(x, y), got = 5;",
+        "pf_gpu::f(x.data(), y.data(), n, &got);",
+    ),
+}
+"""Functions that only query a sorted copy of their input (ranks, bounds, membership)."""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("case", sorted(_QUERIED))
+@pytest.mark.parametrize("concurrent", [False, True], ids=["in turn", "at once"])
+def test_queries_of_a_sorted_copy_count_what_the_library_finds(
+    case: str, concurrent: bool, tmp_path: Path
+) -> None:
+    """No copy is sorted: each query counts over the input. Repeated values (the bounds of a
+    run of ties), negatives, values between and beyond the input's must give the library's
+    indices and answers."""
+    source, signature, call, launch = _QUERIED[case]
+    written = kernel(source, analyse(source, Language.CPP), "f", signature)
+    assert "sort" not in written.split("__global__ void f(")[1]
+    check = f"""
+int main() {{
+    for (size_t n : {{1, 2, 9, 1000}}) {{
+        std::vector<{"float" if "float" in signature else "int"}> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (i * 7919 % 61) - 30 + (i % 3 == 0 ? 0.5 : 0.0) * ({"1" if "float" in signature else "0"});
+        {call}
+        for (auto &shape : PF_SHAPES) {{
+            pf_launch(shape[0], shape[1], [&] {{ {launch} }});
+            if (got != want) return 1;
+        }}
+    }}
+    return 0;
+}}
+"""
+    _emulate("#include <algorithm>\n" + source, written, check, tmp_path, concurrent=concurrent)
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        (  # the copy is read besides its queries: it would have to exist
+            "int f(std::vector<int> const &x) {\n  std::vector<int> s(x);\n"
+            "  std::sort(s.begin(), s.end());\n  int n = 0;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) n += std::binary_search(s.begin(), s.end(), s[i]);\n"
+            "  return n;\n}\n",
+            "does more than its loop",
+        ),
+        (  # a query whose value has a side effect: counting would run it once per element
+            "int f(std::vector<int> const &x) {\n  std::vector<int> s(x);\n"
+            "  std::sort(s.begin(), s.end());\n  int n = 0, j = 0;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) n += std::binary_search(s.begin(), s.end(), x[j++ % 3]);\n"
+            "  return n;\n}\n",
+            "does not prove the loop",
+        ),
+        (  # sorted by an order of its own: the counts would need that order
+            "int f(std::vector<int> const &x) {\n  std::vector<int> s(x);\n"
+            "  std::sort(s.begin(), s.end(), std::greater<int>());\n  int n = 0;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) n += std::binary_search(s.begin(), s.end(), x[i], std::greater<int>());\n"
+            "  return n;\n}\n",
+            "does not prove the loop",
+        ),
+        (  # a copy of a vector the function may change: the counts would read it changed
+            "int f(std::vector<int> &x) {\n  std::vector<int> s(x);\n"
+            "  std::sort(s.begin(), s.end());\n  int n = 0;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) n += std::binary_search(s.begin(), s.end(), x[i]);\n"
+            "  return n;\n}\n",
+            "does more than its loop",
+        ),
+    ],
+)
+def test_what_sorted_copy_gets_no_counts(source: str, why: str) -> None:
+    signature = "__global__ void f(const int *x, size_t N, int *out)"
+    program = analyse(source, Language.CPP)
+    assert _sorted_queries(source, program, "f")[0] == source
+    with pytest.raises(AnnotationError, match=why):
+        kernel(source, program, "f", signature)
 
 
 _PHASED = {
