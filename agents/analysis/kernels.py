@@ -1387,7 +1387,7 @@ def _sorted_queries(source: str, program: Program, function: str) -> tuple[str, 
         if text(callee) != "std::binary_search":
             # the index the bound's iterator stands at: `distance(s.begin(), it)`, `it - s.begin()`
             outer = parent.parent if parent is not None and parent.type == "argument_list" else None
-            if outer is not None and outer.type == "call_expression":
+            if parent is not None and outer is not None and outer.type == "call_expression":
                 named = [a for a in parent.named_children if a.type != "comment"]
                 if text(outer.child_by_field_name("function") or outer) != "std::distance" or (
                     len(named) != 2 or text(named[0]).replace(" ", "") != begin
