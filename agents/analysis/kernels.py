@@ -25,6 +25,9 @@ its one loop:
   m;`): blocks take tiles of the iterations in ticket order, each totals its tile, waits for
   the running value the tile before passes on, passes its own and runs the body over its tile
   from it (`_scan_tiles`; one launch, no scratch memory, no launch order that can deadlock);
+  a reduction of the running values may come along (`sum += y[i];`, folded in the tiles'
+  second pass), and a recurrence's array may be the function's own (`std::vector<double>
+  y(n);`, its elements the running value: no array on the device);
 - loops that must run one after another (loops in turn, `y[i] *= beta;` then `y[row] +=
   ...`, a sum then a map dividing by it, with scalar steps between them, `m = m / n;`; or
   the one map or histogram loop an outer loop runs per iteration, an LU's rows for each
@@ -38,7 +41,9 @@ end`) is first written as the loops the algorithms run. A function that only sor
 takes (`std::sort(x.begin(), x.end(), order)`) becomes a sorting network in one launch, its
 steps meeting at the grid barrier of loops in phases (`_sort_kernel`); one that returns one
 element of a sorted copy (`y = x; sort(y); return y[k - 1];`) selects it bit by bit of an
-order-keeping key, a count per bit, without sorting (`_select_kernel`).
+order-keeping key, a count per bit, without sorting (`_select_kernel`); one that only queries
+a sorted copy (a lower or upper bound's index, a binary search) counts over the input instead
+(`_sorted_queries`).
 
 `std::complex<T>` is the kernel's own complex type (`_COMPLEX`: the library's operators and
 functions, laid out as the driver's `cuDoubleComplex`, whose pointers it views as that type);
@@ -190,12 +195,26 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     """The value a scan's running value starts from (`float m = x[0];`, or the element a
     recurrence's first iteration reads, `y[0] = x[0];`)."""
     scan_store: Node | None = None
+    scanned: str | None = None
+    """The element type of a local array that only the scan's recurrence writes
+    (`std::vector<double> y(x.size());`): the kernel keeps no array, its elements are the
+    running value (`_ScanParts.scanned`)."""
     for statement in before:
         if _guard(statement):
             guards.append(statement)  # `if (x.size() < 2) return 0;`: the same for every thread
             continue
         if _resizes_output(statement, by_name, serial_params):
             continue  # `y.resize(x.size());`: the driver's buffer has the kernel's size already
+        local_array = _local_vector(statement)
+        if (
+            scan is not None
+            and scan.recurrence
+            and scan.var not in by_name
+            and local_array is not None
+            and local_array[0] == scan.var
+        ):
+            scanned = local_array[1]
+            continue
         if scan is not None and scan.recurrence and not scan.first and scan_store is None:
             stored = _stored_before(statement, scan.var, loop)
             if stored is not None:
@@ -442,7 +461,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             raise AnnotationError("the loop leaves early: its threads cannot meet to combine")
         shape = _reduced if result is not None else _last if dep.last_assigned else _argmin
         declare, combine, globals_, renames = shape(
-            _Fold(dep, loop, node, out, starts, epilogue, edits)
+            _Fold(dep, loop, node, out, starts, epilogue, edits, _SCAN_RESETS if scan else "")
         )
         edits += [
             (n.start_byte, n.end_byte, renames[text(n)])
@@ -501,9 +520,24 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             types_of[declared_name(declaration.child_by_field_name("declarator")) or ""] = (
                 text(kind) if kind is not None else ""
             )
-        globals_, work = _scan_tiles(
-            _ScanParts(loop, node, looped, edits, by_name, types_of, starts, scan_start, scan_store)
+        scan_globals, work = _scan_tiles(
+            _ScanParts(
+                loop,
+                node,
+                looped,
+                edits,
+                by_name,
+                types_of,
+                starts,
+                scan_start,
+                scan_store,
+                scanned,
+                folded=result.var if result is not None else None,
+            )
         )
+        # a fold's globals (its total) beside the scan's; the kernel's count of finished
+        # blocks once
+        globals_ = scan_globals + globals_.replace(_DONE, "")
         about = (
             f"/* {function}: the sequential scan as a kernel. The blocks of whatever grid the "
             "driver launches take\n   tiles of the loop in order (a ticket); each totals its "
@@ -1423,9 +1457,7 @@ def _sorted_queries(source: str, program: Program, function: str) -> tuple[str, 
             holder = statement.parent
             if statement.type.endswith("statement") and (
                 holder.type == "else_clause"
-                or any(
-                    holder.child_by_field_name(f) == statement for f in ("body", "consequence")
-                )
+                or any(holder.child_by_field_name(f) == statement for f in ("body", "consequence"))
             ):
                 braced = False  # a loop's or an `if`'s one statement: braces make it a block
                 break
@@ -1451,8 +1483,7 @@ def _sorted_queries(source: str, program: Program, function: str) -> tuple[str, 
             (
                 statement.start_byte,
                 statement.start_byte,
-                ("" if braced else "{ ")
-                + f"{kind} {acc} = {start};{indent}"
+                ("" if braced else "{ ") + f"{kind} {acc} = {start};{indent}"
                 f"for (size_t {k} = 0; {k} < {over}.size(); ++{k}) {counted}{indent}",
             )
         )
@@ -1741,7 +1772,15 @@ def _check_loop(loop: Loop) -> None:
         # the one dependence a scan's tiles resolve (`_scan`), and nothing else kept
         if loop.range_over is not None:
             raise AnnotationError("a scan over a range, not a counted loop")
-        if shapes or dep.lastprivate or dep.array_reductions or dep.first_match:
+        if (
+            shapes > len(dep.reductions)
+            or len(dep.reductions) > 1
+            or dep.lastprivate
+            or dep.array_reductions
+            or dep.first_match
+        ):
+            # one reduction of the scanned values may come along (`sum += y[i];`: folded in
+            # the tiles' second pass, `_scan_tiles`); nothing else kept
             raise AnnotationError("the scan's loop also folds or keeps other values")
         return
     if dep.kind not in ("independent", "reduction") and not dep.first_match:
@@ -2087,6 +2126,8 @@ class _Fold:
     starts: dict[str, tuple[str, Node]]
     epilogue: Node | None
     edits: list[tuple[int, int, str]]
+    resets: str = ""
+    """What else the block that ends last resets for the next launch (a scan's tickets)."""
 
     def start(self, name: str) -> str:
         return _rewrite(self.starts[name][1], self.edits)
@@ -2117,7 +2158,7 @@ class _Fold:
             "        if (pf_cuda_last_block(&pf_kernel_done)) {\n"
             f"            {total};\n"
             f"            *{self.out.name} = ({self.element})({value});\n"
-            f"{reset}"
+            f"{reset}{self.resets}"
             "        }\n"
         )
 
@@ -2353,10 +2394,47 @@ class _ScanParts:
     starts: dict[str, tuple[str, Node]]
     start: Node | None
     store: Node | None
+    scanned: str | None = None
+    """The element type of the recurrence's array where it is the function's own (no kernel
+    parameter): the running value stands for its elements, and nothing is stored."""
+    folded: str | None = None
+    """The reduction the loop also folds (`sum += y[i];`), renamed to each thread's partial:
+    the tiles' second pass folds it, and the kernel's fold combines the partials after."""
 
 
 _SCAN_ITEMS = 8
+_SCAN_RESETS = (
+    "        *(volatile unsigned long long *)&pf_scan_ticket = 0;\n"
+    "        *(volatile unsigned long long *)&pf_scan_passed = 0;\n"
+)
+"""The scan's tickets, reset by the block that ends last for the next launch."""
 """Iterations per thread in a scan's tile: a block of 256 threads takes 2,048 at a time."""
+
+
+def _local_vector(statement: Node) -> tuple[str, str] | None:
+    """The name and element type of a local vector a declaration sizes and nothing else
+    (`std::vector<double> y(x.size());`, one declarator), else None."""
+    if statement.type != "declaration" or len(statement.children_by_field_name("declarator")) != 1:
+        return None
+    kind = statement.child_by_field_name("type")
+    declarator = statement.child_by_field_name("declarator")
+    match = re.fullmatch(r"(?:std::)?vector\s*<\s*([\w\s]+?)\s*>", text(kind)) if kind else None
+    arguments = declarator.named_children[-1] if declarator is not None else None
+    if match is None or declarator is None or declarator.type != "init_declarator":
+        return None
+    if arguments is None or arguments.type != "argument_list" or len(arguments.named_children) != 1:
+        return None
+    return declared_name(declarator) or "", " ".join(match.group(1).split())
+
+
+def _subscript_index(node: Node | None) -> Node | None:
+    """The one index of a subscript (`y[i]`), else None."""
+    if node is None or node.type != "subscript_expression":
+        return None
+    index = node.child_by_field_name("indices") or node.child_by_field_name("index")
+    if index is not None and index.type == "subscript_argument_list":
+        index = index.named_children[0] if len(index.named_children) == 1 else None
+    return index
 
 
 def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
@@ -2395,9 +2473,12 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
         if matched is None or (matched.first is not None) != scan.first:
             raise AnnotationError("the scan's recurrence is not the one the analysis found")
         param = parts.by_name.get(scan.var)
-        if param is None or not param.pointer:
+        if parts.scanned is not None:
+            kind, acc = parts.scanned, "pf_acc"
+        elif param is None or not param.pointer:
             raise AnnotationError(f"the scan's array {scan.var} is not the kernel's")
-        kind, acc = _element(param), "pf_acc"
+        else:
+            kind, acc = _element(param), "pf_acc"
         term = f"({_rewrite(matched.term, edits)})"
         exact_part = [matched.term]
         if matched.first is not None:
@@ -2407,17 +2488,37 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
         update = f"pf_acc = {functor}(pf_acc, ({kind}){term});"
         element = _rewrite(matched.element, edits)
         recurrence = statements[scan.split]
+        stored = f"{update} {element} = pf_acc;"
+        read: list[tuple[int, int, str]] = []
+        if parts.scanned is not None:
+            # the function's own array: its element is the running value, read as it
+            stored = update
+            for statement in statements:
+                if statement is recurrence:
+                    continue
+                for n in walk(statement):
+                    if n.type == "identifier" and text(n) == scan.var:
+                        subscript = n.parent
+                        index = _subscript_index(subscript)
+                        if subscript is None or index is None or text(index) != var:
+                            raise AnnotationError(
+                                f"the scan reads {scan.var} other than at its own element"
+                            )
+                        if statement.start_byte < recurrence.start_byte:
+                            raise AnnotationError(f"the scan reads {scan.var} before its step")
+                        read.append((subscript.start_byte, subscript.end_byte, "pf_acc"))
         whole = _rewrite(
-            body,
-            [*edits, (recurrence.start_byte, recurrence.end_byte, f"{update} {element} = pf_acc;")],
+            body, [*edits, *read, (recurrence.start_byte, recurrence.end_byte, stored)]
         )
         totalling = [*input_phase, update]
         if parts.start is not None:
             start = _rewrite(parts.start, edits)
         elif scan.first:
             start = _identity_of(scan.op, kind)
-        else:
+        elif parts.scanned is None:
             start = f"{scan.var}[pf_first - 1]"
+        else:
+            raise AnnotationError(f"the scan's own array {scan.var} has no first value")
     else:
         if scan.var not in parts.starts or parts.start is None:
             raise AnnotationError(f"the scan's running value {scan.var} has no start before it")
@@ -2426,6 +2527,14 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
         whole = _rewrite(body, edits)
         totalling = input_phase
         start = _rewrite(parts.start, edits)
+    if parts.folded is not None and any(
+        text(n) == parts.folded
+        for st in statements[: scan.split]
+        for n in walk(st)
+        if n.type == "identifier"
+    ):
+        # the input phase runs in both passes: its fold would count every iteration twice
+        raise AnnotationError(f"the scan's loop folds {parts.folded} before its running value")
     if _same_type(kind) not in {_same_type(k) for k in _KEY_TYPES}:
         raise AnnotationError(f"the scan's running value is a {kind or 'value'}, not a number")
     _exact_scan(scan.op, kind, exact_part, {var, acc, scan.var}, parts.types)
@@ -2478,11 +2587,13 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
         + f"{run}            {whole}\n        }}\n"
         + "        __syncthreads();  /* before the next ticket overwrites the tile's values */\n"
         "    }\n"
-        "    if (pf_lane == 0 && pf_cuda_last_block(&pf_kernel_done)) {\n"
-        "        *(volatile unsigned long long *)&pf_scan_ticket = 0;\n"
-        "        *(volatile unsigned long long *)&pf_scan_passed = 0;\n"
-        "    }\n"
     )
+    if parts.folded is None:  # else the fold's last block resets the tickets (`_Fold.resets`)
+        work += (
+            "    if (pf_lane == 0 && pf_cuda_last_block(&pf_kernel_done)) {\n"
+            + _SCAN_RESETS
+            + "    }\n"
+        )
     return globals_, work
 
 

@@ -28,7 +28,7 @@ MADE = {
     "21_histogram_bin_0-100", "22_histogram_count_quadrants", "23_histogram_first_letter_counts",
     "24_histogram_count_quartile", "25_reduce_xor", "26_reduce_product_of_inverses",
     "27_reduce_average", "28_reduce_smallest_odd_number", "29_reduce_sum_of_min_of_pairs",
-    "30_scan_prefix_sum", "31_scan_scan_with_min_function", "33_scan_reverse_prefix_sum",
+    "30_scan_prefix_sum", "31_scan_scan_with_min_function", "32_scan_sum_of_prefix_sum_array", "33_scan_reverse_prefix_sum",
     "34_scan_largest_contiguous_subarray_sum", "35_search_search_for_last_struct_by_key",
     "36_search_check_if_array_contains_value",
     "37_search_find_the_closest_number_to_pi", "39_search_xor_contains", "40_sort_sort_an_array_of_complex_numbers_by_magnitude",
@@ -42,7 +42,7 @@ MADE = {
 total returned), histogram, first-index search, last index, argmin or scan loop, after guards,
 or one standard algorithm such a loop runs, queries of a sorted copy counted, or maps and histograms run one after another (an
 outer loop's iterations, or loops in turn, a sort or an element of a sorted copy; with std::complex as the
-device's own complex type; 45 of 60)."""
+device's own complex type; 46 of 60)."""
 
 
 def _tasks() -> list[TranslationTask]:
@@ -394,6 +394,23 @@ int main() {
             std::vector<size_t> got(n, 99);
             pf_launch(shape[0], shape[1], [&] { pf_gpu::ranks(x.data(), got.data(), n); });
             if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "32_scan_sum_of_prefix_sum_array": """
+int main() {
+    for (size_t n : {1, 7, 5000}) {
+        std::vector<double> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (double)((int)(i * 7919 % 41) - 20);
+        double want = sumOfPrefixSum(x);
+        for (auto &shape : PF_SHAPES) {
+            for (int twice = 0; twice < 2; twice++) {
+                double got = 3.0;
+                pf_launch(shape[0], shape[1], [&] { pf_gpu::sumOfPrefixSum(x.data(), n, &got); });
+                if (got != want) return 1;
+            }
         }
     }
     return 0;
@@ -1251,11 +1268,27 @@ int main() {{
             "__global__ void f(const int *x, int *y, size_t N, int *total)",
             "",
         ),
-        (  # a scan that also sums: the tiles keep one value
-            "double f(std::vector<double> const &x, std::vector<double> &y) {\n"
-            "  double s = 0, t = 0;\n  for (size_t i = 0; i < x.size(); ++i) {\n"
-            "    s += x[i];\n    y[i] = s;\n    t += s;\n  }\n  return t;\n}\n",
-            "__global__ void f(const double *x, double *y, size_t N, double *total)",
+        (  # a scan that also sums before its running value: both passes would count it
+            "long long f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+            "  long long s = 0, t = 0;\n  for (size_t i = 0; i < x.size(); ++i) {\n"
+            "    t += x[i];\n    s += x[i];\n    y[i] = s;\n  }\n  return t;\n}\n",
+            "__global__ void f(const long long *x, long long *y, size_t N, long long *total)",
+            "",
+        ),
+        (  # its own array read at the element before: the kernel keeps no array
+            "long long f(std::vector<long long> const &x) {\n  long long t = 0;\n"
+            "  std::vector<long long> p(x.size());\n  for (size_t i = 0; i < x.size(); ++i) {\n"
+            "    if (i == 0) p[i] = x[i]; else p[i] = p[i - 1] + x[i];\n"
+            "    if (i > 0) t += p[i - 1];\n  }\n  return t;\n}\n",
+            "__global__ void f(const long long *x, size_t N, long long *total)",
+            "",
+        ),
+        (  # two folds of the running values: the kernel combines one
+            "long long f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+            "  long long s = 0, t = 0, u = 0;\n  for (size_t i = 0; i < x.size(); ++i) {\n"
+            "    s += x[i];\n    y[i] = s;\n    t += s;\n    u += 2 * s;\n  }\n"
+            "  return t + u;\n}\n",
+            "__global__ void f(const long long *x, long long *y, size_t N, long long *total)",
             "",
         ),
     ],
@@ -1263,6 +1296,70 @@ int main() {{
 def test_what_gets_no_scan_kernel(source: str, signature: str, why: str) -> None:
     with pytest.raises(AnnotationError, match=why or None):
         kernel(source, analyse(source, Language.CPP), "f", signature)
+
+
+_SCAN_FOLDS = {
+    "the sum of a prefix sum in the function's own array": (
+        "double f(std::vector<double> const &x) {\n  double sum = 0;\n"
+        "  std::vector<double> prefix(x.size());\n  for (size_t i = 0; i < x.size(); ++i) {\n"
+        "    if (i == 0) {\n      prefix[i] = x[i];\n    } else {\n"
+        "      prefix[i] = prefix[i - 1] + x[i];\n    }\n    sum += prefix[i];\n  }\n"
+        "  return sum;\n}\n",
+        "__global__ void f(const double *x, size_t N, double *total)",
+        "double want = f(x), got = 7;",
+        "pf_gpu::f(x.data(), n, &got);",
+    ),
+    "a running sum's values summed beside the scan's output": (
+        "long long f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+        "  long long s = 0;\n  long long t = 5;\n  for (size_t i = 0; i < x.size(); ++i) {\n"
+        "    s += x[i];\n    y[i] = s;\n    t += s;\n  }\n  return t;\n}\n",
+        "__global__ void f(const long long *x, long long *y, size_t N, long long *total)",
+        "std::vector<long long> wy(n), gy(n); long long want = f(x, wy), got = 7;",
+        "pf_gpu::f(x.data(), gy.data(), n, &got); got += (gy != wy);",
+    ),
+    "the largest running minimum": (
+        "long long f(std::vector<long long> const &x) {\n"
+        "  long long m = x[0];\n  long long best = -1000000;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) {\n"
+        "    m = std::min(m, x[i]);\n    best = std::max(best, m + (long long)i);\n  }\n"
+        "  return best;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long *total)",
+        "long long want = f(x), got = 7;",
+        "pf_gpu::f(x.data(), n, &got);",
+    ),
+}
+"""Scans whose running values a reduction also folds (sums of prefix sums and the like)."""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("case", sorted(_SCAN_FOLDS))
+def test_a_scan_that_also_folds_gives_the_sequential_result(case: str, tmp_path: Path) -> None:
+    """The fold runs in the tiles' second pass only (the first totals the running value), each
+    thread from the operator's identity; the scan's tickets and the fold's total are reset by
+    the one block that ends last, so a second launch starts clean. Integer-valued inputs: the
+    regrouped floating sums are exact."""
+    source, signature, call, launch = _SCAN_FOLDS[case]
+    written = kernel(source, analyse(source, Language.CPP), "f", signature)
+    assert "pf_cuda_block_scan" in written and written.count("pf_cuda_last_block(&") == 1
+    check = f"""
+int main() {{
+    for (size_t n : {{1, 9, 5000}}) {{
+        std::vector<{"double" if "double" in signature else "long long"}> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (i * 7919 % 1000) / 3 - (double)(i % 5) * 2;
+        {call}
+        for (auto &shape : PF_SHAPES) {{
+            for (int twice = 0; twice < 2; twice++) {{
+                pf_launch(shape[0], shape[1], [&] {{ {launch} }});
+                if (got != want) return 1;
+                got = 7;
+            }}
+        }}
+    }}
+    return 0;
+}}
+"""
+    _emulate("#include <algorithm>\n" + source, written, check, tmp_path)
+    _emulate("#include <algorithm>\n" + source, written, check, tmp_path, concurrent=True)
 
 
 # Standard algorithms a function returns, run as the loop they stand for: (source, kernel
