@@ -147,7 +147,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     whole = whole if whole is not None else _select_kernel(source, program, function, signature)
     if whole is not None:
         return whole
-    source, program = _algorithm_as_loop(*_sorted_queries(source, program, function), function)
+    source, program = _lowered(source, program, function)
     root = syntax_tree(source, program.language).root_node
     definition, statements, phases = _the_loops(root, program, function)
     node, loop = phases[0].node, phases[0].loop
@@ -963,7 +963,7 @@ def _helper_functions(root: Node, names: set[str], function: str) -> dict[str, N
 
 def kernel_loop(source: str, program: Program, function: str) -> Loop:
     """The loop of `function` that `kernel` would run on the device (AnnotationError: none)."""
-    source, program = _algorithm_as_loop(*_sorted_queries(source, program, function), function)
+    source, program = _lowered(source, program, function)
     root = syntax_tree(source, program.language).root_node
     first = _the_loops(root, program, function)[2][0]
     return first.outer_loop or first.loop
@@ -1339,6 +1339,62 @@ def _sort_order(
         f"{_rewrite(body, edits)}\n",
         helpers,
     )
+
+
+def _lowered(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` and its analysis with `function` written in the forms the kernel writer reads:
+    one name per declaration, a sorted copy's queries as counts, a returned algorithm as its
+    loop (each a rewrite of the source, analysed again; the source as it is where none
+    applies)."""
+    source, program = _one_name_per_declaration(source, program, function)
+    source, program = _sorted_queries(source, program, function)
+    return _algorithm_as_loop(source, program, function)
+
+
+def _one_name_per_declaration(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with each of `function`'s top-level declarations of several plain names
+    (`double sum = 0, best = x[0];`, `std::vector<int> a(n), b(x);`) written as one
+    declaration per name, in order, and that source's analysis; else both as they are. A
+    declarator with a pointer, reference or array of its own (`int a, *p;`) is left alone: its
+    type is not the others'."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, _, body, statements = found
+    edits: list[tuple[int, int, str]] = []
+    for statement in statements:
+        declarators = statement.children_by_field_name("declarator")
+        if statement.type != "declaration" or len(declarators) < 2:
+            continue
+        plain = all(
+            d.type == "identifier"
+            or (
+                d.type == "init_declarator"
+                and (inner := d.child_by_field_name("declarator")) is not None
+                and inner.type == "identifier"
+            )
+            for d in declarators
+        )
+        if not plain:
+            continue
+        raw = statement.text or b""
+        kind = raw[: declarators[0].start_byte - statement.start_byte].decode().rstrip()
+        indent = "\n" + " " * statement.start_point[1]
+        edits.append(
+            (
+                statement.start_byte,
+                statement.end_byte,
+                indent.join(f"{kind} {text(d)};" for d in declarators),
+            )
+        )
+    if not edits:
+        return source, program
+    from agents.analysis.program import analyse  # the analysis imports this module's users
+
+    raw = source.encode()
+    written = _rewrite(body, edits)
+    split = (raw[: body.start_byte] + written.encode() + raw[body.end_byte :]).decode()
+    return split, analyse(split, program.language)
 
 
 _QUERIES = {

@@ -14,7 +14,13 @@ from pathlib import Path
 import pytest
 
 from agents.analysis import AnnotationError, analyse
-from agents.analysis.kernels import _HELPERS, _sorted_queries, kernel, signature_params
+from agents.analysis.kernels import (
+    _HELPERS,
+    _one_name_per_declaration,
+    _sorted_queries,
+    kernel,
+    signature_params,
+)
 from agents.targets import kit
 from corpus.suites import load_suite
 from corpus.translation import TranslationTask
@@ -1311,7 +1317,7 @@ _SCAN_FOLDS = {
     ),
     "a running sum's values summed beside the scan's output": (
         "long long f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
-        "  long long s = 0;\n  long long t = 5;\n  for (size_t i = 0; i < x.size(); ++i) {\n"
+        "  long long s = 0, t = 5;\n  for (size_t i = 0; i < x.size(); ++i) {\n"
         "    s += x[i];\n    y[i] = s;\n    t += s;\n  }\n  return t;\n}\n",
         "__global__ void f(const long long *x, long long *y, size_t N, long long *total)",
         "std::vector<long long> wy(n), gy(n); long long want = f(x, wy), got = 7;",
@@ -1319,7 +1325,7 @@ _SCAN_FOLDS = {
     ),
     "the largest running minimum": (
         "long long f(std::vector<long long> const &x) {\n"
-        "  long long m = x[0];\n  long long best = -1000000;\n"
+        "  long long m = x[0], best = -1000000;\n"
         "  for (size_t i = 0; i < x.size(); ++i) {\n"
         "    m = std::min(m, x[i]);\n    best = std::max(best, m + (long long)i);\n  }\n"
         "  return best;\n}\n",
@@ -1328,7 +1334,8 @@ _SCAN_FOLDS = {
         "pf_gpu::f(x.data(), n, &got);",
     ),
 }
-"""Scans whose running values a reduction also folds (sums of prefix sums and the like)."""
+"""Scans whose running values a reduction also folds (sums of prefix sums and the like), two of
+them declaring their values in one declaration (`long long s = 0, t = 5;`)."""
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
@@ -1360,6 +1367,26 @@ int main() {{
 """
     _emulate("#include <algorithm>\n" + source, written, check, tmp_path)
     _emulate("#include <algorithm>\n" + source, written, check, tmp_path, concurrent=True)
+
+
+def test_a_declaration_of_several_names_is_one_per_name() -> None:
+    """`T a = 1, b = 2;` before a loop is two declarations to the kernel writer (each name
+    its start, the result or a copy of its own); a declarator with a pointer or reference of
+    its own keeps its declaration whole (its type is not the others')."""
+    source = (
+        "int f(std::vector<int> const &x) {\n  int s = 0, n = 3;\n  const int a = 1, *p = &a;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) s += x[i] * n;\n  return s;\n}\n"
+    )
+    split, _ = _one_name_per_declaration(source, analyse(source, Language.CPP), "f")
+    assert "  int s = 0;\n  int n = 3;\n  const int a = 1, *p = &a;\n" in split
+    plain = source.replace("  const int a = 1, *p = &a;\n", "")
+    written = kernel(
+        plain,
+        analyse(plain, Language.CPP),
+        "f",
+        "__global__ void f(const int *x, size_t N, int *s)",
+    )
+    assert "int n = 3;" in written
 
 
 # Standard algorithms a function returns, run as the loop they stand for: (source, kernel
