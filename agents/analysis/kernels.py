@@ -789,6 +789,9 @@ class _LoopHead:
     var: str
     named: str = ""
     over: str = ""
+    direction: str = "+"
+    """`-` for a loop counting down (`for (int i = n - 1; i >= 0; --i)`): iteration k is
+    the first value less k."""
 
     @staticmethod
     def of(
@@ -823,22 +826,35 @@ class _LoopHead:
         # and 2), and k is a value of the counter's type: what the sequential loop runs.
         test = _rewrite_span(node.child_by_field_name("condition"), edits, "")
         _upper_of(test, loop)
-        counter, var = loop.counter_type or "long long", loop.var or ""
+        counter, var = loop.declared_type or "long long", loop.var or ""
         prelude = (
             f"    const long long pf_first = (long long)({_first_of(node, edits, loop)});\n"
             f"    bool pf_runs;\n    {{ {counter} {var} = ({counter})pf_first; pf_runs = ({test}); }}\n"
         )
-        return _LoopHead(prelude, test, counter, var)
+        return _LoopHead(prelude, test, counter, var, direction="-" if loop.stride == -1 else "+")
 
     def exists(self, k: str) -> str:
         if self.over:
             return f"        const bool pf_any = (long long)({k}) < pf_count;\n"
-        at = f"pf_first + (long long)({k})"
+        at = f"pf_first {self.direction} (long long)({k})"
         return (
             "        bool pf_any = pf_runs;\n"
             f"        if (pf_any) {{ {self.counter} {self.var} = ({self.counter})({at}); "
-            f"pf_any = (long long){self.var} == {at} && ({self.test}); }}\n"
+            f"pf_any = (long long){self.var} == {at}{self._unwrapped(at)} && ({self.test}); }}\n"
         )
+
+    def _unwrapped(self, at: str) -> str:
+        """For a loop counting down, that the counter did not wrap past 0 (an unsigned
+        counter below 0 is a huge value its test may pass: `i > 0` for `size_t i`)."""
+        if self.direction == "+":
+            return ""
+        return f" && (({at}) >= 0 || ({self.counter})-1 < ({self.counter})0)"
+
+    def _wrapped(self, at: str) -> str:
+        """The opposite of `_unwrapped`, as an alternative to a failed check."""
+        if self.direction == "+":
+            return ""
+        return f" || (({at}) < 0 && ({self.counter})-1 > ({self.counter})0)"
 
     def loop(self, start: str, step: str, limit: str = "") -> str:
         if self.over:
@@ -850,9 +866,10 @@ class _LoopHead:
         bound = "pf_runs" + (f" && {limit}" if limit else "")
         return (
             f"    for (unsigned long long pf_k = {start}; {bound}; pf_k += {step}) {{\n"
-            "        const long long pf_iteration = pf_first + (long long)pf_k;\n"
+            f"        const long long pf_iteration = pf_first {self.direction} (long long)pf_k;\n"
             f"        {self.counter} {self.var} = ({self.counter})pf_iteration;\n"
-            f"        if ((long long){self.var} != pf_iteration || !({self.test})) break;\n"
+            f"        if ((long long){self.var} != pf_iteration{self._wrapped('pf_iteration')} "
+            f"|| !({self.test})) break;\n"
         )
 
 
@@ -1767,7 +1784,7 @@ def _sole_loop(outer: Node) -> Node | None:
 
 def _check_outer(loop: Loop) -> None:
     """An outer loop every seated thread runs alike: counted, its counter its own."""
-    if not loop.canonical or loop.var is None or loop.counter_type in (None, "auto"):
+    if not loop.canonical or loop.var is None or loop.declared_type in (None, "auto"):
         raise AnnotationError(f"the analysis does not prove the loop ({loop.dependence.reason})")
 
 
@@ -1819,9 +1836,16 @@ def _check_loop(loop: Loop) -> None:
     if loop.range_over is None:
         if not loop.canonical or loop.var is None or loop.lower is None or loop.upper is None:
             raise AnnotationError("the loop is not a counted for loop")
-        if loop.test not in ("<", "<=") or loop.stride not in (None, 1):
-            raise AnnotationError("the loop does not count up by one")
-        if loop.counter_type in (None, "auto"):
+        down = loop.test in (">", ">=") and loop.stride == -1
+        if not down and (loop.test not in ("<", "<=") or loop.stride not in (None, 1)):
+            raise AnnotationError("the loop does not count up or down by one")
+        if down and (
+            dep.first_match or dep.last_assigned or dep.best_updates or dep.scan is not None
+        ):
+            # a map's, a reduction's or a histogram's iterations may run in any order; which
+            # match is first or last, an argmin's ties and a running value follow the loop's
+            raise AnnotationError("the loop counts down to a result that depends on its order")
+        if loop.declared_type in (None, "auto"):
             raise AnnotationError("the loop's counter is not declared in its header")
     shapes = len(dep.reductions) + len(dep.last_assigned) + len(dep.best_updates)
     if dep.scan is not None and dep.kind == "carried":
@@ -2051,8 +2075,9 @@ def _rewrite_span(node: Node | None, edits: list[tuple[int, int, str]], fallback
 
 
 def _upper_of(condition: str, loop: Loop) -> str:
-    """The bound of a rewritten `i < bound` test."""
-    match = re.match(rf"\s*{re.escape(loop.var or '')}\s*<=?\s*(.+)$", condition, re.S)
+    """The bound of a rewritten `i < bound` test (`i >= bound` for a loop counting down)."""
+    compare = ">=?" if loop.stride == -1 else "<=?"
+    match = re.match(rf"\s*{re.escape(loop.var or '')}\s*{compare}\s*(.+)$", condition, re.S)
     if match is None:
         raise AnnotationError(f"cannot read the loop's bound from {condition!r}")
     return match.group(1)

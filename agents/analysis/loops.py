@@ -44,6 +44,9 @@ class Header:
     counter_type: str | None = None
     """The type the initialiser declares the variable with, when the loop counts it up with
     `var < bound` (a first-match search keeps the first index in a variable of that type)."""
+    declared_type: str | None = None
+    """The type the initialiser declares the variable with, whatever the test and direction
+    (`counter_type` is set only for `<` counting up)."""
     stride: int | None = None
     """How much each iteration adds to the variable, when the header says (`i -= 2`: -2)."""
     test: str | None = None
@@ -119,6 +122,7 @@ def header(
         trip_count=trips,
         bound_names=frozenset(names),
         counter_type=_declared_type(init) if op == "<" and sign > 0 else None,
+        declared_type=_declared_type(init),
         stride=None if stride is None else sign * stride,
         test=op,
     )

@@ -229,6 +229,9 @@ class Loop:
     counter_type: str | None = None
     """The type the loop's initialiser declares its variable with, when it counts up to a bound
     with `<` (None otherwise)."""
+    declared_type: str | None = None
+    """The type the loop's initialiser declares its variable with, whatever its test and
+    direction (None for an assignment, `auto`, a pointer or a reference)."""
     test: str | None = None
     """How a canonical index loop compares its variable with `upper` (`<`, `<=`, `>`, `>=`,
     `!=`, the variable on the left; None for any other loop)."""

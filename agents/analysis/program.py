@@ -1024,6 +1024,7 @@ def _loop(item: _Found, function: str, found: list[_Found]) -> Loop:
         range_over=item.header.container,
         writes_range=_written_through(item.header, item.facts) is not None,
         counter_type=item.header.counter_type,
+        declared_type=item.header.declared_type,
         test=item.header.test,
         stride=item.header.stride,
     )

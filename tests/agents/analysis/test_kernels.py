@@ -1389,6 +1389,89 @@ def test_a_declaration_of_several_names_is_one_per_name() -> None:
     assert "int n = 3;" in written
 
 
+_DIRECTIONS = {
+    "a map counting down an int": (
+        "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
+        "  for (int i = (int)x.size() - 1; i >= 0; --i) y[i] = 3 * x[i] - i;\n}\n",
+        "__global__ void f(const int *x, int *y, size_t N)",
+        "std::vector<int> want(n, 7), got(n, 7); f(x, want);",
+        "pf_gpu::f(x.data(), got.data(), n);",
+    ),
+    "a sum counting a size_t down to 1": (
+        "long long f(std::vector<int> const &x) {\n  long long s = 0;\n"
+        "  for (size_t i = x.size(); i > 0; i--) s += (long long)x[i - 1] * (long long)i;\n"
+        "  return s;\n}\n",
+        "__global__ void f(const int *x, size_t N, long long *s)",
+        "long long want = f(x), got = 7;",
+        "pf_gpu::f(x.data(), n, &got);",
+    ),
+    "a histogram counting down by -= 1": (
+        "void f(std::vector<int> const &x, std::vector<int> &bins) {\n"
+        "  for (long i = (long)x.size() - 1; i >= 0; i -= 1) bins[(x[i] % 4 + 4) % 4]++;\n}\n",
+        "__global__ void f(const int *x, size_t N, int *bins)",
+        "std::vector<int> want(4, 0), got(4, 0); f(x, want);",
+        "pf_gpu::f(x.data(), n, got.data());",
+    ),
+    "a map up to its bound inclusive": (
+        "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
+        "  for (size_t i = 1; i <= x.size(); ++i) y[i - 1] = x[i - 1] * (int)i;\n}\n",
+        "__global__ void f(const int *x, int *y, size_t N)",
+        "std::vector<int> want(n, 7), got(n, 7); f(x, want);",
+        "pf_gpu::f(x.data(), got.data(), n);",
+    ),
+}
+"""Loops the writer runs in any order: counting down (signed, and unsigned to the edge of 0,
+where more threads than iterations would see a wrapped counter) and up to an inclusive
+bound. (source, signature, the check's sequential call, the kernel's call into `got`)"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("case", sorted(_DIRECTIONS))
+def test_a_loop_counting_down_or_to_its_bound_runs_its_iterations(
+    case: str, tmp_path: Path
+) -> None:
+    source, signature, call, launch = _DIRECTIONS[case]
+    written = kernel(source, analyse(source, Language.CPP), "f", signature)
+    check = f"""
+int main() {{
+    for (size_t n : {{0, 1, 9, 1000}}) {{
+        std::vector<int> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (int)(i * 7919 % 1000) - 500;
+        {call}
+        for (auto &shape : PF_SHAPES) {{
+            pf_launch(shape[0], shape[1], [&] {{ {launch} }});
+            if (got != want) return 1;
+            {"got = 7;" if "long long want" in call else "std::fill(got.begin(), got.end(), want.size() == 4 ? 0 : 7);"}
+        }}
+    }}
+    return 0;
+}}
+"""
+    _emulate(source, written, check, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # the first match counting down is the last index: a min over indices would not be
+        "long long f(std::vector<int> const &x) {\n"
+        "  for (long long i = (long long)x.size() - 1; i >= 0; --i) if (x[i] < 0) return i;\n"
+        "  return -1;\n}\n",
+        # the last assignment counting down is the smallest index
+        "size_t f(std::vector<int> const &x) {\n  size_t at = 0;\n"
+        "  for (size_t i = x.size(); i > 0; --i) if (x[i - 1] < 0) at = i;\n  return at;\n}\n",
+    ],
+)
+def test_a_loop_counting_down_keeps_no_order_dependent_result(source: str) -> None:
+    with pytest.raises(AnnotationError, match=r"order|does not prove"):
+        kernel(
+            source,
+            analyse(source, Language.CPP),
+            "f",
+            "__global__ void f(const int *x, size_t N, long long *out)",
+        )
+
+
 # Standard algorithms a function returns, run as the loop they stand for: (source, kernel
 # signature, the check's call of the sequential function and of the kernel into `got`).
 _ALGORITHMS = {
