@@ -1406,12 +1406,16 @@ def _one_name_per_declaration(source: str, program: Program, function: str) -> t
         )
     if not edits:
         return source, program
+    return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
+def _body_replaced(source: str, program: Program, body: Node, written: str) -> tuple[str, Program]:
+    """`source` with a function's `body` replaced by `written`, and that source's analysis."""
     from agents.analysis.program import analyse  # the analysis imports this module's users
 
     raw = source.encode()
-    written = _rewrite(body, edits)
-    split = (raw[: body.start_byte] + written.encode() + raw[body.end_byte :]).decode()
-    return split, analyse(split, program.language)
+    lowered = (raw[: body.start_byte] + written.encode() + raw[body.end_byte :]).decode()
+    return lowered, analyse(lowered, program.language)
 
 
 _QUERIES = {
@@ -1566,12 +1570,7 @@ def _sorted_queries(source: str, program: Program, function: str) -> tuple[str, 
         covered.append((query.start_byte, query.end_byte))
     if not covered or any(not any(b <= n.start_byte < e for b, e in covered) for n in uses):
         return source, program
-    from agents.analysis.program import analyse  # the analysis imports this module's users
-
-    raw = source.encode()
-    written = _rewrite(body, edits)
-    lowered = (raw[: body.start_byte] + written.encode() + raw[body.end_byte :]).decode()
-    return lowered, analyse(lowered, program.language)
+    return _body_replaced(source, program, body, _rewrite(body, edits))
 
 
 def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[str, Program]:
@@ -1618,12 +1617,8 @@ def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[st
         for n in walk(returned)
     ):
         return source, program  # no algorithm, or a call besides them
-    from agents.analysis.program import analyse  # the analysis imports this module's users
-
     written = "{\n" + "".join(loops) + f"    return {_rewrite(returned, edits)};\n}}"
-    raw = source.encode()
-    lowered_source = (raw[: body.start_byte] + written.encode() + raw[body.end_byte :]).decode()
-    return lowered_source, analyse(lowered_source, program.language)
+    return _body_replaced(source, program, body, written)
 
 
 def _algorithm_loop(

@@ -60,11 +60,16 @@ class OverLimit(SubmitError):
 
 
 def sandbox_judge(settings: Settings) -> SandboxJudge:
-    """The judge the settings describe: the configured sandbox's verifier with its options.
-    The caller closes it (`aclose`)."""
+    """The judge the settings describe: the configured sandbox's verifier with its options,
+    under the process's timing gate (its checks of submitted programs are builds and runs like
+    the runners', so they wait while a runner's timing run has the sandbox). The caller closes
+    it (`aclose`)."""
+    from parforge.service.runners import timing_gate
     from sandbox.verify.verifier import open_verifier  # the Docker SDK: only when judging
 
-    return SandboxJudge(open_verifier(settings.sandbox), settings.verify)
+    return SandboxJudge(
+        open_verifier(settings.sandbox), settings.verify, gate=timing_gate(settings)
+    )
 
 
 async def submit(

@@ -219,18 +219,20 @@ async def test_cancel_stops_a_runner_built_for_the_agent(engine, tmp_path):
 
 
 async def test_every_runner_a_process_builds_times_under_one_gate(engine, tmp_path):
-    """Graph, prompt and eval runners (and the eval's own graph agent) share one timing gate and
-    one model pause: with a gate each, one runner's timing run would share the cores with
-    another's builds, and its release resume the model under the other's timing run."""
+    """Graph, prompt and eval runners (and the eval's own graph agent), and the judge that
+    checks submitted programs, share one timing gate and one model pause: with a gate each,
+    one runner's timing run would share the cores with another's builds, and its release
+    resume the model under the other's timing run."""
+    from parforge.app import sandbox_judge
     from parforge.service.evals import build_eval_runner
     from parforge.service.runners import build_graph_runner, build_prompt_runner
 
     settings = settings_with(tmp_path)
     graph, prompt = build_graph_runner(settings), build_prompt_runner(settings)
-    evals = build_eval_runner(settings, engine)
+    evals, judge = build_eval_runner(settings, engine), sandbox_judge(settings)
     try:
         gate = graph.judge.gate
-        assert prompt.judge.gate is gate and evals.gate is gate
+        assert prompt.judge.gate is gate and evals.gate is gate and judge.gate is gate
         assert gate.quiet is not None  # the embedded model server's pause, once
         entered = asyncio.Event()
 
@@ -247,6 +249,7 @@ async def test_every_runner_a_process_builds_times_under_one_gate(engine, tmp_pa
         await graph.aclose()
         await prompt.aclose()
         await evals.aclose()
+        await judge.aclose()
     # another event loop (another `asyncio.run`) has a gate of its own: an asyncio lock is
     # bound to its loop
     other = await asyncio.to_thread(lambda: asyncio.run(_gate_in_a_loop(settings)))
