@@ -112,8 +112,17 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
     dep = loop.dependence
     if loop.range_over is not None or loop.kind != "for" or not loop.canonical or not loop.var:
         return "not a counted for loop"
-    if loop.lower is None or loop.upper is None or loop.test not in ("<", "<=") or loop.stride != 1:
-        return "its bounds are not a counting-up range with step 1"
+    down = loop.test in (">", ">=") and loop.stride == -1
+    if (
+        loop.lower is None
+        or loop.upper is None
+        or not (down or (loop.test in ("<", "<=") and loop.stride == 1))
+    ):
+        return "its bounds are not a range counted up or down by 1"
+    if down and (dep.scan is not None or dep.first_match):
+        # a map's, a reduction's or a histogram's iterations run in any order; a running
+        # value follows the loop's
+        return "a scan or search counting down, whose values follow the loop's order"
     if loop.trip_count is not None and loop.trip_count < SHORT:
         return f"{loop.trip_count} iterations, fewer than a kernel launch pays for"
     node = _for_node(root, loop)
@@ -505,11 +514,12 @@ def _kernel(
     ]
     template = f"template <{', '.join(classes)}>\n" if classes else ""
     outer_k = "pf_k / pf_icount" if collapsed else "pf_k"
+    sign = "-" if loop.stride == -1 else "+"  # iteration k: the first value less k, counting down
+    kind = loop.declared_type or "long long"
     counter = (
-        f"{var} = (pf_cuda_T{[n.name for n in names].index(var)})(pf_first + {outer_k});"
+        f"{var} = (pf_cuda_T{[n.name for n in names].index(var)})(pf_first {sign} {outer_k});"
         if any(n.name == var for n in names)
-        else f"{loop.counter_type or 'long long'} {var} = ({loop.counter_type or 'long long'})"
-        f"(pf_first + {outer_k});"
+        else f"{kind} {var} = ({kind})(pf_first {sign} {outer_k});"
     )
     if collapsed:
         inner = collapsed[0]
@@ -546,11 +556,16 @@ def _kernel(
         ]
     )
     indent = _indent(raw, node)
-    plus_one = " + 1" if loop.test == "<=" else ""
+    plus_one = " + 1" if loop.test in ("<=", ">=") else ""
+    count = (
+        f"{tag}_first - (long long)({loop.upper}){plus_one}"
+        if sign == "-"
+        else f"(long long)({loop.upper}){plus_one} - {tag}_first"
+    )
     host = [
         f"{{ /* loop {loop.id} runs as {kernel} */",
         f"long long {tag}_first = (long long)({loop.lower});",
-        f"long long {tag}_count = (long long)({loop.upper}){plus_one} - {tag}_first;",
+        f"long long {tag}_count = {count};",
     ]
     total = f"{tag}_count"
     if collapsed:
@@ -594,7 +609,7 @@ def _kernel(
         "}",
     ]
     if any(n.name == var for n in names):
-        host.append(f"{var} = {tag}_first + ({tag}_count > 0 ? {tag}_count : 0);")
+        host.append(f"{var} = {tag}_first {sign} ({tag}_count > 0 ? {tag}_count : 0);")
     host.append("}")
     return definition, _guarded(raw, node, loop, names, f"\n{indent}".join(host))
 

@@ -31,6 +31,9 @@ PROGRAMS = {
     "mpi_folds": (Path(__file__).parent / "programs" / "mpi_folds.c", {"L2", "L6", "L7", "L13"}),
     "heat2d": (ROOT / "examples" / "heat2d" / "heat2d.c", {"L1", "L3", "L5"}),
     "stack_arrays": (ROOT / "benchmarks/offload_gpu/programs/stack_arrays.c", {"L1", "L2", "L3"}),
+    # a map, a sum and a histogram counting down, a map up to an inclusive bound; not the
+    # reverse scan
+    "count_down": (Path(__file__).parent / "programs" / "count_down.c", {"L1", "L2", "L3", "L4"}),
 }
 
 
@@ -105,6 +108,19 @@ def test_a_histogram_with_few_bins_counts_in_shared_memory_first() -> None:
     # a C array reaches the device through a managed copy, and comes back
     assert "pf_cuda_copy_in(&(bins)[0], sizeof(bins))" in cuda
     assert "pf_cuda_copy_out(&(bins)[0]" in cuda
+
+
+def test_a_loop_counting_down_runs_iteration_k_at_its_first_value_less_k() -> None:
+    """Iterations from the first value down to the bound (inclusive for `>=`), counted on the
+    host as first less bound; thread k runs the counter's first value less k, in its own type
+    (an unsigned counter stopping above 0 never reaches a wrapped value: k < the count)."""
+    source = (Path(__file__).parent / "programs" / "count_down.c").read_text()
+    cuda = offload(source, analyse(source, Language.C), ["L1", "L2", "L3"])
+    assert "int i = (int)(pf_first - pf_k);" in cuda
+    assert "size_t i = (size_t)(pf_first - pf_k);" in cuda
+    assert "long long pf_cuda_0_first = (long long)(n - 1);" in cuda
+    assert "long long pf_cuda_0_count = pf_cuda_0_first - (long long)(0) + 1;" in cuda  # i >= 0
+    assert "long long pf_cuda_1_count = pf_cuda_1_first - (long long)(0);" in cuda  # i > 0
 
 
 def test_the_heap_becomes_managed_memory() -> None:
