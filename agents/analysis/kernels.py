@@ -334,7 +334,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         h.var for p in phases for h in p.loop.dependence.array_reductions
     }
     early = [*copied, *guards, *(v for _, v in starts.values())]
-    if any(modified & _names(part) for part in early if part is not scan_start):
+    if any(modified & _data_names(part) for part in early if part is not scan_start):
         # every thread runs these while others write: it would read what they wrote (a scan's
         # start is read once, by the thread that starts its first tile, before any tile's
         # second pass writes)
@@ -342,6 +342,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     if scan_store is not None and modified & _names(scan_start):
         raise AnnotationError("the scan's first element reads an array the loop writes")
     edits: list[tuple[int, int, str]] = _complex_edits(scope) if complex_ else []
+    edits += _library_types(scope)
     measured: set[str] = set()
     valued: set[str] = set()  # measured outside a loop's condition (`y[i] = x[i] * w.size()`)
     for call in (c for part in scope for c in walk(part)):
@@ -826,7 +827,7 @@ class _LoopHead:
         # and 2), and k is a value of the counter's type: what the sequential loop runs.
         test = _rewrite_span(node.child_by_field_name("condition"), edits, "")
         _upper_of(test, loop)
-        counter, var = loop.declared_type or "long long", loop.var or ""
+        counter, var = _device_type(loop.declared_type or "long long"), loop.var or ""
         prelude = (
             f"    const long long pf_first = (long long)({_first_of(node, edits, loop)});\n"
             f"    bool pf_runs;\n    {{ {counter} {var} = ({counter})pf_first; pf_runs = ({test}); }}\n"
@@ -2109,6 +2110,54 @@ def _guard_value(guard: Node) -> Node | None:
 
 def _names(node: Node | None) -> set[str]:
     return {text(n) for n in walk(node) if n.type == "identifier"} if node is not None else set()
+
+
+def _data_names(node: Node) -> set[str]:
+    """The names `node` reads other than as a vector whose size it takes (`x.size()`,
+    `x.empty()`: writing the elements changes neither)."""
+    measured = {
+        n.start_byte
+        for call in walk(node)
+        if call.type == "call_expression"
+        and (callee := call.child_by_field_name("function")) is not None
+        and callee.type == "field_expression"
+        and text(callee.child_by_field_name("field") or callee) in ("size", "empty")
+        and (n := callee.child_by_field_name("argument")) is not None
+        and n.type == "identifier"
+    }
+    return {text(n) for n in walk(node) if n.type == "identifier" and n.start_byte not in measured}
+
+
+_LIBRARY_TYPES = {
+    "std::size_t": "size_t", "std::ptrdiff_t": "ptrdiff_t", "std::int8_t": "int8_t",
+    "std::uint8_t": "uint8_t", "std::int16_t": "int16_t", "std::uint16_t": "uint16_t",
+    "std::int32_t": "int32_t", "std::uint32_t": "uint32_t", "std::int64_t": "int64_t",
+    "std::uint64_t": "uint64_t",
+}  # fmt: skip
+"""The library's integer type names, as the device's global ones."""
+
+
+def _device_type(kind: str) -> str:
+    """`kind` with the library's integer names and a vector's `size_type` (`size_t`) or
+    `difference_type` (`ptrdiff_t`) as the device names them."""
+    kind = re.sub(r"(?:std::)?vector\s*<[^;{}]*>\s*::\s*size_type", "size_t", kind)
+    kind = re.sub(r"(?:std::)?vector\s*<[^;{}]*>\s*::\s*difference_type", "ptrdiff_t", kind)
+    return re.sub(
+        r"std\s*::\s*(u?int(?:8|16|32|64)_t|size_t|ptrdiff_t)\b", lambda m: m.group(1), kind
+    )
+
+
+def _library_types(parts: list[Node]) -> list[tuple[int, int, str]]:
+    """Edits naming the library's integer types in `parts` as the device does
+    (`std::size_t i` → `size_t i`, `std::vector<int>::size_type` → `size_t`)."""
+    edits = []
+    for part in parts:
+        for n in walk(part):
+            if n.type == "qualified_identifier" and _device_type(text(n)) != text(n):
+                if n.parent is not None and n.parent.type == "qualified_identifier":
+                    continue  # the outermost name is rewritten whole
+                edits.append((n.start_byte, n.end_byte, _device_type(text(n))))
+    return edits
 
 
 def _file_constants(root: Node) -> dict[str, Node]:

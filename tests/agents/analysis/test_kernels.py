@@ -1472,6 +1472,83 @@ def test_a_loop_counting_down_keeps_no_order_dependent_result(source: str) -> No
         )
 
 
+_SPELLINGS = {
+    "an in-place map bounded by a local size": (
+        "void f(std::vector<long long> &x) {\n  int n = x.size();\n"
+        "  for (int i = 0; i < n; i++) x[i] = x[i] < 0 ? -x[i] : 2 * x[i];\n}\n",
+        "__global__ void f(long long *x, size_t N)",
+        "std::vector<long long> want = x, got; f(want);",
+        "got = x;",
+        "pf_gpu::f(got.data(), n);",
+    ),
+    "the library's size and integer types": (
+        "long long f(std::vector<long long> const &x) {\n  long long t = 0;\n"
+        "  for (std::size_t i = 0; i < x.size(); ++i) {\n"
+        "    std::int64_t k = (std::int64_t)i % 3;\n    t += x[i] * k;\n  }\n  return t;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long *t)",
+        "long long want = f(x), got = 7;",
+        "got = 7;",
+        "pf_gpu::f(x.data(), n, &got);",
+    ),
+    "a vector's size_type counter, an empty guard": (
+        "void f(const std::vector<long long> &x, std::vector<long long> &y) {\n"
+        "  if (x.empty()) return;\n"
+        "  for (std::vector<long long>::size_type i = 0; i < x.size(); ++i) y[i] = x[i] + 1;\n}\n",
+        "__global__ void f(const long long *x, long long *y, size_t N)",
+        "std::vector<long long> want(n, 5), got; f(x, want);",
+        "got.assign(n, 5);",
+        "pf_gpu::f(x.data(), got.data(), n);",
+    ),
+}
+"""Ordinary C++ spellings: a size taken before an in-place loop (writing elements changes no
+size), the library's `std::size_t`/`std::int64_t` and a vector's `size_type` (the device's
+`size_t` and `int64_t`)."""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("case", sorted(_SPELLINGS))
+def test_ordinary_spellings_get_a_kernel(case: str, tmp_path: Path) -> None:
+    source, signature, call, reset, launch = _SPELLINGS[case]
+    written = kernel(source, analyse(source, Language.CPP), "f", signature)
+    assert "std::" not in written.split("__global__ void f(")[1]
+    check = f"""
+int main() {{
+    for (size_t n : {{1, 9, 1000}}) {{
+        std::vector<long long> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (long long)(i * 7919 % 1000) - 500;
+        {call}
+        for (auto &shape : PF_SHAPES) {{
+            {reset}
+            pf_launch(shape[0], shape[1], [&] {{ {launch} }});
+            if (got != want) return 1;
+        }}
+    }}
+    return 0;
+}}
+"""
+    _emulate("#include <cstdint>\n" + source, written, check, tmp_path)
+    if shutil.which("nvcc") is not None:
+        (tmp_path / "kernel.cu").write_text(written)
+        built = subprocess.run(
+            ["nvcc", "-c", "-arch=sm_90", "-o", str(tmp_path / "kernel.o"), str(tmp_path / "kernel.cu")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )  # fmt: skip
+        assert built.returncode == 0, built.stderr[-2000:]
+
+
+def test_a_loop_reading_what_it_writes_before_it_gets_no_kernel() -> None:
+    """Taking a size is not reading elements, but `x[0]` before an in-place loop is: another
+    thread may have written it."""
+    source = (
+        "void f(std::vector<double> &x) {\n  double a = x[0];\n"
+        "  for (size_t i = 0; i < x.size(); i++) x[i] = x[i] * a;\n}\n"
+    )
+    with pytest.raises(AnnotationError, match="reads an array the loop writes"):
+        kernel(source, analyse(source, Language.CPP), "f", "__global__ void f(double *x, size_t N)")
+
+
 # Standard algorithms a function returns, run as the loop they stand for: (source, kernel
 # signature, the check's call of the sequential function and of the kernel into `got`).
 _ALGORITHMS = {
