@@ -25,7 +25,11 @@ A scan whose body first adds (or multiplies) a term into its running value and t
 it (`acc += x[i]; y[i] = acc;`) runs in three steps: a kernel writes the terms, CUB's device
 scan makes them prefixes, a kernel runs the rest of the body from each prefix.
 
-Searches, other scans, argmin/argmax, last values and range-based loops get no kernel yet; nor does
+An argmin or argmax (`if (a[i] < best) { best = a[i]; at = i; }`) keeps a pick per thread (the
+value, the other name and the iteration that took them), the best per block in shared memory,
+and the best of the blocks' on the host after the launch, ties to the loop's own order.
+
+Searches, other scans, last values and range-based loops get no kernel yet; nor does
 a loop calling a function of the program's that is not pure, or using an object whose class
 has methods (the device cannot run the host's code).
 """
@@ -58,7 +62,7 @@ from agents.analysis.parse import (
     text,
     walk,
 )
-from agents.analysis.reductions import match_reduction
+from agents.analysis.reductions import match_best_update, match_reduction
 
 PRIVATE_BINS = 2048
 """Histograms with at most this many bins (a literal length) count per block in shared memory
@@ -133,8 +137,13 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
             return f"its iterations are not independent (a scan: {exc})"
     elif not dep.parallelisable:
         return f"its iterations are not independent ({dep.kind})"
-    if dep.best_updates or dep.lastprivate or dep.last_assigned or dep.packed:
-        return "an argmin/argmax, a last value or packed bits, which get no kernel yet"
+    if dep.lastprivate or dep.last_assigned or dep.packed:
+        return "a last value or packed bits, which get no kernel yet"
+    if dep.best_updates and (
+        len(dep.best_updates) > 1 or len(dep.best_updates[0].others) > 1 or down
+    ):
+        # the pick keeps one value and what one other name takes with it, in iteration order
+        return "an argmin/argmax keeping more than one name, or counting down"
     if any(r.op in ("&&", "||") for r in dep.reductions):
         return "a logical reduction (a one-byte value the device cannot update atomically)"
     definition = _definition(root, loop.function)
@@ -151,6 +160,10 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
     if any(n.kind == "unsupported" for n in names):
         bad = next(n.name for n in names if n.kind == "unsupported")
         return f"it uses {bad}, which cannot be moved to the device"
+    kinds = {n.name: n.kind for n in names}
+    kept = [(u.best, *u.others) for u in dep.best_updates]
+    if any(kinds.get(name) != "scalar" for names_kept in kept for name in names_kept):
+        return "an argmin/argmax keeping something other than the function's own scalars"
     return None
 
 
@@ -483,6 +496,14 @@ def _kernel(
                 f"pf_cuda_update(&({cell}), {value}, {_OPS[op]}());",
             )
         )
+    picked = dep.best_updates[0] if dep.best_updates else None
+    if picked is not None:
+        # the iteration that takes a better value notes that it did, and which it was
+        for statement in walk(body):
+            matched = match_best_update(statement) if statement.type == "if_statement" else None
+            if matched is not None and matched[0].best == picked.best:
+                brace = matched[2].start_byte + 1
+                atomics.append((brace, brace, " pf_found = true; pf_order = pf_k;"))
     body_text = _segment(raw, body, atomics)
     lengths = {a.var: a.length for a in dep.array_reductions}
     bins_start, bins_end = [], []
@@ -512,6 +533,15 @@ def _kernel(
     classes = [f"class pf_cuda_T{k}" for k in range(len(names))] + [
         f"class pf_cuda_C{k}" for k in range(len(reductions))
     ]
+    picking: list[str] = []
+    if picked is not None:
+        cells.append("pf_cuda_P pf_picks")
+        classes.append("class pf_cuda_P")
+        with_ = picked.others[0] if picked.others else picked.best
+        rule = f"{'true' if picked.keeps == 'min' else 'false'}, {str(picked.strict).lower()}"
+        picking = [
+            f"    pf_cuda_pick_fold(pf_picks, pf_found, pf_order, {picked.best}, {with_}, {rule});"
+        ]
     template = f"template <{', '.join(classes)}>\n" if classes else ""
     outer_k = "pf_k / pf_icount" if collapsed else "pf_k"
     sign = "-" if loop.stride == -1 else "+"  # iteration k: the first value less k, counting down
@@ -526,9 +556,11 @@ def _kernel(
         kind = inner.counter_type or "long long"
         counter += f" {kind} {inner.var} = ({kind})(pf_ifirst + pf_k % pf_icount);"
     starts = [s for r in reductions if (s := _identity(r.var, r.op))]
+    if picked is not None:
+        starts.append("bool pf_found = false; long long pf_order = -1;")
     folds = [
         f"    pf_cuda_fold(pf_cell{k}, {r.var}, {_OPS[r.op]}());" for k, r in enumerate(reductions)
-    ]
+    ] + picking
     definition = "\n".join(
         [
             f"/* Loop {loop.id} of {loop.function}() on the GPU: one grid-stride thread per "
@@ -595,6 +627,7 @@ def _kernel(
             f"{tag}_count",
             *([f"{tag}_ifirst", f"{tag}_icount"] if collapsed else []),
             *(f"{tag}_cell{k}" for k in range(len(reductions))),
+            *([f"{tag}_picks"] if picked is not None else []),
             *args,
         ]
     )
@@ -602,6 +635,20 @@ def _kernel(
         f"    long long {tag}_blocks = ({total} + PF_CUDA_BLOCK - 1) / PF_CUDA_BLOCK;",
         f"    if ({tag}_blocks > PF_CUDA_GRID) {tag}_blocks = PF_CUDA_GRID;",
         f"    if ({tag}_blocks < 1) {tag}_blocks = 1;",
+    ]
+    if picked is not None:
+        # one pick per block, the best of them kept on the host after the launch
+        with_ = picked.others[0] if picked.others else picked.best
+        rule = f"{'true' if picked.keeps == 'min' else 'false'}, {str(picked.strict).lower()}"
+        host.append(
+            f"    auto *{tag}_picks = pf_cuda_picks_for({tag}_blocks, {picked.best}, {with_});"
+        )
+        back.insert(
+            0,
+            f"    pf_cuda_picks_merge({tag}_picks, {tag}_blocks, &({picked.best}), &({with_}), "
+            f"{rule});",
+        )
+    host += [
         f"    {kernel}<<<(unsigned){tag}_blocks, PF_CUDA_BLOCK>>>({launch_args});",
         "    PF_CUDA_CHECK(cudaGetLastError());",
         "    PF_CUDA_CHECK(cudaDeviceSynchronize());",
@@ -1040,6 +1087,55 @@ template <class T, class Op> __device__ void pf_cuda_fold(T *cell, T mine, Op op
         __syncthreads();
     }
     if (threadIdx.x == 0) pf_cuda_update(cell, part[0], op);
+}
+/* An argmin's or argmax's pick: whether a thread (then a block) took a better value than the
+   one before the loop, at which iteration, the value and the name taken with it. A pick beats
+   another by value, and on a tie by the loop's own order: the earlier iteration for `<`/`>`,
+   the later for `<=`/`>=`. */
+template <class K, class P> struct pf_cuda_pick { int found; long long order; K best; P with; };
+template <class K, class P>
+__host__ __device__ inline bool pf_cuda_pick_beats(const pf_cuda_pick<K, P> &a,
+                                                   const pf_cuda_pick<K, P> &b, bool min, bool strict) {
+    if (!a.found) return false;
+    if (!b.found) return true;
+    if (min ? a.best < b.best : b.best < a.best) return true;
+    if (min ? b.best < a.best : a.best < b.best) return false;
+    return strict ? a.order < b.order : a.order > b.order;
+}
+/* Every thread's pick, the best of the block's found in shared memory (a tree), one per block
+   into `picks`. Every thread of the block calls it. */
+template <class K, class P>
+__device__ void pf_cuda_pick_fold(pf_cuda_pick<K, P> *picks, bool found, long long order, K best,
+                                  P with, bool min, bool strict) {
+    __shared__ pf_cuda_pick<K, P> part[PF_CUDA_BLOCK];
+    __syncthreads();
+    part[threadIdx.x] = pf_cuda_pick<K, P>{found, order, best, with};
+    __syncthreads();
+    for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+        if (threadIdx.x < half && pf_cuda_pick_beats(part[threadIdx.x + half], part[threadIdx.x], min, strict))
+            part[threadIdx.x] = part[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) picks[blockIdx.x] = part[0];
+}
+template <class K, class P>
+static inline pf_cuda_pick<K, P> *pf_cuda_picks_for(long long blocks, const K &, const P &) {
+    pf_cuda_pick<K, P> *picks = NULL;
+    PF_CUDA_CHECK(cudaMallocManaged((void **)&picks, (size_t)blocks * sizeof *picks));
+    return picks;
+}
+/* The blocks' best pick, if any found one, into the host's names; the picks freed. */
+template <class K, class P>
+static inline void pf_cuda_picks_merge(pf_cuda_pick<K, P> *picks, long long blocks, K *best,
+                                       P *with, bool min, bool strict) {
+    pf_cuda_pick<K, P> kept = picks[0];
+    for (long long b = 1; b < blocks; b++)
+        if (pf_cuda_pick_beats(picks[b], kept, min, strict)) kept = picks[b];
+    if (kept.found) {
+        *best = kept.best;
+        *with = kept.with;
+    }
+    PF_CUDA_CHECK(cudaFree(picks));
 }
 /* ---- the program ---- */
 """

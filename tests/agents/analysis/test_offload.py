@@ -6,6 +6,7 @@ same programs on a GPU host (outputs, compute-sanitizer, timing)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -27,13 +28,19 @@ PROGRAMS = {
     # the input loop, and the scan as terms, CUB's scan and the rest of the body
     "scan": (GRAPH_PROGRAMS / "scan.c", {"L1", "L2"}),
     "recurrence": (GRAPH_PROGRAMS / "recurrence.c", set()),
-    # the folds, rows and main's set-up loop; not the logical folds, bests or last values
-    "mpi_folds": (Path(__file__).parent / "programs" / "mpi_folds.c", {"L2", "L6", "L7", "L13"}),
+    # the folds, the argmins and argmaxes, rows and main's set-up loop; not the logical folds
+    # or last values
+    "mpi_folds": (
+        Path(__file__).parent / "programs" / "mpi_folds.c",
+        {"L2", "L3", "L4", "L5", "L6", "L7", "L13"},
+    ),
     "heat2d": (ROOT / "examples" / "heat2d" / "heat2d.c", {"L1", "L3", "L5"}),
     "stack_arrays": (ROOT / "benchmarks/offload_gpu/programs/stack_arrays.c", {"L1", "L2", "L3"}),
     # a map, a sum and a histogram counting down, a map up to an inclusive bound; not the
     # reverse scan
     "count_down": (Path(__file__).parent / "programs" / "count_down.c", {"L1", "L2", "L3", "L4"}),
+    # an argmin, an argmax keeping the last of ties, a maximum
+    "argmin": (Path(__file__).parent / "programs" / "argmin.c", {"L1", "L2", "L3", "L4"}),
 }
 
 
@@ -133,7 +140,10 @@ def test_the_heap_becomes_managed_memory() -> None:
 @pytest.mark.parametrize(
     ("loop", "why"),
     [
-        ("for (int i = 0; i < n; i++) if (a[i] < best) { best = a[i]; at = i; }", "argmin"),
+        (  # the pick keeps one other name
+            "for (int i = 0; i < n; i++) if (a[i] < best) { best = a[i]; at = i; ok = i; }",
+            "argmin",
+        ),
         ("for (int i = 0; i < n; i++) if (a[i] == 3) { at = i; break; }", "not independent"),
         ("for (int i = 1; i < n; i++) a[i] = a[i - 1] + a[i];", "not independent"),
         ("for (int i = 0; i < n; i++) ok = ok && a[i] > 0;", "logical reduction"),
@@ -364,3 +374,70 @@ def test_a_scan_runs_as_terms_cubs_scan_and_the_rest_of_its_body(tmp_path: Path)
         timeout=300,
     )
     assert built.returncode == 0, built.stderr[-3000:]
+
+
+_PICKS = """
+int main() {
+    for (int n : {1, 7, 1000}) {
+        std::vector<double> a(n);
+        for (int i = 0; i < n; i++) a[i] = (double)((i * 7919) % 11) - 5.0;  // many ties
+        double want_best = a[0]; int want_at = 0;
+        for (int i = 0; i < n; i++) if (a[i] < want_best) { want_best = a[i]; want_at = i; }
+        double want_top = -1e300; long want_where = -1;
+        for (long i = 0; i < n; i++) if (a[i] * 2.0 >= want_top) { want_top = a[i] * 2.0; want_where = i; }
+        for (unsigned grid : {1u, 3u, 7u}) {
+            for (unsigned block : {1u, 2u, 8u}) {
+                double best = a[0], top = -1e300; int at = 0; long where = -1;
+                double *data = a.data();
+                auto *picks = pf_cuda_picks_for(grid, best, at);
+                pf_launch({grid, 1, 1}, {block, 1, 1}, [&] { PF_ARGMIN(0LL, (long long)n, picks, data, best, at); });
+                pf_cuda_picks_merge(picks, grid, &best, &at, true, true);
+                auto *tops = pf_cuda_picks_for(grid, top, where);
+                pf_launch({grid, 1, 1}, {block, 1, 1}, [&] { PF_ARGMAX(0LL, (long long)n, tops, data, top, where); });
+                pf_cuda_picks_merge(tops, grid, &top, &where, false, false);
+                if (best != want_best || at != want_at || top != want_top || where != want_where) return 1;
+            }
+        }
+    }
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_an_argmin_kernel_picks_the_loops_own_tie(tmp_path: Path) -> None:
+    """No GPU here: the two kernels of `argmin.c` and their picks' helpers, under CUDA's launch
+    model emulated on the host (`cuda_emulation.hpp`), against the sequential loops, for grids
+    and blocks of several sizes over values with many ties: the first index of the minimum for
+    `<`, the last of the maximum for `>=`."""
+    from agents.analysis import offload as tool
+
+    source = (Path(__file__).parent / "programs" / "argmin.c").read_text()
+    cuda = offload(source, analyse(source, Language.C), ["L2", "L3"])
+    kernels = re.findall(
+        r"template <[^>]*>\n__global__ void pf_cuda_kernel_\d\(.*?\n}\n", cuda, re.S
+    )
+    assert len(kernels) == 2
+    first, second = (re.search(r"void (pf_cuda_kernel_\d+)\(", k).group(1) for k in kernels)  # type: ignore[union-attr]
+    helpers = tool._HELPERS
+    picks = helpers[
+        helpers.index("/* An argmin's or argmax's pick") : helpers.index("/* ---- the program")
+    ]
+    emulation = (Path(__file__).parent / "programs" / "cuda_emulation.hpp").read_text()
+    program = (
+        f"{emulation}\n#include <cstdlib>\n#define PF_CUDA_BLOCK 256\n"
+        "#define PF_CUDA_CHECK(call) (void)(call)\n"
+        "#define cudaMallocManaged(p, size) (*(p) = malloc(size), 0)\n"
+        "#define cudaFree(p) (free(p), 0)\n"
+        f"#define PF_ARGMIN {first}\n#define PF_ARGMAX {second}\n"
+        f"{picks}\n{''.join(kernels)}\n{_PICKS}"
+    )
+    (tmp_path / "picks.cpp").write_text(program)
+    built = subprocess.run(
+        ["g++", "-std=c++20", "-O1", "-pthread", "-o", str(tmp_path / "picks"), str(tmp_path / "picks.cpp")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert subprocess.run([str(tmp_path / "picks")], timeout=120).returncode == 0
