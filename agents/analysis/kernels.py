@@ -261,6 +261,17 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         if returned is None or result.var not in _names(returned):
             raise AnnotationError(f"{function} does more after its loop than return its result")
         epilogue = returned  # `return sum / x.size();`: the total, then this, once
+    if (
+        scan is not None
+        and (not scan.recurrence or scanned is not None)
+        and any(
+            scan.var in _names(part)
+            for part in [*([returned] if returned else []), *copied, *guards]
+        )
+    ):
+        # the running value (or the function's own array a recurrence fills) lives in the
+        # tiles alone: nothing before or after the loop can read it
+        raise AnnotationError(f"{function} reads the scan's {scan.var} outside its loop")
     if dep.last_assigned and gives != dep.last_assigned[0]:
         raise AnnotationError(f"{function} does not return the last index its loop keeps")
     if dep.best_updates and gives != dep.best_updates[0].others[0]:
@@ -1419,6 +1430,12 @@ def _body_replaced(source: str, program: Program, body: Node, written: str) -> t
     return lowered, analyse(lowered, program.language)
 
 
+_DECLARING = frozenset(
+    {"init_declarator", "declaration", "for_range_loop", "parameter_declaration",
+     "optional_parameter_declaration"}
+)  # fmt: skip
+"""Nodes whose `declarator` names what they declare."""
+
 _QUERIES = {
     "std::lower_bound": ("long long", "0", "{acc} += ({v}[{k}] < ({e}));"),
     "std::upper_bound": ("long long", "0", "{acc} += !(({e}) < {v}[{k}]);"),
@@ -1472,6 +1489,11 @@ def _sorted_queries(source: str, program: Program, function: str) -> tuple[str, 
     declared = text(params[over]) if over in params else ""
     if "vector" not in declared or "const" not in declared.split(over)[0]:
         return source, program
+    if any(
+        n.type in _DECLARING and declared_name(n.child_by_field_name("declarator")) == over
+        for n in walk(body)
+    ):
+        return source, program  # a name of the body's own hides the input the counts walk
     uses = [
         n
         for n in walk(definition)
@@ -1546,6 +1568,25 @@ def _sorted_queries(source: str, program: Program, function: str) -> tuple[str, 
             or statement.type not in ("expression_statement", "declaration", "return_statement")
             or statement.start_byte == query.start_byte
         ):
+            return source, program
+        between, up = [], query.parent
+        while up is not None:
+            between.append(up)
+            if up == statement:
+                break
+            up = up.parent
+        top = statement.named_children[0] if statement.type == "expression_statement" else None
+        if any(
+            n.type in ("comma_expression", "conditional_expression", "lambda_expression")
+            or (n.type == "binary_expression" and text(n.children[1]) in ("&&", "||"))
+            for n in between
+        ) or any(
+            n.type in ("assignment_expression", "update_expression") and n != top
+            for n in walk(statement)
+        ):
+            # counted before the statement, the query would run where the statement may not
+            # reach it (`c ? q : 0`, `a && q`), or before a write its value would have read
+            # (`(t = x[i], q(t))`)
             return source, program
         if statement.type == "declaration":
             own = {declared_name(d) for d in statement.children_by_field_name("declarator")}
@@ -2384,7 +2425,7 @@ def _index_only(fold: _Fold, var: str) -> list[Node]:
     ):
         raise AnnotationError(f"the loop keeps in {var} something other than its counter")
     first = parse_int(fold.loop.lower or "")
-    unsigned = (fold.loop.counter_type or "").startswith(("unsigned", "size_t", "std::size_t"))
+    unsigned = (fold.loop.declared_type or "").startswith(("unsigned", "size_t", "std::size_t"))
     if not unsigned and (first is None or first < 0):
         raise AnnotationError("the loop's counter may be negative")
     return assignments
@@ -2528,12 +2569,12 @@ class _ScanParts:
 
 
 _SCAN_ITEMS = 8
+"""Iterations per thread in a scan's tile: a block of 256 threads takes 2,048 at a time."""
 _SCAN_RESETS = (
     "        *(volatile unsigned long long *)&pf_scan_ticket = 0;\n"
     "        *(volatile unsigned long long *)&pf_scan_passed = 0;\n"
 )
 """The scan's tickets, reset by the block that ends last for the next launch."""
-"""Iterations per thread in a scan's tile: a block of 256 threads takes 2,048 at a time."""
 
 
 def _local_vector(statement: Node) -> tuple[str, str] | None:
@@ -2665,7 +2706,8 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
     _exact_scan(scan.op, kind, exact_part, {var, acc, scan.var}, parts.types)
     identity = f"({kind})({_identity_of(scan.op, kind)})"
     store = ""
-    if parts.store is not None:
+    if parts.store is not None and parts.scanned is None:
+        # (the function's own array has no device copy: its first value is the start alone)
         store = f"    if (pf_t == 0) {_rewrite(parts.store, edits)}\n"
     run = parts.head.loop("pf_run", "1", "pf_k < pf_run + pf_items")  # the thread's own run
     globals_ = _DONE + (

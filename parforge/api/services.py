@@ -16,7 +16,7 @@ from parforge.api.metrics import Metrics
 from parforge.app import sandbox_judge
 from parforge.service.evals import EvalPool, build_eval_runner
 from parforge.service.pool import WorkerPool
-from parforge.service.runners import Runners
+from parforge.service.runners import Runners, release_timing_gates
 from parforge.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -87,4 +87,5 @@ class Services:
             if self.owns_judge:
                 await self.judge.aclose()
         finally:
+            release_timing_gates()
             self.engine.dispose()

@@ -10,6 +10,7 @@ no runner; tasks are queued for another process).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import logging
 import weakref
@@ -128,25 +129,35 @@ async def close_runner(runner: TaskRunner) -> None:
         await aclose()
 
 
-_GATES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, TimingGate] = (
-    weakref.WeakKeyDictionary()
-)
+_GATES: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[tuple[object, ...], TimingGate]
+] = weakref.WeakKeyDictionary()
 
 
 def timing_gate(settings: Settings) -> TimingGate:
-    """The process's one timing gate on the running event loop, its quiet hook the configured
-    model's pause: every runner built here (graph, prompt, the eval runner and its agents)
-    verifies under it, so no runner's timing run shares the cores with another's builds, and
-    no runner's release resumes the model under another's timing run. (An asyncio lock belongs
-    to one loop: each loop gets its own; outside a loop, a gate of its own.)"""
+    """The process's one timing gate on the running event loop for the configured model, its
+    quiet hook the model's pause: every runner built here (graph, prompt, the eval runner and
+    its agents, the judge of submissions) verifies under it, so no runner's timing run shares
+    the cores with another's builds, and no runner's release resumes the model under
+    another's timing run. (An asyncio lock belongs to one loop: each loop gets its own;
+    outside a loop, a gate of its own. `release_timing_gates` forgets a loop's.)"""
+    model = settings.model
+    key = (model.pause_compose_service, model.endpoint.url, str(settings.data_dir.resolve()))
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
-        return TimingGate(timing_pause(settings.model, settings.data_dir))
-    gate = _GATES.get(loop)
-    if gate is None:
-        gate = _GATES[loop] = TimingGate(timing_pause(settings.model, settings.data_dir))
-    return gate
+        return TimingGate(timing_pause(model, settings.data_dir))
+    gates = _GATES.setdefault(loop, {})
+    if key not in gates:
+        gates[key] = TimingGate(timing_pause(model, settings.data_dir))
+    return gates[key]
+
+
+def release_timing_gates() -> None:
+    """Forget the running loop's gates (a service stopping): a gate's lock, once waited on,
+    holds its loop, which would keep the entry alive."""
+    with contextlib.suppress(RuntimeError):  # no loop running: nothing of its to forget
+        _GATES.pop(asyncio.get_running_loop(), None)
 
 
 def build_prompt_runner(settings: Settings) -> PromptRunner:

@@ -1289,6 +1289,21 @@ int main() {{
             "__global__ void f(const long long *x, size_t N, long long *total)",
             "",
         ),
+        (  # the running value read after the loop: it lives in the tiles alone
+            "long long f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+            "  long long s = 0, t = 5;\n  for (size_t i = 0; i < x.size(); ++i) {\n"
+            "    s += x[i];\n    y[i] = s;\n    t += s;\n  }\n  return t + s;\n}\n",
+            "__global__ void f(const long long *x, long long *y, size_t N, long long *total)",
+            "reads the scan's s outside its loop",
+        ),
+        (  # the function's own array read after the loop: the device has no such array
+            "double f(std::vector<double> const &x) {\n  double sum = 0;\n"
+            "  std::vector<double> p(x.size());\n  for (size_t i = 0; i < x.size(); ++i) {\n"
+            "    if (i == 0) p[i] = x[i]; else p[i] = p[i - 1] + x[i];\n    sum += p[i];\n  }\n"
+            "  return sum + p[0];\n}\n",
+            "__global__ void f(const double *x, size_t N, double *total)",
+            "reads the scan's p outside its loop",
+        ),
         (  # two folds of the running values: the kernel combines one
             "long long f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
             "  long long s = 0, t = 0, u = 0;\n  for (size_t i = 0; i < x.size(); ++i) {\n"
@@ -1322,6 +1337,15 @@ _SCAN_FOLDS = {
         "__global__ void f(const long long *x, long long *y, size_t N, long long *total)",
         "std::vector<long long> wy(n), gy(n); long long want = f(x, wy), got = 7;",
         "pf_gpu::f(x.data(), gy.data(), n, &got); got += (gy != wy);",
+    ),
+    "a prefix sum in the function's own array from its stored first element": (
+        "double f(std::vector<double> const &x) {\n  double sum = 0;\n"
+        "  std::vector<double> prefix(x.size());\n  prefix[0] = x[0];\n"
+        "  for (size_t i = 1; i < x.size(); ++i) {\n    prefix[i] = prefix[i - 1] + x[i];\n"
+        "    sum += prefix[i];\n  }\n  return sum;\n}\n",
+        "__global__ void f(const double *x, size_t N, double *total)",
+        "double want = f(x), got = 7;",
+        "pf_gpu::f(x.data(), n, &got);",
     ),
     "the largest running minimum": (
         "long long f(std::vector<long long> const &x) {\n"
@@ -1957,6 +1981,24 @@ int main() {{
             "  std::sort(s.begin(), s.end());\n  int n = 0;\n"
             "  for (size_t i = 0; i < x.size(); ++i) n += std::binary_search(s.begin(), s.end(), x[i]);\n"
             "  return n;\n}\n",
+            "does more than its loop",
+        ),
+        (  # a query only one branch runs: counted before it, it would read past the end
+            "void f(std::vector<int> const &x, std::vector<int> &r) {\n  std::vector<int> s = x;\n"
+            "  std::sort(s.begin(), s.end());\n  for (size_t i = 0; i < x.size(); ++i)\n"
+            "    r[i] = i + 1 < x.size() ? std::lower_bound(s.begin(), s.end(), x[i + 1]) - s.begin() : 0;\n}\n",
+            "does more than its loop",
+        ),
+        (  # a name of the loop's own hides the input the counts would walk
+            "void f(std::vector<int> const &x, std::vector<int> &r) {\n  std::vector<int> s = x;\n"
+            "  std::sort(s.begin(), s.end());\n  for (size_t i = 0; i < r.size(); ++i) {\n"
+            "    int x = (int)i;\n    r[i] = std::lower_bound(s.begin(), s.end(), x) - s.begin();\n  }\n}\n",
+            "does more than its loop",
+        ),
+        (  # a query after a write in its own statement would be counted before the write
+            "void f(std::vector<int> const &x, std::vector<int> &r) {\n  std::vector<int> s = x;\n"
+            "  std::sort(s.begin(), s.end());\n  for (size_t i = 0; i < x.size(); ++i) {\n"
+            "    int t = 0;\n    r[i] = (t = x[i] + 1) + std::binary_search(s.begin(), s.end(), t);\n  }\n}\n",
             "does more than its loop",
         ),
     ],

@@ -254,6 +254,14 @@ async def test_every_runner_a_process_builds_times_under_one_gate(engine, tmp_pa
     # bound to its loop
     other = await asyncio.to_thread(lambda: asyncio.run(_gate_in_a_loop(settings)))
     assert other is not gate
+    # another model (here another data directory, so another server to pause) another gate;
+    # a stopping service forgets its loop's
+    from parforge.service.runners import release_timing_gates, timing_gate
+
+    elsewhere = settings_with(tmp_path / "other")
+    assert timing_gate(elsewhere) is not gate and timing_gate(settings) is gate
+    release_timing_gates()
+    assert timing_gate(settings) is not gate
 
 
 async def _gate_in_a_loop(settings: Settings) -> object:
