@@ -36,8 +36,9 @@ its one loop:
   a reduction's total goes through a device variable into every thread's own copy.
 
 A function that only returns standard algorithms' results (`std::find(...) != x.end()`,
-`std::count`, `std::accumulate`, or an expression of several: `find(x) != end ^ find(y) !=
-end`) is first written as the loops the algorithms run. A function that only sorts a vector it
+`std::count`, `std::count_if` with a one-line lambda, `std::accumulate`, `*std::max_element`,
+`*std::min_element`, or an expression of several: `find(x) != end ^ find(y) != end`) is
+first written as the loops the algorithms run. A function that only sorts a vector it
 takes (`std::sort(x.begin(), x.end(), order)`) becomes a sorting network in one launch, its
 steps meeting at the grid barrier of loops in phases (`_sort_kernel`); one that returns one
 element of a sorted copy (`y = x; sort(y); return y[k - 1];`) selects it bit by bit of an
@@ -1671,6 +1672,9 @@ def _algorithm_loop(
     its end); None where `expr` is no algorithm."""
     while expr.type == "parenthesized_expression" and expr.named_children:
         expr = expr.named_children[0]
+    extreme = _extreme_loop(expr, definition, taken, acc)
+    if extreme is not None:
+        return extreme
     negate = False
     call = expr
     if expr.type == "binary_expression":
@@ -1686,7 +1690,12 @@ def _algorithm_loop(
         return None
     algorithm = text(callee)
     args = [a for a in arguments.named_children if a.type != "comment"]
-    if len(args) != 3 or algorithm not in ("std::find", "std::count", "std::accumulate"):
+    if len(args) != 3 or algorithm not in (
+        "std::find",
+        "std::count",
+        "std::count_if",
+        "std::accumulate",
+    ):
         return None
     over = text(args[0]).removesuffix(".begin()")
     if not re.fullmatch(r"[A-Za-z_]\w*", over) or text(args[1]) != f"{over}.end()":
@@ -1708,6 +1717,11 @@ def _algorithm_loop(
         if returned is None:
             return None
         kind, start, update = text(returned), "0", f"{acc} += ({over}[{k}] == ({value}));"
+    elif algorithm == "std::count_if":
+        holds = _predicate_on(args[2], f"{over}[{k}]")
+        if returned is None or holds is None:
+            return None
+        kind, start, update = text(returned), "0", f"{acc} += (({holds}) ? 1 : 0);"
     else:
         typed = _literal_type(args[2], params)
         element = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params[over]))
@@ -1725,6 +1739,70 @@ def _algorithm_loop(
         f"    {kind} {acc} = {start};\n"
         f"    for (size_t {k} = 0; {k} < {over}.size(); ++{k}) {{\n        {update}\n    }}\n"
     ), f"(!{acc})" if negate else acc
+
+
+def _predicate_on(predicate: Node, element: str) -> str | None:
+    """A lambda's test of `element` (`[&](int e) { return e % 2 == 0; }` on `x[k]`: `(x[k]) % 2
+    == 0`): one parameter, a body of one `return`, nothing assigned; else None."""
+    if predicate.type != "lambda_expression":
+        return None
+    declarator = predicate.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    body = predicate.child_by_field_name("body")
+    statements = [c for c in body.named_children if c.type != "comment"] if body else []
+    if parameters is None or len(parameters.named_children) != 1 or len(statements) != 1:
+        return None
+    name = declared_name(parameters.named_children[0].child_by_field_name("declarator"))
+    returned = statements[0]
+    if name is None or returned.type != "return_statement" or not returned.named_children:
+        return None
+    test = returned.named_children[0]
+    if any(
+        n.type in ("assignment_expression", "update_expression", "lambda_expression")
+        or n.type in _DECLARING
+        for n in walk(test)
+    ):
+        return None
+    return _rewrite(
+        test,
+        [
+            (n.start_byte, n.end_byte, f"({element})")
+            for n in walk(test)
+            if n.type == "identifier" and text(n) == name
+        ],
+    )
+
+
+def _extreme_loop(
+    expr: Node, definition: Node, taken: set[str], acc: str
+) -> tuple[str, str] | None:
+    """`*std::max_element(v.begin(), v.end())` (or `min_element`) as the loop keeping the
+    largest (smallest) element from the first: what the library's element holds (an empty
+    vector has none to read, as in the sequential function)."""
+    call = expr.child_by_field_name("argument") if expr.type == "pointer_expression" else None
+    if call is None or text(expr).lstrip()[:1] != "*" or call.type != "call_expression":
+        return None
+    callee = call.child_by_field_name("function")
+    arguments = call.child_by_field_name("arguments")
+    largest = {"std::max_element": ">", "std::min_element": "<"}.get(text(callee or call))
+    args = [a for a in arguments.named_children if a.type != "comment"] if arguments else []
+    if largest is None or len(args) != 2:
+        return None
+    over = text(args[0]).removesuffix(".begin()")
+    if not re.fullmatch(r"[A-Za-z_]\w*", over) or text(args[1]) != f"{over}.end()":
+        return None
+    params = dict(function_params(definition))
+    element = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params.get(over) or call))
+    if over not in params or element is None:
+        return None
+    k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)
+    taken.add(k)
+    kind = " ".join(element.group(1).split())
+    return (
+        f"    {kind} {acc} = {over}[0];\n"
+        f"    for (size_t {k} = 0; {k} < {over}.size(); ++{k}) {{\n"
+        f"        if ({over}[{k}] {largest} {acc}) {acc} = {over}[{k}];\n    }}\n"
+    ), acc
 
 
 def _literal_type(node: Node, params: dict[str, Node]) -> str | None:

@@ -1600,6 +1600,18 @@ _ALGORITHMS = {
         "__global__ void f(const long long *x, size_t N, long long v, bool *out)",
         "bool",
     ),
+    "count_if with a lambda reading a parameter": (
+        "int f(std::vector<long long> const &x, long long v) {\n"
+        "  return std::count_if(x.begin(), x.end(), [&](const long long &e) { return e % 3 == 0 || e > v; });\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, int *out)",
+        "int",
+    ),
+    "the largest element, and the smallest": (
+        "long long f(std::vector<long long> const &x, long long v) {\n"
+        "  return *std::max_element(x.begin(), x.end()) * 1000 + *std::min_element(x.begin(), x.end()) - v;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, long long *out)",
+        "long long",
+    ),
     "accumulate from a long long start": (
         "long long f(std::vector<long long> const &x, long long v) {\n"
         "  return std::accumulate(x.begin(), x.end(), v);\n}\n",
@@ -1615,7 +1627,7 @@ def test_a_returned_algorithm_runs_as_its_loop_under_every_launch_shape(
     case: str, tmp_path: Path
 ) -> None:
     source, signature, kind = _ALGORITHMS[case]
-    headers = "#include <numeric>\n"
+    headers = "#include <algorithm>\n#include <numeric>\n"
     written = kernel(source, analyse(source, Language.CPP), "f", signature)
     check = f"""
 int main() {{
@@ -1648,6 +1660,16 @@ int main() {{
         (  # an algorithm beside a call the device lacks: nothing is lowered
             "long f(std::vector<int> const &x) {\n"
             "  return std::count(x.begin(), x.end(), 3) + random();\n}\n",
+            "0 top-level loops",
+        ),
+        (  # a predicate of two statements: no one expression to count
+            "long f(std::vector<int> const &x) {\n"
+            "  return std::count_if(x.begin(), x.end(), [](int e) { int h = e / 2; return h > 3; });\n}\n",
+            "0 top-level loops",
+        ),
+        (  # the largest element's position is an argmax, not this
+            "long f(std::vector<int> const &x) {\n"
+            "  return std::max_element(x.begin(), x.end()) - x.begin();\n}\n",
             "0 top-level loops",
         ),
         (  # a find returned as an iterator is no result a kernel writes
