@@ -863,12 +863,6 @@ class _LoopHead:
             return ""
         return f" && (({at}) >= 0 || ({self.counter})-1 < ({self.counter})0)"
 
-    def _wrapped(self, at: str) -> str:
-        """The opposite of `_unwrapped`, as an alternative to a failed check."""
-        if self.direction == "+":
-            return ""
-        return f" || (({at}) < 0 && ({self.counter})-1 > ({self.counter})0)"
-
     def loop(self, start: str, step: str, limit: str = "") -> str:
         if self.over:
             bound = "(long long)pf_k < pf_count" + (f" && {limit}" if limit else "")
@@ -877,12 +871,14 @@ class _LoopHead:
                 f"        {self.named} = {self.over}[pf_first + (long long)pf_k];\n"
             )
         bound = "pf_runs" + (f" && {limit}" if limit else "")
+        outside = f"(long long){self.var} != pf_iteration"
+        if self.direction == "-":
+            outside = f"!((long long){self.var} == pf_iteration{self._unwrapped('pf_iteration')})"
         return (
             f"    for (unsigned long long pf_k = {start}; {bound}; pf_k += {step}) {{\n"
             f"        const long long pf_iteration = pf_first {self.direction} (long long)pf_k;\n"
             f"        {self.counter} {self.var} = ({self.counter})pf_iteration;\n"
-            f"        if ((long long){self.var} != pf_iteration{self._wrapped('pf_iteration')} "
-            f"|| !({self.test})) break;\n"
+            f"        if ({outside} || !({self.test})) break;\n"
         )
 
 
@@ -1167,29 +1163,19 @@ def _select_kernel(source: str, program: Program, function: str, signature: str)
         return None
     sort, returned = statements[sorts[0]], statements[-1]
     copy = statements[sorts[0] - 1]
-    match = re.fullmatch(
-        r"std::sort\((\w+)\.begin\(\),(\w+)\.end\(\)\);", text(sort).replace(" ", "")
-    )
-    if match is None or match.group(1) != match.group(2) or returned.type != "return_statement":
+    into = _sorted_in_place(sort)
+    if into is None or returned.type != "return_statement":
         return None
-    into = match.group(1)
     serial_params = dict(function_params(definition))
-    copied = re.fullmatch(
-        rf"std::vector<([\w\s:]+)>{into}(?:\((\w+)\)|=(\w+));", text(copy).replace(" ", "")
-    ) or re.fullmatch(
-        rf"std::vector<([\w\s:]+)>\s+{into}\s*(?:\(\s*(\w+)\s*\)|=\s*(\w+))\s*;", text(copy)
-    )
+    over = _copied_from(copy, into)
     read = returned.named_children[0] if returned.named_children else None
-    if copied is None or read is None or read.type != "subscript_expression":
+    if over is None or read is None or read.type != "subscript_expression":
         return None
-    over = copied.group(2) or copied.group(3)
     if text(read.child_by_field_name("argument") or read) != into:
         return None
     if over not in serial_params or "vector" not in text(serial_params[over]):
         return None
-    index = read.child_by_field_name("indices") or read.child_by_field_name("index")
-    if index is not None and index.type == "subscript_argument_list":
-        index = index.named_children[0] if len(index.named_children) == 1 else None
+    index = _subscript_index(read)
     if index is None:
         return None
     _, params = signature_params(signature)
@@ -1310,6 +1296,25 @@ def _select_kernel(source: str, program: Program, function: str, signature: str)
         )
         + "}\n"
     )
+
+
+def _sorted_in_place(statement: Node) -> str | None:
+    """The vector `std::sort(v.begin(), v.end());` sorts whole by its elements' own order."""
+    match = re.fullmatch(
+        r"std::sort\((\w+)\.begin\(\),(\w+)\.end\(\)\);", text(statement).replace(" ", "")
+    )
+    return match.group(1) if match is not None and match.group(1) == match.group(2) else None
+
+
+def _copied_from(statement: Node, into: str) -> str | None:
+    """The name `std::vector<T> into(x);` (or `= x;`) copies, where `statement` is that."""
+    copied = re.fullmatch(
+        rf"std::vector<([\w\s:]+)>{into}(?:\((\w+)\)|=(\w+));", text(statement).replace(" ", "")
+    ) or re.fullmatch(
+        rf"std::vector<([\w\s:]+)>\s+{into}\s*(?:\(\s*(\w+)\s*\)|=\s*(\w+))\s*;",
+        text(statement),
+    )
+    return (copied.group(2) or copied.group(3)) if copied is not None else None
 
 
 def _sort_order(
@@ -1467,22 +1472,11 @@ def _sorted_queries(source: str, program: Program, function: str) -> tuple[str, 
     if found is None:
         return source, program
     _, definition, body, statements = found
-    flat = [t.replace(" ", "") for t in map(text, statements)]
-    sorts = [
-        (i, m.group(1))
-        for i, t in enumerate(flat)
-        for m in [re.fullmatch(r"std::sort\((\w+)\.begin\(\),(\w+)\.end\(\)\);", t)]
-        if m is not None and m.group(1) == m.group(2)
-    ]
+    sorts = [(i, into) for i, st in enumerate(statements) if (into := _sorted_in_place(st))]
     if len(sorts) != 1:
         return source, program
     at, into = sorts[0]
-    copies = [
-        (i, m.group(1) or m.group(2))
-        for i, t in enumerate(flat[:at])
-        for m in [re.fullmatch(rf"std::vector<[\w:]+>{into}(?:\((\w+)\)|=(\w+));", t)]
-        if m is not None
-    ]
+    copies = [(i, x) for i, st in enumerate(statements[:at]) if (x := _copied_from(st, into))]
     params = dict(function_params(definition))
     if len(copies) != 1:
         return source, program
@@ -1697,16 +1691,12 @@ def _algorithm_loop(
         "std::accumulate",
     ):
         return None
-    over = text(args[0]).removesuffix(".begin()")
-    if not re.fullmatch(r"[A-Za-z_]\w*", over) or text(args[1]) != f"{over}.end()":
-        return None
-    if (expr is call) == (algorithm == "std::find"):
+    over = _whole_vector(args, definition)
+    if over is None or (expr is call) == (algorithm == "std::find"):
         return None  # a find compared with its end, a count or a sum returned as it is
     if expr is not call and text(end) != f"{over}.end()":
         return None
     params = dict(function_params(definition))
-    if over not in params or "vector" not in text(params[over]):
-        return None
     k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)
     taken.add(k)
     value = text(args[2])
@@ -1739,6 +1729,16 @@ def _algorithm_loop(
         f"    {kind} {acc} = {start};\n"
         f"    for (size_t {k} = 0; {k} < {over}.size(); ++{k}) {{\n        {update}\n    }}\n"
     ), f"(!{acc})" if negate else acc
+
+
+def _whole_vector(args: list[Node], definition: Node) -> str | None:
+    """The vector parameter an algorithm's first two arguments span whole (`x.begin(),
+    x.end()`), else None."""
+    over = text(args[0]).removesuffix(".begin()")
+    if not re.fullmatch(r"[A-Za-z_]\w*", over) or text(args[1]) != f"{over}.end()":
+        return None
+    declared = dict(function_params(definition)).get(over)
+    return over if declared is not None and "vector" in text(declared) else None
 
 
 def _predicate_on(predicate: Node, element: str) -> str | None:
@@ -1788,12 +1788,10 @@ def _extreme_loop(
     args = [a for a in arguments.named_children if a.type != "comment"] if arguments else []
     if largest is None or len(args) != 2:
         return None
-    over = text(args[0]).removesuffix(".begin()")
-    if not re.fullmatch(r"[A-Za-z_]\w*", over) or text(args[1]) != f"{over}.end()":
-        return None
+    over = _whole_vector(args, definition)
     params = dict(function_params(definition))
-    element = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params.get(over) or call))
-    if over not in params or element is None:
+    element = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params[over])) if over else None
+    if over is None or element is None:
         return None
     k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)
     taken.add(k)

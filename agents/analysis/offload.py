@@ -534,6 +534,7 @@ def _kernel(
         f"class pf_cuda_C{k}" for k in range(len(reductions))
     ]
     picking: list[str] = []
+    with_ = rule = ""
     if picked is not None:
         cells.append("pf_cuda_P pf_picks")
         classes.append("class pf_cuda_P")
@@ -638,8 +639,6 @@ def _kernel(
     ]
     if picked is not None:
         # one pick per block, the best of them kept on the host after the launch
-        with_ = picked.others[0] if picked.others else picked.best
-        rule = f"{'true' if picked.keeps == 'min' else 'false'}, {str(picked.strict).lower()}"
         host.append(
             f"    auto *{tag}_picks = pf_cuda_picks_for({tag}_blocks, {picked.best}, {with_});"
         )
