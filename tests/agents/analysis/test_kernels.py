@@ -1329,6 +1329,7 @@ _SCAN_FOLDS = {
         "__global__ void f(const double *x, size_t N, double *total)",
         "double want = f(x), got = 7;",
         "pf_gpu::f(x.data(), n, &got);",
+        "",
     ),
     "a running sum's values summed beside the scan's output": (
         "long long f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
@@ -1336,7 +1337,8 @@ _SCAN_FOLDS = {
         "    s += x[i];\n    y[i] = s;\n    t += s;\n  }\n  return t;\n}\n",
         "__global__ void f(const long long *x, long long *y, size_t N, long long *total)",
         "std::vector<long long> wy(n), gy(n); long long want = f(x, wy), got = 7;",
-        "pf_gpu::f(x.data(), gy.data(), n, &got); got += (gy != wy);",
+        "pf_gpu::f(x.data(), gy.data(), n, &got);",
+        "if (gy != wy) return 2;\n                std::fill(gy.begin(), gy.end(), -1);",
     ),
     "a prefix sum in the function's own array from its stored first element": (
         "double f(std::vector<double> const &x) {\n  double sum = 0;\n"
@@ -1346,6 +1348,7 @@ _SCAN_FOLDS = {
         "__global__ void f(const double *x, size_t N, double *total)",
         "double want = f(x), got = 7;",
         "pf_gpu::f(x.data(), n, &got);",
+        "",
     ),
     "the largest running minimum": (
         "long long f(std::vector<long long> const &x) {\n"
@@ -1356,6 +1359,7 @@ _SCAN_FOLDS = {
         "__global__ void f(const long long *x, size_t N, long long *total)",
         "long long want = f(x), got = 7;",
         "pf_gpu::f(x.data(), n, &got);",
+        "",
     ),
 }
 """Scans whose running values a reduction also folds (sums of prefix sums and the like), two of
@@ -1369,7 +1373,7 @@ def test_a_scan_that_also_folds_gives_the_sequential_result(case: str, tmp_path:
     thread from the operator's identity; the scan's tickets and the fold's total are reset by
     the one block that ends last, so a second launch starts clean. Integer-valued inputs: the
     regrouped floating sums are exact."""
-    source, signature, call, launch = _SCAN_FOLDS[case]
+    source, signature, call, launch, after = _SCAN_FOLDS[case]
     written = kernel(source, analyse(source, Language.CPP), "f", signature)
     assert "pf_cuda_block_scan" in written and written.count("pf_cuda_last_block(&") == 1
     check = f"""
@@ -1382,6 +1386,7 @@ int main() {{
             for (int twice = 0; twice < 2; twice++) {{
                 pf_launch(shape[0], shape[1], [&] {{ {launch} }});
                 if (got != want) return 1;
+                {after}
                 got = 7;
             }}
         }}
