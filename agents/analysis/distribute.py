@@ -24,6 +24,9 @@ any output, sees what the sequential program would have:
 - a scan runs twice over each rank's block: the running value's total, every rank's total to
   every rank, then the whole body from the totals of the ranks before it;
 - a range-based loop over a container runs over its block of elements;
+- a loop counting down by 1 (`for (int i = n - 1; i >= 0; --i)`) whose order matters to
+  nothing (no search, scan, best or last value: those stay on every rank) is divided as its
+  values from the smallest up, each rank running its block from the top;
 - a stencil sweep that the loop around it repeats with only a swap of its two buffers beside
   it exchanges its halo with the neighbouring ranks (`MPI_Sendrecv`, as wide as the furthest
   row the stencil reads) instead of gathering, and both buffers are gathered whole once after
@@ -128,14 +131,21 @@ def why_not(program: Program, loop: Loop, root: Node | None = None) -> str | Non
             return "a range-based loop over something other than a named container"
     elif loop.kind != "for" or not loop.canonical or loop.var is None:
         return "not a counted for loop"
-    elif loop.lower is None or loop.upper is None or loop.test not in ("<", "<="):
-        return "its bounds are not a counting-up range"
-    elif loop.stride != 1:
-        return "its step is not 1"
+    elif loop.lower is None or loop.upper is None or loop.test not in ("<", "<=", ">", ">="):
+        return "its bounds are not a counted range"
+    elif loop.stride != (-1 if _down(loop) else 1):
+        return "its step is not 1 (counting up) or -1 (counting down)"
     if loop.trip_count is not None and loop.trip_count < SHORT:
         return f"{loop.trip_count} iterations, fewer than a collective call pays for"
     if not dep.annotatable:
         return f"its iterations are not independent ({dep.kind})"
+    if _down(loop):
+        if loop.declared_type is None:
+            return "a loop counting down whose counter is not declared with a type in its header"
+        if dep.scan is not None or dep.first_match or dep.last_assigned:
+            return "a loop counting down whose order matters (a scan, a search, a last value)"
+        if dep.best_updates or dep.lastprivate:
+            return "a loop counting down whose order matters (a best's ties, a last iteration)"
     if dep.scan is not None and (
         loop.range_over is not None
         or (program.language is Language.C and dep.scan.op in ("min", "max"))
@@ -384,7 +394,7 @@ def distribute(
         # A sweep runs one block per rank (its neighbours hold the rows next to its own),
         # so neither a count of rounds here nor evolution's decomposition mutations apply.
         even = count in (None, 1) and not (cycles(loop) and rounds_for(program, loop) > 1)
-        sweep = _sweep(root, program, loop, node) if even else None
+        sweep = _sweep(root, program, loop, node) if even and not _down(loop) else None
         edits += _rank_blocks(raw, node, program, loop, number, cpp, count, sweep)
         if sweep is not None:
             edits += _after_sweeps(raw, node, program, loop, number, cpp, sweep)
@@ -515,13 +525,19 @@ def _rank_blocks(
     elif dep.scan is not None:
         scan = _blocked_scan(raw, node, loop, tag, cpp)
         edits.append((node.start_byte, node.end_byte, scan))
+    elif _down(loop):
+        edits += _header_down(node, loop, tag, lo)
     else:
         found = f" && {tag}_hit == LLONG_MAX" if dep.first_match else ""
         edits += _header(node, loop, lo, hi + found)
     declared_here = loop.range_over is not None or _declares_counter(node)
     for update, flag in _best_blocks(node, loop, tag):
         edits.append((update.start_byte + 1, update.start_byte + 1, f" {flag} = 1;"))
-    if loop.range_over is None:
+    # A loop counting down runs its rank's block of values from the top (`{tag}_v` counts them).
+    block_top = f" long long {tag}_v = {hi} - 1;" if _down(loop) else ""
+    if _down(loop):
+        before = _range_down(loop, tag)
+    elif loop.range_over is None:
         before = _range(node, loop, tag, cpp)
     else:
         before = [
@@ -558,7 +574,9 @@ def _rank_blocks(
         body = raw[exits[0].start_byte : exits[0].end_byte].decode()
     gathers: list[str] = []
     if rounds is None:
-        before.append(f"long long {lo}, {hi}; pf_mpi_block({first}, {count}, &{lo}, &{hi});")
+        before.append(
+            f"long long {lo}, {hi}; pf_mpi_block({first}, {count}, &{lo}, &{hi});{block_top}"
+        )
         part_first, part_count = first, count
     else:
         # Round r runs iterations [count * r / rounds, count * (r + 1) / rounds) as blocks
@@ -569,7 +587,8 @@ def _rank_blocks(
             f"for (long long {rnd} = 0; {rnd} < {tag}_rounds; {rnd}++) {{",
             f"long long {part_first}, {part_count}; pf_mpi_round({first}, {count}, "
             f"{tag}_rounds, {rnd}, &{part_first}, &{part_count});",
-            f"long long {lo}, {hi}; pf_mpi_block({part_first}, {part_count}, &{lo}, &{hi});",
+            f"long long {lo}, {hi}; pf_mpi_block({part_first}, {part_count}, &{lo}, &{hi});"
+            f"{block_top}",
         ]
     for footprint in footprints(program, loop):
         start = footprint.start.format(k=part_first)
@@ -860,6 +879,44 @@ def _range(node: Node, loop: Loop, tag: str, cpp: bool) -> list[str]:
         f"{{ long long {first} = (long long)({lower});",
         f"long long {count} = (long long)({upper}){plus_one} - {first};",
         f"if (!(({typed})({lower}) {loop.test} ({upper}))) {count} = 0;",
+    ]
+
+
+def _down(loop: Loop) -> bool:
+    """Whether `loop` is an index loop counting down (`for (int i = n - 1; i >= 0; --i)`)."""
+    return loop.range_over is None and loop.test in (">", ">=")
+
+
+def _range_down(loop: Loop, tag: str) -> list[str]:
+    """`_range` for a loop counting down: its values as a range from the smallest up
+    (`{tag}_first`, `{tag}_count`), which the ranks divide into blocks as they divide a loop
+    counting up (its iterations are independent and order nothing: `why_not`); 0 iterations
+    where its own test, in its counter's type, fails for its first value."""
+    lower, upper = loop.lower or "", loop.upper or ""
+    first, count = f"{tag}_first", f"{tag}_count"
+    above = " + 1" if loop.test == ">" else ""
+    return [
+        f"{{ long long {first} = (long long)({upper}){above};",
+        f"long long {count} = (long long)({lower}) + 1 - {first};",
+        f"if (!(({loop.declared_type})({lower}) {loop.test} ({upper}))) {count} = 0;",
+    ]
+
+
+def _header_down(node: Node, loop: Loop, tag: str, lo: str) -> list[tuple[int, int, str]]:
+    """Edits that make a loop counting down run its rank's block of values [lo, hi) from the
+    top: the counter starts at `{tag}_v` (hi - 1), and the test counts the block's values with
+    `{tag}_v` in `long long`, never with the counter (an unsigned counter wraps below 0)."""
+    init = node.child_by_field_name("initializer")
+    condition = node.child_by_field_name("condition")
+    update = node.child_by_field_name("update")
+    declarator = init.child_by_field_name("declarator") if init is not None else None
+    first = declarator.child_by_field_name("value") if declarator is not None else None
+    if first is None or condition is None or update is None:
+        raise AnnotationError(f"loop {loop.id}: cannot find its counter's first value and step")
+    return [
+        (first.start_byte, first.end_byte, f"({loop.declared_type})({tag}_v)"),
+        (condition.start_byte, condition.end_byte, f"{tag}_v >= {lo}"),
+        (update.start_byte, update.end_byte, f"{text(update)}, --{tag}_v"),
     ]
 
 

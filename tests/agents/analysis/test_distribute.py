@@ -66,6 +66,13 @@ CASES = {
         {"L1", "L2", "L3", "L4", "L5", "L6", "L9", "L10", "L11", "L13"},
         _stdin_for_shapes(),
     ),
+    # loops counting down: a map, sums (one with an unsigned counter to 1), a histogram, rows,
+    # a triangular loop (rounds), main's checks; not those whose order matters
+    "mpi_down.c": (
+        Language.C,
+        {"L2", "L3", "L4", "L5", "L6", "L8", "L14", "L15"},
+        "",
+    ),
 }
 
 
@@ -286,10 +293,14 @@ def test_uneven_loops_run_block_cyclic_and_the_rest_in_one_block_per_rank() -> N
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("mpicc") is None, reason="needs Open MPI's compilers")
-def test_every_round_count_prints_what_the_sequential_program_prints(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["mpi_uneven.c", "mpi_down.c"])
+def test_every_round_count_prints_what_the_sequential_program_prints(
+    name: str, tmp_path: Path
+) -> None:
     """More rounds than a loop has iterations per rank (70 iterations, 64 rounds, 4 ranks)
-    leave parts empty; every count, at every rank count, still gives the same output."""
-    source = (PROGRAMS / "mpi_uneven.c").read_text()
+    leave parts empty; every count, at every rank count, still gives the same output (loops
+    counting down too: each part's values from its top)."""
+    source = (PROGRAMS / name).read_text()
     program = analyse(source, Language.C)
     offered = distributable(source, program)
     cycling = [loop.id for loop in offered if cycles(loop)]
@@ -462,4 +473,33 @@ def test_last_values_that_cannot_move_between_ranks_get_no_candidate(body: str, 
     program = analyse(source, Language.C)
     loop = next(x for x in program.loops if x.line == 6)
     reason = why_not(program, loop, syntax_tree(source, Language.C).root_node)
+    assert reason is not None and why in reason, reason
+
+
+@pytest.mark.parametrize(
+    ("loop", "why"),
+    [
+        ("for (int i = n - 1; i >= 0; i--) if (x[i] < 2) last = i;", "order matters (a scan"),
+        (
+            "for (int i = n - 1; i >= 0; i--) if (x[i] < best) { best = x[i]; last = i; }",
+            "a best's ties",
+        ),
+        ("for (int i = n - 1; i >= 0; i -= 2) y[i] = x[i];", "its step is not 1"),
+        ("for (i = n - 1; i >= 0; i--) y[i] = x[i];", "not declared with a type"),
+    ],
+)
+def test_loops_counting_down_whose_order_matters_get_no_candidate(loop: str, why: str) -> None:
+    """A loop counting down is divided only where its order changes nothing: a last value, a
+    best (its ties go to the first it meets), a search or a scan stays on every rank, as does
+    a step of 2 or a counter the loop's header does not declare (its value after the loop)."""
+    source = (
+        "#include <stdio.h>\nint x[1000], y[1000];\nint main(void) {\n"
+        "  int n = 1000, i, last = -1, best = 99;\n"
+        "  for (int k = 0; k < n; k++) x[k] = k % 7;\n"
+        f"  {loop}\n"
+        '  printf("%d %d %d %d\\n", last, best, y[3], i);\n  return 0;\n}\n'
+    )
+    program = analyse(source, Language.C)
+    chosen = next(x for x in program.loops if x.line == 6)
+    reason = why_not(program, chosen, syntax_tree(source, Language.C).root_node)
     assert reason is not None and why in reason, reason
