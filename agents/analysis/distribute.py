@@ -135,13 +135,19 @@ def why_not(program: Program, loop: Loop, root: Node | None = None) -> str | Non
         return "its bounds are not a counted range"
     elif loop.stride != (-1 if _down(loop) else 1):
         return "its step is not 1 (counting up) or -1 (counting down)"
+    elif _EFFECTS.search(f"{loop.lower} {loop.upper}"):
+        return "its first value or bound changes something (an increment or an assignment)"
+    elif loop.declared_type is not None and re.search(r"\b(?:float|double)\b", loop.declared_type):
+        return "its counter is a floating-point number"
     if loop.trip_count is not None and loop.trip_count < SHORT:
         return f"{loop.trip_count} iterations, fewer than a collective call pays for"
     if not dep.annotatable:
         return f"its iterations are not independent ({dep.kind})"
     if _down(loop):
-        if loop.declared_type is None:
-            return "a loop counting down whose counter is not declared with a type in its header"
+        if loop.declared_type is None or not _integer(loop.declared_type):
+            return "a loop counting down whose counter is not an integer declared in its header"
+        if loop.test == ">=" and loop.upper == "0" and _unsigned(loop.declared_type):
+            return "an unsigned counter tested `>= 0`: the loop never ends"
         if dep.scan is not None or dep.first_match or dep.last_assigned:
             return "a loop counting down whose order matters (a scan, a search, a last value)"
         if dep.best_updates or dep.lastprivate:
@@ -867,8 +873,7 @@ def _range(node: Node, loop: Loop, tag: str, cpp: bool) -> list[str]:
     iterations (0 where it does not run, by its own test in its own types: `int i = -1;
     i < n` with `unsigned n` is false in C, whatever the arithmetic says)."""
     lower, upper = loop.lower or "", loop.upper or ""
-    first, count = f"{tag}_first", f"{tag}_count"
-    plus_one = " + 1" if loop.test == "<=" else ""
+    first, count, last = f"{tag}_first", f"{tag}_count", f"{tag}_top"
     if loop.counter_type not in (None, "auto"):
         typed = loop.counter_type
     elif not _declares_counter(node):
@@ -876,10 +881,41 @@ def _range(node: Node, loop: Loop, tag: str, cpp: bool) -> list[str]:
     else:
         typed = f"decltype({lower})" if cpp else f"__typeof__({lower})"
     return [
+        # The largest value the test takes: the bound truncated, or one below it (a bound of
+        # 2.5 or a `<` test).
         f"{{ long long {first} = (long long)({lower});",
-        f"long long {count} = (long long)({upper}){plus_one} - {first};",
+        f"long long {last} = (long long)({upper});",
+        f"if (!(({typed}){last} {loop.test} ({upper}))) {last} -= 1;",
+        f"long long {count} = {last} + 1 - {first};",
         f"if (!(({typed})({lower}) {loop.test} ({upper}))) {count} = 0;",
     ]
+
+
+_EFFECTS = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
+"""An increment, a decrement or an assignment: in a loop's first value or bound, the divided
+loop would evaluate it a different number of times."""
+
+_INTEGER_WORDS = frozenset(
+    {"signed", "unsigned", "char", "short", "int", "long", "size_t", "ssize_t", "ptrdiff_t",
+     "intptr_t", "uintptr_t", "intmax_t", "uintmax_t"}
+)  # fmt: skip
+
+
+def _integer(kind: str) -> bool:
+    """Whether a declared type is one of C's integers by its words (a typedef of unknown
+    meaning is not: it may name a pointer)."""
+    words = kind.replace("std::", "").replace("const", " ").split()
+    return bool(words) and all(
+        w in _INTEGER_WORDS or re.fullmatch(r"u?int(?:_least|_fast)?(?:8|16|32|64)_t", w)
+        for w in words
+    )
+
+
+def _unsigned(kind: str) -> bool:
+    words = kind.replace("std::", "").split()
+    return any(
+        w in ("unsigned", "size_t", "uintptr_t", "uintmax_t") or w.startswith("uint") for w in words
+    )
 
 
 def _down(loop: Loop) -> bool:
@@ -892,13 +928,17 @@ def _range_down(loop: Loop, tag: str) -> list[str]:
     (`{tag}_first`, `{tag}_count`), which the ranks divide into blocks as they divide a loop
     counting up (its iterations are independent and order nothing: `why_not`); 0 iterations
     where its own test, in its counter's type, fails for its first value."""
-    lower, upper = loop.lower or "", loop.upper or ""
+    lower, upper, kind = loop.lower or "", loop.upper or "", loop.declared_type
+    if lower.startswith("{") and lower.endswith("}"):  # `int i{n - 1}`
+        lower = lower[1:-1]
     first, count = f"{tag}_first", f"{tag}_count"
-    above = " + 1" if loop.test == ">" else ""
     return [
-        f"{{ long long {first} = (long long)({upper}){above};",
-        f"long long {count} = (long long)({lower}) + 1 - {first};",
-        f"if (!(({loop.declared_type})({lower}) {loop.test} ({upper}))) {count} = 0;",
+        # The smallest value the test takes: the bound truncated, or one above it (a bound
+        # of 2.5 or a `>` test); the first value as the counter holds it (`char c = 300`).
+        f"{{ long long {first} = (long long)({upper});",
+        f"if (!(({kind}){first} {loop.test} ({upper}))) {first} += 1;",
+        f"long long {count} = (long long)(({kind})({lower})) + 1 - {first};",
+        f"if (!(({kind})({lower}) {loop.test} ({upper}))) {count} = 0;",
     ]
 
 
@@ -913,8 +953,13 @@ def _header_down(node: Node, loop: Loop, tag: str, lo: str) -> list[tuple[int, i
     first = declarator.child_by_field_name("value") if declarator is not None else None
     if first is None or condition is None or update is None:
         raise AnnotationError(f"loop {loop.id}: cannot find its counter's first value and step")
+    value = f"({loop.declared_type})({tag}_v)"
+    if first.type == "initializer_list":  # `int i{n - 1}`
+        value = f"{{{value}}}"
+    elif first.type == "argument_list":  # `int i(n - 1)`
+        value = f"({value})"
     return [
-        (first.start_byte, first.end_byte, f"({loop.declared_type})({tag}_v)"),
+        (first.start_byte, first.end_byte, value),
         (condition.start_byte, condition.end_byte, f"{tag}_v >= {lo}"),
         (update.start_byte, update.end_byte, f"{text(update)}, --{tag}_v"),
     ]

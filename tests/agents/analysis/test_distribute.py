@@ -67,10 +67,11 @@ CASES = {
         _stdin_for_shapes(),
     ),
     # loops counting down: a map, sums (one with an unsigned counter to 1), a histogram, rows,
-    # a triangular loop (rounds), main's checks; not those whose order matters
+    # a triangular loop (rounds), bounds that are not integers, a narrow counter, main's
+    # checks; not those whose order matters
     "mpi_down.c": (
         Language.C,
-        {"L2", "L3", "L4", "L5", "L6", "L8", "L14", "L15"},
+        {"L2", "L3", "L4", "L5", "L6", "L8", "L11", "L12", "L13", "L17", "L18"},
         "",
     ),
 }
@@ -485,21 +486,72 @@ def test_last_values_that_cannot_move_between_ranks_get_no_candidate(body: str, 
             "a best's ties",
         ),
         ("for (int i = n - 1; i >= 0; i -= 2) y[i] = x[i];", "its step is not 1"),
-        ("for (i = n - 1; i >= 0; i--) y[i] = x[i];", "not declared with a type"),
+        ("for (i = n - 1; i >= 0; i--) y[i] = x[i];", "not an integer declared"),
+        ("for (fp p = y + n - 1; p >= y; --p) best += *p;", "not an integer declared"),
+        ("for (unsigned u = 999; u >= 0; --u) y[u % 9] += 1;", "never ends"),
+        ("for (double d = 999.5; d >= 0; d--) y[(int)d] = 1;", "floating-point"),
+        ("for (double d = 0.5; d < n; d++) y[(int)d] = 1;", "floating-point"),
+        ("for (int k = --n; k >= 0; --k) y[k] = 1;", "changes something"),
+        ("for (int k = 0; k < (n += 0); k++) y[k] = 1;", "changes something"),
     ],
 )
-def test_loops_counting_down_whose_order_matters_get_no_candidate(loop: str, why: str) -> None:
+def test_loops_the_ranks_would_run_differently_get_no_candidate(loop: str, why: str) -> None:
     """A loop counting down is divided only where its order changes nothing: a last value, a
     best (its ties go to the first it meets), a search or a scan stays on every rank, as does
-    a step of 2 or a counter the loop's header does not declare (its value after the loop)."""
+    a step of 2 or a counter that is not an integer its header declares (its value after the
+    loop; a typedef that may name a pointer). In either direction: no floating counter (the
+    ranks count whole values) and no first value or bound with a side effect (the divided loop
+    evaluates them a different number of times)."""
     source = (
-        "#include <stdio.h>\nint x[1000], y[1000];\nint main(void) {\n"
+        "#include <stdio.h>\ntypedef int *fp;\nint x[1000], y[1000];\nint main(void) {\n"
         "  int n = 1000, i, last = -1, best = 99;\n"
         "  for (int k = 0; k < n; k++) x[k] = k % 7;\n"
         f"  {loop}\n"
         '  printf("%d %d %d %d\\n", last, best, y[3], i);\n  return 0;\n}\n'
     )
     program = analyse(source, Language.C)
-    chosen = next(x for x in program.loops if x.line == 6)
+    chosen = next(x for x in program.loops if x.line == 7)
     reason = why_not(program, chosen, syntax_tree(source, Language.C).root_node)
     assert reason is not None and why in reason, reason
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("mpicxx") is None, reason="needs Open MPI's compilers")
+def test_a_counter_initialised_directly_is_divided_in_its_own_spelling(tmp_path: Path) -> None:
+    """`int i{n - 1}` and `int i(n - 1)` (C++): the rank's first value in the same spelling."""
+    source = (
+        "#include <cstdio>\n#include <vector>\nint main() {\n"
+        "  for (int n : {1, 3, 70, 1001}) {\n"
+        "    std::vector<long> y(n), z(n);\n"
+        "    for (int i{n - 1}; i >= 0; --i) y[i] = 3L * i - 7;\n"
+        "    for (int i(n - 1); i >= 0; i--) z[i] = y[i] * (i % 5);\n"
+        "    long s = 0;\n    for (int i = 0; i < n; i++) s += z[i] * (i % 3);\n"
+        '    std::printf("%d %ld\\n", n, s);\n  }\n  return 0;\n}\n'
+    )
+    program = analyse(source, Language.CPP)
+    loops = [loop.id for loop in distributable(source, program) if loop.line in (6, 7)]
+    assert len(loops) == 2
+    rewritten = distribute(source, program, loops)
+    assert "int i{(int)(pf_mpi_0_v)}" in rewritten and "int i((int)(pf_mpi_1_v))" in rewritten
+    (tmp_path / "seq.cpp").write_text(source)
+    (tmp_path / "par.cpp").write_text(rewritten)
+    for compiler, name in (("g++", "seq"), ("mpicxx", "par")):
+        subprocess.run(
+            [compiler, "-O2", "-o", str(tmp_path / name), str(tmp_path / f"{name}.cpp")],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+    want = subprocess.run(
+        [str(tmp_path / "seq")], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    for ranks in (1, 3):
+        got = subprocess.run(
+            ["mpirun", "-np", str(ranks), "--oversubscribe", str(tmp_path / "par")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=MPI_ENV,
+        )
+        assert got.returncode == 0, got.stderr[-2000:]
+        assert got.stdout == want, (ranks, got.stdout, want)

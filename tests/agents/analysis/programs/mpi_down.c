@@ -1,6 +1,7 @@
 /* Loops counting down: a map with a signed counter to 0, a sum with an unsigned counter to 1
  * (`j > 0`, its element j - 1: it must not wrap below 0 on any rank), a histogram, rows of a
- * matrix, a triangular loop (uneven: rounds), a loop that does not run; and loops counting
+ * matrix, a triangular loop (uneven: rounds), a loop that does not run, bounds that are not
+ * integers (up as well), a narrow counter's first value; and loops counting
  * down whose order matters, which stay on every rank: a search from the top, a last value,
  * a best whose ties go to the first it meets. */
 #include <stdio.h>
@@ -29,6 +30,12 @@ int main(void) {
         }
         long none = 3;
         for (int i = -1; i >= 0; i--) none += x[i];
+        /* bounds that are not integers: the smallest value a test takes, the largest */
+        long half = 0, third = 0;
+        for (int i = n - 1; i >= n / 2.0; --i) half += x[i] * (long)i;
+        for (int i = 0; i < n / 3.0; i++) third += x[i] * (long)(i + 1);
+        unsigned char wrapped = 0; /* 300 as an unsigned char: 44 values */
+        for (unsigned char c = (unsigned char)300; c > 0; --c) wrapped ^= (unsigned char)(c * 7);
         int found = -1;
         for (int i = n - 1; i >= 0; i--) {
             if (x[i] > 20) {
@@ -53,6 +60,7 @@ int main(void) {
         printf("%d: y %.2f sum %ld bins %d %d %d %d rows %ld tri %.2f none %ld\n", n, ysum, sum,
                bins[0], bins[1], bins[2], bins[3], rsum, tri, none);
         printf("%d: found %d last %d best %d at %d\n", n, found, last, best, at);
+        printf("%d: half %ld third %ld wrapped %d\n", n, half, third, wrapped);
         free(x);
         free(y);
         free(rows);
