@@ -38,7 +38,9 @@ its one loop:
 A function that only returns standard algorithms' results (`std::find(...) != x.end()`,
 `std::count`, `std::count_if` with a one-line lambda, `std::accumulate`, `*std::max_element`,
 `*std::min_element`, or an expression of several: `find(x) != end ^ find(y) != end`) is
-first written as the loops the algorithms run. A function that only sorts a vector it
+first written as the loops the algorithms run, as is each statement that is one
+`std::transform`, `std::for_each` (its element by reference) or `std::fill` over a whole
+vector (`_statement_algorithms`). A function that only sorts a vector it
 takes (`std::sort(x.begin(), x.end(), order)`) becomes a sorting network in one launch, its
 steps meeting at the grid barrier of loops in phases (`_sort_kernel`); one that returns one
 element of a sorted copy (`y = x; sort(y); return y[k - 1];`) selects it bit by bit of an
@@ -1383,6 +1385,7 @@ def _lowered(source: str, program: Program, function: str) -> tuple[str, Program
     applies)."""
     source, program = _one_name_per_declaration(source, program, function)
     source, program = _sorted_queries(source, program, function)
+    source, program = _statement_algorithms(source, program, function)
     return _algorithm_as_loop(source, program, function)
 
 
@@ -1610,6 +1613,190 @@ def _sorted_queries(source: str, program: Program, function: str) -> tuple[str, 
     return _body_replaced(source, program, body, _rewrite(body, edits))
 
 
+def _statement_algorithms(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with each of `function`'s top-level statements that is one standard algorithm
+    over whole vectors written as the loop it runs, and that source's analysis; else both as
+    they are:
+
+    - `std::transform(a.begin(), a.end(), out.begin(), f)` (and with `b.begin()` before
+      `out.begin()`, a binary `f`): `out[k] = f(a[k])` (`f(a[k], b[k])`) for every k of `a`,
+      `f` a lambda of one `return` that assigns nothing;
+    - `std::for_each(a.begin(), a.end(), f)`: `f`'s body for every element, its parameter a
+      reference (`[](int &e) { if (e < 0) e = 0; }`) standing for `a[k]`; a body that returns,
+      declares a lambda or takes its parameter's address is refused;
+    - `std::fill(a.begin(), a.end(), v)`: `a[k] = v`.
+
+    Each is the loop the library runs element by element in order; the kernel is then written
+    from the loops like any other (maps in phases), and refused the same way."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, definition, body, statements = found
+    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
+    edits: list[tuple[int, int, str]] = []
+    for statement in statements:
+        call = statement.named_children[0] if statement.type == "expression_statement" else None
+        if call is None or call.type != "call_expression":
+            continue
+        callee = call.child_by_field_name("function")
+        arguments = call.child_by_field_name("arguments")
+        if callee is None or arguments is None:
+            continue
+        args = [a for a in arguments.named_children if a.type != "comment"]
+        over = _whole_vector(args, definition) if len(args) >= 3 else None
+        if over is None:
+            continue
+        k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)
+        element = f"{over}[{k}]"
+        body_text = _algorithm_statement(text(callee), args, element, k, definition)
+        if body_text is None:
+            continue
+        taken.add(k)
+        indent = " " * statement.start_point[1]
+        edits.append(
+            (
+                statement.start_byte,
+                statement.end_byte,
+                f"for (size_t {k} = 0; {k} < {over}.size(); ++{k}) {{\n{indent}    {body_text}\n"
+                f"{indent}}}",
+            )
+        )
+    if not edits:
+        return source, program
+    return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
+def _algorithm_statement(
+    algorithm: str, args: list[Node], element: str, k: str, definition: Node
+) -> str | None:
+    """The body of the loop `_statement_algorithms` writes for one algorithm call (its
+    arguments `args`, the first vector's element `element` at `k`), or None."""
+    params = dict(function_params(definition))
+
+    def out_at(node: Node) -> str | None:
+        # `y.begin()` of a vector the function takes (or declares before: its own local)
+        name = text(node).removesuffix(".begin()")
+        if name == text(node) or not re.fullmatch(r"[A-Za-z_]\w*", name):
+            return None
+        declared = params.get(name)
+        if declared is not None and "vector" not in text(declared):
+            return None
+        return f"{name}[{k}]"
+
+    if algorithm == "std::fill" and len(args) == 3:
+        if any(n.type in ("call_expression", "assignment_expression", "update_expression")
+               for n in walk(args[2])):  # fmt: skip
+            return None  # evaluated once by the library, each iteration here
+        return f"{element} = ({text(args[2])});"
+    if algorithm == "std::transform" and len(args) in (4, 5):
+        target = out_at(args[-2])
+        inputs = [element] if len(args) == 4 else [element, out_at(args[2])]
+        if target is None or None in inputs:
+            return None
+        value = _lambda_value(args[-1], [i for i in inputs if i is not None])
+        return None if value is None else f"{target} = {value};"
+    if algorithm == "std::for_each" and len(args) == 3:
+        return _lambda_body(args[2], element)
+    return None
+
+
+def _lambda_parts(lam: Node) -> tuple[list[Node], list[Node]] | None:
+    """A lambda's parameter declarations and its body's statements; None where it is none,
+    or where it is `mutable` or declares its return type (its copies and its conversion would
+    be lost written inline)."""
+    if lam.type != "lambda_expression":
+        return None
+    declarator = lam.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    body = lam.child_by_field_name("body")
+    if parameters is None or body is None or declarator is None:
+        return None
+    if any(c.type != "parameter_list" for c in declarator.children):
+        return None  # `mutable`, `-> T`, `noexcept`, attributes
+    return list(parameters.named_children), [c for c in body.named_children if c.type != "comment"]
+
+
+def _as_parameter(param: Node, element: str) -> str:
+    """`element` as the lambda's parameter `param` receives it: converted to its declared type
+    (`[](double v)` on an `int` element divides as a double), as it is for `auto`."""
+    kind = param.child_by_field_name("type")
+    if kind is None or "auto" in text(kind).split():
+        return f"({element})"
+    return f"(({text(kind)})({element}))"
+
+
+def _lambda_value(lam: Node, elements: list[str]) -> str | None:
+    """A lambda of one `return` that assigns nothing applied to `elements` (its parameters
+    read as those elements, by value), else None."""
+    parts = _lambda_parts(lam)
+    if parts is None or len(parts[0]) != len(elements) or len(parts[1]) != 1:
+        return None
+    params, (returned,) = parts
+    if returned.type != "return_statement" or not returned.named_children:
+        return None
+    value = returned.named_children[0]
+    if any(
+        n.type in ("assignment_expression", "update_expression", "lambda_expression")
+        or n.type in _DECLARING
+        for n in walk(value)
+    ):
+        return None
+    names = [declared_name(p.child_by_field_name("declarator")) for p in params]
+    if None in names or len(set(names)) != len(names):
+        return None
+    by_name = {
+        name: _as_parameter(p, e) for name, p, e in zip(names, params, elements, strict=True)
+    }
+    return (
+        "("
+        + _rewrite(
+            value,
+            [
+                (n.start_byte, n.end_byte, by_name[text(n)])
+                for n in walk(value)
+                if n.type == "identifier" and text(n) in by_name
+            ],
+        )
+        + ")"
+    )
+
+
+def _lambda_body(lam: Node, element: str) -> str | None:
+    """A `for_each` lambda's body with its one reference parameter read and written as
+    `element`, else None (a parameter by value, a `return`, a lambda or a declaration of the
+    parameter's name inside, its address taken)."""
+    parts = _lambda_parts(lam)
+    if parts is None or len(parts[0]) != 1:
+        return None
+    (param,), statements = parts
+    declarator = param.child_by_field_name("declarator")
+    name = declared_name(declarator)
+    if name is None or declarator is None or declarator.type != "reference_declarator":
+        return None
+    nodes = [n for st in statements for n in walk(st)]
+    if any(
+        n.type in ("return_statement", "lambda_expression", "goto_statement")
+        or (
+            n.type in ("declaration", "for_range_loop", "parameter_declaration")
+            and any(declared_name(d) == name for d in n.children_by_field_name("declarator"))
+        )
+        or (n.type == "pointer_expression" and text(n).startswith("&"))
+        for n in nodes
+    ):
+        return None
+    return " ".join(
+        _rewrite(
+            st,
+            [
+                (n.start_byte, n.end_byte, f"({element})")
+                for n in walk(st)
+                if n.type == "identifier" and text(n) == name
+            ],
+        )
+        for st in statements
+    )
+
+
 def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[str, Program]:
     """`source` with `function` written as the loop its one standard algorithm runs, where its
     body is `return <algorithm>;`, and that source's analysis; else both as they are.
@@ -1708,7 +1895,7 @@ def _algorithm_loop(
             return None
         kind, start, update = text(returned), "0", f"{acc} += ({over}[{k}] == ({value}));"
     elif algorithm == "std::count_if":
-        holds = _predicate_on(args[2], f"{over}[{k}]")
+        holds = _lambda_value(args[2], [f"{over}[{k}]"])
         if returned is None or holds is None:
             return None
         kind, start, update = text(returned), "0", f"{acc} += (({holds}) ? 1 : 0);"
@@ -1739,38 +1926,6 @@ def _whole_vector(args: list[Node], definition: Node) -> str | None:
         return None
     declared = dict(function_params(definition)).get(over)
     return over if declared is not None and "vector" in text(declared) else None
-
-
-def _predicate_on(predicate: Node, element: str) -> str | None:
-    """A lambda's test of `element` (`[&](int e) { return e % 2 == 0; }` on `x[k]`: `(x[k]) % 2
-    == 0`): one parameter, a body of one `return`, nothing assigned; else None."""
-    if predicate.type != "lambda_expression":
-        return None
-    declarator = predicate.child_by_field_name("declarator")
-    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
-    body = predicate.child_by_field_name("body")
-    statements = [c for c in body.named_children if c.type != "comment"] if body else []
-    if parameters is None or len(parameters.named_children) != 1 or len(statements) != 1:
-        return None
-    name = declared_name(parameters.named_children[0].child_by_field_name("declarator"))
-    returned = statements[0]
-    if name is None or returned.type != "return_statement" or not returned.named_children:
-        return None
-    test = returned.named_children[0]
-    if any(
-        n.type in ("assignment_expression", "update_expression", "lambda_expression")
-        or n.type in _DECLARING
-        for n in walk(test)
-    ):
-        return None
-    return _rewrite(
-        test,
-        [
-            (n.start_byte, n.end_byte, f"({element})")
-            for n in walk(test)
-            if n.type == "identifier" and text(n) == name
-        ],
-    )
 
 
 def _extreme_loop(

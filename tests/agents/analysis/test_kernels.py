@@ -19,6 +19,7 @@ import pytest
 from agents.analysis import AnnotationError, analyse
 from agents.analysis.kernels import (
     _HELPERS,
+    _lowered,
     _one_name_per_declaration,
     _sorted_queries,
     kernel,
@@ -2136,3 +2137,94 @@ int main() {{
 }}
 """
     _emulate(source, written, check, tmp_path, concurrent=concurrent)
+
+
+_STATEMENT_ALGORITHMS = {
+    "a transform in place": (
+        "void f(std::vector<double> &x) {\n  std::transform(x.begin(), x.end(), x.begin(), "
+        "[](double v) { return v > 0 ? v : 0.0; });\n}\n",
+        "__global__ void f(double *x, size_t N)",
+        "std::vector<double> want(x.begin(), x.end()), got = want; f(want);",
+        "pf_gpu::f(got.data(), n);",
+    ),
+    "a for_each through a reference": (
+        "void f(std::vector<double> &x) {\n  std::for_each(x.begin(), x.end(), [](double &e) {\n"
+        "    if ((long long)e % 2) e = -e;\n    else e /= 2;\n  });\n}\n",
+        "__global__ void f(double *x, size_t N)",
+        "std::vector<double> want(x.begin(), x.end()), got = want; f(want);",
+        "pf_gpu::f(got.data(), n);",
+    ),
+    "a binary transform capturing a scalar": (
+        "void f(double a, std::vector<double> const &x, std::vector<double> const &y, "
+        "std::vector<double> &z) {\n  std::transform(x.begin(), x.end(), y.begin(), z.begin(), "
+        "[a](double u, double w) { return a * u + w; });\n}\n",
+        "__global__ void f(double a, const double *x, const double *y, double *z, size_t N)",
+        "std::vector<double> y(x.rbegin(), x.rend()), want(n, 7), got(n, 7); f(1.5, x, y, want);",
+        "pf_gpu::f(1.5, x.data(), y.data(), got.data(), n);",
+    ),
+    "a transform whose parameter converts the element": (
+        "void f(std::vector<double> &x) {\n  std::transform(x.begin(), x.end(), x.begin(), "
+        "[](int v) { return v / 2; });\n}\n",
+        "__global__ void f(double *x, size_t N)",
+        "std::vector<double> want(x.begin(), x.end()), got = want; f(want);",
+        "pf_gpu::f(got.data(), n);",
+    ),
+    "a fill": (
+        "void f(std::vector<double> &x) {\n  std::fill(x.begin(), x.end(), 2.5);\n}\n",
+        "__global__ void f(double *x, size_t N)",
+        "std::vector<double> want(x.begin(), x.end()), got = want; f(want);",
+        "pf_gpu::f(got.data(), n);",
+    ),
+}
+"""Standard algorithms as statements (ReLU as `std::transform`, negate-odds as
+`std::for_each`): each the loop the library runs. (source, signature, the check's sequential
+call into `want`, the kernel's call into `got`)"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("case", sorted(_STATEMENT_ALGORITHMS))
+def test_a_standard_algorithm_as_a_statement_runs_as_its_loop(case: str, tmp_path: Path) -> None:
+    source, signature, call, launch = _STATEMENT_ALGORITHMS[case]
+    written = kernel(source, analyse(source, Language.CPP), "f", signature)
+    check = f"""
+int main() {{
+    for (size_t n : {{0, 1, 9, 1000}}) {{
+        std::vector<double> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (double)((int)(i * 7919 % 1000) - 500) / 4;
+        {call}
+        for (auto &shape : PF_SHAPES) {{
+            std::vector<double> start = got;
+            pf_launch(shape[0], shape[1], [&] {{ {launch} }});
+            if (got != want) return 1;
+            got = start;
+        }}
+    }}
+    return 0;
+}}
+"""
+    _emulate("#include <algorithm>\n" + source, written, check, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        # a lambda by value changes a copy: no loop writes the element
+        "std::for_each(x.begin(), x.end(), [](double e) { e = 3; });",
+        # a return inside for_each's lambda ends one call, not the function
+        "std::for_each(x.begin(), x.end(), [](double &e) { if (e < 0) return; e = 1; });",
+        # a mutable lambda's copies and a declared return type's conversion
+        "std::transform(x.begin(), x.end(), x.begin(), [k = 0](double v) mutable { return v + k++; });",
+        "std::transform(x.begin(), x.end(), x.begin(), [](double v) -> int { return v; });",
+        # part of the vector
+        "std::fill(x.begin() + 1, x.end(), 2.0);",
+        # a value evaluated once by the library
+        "std::fill(x.begin(), x.end(), next());",
+    ],
+)
+def test_a_standard_algorithm_the_writer_cannot_inline_stays_a_call(statement: str) -> None:
+    source = f"double next();\nvoid f(std::vector<double> &x) {{\n  {statement}\n}}\n"
+    program = analyse(source, Language.CPP)
+    lowered, _ = _lowered(source, program, "f")
+    assert statement in lowered
+    with pytest.raises(AnnotationError):
+        kernel(source, program, "f", "__global__ void f(double *x, size_t N)")
