@@ -471,8 +471,13 @@ def test_last_values_that_cannot_move_between_ranks_get_no_candidate(body: str, 
         f"  for (int i = 0; i < 1000; i++) {{ {body} }}\n"
         '  printf("%d %d %s\\n", lo, hi, name);\n  return 0;\n}\n'
     )
+    _refused_at(source, 6, why)
+
+
+def _refused_at(source: str, line: int, why: str) -> None:
+    """The C loop on `line` of `source` gets no candidate, for a reason saying `why`."""
     program = analyse(source, Language.C)
-    loop = next(x for x in program.loops if x.line == 6)
+    loop = next(x for x in program.loops if x.line == line)
     reason = why_not(program, loop, syntax_tree(source, Language.C).root_node)
     assert reason is not None and why in reason, reason
 
@@ -509,10 +514,7 @@ def test_loops_the_ranks_would_run_differently_get_no_candidate(loop: str, why: 
         f"  {loop}\n"
         '  printf("%d %d %d %d\\n", last, best, y[3], i);\n  return 0;\n}\n'
     )
-    program = analyse(source, Language.C)
-    chosen = next(x for x in program.loops if x.line == 7)
-    reason = why_not(program, chosen, syntax_tree(source, Language.C).root_node)
-    assert reason is not None and why in reason, reason
+    _refused_at(source, 7, why)
 
 
 @pytest.mark.slow
