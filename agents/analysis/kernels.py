@@ -943,7 +943,7 @@ def _scalar_step(statement: Node) -> bool:
     (`int hi = INT_MIN;`) or an assignment to a plain name (`m = m / x.size();`)."""
     if statement.type == "declaration":
         return len(statement.children_by_field_name("declarator")) == 1 and _scalar(statement)
-    expr = statement.named_children[0] if statement.type == "expression_statement" else None
+    expr = _expression_of(statement)
     left = expr.child_by_field_name("left") if expr is not None else None
     return (
         expr is not None
@@ -1573,7 +1573,7 @@ def _sorted_queries(source: str, program: Program, function: str) -> tuple[str, 
             if up == statement:
                 break
             up = up.parent
-        top = statement.named_children[0] if statement.type == "expression_statement" else None
+        top = _expression_of(statement)
         if any(
             n.type in ("comma_expression", "conditional_expression", "lambda_expression")
             or (n.type == "binary_expression" and text(n.children[1]) in ("&&", "||"))
@@ -1613,6 +1613,13 @@ def _sorted_queries(source: str, program: Program, function: str) -> tuple[str, 
     return _body_replaced(source, program, body, _rewrite(body, edits))
 
 
+def _expression_of(statement: Node) -> Node | None:
+    """An expression statement's expression; None for any other statement and for `;`."""
+    if statement.type != "expression_statement" or not statement.named_children:
+        return None
+    return statement.named_children[0]
+
+
 def _statement_algorithms(source: str, program: Program, function: str) -> tuple[str, Program]:
     """`source` with each of `function`'s top-level statements that is one standard algorithm
     over whole vectors written as the loop it runs, and that source's analysis; else both as
@@ -1635,7 +1642,7 @@ def _statement_algorithms(source: str, program: Program, function: str) -> tuple
     taken = {text(n) for n in walk(definition) if n.type == "identifier"}
     edits: list[tuple[int, int, str]] = []
     for statement in statements:
-        call = statement.named_children[0] if statement.type == "expression_statement" else None
+        call = _expression_of(statement)
         if call is None or call.type != "call_expression":
             continue
         callee = call.child_by_field_name("function")
@@ -1672,6 +1679,12 @@ def _algorithm_statement(
     """The body of the loop `_statement_algorithms` writes for one algorithm call (its
     arguments `args`, the first vector's element `element` at `k`), or None."""
     params = dict(function_params(definition))
+    over = element.split("[", 1)[0]
+
+    def element_type(name: str) -> str | None:
+        declared = params.get(name)
+        found = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(declared)) if declared else None
+        return " ".join(found.group(1).split()) if found else None
 
     def out_at(node: Node) -> str | None:
         # `y.begin()` of a vector the function takes (or declares before: its own local)
@@ -1684,117 +1697,171 @@ def _algorithm_statement(
         return f"{name}[{k}]"
 
     if algorithm == "std::fill" and len(args) == 3:
-        if any(n.type in ("call_expression", "assignment_expression", "update_expression")
-               for n in walk(args[2])):  # fmt: skip
+        if any(n.type in _EFFECTFUL for n in walk(args[2])):
             return None  # evaluated once by the library, each iteration here
         return f"{element} = ({text(args[2])});"
     if algorithm == "std::transform" and len(args) in (4, 5):
         target = out_at(args[-2])
-        inputs = [element] if len(args) == 4 else [element, out_at(args[2])]
-        if target is None or None in inputs:
+        second = out_at(args[2]) if len(args) == 5 else None
+        if target is None or (len(args) == 5 and second is None):
             return None
-        value = _lambda_value(args[-1], [i for i in inputs if i is not None])
+        inputs = [(element, element_type(over))]
+        if second is not None:
+            inputs.append((second, element_type(second.split("[", 1)[0])))
+        value = _lambda_value(args[-1], inputs)
         return None if value is None else f"{target} = {value};"
     if algorithm == "std::for_each" and len(args) == 3:
-        return _lambda_body(args[2], element)
+        return _lambda_body(args[2], element, element_type(over))
     return None
 
 
-def _lambda_parts(lam: Node) -> tuple[list[Node], list[Node]] | None:
-    """A lambda's parameter declarations and its body's statements; None where it is none,
-    or where it is `mutable` or declares its return type (its copies and its conversion would
-    be lost written inline)."""
-    if lam.type != "lambda_expression":
-        return None
-    declarator = lam.child_by_field_name("declarator")
-    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
-    body = lam.child_by_field_name("body")
-    if parameters is None or body is None or declarator is None:
-        return None
-    if any(c.type != "parameter_list" for c in declarator.children):
-        return None  # `mutable`, `-> T`, `noexcept`, attributes
-    return list(parameters.named_children), [c for c in body.named_children if c.type != "comment"]
+_EFFECTFUL = frozenset(
+    {"call_expression", "assignment_expression", "update_expression", "new_expression",
+     "delete_expression", "lambda_expression"}
+)  # fmt: skip
+"""Expressions that do something each time they are evaluated."""
 
 
-def _as_parameter(param: Node, element: str) -> str:
-    """`element` as the lambda's parameter `param` receives it: converted to its declared type
-    (`[](double v)` on an `int` element divides as a double), as it is for `auto`."""
+@dataclass(frozen=True)
+class _Lambda:
+    """A lambda the algorithms' loops write inline: its parameters, its body (a compound
+    statement) and the type it declares it returns (None where it deduces it)."""
+
+    params: list[Node]
+    body: Node
+    returns: str | None
+
+    @property
+    def statements(self) -> list[Node]:
+        return [c for c in self.body.named_children if c.type != "comment"]
+
+    @staticmethod
+    def of(lam: Node) -> _Lambda | None:
+        """None where `lam` is no lambda, or one whose inline copy could differ: `mutable`,
+        `noexcept` or attributes, an initialised capture (a name of its own), a parameter
+        that is a pointer, an array or a pack, a preprocessor line in its body."""
+        if lam.type != "lambda_expression":
+            return None
+        declarator = lam.child_by_field_name("declarator")
+        parameters = (
+            declarator.child_by_field_name("parameters") if declarator is not None else None
+        )
+        body = lam.child_by_field_name("body")
+        if parameters is None or body is None or declarator is None:
+            return None
+        returns = None
+        for c in declarator.children:
+            if c.type == "trailing_return_type":
+                returns = " ".join(text(c).removeprefix("->").split())
+            elif c.type != "parameter_list":
+                return None  # `mutable`, `noexcept`, attributes
+        captures = lam.child_by_field_name("captures")
+        if captures is not None and any(
+            c.type in ("lambda_capture_initializer", "ERROR") for c in captures.children
+        ):
+            return None  # `[s = 2]`: a name of the lambda's own, unknown outside it
+        params = list(parameters.named_children)
+        for param in params:
+            declarator_of = param.child_by_field_name("declarator")
+            if param.type != "parameter_declaration" or declarator_of is None:
+                return None
+            if declarator_of.type not in ("identifier", "reference_declarator"):
+                return None
+        if any(n.type.startswith("preproc") for n in walk(body)):
+            return None
+        return _Lambda(params, body, None if returns in (None, "auto") else returns)
+
+
+def _param_type(param: Node) -> str | None:
+    """A lambda parameter's declared type as written (`double`, `std::size_t`), or None for
+    `auto`."""
     kind = param.child_by_field_name("type")
     if kind is None or "auto" in text(kind).split():
-        return f"({element})"
-    return f"(({text(kind)})({element}))"
-
-
-def _lambda_value(lam: Node, elements: list[str]) -> str | None:
-    """A lambda of one `return` that assigns nothing applied to `elements` (its parameters
-    read as those elements, by value), else None."""
-    parts = _lambda_parts(lam)
-    if parts is None or len(parts[0]) != len(elements) or len(parts[1]) != 1:
         return None
-    params, (returned,) = parts
+    return " ".join(text(kind).split())
+
+
+def _as_parameter(param: Node, element: str, element_type: str | None) -> str:
+    """`element` as the lambda's parameter `param` receives it: as it is where the parameter
+    is `auto` or of the element's own type (a reference to the element itself), else
+    converted to its declared type (`[](double v)` on an `int` element divides as a double)."""
+    kind = _param_type(param)
+    if kind is None or (element_type is not None and _same_type(kind) == _same_type(element_type)):
+        return f"({element})"
+    return f"(({kind})({element}))"
+
+
+def _inline(node: Node, names: dict[str, str]) -> str:
+    """`node`'s text with each use of a name of `names` (not a member's or a qualified
+    name's last part: `std::exp` beside a parameter `exp`) replaced by its text."""
+    return _rewrite(
+        node,
+        [
+            (n.start_byte, n.end_byte, names[text(n)])
+            for n in walk(node)
+            if n.type == "identifier"
+            and text(n) in names
+            and (n.parent is None or n.parent.type != "qualified_identifier")
+        ],
+    )
+
+
+def _lambda_value(lam: Node, inputs: list[tuple[str, str | None]]) -> str | None:
+    """A lambda of one `return` that assigns nothing, applied to `inputs` (each an element and
+    its type where known; the parameters read as those elements, by value), else None."""
+    parts = _Lambda.of(lam)
+    if parts is None or len(parts.params) != len(inputs) or len(parts.statements) != 1:
+        return None
+    (returned,) = parts.statements
     if returned.type != "return_statement" or not returned.named_children:
         return None
     value = returned.named_children[0]
     if any(
-        n.type in ("assignment_expression", "update_expression", "lambda_expression")
-        or n.type in _DECLARING
+        (n.type in _EFFECTFUL and n.type != "call_expression") or n.type in _DECLARING
         for n in walk(value)
     ):
-        return None
-    names = [declared_name(p.child_by_field_name("declarator")) for p in params]
+        return None  # calls: the analysis judges them, as in any loop
+    names = [declared_name(p.child_by_field_name("declarator")) for p in parts.params]
     if None in names or len(set(names)) != len(names):
         return None
     by_name = {
-        name: _as_parameter(p, e) for name, p, e in zip(names, params, elements, strict=True)
+        name: _as_parameter(p, element, kind)
+        for name, p, (element, kind) in zip(names, parts.params, inputs, strict=True)
+        if name is not None
     }
-    return (
-        "("
-        + _rewrite(
-            value,
-            [
-                (n.start_byte, n.end_byte, by_name[text(n)])
-                for n in walk(value)
-                if n.type == "identifier" and text(n) in by_name
-            ],
-        )
-        + ")"
-    )
+    inline = _inline(value, by_name)
+    return f"(({parts.returns})({inline}))" if parts.returns else f"({inline})"
 
 
-def _lambda_body(lam: Node, element: str) -> str | None:
-    """A `for_each` lambda's body with its one reference parameter read and written as
-    `element`, else None (a parameter by value, a `return`, a lambda or a declaration of the
-    parameter's name inside, its address taken)."""
-    parts = _lambda_parts(lam)
-    if parts is None or len(parts[0]) != 1:
+def _lambda_body(lam: Node, element: str, element_type: str | None) -> str | None:
+    """A `for_each` lambda's body (a block) with its one reference parameter read and written
+    as `element`, else None: a parameter by value or converting the element (a `const double
+    &` bound to an `int` is a copy), a `return`, a lambda, a declaration of the parameter's or
+    the vector's name inside, the parameter's address, size or type taken."""
+    parts = _Lambda.of(lam)
+    if parts is None or len(parts.params) != 1 or parts.returns is not None:
         return None
-    (param,), statements = parts
+    (param,) = parts.params
     declarator = param.child_by_field_name("declarator")
     name = declared_name(declarator)
+    kind = _param_type(param)
     if name is None or declarator is None or declarator.type != "reference_declarator":
         return None
-    nodes = [n for st in statements for n in walk(st)]
+    if kind is not None and (element_type is None or _same_type(kind) != _same_type(element_type)):
+        return None
+    hidden = {name, element.split("[", 1)[0]}
     if any(
         n.type in ("return_statement", "lambda_expression", "goto_statement")
         or (
             n.type in ("declaration", "for_range_loop", "parameter_declaration")
-            and any(declared_name(d) == name for d in n.children_by_field_name("declarator"))
+            and any(declared_name(d) in hidden for d in n.children_by_field_name("declarator"))
         )
         or (n.type == "pointer_expression" and text(n).startswith("&"))
-        for n in nodes
+        or n.type in ("sizeof_expression", "decltype", "alignof_expression")
+        for n in walk(parts.body)
     ):
         return None
-    return " ".join(
-        _rewrite(
-            st,
-            [
-                (n.start_byte, n.end_byte, f"({element})")
-                for n in walk(st)
-                if n.type == "identifier" and text(n) == name
-            ],
-        )
-        for st in statements
-    )
+    return _inline(parts.body, {name: f"({element})"})
 
 
 def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[str, Program]:
@@ -1895,7 +1962,10 @@ def _algorithm_loop(
             return None
         kind, start, update = text(returned), "0", f"{acc} += ({over}[{k}] == ({value}));"
     elif algorithm == "std::count_if":
-        holds = _lambda_value(args[2], [f"{over}[{k}]"])
+        of = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params[over]))
+        holds = _lambda_value(
+            args[2], [(f"{over}[{k}]", " ".join(of.group(1).split()) if of else None)]
+        )
         if returned is None or holds is None:
             return None
         kind, start, update = text(returned), "0", f"{acc} += (({holds}) ? 1 : 0);"
@@ -2738,7 +2808,7 @@ def _resizes_output(
 ) -> bool:
     """`y.resize(x.size());` where `y` is a vector the kernel takes as a pointer and `x` a
     vector: the driver allocates `y` at the kernel's size, so the kernel has nothing to do."""
-    call = statement.named_children[0] if statement.type == "expression_statement" else None
+    call = _expression_of(statement)
     callee = call.child_by_field_name("function") if call is not None else None
     arguments = call.child_by_field_name("arguments") if call is not None else None
     if call is None or call.type != "call_expression" or callee is None or arguments is None:
@@ -2759,7 +2829,7 @@ def _resizes_output(
 def _stored_before(statement: Node, var: str, loop: Loop) -> Node | None:
     """The value of `var[lower - 1] = value;` (the element a recurrence's first iteration
     reads, `y[0] = x[0];` before `for (i = 1; ...) y[i] = y[i - 1] + x[i]`), else None."""
-    expr = statement.named_children[0] if statement.type == "expression_statement" else None
+    expr = _expression_of(statement)
     if expr is None or expr.type != "assignment_expression":
         return None
     left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")

@@ -2212,9 +2212,18 @@ int main() {{
         "std::for_each(x.begin(), x.end(), [](double e) { e = 3; });",
         # a return inside for_each's lambda ends one call, not the function
         "std::for_each(x.begin(), x.end(), [](double &e) { if (e < 0) return; e = 1; });",
-        # a mutable lambda's copies and a declared return type's conversion
+        # a mutable lambda's copies
         "std::transform(x.begin(), x.end(), x.begin(), [k = 0](double v) mutable { return v + k++; });",
-        "std::transform(x.begin(), x.end(), x.begin(), [](double v) -> int { return v; });",
+        # an initialised capture names a value of the lambda's own
+        "std::transform(x.begin(), x.end(), x.begin(), [s = 2.0](double v) { return v * s; });",
+        # a const reference of another type binds a converted copy (integer division here)
+        "std::for_each(x.begin(), x.end(), [&n](const int &e) { n += e / 2; });",
+        # a preprocessor line, a local hiding the vector, the element's size
+        "std::for_each(x.begin(), x.end(), [](double &e) {\n#if 0\n e = -e;\n#endif\n e += 1; });",
+        "std::for_each(x.begin(), x.end(), [](double &e) { double x[2] = {3, 4}; e *= x[0]; });",
+        "std::for_each(x.begin(), x.end(), [](double &e) { e = sizeof(e); });",
+        # an allocation the library makes once
+        "std::fill(x.begin(), x.end(), *new double(1.0));",
         # part of the vector
         "std::fill(x.begin() + 1, x.end(), 2.0);",
         # a value evaluated once by the library
@@ -2222,9 +2231,37 @@ int main() {{
     ],
 )
 def test_a_standard_algorithm_the_writer_cannot_inline_stays_a_call(statement: str) -> None:
-    source = f"double next();\nvoid f(std::vector<double> &x) {{\n  {statement}\n}}\n"
+    source = f"double next();\nint n;\nvoid f(std::vector<double> &x) {{\n  {statement}\n}}\n"
     program = analyse(source, Language.CPP)
     lowered, _ = _lowered(source, program, "f")
     assert statement in lowered
     with pytest.raises(AnnotationError):
         kernel(source, program, "f", "__global__ void f(double *x, size_t N)")
+
+
+def test_a_predicates_parameter_of_the_elements_type_is_the_element_itself() -> None:
+    """A `const double &` on a `double` element is the element (its address compares with
+    another element's); a parameter of another type converts it, a declared return type
+    converts the result; `std::exp` beside a parameter named `exp` stays the library's."""
+    source = (
+        "int f(const std::vector<double> &x) {\n  return std::count_if(x.begin(), x.end(), "
+        "[&](const double &exp) -> bool { return &exp != &x[0] && std::exp(exp) > (int)exp; });\n}\n"
+    )
+    lowered, _ = _lowered(source, analyse(source, Language.CPP), "f")
+    assert "&(x[k_0]) != &x[0] && std::exp((x[k_0])) > (int)(x[k_0])" in lowered
+    assert "((bool)(" in lowered
+    source = source.replace("const double &exp", "int exp").replace("&exp != &x[0] && ", "")
+    lowered, _ = _lowered(source, analyse(source, Language.CPP), "f")
+    assert "((int)(x[k_0]))" in lowered
+
+
+def test_an_empty_statement_is_refused_not_a_crash() -> None:
+    for body in (
+        "for (size_t i = 0; i < x.size(); ++i) x[i] *= 2;;",
+        "; std::fill(x.begin(), x.end(), 1.0);",
+    ):
+        source = f"void f(std::vector<double> &x) {{ {body} }}\n"
+        with pytest.raises(AnnotationError):
+            kernel(
+                source, analyse(source, Language.CPP), "f", "__global__ void f(double *x, size_t N)"
+            )
