@@ -87,13 +87,27 @@ def test_rank_blocks_print_what_the_sequential_program_prints(name: str, tmp_pat
     offered = {loop.id for loop in distributable(source, program)}
     assert offered == expected, {loop.id: why_not(program, loop) for loop in program.loops}
     rewritten = distribute(source, program, sorted(offered))
+    want = _prints_as_sequential(tmp_path, source, rewritten, language, stdin, RANKS)
+    assert want.count("\n") >= 7
+
+
+def _prints_as_sequential(
+    tmp_path: Path,
+    source: str,
+    rewritten: str,
+    language: Language,
+    stdin: str,
+    ranks: tuple[int, ...],
+) -> str:
+    """The rewritten program prints what the sequential one prints at each rank count; what
+    it prints."""
     suffix = ".c" if language is Language.C else ".cpp"
     (tmp_path / f"seq{suffix}").write_text(source)
     (tmp_path / f"par{suffix}").write_text(rewritten)
     cc, mpicc = ("gcc", "mpicc") if language is Language.C else ("g++", "mpicxx")
-    for compiler, file, exe in ((cc, "seq", "seq"), (mpicc, "par", "par")):
+    for compiler, name in ((cc, "seq"), (mpicc, "par")):
         subprocess.run(
-            [compiler, "-O2", "-o", str(tmp_path / exe), str(tmp_path / f"{file}{suffix}")],
+            [compiler, "-O2", "-o", str(tmp_path / name), str(tmp_path / f"{name}{suffix}")],
             check=True,
             capture_output=True,
             timeout=120,
@@ -101,10 +115,9 @@ def test_rank_blocks_print_what_the_sequential_program_prints(name: str, tmp_pat
     want = subprocess.run(
         [str(tmp_path / "seq")], input=stdin, capture_output=True, text=True, timeout=60, check=True
     ).stdout
-    assert want.count("\n") >= 7
-    for ranks in RANKS:
+    for count in ranks:
         got = subprocess.run(
-            ["mpirun", "-np", str(ranks), "--oversubscribe", str(tmp_path / "par")],
+            ["mpirun", "-np", str(count), "--oversubscribe", str(tmp_path / "par")],
             input=stdin,
             capture_output=True,
             text=True,
@@ -112,7 +125,8 @@ def test_rank_blocks_print_what_the_sequential_program_prints(name: str, tmp_pat
             env=MPI_ENV,
         )
         assert got.returncode == 0, got.stderr[-2000:]
-        assert got.stdout == want, (ranks, got.stdout, want)
+        assert got.stdout == want, (count, got.stdout, want)
+    return want
 
 
 def _offered(source: str, language: Language = Language.C) -> set[str]:
@@ -535,25 +549,4 @@ def test_a_counter_initialised_directly_is_divided_in_its_own_spelling(tmp_path:
     assert len(loops) == 2
     rewritten = distribute(source, program, loops)
     assert "int i{(int)(pf_mpi_0_v)}" in rewritten and "int i((int)(pf_mpi_1_v))" in rewritten
-    (tmp_path / "seq.cpp").write_text(source)
-    (tmp_path / "par.cpp").write_text(rewritten)
-    for compiler, name in (("g++", "seq"), ("mpicxx", "par")):
-        subprocess.run(
-            [compiler, "-O2", "-o", str(tmp_path / name), str(tmp_path / f"{name}.cpp")],
-            check=True,
-            capture_output=True,
-            timeout=120,
-        )
-    want = subprocess.run(
-        [str(tmp_path / "seq")], capture_output=True, text=True, timeout=60, check=True
-    ).stdout
-    for ranks in (1, 3):
-        got = subprocess.run(
-            ["mpirun", "-np", str(ranks), "--oversubscribe", str(tmp_path / "par")],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env=MPI_ENV,
-        )
-        assert got.returncode == 0, got.stderr[-2000:]
-        assert got.stdout == want, (ranks, got.stdout, want)
+    _prints_as_sequential(tmp_path, source, rewritten, Language.CPP, "", (1, 3))
