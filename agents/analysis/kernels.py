@@ -32,7 +32,7 @@ its one loop:
   ...`, a sum then a map dividing by it, with scalar steps between them, `m = m / n;`; or
   the one map or histogram loop an outer loop runs per iteration, an LU's rows for each
   pivot): blocks take seats while seating is open, take tiles of each loop and meet at a
-  grid barrier after it, which closes seating, so only running blocks ever wait (`_PHASES`);
+  grid barrier after it, which closes seating, so only running blocks ever wait (`PHASES`);
   a reduction's total goes through a device variable into every thread's own copy.
 
 A function that only returns standard algorithms' results (`std::find(...) != x.end()`,
@@ -80,6 +80,15 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from agents.analysis.errors import AnnotationError
+from agents.analysis.launch import (
+    DONE,
+    HELPERS,
+    PHASES,
+    KernelParam,
+    global_definition,
+    seated,
+    signature_params,
+)
 from agents.analysis.model import Dependence, Loop, Program
 from agents.analysis.offload import _FLOATING, _INTEGRAL, _reached
 from agents.analysis.offload import _histogram_updates as _offload_updates
@@ -94,7 +103,7 @@ from agents.analysis.parse import (
     walk,
 )
 from agents.analysis.reductions import match_recurrence
-from sandbox.spec import Language
+from agents.analysis.traversal import traversal_kernel
 
 _MATH = frozenset(
     {
@@ -113,33 +122,6 @@ _ATOMIC_TYPES = frozenset(
 """Result types a device atomic (or a 4- or 8-byte compare-and-swap) can update."""
 
 
-@dataclass(frozen=True)
-class KernelParam:
-    name: str
-    type: str
-    """The declared type without the name (`const double *`, `size_t`)."""
-    pointer: bool
-
-
-def signature_params(signature: str) -> tuple[str, list[KernelParam]]:
-    """The kernel's name and parameters, from its declaration (`__global__ void f(...)`)."""
-    plain = signature.replace("__global__", "").strip().rstrip("{;").strip()
-    root = syntax_tree(plain + " {}", Language.CPP).root_node
-    definition = next(function_definitions(root), None)
-    if definition is None:
-        raise AnnotationError(f"cannot read the kernel signature {signature!r}")
-    params = []
-    for name, node in function_params(definition):
-        declarator = node.child_by_field_name("declarator")
-        pointer = declarator is not None and declarator.type in (
-            "pointer_declarator",
-            "array_declarator",
-        )
-        whole = text(node)
-        params.append(KernelParam(name, whole[: whole.rfind(name)].strip(), pointer))
-    return function_name(definition), params
-
-
 def kernel(source: str, program: Program, function: str, signature: str) -> str:
     """The kernel `signature` declares, doing what `function`'s loop does (see the module's
     text); AnnotationError says why there is none."""
@@ -148,6 +130,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError(f"the kernel is {name}, not {function}")
     whole = _sort_kernel(source, program, function, signature)
     whole = whole if whole is not None else _select_kernel(source, program, function, signature)
+    walked = _function_body(source, program, function) if whole is None else None
+    if walked is not None:
+        whole = traversal_kernel(source, walked[1], walked[3], signature)
     if whole is not None:
         return whole
     source, program = _lowered(source, program, function)
@@ -157,7 +142,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     phased = len(phases) > 1 or phases[0].outer is not None
     """Loops that must run one after another (`y[i] *= beta;` before `y[row] += a * x[col];`),
     or the one loop an outer loop's iterations run in turn (`for (i ...) for (j ...)`): the
-    kernel's seated blocks meet at a barrier between them (`_PHASES`)."""
+    kernel's seated blocks meet at a barrier between them (`PHASES`)."""
     serial_params = dict(function_params(definition))
     serial = set(serial_params)
     taken = sorted(
@@ -517,7 +502,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError("the source's types hold C++ library objects no device copy can")
     looped = _LoopHead.of(node, loop, edits, by_name, serial_params, sizes)
     head = looped.prelude + looped.loop("pf_t", "pf_threads")
-    text_sig = _global(signature)
+    text_sig = global_definition(signature)
     complex_views = ""
     if complex_:
         text_sig, complex_views = _complex_params(text_sig)
@@ -552,7 +537,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         )
         # a fold's globals (its total) beside the scan's; the kernel's count of finished
         # blocks once
-        globals_ = scan_globals + globals_.replace(_DONE, "")
+        globals_ = scan_globals + globals_.replace(DONE, "")
         about = (
             f"/* {function}: the sequential scan as a kernel. The blocks of whatever grid the "
             "driver launches take\n   tiles of the loop in order (a ticket); each totals its "
@@ -586,7 +571,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     if "std::" in written or "vector" in device or "string" in device:
         raise AnnotationError("the loop builds or takes C++ library objects no kernel can")
     return (
-        _HELPERS
+        HELPERS
         + (_COMPLEX if complex_ else "")
         + data
         + types
@@ -624,7 +609,7 @@ def _phased_work(
     out: KernelParam | None,
     returned: Node | None,
 ) -> tuple[str, str]:
-    """The kernel's work where its loops run one after another (`_PHASES`): a seated block
+    """The kernel's work where its loops run one after another (`PHASES`): a seated block
     takes tiles of each loop's iterations in turn (an outer loop's counter alike in every
     thread) and meets the other seated blocks at a grid barrier after each (inner) loop. A
     reduction's threads fold from its identity, each block's fold goes into a device total
@@ -707,87 +692,10 @@ def _phased_work(
             "    if (pf_seated == 1 && pf_lane == 0) "
             f"*{out.name} = ({_element(out)})({_rewrite(returned, edits)});\n"
         )
-    work = "    (void)pf_threads;\n    (void)pf_t;\n" + _seated(
+    work = "    (void)pf_threads;\n    (void)pf_t;\n" + seated(
         "".join(parts) + answer, "".join(resets)
     )
-    return _DONE + _PHASES + "".join(totals), work
-
-
-def _seated(work: str, resets: str = "") -> str:
-    """`work` run by the seated blocks only (`_PHASES`: a block takes a seat while seating is
-    open), each thread with its block's width, the span of a tile (`pf_span`) and the tile its
-    block holds (`pf_tile`); the block that ends last frees the seats and the tiles for the
-    next launch, and runs `resets` (the kernel's own device totals)."""
-    return (
-        "    const unsigned pf_width = blockDim.x * blockDim.y * blockDim.z;\n"
-        f"    const unsigned long long pf_span = (unsigned long long)pf_width * {_TILE_ITEMS};\n"
-        "    __shared__ unsigned long long pf_seated; /* the seat's number from 1, or 0 */\n"
-        "    __shared__ unsigned long long pf_tile;\n"
-        "    if (pf_lane == 0) pf_seated = pf_cuda_take_seat();\n"
-        "    __syncthreads();\n"
-        "    if (pf_seated) {\n" + work + "    }\n"
-        "    if (pf_lane == 0 && pf_cuda_last_block(&pf_kernel_done)) {\n"
-        "        *(volatile unsigned long long *)&pf_phase_state = 0;\n"
-        "        *(volatile unsigned long long *)&pf_phase_next = 0;\n" + resets + "    }\n"
-    )
-
-
-def _global(signature: str) -> str:
-    """The kernel's signature as its definition opens (`__global__` added where missing)."""
-    text_sig = signature.strip().rstrip("{;").strip()
-    return text_sig if "__global__" in text_sig else "__global__ " + text_sig
-
-
-_TILE_ITEMS = 8
-"""Iterations per thread in a tile a seated block takes."""
-
-_PHASES = """\
-__device__ unsigned long long pf_phase_state = 0; /* seats taken; the top bit: seating closed */
-__device__ unsigned long long pf_phase_next = 0; /* the next tile of the loop running */
-__device__ unsigned pf_phase_arrived = 0, pf_phase_round = 0; /* the grid barrier's */
-/* A seat for this block (its thread 0 calls) while seating is open: a block that runs. The
-   seat's number from 1, or 0 for none. */
-__device__ inline unsigned long long pf_cuda_take_seat() {
-    unsigned long long seen = *(volatile unsigned long long *)&pf_phase_state;
-    for (;;) {
-        if (seen >> 63) return 0;
-        const unsigned long long was = atomicCAS(&pf_phase_state, seen, seen + 1);
-        if (was == seen) return seen + 1;
-        seen = was;
-    }
-}
-/* The seated blocks' barrier (every thread of each seated block calling). The first to
-   arrive closes seating, so the seats are blocks already running: all of them arrive. The
-   last to arrive frees the tiles for the next loop and opens the next round. */
-__device__ inline void pf_cuda_grid_sync() {
-    __syncthreads();
-    if (threadIdx.x + threadIdx.y + threadIdx.z == 0) {
-        volatile unsigned *round = &pf_phase_round;
-        const unsigned seen = *round;
-        __threadfence();
-        const unsigned long long state = atomicOr(&pf_phase_state, 1ULL << 63);
-        const unsigned seats = (unsigned)(state & 0xffffffffULL);
-        if (atomicAdd(&pf_phase_arrived, 1u) + 1 == seats) {
-            atomicExch(&pf_phase_arrived, 0u);
-            atomicExch(&pf_phase_next, 0ULL);
-            __threadfence();
-            atomicAdd(&pf_phase_round, 1u);
-        } else {
-            while (*round == seen) {
-                pf_cuda_pause();
-            }
-        }
-        __threadfence();
-    }
-    __syncthreads();
-}
-"""
-"""Loops one after another in one launch of a driver's kernel, for any grid it launches:
-blocks that start while seating is open take seats, the first barrier closes it, and the
-blocks that come later leave at once. A seat is taken only by a block that runs, and a
-running block is never preempted, so every seated block reaches every barrier: no grid, GPU
-or launch order can make the barrier wait forever. Seated blocks take each loop's iterations
-in tiles (a ticket), so the work spreads over however many seats there are."""
+    return DONE + PHASES + "".join(totals), work
 
 
 @dataclass(frozen=True)
@@ -1026,7 +934,7 @@ def _sort_kernel(source: str, program: Program, function: str, signature: str) -
     that reaches past the end would leave both elements where they are, so it is skipped and
     the padding is never stored. A network's comparators of one step touch distinct
     elements; the seated blocks of the launch share each step's comparators by tiles and meet
-    at the grid barrier of loops in phases (`_PHASES`) between steps: log2(n)(log2(n)+1)/2
+    at the grid barrier of loops in phases (`PHASES`) between steps: log2(n)(log2(n)+1)/2
     steps in one launch. The network's order for equal keys is its own, as `std::sort`'s is."""
     found = _function_body(source, program, function)
     if found is None:
@@ -1078,15 +986,15 @@ def _sort_kernel(source: str, program: Program, function: str, signature: str) -
     wanted = _constants_reached(constants, set(re.findall(r"[A-Za-z_]\w*", order + device + types)))
     consts = "".join(_device_constant(constants[c]) for c in constants if c in wanted)
     size = sizes[0].name
-    text_sig = _global(signature)
+    text_sig = global_definition(signature)
     return (
-        _HELPERS
+        HELPERS
         + (_COMPLEX if "pf_cplx" in order + device else "")
         + consts
         + types
         + device
-        + _DONE
-        + _PHASES
+        + DONE
+        + PHASES
         + order
         + f"/* {function}: the sort as a bitonic sorting network in one kernel. The first blocks "
         "of whatever grid\n   the driver launches to arrive take the seats; the seated threads "
@@ -1095,7 +1003,7 @@ def _sort_kernel(source: str, program: Program, function: str, signature: str) -
         f"{text_sig} {{\n"
         "    const unsigned pf_lane = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
         "threadIdx.z);\n"
-        + _seated(
+        + seated(
             f"        const unsigned long long pf_n = (unsigned long long)({size});\n"
             "        unsigned long long pf_padded = 1;\n"
             "        while (pf_padded < pf_n) pf_padded <<= 1;\n"
@@ -1149,7 +1057,7 @@ def _select_kernel(source: str, program: Program, function: str, signature: str)
     orders as the elements do (an integer with its sign bit flipped, a floating number's bits
     with the negatives' reversed), each bit by counting the elements that agree with the
     bits found so far and have a 0 there: r below that count, the bit is 0, else 1 and r less
-    the count. One count per bit of the type (32 or 64), each a loop in phases (`_PHASES`):
+    the count. One count per bit of the type (32 or 64), each a loop in phases (`PHASES`):
     the seated blocks share the elements by tiles, total into a device counter of that bit
     and meet at the grid barrier; then every thread, alike, takes the bit."""
     found = _function_body(source, program, function)
@@ -1249,11 +1157,11 @@ def _select_kernel(source: str, program: Program, function: str, signature: str)
         f"__device__ inline {unsigned} pf_select_key({element} v) {{\n{to_key}}}\n"
         f"__device__ inline {element} pf_select_value({unsigned} k) {{\n{from_key}}}\n"
     )
-    text_sig = _global(signature)
+    text_sig = global_definition(signature)
     return (
-        _HELPERS
-        + _DONE
-        + _PHASES
+        HELPERS
+        + DONE
+        + PHASES
         + helpers
         + f"/* {function}: the element of the sorted copy's rank, found bit by bit in one kernel: "
         "the seated\n   threads of whatever grid the driver launches count, per bit, the "
@@ -1262,7 +1170,7 @@ def _select_kernel(source: str, program: Program, function: str, signature: str)
         f"{text_sig} {{\n"
         "    const unsigned pf_lane = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
         "threadIdx.z);\n"
-        + _seated(
+        + seated(
             f"{lines}"
             f"        const unsigned long long pf_n = (unsigned long long){size};\n"
             f"        unsigned long long pf_rank = (unsigned long long)({_rewrite(index, edits)});\n"
@@ -2630,7 +2538,6 @@ class _Fold:
         )
 
 
-_DONE = "__device__ unsigned long long pf_kernel_done = 0; /* blocks done (the last resets it) */\n"
 _SMALL = frozenset({"bool", "char", "signed char", "unsigned char", "short", "unsigned short",
                     "int8_t", "uint8_t", "int16_t", "uint16_t"})  # fmt: skip
 """Result types no device atomic updates (a 4-byte compare-and-swap would reach past a
@@ -2677,7 +2584,7 @@ def _reduced(fold: _Fold) -> tuple[str, str, str, dict[str, str]]:
         )
         + "    }\n"
     )
-    globals_ = _DONE + f"__device__ {total} pf_kernel_total = {identity}; /* the blocks' total */\n"
+    globals_ = DONE + f"__device__ {total} pf_kernel_total = {identity}; /* the blocks' total */\n"
     return declare, combine, globals_, {result.var: "pf_r"}
 
 
@@ -2756,7 +2663,7 @@ def _last(fold: _Fold) -> tuple[str, str, str, dict[str, str]]:
         )
         + "    }\n"
     )
-    globals_ = _DONE + "__device__ unsigned long long pf_kernel_acc = 0; /* last index + 1 */\n"
+    globals_ = DONE + "__device__ unsigned long long pf_kernel_acc = 0; /* last index + 1 */\n"
     return declare, combine, globals_, {}
 
 
@@ -2797,7 +2704,7 @@ def _argmin(fold: _Fold) -> tuple[str, str, str, dict[str, str]]:
         "    }\n"
     )
     globals_ = (
-        _DONE
+        DONE
         + f"__device__ pf_cuda_kept<{key}> pf_kernel_best = {{0, 0, 0}}; /* the best so far */\n"
     )
     return declare, combine, globals_, {update.best: "pf_best", at: "pf_at"}
@@ -3011,7 +2918,7 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
         # (the function's own array has no device copy: its first value is the start alone)
         store = f"    if (pf_t == 0) {_rewrite(parts.store, edits)}\n"
     run = parts.head.loop("pf_run", "1", "pf_k < pf_run + pf_items")  # the thread's own run
-    globals_ = _DONE + (
+    globals_ = DONE + (
         "__device__ unsigned long long pf_scan_ticket = 0; /* the next tile to take */\n"
         "__device__ unsigned long long pf_scan_passed = 0; /* tiles whose value is passed on */\n"
         f"__device__ {kind} pf_scan_carry; /* the running value the last tile passed on */\n"
@@ -3206,138 +3113,3 @@ def _complex_params(signature: str) -> tuple[str, str]:
             f"    {const}{kind} *const {param.name} = reinterpret_cast<{const}{kind} *>(pf_raw_{param.name});\n"
         )
     return signature, "".join(lines)
-
-
-_HELPERS = """\
-/* Device atomics of the kernel's results: additions where CUDA has them, compare-and-swap
-   loops otherwise (and for 8-byte integers, whose addition is that of their bits). */
-#include <cfloat>
-#include <climits>
-#include <cmath>
-#include <cstdint>
-#include <cstring>
-#include <type_traits>
-__device__ inline void pf_cuda_add(int *a, int v) { atomicAdd(a, v); }
-__device__ inline void pf_cuda_add(unsigned *a, unsigned v) { atomicAdd(a, v); }
-__device__ inline void pf_cuda_add(float *a, float v) { atomicAdd(a, v); }
-__device__ inline void pf_cuda_add(double *a, double v) { atomicAdd(a, v); }
-template <class T> __device__ inline void pf_cuda_add(T *a, T v) {
-    static_assert(std::is_integral<T>::value && sizeof(T) == 8, "an 8-byte integer");
-    atomicAdd((unsigned long long *)a, (unsigned long long)v);
-}
-template <class T, class V> __device__ inline void pf_cuda_fold_plus(T *a, V v) {
-    pf_cuda_add(a, (T)v);
-}
-template <class T, class F> __device__ inline void pf_cuda_fold_cas(T *a, T v, F f) {
-    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "a 4- or 8-byte result");
-    typedef typename std::conditional<sizeof(T) == 4, unsigned, unsigned long long>::type W;
-    W *word = (W *)a, seen = *word, want;
-    do {
-        want = seen;
-        T now, next;
-        memcpy(&now, &want, sizeof(T));
-        next = f(now, v);
-        W bits;
-        memcpy(&bits, &next, sizeof(T));
-        seen = atomicCAS(word, want, bits);
-    } while (seen != want);
-}
-struct pf_cuda_xor_f { template <class T> __device__ T operator()(T a, T b) const { return a ^ b; } };
-struct pf_cuda_or_f { template <class T> __device__ T operator()(T a, T b) const { return a | b; } };
-struct pf_cuda_plus_f { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
-struct pf_cuda_times_f { template <class T> __device__ T operator()(T a, T b) const { return a * b; } };
-struct pf_cuda_min_f { template <class T> __device__ T operator()(T a, T b) const { return b < a ? b : a; } };
-struct pf_cuda_max_f { template <class T> __device__ T operator()(T a, T b) const { return a < b ? b : a; } };
-/* A block's partials folded in a tree in shared memory (any block size CUDA allows, every
-   thread of the block calling): the block's fold, for its thread 0. */
-template <class T, class F> __device__ inline T pf_cuda_block_fold(T v, F f) {
-    __shared__ T pf_part[1024];
-    const unsigned n = blockDim.x * blockDim.y * blockDim.z;
-    const unsigned i = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    unsigned half = 1;
-    while (2 * half < n) half *= 2;
-    pf_part[i] = v;
-    __syncthreads();
-    for (; half > 0; half /= 2) {
-        if (i < half && i + half < n) pf_part[i] = f(pf_part[i], pf_part[i + half]);
-        __syncthreads();
-    }
-    return pf_part[0];
-}
-template <class T> __device__ inline void pf_cuda_fold_xor(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_xor_f()); }
-template <class T> __device__ inline void pf_cuda_fold_or(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_or_f()); }
-/* A waiting thread's pause (a lock, a running value, a barrier), so that what it waits for
-   runs: a short sleep where the GPU has one (compute capability 7.0 on, every GPU CUDA 13
-   builds for). */
-__device__ inline void pf_cuda_pause() {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
-    __nanosleep(100);
-#endif
-}
-/* Whether this block is the last of the launch to get here (its thread 0 calls, after its
-   fold): every other block's writes are then visible, and it resets the count. */
-__device__ inline bool pf_cuda_last_block(unsigned long long *done) {
-    __threadfence();
-    const unsigned long long blocks = (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
-    if (atomicAdd(done, 1ULL) + 1 != blocks) return false;
-    __threadfence();
-    *(volatile unsigned long long *)done = 0;
-    return true;
-}
-/* An argmin's or argmax's candidate: whether a thread found one, its value and its index. */
-template <class K, class I> struct pf_cuda_best { bool found; K key; I at; };
-template <class K> struct pf_cuda_kept { int lock; int have; K key; };
-template <class K, class I>
-__device__ inline bool pf_cuda_beats(K key, I at, K other, I other_at, bool keeps_min, bool strict) {
-    if (keeps_min ? key < other : other < key) return true;
-    if (key == other) return strict ? at < other_at : other_at < at;  /* `<` keeps the earlier */
-    return false;
-}
-/* Which of two candidates an argmin or argmax keeps (ties by index): the block tree's fold. */
-struct pf_cuda_better {
-    bool keeps_min, strict;
-    template <class P> __device__ P operator()(P a, P b) const {
-        return b.found && (!a.found || pf_cuda_beats(b.key, b.at, a.key, a.at, keeps_min, strict)) ? b : a;
-    }
-};
-/* A block's best merged into the result under a lock (one thread per block takes it). */
-template <class K, class I>
-__device__ inline void pf_cuda_merge_best(pf_cuda_kept<K> *kept, I *out, pf_cuda_best<K, I> b, bool keeps_min, bool strict) {
-    while (atomicCAS(&kept->lock, 0, 1) != 0) {
-        pf_cuda_pause();
-    }
-    __threadfence();
-    volatile pf_cuda_kept<K> *k = kept;
-    volatile I *at = out;
-    if (!k->have || pf_cuda_beats(b.key, b.at, (K)k->key, (I)*at, keeps_min, strict)) {
-        k->key = b.key;
-        *at = b.at;
-        k->have = 1;
-    }
-    __threadfence();
-    atomicExch(&kept->lock, 0);
-}
-/* A block's values scanned in shared memory (every thread of the block calling): the fold
-   of the values of the threads before this one (the identity for thread 0); the block's
-   total in *total. */
-template <class T, class F> __device__ inline T pf_cuda_block_scan(T v, F f, T identity, T *total) {
-    __shared__ T pf_scan_part[1024];
-    const unsigned n = blockDim.x * blockDim.y * blockDim.z;
-    const unsigned i = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    pf_scan_part[i] = v;
-    __syncthreads();
-    for (unsigned step = 1; step < n; step *= 2) {
-        const T left = i >= step ? pf_scan_part[i - step] : identity;
-        __syncthreads();
-        if (i >= step) pf_scan_part[i] = f(left, pf_scan_part[i]);
-        __syncthreads();
-    }
-    const T before = i > 0 ? pf_scan_part[i - 1] : identity;
-    if (i == n - 1) *total = pf_scan_part[i];
-    __syncthreads();
-    return before;
-}
-template <class T> __device__ inline void pf_cuda_fold_times(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_times_f()); }
-template <class T> __device__ inline void pf_cuda_fold_min(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_min_f()); }
-template <class T> __device__ inline void pf_cuda_fold_max(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_max_f()); }
-"""

@@ -18,13 +18,13 @@ import pytest
 
 from agents.analysis import AnnotationError, analyse
 from agents.analysis.kernels import (
-    _HELPERS,
     _lowered,
     _one_name_per_declaration,
     _sorted_queries,
     kernel,
     signature_params,
 )
+from agents.analysis.launch import HELPERS
 from agents.targets import kit
 from corpus.suites import load_suite
 from corpus.translation import TranslationTask
@@ -34,7 +34,8 @@ from sandbox.spec import Language, Target
 MADE = {
     "00_dense_la_lu_decomp", "02_dense_la_gemm", "03_dense_la_axpy", "04_dense_la_gemv", "06_fft_dft", "12_geometry_smallest_triangle",
     "13_geometry_closest_pair_2d", "14_geometry_closest_pair_1d",
-    "15_graph_edge_count", "17_graph_highest_degree", "20_histogram_pixel_histogram",
+    "15_graph_edge_count", "16_graph_largest_component", "17_graph_highest_degree",
+    "18_graph_count_components", "19_graph_shortest_path", "20_histogram_pixel_histogram",
     "21_histogram_bin_0-100", "22_histogram_count_quadrants", "23_histogram_first_letter_counts",
     "24_histogram_count_quartile", "25_reduce_xor", "26_reduce_product_of_inverses",
     "27_reduce_average", "28_reduce_smallest_odd_number", "29_reduce_sum_of_min_of_pairs",
@@ -373,6 +374,38 @@ def test_every_kernel_builds_with_its_tasks_driver(tmp_path: Path) -> None:
 
 # Each task's check, after the sequential function and the kernel: inputs of a few sizes, the
 # function's result, then the kernel's under every launch shape of `cuda_emulation.hpp`.
+_GRAPH_CHECK = """
+int main() {
+    unsigned seed = 7;
+    auto next = [&] { seed = seed * 1103515245u + 12345u; return seed >> 16; };
+    for (size_t n : {1, 2, 9, 40}) {
+        for (int directed = 0; directed < 2; directed++) {  // the edges as the function follows them
+            for (int dense = 1; dense < 5; dense += 3) {
+                std::vector<int> a(n * n, 0);
+                for (size_t i = 0; i < n; i++)
+                    for (size_t j = 0; j < n; j++)
+                        if (i != j && next() % (2 * n + 1) < (unsigned)dense) {
+                            a[i * n + j] = 1;
+                            if (!directed) a[j * n + i] = 1;
+                        }
+                int want = CALL;
+                for (auto &shape : PF_SHAPES) {
+                    for (int again = 0; again < 2; again++) {
+                        int got = -7;  // the driver's start takes no part
+                        pf_launch(shape[0], shape[1], [&] { pf_gpu::KERNEL; });
+                        if (got != want) return 1;
+                    }
+                }
+            }
+        }
+    }
+    return 0;
+}
+"""
+"""Graph walks on random graphs, sparse and denser, undirected and directed (the kernel follows
+the function's own edge test), each launch shape twice (the level counts and the heap array
+left clean for the next launch)."""
+
 EMULATED = {
     "00_dense_la_lu_decomp": """
 int main() {
@@ -745,6 +778,15 @@ int main() {
     return 0;
 }
 """,
+    "16_graph_largest_component": _GRAPH_CHECK.replace("CALL", "largestComponent(a, n)").replace(
+        "KERNEL", "largestComponent(a.data(), n, &got)"
+    ),
+    "18_graph_count_components": _GRAPH_CHECK.replace("CALL", "componentCount(a, n)").replace(
+        "KERNEL", "componentCount(a.data(), n, &got)"
+    ),
+    "19_graph_shortest_path": _GRAPH_CHECK.replace(
+        "CALL", "shortestPathLength(a, n, (int)(n / 3), (int)(n - 1))"
+    ).replace("KERNEL", "shortestPathLength(a.data(), n, (int)(n / 3), (int)(n - 1), &got)"),
     "13_geometry_closest_pair_2d": """
 int main() {
     for (size_t n : {0, 1, 2, 7, 300}) {  // under 2 points: the guard's answer
@@ -1211,7 +1253,7 @@ def test_what_a_kernel_rewrites(
 ) -> None:
     name = signature_params(signature)[0]
     written = kernel(source, analyse(source, Language.CPP), name, signature)
-    body = written.removeprefix(_HELPERS)  # what this function's kernel adds
+    body = written.removeprefix(HELPERS)  # what this function's kernel adds
     for piece in present:
         assert piece in body, body
     for piece in absent:
@@ -2265,3 +2307,155 @@ def test_an_empty_statement_is_refused_not_a_crash() -> None:
             kernel(
                 source, analyse(source, Language.CPP), "f", "__global__ void f(double *x, size_t N)"
             )
+
+
+_WALKS = {
+    "components by a stack used from the back, marked when taken out": (
+        """
+int components(std::vector<int> const &A, size_t N) {
+    std::vector<char> seen(N, 0);
+    int found = 0;
+    for (int i = 0; i < (int)N; ++i) {
+        if (seen[i] == 0) {
+            found += 1;
+            std::vector<int> todo;
+            todo.push_back(i);
+            while (!todo.empty()) {
+                int v = todo.back();
+                todo.pop_back();
+                if (seen[v]) continue;
+                seen[v] = 1;
+                for (int j = 0; j < (int)N; j++)
+                    if (A[v * N + j] != 0 && !seen[j]) todo.push_back(j);
+            }
+        }
+    }
+    return found;
+}
+""",
+        "__global__ void components(const int *A, size_t N, int *count)",
+        "components(a, n)",
+        "components(a.data(), n, &got)",
+    ),
+    "the largest component by a deque, its test in nested ifs, its size kept with an if": (
+        """
+int largest(std::vector<int> const &A, size_t N) {
+    std::vector<bool> done(N);
+    int best = 0;
+    int size = 0;
+    for (size_t s = 0; s < N; s++) {
+        if (!done[s]) {
+            size = 0;
+            std::deque<size_t> work;
+            work.push_back(s);
+            done[s] = true;
+            while (!work.empty()) {
+                auto v = work.front();
+                work.pop_front();
+                ++size;
+                for (size_t j = 0; j < N; ++j) {
+                    if (A[v * N + j] > 0) {
+                        if (!done[j]) {
+                            done[j] = true;
+                            work.push_back(j);
+                        }
+                    }
+                }
+            }
+            if (size > best) best = size;
+        }
+    }
+    return best;
+}
+""",
+        "__global__ void largest(const int *A, size_t N, int *best)",
+        "largest(a, n)",
+        "largest(a.data(), n, &got)",
+    ),
+    "a distance returned as a choice, -1 for unreached": (
+        """
+int hops(std::vector<int> const &A, size_t N, int from, int to) {
+    std::vector<int> dist(N, -1);
+    std::queue<int> q;
+    dist[from] = 0;
+    q.push(from);
+    while (!q.empty()) {
+        int u = q.front();
+        q.pop();
+        for (size_t w = 0; w < N; w++) {
+            if (dist[w] == -1 && A[u * N + w] == 1) {
+                dist[w] = dist[u] + 1;
+                q.push(w);
+            }
+        }
+    }
+    return dist[to] == -1 ? -1 : dist[to];
+}
+""",
+        "__global__ void hops(const int *A, size_t N, int from, int to, int *length)",
+        "hops(a, n, (int)(n / 2), 0)",
+        "hops(a.data(), n, (int)(n / 2), 0, &got)",
+    ),
+}
+"""Walks spelled otherwise than ParEval's: what the walk reaches, whatever container hands out
+its vertices and wherever it marks them."""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("case", sorted(_WALKS))
+@pytest.mark.parametrize("concurrent", [False, True], ids=["blocks in turn", "blocks at once"])
+def test_a_graph_walk_becomes_levels_of_a_breadth_first_search(
+    case: str, concurrent: bool, tmp_path: Path
+) -> None:
+    source, signature, call, launch = _WALKS[case]
+    name = signature_params(signature)[0]
+    written = kernel(source, analyse(source, Language.CPP), name, signature)
+    check = _GRAPH_CHECK.replace("CALL", call).replace("KERNEL", launch)
+    _emulate("#include <deque>\n" + source, written, check, tmp_path, concurrent=concurrent)
+
+
+_UNWALKED = {
+    "a stack's walk gives no shortest distances": (
+        _WALKS["a distance returned as a choice, -1 for unreached"][0]
+        .replace("std::queue<int> q;", "std::stack<int> q;")
+        .replace("q.front()", "q.top()"),
+        "__global__ void hops(const int *A, size_t N, int from, int to, int *length)",
+        "stack",
+    ),
+    "an edge test that reads another array": (
+        _WALKS["a distance returned as a choice, -1 for unreached"][0]
+        .replace("A[u * N + w] == 1", "A[u * N + w] == 1 && W[w] > 0")
+        .replace("size_t N, int from", "size_t N, std::vector<int> const &W, int from"),
+        "__global__ void hops(const int *A, size_t N, const int *W, int from, int to, int *length)",
+        "matrix",
+    ),
+    "a per-walk count never reset": (
+        _WALKS[
+            "the largest component by a deque, its test in nested ifs, its size kept with an if"
+        ][0].replace("            size = 0;\n", ""),
+        "__global__ void largest(const int *A, size_t N, int *best)",
+        "neither",
+    ),
+    "a walk that also writes what the function reads after it": (
+        _WALKS["components by a stack used from the back, marked when taken out"][0].replace(
+            "    return found;", "    found += seen[0];\n    return found;"
+        ),
+        "__global__ void components(const int *A, size_t N, int *count)",
+        "more",
+    ),
+    "a walk that reads another vertex's mark in its edge test": (
+        _WALKS[
+            "the largest component by a deque, its test in nested ifs, its size kept with an if"
+        ][0].replace("A[v * N + j] > 0", "A[v * N + j] > 0 && done[v]"),
+        "__global__ void largest(const int *A, size_t N, int *best)",
+        "matrix",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_UNWALKED))
+def test_walks_whose_result_the_levels_do_not_give_get_no_kernel(case: str) -> None:
+    source, signature, reason = _UNWALKED[case]
+    name = signature_params(signature)[0]
+    with pytest.raises(AnnotationError, match=reason):
+        kernel(source, analyse(source, Language.CPP), name, signature)

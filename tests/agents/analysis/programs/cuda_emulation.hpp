@@ -12,10 +12,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <latch>
 #include <limits>
 #include <mutex>
+#include <queue>
+#include <stack>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -75,6 +78,7 @@ template <class T> T atomicOr(T *a, T v) {
 }
 inline void __nanosleep(unsigned) { std::this_thread::yield(); }  // let the awaited thread run
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __trap() { std::abort(); }  // a kernel that stops the launch
 template <class W> W atomicCAS(W *a, W expected, W desired) {
     std::lock_guard<std::mutex> held(pf_atomics);
     W old = *a;

@@ -1,0 +1,747 @@
+"""CUDA kernels for graph traversals over an adjacency matrix (ParEval's graph problems).
+
+A sequential function that walks a graph with a worklist (`std::queue`, `std::stack`,
+`std::deque`, or a `std::vector` used as a stack) cannot be divided by its loops: each step
+depends on what the steps before it marked. What it computes can be, where the result is one
+of three things a traversal's marks decide, whatever order the worklist hands vertices out:
+
+- **components**: `for (i = 0; i < N; i++) if (!visited[i]) { ...walk from i... }`, returning
+  how many walks started (`++count` per walk) or the most vertices one walk took out of its
+  worklist (`size++` per vertex, `best = std::max(best, size)`);
+- **distance**: one walk from a `source` in a queue, each vertex found at its finder's
+  distance plus one (`dist[j] = dist[v] + 1`), returning the distance of `dest` (or its walk
+  back along `prev[]`, the same count) or a stated value where none reached it.
+
+A walk that marks a vertex when it first meets it (at its push) or when it takes it out (a
+`continue` past marked vertices) reaches, from its start, every vertex a path of unmarked
+vertices leads to along the function's own edge test (`A[v * N + j] == 1`), in any order: so
+the kernel takes the walks in the sequential order of their starts, and runs each as a
+breadth-first search in levels, every thread taking tiles of the level's vertices and testing
+their rows (a vertex is claimed with a compare-and-swap, so it is counted once). Levels and
+walks meet at the grid barrier of loops in phases (`agents.analysis.kernels.PHASES`), so any
+launch shape runs it. The matrix need not be symmetric: the edges are followed as the function
+follows them. Vertex levels live in device heap memory (one `int` per vertex, far below the
+device heap's default wherever the matrix itself fits), allocated by the first seat and freed
+after the last barrier; a launch whose allocation fails stops with a trap, which the verifier
+sees as a failed run, not a wrong answer.
+
+A distance is a breadth-first search's only where the worklist is a queue; a stack's walk
+gives other distances, so the kernel refuses it. Anything else in the function (guards, other
+arrays read, other results) gets no kernel, with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from agents.analysis.errors import AnnotationError
+from agents.analysis.launch import (
+    DONE,
+    HELPERS,
+    PHASES,
+    global_definition,
+    seated,
+    signature_params,
+)
+from agents.analysis.parse import canon, declared_name, function_params, text, unwrap, walk
+
+_WORKLISTS = {
+    "std::queue": ("front", "pop", "push"),
+    "queue": ("front", "pop", "push"),
+    "std::stack": ("top", "pop", "push"),
+    "stack": ("top", "pop", "push"),
+    "std::deque": ("front", "pop_front", "push_back"),
+    "deque": ("front", "pop_front", "push_back"),
+    "std::vector": ("back", "pop_back", "push_back"),
+    "vector": ("back", "pop_back", "push_back"),
+}
+"""The containers a walk keeps its vertices in: (what it takes, how it removes it, how it
+adds one). A `std::deque` used from the back is a stack, not a queue."""
+
+_QUEUES = frozenset({"std::queue", "queue", "std::deque", "deque"})
+
+
+def compact(node: Node) -> str:
+    """The node's code with spaces only between words: `q.push(i);`, `if(!seen[i]){...}`."""
+    return re.sub(r"\s*([^\w\s])\s*", r"\1", canon(node))
+
+
+def _statements(node: Node | None) -> list[Node]:
+    """The statements a body runs: a block's, or the one statement itself."""
+    if node is None:
+        return []
+    if node.type == "compound_statement":
+        return [s for s in node.named_children if s.type != "comment"]
+    return [node]
+
+
+@dataclass
+class _Walk:
+    """One worklist walk: its container, the vertex it takes out and its type, the neighbour
+    loop's counter and type, the edge test (code over the matrix, the vertex and the
+    neighbour), how a vertex is marked and whether at its push or when taken out, the
+    per-vertex counter, and the distance array where the walk keeps one."""
+
+    worklist: str
+    kind: str
+    vertex: str
+    vertex_type: str
+    neighbour: str
+    neighbour_type: str
+    edge: str
+    marks: str
+    at_push: bool
+    counter: str | None = None
+    distance: str | None = None
+    unmarked: str = ""
+    """The value an unmarked vertex's mark holds (`false`, `INT_MAX`)."""
+    written: set[str] = field(default_factory=set)
+    """Local arrays the walk only writes (`prev[j] = v;`)."""
+
+
+def _unmarked_test(term: Node, index: str) -> tuple[str, str] | None:
+    """(array, unmarked value) where `term` tests that `array[index]` is unmarked:
+    `!seen[j]`, `seen[j] == false`, `seen[j] == 0`, `dist[j] == INT_MAX`."""
+    code = compact(unwrap(term))
+    found = re.fullmatch(rf"!(\w+)\[{index}\]", code)
+    if found:
+        return found[1], "false"
+    found = re.fullmatch(rf"(\w+)\[{index}\]==(.+)", code) or re.fullmatch(
+        rf"(.+)==(\w+)\[{index}\]", code
+    )
+    if found is None:
+        return None
+    array, value = (found[1], found[2]) if code.startswith(found[1] + "[") else (found[2], found[1])
+    return array, value
+
+
+def _terms(condition: Node) -> list[Node]:
+    """The conjuncts of a condition (`a && (b && c)`: a, b, c)."""
+    node = unwrap(condition)
+    if node.type == "binary_expression":
+        op = node.child_by_field_name("operator")
+        if op is not None and text(op) == "&&":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            assert left is not None and right is not None
+            return _terms(left) + _terms(right)
+    return [node]
+
+
+def _condition(statement: Node) -> Node | None:
+    cond = statement.child_by_field_name("condition")
+    if cond is None:
+        return None
+    # `if (x)`'s condition is a condition_clause in newer grammars
+    named = [c for c in cond.named_children if c.type != "comment"]
+    return named[0] if cond.type == "condition_clause" and len(named) == 1 else cond
+
+
+def _counted_loop(loop: Node, bound: str) -> tuple[str, str] | None:
+    """(counter, its type) where `loop` is `for (T j = 0; j < bound; j++)`, with the bound
+    maybe cast (`(int)N`)."""
+    if loop.type != "for_statement":
+        return None
+    init = loop.child_by_field_name("initializer")
+    cond = loop.child_by_field_name("condition")
+    step = loop.child_by_field_name("update")
+    if init is None or cond is None or step is None or init.type != "declaration":
+        return None
+    found = re.fullmatch(r"([\w:]+(?: [\w:]+)*) (\w+)=0;", compact(init))
+    if found is None:
+        return None
+    kind, name = found[1], found[2]
+    casts = (bound, f"(int){bound}", f"static_cast<int>({bound})", f"(size_t){bound}")
+    if compact(cond) not in [f"{name}<{b}" for b in casts]:
+        return None
+    if compact(step) not in (f"{name}++", f"++{name}", f"{name}+=1"):
+        return None
+    return name, kind
+
+
+def _increment(statement: Node) -> str | None:
+    """The name a statement adds one to (`size++;`, `++count;`, `n += 1;`)."""
+    found = re.fullmatch(r"(?:(\w+)\+\+|\+\+(\w+)|(\w+)\+=1);", compact(statement))
+    return next((g for g in found.groups() if g), None) if found else None
+
+
+def _read_walk(
+    loop: Node, matrix: str, size: str, locals_: dict[str, str], element_types: dict[str, str]
+) -> _Walk:
+    """The walk a `while (!w.empty())` loop runs (see `_Walk`), or AnnotationError."""
+    found = re.fullmatch(r"while\(!(\w+)\.empty\(\)\)", compact(loop).split("{", 1)[0])
+    if found is None or found[1] not in locals_ or locals_[found[1]] not in _WORKLISTS:
+        raise AnnotationError("the walk's loop is not `while (!worklist.empty())`")
+    worklist = found[1]
+    kind = locals_[worklist]
+    take, remove, add = _WORKLISTS[kind]
+    body = _statements(loop.child_by_field_name("body"))
+    if len(body) < 2:
+        raise AnnotationError("the walk takes no vertex out")
+    taken = re.fullmatch(rf"([\w:]+(?: [\w:]+)*) (\w+)={worklist}\.{take}\(\);", compact(body[0]))
+    if taken is None or compact(body[1]) != f"{worklist}.{remove}();":
+        raise AnnotationError(
+            f"the walk does not start by taking a vertex out ({worklist}.{take}(), "
+            f"{worklist}.{remove}())"
+        )
+    vertex_type, vertex = taken[1], taken[2]
+    if vertex_type == "auto":
+        vertex_type = element_types.get(worklist, "")
+    if not re.fullmatch(
+        r"(?:unsigned |signed |long |const )*(?:int|long|size_t|unsigned|std::size_t)", vertex_type
+    ):
+        raise AnnotationError(f"the walk's vertices are not integers: {vertex_type}")
+    rest = body[2:]
+    at_push = True
+    marks: str | None = None
+    if rest and re.fullmatch(rf"if\((\w+)\[{vertex}\]\)continue;", compact(rest[0])):
+        # marked when taken out: `if (seen[v]) continue; seen[v] = true;`
+        marks = re.fullmatch(rf"if\((\w+)\[{vertex}\]\)continue;", compact(rest[0]))[1]  # type: ignore[index]
+        if len(rest) < 2 or compact(rest[1]) not in (
+            f"{marks}[{vertex}]=true;",
+            f"{marks}[{vertex}]=1;",
+        ):
+            raise AnnotationError("a walk that skips marked vertices must mark the one it takes")
+        at_push, rest = False, rest[2:]
+    counter: str | None = None
+    loops = [s for s in rest if s.type == "for_statement"]
+    for statement in rest:
+        if statement.type == "for_statement":
+            continue
+        name = _increment(statement)
+        if name is None or counter is not None:
+            raise AnnotationError(f"the walk does more per vertex: {text(statement)[:60]}")
+        counter = name
+    if len(loops) != 1:
+        raise AnnotationError("the walk does not test one row of neighbours")
+    head = _counted_loop(loops[0], size)
+    if head is None:
+        raise AnnotationError(f"the neighbour loop is not `for (j = 0; j < {size}; j++)`")
+    neighbour, neighbour_type = head
+    tests: list[Node] = []
+    inner = _statements(loops[0].child_by_field_name("body"))
+    while len(inner) == 1 and inner[0].type == "if_statement":
+        if inner[0].child_by_field_name("alternative") is not None:
+            raise AnnotationError("the neighbour test has an else")
+        cond = _condition(inner[0])
+        assert cond is not None
+        tests += _terms(cond)
+        inner = _statements(inner[0].child_by_field_name("consequence"))
+    unmarked = [(t, m) for t in tests if (m := _unmarked_test(t, neighbour)) is not None]
+    if len(unmarked) != 1:
+        raise AnnotationError("the neighbour test does not test one mark")
+    mark_array, mark_value = unmarked[0][1]
+    edges = [t for t in tests if t != unmarked[0][0]]
+    allowed = {matrix, size, vertex, neighbour}
+    for edge in edges:
+        names = {text(n) for n in walk(edge) if n.type == "identifier"}
+        if not names <= allowed or matrix not in names:
+            raise AnnotationError(f"the edge test reads more than the matrix: {text(edge)[:60]}")
+        if any(n.type in ("call_expression", "field_expression", "assignment_expression",
+                          "update_expression") for n in walk(edge)):  # fmt: skip
+            raise AnnotationError(f"the edge test calls or writes: {text(edge)[:60]}")
+    if not edges:
+        raise AnnotationError("the walk follows no edge test")
+    followed = " && ".join(f"({text(e)})" for e in edges)
+    walk_ = _Walk(worklist, kind, vertex, vertex_type, neighbour, neighbour_type, followed,
+                  mark_array, at_push, counter, unmarked=mark_value)  # fmt: skip
+    pushed = False
+    for statement in inner:
+        code = compact(statement)
+        if code == f"{worklist}.{add}({neighbour});":
+            pushed = True
+        elif at_push and code in (
+            f"{mark_array}[{neighbour}]=true;",
+            f"{mark_array}[{neighbour}]=1;",
+        ):
+            walk_.marks = mark_array
+        elif found := re.fullmatch(rf"(\w+)\[{neighbour}\]=\1\[{vertex}\]\+1;", code):
+            walk_.distance = found[1]
+        elif (found := re.fullmatch(rf"(\w+)\[{neighbour}\]={vertex};", code)) and found[
+            1
+        ] in locals_:
+            walk_.written.add(found[1])
+        else:
+            raise AnnotationError(f"the walk does more per neighbour: {text(statement)[:60]}")
+    if not pushed:
+        raise AnnotationError("the walk does not push the neighbours it finds")
+    if (
+        at_push
+        and mark_array != walk_.distance
+        and not any(
+            compact(s) in (f"{mark_array}[{neighbour}]=true;", f"{mark_array}[{neighbour}]=1;")
+            for s in inner
+        )
+    ):
+        raise AnnotationError(f"the walk does not mark {mark_array}[{neighbour}] as it pushes it")
+    return walk_
+
+
+@dataclass
+class _Locals:
+    """The function's local declarations by name: the container kind for worklists, the
+    compact initialiser for the rest."""
+
+    kinds: dict[str, str] = field(default_factory=dict)
+    values: dict[str, str] = field(default_factory=dict)
+    elements: dict[str, str] = field(default_factory=dict)
+    """A container's element type (`std::queue<int>`: `int`)."""
+
+
+def _declare(statement: Node, locals_: _Locals) -> bool:
+    """Records a declaration of one local; False where `statement` is none."""
+    if statement.type != "declaration":
+        return False
+    declarators = statement.children_by_field_name("declarator")
+    kind = statement.child_by_field_name("type")
+    if len(declarators) != 1 or kind is None:
+        return False
+    name = declared_name(declarators[0])
+    if name is None:
+        return False
+    spelled = compact(kind)
+    locals_.kinds[name] = spelled.split("<", 1)[0]
+    if "<" in spelled and spelled.endswith(">"):
+        locals_.elements[name] = spelled.split("<", 1)[1][:-1]
+    locals_.values[name] = compact(declarators[0])[len(name) :]
+    return True
+
+
+def _all_unmarked(locals_: _Locals, array: str, value: str, size: str) -> None:
+    """AnnotationError unless `array` is a local vector of `size` elements, all `value`."""
+    init = locals_.values.get(array)
+    if locals_.kinds.get(array) not in ("std::vector", "vector"):
+        raise AnnotationError(f"{array} is not a local vector")
+    values = {value, "0"} if value == "false" else {value}
+    if init not in {f"({size},{v})" for v in values} and not (
+        value == "false" and init in (f"({size})", f"({size},false)")
+    ):
+        raise AnnotationError(f"{array} does not start with all {size} vertices unmarked")
+
+
+def traversal_kernel(
+    source: str, definition: Node, statements: list[Node], signature_text: str
+) -> str | None:
+    """The kernel for a function that walks a graph (see the module's text), or None where the
+    function has no worklist walk; AnnotationError where it has one no kernel writes."""
+    whiles = [n for n in walk(definition) if n.type == "while_statement"]
+    walks = [w for w in whiles if re.match(r"while\(!\w+\.empty\(\)\)", compact(w))]
+    if not walks:
+        return None
+    if len(walks) != 1:
+        raise AnnotationError("the function walks more than once")
+    loop = walks[0]
+    params = dict(function_params(definition))
+    name, kernel_params = signature_params(signature_text)
+    by_name = {p.name: p for p in kernel_params}
+    matrices = [p for p, node in params.items() if "vector" in text(node) and p in by_name]
+    sizes = [p for p, node in params.items() if "vector" not in text(node) and p in by_name]
+    outputs = [p for p in kernel_params if p.pointer and "const" not in p.type]
+    if len(matrices) != 1 or len(outputs) != 1 or outputs[0].name in params:
+        raise AnnotationError("the walk's kernel takes one matrix and writes one result")
+    matrix = matrices[0]
+    size = next(
+        (s for s in sizes if by_name[s].type in ("size_t", "int", "unsigned", "long")), None
+    )
+    if size is None:
+        raise AnnotationError("the kernel has no vertex count the function takes")
+    taken = sorted(
+        {text(n) for n in walk(definition) if text(n).startswith("pf_") and n.child_count == 0}
+    )
+    if taken:
+        raise AnnotationError(f"the function already uses the name {taken[0]}")
+    locals_ = _Locals()
+    for node in walk(definition):
+        if (
+            node.type == "declaration"
+            and node.parent is not None
+            and node.parent.type == "compound_statement"
+        ):
+            before = len(locals_.kinds)
+            if _declare(node, locals_) and len(locals_.kinds) == before:
+                raise AnnotationError("the function declares a name twice")
+    walk_ = _read_walk(loop, matrix, size, locals_.kinds, locals_.elements)
+    out = outputs[0]
+    if (
+        loop.parent is not None
+        and loop.parent.parent is not None
+        and _is_component_body(loop, definition)
+    ):
+        work, result = _components(walk_, loop, definition, statements, locals_, size, out.name)
+    else:
+        work, result = _distance(walk_, loop, statements, locals_, size, params, out.name)
+    return (
+        HELPERS
+        + DONE
+        + PHASES
+        + _GRAPH
+        + f"/* {name}: {result}. */\n"
+        + f"{global_definition(signature_text)} {{\n"
+        "    const unsigned pf_lane = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+        "threadIdx.z);\n" + seated(work, _GRAPH_RESETS) + "}\n"
+    )
+
+
+def _is_component_body(loop: Node, definition: Node) -> bool:
+    """Whether the walk runs inside a loop over start vertices (an `if` in a `for`)."""
+    node = loop.parent
+    while node is not None and node != definition:
+        if node.type == "for_statement":
+            return True
+        node = node.parent
+    return False
+
+
+def _components(
+    walk_: _Walk,
+    loop: Node,
+    definition: Node,
+    statements: list[Node],
+    locals_: _Locals,
+    size: str,
+    out: str,
+) -> tuple[str, str]:
+    """The work and what it computes for walks from every unmarked vertex in turn."""
+    starts = loop.parent
+    while starts is not None and starts.type != "for_statement":
+        starts = starts.parent
+    assert starts is not None
+    head = _counted_loop(starts, size)
+    if head is None or starts.parent is None or starts.parent.parent != definition:
+        raise AnnotationError(
+            f"the walks' starts are not `for (i = 0; i < {size}; i++)` at the top"
+        )
+    start = head[0]
+    body = _statements(starts.child_by_field_name("body"))
+    if len(body) != 1 or body[0].type != "if_statement":
+        raise AnnotationError("the starts' loop does more than `if (!visited[i]) { ... }`")
+    cond = _condition(body[0])
+    assert cond is not None
+    test = _unmarked_test(cond, start)
+    if test is None or test[0] != walk_.marks or body[0].child_by_field_name("alternative"):
+        raise AnnotationError(
+            f"a walk does not start from each vertex {walk_.marks} leaves unmarked"
+        )
+    _all_unmarked(locals_, walk_.marks, walk_.unmarked, size)
+    count = best = None
+    counter_reset = False
+    pushed = marked = False
+    after_walk = False
+    for statement in _statements(body[0].child_by_field_name("consequence")):
+        code = compact(statement)
+        if statement == loop:
+            after_walk = True
+            continue
+        if _declare(statement, _Locals()):
+            name = declared_name(statement.children_by_field_name("declarator")[0])
+            if (
+                name is not None
+                and name == walk_.counter
+                and not after_walk
+                and locals_.values.get(name) == "=0"
+            ):
+                counter_reset = True
+            elif name != walk_.worklist or locals_.values.get(name) != "":
+                raise AnnotationError(f"a walk declares more: {text(statement)[:60]}")
+            continue
+        if code == f"{walk_.counter}=0;" and not after_walk:
+            counter_reset = True
+        elif code in (f"{walk_.worklist}.push({start});", f"{walk_.worklist}.push_back({start});"):
+            pushed = True
+        elif code in (f"{walk_.marks}[{start}]=true;", f"{walk_.marks}[{start}]=1;"):
+            marked = True
+        elif _increment(statement) is not None:
+            if count is not None or _increment(statement) == walk_.counter:
+                raise AnnotationError("a walk counts twice")
+            count = _increment(statement)
+        elif after_walk and walk_.counter and (kept := _maximum(code, walk_.counter)):
+            best = kept
+        elif (
+            after_walk
+            and (stored := re.fullmatch(r"(\w+)\[\w+\]=\w+;", code))
+            and _only_written(stored[1], definition, locals_)
+        ):
+            continue
+        else:
+            raise AnnotationError(f"a walk's start does more: {text(statement)[:60]}")
+    if not pushed or marked != walk_.at_push:
+        raise AnnotationError("a walk does not start by pushing (and marking) its vertex")
+    returned = statements[-1] if statements else None
+    found = re.fullmatch(r"return (\w+);", compact(returned)) if returned is not None else None
+    if found is None:
+        raise AnnotationError("the function does not end by returning a count")
+    result = found[1]
+    if count is not None and result == count and locals_.values.get(count) == "=0":
+        value = "pf_walks"
+        what = "the number of walks, each from the first vertex none reached before"
+    elif best is not None and result == best and counter_reset and locals_.values.get(best) == "=0":
+        value = "pf_most"
+        what = "the most vertices one walk reaches, each from the first vertex none reached before"
+    else:
+        raise AnnotationError(f"{result} is neither the walks counted nor the most one takes")
+    for statement in statements:
+        if statement in (starts, returned):
+            continue
+        if not _declare(statement, _Locals()) or any(
+            n.type == "call_expression" for n in walk(statement)
+        ):
+            raise AnnotationError(f"the function does more than its walks: {text(statement)[:60]}")
+    work = _walks_work(walk_, start_of=None, until=None) + (
+        f"        if (pf_seated == 1 && pf_lane == 0) *{out} = {value};\n"
+    )
+    return _finish(work, size), what
+
+
+def _maximum(code: str, counter: str) -> str | None:
+    """The name a statement keeps the maximum of `counter` in (`best = std::max(best, n);`,
+    `if (n > best) best = n;`)."""
+    for pattern in (
+        rf"(\w+)=(?:std::)?max\(\1,{counter}\);",
+        rf"(\w+)=(?:std::)?max\({counter},\1\);",
+        rf"if\({counter}>(\w+)\)\1={counter};",
+        rf"if\((\w+)<{counter}\)\1={counter};",
+    ):
+        found = re.fullmatch(pattern, code)
+        if found:
+            return found[1]
+    return None
+
+
+def _only_written(name: str, definition: Node, locals_: _Locals) -> bool:
+    """Whether `name` is a local vector that nothing reads (only `name[...] = ...;`)."""
+    if locals_.kinds.get(name) not in ("std::vector", "vector"):
+        return False
+    for node in walk(definition):
+        if node.type != "identifier" or text(node) != name:
+            continue
+        parent = node.parent
+        if parent is not None and parent.type.endswith("declarator"):
+            continue
+        store = (
+            parent.parent if parent is not None and parent.type == "subscript_expression" else None
+        )
+        if (
+            store is None
+            or store.type != "assignment_expression"
+            or store.child_by_field_name("left") != parent
+        ):
+            return False
+    return True
+
+
+def _distance(
+    walk_: _Walk,
+    loop: Node,
+    statements: list[Node],
+    locals_: _Locals,
+    size: str,
+    params: dict[str, Node],
+    out: str,
+) -> tuple[str, str]:
+    """The work and what it computes for one breadth-first walk from a source vertex."""
+    if walk_.kind not in _QUEUES:
+        raise AnnotationError("a walk from a stack finds paths, not shortest ones")
+    if walk_.distance is None:
+        raise AnnotationError("the walk keeps no distances")
+    dist = walk_.distance
+    if walk_.marks != dist or not walk_.at_push:
+        raise AnnotationError("the walk's marks are not its distances, set as it pushes")
+    _all_unmarked(locals_, dist, walk_.unmarked, size)
+    try:
+        at = statements.index(loop)
+    except ValueError:
+        raise AnnotationError("the walk is not at the function's top") from None
+    source = None
+    started: set[str] = set()
+    for statement in statements[:at]:
+        code = compact(statement)
+        if _declare(statement, _Locals()) and not any(
+            n.type == "call_expression" for n in walk(statement)
+        ):
+            continue
+        pushed = re.fullmatch(rf"{walk_.worklist}\.push(?:_back)?\((\w+)\);", code)
+        zero = re.fullmatch(rf"{dist}\[(\w+)\]=0;", code)
+        found = pushed or zero
+        if found is None or found[1] not in params or (source not in (None, found[1])):
+            raise AnnotationError(f"the walk starts with more: {text(statement)[:60]}")
+        source = found[1]
+        started.add("push" if pushed else "zero")
+    if source is None or started != {"push", "zero"}:
+        raise AnnotationError("the walk does not start from a vertex the function takes at 0")
+    tail = [compact(s) for s in statements[at + 1 :]]
+    unreached = _unreached(tail, dist, locals_, walk_)
+    if unreached is None:
+        raise AnnotationError("the function does not return the distance of a vertex it takes")
+    dest, value = unreached
+    if dest not in params:
+        raise AnnotationError(f"{dest} is not a vertex the function takes")
+    work = _walks_work(walk_, start_of=source, until=dest) + (
+        "        if (pf_seated == 1 && pf_lane == 0)\n"
+        f"            *{out} = (pf_{dest}_ok && pf_seen[({dest})] != -1) ? pf_seen[({dest})] : ({value});\n"
+    )
+    return _finish(
+        work, size
+    ), f"the distance from {source} to {dest} of a breadth-first walk, or {value}"
+
+
+def _unreached(
+    tail: list[str], dist: str, locals_: _Locals, walk_: _Walk
+) -> tuple[str, str] | None:
+    """(the vertex, the value returned where the walk did not reach it) for the statements
+    after the walk: `return dist[d] == U ? -1 : dist[d];`, `if (dist[d] == U) return -1;`
+    then `return dist[d];` or the walk back along `prev` counting steps."""
+    unmarked = re.escape(walk_.unmarked)
+    if len(tail) == 1:
+        found = re.fullmatch(rf"return {dist}\[(\w+)\]=={unmarked}\?(-?\w+):{dist}\[\1\];", tail[0])
+        return (found[1], found[2]) if found else None
+    found = re.fullmatch(
+        rf"if\({dist}\[(\w+)\]=={unmarked}\)(?:\{{)?return ?(-?\w+);(?:\}})?", tail[0]
+    )
+    if found is None:
+        return None
+    dest, value = found[1], found[2]
+    if tail[1:] == [f"return {dist}[{dest}];"]:
+        return dest, value
+    # the walk back: `int n = 0; while (prev[d] != -1) { n++; d = prev[d]; } return n;`
+    back = "".join(tail[1:])
+    found = re.fullmatch(
+        rf"int (\w+)=0;while\((\w+)\[{dest}\]!=-1\)\{{(?:\1\+\+|\+\+\1|\1\+=1);{dest}=\2\[{dest}\];\}}return \1;",
+        back,
+    )
+    if (
+        found
+        and found[2] in walk_.written
+        and locals_.values.get(found[2]) == f"({_size_of(locals_, dist)},-1)"
+    ):
+        return dest, value
+    return None
+
+
+def _size_of(locals_: _Locals, array: str) -> str:
+    value = locals_.values.get(array, "")
+    return value[1:].split(",", 1)[0] if value.startswith("(") else ""
+
+
+def _walks_work(walk_: _Walk, start_of: str | None, until: str | None) -> str:
+    """Every seated thread's part of the walks: each from the first vertex no walk reached
+    (`start_of` None) or the one walk from `start_of`, level by level."""
+    v, vt, j, jt = walk_.vertex, walk_.vertex_type, walk_.neighbour, walk_.neighbour_type
+    size = "pf_n"
+    lines = [
+        "        long long pf_walks = 0, pf_most = 0; /* walks taken, the most vertices in one */\n",
+        "        int pf_at = 0; /* the level the next walk starts at */\n",
+    ]
+    if start_of is None:
+        lines += [
+            "        long long pf_start = 0;\n",
+            "        for (;;) {\n",
+            "            /* the first vertex no earlier walk reached: levels below pf_at are earlier\n"
+            "               walks', and a thread that reads this walk's marks, written by threads\n"
+            "               ahead of it, still finds the same vertex */\n",
+            f"            for (; pf_start < {size}; pf_start++) {{\n",
+            "                const int pf_s = pf_seen[pf_start];\n",
+            "                if (pf_s == -1 || pf_s >= pf_at) break;\n",
+            "            }\n",
+            f"            if (pf_start >= {size}) break;\n",
+        ]
+    else:
+        lines += [
+            f"        const long long pf_start = (long long)({start_of});\n",
+            f"        const bool pf_{until}_ok = (long long)({until}) >= 0 && (long long)({until}) < {size};\n",
+            f"        for (bool pf_once = (pf_start >= 0 && pf_start < {size}); pf_once; pf_once = false) {{\n",
+        ]
+    lines += [
+        "            if (pf_seated == 1 && pf_lane == 0) pf_level[pf_start] = pf_at;\n",
+        "            pf_cuda_grid_sync();\n",
+        "            long long pf_size = 1;\n",
+        "            for (int pf_l = pf_at;; pf_l++) {\n",
+        "                for (;;) { /* the level's vertices, in tiles */\n",
+        "                    if (pf_lane == 0) pf_tile = atomicAdd(&pf_phase_next, 1ULL);\n",
+        "                    __syncthreads();\n",
+        "                    const unsigned long long pf_base = pf_tile * pf_span;\n",
+        f"                    if (pf_base >= (unsigned long long){size}) break;\n",
+        "                    for (unsigned long long pf_k = pf_base + pf_lane; pf_k < pf_base + pf_span "
+        f"&& pf_k < (unsigned long long){size}; pf_k += pf_width) {{\n",
+        "                        if (pf_seen[pf_k] != pf_l) continue;\n",
+        f"                        const {vt} {v} = ({vt})pf_k;\n",
+        f"                        for (long long pf_m = 0; pf_m < {size}; pf_m++) {{\n",
+        f"                            const {jt} {j} = ({jt})pf_m;\n",
+        f"                            if (pf_seen[pf_m] == -1 && ({walk_.edge}) &&\n",
+        "                                atomicCAS(&pf_level[pf_m], -1, pf_l + 1) == -1)\n",
+        "                                pf_cuda_add(&pf_graph_found[pf_l % 3], 1ULL);\n",
+        f"                            (void){v};\n",
+        f"                            (void){j};\n",
+        "                        }\n",
+        "                    }\n",
+        "                    __syncthreads(); /* before the next ticket overwrites the tile */\n",
+        "                }\n",
+        "                pf_cuda_grid_sync();\n",
+        "                const unsigned long long pf_new = *(volatile unsigned long long *)&pf_graph_found[pf_l % 3];\n",
+        "                /* the count two levels on was read by every thread before this barrier */\n",
+        "                if (pf_seated == 1 && pf_lane == 0) pf_graph_found[(pf_l + 2) % 3] = 0;\n",
+        "                pf_size += (long long)pf_new;\n",
+        "                if (pf_new == 0) {\n",
+        "                    pf_at = pf_l + 1;\n",
+        "                    break;\n",
+        "                }\n",
+    ]
+    if until is not None:
+        lines.append(
+            f"                if (pf_{until}_ok) {{ /* reached by this level (a later one's marks may be\n"
+            "                                        written already by threads ahead) */\n"
+            f"                    const int pf_d = pf_seen[({until})];\n"
+            "                    if (pf_d != -1 && pf_d <= pf_l + 1) break;\n"
+            "                }\n"
+        )
+    lines += [
+        "            }\n",
+        "            pf_walks++;\n",
+        "            if (pf_size > pf_most) pf_most = pf_size;\n",
+        "        }\n",
+        "        (void)pf_walks;\n",
+        "        (void)pf_most;\n",
+    ]
+    return "".join(lines)
+
+
+def _finish(work: str, size: str) -> str:
+    """`work` between the level array's allocation (every vertex unreached) and its release."""
+    return (
+        f"        const long long pf_n = (long long)({size});\n"
+        "        if (pf_seated == 1 && pf_lane == 0) {\n"
+        "            pf_graph_level = (int *)malloc((size_t)(pf_n > 0 ? pf_n : 1) * sizeof(int));\n"
+        "            if (pf_graph_level == 0) __trap(); /* the device heap is full */\n"
+        "        }\n"
+        "        pf_cuda_grid_sync();\n"
+        "        int *const pf_level = *(int *volatile *)&pf_graph_level;\n"
+        "        volatile int *const pf_seen = pf_level; /* read past the cache: other blocks write */\n"
+        "        for (;;) {\n"
+        "            if (pf_lane == 0) pf_tile = atomicAdd(&pf_phase_next, 1ULL);\n"
+        "            __syncthreads();\n"
+        "            const unsigned long long pf_base = pf_tile * pf_span;\n"
+        "            if (pf_base >= (unsigned long long)pf_n) break;\n"
+        "            for (unsigned long long pf_k = pf_base + pf_lane; pf_k < pf_base + pf_span && "
+        "pf_k < (unsigned long long)pf_n; pf_k += pf_width)\n"
+        "                pf_level[pf_k] = -1;\n"
+        "            __syncthreads();\n"
+        "        }\n"
+        "        pf_cuda_grid_sync();\n"
+        + work
+        + "        pf_cuda_grid_sync(); /* every thread is done with the levels */\n"
+        "        if (pf_seated == 1 && pf_lane == 0) {\n"
+        "            free(pf_level);\n"
+        "            pf_graph_level = 0;\n"
+        "        }\n"
+    )
+
+
+_GRAPH = """\
+__device__ int *pf_graph_level = 0; /* each vertex's level, -1 where no walk reached it */
+__device__ unsigned long long pf_graph_found[3] = {0, 0, 0}; /* vertices found per level, by level mod 3 */
+"""
+
+_GRAPH_RESETS = "".join(
+    f"        *(volatile unsigned long long *)&pf_graph_found[{k}] = 0;\n" for k in range(3)
+)
