@@ -46,7 +46,17 @@ from agents.analysis.launch import (
     seated,
     signature_params,
 )
-from agents.analysis.parse import canon, declared_name, function_params, text, unwrap, walk
+from agents.analysis.parse import (
+    canon,
+    declared_name,
+    function_definitions,
+    function_name,
+    function_params,
+    root_of,
+    text,
+    unwrap,
+    walk,
+)
 
 _WORKLISTS = {
     "std::queue": ("front", "pop", "push"),
@@ -100,6 +110,11 @@ class _Walk:
     """The value an unmarked vertex's mark holds (`false`, `INT_MAX`)."""
     written: set[str] = field(default_factory=set)
     """Local arrays the walk only writes (`prev[j] = v;`)."""
+    recursive: bool = False
+    """A function calling itself on each neighbour (its worklist the call stack): the walk's
+    statement is its call, whose value, where it has one, is the vertices it reached."""
+    call: str = ""
+    """The recursive function's name."""
 
 
 def _unmarked_test(term: Node, index: str) -> tuple[str, str] | None:
@@ -279,6 +294,173 @@ def _read_walk(
     return walk_
 
 
+def _recursive_call(definition: Node) -> tuple[Node, Node] | None:
+    """(the function, the call) where `definition` calls a function of the source that calls
+    itself (a depth-first walk on the call stack); None where it calls none."""
+    defined = {function_name(d): d for d in function_definitions(root_of(definition))}
+    found = []
+    for node in walk(definition):
+        callee = node.child_by_field_name("function") if node.type == "call_expression" else None
+        helper = defined.get(text(callee)) if callee is not None else None
+        if callee is None or helper is None or helper == definition:
+            continue
+        called = text(callee)
+        if any(
+            n.type == "call_expression"
+            and (f := n.child_by_field_name("function")) is not None
+            and text(f) == called
+            for n in walk(helper)
+        ):
+            found.append((helper, node))
+    if len(found) > 1:
+        raise AnnotationError("the function starts more than one recursive walk")
+    return found[0] if found else None
+
+
+def _renamed(node: Node, names: dict[str, str]) -> str:
+    """`node`'s code with identifiers renamed (`adj[u * n + k]` in the caller's names)."""
+    base = node.start_byte
+    code = node.text.decode() if node.text is not None else ""
+    for n in sorted(
+        (n for n in walk(node) if n.type == "identifier" and text(n) in names),
+        key=lambda n: n.start_byte,
+        reverse=True,
+    ):
+        code = code[: n.start_byte - base] + names[text(n)] + code[n.end_byte - base :]
+    return code
+
+
+def _read_recursion(helper: Node, call: Node, matrix: str, size: str, locals_: _Locals) -> _Walk:
+    """The walk a recursive function runs from `call` (see `_Walk.recursive`): it marks its
+    vertex first (after a return where it is marked already), then calls itself on each
+    neighbour its edge test finds (unmarked, where the return does not test it), counting
+    what the calls return where it returns a size: `int n = 1; ... n += walk(j); return n;`."""
+    name = function_name(helper)
+    params = [(p, text(node)) for p, node in function_params(helper)]
+    args_node = call.child_by_field_name("arguments")
+    args = (
+        [compact(a) for a in args_node.named_children if a.type != "comment"] if args_node else []
+    )
+    if len(args) != len(params):
+        raise AnnotationError(f"{name} is called with other arguments than it takes")
+    role: dict[str, str] = {}
+    vertex = vertex_type = marks = None
+    for (param, declared), arg in zip(params, args, strict=True):
+        if arg in (matrix, size):
+            role[param] = arg
+        elif (
+            arg in locals_.kinds
+            and locals_.kinds[arg] in ("std::vector", "vector")
+            and "&" in declared
+        ):
+            marks, role[param] = param, arg
+        elif vertex is None and re.fullmatch(r"\w+", arg):
+            vertex, vertex_type = param, declared[: declared.rfind(param)].strip()
+        else:
+            raise AnnotationError(
+                f"{name} takes more than the matrix, its size, a vertex and marks"
+            )
+    if vertex is None or marks is None or set(role.values()) != {matrix, size, role[marks]}:
+        raise AnnotationError(f"{name} is not called with the matrix, its size, a vertex and marks")
+    if not re.fullmatch(
+        r"(?:unsigned |signed |long |const )*(?:int|long|size_t|unsigned|std::size_t)",
+        vertex_type or "",
+    ):
+        raise AnnotationError(f"the walk's vertices are not integers: {vertex_type}")
+    inner_size = next(p for p, a in role.items() if a == size)
+    body = _statements(helper.child_by_field_name("body"))
+    kind = helper.child_by_field_name("type")
+    returns = kind is not None and compact(kind) != "void"
+    guarded = False
+    if body and re.fullmatch(
+        rf"if\({marks}\[{vertex}\]\)(?:\{{)?return(?: 0)?;(?:\}})?", compact(body[0])
+    ):
+        guarded, body = True, body[1:]
+    if not body or compact(body[0]) not in (f"{marks}[{vertex}]=true;", f"{marks}[{vertex}]=1;"):
+        raise AnnotationError(f"{name} does not mark its vertex first")
+    body = body[1:]
+    counter = None
+    if returns:
+        if len(body) < 2:
+            raise AnnotationError(f"{name} returns no count of its vertices")
+        declared_count = re.fullmatch(
+            r"(?:int|long|long long|size_t|unsigned) (\w+)=1;", compact(body[0])
+        )
+        if declared_count is None or compact(body[-1]) != f"return {declared_count[1]};":
+            raise AnnotationError(f"{name} does not return 1 plus what its calls return")
+        if guarded and compact(helper).count("return 0;") != 1:
+            raise AnnotationError(f"{name} returns a size other than 0 for a marked vertex")
+        counter, body = declared_count[1], body[1:-1]
+    elif guarded and "return 0" in compact(helper):
+        raise AnnotationError(f"{name} returns a value it does not declare")
+    if len(body) != 1:
+        raise AnnotationError(f"{name} does more than test its neighbours")
+    head = _counted_loop(body[0], inner_size)
+    if head is None:
+        raise AnnotationError(
+            f"{name}'s neighbour loop is not `for (j = 0; j < {inner_size}; j++)`"
+        )
+    neighbour, neighbour_type = head
+    tests: list[Node] = []
+    inner = _statements(body[0].child_by_field_name("body"))
+    while len(inner) == 1 and inner[0].type == "if_statement":
+        if inner[0].child_by_field_name("alternative") is not None:
+            raise AnnotationError("the neighbour test has an else")
+        cond = _condition(inner[0])
+        assert cond is not None
+        tests += _terms(cond)
+        inner = _statements(inner[0].child_by_field_name("consequence"))
+    unmarked = [
+        t for t in tests if (m := _unmarked_test(t, neighbour)) is not None and m[0] == marks
+    ]
+    if len(unmarked) > 1 or (not unmarked and not guarded):
+        raise AnnotationError(f"{name} does not test its neighbour's mark once")
+    edges = [t for t in tests if t not in unmarked]
+    matrix_param = next(p for p, a in role.items() if a == matrix)
+    allowed = {matrix_param, inner_size, vertex, neighbour}
+    for edge in edges:
+        names = {text(n) for n in walk(edge) if n.type == "identifier"}
+        if not names <= allowed or matrix_param not in names or any(
+            n.type in ("call_expression", "field_expression", "assignment_expression",
+                       "update_expression") for n in walk(edge)
+        ):  # fmt: skip
+            raise AnnotationError(f"the edge test reads more than the matrix: {text(edge)[:60]}")
+    if not edges:
+        raise AnnotationError("the walk follows no edge test")
+    again = [
+        ",".join(neighbour if p == vertex else p for p, _ in params),
+    ]
+    calls = {f"{name}({again[0]});"} if not returns else {f"{counter}+={name}({again[0]});"}
+    if len(inner) != 1 or compact(inner[0]) not in calls:
+        raise AnnotationError(f"{name} does more per neighbour than walk on from it")
+    followed = " && ".join(
+        f"({_renamed(e, {matrix_param: matrix, inner_size: size})})" for e in edges
+    )
+    return _Walk("", "recursion", vertex, vertex_type or "", neighbour, neighbour_type, followed,
+                 role[marks], True, unmarked="false", recursive=True, call=name,
+                 counter=counter)  # fmt: skip
+
+
+def _recursive_result(statement: Node, walk_: _Walk, start: str) -> tuple[str | None, bool]:
+    """(where the most vertices one walk reached is kept, whether the statement gives the
+    walk's size) for the statement that starts a recursive walk: `walk(..., i, ...);`,
+    `int n = walk(...);` (its size by name) or `best = std::max(best, walk(...));`."""
+    code = compact(statement)
+    call = rf"{walk_.call}\([^;]*\b{start}\b[^;]*\)"
+    if re.fullmatch(rf"{call};", code):
+        return None, False
+    if walk_.counter is None:
+        raise AnnotationError(f"{walk_.call} gives no size to keep")
+    if re.fullmatch(rf"(?:int|long|long long|size_t|unsigned) \w+={call};", code):
+        return None, True
+    found = re.fullmatch(rf"(\w+)=(?:std::)?max\(\1,{call}\);", code) or re.fullmatch(
+        rf"(\w+)=(?:std::)?max\({call},\1\);", code
+    )
+    if found is None:
+        raise AnnotationError(f"the walk's start does more: {text(statement)[:60]}")
+    return found[1], True
+
+
 @dataclass
 class _Locals:
     """The function's local declarations by name: the container kind for worklists, the
@@ -328,11 +510,11 @@ def traversal_kernel(
     function has no worklist walk; AnnotationError where it has one no kernel writes."""
     whiles = [n for n in walk(definition) if n.type == "while_statement"]
     walks = [w for w in whiles if re.match(r"while\(!\w+\.empty\(\)\)", compact(w))]
-    if not walks:
+    recursion = _recursive_call(definition)
+    if not walks and recursion is None:
         return None
-    if len(walks) != 1:
+    if len(walks) + (recursion is not None) != 1:
         raise AnnotationError("the function walks more than once")
-    loop = walks[0]
     params = dict(function_params(definition))
     name, kernel_params = signature_params(signature_text)
     by_name = {p.name: p for p in kernel_params}
@@ -362,16 +544,21 @@ def traversal_kernel(
             before = len(locals_.kinds)
             if _declare(node, locals_) and len(locals_.kinds) == before:
                 raise AnnotationError("the function declares a name twice")
-    walk_ = _read_walk(loop, matrix, size, locals_.kinds, locals_.elements)
     out = outputs[0]
-    if (
-        loop.parent is not None
-        and loop.parent.parent is not None
-        and _is_component_body(loop, definition)
-    ):
-        work, result = _components(walk_, loop, definition, statements, locals_, size, out.name)
+    if recursion is not None:
+        helper, call = recursion
+        walk_ = _read_recursion(helper, call, matrix, size, locals_)
+        at = call
+        while at.parent is not None and at.type not in ("expression_statement", "declaration"):
+            at = at.parent  # the statement that calls
+        work, result = _components(walk_, at, definition, statements, locals_, size, out.name)
     else:
-        work, result = _distance(walk_, loop, statements, locals_, size, params, out.name)
+        loop = walks[0]
+        walk_ = _read_walk(loop, matrix, size, locals_.kinds, locals_.elements)
+        if _is_component_body(loop, definition):
+            work, result = _components(walk_, loop, definition, statements, locals_, size, out.name)
+        else:
+            work, result = _distance(walk_, loop, statements, locals_, size, params, out.name)
     return (
         HELPERS
         + DONE
@@ -433,6 +620,10 @@ def _components(
         code = compact(statement)
         if statement == loop:
             after_walk = True
+            if walk_.recursive:
+                best, counter_reset = _recursive_result(statement, walk_, start)
+                if best is None and counter_reset:  # `int n = walk(...);`: a walk's size by name
+                    walk_.counter = declared_name(statement.children_by_field_name("declarator")[0])
             continue
         if _declare(statement, _Locals()):
             name = declared_name(statement.children_by_field_name("declarator")[0])
@@ -466,7 +657,10 @@ def _components(
             continue
         else:
             raise AnnotationError(f"a walk's start does more: {text(statement)[:60]}")
-    if not pushed or marked != walk_.at_push:
+    if walk_.recursive:
+        if pushed or marked:
+            raise AnnotationError("a walk's start is marked before the walk marks it")
+    elif not pushed or marked != walk_.at_push:
         raise AnnotationError("a walk does not start by pushing (and marking) its vertex")
     returned = statements[-1] if statements else None
     found = re.fullmatch(r"return (\w+);", compact(returned)) if returned is not None else None
