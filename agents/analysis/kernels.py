@@ -46,7 +46,9 @@ steps meeting at the grid barrier of loops in phases (`_sort_kernel`); one that 
 element of a sorted copy (`y = x; sort(y); return y[k - 1];`) selects it bit by bit of an
 order-keeping key, a count per bit, without sorting (`_select_kernel`); one that only queries
 a sorted copy (a lower or upper bound's index, a binary search) counts over the input instead
-(`_sorted_queries`).
+(`_sorted_queries`). One that walks a graph with a worklist or by recursion, to count its
+components, find the largest or a breadth-first distance, becomes levels of a breadth-first
+search (`agents.analysis.traversal`).
 
 `std::complex<T>` is the kernel's own complex type (`_COMPLEX`: the library's operators and
 functions, laid out as the driver's `cuDoubleComplex`, whose pointers it views as that type);

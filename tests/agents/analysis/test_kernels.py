@@ -53,7 +53,8 @@ MADE = {
 total returned), histogram, first-index search, last index, argmin or scan loop, after guards,
 or one standard algorithm such a loop runs, queries of a sorted copy counted, or maps and histograms run one after another (an
 outer loop's iterations, or loops in turn, a sort or an element of a sorted copy; with std::complex as the
-device's own complex type; 46 of 60)."""
+device's own complex type), or a graph walk whose result its reach decides (components, the
+largest, a breadth-first distance: `agents.analysis.traversal`); 49 of 60."""
 
 
 def _tasks() -> list[TranslationTask]:
