@@ -134,7 +134,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     whole = whole if whole is not None else _select_kernel(source, program, function, signature)
     walked = _function_body(source, program, function) if whole is None else None
     if walked is not None:
-        whole = traversal_kernel(source, walked[1], walked[3], signature)
+        whole = traversal_kernel(walked[1], walked[3], signature)
     if whole is not None:
         return whole
     source, program = _lowered(source, program, function)

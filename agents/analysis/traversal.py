@@ -183,9 +183,14 @@ def _increment(statement: Node) -> str | None:
 
 
 def _read_walk(
-    loop: Node, matrix: str, size: str, locals_: dict[str, str], element_types: dict[str, str]
-) -> _Walk:
-    """The walk a `while (!w.empty())` loop runs (see `_Walk`), or AnnotationError."""
+    loop: Node,
+    matrix: str,
+    sizes: list[str],
+    locals_: dict[str, str],
+    element_types: dict[str, str],
+) -> tuple[_Walk, str]:
+    """The walk a `while (!w.empty())` loop runs (see `_Walk`) and the vertex count (of
+    `sizes`) its neighbour loop runs to, or AnnotationError."""
     found = re.fullmatch(r"while\(!(\w+)\.empty\(\)\)", compact(loop).split("{", 1)[0])
     if found is None or found[1] not in locals_ or locals_[found[1]] not in _WORKLISTS:
         raise AnnotationError("the walk's loop is not `while (!worklist.empty())`")
@@ -231,9 +236,12 @@ def _read_walk(
         counter = name
     if len(loops) != 1:
         raise AnnotationError("the walk does not test one row of neighbours")
-    head = _counted_loop(loops[0], size)
-    if head is None:
-        raise AnnotationError(f"the neighbour loop is not `for (j = 0; j < {size}; j++)`")
+    size = next((n for n in sizes if _counted_loop(loops[0], n) is not None), None)
+    head = _counted_loop(loops[0], size) if size is not None else None
+    if size is None or head is None:
+        raise AnnotationError(
+            "the neighbour loop is not `for (j = 0; j < N; j++)` over a count it takes"
+        )
     neighbour, neighbour_type = head
     tests: list[Node] = []
     inner = _statements(loops[0].child_by_field_name("body"))
@@ -291,7 +299,7 @@ def _read_walk(
         )
     ):
         raise AnnotationError(f"the walk does not mark {mark_array}[{neighbour}] as it pushes it")
-    return walk_
+    return walk_, size
 
 
 def _recursive_call(definition: Node) -> tuple[Node, Node] | None:
@@ -330,7 +338,9 @@ def _renamed(node: Node, names: dict[str, str]) -> str:
     return code
 
 
-def _read_recursion(helper: Node, call: Node, matrix: str, size: str, locals_: _Locals) -> _Walk:
+def _read_recursion(
+    helper: Node, call: Node, matrix: str, sizes: list[str], locals_: _Locals
+) -> tuple[_Walk, str]:
     """The walk a recursive function runs from `call` (see `_Walk.recursive`): it marks its
     vertex first (after a return where it is marked already), then calls itself on each
     neighbour its edge test finds (unmarked, where the return does not test it), counting
@@ -344,10 +354,11 @@ def _read_recursion(helper: Node, call: Node, matrix: str, size: str, locals_: _
     if len(args) != len(params):
         raise AnnotationError(f"{name} is called with other arguments than it takes")
     role: dict[str, str] = {}
-    vertex = vertex_type = marks = None
+    vertex = vertex_type = marks = size = None
     for (param, declared), arg in zip(params, args, strict=True):
-        if arg in (matrix, size):
+        if arg == matrix or (arg in sizes and size is None):
             role[param] = arg
+            size = arg if arg != matrix else size
         elif (
             arg in locals_.kinds
             and locals_.kinds[arg] in ("std::vector", "vector")
@@ -360,7 +371,12 @@ def _read_recursion(helper: Node, call: Node, matrix: str, size: str, locals_: _
             raise AnnotationError(
                 f"{name} takes more than the matrix, its size, a vertex and marks"
             )
-    if vertex is None or marks is None or set(role.values()) != {matrix, size, role[marks]}:
+    if (
+        vertex is None
+        or marks is None
+        or size is None
+        or set(role.values()) != {matrix, size, role[marks]}
+    ):
         raise AnnotationError(f"{name} is not called with the matrix, its size, a vertex and marks")
     if not re.fullmatch(
         r"(?:unsigned |signed |long |const )*(?:int|long|size_t|unsigned|std::size_t)",
@@ -438,7 +454,7 @@ def _read_recursion(helper: Node, call: Node, matrix: str, size: str, locals_: _
     )
     return _Walk("", "recursion", vertex, vertex_type or "", neighbour, neighbour_type, followed,
                  role[marks], True, unmarked="false", recursive=True, call=name,
-                 counter=counter)  # fmt: skip
+                 counter=counter), size  # fmt: skip
 
 
 def _recursive_result(statement: Node, walk_: _Walk, start: str) -> tuple[str | None, bool]:
@@ -503,11 +519,33 @@ def _all_unmarked(locals_: _Locals, array: str, value: str, size: str) -> None:
         raise AnnotationError(f"{array} does not start with all {size} vertices unmarked")
 
 
-def traversal_kernel(
-    source: str, definition: Node, statements: list[Node], signature_text: str
-) -> str | None:
-    """The kernel for a function that walks a graph (see the module's text), or None where the
-    function has no worklist walk; AnnotationError where it has one no kernel writes."""
+@dataclass(frozen=True)
+class Walks:
+    """What a function's graph walks compute, for a target's writer: the walk (its vertex and
+    neighbour names and types, its edge test in the function's names), the matrix and vertex
+    count the function takes, and its result: `walks` (how many walks start, each from the
+    first vertex none reached), `most` (the most vertices one walk reaches) or `distance`
+    (the level `dest` is first reached at in a walk from `source`, `unreached` where none)."""
+
+    walk: _Walk
+    matrix: str
+    size: str
+    result: str
+    what: str
+    source: str = ""
+    dest: str = ""
+    unreached: str = ""
+
+
+_INTEGER = re.compile(
+    r"(?:const )?(?:unsigned |signed |long )*(?:int|long|size_t|unsigned|std::size_t)"
+)
+
+
+def read_walks(definition: Node, statements: list[Node]) -> Walks | None:
+    """What `definition`'s graph walks compute (see the module's text), or None where it has
+    no worklist walk or recursive one; AnnotationError where it has one no target can run as
+    levels."""
     whiles = [n for n in walk(definition) if n.type == "while_statement"]
     walks = [w for w in whiles if re.match(r"while\(!\w+\.empty\(\)\)", compact(w))]
     recursion = _recursive_call(definition)
@@ -516,19 +554,18 @@ def traversal_kernel(
     if len(walks) + (recursion is not None) != 1:
         raise AnnotationError("the function walks more than once")
     params = dict(function_params(definition))
-    name, kernel_params = signature_params(signature_text)
-    by_name = {p.name: p for p in kernel_params}
-    matrices = [p for p, node in params.items() if "vector" in text(node) and p in by_name]
-    sizes = [p for p, node in params.items() if "vector" not in text(node) and p in by_name]
-    outputs = [p for p in kernel_params if p.pointer and "const" not in p.type]
-    if len(matrices) != 1 or len(outputs) != 1 or outputs[0].name in params:
-        raise AnnotationError("the walk's kernel takes one matrix and writes one result")
+    matrices = [p for p, node in params.items() if "vector" in text(node)]
+    sizes = [
+        p
+        for p, node in params.items()
+        if (kind := node.child_by_field_name("type")) is not None
+        and _INTEGER.fullmatch(compact(kind))
+        and (d := node.child_by_field_name("declarator")) is not None
+        and d.type == "identifier"
+    ]
+    if len(matrices) != 1:
+        raise AnnotationError("the walk's function takes more or less than one matrix")
     matrix = matrices[0]
-    size = next(
-        (s for s in sizes if by_name[s].type in ("size_t", "int", "unsigned", "long")), None
-    )
-    if size is None:
-        raise AnnotationError("the kernel has no vertex count the function takes")
     taken = sorted(
         {text(n) for n in walk(definition) if text(n).startswith("pf_") and n.child_count == 0}
     )
@@ -544,30 +581,60 @@ def traversal_kernel(
             before = len(locals_.kinds)
             if _declare(node, locals_) and len(locals_.kinds) == before:
                 raise AnnotationError("the function declares a name twice")
-    out = outputs[0]
     if recursion is not None:
         helper, call = recursion
-        walk_ = _read_recursion(helper, call, matrix, size, locals_)
+        walk_, size = _read_recursion(helper, call, matrix, sizes, locals_)
         at = call
         while at.parent is not None and at.type not in ("expression_statement", "declaration"):
             at = at.parent  # the statement that calls
-        work, result = _components(walk_, at, definition, statements, locals_, size, out.name)
+        result, what = _components(walk_, at, definition, statements, locals_, size)
+        return Walks(walk_, matrix, size, result, what)
+    loop = walks[0]
+    walk_, size = _read_walk(loop, matrix, sizes, locals_.kinds, locals_.elements)
+    if _is_component_body(loop, definition):
+        result, what = _components(walk_, loop, definition, statements, locals_, size)
+        return Walks(walk_, matrix, size, result, what)
+    source, dest, value, what = _distance(walk_, loop, statements, locals_, size, params)
+    return Walks(walk_, matrix, size, "distance", what, source, dest, value)
+
+
+def traversal_kernel(definition: Node, statements: list[Node], signature_text: str) -> str | None:
+    """The kernel for a function that walks a graph (see the module's text), or None where the
+    function has no walk; AnnotationError where it has one no kernel writes."""
+    walks = read_walks(definition, statements)
+    if walks is None:
+        return None
+    name, kernel_params = signature_params(signature_text)
+    by_name = {p.name: p for p in kernel_params}
+    outputs = [p for p in kernel_params if p.pointer and "const" not in p.type]
+    params = dict(function_params(definition))
+    taken = {walks.matrix, walks.size, walks.source, walks.dest} - {""}
+    if len(outputs) != 1 or outputs[0].name in params or not taken <= set(by_name):
+        raise AnnotationError(
+            "the walk's kernel does not take what the function takes and one result"
+        )
+    if not by_name[walks.matrix].pointer:
+        raise AnnotationError(f"the kernel does not take {walks.matrix} as an array")
+    out = outputs[0].name
+    if walks.result == "distance":
+        dest = walks.dest
+        work = _walks_work(walks.walk, start_of=walks.source, until=dest) + (
+            "        if (pf_seated == 1 && pf_lane == 0)\n"
+            f"            *{out} = (pf_{dest}_ok && pf_seen[({dest})] != -1) ? pf_seen[({dest})] : ({walks.unreached});\n"
+        )
     else:
-        loop = walks[0]
-        walk_ = _read_walk(loop, matrix, size, locals_.kinds, locals_.elements)
-        if _is_component_body(loop, definition):
-            work, result = _components(walk_, loop, definition, statements, locals_, size, out.name)
-        else:
-            work, result = _distance(walk_, loop, statements, locals_, size, params, out.name)
+        work = _walks_work(walks.walk, start_of=None, until=None) + (
+            f"        if (pf_seated == 1 && pf_lane == 0) *{out} = pf_{walks.result};\n"
+        )
     return (
         HELPERS
         + DONE
         + PHASES
         + _GRAPH
-        + f"/* {name}: {result}. */\n"
+        + f"/* {name}: {walks.what}. */\n"
         + f"{global_definition(signature_text)} {{\n"
         "    const unsigned pf_lane = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
-        "threadIdx.z);\n" + seated(work, _GRAPH_RESETS) + "}\n"
+        "threadIdx.z);\n" + seated(_finish(work, walks.size), _GRAPH_RESETS) + "}\n"
     )
 
 
@@ -588,9 +655,8 @@ def _components(
     statements: list[Node],
     locals_: _Locals,
     size: str,
-    out: str,
 ) -> tuple[str, str]:
-    """The work and what it computes for walks from every unmarked vertex in turn."""
+    """What walks from every unmarked vertex in turn compute: `walks` or `most`, in words."""
     starts = loop.parent
     while starts is not None and starts.type != "for_statement":
         starts = starts.parent
@@ -668,10 +734,10 @@ def _components(
         raise AnnotationError("the function does not end by returning a count")
     result = found[1]
     if count is not None and result == count and locals_.values.get(count) == "=0":
-        value = "pf_walks"
+        value = "walks"
         what = "the number of walks, each from the first vertex none reached before"
     elif best is not None and result == best and counter_reset and locals_.values.get(best) == "=0":
-        value = "pf_most"
+        value = "most"
         what = "the most vertices one walk reaches, each from the first vertex none reached before"
     else:
         raise AnnotationError(f"{result} is neither the walks counted nor the most one takes")
@@ -682,10 +748,7 @@ def _components(
             n.type == "call_expression" for n in walk(statement)
         ):
             raise AnnotationError(f"the function does more than its walks: {text(statement)[:60]}")
-    work = _walks_work(walk_, start_of=None, until=None) + (
-        f"        if (pf_seated == 1 && pf_lane == 0) *{out} = {value};\n"
-    )
-    return _finish(work, size), what
+    return value, what
 
 
 def _maximum(code: str, counter: str) -> str | None:
@@ -732,9 +795,9 @@ def _distance(
     locals_: _Locals,
     size: str,
     params: dict[str, Node],
-    out: str,
-) -> tuple[str, str]:
-    """The work and what it computes for one breadth-first walk from a source vertex."""
+) -> tuple[str, str, str, str]:
+    """(source, destination, the value where unreached, in words) of one breadth-first walk
+    from a source vertex to a destination."""
     if walk_.kind not in _QUEUES:
         raise AnnotationError("a walk from a stack finds paths, not shortest ones")
     if walk_.distance is None:
@@ -771,13 +834,12 @@ def _distance(
     dest, value = unreached
     if dest not in params:
         raise AnnotationError(f"{dest} is not a vertex the function takes")
-    work = _walks_work(walk_, start_of=source, until=dest) + (
-        "        if (pf_seated == 1 && pf_lane == 0)\n"
-        f"            *{out} = (pf_{dest}_ok && pf_seen[({dest})] != -1) ? pf_seen[({dest})] : ({value});\n"
+    return (
+        source,
+        dest,
+        value,
+        f"the distance from {source} to {dest} of a breadth-first walk, or {value}",
     )
-    return _finish(
-        work, size
-    ), f"the distance from {source} to {dest} of a breadth-first walk, or {value}"
 
 
 def _unreached(
