@@ -39,6 +39,13 @@ library's `stdin` (reads of descriptor 0 itself are refused: no copy can reach t
 function (ParEval's contract: MPI already initialised, every rank holds the inputs, the result
 on rank 0) gets the loop code alone.
 
+A function that walks a graph (`agents.analysis.traversal`: components counted, the largest, a
+breadth-first distance), whose loops carry the walk's marks from step to step, is run as the
+levels of a breadth-first search instead (`distributed_walks`): every rank keeps every
+vertex's level, tests the rows of its block of each level's vertices, and the vertices the
+ranks found are combined on every rank with one `MPI_Allreduce` (logical or) per level, so
+every rank takes the same next level, the same next walk and returns the same result.
+
 A loop gets no mechanical version unless every write it makes is one of those forms (a scatter
 or a write through a pointer of unknown reach leaves it to every
 rank), nor when it is a method of a class or in a function that a chosen loop calls (some ranks
@@ -67,6 +74,7 @@ from agents.analysis.parse import (
     walk,
 )
 from agents.analysis.reductions import match_best_update, match_recurrence
+from agents.analysis.traversal import Walks, read_walks
 from sandbox.spec import Language
 
 _OPS = {
@@ -1303,9 +1311,11 @@ def _before_code(source: str, program: Program, helpers: str) -> str:
 _FEATURE = re.compile(r"^\s*#\s*define\s+_(?:GNU|POSIX_C|XOPEN|DEFAULT|BSD|ISOC\w*)_SOURCE\b")
 
 
-def _after_feature_macros(source: str, headers: str) -> str:
+def _after_feature_macros(
+    source: str, headers: str, what: str = "the program's loops run as blocks over MPI ranks"
+) -> str:
     """`headers` at the top of the file, after the comments and feature-test macros
-    (`#define _GNU_SOURCE`) that lead it."""
+    (`#define _GNU_SOURCE`) that lead it, under a line saying `what` ParForge did."""
     lines = source.split("\n")
     at = 0
     for i, line in enumerate(lines):
@@ -1313,7 +1323,7 @@ def _after_feature_macros(source: str, headers: str) -> str:
             at = i + 1
         elif line.strip().startswith("#"):
             break
-    head = "/* ---- ParForge: the program's loops run as blocks over MPI ranks ---- */\n"
+    head = f"/* ---- ParForge: {what} ---- */\n"
     return "\n".join([*lines[:at], head + headers.rstrip("\n"), *lines[at:]])
 
 
@@ -1642,3 +1652,121 @@ static inline void pf_mpi_start(int pf_mpi_share_stdin) {
     PF_MPI_SHARE_CIN
 }
 """
+
+
+def distributed_walks(source: str, program: Program) -> tuple[str, str] | None:
+    """(the function's name, the source with its graph walks run as levels over ranks: see
+    the module's text) for a source without `main` whose one walking function
+    `agents.analysis.traversal.read_walks` reads; None where no function walks;
+    AnnotationError where one walks in a way no levels run."""
+    if program.has_main or program.language is Language.C:
+        return None
+    root = syntax_tree(source, program.language).root_node
+    found: list[tuple[Node, Walks]] = []
+    for definition in function_definitions(root):
+        body = definition.child_by_field_name("body")
+        if body is None:
+            continue
+        statements = [s for s in body.named_children if s.type != "comment"]
+        walks = read_walks(definition, statements)
+        if walks is not None:
+            found.append((definition, walks))
+    if not found:
+        return None
+    if len(found) > 1:
+        raise AnnotationError("more than one function walks a graph")
+    definition, walks = found[0]
+    kind = definition.child_by_field_name("type")
+    returned = text(kind) if kind is not None else "void"
+    if returned == "void":
+        raise AnnotationError("the walking function returns nothing to give rank 0")
+    body = definition.child_by_field_name("body")
+    assert body is not None
+    name = function_name(definition)
+    w = walks.walk
+    n = "pf_n"
+    lines = [
+        "{",
+        f"    /* {name}: {walks.what}.",
+        "       ParForge: every rank keeps every vertex's level, tests the rows of its block of",
+        "       each level's vertices, and the ranks' finds are combined on every rank before",
+        "       the next level. */",
+        "    int pf_rank = 0, pf_ranks = 1;",
+        "    MPI_Comm_rank(MPI_COMM_WORLD, &pf_rank);",
+        "    MPI_Comm_size(MPI_COMM_WORLD, &pf_ranks);",
+        f"    const long long {n} = (long long)({walks.size});",
+        f"    const long long pf_lo = {n} * pf_rank / pf_ranks, pf_hi = {n} * (pf_rank + 1) / pf_ranks;",
+        f"    std::vector<int> pf_level((size_t)({n} > 0 ? {n} : 0), -1); /* -1: not reached */",
+        "    std::vector<int> pf_found(pf_level.size());",
+        "    long long pf_walks = 0, pf_most = 0; /* walks taken, the most vertices in one */",
+        "    int pf_at = 0; /* the level the next walk starts at */",
+    ]
+    if walks.result == "distance":
+        src, dest = walks.source, walks.dest
+        lines += [
+            f"    const long long pf_start = (long long)({src});",
+            f"    const bool pf_dest_ok = (long long)({dest}) >= 0 && (long long)({dest}) < {n};",
+            f"    for (bool pf_once = pf_start >= 0 && pf_start < {n}; pf_once; pf_once = false) {{",
+        ]
+    else:
+        lines += [
+            "    long long pf_start = 0;",
+            "    for (;;) {",
+            f"        while (pf_start < {n} && pf_level[pf_start] != -1) pf_start++;",
+            f"        if (pf_start >= {n}) break;",
+        ]
+    lines += [
+        "        pf_level[pf_start] = pf_at;",
+        "        long long pf_size = 1;",
+        "        for (int pf_l = pf_at;; pf_l++) {",
+        "            std::fill(pf_found.begin(), pf_found.end(), 0);",
+        "            for (long long pf_k = pf_lo; pf_k < pf_hi; pf_k++) {",
+        "                if (pf_level[pf_k] != pf_l) continue;",
+        f"                const {w.vertex_type} {w.vertex} = ({w.vertex_type})pf_k;",
+        f"                for (long long pf_m = 0; pf_m < {n}; pf_m++) {{",
+        f"                    const {w.neighbour_type} {w.neighbour} = ({w.neighbour_type})pf_m;",
+        f"                    if (pf_level[pf_m] == -1 && ({w.edge})) pf_found[pf_m] = 1;",
+        f"                    (void){w.neighbour};",
+        "                }",
+        f"                (void){w.vertex};",
+        "            }",
+        f"            if ({n} > 0)",
+        f"                MPI_Allreduce(MPI_IN_PLACE, pf_found.data(), (int){n}, MPI_INT, MPI_LOR, MPI_COMM_WORLD);",
+        "            long long pf_new = 0;",
+        f"            for (long long pf_m = 0; pf_m < {n}; pf_m++)",
+        "                if (pf_found[pf_m]) {",
+        "                    pf_level[pf_m] = pf_l + 1;",
+        "                    pf_new++;",
+        "                }",
+        "            pf_size += pf_new;",
+        "            if (pf_new == 0) {",
+        "                pf_at = pf_l + 1;",
+        "                break;",
+        "            }",
+    ]
+    if walks.result == "distance":
+        lines.append(f"            if (pf_dest_ok && pf_level[({walks.dest})] != -1) break;")
+    lines += [
+        "        }",
+        "        pf_walks++;",
+        "        if (pf_size > pf_most) pf_most = pf_size;",
+        "    }",
+        "    (void)pf_walks;",
+        "    (void)pf_most;",
+    ]
+    if walks.result == "distance":
+        dest = walks.dest
+        lines.append(
+            f"    return ({returned})((pf_dest_ok && pf_level[({dest})] != -1) ? "
+            f"pf_level[({dest})] : ({walks.unreached}));"
+        )
+    else:
+        lines.append(f"    return ({returned})(pf_{walks.result});")
+    lines.append("}")
+    raw = source.encode()
+    out = raw[: body.start_byte] + "\n".join(lines).encode() + raw[body.end_byte :]
+    return name, _after_feature_macros(
+        out.decode(),
+        "#include <mpi.h>\n#include <algorithm>\n#include <vector>\n",
+        "the graph walks run as levels over MPI ranks",
+    )

@@ -365,7 +365,9 @@ def _read_recursion(
             and "&" in declared
         ):
             marks, role[param] = param, arg
-        elif vertex is None and re.fullmatch(r"\w+", arg):
+        elif vertex is None and re.fullmatch(
+            r"\w+|\((?:\w+ )*\w+\)\w+|static_cast<(?:\w+ )*\w+>\(\w+\)", arg
+        ):  # the vertex, maybe cast (`(int)i`)
             vertex, vertex_type = param, declared[: declared.rfind(param)].strip()
         else:
             raise AnnotationError(

@@ -16,7 +16,12 @@ import re
 from collections.abc import Sequence
 from typing import ClassVar
 
-from agents.analysis.distribute import ROUND_CHOICES, distributable, distribute
+from agents.analysis.distribute import (
+    ROUND_CHOICES,
+    distributable,
+    distribute,
+    distributed_walks,
+)
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import Program
 from agents.analysis.parse import syntax_tree, text, walk
@@ -72,15 +77,22 @@ class Mpi(Kit):
 
     def seed(self, source: str, program: Program, signature: str | None = None) -> str | None:
         loops = distributable(source, program)
-        if not loops:
-            return None
         try:
-            return distribute(source, program, [loop.id for loop in loops])
+            if loops:
+                return distribute(source, program, [loop.id for loop in loops])
+            walked = distributed_walks(source, program)
         except AnnotationError:
             return None
+        return walked[1] if walked is not None else None
 
     def mechanical(self, source: str, program: Program, signature: str | None = None) -> bool:
-        return bool(distributable(source, program))
+        """Loops `distribute` divides, or a function's graph walks it runs as levels."""
+        if distributable(source, program):
+            return True
+        try:
+            return distributed_walks(source, program) is not None
+        except AnnotationError:
+            return False
 
     def candidates(self, plan: Draft, *, annotatable: bool, use_model: bool) -> list[str]:
         """Where `distribute` can divide a loop: the model's pick of loops, every loop the

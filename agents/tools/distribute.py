@@ -5,7 +5,9 @@ loop runs as rank blocks (block-cyclic where its iterations cost unevenly), with
 collective calls its facts call for (`Allgatherv` of the rows it writes, `Allreduce` of its
 reductions and histograms, a rank-order merge of its argmin; see
 `agents.analysis.distribute`). The model, where asked, only picks which of the
-offered loops to divide; `mode="analysis"` divides every offered loop.
+offered loops to divide; `mode="analysis"` divides every offered loop. A function that walks
+a graph, whose loops carry the walk's marks, gets its walks run as levels over the ranks
+instead (`distributed_walks`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,13 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel
 
 from agents.analysis import AnnotationError, Loop
-from agents.analysis.distribute import cycles, distributable, distribute, uneven
+from agents.analysis.distribute import (
+    cycles,
+    distributable,
+    distribute,
+    distributed_walks,
+    uneven,
+)
 from agents.llm import ChatRequest, JsonSchema, Sampling
 from agents.prompts.translate import pick_loops_messages
 from agents.tools.annotate import CandidateResult
@@ -43,14 +51,26 @@ class Distribute:
     Args: ClassVar[type[BaseModel]] = LoopToolArgs
 
     async def run(self, args: LoopToolArgs, ctx: ToolContext) -> CandidateResult:
+        offered = distributable(
+            ctx.view.source, ctx.view.program, args.function or ctx.view.function
+        )
+        if not offered:
+            # A function whose loops carry a graph walk's marks: its walks as levels over
+            # ranks (nothing to choose among), or no candidate.
+            try:
+                walked = distributed_walks(ctx.view.source, ctx.view.program)
+            except AnnotationError as exc:
+                raise ToolError(f"distribute: {exc}") from exc
+            if walked is not None:
+                return await from_function(
+                    ctx, tool=self.name, function=walked[0], source=walked[1], shape="walk-levels"
+                )
         return await from_loops(
             ctx,
             args,
             tool=self.name,
             target=Target.MPI,
-            offered=distributable(
-                ctx.view.source, ctx.view.program, args.function or ctx.view.function
-            ),
+            offered=offered,
             write=lambda ids: distribute(ctx.view.source, ctx.view.program, ids),
             how="run as blocks over MPI ranks (the tool writes the MPI code: each rank runs its "
             "block, then the results are combined on every rank)",

@@ -22,6 +22,7 @@ from agents.analysis.distribute import (
     cycles,
     distributable,
     distribute,
+    distributed_walks,
     rounds_for,
     why_not,
 )
@@ -550,3 +551,126 @@ def test_a_counter_initialised_directly_is_divided_in_its_own_spelling(tmp_path:
     rewritten = distribute(source, program, loops)
     assert "int i{(int)(pf_mpi_0_v)}" in rewritten and "int i((int)(pf_mpi_1_v))" in rewritten
     _prints_as_sequential(tmp_path, source, rewritten, Language.CPP, "", (1, 3))
+
+
+_RECURSIVE_COUNT = """
+void visit(std::vector<int> const &adj, size_t n, int u, std::vector<char> &seen) {
+    if (seen[u]) return;
+    seen[u] = 1;
+    for (int k = 0; k < (int)n; ++k)
+        if (adj[u * n + k] != 0) visit(adj, n, k, seen);
+}
+int componentCount(std::vector<int> const &A, size_t N) {
+    std::vector<char> seen(N, 0);
+    int count = 0;
+    for (size_t i = 0; i < N; i++) {
+        if (!seen[i]) {
+            visit(A, N, (int)i, seen);
+            count++;
+        }
+    }
+    return count;
+}
+"""
+
+_WALK_MAIN = """
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    unsigned seed = 11;
+    auto next = [&] { seed = seed * 1103515245u + 12345u; return seed >> 16; };
+    int bad = 0, checked = 0;
+    for (size_t n : {1, 2, 9, 40, 300}) {
+        for (int directed = 0; directed < 2; directed++) {
+            for (int dense = 1; dense < 5; dense += 3) {
+                std::vector<int> A(n * n, 0);  // the same graph on every rank: the same draws
+                for (size_t i = 0; i < n; i++)
+                    for (size_t j = 0; j < n; j++)
+                        if (i != j && next() % (2 * n + 1) < (unsigned)dense) {
+                            A[i * n + j] = 1;
+                            if (!directed) A[j * n + i] = 1;
+                        }
+                int want = seq::CALL;
+                int got = CALL;
+                checked++;
+                if (rank == 0 && got != want) bad++;
+            }
+        }
+    }
+    if (rank == 0) printf("%d of %d differ\\n", bad, checked);
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("mpicxx") is None, reason="needs MPI")
+@pytest.mark.parametrize(
+    ("problem", "call"),
+    [
+        ("16_graph_largest_component", "largestComponent(A, n)"),
+        ("18_graph_count_components", "componentCount(A, n)"),
+        ("19_graph_shortest_path", "shortestPathLength(A, n, (int)(n / 3), (int)(n - 1))"),
+        ("recursive", "componentCount(A, n)"),
+    ],
+)
+def test_graph_walks_run_as_levels_over_ranks_give_rank_0_the_sequential_result(
+    problem: str, call: str, tmp_path: Path
+) -> None:
+    """ParEval's three graph problems (and a recursive walk) at 1 to 4 ranks against their
+    sequential functions, on random graphs, sparse and denser, directed or not."""
+    from corpus.suites import load_suite
+
+    if problem == "recursive":
+        source = _RECURSIVE_COUNT
+    else:
+        source = next(
+            t.source
+            for t in load_suite("pareval").translations
+            if t.target_model == "mpi" and t.problem == problem
+        )
+    written = distributed_walks(source, analyse(source, Language.CPP))
+    assert written is not None
+    assert "MPI_Allreduce(MPI_IN_PLACE, pf_found.data()" in written[1]
+    includes = "#include <climits>\n#include <cstdio>\n#include <queue>\n#include <stack>\n#include <vector>\n"
+    program = f"{includes}namespace seq {{\n{source}\n}}\n{written[1]}\n" + _WALK_MAIN.replace(
+        "CALL", call
+    )
+    (tmp_path / "walks.cpp").write_text(program)
+    built = subprocess.run(
+        ["mpicxx", "-O2", "-o", str(tmp_path / "walks"), str(tmp_path / "walks.cpp")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert built.returncode == 0, built.stderr[-3000:]
+    for count in RANKS:
+        ran = subprocess.run(
+            ["mpirun", "-np", str(count), "--oversubscribe", str(tmp_path / "walks")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=MPI_ENV,
+        )
+        assert ran.returncode == 0, ran.stderr[-2000:]
+        assert ran.stdout == "0 of 20 differ\n", (count, ran.stdout)
+
+
+def test_a_program_with_main_or_no_walk_gets_no_walk_levels() -> None:
+    source = "int main() { int s = 0; for (int i = 0; i < 4; i++) s += i; return s; }\n"
+    assert distributed_walks(source, analyse(source, Language.CPP)) is None
+    plain = "int f(std::vector<int> const &x) { int s = 0; for (int v : x) s += v; return s; }\n"
+    assert distributed_walks(plain, analyse(plain, Language.CPP)) is None
+
+
+def test_the_mpi_kit_offers_a_walking_functions_levels() -> None:
+    """Without a loop to divide, the kit's mechanical candidate is the walks' levels (the
+    translate graph then runs `distribute` on it without a model)."""
+    program = analyse(_RECURSIVE_COUNT, Language.CPP)
+    assert distributable(_RECURSIVE_COUNT, program) == []
+    assert kit(Target.MPI).mechanical(_RECURSIVE_COUNT, program)
+    seeded = kit(Target.MPI).seed(_RECURSIVE_COUNT, program)
+    assert seeded is not None and "MPI_Allreduce(MPI_IN_PLACE, pf_found.data()" in seeded
+    unwalked = _RECURSIVE_COUNT.replace("visit(adj, n, k, seen);", "visit(adj, n, k, seen), n++;")
+    assert not kit(Target.MPI).mechanical(unwalked, analyse(unwalked, Language.CPP))
