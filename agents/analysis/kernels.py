@@ -95,6 +95,7 @@ from agents.analysis.model import Dependence, Loop, Program
 from agents.analysis.offload import _FLOATING, _INTEGRAL, _reached
 from agents.analysis.offload import _histogram_updates as _offload_updates
 from agents.analysis.parse import (
+    canon,
     declared_name,
     function_definitions,
     function_name,
@@ -130,6 +131,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     name, params = signature_params(signature)
     if name != function:
         raise AnnotationError(f"the kernel is {name}, not {function}")
+    source, program = _plain_iterators(source, program, function)
     whole = _sort_kernel(source, program, function, signature)
     whole = whole if whole is not None else _select_kernel(source, program, function, signature)
     walked = _function_body(source, program, function) if whole is None else None
@@ -323,7 +325,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     )
     """`std::complex` (the driver's `cuDoubleComplex`) as the device's `pf_cplx` (`_COMPLEX`)."""
     outside = sorted(
-        used - set(by_name) - local - callees - _MATH - _CONSTANTS - set(constants)
+        used - set(by_name) - local - callees - _MATH - _CONSTANTS - set(constants) - {"static_cast"}
         - {loop.var} - set(kept) - ({scan.var} if scan is not None else set())
         - ({"complex", *_COMPLEX_CALLS} if complex_ else set())
     )  # fmt: skip
@@ -350,8 +352,8 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         if call.type != "call_expression":
             continue
         callee = call.child_by_field_name("function")
-        if callee is None:
-            continue
+        if callee is None or _is_cast(callee):
+            continue  # `static_cast<size_t>(v / 10)`, `int(v)`: the device converts alike
         if callee.type == "field_expression" and text(callee).endswith((".size", ".empty")):
             owner, _, method = text(callee).rpartition(".")
             size = _size_of(owner, serial_params, by_name, sizes)
@@ -1296,7 +1298,125 @@ def _lowered(source: str, program: Program, function: str) -> tuple[str, Program
     source, program = _one_name_per_declaration(source, program, function)
     source, program = _sorted_queries(source, program, function)
     source, program = _statement_algorithms(source, program, function)
+    source, program = _first_index_of(source, program, function)
     return _algorithm_as_loop(source, program, function)
+
+
+def _plain_iterators(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with `function`'s iterator spellings made one: `x.cbegin()`, `std::begin(x)`
+    and `std::cbegin(x)` as `x.begin()`, their ends alike (the same elements, read the same
+    way by an algorithm), and a vector's or array's `x.at(i)` as `x[i]`, and its analysis;
+    both as they are where it has none."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, definition, body, _ = found
+    vectors = {
+        name
+        for name, node in function_params(definition)
+        if re.search(r"\b(?:std::)?(?:vector|array)\s*<", text(node))
+    } | {
+        declared_name(d)
+        for n in walk(body)
+        if n.type == "declaration" and re.match(r"(?:std::)?(?:vector|array)\s*<", text(n))
+        for d in n.children_by_field_name("declarator")
+    }
+    edits: list[tuple[int, int, str]] = []
+    for call in walk(body):
+        callee = call.child_by_field_name("function") if call.type == "call_expression" else None
+        arguments = call.child_by_field_name("arguments") if callee is not None else None
+        if callee is None or arguments is None:
+            continue
+        args = [a for a in arguments.named_children if a.type != "comment"]
+        spelled = re.fullmatch(r"([A-Za-z_]\w*)\.c(begin|end)", text(callee))
+        if spelled and not args:
+            edits.append((call.start_byte, call.end_byte, f"{spelled[1]}.{spelled[2]}()"))
+            continue
+        checked = re.fullmatch(r"([A-Za-z_]\w*)\.at", text(callee))
+        if checked and len(args) == 1 and checked[1] in vectors:
+            # `x.at(i)`: the element `x[i]` (the check throws only past the end, where the
+            # verifier's inputs never reach)
+            edits.append((call.start_byte, call.end_byte, f"{checked[1]}[{text(args[0])}]"))
+            continue
+        free = re.fullmatch(r"std::c?(begin|end)", text(callee))
+        if free and len(args) == 1 and args[0].type == "identifier":
+            edits.append((call.start_byte, call.end_byte, f"{text(args[0])}.{free[1]}()"))
+    if not edits:
+        return source, program
+    return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
+def _first_index_of(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with a function returning the index of the first element a one-line lambda
+    holds for (`std::distance(x.begin(), std::find_if(x.begin(), x.end(), f))`, the iterator
+    first kept in a variable, or `it - x.begin()`) written as the first-index search it is
+    (`for (k ...) if (f(x[k])) return k; return x.size();`), and its analysis; both as they
+    are otherwise."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, definition, body, statements = found
+    if not 1 <= len(statements) <= 2 or statements[-1].type != "return_statement":
+        return source, program
+    returned = statements[-1].named_children[0] if statements[-1].named_children else None
+    if returned is None:
+        return source, program
+    search: Node | None = None
+    if len(statements) == 2:
+        kept = statements[0]
+        declarator = kept.child_by_field_name("declarator") if kept.type == "declaration" else None
+        value = declarator.child_by_field_name("value") if declarator is not None else None
+        name = declared_name(declarator) if declarator is not None else None
+        if value is None or name is None:
+            return source, program
+        search, iterator = value, name
+    else:
+        iterator = ""
+    distance = re.fullmatch(r"std::distance\((\w+)\.begin\(\),(.+)\)", compact_code(returned))
+    minus = re.fullmatch(r"(.+)-(\w+)\.begin\(\)", compact_code(returned))
+    if distance:
+        over, it = distance[1], distance[2]
+    elif minus:
+        over, it = minus[2], minus[1]
+    else:
+        return source, program
+    if search is None:
+        calls = [n for n in walk(returned) if n.type == "call_expression" and compact_code(n) == it]
+        if not calls:
+            return source, program
+        search = calls[0]
+    elif it != iterator:
+        return source, program
+    callee = search.child_by_field_name("function") if search.type == "call_expression" else None
+    arguments = search.child_by_field_name("arguments") if callee is not None else None
+    if callee is None or arguments is None or text(callee) != "std::find_if":
+        return source, program
+    args = [a for a in arguments.named_children if a.type != "comment"]
+    if len(args) != 3 or _whole_vector(args, definition) != over:
+        return source, program
+    params = dict(function_params(definition))
+    of = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params[over]))
+    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
+    k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)
+    holds = _lambda_value(
+        args[2], [(f"{over}[{k}]", " ".join(of.group(1).split()) if of else None)]
+    )
+    if holds is None:
+        return source, program
+    written = (
+        "{\n"
+        f"    for (size_t {k} = 0; {k} < {over}.size(); ++{k}) {{\n"
+        f"        if ({holds}) return {k};\n"
+        "    }\n"
+        f"    return {over}.size();\n"
+        "}"
+    )
+    return _body_replaced(source, program, body, written)
+
+
+def compact_code(node: Node) -> str:
+    """The node's code with spaces only between words (`std::distance(x.begin(),it)`)."""
+    return re.sub(r"\s*([^\w\s])\s*", r"\1", canon(node))
 
 
 def _one_name_per_declaration(source: str, program: Program, function: str) -> tuple[str, Program]:
@@ -1814,7 +1934,10 @@ def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[st
         loops.append(lowered[0])
         edits.append((expr.start_byte, expr.end_byte, lowered[1]))
     if not loops or any(
-        n.type == "call_expression" and not any(e[0] <= n.start_byte < e[1] for e in edits)
+        n.type == "call_expression"
+        and not any(e[0] <= n.start_byte < e[1] for e in edits)
+        and not re.fullmatch(r"[A-Za-z_]\w*\.size\(\)", text(n))  # `sum / x.size()`
+        and not _is_cast(n.child_by_field_name("function") or n)
         for n in walk(returned)
     ):
         return source, program  # no algorithm, or a call besides them
@@ -1850,14 +1973,16 @@ def _algorithm_loop(
     args = [a for a in arguments.named_children if a.type != "comment"]
     if len(args) != 3 or algorithm not in (
         "std::find",
+        "std::find_if",
         "std::count",
         "std::count_if",
         "std::accumulate",
+        *_PREDICATES,
     ):
         return None
     over = _whole_vector(args, definition)
-    if over is None or (expr is call) == (algorithm == "std::find"):
-        return None  # a find compared with its end, a count or a sum returned as it is
+    if over is None or (expr is call) == (algorithm in ("std::find", "std::find_if")):
+        return None  # a find compared with its end, a count, a sum or a test returned as it is
     if expr is not call and text(end) != f"{over}.end()":
         return None
     params = dict(function_params(definition))
@@ -1867,6 +1992,19 @@ def _algorithm_loop(
     returned = definition.child_by_field_name("type")
     if algorithm == "std::find":
         kind, start, update = "bool", "false", f"{acc} |= ({over}[{k}] == ({value}));"
+    elif algorithm == "std::find_if" or algorithm in _PREDICATES:
+        # whether some element holds (`any_of`, a find_if compared with its end), or some
+        # element fails (`all_of`: its negation) or holds (`none_of`: its negation)
+        of = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params[over]))
+        holds = _lambda_value(
+            args[2], [(f"{over}[{k}]", " ".join(of.group(1).split()) if of else None)]
+        )
+        if holds is None:
+            return None
+        failing = algorithm == "std::all_of"
+        kind, start = "bool", "false"
+        update = f"{acc} |= {'!' if failing else ''}(bool)({holds});"
+        negate = negate or algorithm in ("std::all_of", "std::none_of")
     elif algorithm == "std::count":
         if returned is None:
             return None
@@ -1896,6 +2034,10 @@ def _algorithm_loop(
         f"    {kind} {acc} = {start};\n"
         f"    for (size_t {k} = 0; {k} < {over}.size(); ++{k}) {{\n        {update}\n    }}\n"
     ), f"(!{acc})" if negate else acc
+
+
+_PREDICATES = ("std::any_of", "std::all_of", "std::none_of")
+"""Algorithms returning whether a predicate holds for some, every or no element."""
 
 
 def _whole_vector(args: list[Node], definition: Node) -> str | None:
@@ -2358,6 +2500,31 @@ def _guard(statement: Node) -> bool:
 def _guard_value(guard: Node) -> Node | None:
     exit_node = next(n for n in walk(guard) if n.type == "return_statement")
     return exit_node.named_children[0] if exit_node.named_children else None
+
+
+_ARITHMETIC = frozenset(
+    {"bool", "char", "short", "int", "long", "unsigned", "float", "double", "size_t",
+     "long long", "unsigned int", "unsigned long", "unsigned long long", "long double",
+     "std::size_t", "int64_t", "uint64_t", "int32_t", "uint32_t", "std::int64_t", "std::uint64_t"}
+)  # fmt: skip
+"""Types whose functional cast (`int(v)`) converts a number as the device does."""
+
+
+def _is_cast(callee: Node) -> bool:
+    """Whether a call's callee is a conversion, not a function: `static_cast<T>` to an
+    arithmetic type or `T(v)` of one."""
+    if callee.type == "template_function":
+        name = callee.child_by_field_name("name")
+        arguments = callee.child_by_field_name("arguments")
+        return (
+            name is not None
+            and text(name) == "static_cast"
+            and arguments is not None
+            and " ".join(text(arguments)[1:-1].split()) in _ARITHMETIC
+        )
+    return callee.type in ("primitive_type", "type_identifier", "qualified_identifier") and (
+        " ".join(text(callee).split()) in _ARITHMETIC
+    )
 
 
 def _names(node: Node | None) -> set[str]:

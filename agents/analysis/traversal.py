@@ -110,6 +110,8 @@ class _Walk:
     """The value an unmarked vertex's mark holds (`false`, `INT_MAX`)."""
     written: set[str] = field(default_factory=set)
     """Local arrays the walk only writes (`prev[j] = v;`)."""
+    early: tuple[str, str] | None = None
+    """(vertex, array) where the walk returns `array[vertex]` once it takes that vertex out."""
     recursive: bool = False
     """A function calling itself on each neighbour (its worklist the call stack): the walk's
     statement is its call, whose value, where it has one, is the vertices it reached."""
@@ -227,8 +229,16 @@ def _read_walk(
         at_push, rest = False, rest[2:]
     counter: str | None = None
     loops = [s for s in rest if s.type == "for_statement"]
+    early: tuple[str, str] | None = None
     for statement in rest:
         if statement.type == "for_statement":
+            continue
+        reached = re.fullmatch(
+            rf"if\({vertex}==(\w+)\)(?:\{{)?return (\w+)\[(?:{vertex}|\1)\];(?:\}})?",
+            compact(statement),
+        )
+        if reached and early is None:
+            early = (reached[1], reached[2])  # `if (u == dest) return dist[u];`
             continue
         name = _increment(statement)
         if name is None or counter is not None:
@@ -269,7 +279,7 @@ def _read_walk(
         raise AnnotationError("the walk follows no edge test")
     followed = " && ".join(f"({text(e)})" for e in edges)
     walk_ = _Walk(worklist, kind, vertex, vertex_type, neighbour, neighbour_type, followed,
-                  mark_array, at_push, counter, unmarked=mark_value)  # fmt: skip
+                  mark_array, at_push, counter, unmarked=mark_value, early=early)  # fmt: skip
     pushed = False
     for statement in inner:
         code = compact(statement)
@@ -669,13 +679,30 @@ def _components(
             f"the walks' starts are not `for (i = 0; i < {size}; i++)` at the top"
         )
     start = head[0]
+    if walk_.early is not None:
+        raise AnnotationError("a walk from each vertex returns from inside one")
     body = _statements(starts.child_by_field_name("body"))
-    if len(body) != 1 or body[0].type != "if_statement":
+    skipped = (
+        re.fullmatch(
+            rf"if\((\w+)\[{start}\](?:==true|!=0)?\)(?:\{{)?continue;(?:\}})?", compact(body[0])
+        )
+        if body
+        else None
+    )
+    if skipped is not None:
+        # `if (seen[i]) continue;` and the walk after it
+        test: tuple[str, str] | None = (skipped[1], "false")
+        started = body[1:]
+    elif len(body) == 1 and body[0].type == "if_statement":
+        cond = _condition(body[0])
+        assert cond is not None
+        test = _unmarked_test(cond, start)
+        if body[0].child_by_field_name("alternative"):
+            test = None
+        started = _statements(body[0].child_by_field_name("consequence"))
+    else:
         raise AnnotationError("the starts' loop does more than `if (!visited[i]) { ... }`")
-    cond = _condition(body[0])
-    assert cond is not None
-    test = _unmarked_test(cond, start)
-    if test is None or test[0] != walk_.marks or body[0].child_by_field_name("alternative"):
+    if test is None or test[0] != walk_.marks:
         raise AnnotationError(
             f"a walk does not start from each vertex {walk_.marks} leaves unmarked"
         )
@@ -684,7 +711,7 @@ def _components(
     counter_reset = False
     pushed = marked = False
     after_walk = False
-    for statement in _statements(body[0].child_by_field_name("consequence")):
+    for statement in started:
         code = compact(statement)
         if statement == loop:
             after_walk = True
@@ -702,6 +729,8 @@ def _components(
                 and locals_.values.get(name) == "=0"
             ):
                 counter_reset = True
+            elif name == walk_.worklist and locals_.values.get(name) == f"{{{start}}}":
+                pushed = True  # `std::vector<size_t> stack{i};`
             elif name != walk_.worklist or locals_.values.get(name) != "":
                 raise AnnotationError(f"a walk declares more: {text(statement)[:60]}")
             continue
@@ -830,7 +859,16 @@ def _distance(
     if source is None or started != {"push", "zero"}:
         raise AnnotationError("the walk does not start from a vertex the function takes at 0")
     tail = [compact(s) for s in statements[at + 1 :]]
-    unreached = _unreached(tail, dist, locals_, walk_)
+    if walk_.early is not None:
+        # `if (u == dest) return dist[u];` in the walk, then `return -1;` after it
+        last = re.fullmatch(r"return (-?\w+);|return(-\w+);", tail[0]) if len(tail) == 1 else None
+        if walk_.early[1] != dist or last is None:
+            raise AnnotationError(
+                "the walk returns a vertex's distance but not the unreached value"
+            )
+        unreached: tuple[str, str] | None = (walk_.early[0], last[1] or last[2])
+    else:
+        unreached = _unreached(tail, dist, locals_, walk_)
     if unreached is None:
         raise AnnotationError("the function does not return the distance of a vertex it takes")
     dest, value = unreached

@@ -1687,6 +1687,36 @@ _ALGORITHMS = {
         "__global__ void f(const long long *x, size_t N, long long v, long long *out)",
         "long long",
     ),
+    "any_of, all_of and none_of, iterators spelled three ways": (
+        "bool f(std::vector<long long> const &x, long long v) {\n"
+        "  return std::any_of(x.cbegin(), x.cend(), [v](long long e) { return e == v; }) !=\n"
+        "         std::all_of(std::begin(x), std::end(x), [](long long e) { return e > -20; }) ||\n"
+        "         std::none_of(x.begin(), x.end(), [](long long e) { return e > 78; });\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, bool *out)",
+        "bool",
+    ),
+    "a sum, cast, over the size": (
+        "long long f(std::vector<long long> const &x, long long v) {\n"
+        "  return static_cast<long long>(std::accumulate(x.begin(), x.end(), v)) / (long long)x.size();\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, long long *out)",
+        "long long",
+    ),
+    "the first index a find_if meets, by distance": (
+        "size_t f(std::vector<long long> const &x, long long v) {\n"
+        "  auto it = std::find_if(x.begin(), x.end(), [&](long long e) { return e >= v; });\n"
+        "  return std::distance(x.begin(), it);\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, size_t *out)",
+        "size_t",
+        "n",  # a first-index search's result starts at the size, as the drivers start it
+    ),
+    "a checked element read and a functional cast in a loop": (
+        "long long f(std::vector<long long> const &x, long long v) {\n"
+        "  long long s = v;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) s += x.at(i) * 2 + int(x[i] / 3);\n"
+        "  return s;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, long long *out)",
+        "long long",
+    ),
     "accumulate from a long long start": (
         "long long f(std::vector<long long> const &x, long long v) {\n"
         "  return std::accumulate(x.begin(), x.end(), v);\n}\n",
@@ -1701,7 +1731,7 @@ _ALGORITHMS = {
 def test_a_returned_algorithm_runs_as_its_loop_under_every_launch_shape(
     case: str, tmp_path: Path
 ) -> None:
-    source, signature, kind = _ALGORITHMS[case]
+    source, signature, kind, *start = _ALGORITHMS[case]
     headers = "#include <algorithm>\n#include <numeric>\n"
     written = kernel(source, analyse(source, Language.CPP), "f", signature)
     check = f"""
@@ -1712,7 +1742,7 @@ int main() {{
         for (long long v : {{x[n - 1], 500LL}}) {{
             {kind} want = f(x, v);
             for (auto &shape : PF_SHAPES) {{
-                {kind} got = ({kind})12345;
+                {kind} got = ({kind})({start[0] if start else 12345});
                 pf_launch(shape[0], shape[1], [&] {{ pf_gpu::f(x.data(), n, v, &got); }});
                 if (got != want) return 1;
             }}
@@ -2441,6 +2471,61 @@ int largest(std::vector<int> const &A, size_t N) {
         "__global__ void largest(const int *A, size_t N, int *best)",
         "largest(a, n)",
         "largest(a.data(), n, &got)",
+    ),
+    "the largest by a stack holding its start, past marked starts": (
+        """
+int largest(std::vector<int> const &A, size_t N) {
+    std::vector<char> seen(N, 0);
+    int best = 0;
+    for (size_t start = 0; start < N; ++start) {
+        if (seen[start]) continue;
+        std::vector<size_t> stack{start};
+        seen[start] = 1;
+        int count = 0;
+        while (!stack.empty()) {
+            size_t u = stack.back();
+            stack.pop_back();
+            ++count;
+            for (size_t v = 0; v < N; ++v) {
+                if (A[u * N + v] == 1 && !seen[v]) {
+                    seen[v] = 1;
+                    stack.push_back(v);
+                }
+            }
+        }
+        best = std::max(best, count);
+    }
+    return best;
+}
+""",
+        "__global__ void largest(const int *A, size_t N, int *best)",
+        "largest(a, n)",
+        "largest(a.data(), n, &got)",
+    ),
+    "a distance returned as its vertex is taken out": (
+        """
+int hops(std::vector<int> const &A, size_t N, int from, int to) {
+    std::vector<int> dist(N, -1);
+    std::queue<int> q;
+    dist[from] = 0;
+    q.push(from);
+    while (!q.empty()) {
+        int u = q.front();
+        q.pop();
+        if (u == to) return dist[u];
+        for (size_t v = 0; v < N; ++v) {
+            if (A[u * N + v] == 1 && dist[v] == -1) {
+                dist[v] = dist[u] + 1;
+                q.push(v);
+            }
+        }
+    }
+    return -1;
+}
+""",
+        "__global__ void hops(const int *A, size_t N, int from, int to, int *length)",
+        "hops(a, n, 0, (int)(n - 1))",
+        "hops(a.data(), n, 0, (int)(n - 1), &got)",
     ),
 }
 """Walks spelled otherwise than ParEval's: what the walk reaches, whatever container hands out
