@@ -101,6 +101,7 @@ from agents.analysis.parse import (
     function_name,
     function_params,
     parse_int,
+    root_of,
     syntax_tree,
     text,
     walk,
@@ -1739,6 +1740,12 @@ def _algorithm_statement(
         if second is not None:
             inputs.append((second, element_type(second.split("[", 1)[0])))
         value = _lambda_value(args[-1], inputs)
+        function_named = args[-1].type == "identifier" and text(args[-1]) in {
+            function_name(d) for d in function_definitions(root_of(definition))
+        }
+        if value is None and function_named and text(args[-1]) not in params:
+            # a function of the source by name (`isPowerOfTwo`): called on the elements
+            value = f"{text(args[-1])}({', '.join(e for e, _ in inputs)})"
         return None if value is None else f"{target} = {value};"
     if algorithm == "std::for_each" and len(args) == 3:
         return _lambda_body(args[2], element, element_type(over))
@@ -1865,9 +1872,10 @@ def _lambda_value(lam: Node, inputs: list[tuple[str, str | None]]) -> str | None
 
 def _lambda_body(lam: Node, element: str, element_type: str | None) -> str | None:
     """A `for_each` lambda's body (a block) with its one reference parameter read and written
-    as `element`, else None: a parameter by value or converting the element (a `const double
-    &` bound to an `int` is a copy), a `return`, a lambda, a declaration of the parameter's or
-    the vector's name inside, the parameter's address, size or type taken."""
+    as `element` (a parameter by value: a copy of the element declared before the body), else
+    None: a reference converting the element (a `const double &` bound to an `int` is a copy),
+    a `return`, a lambda, a declaration of the parameter's or the vector's name inside, the
+    parameter's address, size or type taken."""
     parts = _Lambda.of(lam)
     if parts is None or len(parts.params) != 1 or parts.returns is not None:
         return None
@@ -1875,9 +1883,17 @@ def _lambda_body(lam: Node, element: str, element_type: str | None) -> str | Non
     declarator = param.child_by_field_name("declarator")
     name = declared_name(declarator)
     kind = _param_type(param)
-    if name is None or declarator is None or declarator.type != "reference_declarator":
+    if name is None or declarator is None:
         return None
-    if kind is not None and (element_type is None or _same_type(kind) != _same_type(element_type)):
+    copied = declarator.type == "identifier"
+    """A parameter by value: the body runs on a copy (`[&](int p) { bins[p] += 1; }`)."""
+    if not copied and declarator.type != "reference_declarator":
+        return None
+    if (
+        not copied
+        and kind is not None
+        and (element_type is None or _same_type(kind) != _same_type(element_type))
+    ):
         return None
     hidden = {name, element.split("[", 1)[0]}
     if any(
@@ -1891,6 +1907,11 @@ def _lambda_body(lam: Node, element: str, element_type: str | None) -> str | Non
         for n in walk(parts.body)
     ):
         return None
+    if copied:
+        local = kind if kind not in (None, "auto", "const auto") else element_type
+        if local is None:
+            return None
+        return f"{{ {local} {name} = {element}; {text(parts.body)} }}"
     return _inline(parts.body, {name: f"({element})"})
 
 

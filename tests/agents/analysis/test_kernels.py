@@ -2240,6 +2240,14 @@ _STATEMENT_ALGORITHMS = {
         "std::vector<double> want(x.begin(), x.end()), got = want; f(want);",
         "pf_gpu::f(got.data(), n);",
     ),
+    "a transform by a function of the source named": (
+        "double twice(double v) { return 2 * v; }\n"
+        "void f(std::vector<double> &x) {\n"
+        "  std::transform(x.begin(), x.end(), x.begin(), twice);\n}\n",
+        "__global__ void f(double *x, size_t N)",
+        "std::vector<double> want(x.begin(), x.end()), got = want; f(want);",
+        "pf_gpu::f(got.data(), n);",
+    ),
     "a fill": (
         "void f(std::vector<double> &x) {\n  std::fill(x.begin(), x.end(), 2.5);\n}\n",
         "__global__ void f(double *x, size_t N)",
@@ -2279,8 +2287,6 @@ int main() {{
 @pytest.mark.parametrize(
     "statement",
     [
-        # a lambda by value changes a copy: no loop writes the element
-        "std::for_each(x.begin(), x.end(), [](double e) { e = 3; });",
         # a return inside for_each's lambda ends one call, not the function
         "std::for_each(x.begin(), x.end(), [](double &e) { if (e < 0) return; e = 1; });",
         # a mutable lambda's copies
@@ -2606,3 +2612,21 @@ def test_walks_whose_result_the_levels_do_not_give_get_no_kernel(case: str) -> N
     name = signature_params(signature)[0]
     with pytest.raises(AnnotationError, match=reason):
         kernel(source, analyse(source, Language.CPP), name, signature)
+
+
+def test_a_for_each_by_value_runs_its_body_on_a_copy() -> None:
+    """A by-value parameter is the element copied (converted to its type), so the body may
+    change it without writing the vector, as the library's call does."""
+    source = (
+        "void f(std::vector<double> const &x, std::array<int, 4> &bins) {\n"
+        "  std::for_each(x.begin(), x.end(), [&bins](int e) { e = e < 0 ? -e : e; bins[e % 4]++; });\n}\n"
+    )
+    lowered, _ = _lowered(source, analyse(source, Language.CPP), "f")
+    assert "{ int e = x[k_0]; { e = e < 0 ? -e : e; bins[e % 4]++; } }" in lowered
+    written = kernel(
+        source,
+        analyse(source, Language.CPP),
+        "f",
+        "__global__ void f(const double *x, size_t N, int bins[4])",
+    )
+    assert "pf_cuda_fold_plus(&bins[e % 4], 1)" in written
