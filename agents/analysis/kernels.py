@@ -1992,6 +1992,8 @@ def _algorithm_loop(
         return None
     algorithm = text(callee)
     args = [a for a in arguments.named_children if a.type != "comment"]
+    if algorithm == "std::inner_product" and expr is call:
+        return _inner_product_loop(args, definition, taken, acc)
     if len(args) != 3 or algorithm not in (
         "std::find",
         "std::find_if",
@@ -2055,6 +2057,50 @@ def _algorithm_loop(
         f"    {kind} {acc} = {start};\n"
         f"    for (size_t {k} = 0; {k} < {over}.size(); ++{k}) {{\n        {update}\n    }}\n"
     ), f"(!{acc})" if negate else acc
+
+
+def _inner_product_loop(
+    args: list[Node], definition: Node, taken: set[str], acc: str
+) -> tuple[str, str] | None:
+    """`std::inner_product(x.begin(), x.end(), y.begin(), init)` as the `+` reduction of
+    `x[k] * y[k]` from `init` (in `init`'s type, as `accumulate`), or with `std::plus` and a
+    one-line lambda of the pair (`[](double a, double b) { return std::min(a, b); }`) the
+    reduction of the lambda's value; None for any other form."""
+    if len(args) not in (4, 6):
+        return None
+    over = _whole_vector(args[:2], definition)
+    other = text(args[2]).removesuffix(".begin()")
+    params = dict(function_params(definition))
+    if over is None or other == text(args[2]) or "vector" not in text(params.get(other) or args[2]):
+        return None
+    k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)
+    taken.add(k)
+
+    def element(name: str) -> str | None:
+        found = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params[name]))
+        return " ".join(found.group(1).split()) if found else None
+
+    value: str | None = f"{over}[{k}] * {other}[{k}]"
+    if len(args) == 6:
+        if not re.fullmatch(
+            r"std::plus<[\w\s]*>\(\)|std::plus<[\w\s]*>\{\}", compact_code(args[4]).replace(" ", "")
+        ):
+            return None
+        value = _lambda_value(
+            args[5], [(f"{over}[{k}]", element(over)), (f"{other}[{k}]", element(other))]
+        )
+    kind = _literal_type(args[3], params)
+    if value is None or kind is None:
+        return None
+    floating = ("float", "double", "long double")
+    if kind not in floating and element(over) in floating:
+        raise AnnotationError(
+            f"std::inner_product from {text(args[3])} sums in a {kind}, cutting every step"
+        )
+    return (
+        f"    {kind} {acc} = {text(args[3])};\n"
+        f"    for (size_t {k} = 0; {k} < {over}.size(); ++{k}) {{\n        {acc} += {value};\n    }}\n"
+    ), acc
 
 
 _PREDICATES = ("std::any_of", "std::all_of", "std::none_of")

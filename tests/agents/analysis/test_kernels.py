@@ -1717,6 +1717,14 @@ _ALGORITHMS = {
         "__global__ void f(const long long *x, size_t N, long long v, long long *out)",
         "long long",
     ),
+    "inner products, plain and with a pair's lambda": (
+        "long long f(std::vector<long long> const &x, long long v) {\n"
+        "  return std::inner_product(x.begin(), x.end(), x.begin(), v) - std::inner_product(\n"
+        "      x.begin(), x.end(), x.begin(), 0LL, std::plus<long long>(),\n"
+        "      [](long long a, long long b) { return std::min(a, b + 1); });\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, long long *out)",
+        "long long",
+    ),
     "accumulate from a long long start": (
         "long long f(std::vector<long long> const &x, long long v) {\n"
         "  return std::accumulate(x.begin(), x.end(), v);\n}\n",
