@@ -135,6 +135,44 @@ def _unmarked_test(term: Node, index: str) -> tuple[str, str] | None:
     return array, value
 
 
+_FALSY = frozenset({"false", "0"})
+"""Unmarked values a truthiness test (`if (seen[v])`) reads as unmarked."""
+
+
+def _same_mark(a: str, b: str) -> bool:
+    """Whether two spellings of a mark are one value (`false` and `0`, `true` and `1`)."""
+    return a == b or {a, b} <= _FALSY or {a, b} <= {"true", "1"}
+
+
+def _pure_declaration(statement: Node, worklist: str) -> bool:
+    """Whether `statement` declares one name and does nothing else: no storage class (a
+    `static` count would outlive the call), no assignment, increment or call in its value,
+    and an empty worklist."""
+    if statement.type != "declaration" or not _declare(statement, _Locals()):
+        return False
+    if any(c.type == "storage_class_specifier" for c in statement.children):
+        return False
+    if any(
+        n.type in ("assignment_expression", "update_expression", "call_expression")
+        for n in walk(statement)
+    ):
+        return False
+    name = declared_name(statement.children_by_field_name("declarator")[0])
+    return name != worklist or compact(statement.children_by_field_name("declarator")[0]) == name
+
+
+def _plain_type(kind: str) -> str:
+    """A declared vertex type without `const` (the kernel declares its own `const`), `auto`
+    as `int` (an `auto j = 0` counter's type)."""
+    kind = " ".join(w for w in kind.split() if w != "const")
+    return "int" if kind == "auto" else kind
+
+
+_LITERAL = re.compile(r"-?\d+|INT_MAX|LLONG_MAX|SIZE_MAX|std::numeric_limits<int>::max\(\)")
+"""What a distance may start from or a walk return where it did not reach: a number, or a
+largest value, never a name a kernel would not have."""
+
+
 def _terms(condition: Node) -> list[Node]:
     """The conjuncts of a condition (`a && (b && c)`: a, b, c)."""
     node = unwrap(condition)
@@ -209,8 +247,9 @@ def _read_walk(
             f"{worklist}.{remove}())"
         )
     vertex_type, vertex = taken[1], taken[2]
-    if vertex_type == "auto":
+    if vertex_type in ("auto", "const auto"):
         vertex_type = element_types.get(worklist, "")
+    vertex_type = _plain_type(vertex_type)
     if not re.fullmatch(
         r"(?:unsigned |signed |long |const )*(?:int|long|size_t|unsigned|std::size_t)", vertex_type
     ):
@@ -252,7 +291,7 @@ def _read_walk(
         raise AnnotationError(
             "the neighbour loop is not `for (j = 0; j < N; j++)` over a count it takes"
         )
-    neighbour, neighbour_type = head
+    neighbour, neighbour_type = head[0], _plain_type(head[1])
     tests: list[Node] = []
     inner = _statements(loops[0].child_by_field_name("body"))
     while len(inner) == 1 and inner[0].type == "if_statement":
@@ -266,6 +305,8 @@ def _read_walk(
     if len(unmarked) != 1:
         raise AnnotationError("the neighbour test does not test one mark")
     mark_array, mark_value = unmarked[0][1]
+    if not at_push and (marks != mark_array or mark_value not in _FALSY):
+        raise AnnotationError("the walk skips vertices by another mark than it tests")
     edges = [t for t in tests if t != unmarked[0][0]]
     allowed = {matrix, size, vertex, neighbour}
     for edge in edges:
@@ -281,8 +322,12 @@ def _read_walk(
     walk_ = _Walk(worklist, kind, vertex, vertex_type, neighbour, neighbour_type, followed,
                   mark_array, at_push, counter, unmarked=mark_value, early=early)  # fmt: skip
     pushed = False
+    seen: set[str] = set()
     for statement in inner:
         code = compact(statement)
+        if code in seen:
+            raise AnnotationError(f"the walk repeats a step per neighbour: {text(statement)[:60]}")
+        seen.add(code)
         if code == f"{worklist}.{add}({neighbour});":
             pushed = True
         elif at_push and code in (
@@ -290,14 +335,24 @@ def _read_walk(
             f"{mark_array}[{neighbour}]=1;",
         ):
             walk_.marks = mark_array
-        elif found := re.fullmatch(rf"(\w+)\[{neighbour}\]=\1\[{vertex}\]\+1;", code):
+        elif (
+            found := re.fullmatch(rf"(\w+)\[{neighbour}\]=\1\[{vertex}\]\+1;", code)
+        ) and walk_.distance is None:
             walk_.distance = found[1]
-        elif (found := re.fullmatch(rf"(\w+)\[{neighbour}\]={vertex};", code)) and found[
-            1
-        ] in locals_:
+        elif (
+            (found := re.fullmatch(rf"(\w+)\[{neighbour}\]={vertex};", code))
+            and found[1] in locals_
+            and found[1] not in (mark_array, matrix, worklist)
+        ):
             walk_.written.add(found[1])
         else:
             raise AnnotationError(f"the walk does more per neighbour: {text(statement)[:60]}")
+    if walk_.distance is not None and walk_.distance in walk_.written:
+        raise AnnotationError("the walk writes its distances twice per neighbour")
+    if mark_array in walk_.written or (
+        walk_.distance is not None and walk_.distance != mark_array and at_push
+    ):
+        raise AnnotationError("the walk's marks are written as more than marks")
     if not pushed:
         raise AnnotationError("the walk does not push the neighbours it finds")
     if (
@@ -378,7 +433,7 @@ def _read_recursion(
         elif vertex is None and re.fullmatch(
             r"\w+|\((?:\w+ )*\w+\)\w+|static_cast<(?:\w+ )*\w+>\(\w+\)", arg
         ):  # the vertex, maybe cast (`(int)i`)
-            vertex, vertex_type = param, declared[: declared.rfind(param)].strip()
+            vertex, vertex_type = param, _plain_type(declared[: declared.rfind(param)].strip())
         else:
             raise AnnotationError(
                 f"{name} takes more than the matrix, its size, a vertex and marks"
@@ -428,7 +483,7 @@ def _read_recursion(
         raise AnnotationError(
             f"{name}'s neighbour loop is not `for (j = 0; j < {inner_size}; j++)`"
         )
-    neighbour, neighbour_type = head
+    neighbour, neighbour_type = head[0], _plain_type(head[1])
     tests: list[Node] = []
     inner = _statements(body[0].child_by_field_name("body"))
     while len(inner) == 1 and inner[0].type == "if_statement":
@@ -441,6 +496,11 @@ def _read_recursion(
     unmarked = [
         t for t in tests if (m := _unmarked_test(t, neighbour)) is not None and m[0] == marks
     ]
+    if any(
+        (m := _unmarked_test(t, neighbour)) is not None and m[0] == marks and m[1] not in _FALSY
+        for t in tests
+    ):
+        raise AnnotationError(f"{name} tests its marks for another value than unmarked")
     if len(unmarked) > 1 or (not unmarked and not guarded):
         raise AnnotationError(f"{name} does not test its neighbour's mark once")
     edges = [t for t in tests if t not in unmarked]
@@ -599,6 +659,8 @@ def read_walks(definition: Node, statements: list[Node]) -> Walks | None:
         at = call
         while at.parent is not None and at.type not in ("expression_statement", "declaration"):
             at = at.parent  # the statement that calls
+        if not _is_component_body(at, definition):
+            raise AnnotationError("the recursive walk does not start from each vertex in turn")
         result, what = _components(walk_, at, definition, statements, locals_, size)
         return Walks(walk_, matrix, size, result, what)
     loop = walks[0]
@@ -690,7 +752,7 @@ def _components(
         else None
     )
     if skipped is not None:
-        # `if (seen[i]) continue;` and the walk after it
+        # `if (seen[i]) continue;` and the walk after it: a test of truth, so unmarked is false
         test: tuple[str, str] | None = (skipped[1], "false")
         started = body[1:]
     elif len(body) == 1 and body[0].type == "if_statement":
@@ -702,7 +764,7 @@ def _components(
         started = _statements(body[0].child_by_field_name("consequence"))
     else:
         raise AnnotationError("the starts' loop does more than `if (!visited[i]) { ... }`")
-    if test is None or test[0] != walk_.marks:
+    if test is None or test[0] != walk_.marks or not _same_mark(test[1], walk_.unmarked):
         raise AnnotationError(
             f"a walk does not start from each vertex {walk_.marks} leaves unmarked"
         )
@@ -729,7 +791,12 @@ def _components(
                 and locals_.values.get(name) == "=0"
             ):
                 counter_reset = True
-            elif name == walk_.worklist and locals_.values.get(name) == f"{{{start}}}":
+            elif (
+                name == walk_.worklist
+                and locals_.values.get(name) == f"{{{start}}}"
+                and not pushed
+                and not after_walk
+            ):
                 pushed = True  # `std::vector<size_t> stack{i};`
             elif name != walk_.worklist or locals_.values.get(name) != "":
                 raise AnnotationError(f"a walk declares more: {text(statement)[:60]}")
@@ -737,14 +804,24 @@ def _components(
         if code == f"{walk_.counter}=0;" and not after_walk:
             counter_reset = True
         elif code in (f"{walk_.worklist}.push({start});", f"{walk_.worklist}.push_back({start});"):
+            if pushed or after_walk:
+                raise AnnotationError("a walk's start is pushed twice, or after the walk")
             pushed = True
         elif code in (f"{walk_.marks}[{start}]=true;", f"{walk_.marks}[{start}]=1;"):
+            if marked or after_walk:
+                raise AnnotationError("a walk's start is marked twice, or after the walk")
             marked = True
         elif _increment(statement) is not None:
             if count is not None or _increment(statement) == walk_.counter:
                 raise AnnotationError("a walk counts twice")
             count = _increment(statement)
-        elif after_walk and walk_.counter and (kept := _maximum(code, walk_.counter)):
+        elif (
+            after_walk
+            and walk_.counter
+            and (kept := _maximum(code, walk_.counter))
+            and kept not in (walk_.counter, count)
+            and best is None
+        ):
             best = kept
         elif (
             after_walk
@@ -772,12 +849,12 @@ def _components(
         what = "the most vertices one walk reaches, each from the first vertex none reached before"
     else:
         raise AnnotationError(f"{result} is neither the walks counted nor the most one takes")
+    if count is not None and count == walk_.counter:
+        raise AnnotationError("the walks' count is the vertices' count")
     for statement in statements:
         if statement in (starts, returned):
             continue
-        if not _declare(statement, _Locals()) or any(
-            n.type == "call_expression" for n in walk(statement)
-        ):
+        if not _pure_declaration(statement, walk_.worklist):
             raise AnnotationError(f"the function does more than its walks: {text(statement)[:60]}")
     return value, what
 
@@ -836,6 +913,10 @@ def _distance(
     dist = walk_.distance
     if walk_.marks != dist or not walk_.at_push:
         raise AnnotationError("the walk's marks are not its distances, set as it pushes")
+    if walk_.counter is not None:
+        raise AnnotationError("a breadth-first walk counts what no distance needs")
+    if not _LITERAL.fullmatch(walk_.unmarked) or walk_.unmarked == "0":
+        raise AnnotationError("the distances start from a value a distance can take")
     _all_unmarked(locals_, dist, walk_.unmarked, size)
     try:
         at = statements.index(loop)
@@ -845,9 +926,7 @@ def _distance(
     started: set[str] = set()
     for statement in statements[:at]:
         code = compact(statement)
-        if _declare(statement, _Locals()) and not any(
-            n.type == "call_expression" for n in walk(statement)
-        ):
+        if _pure_declaration(statement, walk_.worklist):
             continue
         pushed = re.fullmatch(rf"{walk_.worklist}\.push(?:_back)?\((\w+)\);", code)
         zero = re.fullmatch(rf"{dist}\[(\w+)\]=0;", code)
@@ -869,6 +948,8 @@ def _distance(
         unreached: tuple[str, str] | None = (walk_.early[0], last[1] or last[2])
     else:
         unreached = _unreached(tail, dist, locals_, walk_)
+    if unreached is not None and not _LITERAL.fullmatch(unreached[1]):
+        raise AnnotationError("the unreached value is not a number")
     if unreached is None:
         raise AnnotationError("the function does not return the distance of a vertex it takes")
     dest, value = unreached

@@ -347,6 +347,7 @@ def test_what_gets_no_kernel(source: str, signature: str, why: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs the CUDA toolkit")
+@pytest.mark.timeout(1800)  # 49 nvcc builds, two at a time: past 900 s on a loaded 2-core host
 def test_every_kernel_builds_with_its_tasks_driver(tmp_path: Path) -> None:
     def build(item: tuple[str, tuple[TranslationTask, str]]) -> tuple[str, int, str]:
         name, (t, code) = item
@@ -2610,6 +2611,85 @@ _UNWALKED = {
         ),
         "__global__ void components(const int *A, size_t N, int *count)",
         "mark its vertex first",
+    ),
+}
+_COUNTED = _WALKS["components by a stack used from the back, marked when taken out"][0]
+_LARGEST = _WALKS[
+    "the largest component by a deque, its test in nested ifs, its size kept with an if"
+][0]
+_HOPS = _WALKS["a distance returned as a choice, -1 for unreached"][0]
+_RECURSIVE = _WALKS["components by a recursive walk marking its vertex first"][0]
+_COUNTED_SIG = "__global__ void components(const int *A, size_t N, int *count)"
+_LARGEST_SIG = "__global__ void largest(const int *A, size_t N, int *best)"
+_HOPS_SIG = "__global__ void hops(const int *A, size_t N, int from, int to, int *length)"
+_UNWALKED |= {  # a review's wrong kernels, each now a refusal
+    "starts tested for a mark, not for unmarked": (
+        _LARGEST.replace("if (!done[s]) {", "if (done[s] == true) {"),
+        _LARGEST_SIG,
+        "leaves unmarked",
+    ),
+    "vertices skipped by another array than the one tested": (
+        _COUNTED.replace(
+            "std::vector<char> seen(N, 0);",
+            "std::vector<char> seen(N, 0);\n    std::vector<char> other(N, 0);",
+        )
+        .replace("!seen[j]", "!other[j]")
+        .replace("seen[i] == 0", "other[i] == 0"),
+        _COUNTED_SIG,
+        "another mark",
+    ),
+    "the start pushed after its walk": (
+        _LARGEST.replace("            work.push_back(s);\n", "").replace(
+            "            if (size > best)",
+            "            work.push_back(s);\n            if (size > best)",
+        ),
+        _LARGEST_SIG,
+        "pushed twice, or after the walk",
+    ),
+    "a neighbour pushed twice": (
+        _LARGEST.replace(
+            "work.push_back(j);",
+            "work.push_back(j);\n                            work.push_back(j);",
+        ),
+        _LARGEST_SIG,
+        "repeats a step",
+    ),
+    "distances starting from 0, a distance the source has": (
+        _HOPS.replace("dist(N, -1)", "dist(N, 0)")
+        .replace("dist[w] == -1", "dist[w] == 0")
+        .replace("dist[to] == -1 ?", "dist[to] == 0 ?"),
+        _HOPS_SIG,
+        "a value a distance can take",
+    ),
+    "a declaration that counts": (
+        _COUNTED.replace("    int found = 0;", "    int found = 0;\n    int extra = ++found;"),
+        _COUNTED_SIG,
+        "more than its walks",
+    ),
+    "a count kept across calls": (
+        _COUNTED.replace("    int found = 0;", "    static int found = 0;"),
+        _COUNTED_SIG,
+        "more than its walks",
+    ),
+    "a breadth-first walk that also counts a parameter up": (
+        _HOPS.replace("        q.pop();\n", "        q.pop();\n        to++;\n"),
+        _HOPS_SIG,
+        "counts what no distance needs",
+    ),
+    "a recursive walk testing its neighbours for marked": (
+        _RECURSIVE.replace("!seen[k]", "seen[k] == true").replace(
+            "    seen[u] = true;\n", "    if (seen[u]) return;\n    seen[u] = true;\n"
+        ),
+        _COUNTED_SIG,
+        "another value than unmarked",
+    ),
+    "a recursive walk from one vertex, not each": (
+        _RECURSIVE.replace(
+            "    for (size_t i = 0; i < N; i++) {\n        if (!seen[i]) {\n            visit(A, N, i, seen);\n            ++count;\n        }\n    }\n",
+            "    visit(A, N, 0, seen);\n",
+        ),
+        _COUNTED_SIG,
+        "from each vertex in turn",
     ),
 }
 
