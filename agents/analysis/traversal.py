@@ -194,6 +194,21 @@ def _condition(statement: Node) -> Node | None:
     return named[0] if cond.type == "condition_clause" and len(named) == 1 else cond
 
 
+def _neighbour_tests(loop: Node) -> tuple[list[Node], list[Node]]:
+    """The conjuncts of the `if`s a neighbour loop's body nests (`if (a && b) { if (c) ... }`)
+    and the statements inside the innermost."""
+    tests: list[Node] = []
+    inner = _statements(loop.child_by_field_name("body"))
+    while len(inner) == 1 and inner[0].type == "if_statement":
+        if inner[0].child_by_field_name("alternative") is not None:
+            raise AnnotationError("the neighbour test has an else")
+        cond = _condition(inner[0])
+        assert cond is not None
+        tests += _terms(cond)
+        inner = _statements(inner[0].child_by_field_name("consequence"))
+    return tests, inner
+
+
 def _counted_loop(loop: Node, bound: str) -> tuple[str, str] | None:
     """(counter, its type) where `loop` is `for (T j = 0; j < bound; j++)`, with the bound
     maybe cast (`(int)N`)."""
@@ -292,15 +307,7 @@ def _read_walk(
             "the neighbour loop is not `for (j = 0; j < N; j++)` over a count it takes"
         )
     neighbour, neighbour_type = head[0], _plain_type(head[1])
-    tests: list[Node] = []
-    inner = _statements(loops[0].child_by_field_name("body"))
-    while len(inner) == 1 and inner[0].type == "if_statement":
-        if inner[0].child_by_field_name("alternative") is not None:
-            raise AnnotationError("the neighbour test has an else")
-        cond = _condition(inner[0])
-        assert cond is not None
-        tests += _terms(cond)
-        inner = _statements(inner[0].child_by_field_name("consequence"))
+    tests, inner = _neighbour_tests(loops[0])
     unmarked = [(t, m) for t in tests if (m := _unmarked_test(t, neighbour)) is not None]
     if len(unmarked) != 1:
         raise AnnotationError("the neighbour test does not test one mark")
@@ -484,15 +491,7 @@ def _read_recursion(
             f"{name}'s neighbour loop is not `for (j = 0; j < {inner_size}; j++)`"
         )
     neighbour, neighbour_type = head[0], _plain_type(head[1])
-    tests: list[Node] = []
-    inner = _statements(body[0].child_by_field_name("body"))
-    while len(inner) == 1 and inner[0].type == "if_statement":
-        if inner[0].child_by_field_name("alternative") is not None:
-            raise AnnotationError("the neighbour test has an else")
-        cond = _condition(inner[0])
-        assert cond is not None
-        tests += _terms(cond)
-        inner = _statements(inner[0].child_by_field_name("consequence"))
+    tests, inner = _neighbour_tests(body[0])
     unmarked = [
         t for t in tests if (m := _unmarked_test(t, neighbour)) is not None and m[0] == marks
     ]
