@@ -40,6 +40,8 @@ from parforge.service.evals import EvalPool, build_eval_runner
 from parforge.settings import load_settings
 from sandbox.spec import Target
 
+RESUMES = 2  # how often one arm's run is resumed after an interruption
+
 
 async def one(
     agent: str,
@@ -74,7 +76,16 @@ async def one(
     pool = EvalPool(engine, runner, settings.server, workers=0)
     t0 = time.perf_counter()
     try:
-        await pool.run_one(row.id)
+        for attempt in range(1 + RESUMES):
+            final = await pool.run_one(row.id)
+            # A run the sandbox or the model interrupted keeps its finished samples: resume it,
+            # as `parforge eval run --resume` would, so that one lost container does not count
+            # every task after it as failed. Each resume is printed.
+            if "resume with" not in (final.reason or "") or attempt == RESUMES:
+                break
+            print(f"  {agent}: {final.reason}; resuming ({attempt + 1} of {RESUMES})", flush=True)
+            with Session(engine) as session:
+                store.reopen(session, row.id, settings.server.lease_s)
     finally:
         await runner.aclose()
     took = time.perf_counter() - t0
