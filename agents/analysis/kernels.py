@@ -104,6 +104,7 @@ from agents.analysis.parse import (
     root_of,
     syntax_tree,
     text,
+    unwrap,
     walk,
 )
 from agents.analysis.reductions import match_recurrence
@@ -192,11 +193,13 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     """The element type of a local array that only the scan's recurrence writes
     (`std::vector<double> y(x.size());`): the kernel keeps no array, its elements are the
     running value (`_ScanParts.scanned`)."""
+    aliases = {p.name for p in params if _is_size_param(p.name, params, serial)}
+    """Names of the kernel's size: its size parameters, locals declared as a vector's size."""
     for statement in before:
         if _guard(statement):
             guards.append(statement)  # `if (x.size() < 2) return 0;`: the same for every thread
             continue
-        if _resizes_output(statement, by_name, serial_params):
+        if _resizes_output(statement, by_name, serial_params, aliases):
             continue  # `y.resize(x.size());`: the driver's buffer has the kernel's size already
         local_array = _local_vector(statement)
         if (
@@ -224,8 +227,10 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         elif scan is not None and declared_name(declarator) == scan.var and single:
             starts[scan.var] = (text(kind) if kind else "", value)  # the running value's start
             scan_start = value
-        elif single and _scalar(statement):
+        elif single and _scalar(statement, sized_auto=True):
             copied.append(statement)  # `size_t n = x.size();`: every thread's own copy
+            if _is_size_call(value):
+                aliases.add(declared_name(declarator) or "")
             if declared_name(declarator) in {p.name for p in params}:
                 # `size_t N = x.size();` where the kernel's N is that size: nothing to copy
                 copied.pop()
@@ -347,6 +352,10 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError("the scan's first element reads an array the loop writes")
     edits: list[tuple[int, int, str]] = _complex_edits(scope) if complex_ else []
     edits += _library_types(scope)
+    for declaration in copied:  # `auto n = x.size();`: the host's type, not the size parameter's
+        kind = declaration.child_by_field_name("type")
+        if kind is not None and text(kind) == "auto":
+            edits.append((kind.start_byte, kind.end_byte, "size_t"))
     measured: set[str] = set()
     valued: set[str] = set()  # measured outside a loop's condition (`y[i] = x[i] * w.size()`)
     for call in (c for part in scope for c in walk(part)):
@@ -866,16 +875,35 @@ def _scalar_step(statement: Node) -> bool:
     )
 
 
-def _scalar(declaration: Node) -> bool:
-    """A declaration of one number (`size_t n = ...`, `const double h = ...`)."""
+_SIZE_TYPES = frozenset(["size_t", "ptrdiff_t", "int64_t", "uint64_t", "int32_t", "uint32_t"])
+
+
+def _scalar(declaration: Node, *, sized_auto: bool = False) -> bool:
+    """A declaration of one number (`size_t n = ...`, `const std::size_t h = ...`); with
+    `sized_auto` also `auto n = x.size();` (which the kernel declares `size_t`)."""
     kind = declaration.child_by_field_name("type")
     declarator = declaration.child_by_field_name("declarator")
     if kind is None or declarator is None or declarator.type != "init_declarator":
         return False
-    return kind.type in ("primitive_type", "sized_type_specifier") or text(kind) in (
-        "size_t",
-        "int64_t",
-        "uint64_t",
+    if kind.type in ("primitive_type", "sized_type_specifier"):
+        return True
+    if text(kind).removeprefix("std::") in _SIZE_TYPES:
+        return True
+    value = declarator.child_by_field_name("value")
+    return sized_auto and text(kind) == "auto" and value is not None and _is_size_call(value)
+
+
+def _is_size_call(value: Node) -> bool:
+    """`x.size()`."""
+    value = unwrap(value)
+    callee = value.child_by_field_name("function") if value.type == "call_expression" else None
+    arguments = value.child_by_field_name("arguments") if callee is not None else None
+    return (
+        callee is not None
+        and callee.type == "field_expression"
+        and text(callee).endswith(".size")
+        and arguments is not None
+        and arguments.named_child_count == 0
     )
 
 
@@ -2947,10 +2975,15 @@ def _argmin(fold: _Fold) -> tuple[str, str, str, dict[str, str]]:
 
 
 def _resizes_output(
-    statement: Node, by_name: dict[str, KernelParam], serial_params: dict[str, Node]
+    statement: Node,
+    by_name: dict[str, KernelParam],
+    serial_params: dict[str, Node],
+    aliases: set[str] | frozenset[str] = frozenset(),
 ) -> bool:
     """`y.resize(x.size());` where `y` is a vector the kernel takes as a pointer and `x` a
-    vector: the driver allocates `y` at the kernel's size, so the kernel has nothing to do."""
+    vector (or `y.resize(n)`, `n` one of the `aliases` of the kernel's size: its size parameter,
+    a local declared `x.size()`): the driver allocates `y` at the kernel's size, so the kernel
+    has nothing to do."""
     call = _expression_of(statement)
     callee = call.child_by_field_name("function") if call is not None else None
     arguments = call.child_by_field_name("arguments") if call is not None else None
@@ -2964,8 +2997,14 @@ def _resizes_output(
         and owner in by_name
         and by_name[owner].pointer
         and "vector" in text(serial_params.get(owner) or callee)
-        and text(sizes[0]).endswith(".size()")
-        and "vector" in text(serial_params.get(measured) or callee)
+        and len(sizes) == 1
+        and (
+            (
+                text(sizes[0]).endswith(".size()")
+                and "vector" in text(serial_params.get(measured) or callee)
+            )
+            or (sizes[0].type == "identifier" and text(sizes[0]) in aliases)
+        )
     )
 
 

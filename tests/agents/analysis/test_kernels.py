@@ -331,6 +331,20 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
             "__global__ void lastNamed(const Book *b, size_t N, size_t *at)",
             "library objects",
         ),
+        (  # a resize to another size than the kernel's: the driver's buffer is not that
+            "void f(std::vector<double> const &x, std::vector<double> &y) {\n"
+            "  const std::size_t n = x.size();\n  y.resize(n + 1);\n"
+            "  for (size_t i = 0; i < n; ++i) y[i] = x[i];\n}\n",
+            "__global__ void f(const double *x, double *y, size_t N)",
+            "does more than its loop: y.resize",
+        ),
+        (  # `auto` from anything but a size: its type is the kernel's guess
+            "void f(std::vector<double> const &x, std::vector<double> &y) {\n"
+            "  auto h = 2 * x.size();\n"
+            "  for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] + h;\n}\n",
+            "__global__ void f(const double *x, double *y, size_t N)",
+            "does more than its loop: auto h",
+        ),
         (  # a call no device has (the analysis knows it is pure)
             "void say(std::vector<int> &x) {\n"
             '  for (int i = 0; i < x.size(); ++i) x[i] = (int)strlen("abc") + i;\n}\n',
@@ -1599,10 +1613,39 @@ _SPELLINGS = {
         "got.assign(n, 5);",
         "pf_gpu::f(x.data(), got.data(), n);",
     ),
+    "a const std::size_t alias of the size and a guard on it": (
+        "long long f(std::vector<long long> const &x) {\n  const std::size_t n = x.size();\n"
+        "  if (n < 2) return 0;\n  long long best = LLONG_MAX;\n"
+        "  for (std::size_t i = 1; i < n; i++) {\n    long long d = x[i] - x[i - 1];\n"
+        "    best = d < best ? d : best;\n  }\n  return best;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long *best)",
+        "long long want = f(x), got = 7;",
+        "got = 7;",
+        "pf_gpu::f(x.data(), n, &got);",
+    ),
+    "an auto alias of the size and an output resized by it": (
+        "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+        "  auto n = x.size();\n  y.resize(n);\n"
+        "  for (size_t i = 0; i < n; ++i) y[i] = 3 * x[i] - (long long)(n - i);\n}\n",
+        "__global__ void f(const long long *x, long long *y, size_t N)",
+        "std::vector<long long> want, got; f(x, want);",
+        "got.assign(n, 5);",
+        "pf_gpu::f(x.data(), got.data(), n);",
+    ),
+    "a local named as the kernel's size and an output resized by it": (
+        "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+        "  int N = x.size();\n  y.resize(N);\n"
+        "  for (int i = 0; i < N; i++) y[i] = x[N - 1 - i];\n}\n",
+        "__global__ void f(const long long *x, long long *y, size_t N)",
+        "std::vector<long long> want, got; f(x, want);",
+        "got.assign(n, 5);",
+        "pf_gpu::f(x.data(), got.data(), n);",
+    ),
 }
 """Ordinary C++ spellings: a size taken before an in-place loop (writing elements changes no
 size), the library's `std::size_t`/`std::int64_t` and a vector's `size_type` (the device's
-`size_t` and `int64_t`)."""
+`size_t` and `int64_t`), a size kept under another name (`const std::size_t n`, `auto n`, the
+kernel's own `N`) and an output resized to it (the driver allocated it at that size)."""
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
