@@ -107,6 +107,7 @@ from agents.analysis.parse import (
     unwrap,
     walk,
 )
+from agents.analysis.purity import is_pure
 from agents.analysis.reductions import match_recurrence
 from agents.analysis.traversal import traversal_kernel
 
@@ -650,7 +651,12 @@ def _phased_work(
                 raise AnnotationError(f"{reduction.var} is not declared before the loops")
             op = reduction.op
             name = _OP_NAMES.get(op) or _BITWISE.get(op)
-            small = kind in _SMALL and op in ("+", "^", "|")  # totalled in 8 bytes (`_reduced`)
+            small = kind in _SMALL and op in (
+                "+",
+                "^",
+                "|",
+                "&",
+            )  # totalled in 8 bytes (`_reduced`)
             if name is None or (
                 not small
                 and (kind not in _ATOMIC_TYPES or (op in _BITWISE and kind in ("float", "double")))
@@ -1327,8 +1333,170 @@ def _lowered(source: str, program: Program, function: str) -> tuple[str, Program
     source, program = _one_name_per_declaration(source, program, function)
     source, program = _sorted_queries(source, program, function)
     source, program = _statement_algorithms(source, program, function)
+    source, program = _exits_as_flags(source, program, function)
     source, program = _first_index_of(source, program, function)
     return _algorithm_as_loop(source, program, function)
+
+
+_BOOLS = {"true": "false", "false": "true"}
+"""Each truth value's opposite."""
+
+
+def _exits_as_flags(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with `function`'s searches for whether some iteration holds written as `|`
+    (or `&`) reductions of the test, and that source's analysis; else both as they are:
+
+    - `for (...) { ...; if (c) return A; } return B;` ending the function, `A` and `B` the two
+      truth values: `bool acc = false; for (...) { ...; acc |= (bool)(c); } return acc;`
+      (`!acc` where `A` is `false`);
+    - `bool f = B; ... for (...) { ...; if (c) { f = A; break; } }`, `A` the other truth value,
+      `f` named nowhere else in the loop: `f |= (bool)(c);` (`f &= !(bool)(c);` where `B` is
+      `true`).
+
+    The rewritten loop runs its test on every iteration, after the first that holds too, as
+    any thread of the search's kernel would; so what the loop runs before its test must be
+    declarations without effects (no assignment, increment or call the analysis does not know
+    pure), and the loop leaves in no other way."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, _, body, statements = found
+    taken = {text(n) for n in walk(body) if n.type == "identifier"}
+    edits: list[tuple[int, int, str]] = []
+    flags: dict[str, str] = {}  # `bool f = B;` declared at the top level: f -> B
+    for at, statement in enumerate(statements):
+        declarators = statement.children_by_field_name("declarator")
+        kind = statement.child_by_field_name("type")
+        if statement.type == "declaration" and len(declarators) == 1 and kind is not None:
+            value = declarators[0].child_by_field_name("value")
+            name = declared_name(declarators[0])
+            if text(kind) == "bool" and value is not None and text(value) in _BOOLS and name:
+                flags[name] = text(value)
+            continue
+        if statement.type not in ("for_statement", "for_range_loop"):
+            continue
+        exit_ = _only_exit(statement)
+        if exit_ is None:
+            continue
+        test, then = exit_
+        returned = _returned_bool(then)
+        ending = statements[at + 1] if at + 1 < len(statements) else None
+        if returned is not None and ending is not None and at + 2 == len(statements):
+            after = _returned_bool(ending)
+            if after != _BOOLS[returned]:
+                continue
+            acc = next(f"acc_{n}" for n in range(100) if f"acc_{n}" not in taken)
+            taken.add(acc)
+            edits.append((statement.start_byte, statement.start_byte, f"bool {acc} = false;\n  "))
+            edits.append((test.start_byte, test.end_byte, f"{acc} |= (bool)({_condition(test)});"))
+            shown = acc if returned == "true" else f"!{acc}"
+            edits.append((ending.start_byte, ending.end_byte, f"return {shown};"))
+            continue
+        flag = _set_and_break(then)
+        if flag is None or flags.get(flag[0]) != _BOOLS[flag[1]]:
+            continue
+        if sum(n.type == "identifier" and text(n) == flag[0] for n in walk(statement)) != 1:
+            continue  # the loop reads its flag, or sets it elsewhere
+        update = (
+            f"{flag[0]} |= (bool)({_condition(test)});"
+            if flag[1] == "true"
+            else f"{flag[0]} &= !(bool)({_condition(test)});"
+        )
+        edits.append((test.start_byte, test.end_byte, update))
+    if not edits:
+        return source, program
+    return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
+def _only_exit(loop: Node) -> tuple[Node, Node] | None:
+    """(the `if`, its branch) where `loop`'s body is declarations without effects and then one
+    `if (c) <branch>` without `else`, and the branch is the loop's only way out."""
+    body = loop.child_by_field_name("body")
+    if body is None:
+        return None
+    steps = (
+        [s for s in body.named_children if s.type != "comment"]
+        if body.type == "compound_statement"
+        else [body]
+    )
+    if not steps or steps[-1].type != "if_statement":
+        return None
+    test = steps[-1]
+    then = test.child_by_field_name("consequence")
+    if then is None or test.child_by_field_name("alternative") is not None:
+        return None
+    leaves = (
+        "return_statement", "break_statement", "continue_statement", "goto_statement",
+        "throw_statement",
+    )  # fmt: skip
+    if any(n.type in leaves and not _within(n, then) for n in walk(loop)):
+        return None  # the steps before the test are declarations: nothing else may leave
+    for step in steps[:-1]:
+        if step.type != "declaration" or not _without_effects(step):
+            return None
+    condition = test.child_by_field_name("condition")
+    if condition is None or not _without_effects(condition):
+        return None
+    return test, then
+
+
+def _within(node: Node, outer: Node) -> bool:
+    return outer.start_byte <= node.start_byte and node.end_byte <= outer.end_byte
+
+
+def _without_effects(node: Node) -> bool:
+    """No assignment, increment or call to other than a pure function in `node`."""
+    for n in walk(node):
+        if n.type in ("assignment_expression", "update_expression", "lambda_expression"):
+            return False
+        if n.type == "call_expression":
+            callee = n.child_by_field_name("function")
+            name = text(callee) if callee is not None else ""
+            if callee is not None and callee.type == "field_expression":
+                name = text(callee.child_by_field_name("field") or callee)
+            if not (is_pure(name) or (callee is not None and _is_cast(callee))):
+                return False
+    return True
+
+
+def _condition(test: Node) -> str:
+    """An `if`'s condition without its parentheses."""
+    condition = test.child_by_field_name("condition")
+    assert condition is not None
+    inner = [c for c in condition.named_children if c.type != "comment"]
+    return text(inner[0]) if len(inner) == 1 else text(condition)
+
+
+def _branch_steps(branch: Node) -> list[Node]:
+    if branch.type == "compound_statement":
+        return [s for s in branch.named_children if s.type != "comment"]
+    return [branch]
+
+
+def _returned_bool(branch: Node) -> str | None:
+    """`true` or `false` where `branch` is `return true;` / `return false;` (braced or not)."""
+    steps = _branch_steps(branch)
+    if len(steps) != 1 or steps[0].type != "return_statement" or not steps[0].named_children:
+        return None
+    value = text(steps[0].named_children[0])
+    return value if value in _BOOLS else None
+
+
+def _set_and_break(branch: Node) -> tuple[str, str] | None:
+    """(f, A) where `branch` is `{ f = A; break; }`, `A` a truth value."""
+    steps = _branch_steps(branch)
+    if len(steps) != 2 or steps[1].type != "break_statement":
+        return None
+    expr = _expression_of(steps[0])
+    if expr is None or expr.type != "assignment_expression":
+        return None
+    left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+    operator = expr.child_by_field_name("operator")
+    if left is None or right is None or operator is None or text(operator) != "=":
+        return None
+    if left.type != "identifier" or text(right) not in _BOOLS:
+        return None
+    return text(left), text(right)
 
 
 def _plain_iterators(source: str, program: Program, function: str) -> tuple[str, Program]:
@@ -2806,7 +2974,7 @@ _SMALL = frozenset({"bool", "char", "signed char", "unsigned char", "short", "un
                     "int8_t", "uint8_t", "int16_t", "uint16_t"})  # fmt: skip
 """Result types no device atomic updates (a 4-byte compare-and-swap would reach past a
 one-byte allocation): their partials meet in an 8-byte device variable instead."""
-_BITWISE = {"^": "xor", "|": "or"}
+_BITWISE = {"^": "xor", "|": "or", "&": "and"}
 
 
 def _reduced(fold: _Fold) -> tuple[str, str, str, dict[str, str]]:
@@ -2826,7 +2994,7 @@ def _reduced(fold: _Fold) -> tuple[str, str, str, dict[str, str]]:
     if op not in ("+", "*", "min", "max", *_BITWISE):
         raise AnnotationError(f"no device atomic for a {op} reduction")
     name = _OP_NAMES.get(op) or _BITWISE[op]
-    small = element in _SMALL and op in ("+", "^", "|")
+    small = element in _SMALL and op in ("+", "^", "|", "&")
     if not small and (
         element not in _ATOMIC_TYPES or (op in _BITWISE and element in ("float", "double"))
     ):
@@ -2869,6 +3037,8 @@ def _identity_of(op: str, kind: str) -> str:
         if extremes is None:
             raise AnnotationError(f"no identity of {op} over {kind}")
         return extremes[0] if op == "min" else extremes[1]
+    if op == "&":
+        return f"({kind})~({kind})0"  # every bit set
     return "1" if op == "*" else "0"
 
 

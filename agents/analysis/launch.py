@@ -162,6 +162,7 @@ template <class T, class F> __device__ inline void pf_cuda_fold_cas(T *a, T v, F
 }
 struct pf_cuda_xor_f { template <class T> __device__ T operator()(T a, T b) const { return a ^ b; } };
 struct pf_cuda_or_f { template <class T> __device__ T operator()(T a, T b) const { return a | b; } };
+struct pf_cuda_and_f { template <class T> __device__ T operator()(T a, T b) const { return a & b; } };
 struct pf_cuda_plus_f { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
 struct pf_cuda_times_f { template <class T> __device__ T operator()(T a, T b) const { return a * b; } };
 struct pf_cuda_min_f { template <class T> __device__ T operator()(T a, T b) const { return b < a ? b : a; } };
@@ -184,6 +185,7 @@ template <class T, class F> __device__ inline T pf_cuda_block_fold(T v, F f) {
 }
 template <class T> __device__ inline void pf_cuda_fold_xor(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_xor_f()); }
 template <class T> __device__ inline void pf_cuda_fold_or(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_or_f()); }
+template <class T> __device__ inline void pf_cuda_fold_and(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_and_f()); }
 /* A waiting thread's pause (a lock, a running value, a barrier), so that what it waits for
    runs: a short sleep where the GPU has one (compute capability 7.0 on, every GPU CUDA 13
    builds for). */

@@ -1769,6 +1769,29 @@ _ALGORITHMS = {
         "__global__ void f(const long long *x, size_t N, long long v, long long *out)",
         "long long",
     ),
+    "a search returning true from its range loop": (
+        "bool f(std::vector<long long> const &x, long long v) {\n"
+        "  for (long long e : x) {\n    if (e == v) return true;\n  }\n  return false;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, bool *out)",
+        "bool",
+    ),
+    "a search returning false from an indexed loop, after a declaration": (
+        "bool f(std::vector<long long> const &x, long long v) {\n"
+        "  for (size_t i = 0; i < x.size(); ++i) {\n    const long long h = x[i] / 2;\n"
+        "    if (h * 2 == v || h > 35)\n      return false;\n  }\n  return true;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, bool *out)",
+        "bool",
+    ),
+    "two flags set and broken out of, one from false and one from true": (
+        "bool f(std::vector<long long> const &x, long long v) {\n"
+        "  bool inX = false, inY = true;\n"
+        "  for (long long e : x) {\n    if (e == v) { inX = true; break; }\n  }\n"
+        "  for (size_t i = 0; i < x.size(); ++i) {\n    const long long h = x[i] / 2;\n"
+        "    if (h > 30) {\n      inY = false;\n      break;\n    }\n  }\n"
+        "  return inX != inY;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, bool *out)",
+        "bool",
+    ),
     "accumulate from a long long start": (
         "long long f(std::vector<long long> const &x, long long v) {\n"
         "  return std::accumulate(x.begin(), x.end(), v);\n}\n",
@@ -1804,6 +1827,56 @@ int main() {{
 }}
 """
     _emulate(headers + source, written, check, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        (  # a step before the test with an effect: it would run after the first match too
+            "bool f(std::vector<int> const &x, int v) {\n  int seen = 0;\n"
+            "  for (int e : x) {\n    int w = seen++;\n    if (e == v + w) return true;\n  }\n"
+            "  return false;\n}\n",
+            "does not prove",
+        ),
+        (  # the flag read by the loop's test: the loop depends on what it set
+            "bool f(std::vector<int> const &x, int v) {\n  bool found = false;\n"
+            "  for (int e : x) {\n    if (e == v && !found) { found = true; break; }\n  }\n"
+            "  return found;\n}\n",
+            "does not prove",
+        ),
+        (  # the same value either way: no search (and so no rewrite)
+            "bool f(std::vector<int> const &x, int v) {\n"
+            "  for (int e : x) {\n    if (e == v) return true;\n  }\n  return true;\n}\n",
+            "does not prove",
+        ),
+        (  # a value that is not a truth value
+            "int f(std::vector<int> const &x, int v) {\n"
+            "  for (int e : x) {\n    if (e == v) return 3;\n  }\n  return 0;\n}\n",
+            "does not prove",
+        ),
+        (  # a second way out of the loop
+            "bool f(std::vector<int> const &x, int v) {\n"
+            "  for (int e : x) {\n    if (e < 0) break;\n    if (e == v) return true;\n  }\n"
+            "  return false;\n}\n",
+            "does not prove",
+        ),
+        (  # a flag set to the value it starts from
+            "bool f(std::vector<int> const &x, int v) {\n  bool found = true;\n"
+            "  for (int e : x) {\n    if (e == v) { found = true; break; }\n  }\n"
+            "  return found;\n}\n",
+            "does not prove",
+        ),
+    ],
+)
+def test_what_search_gets_no_flag(source: str, why: str) -> None:
+    """Searches `_exits_as_flags` leaves as they are: the loop then gets no kernel."""
+    with pytest.raises(AnnotationError, match=why):
+        kernel(
+            source,
+            analyse(source, Language.CPP),
+            "f",
+            "__global__ void f(const int *x, size_t N, int v, bool *out)",
+        )
 
 
 @pytest.mark.parametrize(
