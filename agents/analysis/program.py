@@ -470,14 +470,30 @@ def _arithmetic_names(definition: Node, known: Declared) -> frozenset[str]:
     return frozenset(numbers - other)
 
 
+_NUMBER_MACROS = frozenset(
+    {"DBL_MAX", "DBL_MIN", "DBL_EPSILON", "FLT_MAX", "FLT_MIN", "FLT_EPSILON", "INT_MAX",
+     "INT_MIN", "UINT_MAX", "LONG_MAX", "LONG_MIN", "ULONG_MAX", "LLONG_MAX", "LLONG_MIN",
+     "ULLONG_MAX", "SIZE_MAX", "M_PI", "M_E", "INFINITY", "NAN", "HUGE_VAL", "HUGE_VALF"}
+)  # fmt: skip
+"""The C library's numeric constants (`<cfloat>`, `<climits>`, `<cstdint>`, `<cmath>`)."""
+_LIMITS = re.compile(
+    r"(std::)?numeric_limits<(const)?(unsigned|signed|short|int|long|char|float|double|bool|"
+    r"size_t|u?int(8|16|32|64)_t)+>::(max|min|lowest|infinity|epsilon|quiet_NaN)\(\)"
+)
+"""`std::numeric_limits<double>::max()` and its kin for a number type."""
+
+
 def _arithmetic_value(value: Node, numbers: frozenset[str]) -> bool:
-    """An `auto` initialiser that is plainly a number: literals, the function's numbers, and
-    `x.size()` or `x.length()`, combined by operators (no address, subscript or other call)."""
+    """An `auto` initialiser that is plainly a number: literals, the function's numbers, the
+    library's numeric constants (`DBL_MAX`, `std::numeric_limits<int>::max()`) and `x.size()`
+    or `x.length()`, combined by operators (no address, subscript or other call)."""
     node = unwrap(value)
     if node.type in ("number_literal", "true", "false", "char_literal"):
         return True
     if node.type == "identifier":
-        return text(node) in numbers
+        return text(node) in numbers or text(node) in _NUMBER_MACROS
+    if node.type == "call_expression" and _LIMITS.fullmatch("".join(text(node).split())):
+        return True
     if node.type == "call_expression":
         callee = node.child_by_field_name("function")
         member = callee.child_by_field_name("field") if callee is not None else None

@@ -401,6 +401,15 @@ SAFE = {
         "    for (std::size_t i = 0; i < v.size(); i++) { v[i] = x[i] / m; s += x[i]; }\n"
         "    return s;\n}\n",
     ),
+    "auto accumulators from the library's numeric constants": (
+        CPP,
+        "#include <cfloat>\n#include <limits>\n#include <vector>\n"
+        "double f(std::vector<double> &v) {\n    auto lo = DBL_MAX;\n"
+        "    auto hi = -std::numeric_limits<double>::max();\n"
+        "    for (std::size_t i = 0; i < v.size(); i++) {\n"
+        "        const double &e = v[i];\n        if (e < lo) lo = e;\n        if (e > hi) hi = e;\n    }\n"
+        "    return hi - lo;\n}\n",
+    ),
     "variables named like library functions and methods": (
         CPP,
         "#include <vector>\nvoid f(std::vector<double> &v) {\n    int size = 3;\n    double max = 0;\n"
