@@ -224,9 +224,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         kind = statement.child_by_field_name("type")
         single = len(statement.children_by_field_name("declarator")) == 1
         if declared_name(declarator) in kept and single:
-            starts[declared_name(declarator) or ""] = (text(kind) if kind else "", value)
+            starts[declared_name(declarator) or ""] = (_start_type(kind, value), value)
         elif scan is not None and declared_name(declarator) == scan.var and single:
-            starts[scan.var] = (text(kind) if kind else "", value)  # the running value's start
+            starts[scan.var] = (_start_type(kind, value), value)  # the running value's start
             scan_start = value
         elif single and _scalar(statement, sized_auto=True):
             copied.append(statement)  # `size_t n = x.size();`: every thread's own copy
@@ -879,6 +879,38 @@ def _scalar_step(statement: Node) -> bool:
         and left is not None
         and left.type == "identifier"
     )
+
+
+_CONSTANT_TYPES = {
+    **dict.fromkeys(("DBL_MAX", "DBL_MIN", "DBL_EPSILON", "HUGE_VAL", "M_PI", "M_E"), "double"),
+    **dict.fromkeys(("FLT_MAX", "FLT_MIN", "FLT_EPSILON", "HUGE_VALF"), "float"),
+    **dict.fromkeys(("INT_MAX", "INT_MIN"), "int"),
+    **dict.fromkeys(("LLONG_MAX", "LLONG_MIN"), "long long"),
+    "SIZE_MAX": "size_t",
+}
+"""The type of each library constant an `auto` result may start from."""
+_LIMIT_OF = re.compile(
+    r"-?(?:std::)?numeric_limits<((?:unsigned |signed |long |short )*"
+    r"(?:int|long|short|char|float|double|size_t)|size_t)>::(?:max|min|lowest|infinity)\(\)"
+)
+
+
+def _start_type(kind: Node | None, value: Node) -> str:
+    """The declared type of a result the loop keeps; for `auto`, the type of its start where
+    that is plain (`auto best = DBL_MAX;`: `double`, `std::numeric_limits<int>::max()`: `int`,
+    `0.0`: `double`); else `auto`, which no kernel result matches."""
+    shown = text(kind) if kind is not None else ""
+    if shown != "auto":
+        return shown
+    start = " ".join(text(value).split()).removeprefix("-")
+    if start in _CONSTANT_TYPES:
+        return _CONSTANT_TYPES[start]
+    limit = _LIMIT_OF.fullmatch(" ".join(text(value).split()))
+    if limit is not None:
+        return limit.group(1)
+    if re.fullmatch(r"\d+\.\d*(e[+-]?\d+)?|\d+e[+-]?\d+", start):
+        return "double"
+    return shown
 
 
 _SIZE_TYPES = frozenset(["size_t", "ptrdiff_t", "int64_t", "uint64_t", "int32_t", "uint32_t"])

@@ -1632,6 +1632,16 @@ _SPELLINGS = {
         "got.assign(n, 5);",
         "pf_gpu::f(x.data(), got.data(), n);",
     ),
+    "an auto result starting from the library's largest value": (
+        "long long f(std::vector<long long> const &x) {\n"
+        "  auto best = std::numeric_limits<long long>::max();\n"
+        "  for (size_t i = 0; i < x.size(); ++i) if (x[i] * 3 < best) best = x[i] * 3;\n"
+        "  return best;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long *best)",
+        "long long want = f(x), got = 7;",
+        "got = 7;",
+        "pf_gpu::f(x.data(), n, &got);",
+    ),
     "a local named as the kernel's size and an output resized by it": (
         "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
         "  int N = x.size();\n  y.resize(N);\n"
@@ -1645,7 +1655,8 @@ _SPELLINGS = {
 """Ordinary C++ spellings: a size taken before an in-place loop (writing elements changes no
 size), the library's `std::size_t`/`std::int64_t` and a vector's `size_type` (the device's
 `size_t` and `int64_t`), a size kept under another name (`const std::size_t n`, `auto n`, the
-kernel's own `N`) and an output resized to it (the driver allocated it at that size)."""
+kernel's own `N`) and an output resized to it (the driver allocated it at that size), an `auto`
+result whose start says its type."""
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
