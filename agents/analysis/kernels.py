@@ -1366,8 +1366,77 @@ def _lowered(source: str, program: Program, function: str) -> tuple[str, Program
     source, program = _sorted_queries(source, program, function)
     source, program = _statement_algorithms(source, program, function)
     source, program = _exits_as_flags(source, program, function)
+    source, program = _indexed_scans(source, program, function)
     source, program = _first_index_of(source, program, function)
     return _algorithm_as_loop(source, program, function)
+
+
+def _indexed_scans(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with `function`'s loops over a vector parameter's elements
+    (`for (double v : x)`, `for (auto &v : x)`) written as counted loops over its indices
+    where that makes each a scan the analysis proves (`running += v; y[i] = running;`, a scan's
+    tiles need the iteration's index), and that source's analysis; both as they are
+    otherwise. An element taken by value is the body's own copy (`double v = x[i];`, in the
+    vector's element type for `auto`); one taken by reference is the element itself, each use
+    of the name written `x[i]` (refused where the body declares that name again)."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, definition, body, statements = found
+    params = dict(function_params(definition))
+    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
+    index = next(n for n in ("i", "k", "j", *(f"at_{m}" for m in range(100))) if n not in taken)
+    edits: list[tuple[int, int, str]] = []
+    for statement in statements:
+        if statement.type != "for_range_loop":
+            continue
+        rewritten = _as_indexed(statement, params, index)
+        if rewritten is not None:
+            edits.append((statement.start_byte, statement.end_byte, rewritten))
+    if not edits:
+        return source, program
+    lowered, analysed = _body_replaced(source, program, body, _rewrite(body, edits))
+    scans = [lp for lp in analysed.loops if lp.function == function and lp.dependence.scan]
+    return (lowered, analysed) if scans else (source, program)
+
+
+def _as_indexed(loop: Node, params: dict[str, Node], index: str) -> str | None:
+    """`for (T v : x) body` as `for (size_t <index> = 0; <index> < x.size(); ++<index>)` over
+    a vector parameter `x` (see `_indexed_scans`), or None."""
+    over = loop.child_by_field_name("right")
+    declarator = loop.child_by_field_name("declarator")
+    kind = loop.child_by_field_name("type")
+    body = loop.child_by_field_name("body")
+    if over is None or declarator is None or kind is None or body is None:
+        return None
+    vector = text(over)
+    declared = text(params[vector]) if vector in params else ""
+    element = re.search(r"vector<\s*(.+?)\s*>", declared)
+    if over.type != "identifier" or element is None:
+        return None
+    name = declared_name(declarator)
+    if name is None:
+        return None
+    if any(
+        n.type in _DECLARING and declared_name(n.child_by_field_name("declarator")) == name
+        for n in walk(body)
+    ):
+        return None  # the name declared again inside: which uses are the element's is unclear
+    head = f"for (size_t {index} = 0; {index} < {vector}.size(); ++{index})"
+    if declarator.type == "identifier":  # by value: the body's own copy
+        shown = element.group(1) if text(kind).strip() in ("auto", "const auto") else text(kind)
+        inner = text(body)
+        if body.type == "compound_statement":
+            inner = inner.strip()[1:-1]
+        return f"{head} {{ {shown} {name} = {vector}[{index}]; {inner} }}"
+    if declarator.type != "reference_declarator":
+        return None
+    uses = [
+        (n.start_byte, n.end_byte, f"{vector}[{index}]")
+        for n in walk(body)
+        if n.type == "identifier" and text(n) == name
+    ]
+    return f"{head} {_rewrite(body, uses)}"
 
 
 _BOOLS = {"true": "false", "false": "true"}

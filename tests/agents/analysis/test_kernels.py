@@ -1435,6 +1435,15 @@ _SCAN_FOLDS = {
         "pf_gpu::f(x.data(), n, &got);",
         "",
     ),
+    "the sum of running sums over the elements by value": (
+        "double f(std::vector<double> const &x) {\n  double running = 0, sum = 0;\n"
+        "  for (double v : x) {\n    running += v;\n    sum += running;\n  }\n"
+        "  return sum;\n}\n",
+        "__global__ void f(const double *x, size_t N, double *total)",
+        "double want = f(x), got = 7;",
+        "pf_gpu::f(x.data(), n, &got);",
+        "",
+    ),
     "the largest running minimum": (
         "long long f(std::vector<long long> const &x) {\n"
         "  long long m = x[0], best = -1000000;\n"
@@ -1448,7 +1457,8 @@ _SCAN_FOLDS = {
     ),
 }
 """Scans whose running values a reduction also folds (sums of prefix sums and the like), two of
-them declaring their values in one declaration (`long long s = 0, t = 5;`)."""
+them declaring their values in one declaration (`long long s = 0, t = 5;`), one over a
+vector's elements by value (written over its indices for the scan's tiles)."""
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
@@ -1642,6 +1652,14 @@ _SPELLINGS = {
         "got = 7;",
         "pf_gpu::f(x.data(), n, &got);",
     ),
+    "a running minimum written through the elements by reference": (
+        "void f(std::vector<long long> &x) {\n  long long cur = LLONG_MAX;\n"
+        "  for (auto &v : x) {\n    cur = std::min(cur, v);\n    v = cur;\n  }\n}\n",
+        "__global__ void f(long long *x, size_t N)",
+        "std::vector<long long> want = x, got; f(want);",
+        "got = x;",
+        "pf_gpu::f(got.data(), n);",
+    ),
     "a local named as the kernel's size and an output resized by it": (
         "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
         "  int N = x.size();\n  y.resize(N);\n"
@@ -1656,7 +1674,8 @@ _SPELLINGS = {
 size), the library's `std::size_t`/`std::int64_t` and a vector's `size_type` (the device's
 `size_t` and `int64_t`), a size kept under another name (`const std::size_t n`, `auto n`, the
 kernel's own `N`) and an output resized to it (the driver allocated it at that size), an `auto`
-result whose start says its type."""
+result whose start says its type, a running value written through a loop's elements by reference
+(the loop written over the vector's indices, each use of the element's name its element)."""
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
