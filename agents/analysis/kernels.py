@@ -1959,7 +1959,9 @@ def _statement_algorithms(source: str, program: Program, function: str) -> tuple
     - `std::for_each(a.begin(), a.end(), f)`: `f`'s body for every element, its parameter a
       reference (`[](int &e) { if (e < 0) e = 0; }`) standing for `a[k]`; a body that returns,
       declares a lambda or takes its parameter's address is refused;
-    - `std::fill(a.begin(), a.end(), v)`: `a[k] = v`.
+    - `std::fill(a.begin(), a.end(), v)`: `a[k] = v`;
+    - `std::partial_sum(a.begin(), a.end(), out.begin())`, `out` another vector parameter of
+      `a`'s element type: `out[k] = a[k]` at `k == 0`, else `out[k - 1] + a[k]`.
 
     Each is the loop the library runs element by element in order; the kernel is then written
     from the loops like any other (maps in phases), and refused the same way."""
@@ -2046,6 +2048,17 @@ def _algorithm_statement(
         return None if value is None else f"{target} = {value};"
     if algorithm == "std::for_each" and len(args) == 3:
         return _lambda_body(args[2], element, element_type(over))
+    if algorithm == "std::partial_sum" and len(args) == 3:
+        # the running sum in the output: a recurrence with a first iteration of its own; the
+        # library sums in the input's element type, the recurrence in the output's, so the
+        # two must be one type (the function's parameters), and not one vector (in place,
+        # the recurrence would read the element it replaces)
+        target = out_at(args[2])
+        into = target.split("[", 1)[0] if target is not None else ""
+        kind = element_type(over)
+        if target is None or into == over or kind is None or element_type(into) != kind:
+            return None
+        return f"if ({k} == 0) {target} = {element}; else {target} = {into}[{k} - 1] + {element};"
     return None
 
 

@@ -1298,6 +1298,12 @@ _SCANS = {
         "    if (i == 0) y[i] = 2 * x[i]; else y[i] = y[i - 1] + 2 * x[i];\n  }\n}\n",
         "int",
     ),
+    "the library's partial sum into the output, resized first": (
+        "#include <numeric>\n"
+        "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+        "  y.resize(x.size());\n  std::partial_sum(x.begin(), x.end(), y.begin());\n}\n",
+        "long long",
+    ),
     "recurrence from the element the caller passes": (
         "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
         "  for (size_t i = 1; i < x.size(); ++i) {\n    y[i] = y[i - 1] + x[i];\n  }\n}\n",
@@ -1339,6 +1345,19 @@ int main() {{
 @pytest.mark.parametrize(
     ("source", "signature", "why"),
     [
+        (  # the library's partial sum in place: no recurrence reads only what it wrote
+            "#include <numeric>\nvoid f(std::vector<int> &x) {\n"
+            "  std::partial_sum(x.begin(), x.end(), x.begin());\n}\n",
+            "__global__ void f(int *x, size_t N)",
+            "0 top-level loops",
+        ),
+        (  # a partial sum into another element type: the library sums in the input's
+            "#include <numeric>\n"
+            "void f(std::vector<int> const &x, std::vector<long long> &y) {\n"
+            "  std::partial_sum(x.begin(), x.end(), y.begin());\n}\n",
+            "__global__ void f(const int *x, long long *y, size_t N)",
+            "0 top-level loops",
+        ),
         (  # an integer running value cuts each step's floating term: a tile's total differs
             "void f(std::vector<int> const &x, std::vector<int> &y) {\n  int s = 0;\n"
             "  for (size_t i = 0; i < x.size(); ++i) {\n    s += x[i] * 0.5;\n    y[i] = s;\n"
