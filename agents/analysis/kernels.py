@@ -1357,6 +1357,20 @@ def _sort_order(
     )
 
 
+def as_loops(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` and its analysis with `function`'s standard algorithms, searches for whether
+    some element holds and loops over a vector's elements written as the counted loops they
+    run (the rewrites of `_lowered` that keep the function's work what it was: no sorted
+    copy's queries as counts), for a writer that divides loops (MPI's `distribute`)."""
+    source, program = _plain_iterators(source, program, function)
+    source, program = _one_name_per_declaration(source, program, function)
+    source, program = _statement_algorithms(source, program, function)
+    source, program = _exits_as_flags(source, program, function)
+    source, program = _indexed_scans(source, program, function)
+    source, program = _first_index_of(source, program, function)
+    return _algorithm_as_loop(source, program, function)
+
+
 def _lowered(source: str, program: Program, function: str) -> tuple[str, Program]:
     """`source` and its analysis with `function` written in the forms the kernel writer reads:
     one name per declaration, a sorted copy's queries as counts, a returned algorithm as its
@@ -2276,6 +2290,15 @@ def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[st
     return _body_replaced(source, program, body, written)
 
 
+def _count_type(returned: Node) -> str:
+    """The type a count is kept in: the function's return type where that is a wider integer
+    than `char` (the result the kernel writes), else `long long` (a count in a `bool` would
+    stop at 1, in a `double` would divide as no integer does)."""
+    kind = " ".join(text(returned).split())
+    small = ("bool", "char", "signed char", "unsigned char", "short", "unsigned short")
+    return kind if kind in _INTEGRAL and kind not in small else "long long"
+
+
 def _algorithm_loop(
     expr: Node, definition: Node, taken: set[str], acc: str
 ) -> tuple[str, str] | None:
@@ -2341,7 +2364,7 @@ def _algorithm_loop(
     elif algorithm == "std::count":
         if returned is None:
             return None
-        kind, start, update = text(returned), "0", f"{acc} += ({over}[{k}] == ({value}));"
+        kind, start, update = _count_type(returned), "0", f"{acc} += ({over}[{k}] == ({value}));"
     elif algorithm == "std::count_if":
         of = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params[over]))
         holds = _lambda_value(
@@ -2349,7 +2372,7 @@ def _algorithm_loop(
         )
         if returned is None or holds is None:
             return None
-        kind, start, update = text(returned), "0", f"{acc} += (({holds}) ? 1 : 0);"
+        kind, start, update = _count_type(returned), "0", f"{acc} += (({holds}) ? 1 : 0);"
     else:
         typed = _literal_type(args[2], params)
         element = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params[over]))
@@ -3097,13 +3120,18 @@ def _reduced(fold: _Fold) -> tuple[str, str, str, dict[str, str]]:
     device total, and the block that ends last writes the function's result: its start
     folded with the total, through the return's expression if any (`sum / x.size()`). The
     driver's start value takes no part, so no driver can make it wrong. A result no atomic
-    updates (`bool`, `char`) totals in an 8-byte device variable."""
+    updates (`bool`, `char`) totals in an 8-byte device variable. The fold is in the type the
+    function declares its result (converted to the kernel's result type once, at the end)."""
     result = fold.dep.reductions[0]
     element = fold.element
     declared = fold.declared(result.var)
     if _same_type(declared) != _same_type(element):
-        # folding `double s` into an `int *` would convert every partial, not the total
-        raise AnnotationError(f"the function's {declared} result is the kernel's {element}")
+        # The fold runs in the function's own type (`long long c` counted, the kernel's
+        # `bool *` written from `c % 2 == 1` once): folding in the result's type would
+        # convert every partial, not the total.
+        if _same_type(declared) not in {_same_type(t) for t in _ATOMIC_TYPES}:
+            raise AnnotationError(f"the function's {declared} result is the kernel's {element}")
+        element = declared
     op = result.op
     if op not in ("+", "*", "min", "max", *_BITWISE):
         raise AnnotationError(f"no device atomic for a {op} reduction")

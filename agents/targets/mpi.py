@@ -23,8 +23,9 @@ from agents.analysis.distribute import (
     distributed_walks,
 )
 from agents.analysis.errors import AnnotationError
+from agents.analysis.kernels import as_loops
 from agents.analysis.model import Program
-from agents.analysis.parse import syntax_tree, text, walk
+from agents.analysis.parse import function_definitions, function_name, syntax_tree, text, walk
 from agents.targets.base import Draft, Kept, Kit, Mutation
 from sandbox.spec import Language, Target
 
@@ -81,16 +82,27 @@ class Mpi(Kit):
             if loops:
                 return distribute(source, program, [loop.id for loop in loops])
             walked = distributed_walks(source, program)
+            if walked is not None:
+                return walked[1]
+            lowered = algorithms_as_loops(source, program)
+            if lowered is None:
+                return None
+            loops = distributable(*lowered)
+            return distribute(*lowered, [loop.id for loop in loops])
         except AnnotationError:
             return None
-        return walked[1] if walked is not None else None
 
     def mechanical(self, source: str, program: Program, signature: str | None = None) -> bool:
-        """Loops `distribute` divides, or a function's graph walks it runs as levels."""
+        """Loops `distribute` divides (as the source spells them, or once its standard
+        algorithms and searches are the loops they run), or a function's graph walks it runs
+        as levels."""
         if distributable(source, program):
             return True
         try:
-            return distributed_walks(source, program) is not None
+            return (
+                distributed_walks(source, program) is not None
+                or algorithms_as_loops(source, program) is not None
+            )
         except AnnotationError:
             return False
 
@@ -124,6 +136,19 @@ class Mpi(Kit):
         for mutation in _reduce_bcast_mutations(source, language):
             kept.keep(mutation)
         return kept.mutations
+
+
+def algorithms_as_loops(source: str, program: Program) -> tuple[str, Program] | None:
+    """The source (and its analysis) with each function's standard algorithms, searches for
+    whether some element holds and loops over a vector's elements written as the counted
+    loops they run (`as_loops`, the CUDA writer's rewrites: `std::transform` as its map, a
+    returned `std::accumulate` as its sum, `for (...) if (c) return true; return false;` as an
+    `|` reduction), where that gives `distribute` loops to divide; None where it gives none."""
+    root = syntax_tree(source, program.language).root_node
+    for name in dict.fromkeys(function_name(d) for d in function_definitions(root)):
+        if name:
+            source, program = as_loops(source, program, name)
+    return (source, program) if distributable(source, program) else None
 
 
 _ROUNDS = re.compile(r"\b(pf_mpi_\d+)_rounds = (\d+);")

@@ -674,3 +674,134 @@ def test_the_mpi_kit_offers_a_walking_functions_levels() -> None:
     assert seeded is not None and "MPI_Allreduce(MPI_IN_PLACE, pf_found.data()" in seeded
     unwalked = _RECURSIVE_COUNT.replace("visit(adj, n, k, seen);", "visit(adj, n, k, seen), n++;")
     assert not kit(Target.MPI).mechanical(unwalked, analyse(unwalked, Language.CPP))
+
+
+# Functions spelled with the standard library or early exits instead of counted loops, each
+# with the statements of a check: `DRAW` fills `x` and `y` (size n, small integers, so
+# regrouped floating sums are exact), then `want` (the sequential function's, `seq::`) and
+# `got` (the MPI kit's, at every rank) are compared on rank 0.
+_SPELLED = {
+    "a two-input transform": (
+        "void f(double a, std::vector<double> const &x, std::vector<double> const &y,\n"
+        "       std::vector<double> &z) {\n"
+        "  std::transform(x.begin(), x.end(), y.begin(), z.begin(),\n"
+        "                 [a](double p, double q) { return a * p + q; });\n}\n",
+        "std::vector<double> want(n), got(n); seq::f(2.0, x, y, want); f(2.0, x, y, got);",
+    ),
+    "an average by accumulate": (
+        "double f(std::vector<double> const &x) {\n"
+        "  return std::accumulate(x.begin(), x.end(), 0.0) / x.size();\n}\n",
+        "double want = seq::f(x), got = f(x);",
+    ),
+    "the parity of a count": (
+        "bool f(std::vector<double> const &x) {\n"
+        "  return std::count(x.begin(), x.end(), 3.0) % 2 == 1;\n}\n",
+        "bool want = seq::f(x), got = f(x);",
+    ),
+    "a find compared with its end": (
+        "bool f(std::vector<double> const &x, double v) {\n"
+        "  return std::find(x.begin(), x.end(), v) != x.end();\n}\n",
+        "bool want = seq::f(x, y[0]), got = f(x, y[0]);",
+    ),
+    "a search returning from a loop over the elements": (
+        "bool f(std::vector<double> const &x, double v) {\n"
+        "  for (double e : x) {\n    if (e == v) return true;\n  }\n  return false;\n}\n",
+        "bool want = seq::f(x, y[0]), got = f(x, y[0]);",
+    ),
+    "two flags set and broken out of": (
+        "bool f(std::vector<double> const &x, std::vector<double> const &y, double v) {\n"
+        "  bool inX = false, inY = false;\n"
+        "  for (double e : x) {\n    if (e == v) { inX = true; break; }\n  }\n"
+        "  for (size_t i = 0; i < y.size(); ++i) {\n    if (y[i] == v) { inY = true; break; }\n  }\n"
+        "  return inX != inY;\n}\n",
+        "bool want = seq::f(x, y, 4.0), got = f(x, y, 4.0);",
+    ),
+    "a for_each through a reference": (
+        "void f(std::vector<double> &x) {\n"
+        "  std::for_each(x.begin(), x.end(), [](double &e) { if (e < 2) e = 2 * e - 1; });\n}\n",
+        "std::vector<double> want = x, got = x; seq::f(want); f(got);",
+    ),
+    "a partial sum into another vector": (
+        "void f(std::vector<double> const &x, std::vector<double> &out) {\n"
+        "  std::partial_sum(x.begin(), x.end(), out.begin());\n}\n",
+        "std::vector<double> want(n), got(n); seq::f(x, want); f(x, got);",
+    ),
+    "a running minimum through the elements by reference": (
+        "void f(std::vector<double> &x) {\n  double cur = 1e300;\n"
+        "  for (auto &v : x) {\n    cur = std::min(cur, v);\n    v = cur;\n  }\n}\n",
+        "std::vector<double> want = x, got = x; seq::f(want); f(got);",
+    ),
+}
+
+_SPELLED_MAIN = """
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int bad = 0, checked = 0;
+    for (size_t n : {1, 2, 3, 7, 100, 1001}) {
+        std::vector<double> x(n), y(n);
+        for (size_t i = 0; i < n; i++) {
+            x[i] = (double)((i * 7919 + 3) % 13) - 4;
+            y[i] = (double)((i * 104729 + 5) % 11) - 3;
+        }
+        CHECK
+        checked++;
+        if (rank == 0 && !(got == want)) bad++;
+    }
+    if (rank == 0) printf("%d of %d differ\\n", bad, checked);
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("mpicxx") is None, reason="needs MPI")
+@pytest.mark.parametrize("case", sorted(_SPELLED))
+def test_algorithms_and_searches_divide_as_the_loops_they_run(case: str, tmp_path: Path) -> None:
+    """No loop to divide as spelled; the kit writes the standard algorithms, searches and
+    loops over elements as the counted loops they run and divides those: rank 0 gets the
+    sequential result at 1 to 4 ranks, on sizes below, at and above the rank counts."""
+    source, check = _SPELLED[case]
+    program = analyse(source, Language.CPP)
+    assert distributable(source, program) == []
+    assert kit(Target.MPI).mechanical(source, program)
+    written = kit(Target.MPI).seed(source, program)
+    assert written is not None and "MPI_" in written
+    includes = (
+        "#include <algorithm>\n#include <cstdio>\n#include <numeric>\n#include <vector>\n"
+        "#include <mpi.h>\n"
+    )
+    whole = f"{includes}namespace seq {{\n{source}\n}}\n{written}\n" + _SPELLED_MAIN.replace(
+        "CHECK", check
+    )
+    (tmp_path / "spelled.cpp").write_text(whole)
+    built = subprocess.run(
+        ["mpicxx", "-O2", "-o", str(tmp_path / "spelled"), str(tmp_path / "spelled.cpp")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert built.returncode == 0, built.stderr[-3000:]
+    for count in RANKS:
+        ran = subprocess.run(
+            ["mpirun", "-np", str(count), "--oversubscribe", str(tmp_path / "spelled")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=MPI_ENV,
+        )
+        assert ran.returncode == 0, ran.stderr[-2000:]
+        assert ran.stdout == "0 of 6 differ\n", (count, ran.stdout)
+
+
+def test_a_search_with_another_way_out_stays_undivided() -> None:
+    """A loop leaving by a second `break` keeps its order: no rewrite, no candidate."""
+    source = (
+        "bool f(std::vector<double> const &x, double v) {\n"
+        "  for (double e : x) {\n    if (e < -100) break;\n    if (e == v) return true;\n  }\n"
+        "  return false;\n}\n"
+    )
+    program = analyse(source, Language.CPP)
+    assert not kit(Target.MPI).mechanical(source, program)
+    assert kit(Target.MPI).seed(source, program) is None

@@ -168,11 +168,12 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
             "__global__ void last(int *x, size_t N)",
             "x.front",
         ),
-        (  # a double sum folded into an int result would convert every partial
-            "double f(std::vector<double> const &x) {\n  double s = 0;\n"
+        (  # a sum in a type no device atomic folds: folding in the result's would convert
+            # every partial
+            "double f(std::vector<double> const &x) {\n  long double s = 0;\n"
             "  for (int i = 0; i < x.size(); ++i) s += x[i];\n  return s;\n}\n",
-            "__global__ void f(const double *x, size_t N, int *out)",
-            "double result is the kernel's int",
+            "__global__ void f(const double *x, size_t N, double *out)",
+            "long double result is the kernel's double",
         ),
         (  # computed amounts into integer bins: the atomic converts each, `+=` the sum
             "void f(std::vector<double> const &x, std::array<int, 4> &bins) {\n"
@@ -1817,6 +1818,18 @@ _ALGORITHMS = {
         "      [](long long a, long long b) { return std::min(a, b + 1); });\n}\n",
         "__global__ void f(const long long *x, size_t N, long long v, long long *out)",
         "long long",
+    ),
+    "the parity of a count, counted in long long and written as a truth value": (
+        "bool f(std::vector<long long> const &x, long long v) {\n"
+        "  return std::count(x.begin(), x.end(), v) % 2 == 1;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, bool *out)",
+        "bool",
+    ),
+    "a double sum written to an int result once": (
+        "int f(std::vector<long long> const &x, long long v) {\n  double s = v;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) s += x[i] * 0.5;\n  return s;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, int *out)",
+        "int",
     ),
     "a search returning true from its range loop": (
         "bool f(std::vector<long long> const &x, long long v) {\n"
