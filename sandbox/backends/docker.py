@@ -234,6 +234,10 @@ def _log_failed_chore(task: asyncio.Task[Any]) -> None:
         log.warning("sandbox pool: %s", exc)
 
 
+_KILLED = "killed by the host watchdog after a time-out"
+"""Why a workspace's container is gone when the watchdog took it."""
+
+
 class DockerWorkspace:
     """One leased container: its /work is the workspace root."""
 
@@ -270,10 +274,26 @@ class DockerWorkspace:
         }
         start = time.monotonic()
         watchdog = command.timeout_s + self._config.watchdog_grace_s
+        if self._box.broken is not None:
+            raise WorkspaceError(
+                f"running {command.argv[:1]}: the workspace's container is gone ({self._box.broken})"
+            )
         try:
             response = await self._request(message, f"running {command.argv[:1]}", watchdog)
         except TimeoutError:
             return await self._kill_container(time.monotonic() - start)
+        except WorkspaceError:
+            if self._box.broken != _KILLED:
+                raise
+            # Under way when another command of this workspace ran past its time-out and the
+            # watchdog took the container: this one ends with it, a time-out of the candidate's
+            # making (its program hung), not a failure of the sandbox.
+            return CommandResult(
+                exit_code=-9,
+                stderr="[parforge: the sandbox was killed at another command's time-out]",
+                duration_s=time.monotonic() - start,
+                timed_out=True,
+            )
         if response["exit_code"] is None and not response.get("timed_out"):
             raise WorkspaceError(f"the sandbox supervisor returned no exit status: {response}")
         return CommandResult(
@@ -307,7 +327,7 @@ class DockerWorkspace:
 
     async def _kill_container(self, elapsed: float) -> CommandResult:
         """The watchdog: the supervisor did not end the command in time, so the container goes."""
-        self._box.broken = "killed by the host watchdog after a time-out"
+        self._box.broken = _KILLED
         try:
             await self._box.remove()
         except SandboxError as exc:

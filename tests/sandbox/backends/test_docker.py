@@ -209,12 +209,18 @@ async def test_watchdog_kills_a_stuck_container_and_the_pool_replaces_it(
         async with box.workspace() as ws:
             [stuck] = our_containers()
             run = asyncio.create_task(ws.run(Command(argv=["sleep", "30"], timeout_s=1.0)))
+            # a second command under way in the same workspace, with time to spare
+            beside = asyncio.create_task(ws.run(Command(argv=["sleep", "30"], timeout_s=25.0)))
             await asyncio.sleep(0.3)
             await asyncio.to_thread(client.api.pause, stuck)  # the agent can no longer answer
             result = await run
             assert (
                 result.timed_out and result.exit_code == -9 and "container killed" in result.stderr
             )
+            # it ends with the container, as a time-out (the candidate's), never as a failure
+            # of the sandbox that would stop a whole evaluation
+            ended = await beside
+            assert ended.timed_out and "another command's time-out" in ended.stderr
             assert stuck not in our_containers()
             with pytest.raises(WorkspaceError):
                 await ws.run(Command(argv=["true"]))
