@@ -18,7 +18,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel
 
-from agents.analysis import AnnotationError, Loop
+from agents.analysis import AnnotationError, Loop, Program
 from agents.analysis.distribute import (
     cycles,
     distributable,
@@ -28,6 +28,7 @@ from agents.analysis.distribute import (
 )
 from agents.llm import ChatRequest, JsonSchema, Sampling
 from agents.prompts.translate import pick_loops_messages
+from agents.targets.mpi import algorithms_as_loops
 from agents.tools.annotate import CandidateResult
 from agents.tools.base import ToolContext, ToolError
 from agents.tools.calls import ask, keep, reserve
@@ -51,35 +52,39 @@ class Distribute:
     Args: ClassVar[type[BaseModel]] = LoopToolArgs
 
     async def run(self, args: LoopToolArgs, ctx: ToolContext) -> CandidateResult:
-        offered = distributable(
-            ctx.view.source, ctx.view.program, args.function or ctx.view.function
-        )
+        source, program = ctx.view.source, ctx.view.program
+        function = args.function or ctx.view.function
+        offered = distributable(source, program, function)
         if not offered:
             # A function whose loops carry a graph walk's marks: its walks as levels over
             # ranks (nothing to choose among), or no candidate.
             try:
-                walked = distributed_walks(ctx.view.source, ctx.view.program)
+                walked = distributed_walks(source, program)
             except AnnotationError as exc:
                 raise ToolError(f"distribute: {exc}") from exc
             if walked is not None:
                 return await from_function(
                     ctx, tool=self.name, function=walked[0], source=walked[1], shape="walk-levels"
                 )
+            # Standard algorithms and searches: the loops they run, offered as any loops are.
+            lowered = algorithms_as_loops(source, program)
+            if lowered is not None:
+                source, program = lowered
+                offered = distributable(source, program, function)
         return await from_loops(
             ctx,
             args,
             tool=self.name,
             target=Target.MPI,
             offered=offered,
-            write=lambda ids: distribute(ctx.view.source, ctx.view.program, ids),
+            write=lambda ids: distribute(source, program, ids),
+            shown=(source, program),
             how="run as blocks over MPI ranks (the tool writes the MPI code: each rank runs its "
             "block, then the results are combined on every rank)",
             cost="each divided loop costs one collective call after it, so a short loop is "
             "cheaper left to every rank",
             shape=lambda chosen: (
-                "block-cyclic"
-                if any(cycles(x) and uneven(ctx.view.program, x) for x in chosen)
-                else "block"
+                "block-cyclic" if any(cycles(x) and uneven(program, x) for x in chosen) else "block"
             ),
         )
 
@@ -95,9 +100,12 @@ async def from_loops(
     how: str,
     cost: str,
     shape: str | Callable[[list[Loop]], str],
+    shown: tuple[str, Program] | None = None,
 ) -> CandidateResult:
     """A candidate a target's tool writes from the loops it `offered`: all of them, or the
-    model's pick of them (`args.mode`). Shared by the MPI and CUDA tools."""
+    model's pick of them (`args.mode`), shown the source the loops are in (`shown`, where
+    that is not the view's: its algorithms written as loops). Shared by the MPI and CUDA
+    tools."""
     if ctx.view.target is not target:
         raise ToolError(f"{tool} makes {target.value} candidates only")
     if not offered:
@@ -112,9 +120,10 @@ async def from_loops(
         step_id = step.id
     else:
         view = ctx.view
+        source, program = shown or (view.source, view.program)
         request = ChatRequest(
             messages=pick_loops_messages(
-                view.source, view.language, view.program, offered, how=how, cost=cost
+                source, view.language, program, offered, how=how, cost=cost
             ),
             sampling=Sampling(
                 max_tokens=ctx.deps.settings.annotate_tokens,
