@@ -1336,7 +1336,8 @@ def _sort_order(
         if callee is None:
             continue
         bare = text(callee).removeprefix("std::")
-        if bare not in _MATH and bare not in helpers:
+        complex_call = bare in _COMPLEX_CALLS and (element in _CUDA_COMPLEX or "cplx" in element)
+        if bare not in _MATH and bare not in helpers and not complex_call:
             raise AnnotationError(
                 f"the sort's comparison calls {text(callee)}, which a kernel cannot"
             )

@@ -949,6 +949,26 @@ def test_a_kernel_computes_the_functions_result_under_every_launch_shape(
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_a_complex_sort_by_the_librarys_norm_sorts_as_the_suites_by_magnitude(
+    tmp_path: Path,
+) -> None:
+    """The suite's complex sort with `std::norm` (the squared magnitude) in its comparison,
+    references taken: the device's complex type has its own `norm`."""
+    problem = "40_sort_sort_an_array_of_complex_numbers_by_magnitude"
+    t = next(t for t in _tasks() if t.problem == problem)
+    source = t.source.replace(
+        "[](std::complex<double> a, std::complex<double> b) {\n        return std::abs(a) < std::abs(b);",
+        "[](const std::complex<double> &a, const std::complex<double> &b) {\n"
+        "        return std::norm(a) < std::norm(b);",
+    )
+    assert source != t.source and t.task is not None
+    signature = t.task.signature_for("cuda")
+    assert signature is not None
+    written = kernel(source, analyse(source, Language.CPP), t.function, signature)
+    _emulate(source, written, EMULATED[problem], tmp_path)
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 @pytest.mark.parametrize("problem", sorted(EMULATED))
 def test_a_kernel_computes_the_functions_result_with_its_blocks_running_at_once(
     problem: str, tmp_path: Path
