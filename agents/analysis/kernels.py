@@ -1369,21 +1369,76 @@ def as_loops(source: str, program: Program, function: str) -> tuple[str, Program
     source, program = _exits_as_flags(source, program, function)
     source, program = _indexed_scans(source, program, function)
     source, program = _first_index_of(source, program, function)
+    source, program = _while_searches(source, program, function)
     return _algorithm_as_loop(source, program, function)
+
+
+def _while_searches(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with a search spelled as a `while` loop ending the function,
+
+        T i = 0;  while (i < n && c) ++i;  return i;
+
+    (`n` a vector's `size()`, so never below 0; the body only steps `i` by one) written as the
+    first-index search it is, `for (T i = 0; i < n; ++i) if (!(c)) return i; return n;`, and
+    that source's analysis; both as they are otherwise."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, _, body, statements = found
+    if len(statements) < 3:
+        return source, program
+    start, loop, ending = statements[-3:]
+    declarator = start.child_by_field_name("declarator") if start.type == "declaration" else None
+    kind = start.child_by_field_name("type") if declarator is not None else None
+    value = declarator.child_by_field_name("value") if declarator is not None else None
+    name = declared_name(declarator) if declarator is not None else None
+    if kind is None or value is None or name is None or text(value) != "0":
+        return source, program
+    if loop.type != "while_statement" or ending.type != "return_statement":
+        return source, program
+    if [text(c) for c in ending.named_children] != [name]:
+        return source, program
+    condition = loop.child_by_field_name("condition")
+    step = loop.child_by_field_name("body")
+    inner = [c for c in condition.named_children if c.type != "comment"] if condition else []
+    test = unwrap(inner[0]) if len(inner) == 1 else None
+    if (
+        test is None
+        or step is None
+        or test.type != "binary_expression"
+        or text(test.children[1]) != "&&"
+    ):
+        return source, program
+    bound, rest = test.child_by_field_name("left"), test.child_by_field_name("right")
+    steps = _branch_steps(step)
+    stepped = len(steps) == 1 and compact_code(steps[0]) in (
+        f"++{name};",
+        f"{name}++;",
+        f"{name}+=1;",
+    )
+    limit = (
+        re.fullmatch(rf"{re.escape(name)}<(\w+)\.size\(\)", compact_code(bound)) if bound else None
+    )
+    if not stepped or limit is None or rest is None or not _without_effects(rest):
+        return source, program
+    if not any(n.type == "identifier" and text(n) == name for n in walk(rest)):
+        return source, program  # the test does not look at the element it stands on
+    size = f"{limit.group(1)}.size()"
+    written = (
+        f"for ({text(kind)} {name} = 0; {name} < {size}; ++{name}) {{\n"
+        f"    if (!({text(rest)})) return {name};\n  }}\n  return {size};"
+    )
+    edits = [(start.start_byte, ending.end_byte, written)]
+    return _body_replaced(source, program, body, _rewrite(body, edits))
 
 
 def _lowered(source: str, program: Program, function: str) -> tuple[str, Program]:
     """`source` and its analysis with `function` written in the forms the kernel writer reads:
-    one name per declaration, a sorted copy's queries as counts, a returned algorithm as its
-    loop (each a rewrite of the source, analysed again; the source as it is where none
-    applies)."""
+    one name per declaration, a sorted copy's queries as counts, then `as_loops` (each a
+    rewrite of the source, analysed again; the source as it is where none applies)."""
     source, program = _one_name_per_declaration(source, program, function)
     source, program = _sorted_queries(source, program, function)
-    source, program = _statement_algorithms(source, program, function)
-    source, program = _exits_as_flags(source, program, function)
-    source, program = _indexed_scans(source, program, function)
-    source, program = _first_index_of(source, program, function)
-    return _algorithm_as_loop(source, program, function)
+    return as_loops(source, program, function)
 
 
 def _indexed_scans(source: str, program: Program, function: str) -> tuple[str, Program]:

@@ -716,6 +716,11 @@ _SPELLED = {
         "  return inX != inY;\n}\n",
         "bool want = seq::f(x, y, 4.0), got = f(x, y, 4.0);",
     ),
+    "a first-index search spelled as a while loop": (
+        "size_t f(std::vector<double> const &x, double v) {\n  size_t i = 0;\n"
+        "  while (i < x.size() && x[i] != v) ++i;\n  return i;\n}\n",
+        "size_t want = seq::f(x, y[0]), got = f(x, y[0]);",
+    ),
     "a for_each through a reference": (
         "void f(std::vector<double> &x) {\n"
         "  std::for_each(x.begin(), x.end(), [](double &e) { if (e < 2) e = 2 * e - 1; });\n}\n",

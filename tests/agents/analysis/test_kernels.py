@@ -1851,6 +1851,13 @@ _ALGORITHMS = {
         "__global__ void f(const long long *x, size_t N, long long v, int *out)",
         "int",
     ),
+    "a first-index search spelled as a while loop": (
+        "size_t f(std::vector<long long> const &x, long long v) {\n  size_t i = 0;\n"
+        "  while (i < x.size() && x[i] < v) {\n    ++i;\n  }\n  return i;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, size_t *out)",
+        "size_t",
+        "n",
+    ),
     "a search returning true from its range loop": (
         "bool f(std::vector<long long> const &x, long long v) {\n"
         "  for (long long e : x) {\n    if (e == v) return true;\n  }\n  return false;\n}\n",
@@ -1941,6 +1948,17 @@ int main() {{
             "  for (int e : x) {\n    if (e < 0) break;\n    if (e == v) return true;\n  }\n"
             "  return false;\n}\n",
             "does not prove",
+        ),
+        (  # a while loop's body doing more than step: no search
+            "bool f(std::vector<int> const &x, int v) {\n  size_t i = 0;\n  int s = 0;\n"
+            "  while (i < x.size() && x[i] != v) {\n    s += x[i];\n    ++i;\n  }\n"
+            "  return i;\n}\n",
+            "0 top-level loops",
+        ),
+        (  # a while loop to a bound that may lie below its start
+            "bool f(std::vector<int> const &x, int v) {\n  int i = 0;\n"
+            "  while (i < v && x[i] != 3) ++i;\n  return i;\n}\n",
+            "0 top-level loops",
         ),
         (  # a flag set to the value it starts from
             "bool f(std::vector<int> const &x, int v) {\n  bool found = true;\n"
