@@ -2296,8 +2296,11 @@ def _lambda_body(lam: Node, element: str, element_type: str | None) -> str | Non
 
 
 def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[str, Program]:
-    """`source` with `function` written as the loop its one standard algorithm runs, where its
-    body is `return <algorithm>;`, and that source's analysis; else both as they are.
+    """`source` with each of `function`'s top-level statements whose value holds standard
+    algorithms (a return's, a declaration's, an assignment's: `return std::accumulate(...)`,
+    `const bool in = std::find(...) != x.end();`, `bins[0] = std::count_if(...);`) written as
+    the loops those run, just before the statement, which then reads their results; and that
+    source's analysis; else both as they are. A value that calls anything else is left alone.
 
     - `std::find(v.begin(), v.end(), e) != v.end()` (or `==`): whether some element equals
       `e`, an `|` reduction over `v[k] == e` (negated for `==`);
@@ -2313,37 +2316,66 @@ def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[st
     if found is None:
         return source, program
     _, definition, body, statements = found
-    if len(statements) != 1 or statements[0].type != "return_statement":
-        return source, program
-    if not statements[0].named_children:
-        return source, program
-    returned = statements[0].named_children[0]
     taken = {text(n) for n in walk(definition) if n.type == "identifier"}
-    loops: list[str] = []
     edits: list[tuple[int, int, str]] = []
-    pending = [returned]
-    while pending:
-        # each algorithm the returned expression holds (`find(x) != end ^ find(y) != end`)
-        # is its own loop, outermost first; the rest of the expression reads their results
-        expr = pending.pop()
-        acc = next(f"acc_{n}" for n in range(100) if f"acc_{n}" not in taken)
-        lowered = _algorithm_loop(expr, definition, taken | {acc}, acc)
-        if lowered is None:
-            pending.extend(reversed(expr.named_children))  # left first
+    for statement in statements:
+        value = _statement_value(statement)
+        if value is None:
             continue
-        taken.add(acc)
-        loops.append(lowered[0])
-        edits.append((expr.start_byte, expr.end_byte, lowered[1]))
-    if not loops or any(
-        n.type == "call_expression"
-        and not any(e[0] <= n.start_byte < e[1] for e in edits)
-        and not re.fullmatch(r"[A-Za-z_]\w*\.size\(\)", text(n))  # `sum / x.size()`
-        and not _is_cast(n.child_by_field_name("function") or n)
-        for n in walk(returned)
-    ):
-        return source, program  # no algorithm, or a call besides them
-    written = "{\n" + "".join(loops) + f"    return {_rewrite(returned, edits)};\n}}"
-    return _body_replaced(source, program, body, written)
+        loops: list[str] = []
+        inside: list[tuple[int, int, str]] = []
+        names = set(taken)
+        pending = [value]
+        while pending:
+            # each algorithm the value holds (`find(x) != end ^ find(y) != end`) is its own
+            # loop, outermost first, run just before the statement; the rest of the value
+            # reads their results
+            expr = pending.pop()
+            acc = next(f"acc_{n}" for n in range(100) if f"acc_{n}" not in names)
+            lowered = _algorithm_loop(expr, definition, names | {acc}, acc)
+            if lowered is None:
+                pending.extend(reversed(expr.named_children))  # left first
+                continue
+            names.add(acc)
+            loops.append(lowered[0])
+            inside.append((expr.start_byte, expr.end_byte, lowered[1]))
+        if not loops or any(
+            n.type == "call_expression"
+            and not any(e[0] <= n.start_byte < e[1] for e in inside)
+            and not re.fullmatch(r"[A-Za-z_]\w*\.size\(\)", text(n))  # `sum / x.size()`
+            and not _is_cast(n.child_by_field_name("function") or n)
+            for n in walk(value)
+        ):
+            continue  # no algorithm, or a call besides them
+        taken = names
+        indent = " " * statement.start_point[1]
+        written = "".join(f"{indent}{loop.strip()}\n" for loop in loops)
+        edits.append(
+            (
+                statement.start_byte,
+                statement.end_byte,
+                written + indent + _rewrite(statement, inside).strip(),
+            )
+        )
+    if not edits:
+        return source, program
+    return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
+def _statement_value(statement: Node) -> Node | None:
+    """The value a top-level statement computes once: a return's, a declaration's of one name,
+    an assignment's right side (`bins[0] = ...;`); None for other statements."""
+    if statement.type == "return_statement":
+        return statement.named_children[0] if statement.named_children else None
+    if statement.type == "declaration":
+        declarators = statement.children_by_field_name("declarator")
+        if len(declarators) != 1:
+            return None
+        return declarators[0].child_by_field_name("value")
+    expr = _expression_of(statement)
+    if expr is None or expr.type != "assignment_expression":
+        return None
+    return expr.child_by_field_name("right")
 
 
 def _count_type(returned: Node) -> str:

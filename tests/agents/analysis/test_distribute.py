@@ -721,6 +721,20 @@ _SPELLED = {
         "  while (i < x.size() && x[i] != v) ++i;\n  return i;\n}\n",
         "size_t want = seq::f(x, y[0]), got = f(x, y[0]);",
     ),
+    "finds kept in declarations, then compared": (
+        "bool f(std::vector<double> const &x, std::vector<double> const &y, double v) {\n"
+        "  const bool inX = std::find(x.begin(), x.end(), v) != x.end();\n"
+        "  const bool inY = std::find(y.begin(), y.end(), v) != y.end();\n"
+        "  return inX != inY;\n}\n",
+        "bool want = seq::f(x, y, 4.0), got = f(x, y, 4.0);",
+    ),
+    "counts assigned to bins, the last bin the rest": (
+        "void f(std::vector<double> const &x, std::array<size_t, 3> &bins) {\n"
+        "  bins[0] = std::count_if(x.begin(), x.end(), [](double e) { return e < 0; });\n"
+        "  bins[1] = std::count_if(x.begin(), x.end(), [](double e) { return e > 4; });\n"
+        "  bins[2] = x.size() - bins[0] - bins[1];\n}\n",
+        "std::array<size_t, 3> want{}, got{}; seq::f(x, want); f(x, got);",
+    ),
     "a for_each through a reference": (
         "void f(std::vector<double> &x) {\n"
         "  std::for_each(x.begin(), x.end(), [](double &e) { if (e < 2) e = 2 * e - 1; });\n}\n",
@@ -774,7 +788,8 @@ def test_algorithms_and_searches_divide_as_the_loops_they_run(case: str, tmp_pat
     written = kit(Target.MPI).seed(source, program)
     assert written is not None and "MPI_" in written
     includes = (
-        "#include <algorithm>\n#include <cstdio>\n#include <numeric>\n#include <vector>\n"
+        "#include <algorithm>\n#include <array>\n#include <cstdio>\n#include <numeric>\n"
+        "#include <vector>\n"
         "#include <mpi.h>\n"
     )
     whole = f"{includes}namespace seq {{\n{source}\n}}\n{written}\n" + _SPELLED_MAIN.replace(
