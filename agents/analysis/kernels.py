@@ -2296,8 +2296,9 @@ def _lambda_body(lam: Node, element: str, element_type: str | None) -> str | Non
 
 
 def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[str, Program]:
-    """`source` with each of `function`'s top-level statements whose value holds standard
-    algorithms (a return's, a declaration's, an assignment's: `return std::accumulate(...)`,
+    """`source` with each of `function`'s statements (in its body or a block inside it) whose
+    value holds standard algorithms (a return's, a declaration's, an assignment's: `return
+    std::accumulate(...)`, `int deg = std::count(A.begin() + i * N, ...)` in a loop,
     `const bool in = std::find(...) != x.end();`, `bins[0] = std::count_if(...);`) written as
     the loops those run, just before the statement, which then reads their results; and that
     source's analysis; else both as they are. A value that calls anything else is left alone.
@@ -2315,10 +2316,10 @@ def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[st
     found = _function_body(source, program, function)
     if found is None:
         return source, program
-    _, definition, body, statements = found
+    _, definition, body, _ = found
     taken = {text(n) for n in walk(definition) if n.type == "identifier"}
     edits: list[tuple[int, int, str]] = []
-    for statement in statements:
+    for statement in _block_statements(body):
         value = _statement_value(statement)
         if value is None:
             continue
@@ -2360,6 +2361,21 @@ def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[st
     if not edits:
         return source, program
     return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
+def _block_statements(body: Node) -> list[Node]:
+    """The statements of `body` and of every block inside it (a loop's, a branch's braces;
+    not a lambda's), in source order: where a loop can go just before a statement."""
+    found: list[Node] = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "lambda_expression":
+            continue
+        if node.type == "compound_statement":
+            found.extend(c for c in node.named_children if c.type != "comment")
+        stack.extend(node.named_children)
+    return sorted(found, key=lambda n: n.start_byte)
 
 
 def _statement_value(statement: Node) -> Node | None:
@@ -2424,10 +2440,11 @@ def _algorithm_loop(
         *_PREDICATES,
     ):
         return None
-    over = _whole_vector(args, definition)
-    if over is None or (expr is call) == (algorithm in ("std::find", "std::find_if")):
+    span = _span(args, definition)
+    if span is None or (expr is call) == (algorithm in ("std::find", "std::find_if")):
         return None  # a find compared with its end, a count, a sum or a test returned as it is
-    if expr is not call and text(end) != f"{over}.end()":
+    over, lo, hi = span
+    if expr is not call and compact_code(end) != compact_code(args[1]):
         return None
     params = dict(function_params(definition))
     k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)
@@ -2476,7 +2493,7 @@ def _algorithm_loop(
         start, update = value, f"{acc} += {over}[{k}];"
     return (
         f"    {kind} {acc} = {start};\n"
-        f"    for (size_t {k} = 0; {k} < {over}.size(); ++{k}) {{\n        {update}\n    }}\n"
+        f"    for (size_t {k} = {lo}; {k} < {hi}; ++{k}) {{\n        {update}\n    }}\n"
     ), f"(!{acc})" if negate else acc
 
 
@@ -2526,6 +2543,38 @@ def _inner_product_loop(
 
 _PREDICATES = ("std::any_of", "std::all_of", "std::none_of")
 """Algorithms returning whether a predicate holds for some, every or no element."""
+
+
+def _span(args: list[Node], definition: Node) -> tuple[str, str, str] | None:
+    """(the vector, the first index, the index past the last) an algorithm's first two
+    arguments span in a vector parameter: `x.begin(), x.end()` (`0`, `x.size()`), or either
+    end `x.begin() + e` (`e` without effects: `A.begin() + i * N, A.begin() + (i + 1) * N`, a
+    row); else None."""
+    if len(args) < 2:
+        return None
+    ends = []
+    over = ""
+    for arg, whole in ((args[0], "begin"), (args[1], "end")):
+        spelled = compact_code(arg)
+        found = re.fullmatch(r"([A-Za-z_]\w*)\.(begin|end)\(\)(?:\+(.+))?", spelled)
+        if found is None or (over and found.group(1) != over):
+            return None
+        over = found.group(1)
+        if found.group(3) is None:
+            if found.group(2) != whole:
+                return None
+            ends.append("0" if whole == "begin" else f"{over}.size()")
+            continue
+        offset = (
+            unwrap(arg).child_by_field_name("right") if arg.type == "binary_expression" else None
+        )
+        if found.group(2) != "begin" or offset is None or not _without_effects(offset):
+            return None
+        ends.append(f"(size_t)({text(offset)})")
+    declared = dict(function_params(definition)).get(over)
+    if declared is None or "vector" not in text(declared):
+        return None
+    return over, ends[0], ends[1]
 
 
 def _whole_vector(args: list[Node], definition: Node) -> str | None:

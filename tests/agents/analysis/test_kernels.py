@@ -1858,6 +1858,21 @@ _ALGORITHMS = {
         "size_t",
         "n",
     ),
+    "a count over the first half, to begin plus an offset": (
+        "int f(std::vector<long long> const &x, long long v) {\n"
+        "  return static_cast<int>(std::count(x.begin(), x.begin() + x.size() / 2, v));\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, int *out)",
+        "int",
+    ),
+    "counts over the rows of a flattened matrix, the largest kept": (
+        "long long f(std::vector<long long> const &x, long long v) {\n"
+        "  size_t rows = x.size() / 7;\n  long long best = -1;\n"
+        "  for (size_t i = 0; i < rows; ++i) {\n"
+        "    long long c = std::count(x.begin() + i * 7, x.begin() + (i + 1) * 7, v);\n"
+        "    best = std::max(best, c);\n  }\n  return best;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, long long *out)",
+        "long long",
+    ),
     "a search returning true from its range loop": (
         "bool f(std::vector<long long> const &x, long long v) {\n"
         "  for (long long e : x) {\n    if (e == v) return true;\n  }\n  return false;\n}\n",
@@ -2000,6 +2015,16 @@ def test_what_search_gets_no_flag(source: str, why: str) -> None:
         (  # the largest element's position is an argmax, not this
             "long f(std::vector<int> const &x) {\n"
             "  return std::max_element(x.begin(), x.end()) - x.begin();\n}\n",
+            "0 top-level loops",
+        ),
+        (  # a part of the vector whose bound has an effect: evaluated once by the library
+            "int f(std::vector<double> const &x) {\n  int k = 0;\n"
+            "  return std::count(x.begin() + k++, x.end(), 3.0);\n}\n",
+            "0 top-level loops",
+        ),
+        (  # a part ending at an offset from the end: not a span the writer reads
+            "int f(std::vector<double> const &x) {\n"
+            "  return std::count(x.begin(), x.end() - 1, 3.0);\n}\n",
             "0 top-level loops",
         ),
         (  # a find returned as an iterator is no result a kernel writes
