@@ -120,6 +120,8 @@ _MATH = frozenset(
     }
 )  # fmt: skip
 """Calls a kernel may keep: CUDA's device math library has each (`std::` dropped)."""
+_DEVICE_NAMED = {"clamp": "pf_clamp"}
+"""Library calls the kernels' helpers (`launch.HELPERS`) define under a name of their own."""
 
 _ATOMIC_TYPES = frozenset(
     {"int", "unsigned", "unsigned int", "long long", "unsigned long long", "size_t", "float",
@@ -389,6 +391,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             continue  # a complex constructor or `polar`, written already; `z.real()`
         if complex_ and called in _COMPLEX_CALLS:
             edits.append((callee.start_byte, callee.end_byte, called))
+            continue
+        if called in _DEVICE_NAMED and called not in helpers:
+            edits.append((callee.start_byte, callee.end_byte, _DEVICE_NAMED[called]))
             continue
         if called not in _MATH and called not in helpers:
             raise AnnotationError(f"the loop calls {text(callee)}, which a kernel cannot")

@@ -59,6 +59,7 @@ _MATH = frozenset(
         "fmod",
         "fmodf",
         "remainder",
+        "clamp",
         "fmin",
         "fminf",
         "fmax",

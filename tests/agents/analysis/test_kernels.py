@@ -1692,6 +1692,14 @@ _SPELLINGS = {
         "got = 7;",
         "pf_gpu::f(x.data(), n, &got);",
     ),
+    "a map clamped by the library": (
+        "void f(std::vector<long long> &x) {\n"
+        "  for (size_t i = 0; i < x.size(); ++i) x[i] = std::clamp(x[i] * 3, -100LL, 200LL);\n}\n",
+        "__global__ void f(long long *x, size_t N)",
+        "std::vector<long long> want = x, got; f(want);",
+        "got = x;",
+        "pf_gpu::f(got.data(), n);",
+    ),
     "a running minimum written through the elements by reference": (
         "void f(std::vector<long long> &x) {\n  long long cur = LLONG_MAX;\n"
         "  for (auto &v : x) {\n    cur = std::min(cur, v);\n    v = cur;\n  }\n}\n",
@@ -1739,7 +1747,7 @@ int main() {{
     return 0;
 }}
 """
-    _emulate("#include <cstdint>\n" + source, written, check, tmp_path)
+    _emulate("#include <algorithm>\n#include <cstdint>\n" + source, written, check, tmp_path)
     if shutil.which("nvcc") is not None:
         (tmp_path / "kernel.cu").write_text(written)
         built = subprocess.run(
