@@ -345,6 +345,13 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     modified = {a.name for p in phases for a in (p.outer_loop or p.loop).writes if a.is_array} | {
         h.var for p in phases for h in p.loop.dependence.array_reductions
     }
+    for name, (_, value) in starts.items():
+        read = _names(value) & (set(kept) - {name})
+        if read:
+            # each kept name is the kernel's own (renamed) value: one's start cannot read another's
+            raise AnnotationError(
+                f"the start of {name} reads {sorted(read)[0]}, which the loop keeps"
+            )
     early = [*copied, *guards, *(v for _, v in starts.values())]
     if any(modified & _data_names(part) for part in early if part is not scan_start):
         # every thread runs these while others write: it would read what they wrote (a scan's
@@ -1375,7 +1382,217 @@ def as_loops(source: str, program: Program, function: str) -> tuple[str, Program
     source, program = _indexed_scans(source, program, function)
     source, program = _first_index_of(source, program, function)
     source, program = _while_searches(source, program, function)
+    source, program = _index_argmins(source, program, function)
     return _algorithm_as_loop(source, program, function)
+
+
+_ORDERING = frozenset({"<", "<=", ">", ">="})
+_FLOATING_CALLS = frozenset(
+    {"fabs", "sqrt", "pow", "exp", "log", "log2", "log10", "sin", "cos", "tan", "atan",
+     "atan2", "hypot", "fmin", "fmax", "floor", "ceil", "round", "fmod", "cbrt"}
+)  # fmt: skip
+
+
+def _index_argmins(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with each argmin kept by its index alone,
+
+        for (T i = lo; i < hi; ++i) if (e(i) < e(best)) best = i;
+
+    (`e(best)` being `e(i)` with `best` for `i`; `<=`, `>`, `>=` alike, either side first)
+    written as the best update it is, its value kept beside the index:
+
+        V v = lo < hi ? e(best) : (V)0;  // read only where the loop runs, as the original does
+        for (...) { V c = e(i); if (c < v) { v = c; best = i; } }
+
+    `V` is `double` where `e` computes in floating point (a floating literal, `M_PI`, a
+    floating math call, a floating vector's element or parameter), else the one integer
+    element type its vectors hold: the value is kept exactly, so every comparison is the
+    original's. Both sides must be without effects and `best` named nowhere else in the loop;
+    otherwise the source is left as it is."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, definition, body, statements = found
+    params = dict(function_params(definition))
+    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
+    declared = {
+        declared_name(s.child_by_field_name("declarator")): s
+        for s in statements
+        if s.type == "declaration" and len(s.children_by_field_name("declarator")) == 1
+    }
+    edits: list[tuple[int, int, str]] = []
+    for at, statement in enumerate(statements):
+        if statement.type != "for_statement":
+            continue
+        # names declared before the loop that no statement between sets or reads
+        untouched = {
+            name
+            for name, declaration in declared.items()
+            if name is not None
+            and declaration.start_byte < statement.start_byte
+            and not any(
+                declaration.end_byte <= s.start_byte and name in _names(s) for s in statements[:at]
+            )
+        }
+        rewritten = _argmin_by_value(statement, params, declared, taken, untouched)
+        if rewritten is not None:
+            edits.append((statement.start_byte, statement.end_byte, rewritten))
+    if not edits:
+        return source, program
+    return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
+def _argmin_by_value(
+    loop: Node,
+    params: dict[str, Node],
+    declared: dict[str | None, Node],
+    taken: set[str],
+    untouched: set[str],
+) -> str | None:
+    """The loop and the declaration before it `_index_argmins` writes, or None."""
+    start = loop.child_by_field_name("initializer")
+    condition = loop.child_by_field_name("condition")
+    body = loop.child_by_field_name("body")
+    if start is None or condition is None or body is None or start.type != "declaration":
+        return None
+    starts = start.children_by_field_name("declarator")
+    first = starts[0].child_by_field_name("value") if len(starts) == 1 else None
+    var = declared_name(starts[0]) if len(starts) == 1 else None
+    steps = _branch_steps(body)
+    if first is None or var is None or len(steps) != 1 or steps[0].type != "if_statement":
+        return None
+    test = steps[0]
+    then = test.child_by_field_name("consequence")
+    if then is None or test.child_by_field_name("alternative") is not None:
+        return None
+    assigned = _branch_steps(then)
+    expr = _expression_of(assigned[0]) if len(assigned) == 1 else None
+    if expr is None or expr.type != "assignment_expression":
+        return None
+    target, value = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+    operator = expr.child_by_field_name("operator")
+    if target is None or value is None or operator is None or text(operator) != "=":
+        return None
+    best = text(target)
+    if target.type != "identifier" or text(value) != var or best not in declared or best == var:
+        return None
+    kind = declared[best].child_by_field_name("type")
+    if kind is None or " ".join(text(kind).replace("const", "").split()) not in _INTEGRAL:
+        return None
+    clause = test.child_by_field_name("condition")
+    inner = [c for c in clause.named_children if c.type != "comment"] if clause else []
+    comparison = unwrap(inner[0]) if len(inner) == 1 else None
+    if comparison is None or comparison.type != "binary_expression":
+        return None
+    op = text(comparison.children[1])
+    left, right = comparison.child_by_field_name("left"), comparison.child_by_field_name("right")
+    if op not in _ORDERING or left is None or right is None:
+        return None
+    if sum(n.type == "identifier" and text(n) == best for n in walk(loop)) != 2:
+        return None  # `best` read or written anywhere but the comparison and the update
+    sides = []
+    for side in (left, right):
+        names = {text(n) for n in walk(side) if n.type == "identifier"}
+        sides.append((side, var in names, best in names))
+    if {(a, b) for _, a, b in sides} != {(True, False), (False, True)}:
+        return None
+    mine = next(side for side, by_var, _ in sides if by_var)
+    theirs = next(side for side, _, by_best in sides if by_best)
+    initial = declared[best].children_by_field_name("declarator")[0].child_by_field_name("value")
+    if initial is None:
+        return None
+    as_best = _rewrite(
+        mine,
+        [
+            (n.start_byte, n.end_byte, best)
+            for n in walk(mine)
+            if n.type == "identifier" and text(n) == var
+        ],
+    )
+    if "".join(as_best.split()) != "".join(text(theirs).split()):
+        return None
+    if not _without_effects(mine):
+        return None
+    value_type = _value_type(mine, params, {var, best})
+    if value_type is None:
+        return None
+    kept = next(
+        f"{best}_{n}" for n in ("value", "value_0", "value_1") if f"{best}_{n}" not in taken
+    )
+    candidate = next(
+        f"{var}_{n}" for n in ("value", "value_0", "value_1") if f"{var}_{n}" not in taken
+    )
+    taken.update((kept, candidate))
+    runs = _rewrite(
+        condition,
+        [
+            (n.start_byte, n.end_byte, f"({text(first)})")
+            for n in walk(condition)
+            if n.type == "identifier" and text(n) == var
+        ],
+    )
+    runs = runs.strip()
+    if initial.type == "number_literal" and best in untouched:
+        # `e(best)` before the loop is `e` at best's literal start (nothing between sets it):
+        # so the value's start reads no other name the loop keeps
+        theirs_text = _rewrite(
+            mine,
+            [
+                (n.start_byte, n.end_byte, f"({text(initial)})")
+                for n in walk(mine)
+                if n.type == "identifier" and text(n) == var
+            ],
+        )
+    else:
+        theirs_text = text(theirs)
+    comparison_text = f"{candidate} {op} {kept}" if mine == left else f"{kept} {op} {candidate}"
+    head = text(loop)[: body.start_byte - loop.start_byte]
+    return (
+        f"{value_type} {kept} = ({runs}) ? ({value_type})({theirs_text}) : ({value_type})0;\n  "
+        f"{head}{{\n    const {value_type} {candidate} = {text(mine)};\n"
+        f"    if ({comparison_text}) {{\n      {kept} = {candidate};\n      {best} = {var};\n    }}\n  }}"
+    )
+
+
+def _value_type(expr: Node, params: dict[str, Node], counters: set[str]) -> str | None:
+    """The type that keeps `expr`'s value exactly (see `_index_argmins`), or None."""
+    floating = False
+    integers: set[str] = set()
+    callees = [c.child_by_field_name("function") for c in walk(expr) if c.type == "call_expression"]
+    named = [(c.start_byte, c.end_byte) for c in callees if c is not None]
+    for n in walk(expr):
+        if any(a <= n.start_byte < b for a, b in named) and n.type != "call_expression":
+            continue  # a call's name: its kind is read from the call
+        if n.type == "number_literal":
+            spelled = text(n).lower()
+            if not spelled.startswith("0x") and any(c in spelled for c in ".ef"):
+                floating = True
+        elif n.type == "call_expression":
+            callee = text(n.child_by_field_name("function") or n).removeprefix("std::")
+            floating |= callee in _FLOATING_CALLS
+        elif n.type == "field_expression":
+            return None  # a member's type is the struct's
+        elif n.type == "identifier":
+            name = text(n)
+            if name in ("M_PI", "M_E"):
+                floating = True
+            elif name in params:
+                declared = " ".join(text(params[name]).replace("const", "").split())
+                element = re.search(r"vector\s*<\s*([\w\s]+?)\s*>", declared)
+                own = params[name].child_by_field_name("type")
+                kind = element.group(1) if element else text(own) if own is not None else ""
+                kind = " ".join(kind.replace("const", "").split())
+                if kind in _FLOATING:
+                    floating = True
+                elif kind in _INTEGRAL:
+                    integers.add(kind)
+                else:
+                    return None
+            elif name not in counters:
+                return None  # a local or a global: its type is not read here
+    if floating:
+        return "double"
+    return integers.pop() if len(integers) == 1 else None
 
 
 def _while_searches(source: str, program: Program, function: str) -> tuple[str, Program]:

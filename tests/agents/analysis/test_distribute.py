@@ -735,6 +735,13 @@ _SPELLED = {
         "  bins[2] = x.size() - bins[0] - bins[1];\n}\n",
         "std::array<size_t, 3> want{}, got{}; seq::f(x, want); f(x, got);",
     ),
+    "an argmin kept by its index alone": (
+        "size_t f(std::vector<double> const &x) {\n  size_t best = 0;\n"
+        "  for (size_t i = 1; i < x.size(); ++i) {\n"
+        "    if (std::fabs(x[i] - M_PI) < std::fabs(x[best] - M_PI)) best = i;\n  }\n"
+        "  return best;\n}\n",
+        "size_t want = seq::f(x), got = f(x);",
+    ),
     "a for_each through a reference": (
         "void f(std::vector<double> &x) {\n"
         "  std::for_each(x.begin(), x.end(), [](double &e) { if (e < 2) e = 2 * e - 1; });\n}\n",
@@ -788,7 +795,8 @@ def test_algorithms_and_searches_divide_as_the_loops_they_run(case: str, tmp_pat
     written = kit(Target.MPI).seed(source, program)
     assert written is not None and "MPI_" in written
     includes = (
-        "#include <algorithm>\n#include <array>\n#include <cstdio>\n#include <numeric>\n"
+        "#include <algorithm>\n#include <array>\n#include <cmath>\n#include <cstdio>\n"
+        "#include <numeric>\n"
         "#include <vector>\n"
         "#include <mpi.h>\n"
     )

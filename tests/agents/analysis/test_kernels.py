@@ -1881,6 +1881,22 @@ _ALGORITHMS = {
         "__global__ void f(const long long *x, size_t N, long long v, long long *out)",
         "long long",
     ),
+    "an argmin kept by its index alone": (
+        "size_t f(std::vector<long long> const &x, long long v) {\n  size_t best = 0;\n"
+        "  for (size_t i = 1; i < x.size(); ++i) {\n"
+        "    if (std::abs(x[i] - v) < std::abs(x[best] - v)) best = i;\n  }\n"
+        "  return best;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, size_t *out)",
+        "size_t",
+    ),
+    "the last argmax by index, in floating point, the kept side first": (
+        "size_t f(std::vector<long long> const &x, long long v) {\n  size_t at = 0;\n"
+        "  for (size_t i = 0; i < x.size(); ++i)\n"
+        "    if (x[at] * 0.5 - v <= x[i] * 0.5 - v) at = i;\n"
+        "  return at;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, size_t *out)",
+        "size_t",
+    ),
     "a search returning true from its range loop": (
         "bool f(std::vector<long long> const &x, long long v) {\n"
         "  for (long long e : x) {\n    if (e == v) return true;\n  }\n  return false;\n}\n",
@@ -1982,6 +1998,18 @@ int main() {{
             "bool f(std::vector<int> const &x, int v) {\n  int i = 0;\n"
             "  while (i < v && x[i] != 3) ++i;\n  return i;\n}\n",
             "0 top-level loops",
+        ),
+        (  # an index argmin whose index the loop also reads: not the best update alone
+            "bool f(std::vector<int> const &x, int v) {\n  size_t best = 0;\n  long s = 0;\n"
+            "  for (size_t i = 1; i < x.size(); ++i) {\n    if (x[i] < x[best]) best = i;\n"
+            "    s += best;\n  }\n  return s > v;\n}\n",
+            "does not prove",
+        ),
+        (  # an index argmin over a struct's member: the member's type is not read here
+            "struct P { double d; };\nbool f(std::vector<P> const &x, int v) {\n  size_t best = 0;\n"
+            "  for (size_t i = 1; i < x.size(); ++i) if (x[i].d < x[best].d) best = i;\n"
+            "  return best == (size_t)v;\n}\n",
+            "does not prove",
         ),
         (  # a flag set to the value it starts from
             "bool f(std::vector<int> const &x, int v) {\n  bool found = true;\n"
