@@ -1405,9 +1405,9 @@ def _index_argmins(source: str, program: Program, function: str) -> tuple[str, P
         for (...) { V c = e(i); if (c < v) { v = c; best = i; } }
 
     `V` is `double` where `e` computes in floating point (a floating literal, `M_PI`, a
-    floating math call, a floating vector's element or parameter), else the one integer
-    element type its vectors hold: the value is kept exactly, so every comparison is the
-    original's. Both sides must be without effects and `best` named nowhere else in the loop;
+    floating math call, a floating vector's element or parameter), else `long long` (or
+    `unsigned long long` where a 64-bit unsigned integer takes part): the value is kept
+    exactly, so every comparison is the original's. Both sides must be without effects and `best` named nowhere else in the loop;
     otherwise the source is left as it is."""
     found = _function_body(source, program, function)
     if found is None:
@@ -1592,7 +1592,11 @@ def _value_type(expr: Node, params: dict[str, Node], counters: set[str]) -> str 
                 return None  # a local or a global: its type is not read here
     if floating:
         return "double"
-    return integers.pop() if len(integers) == 1 else None
+    if not integers:
+        return None
+    # every integer the expression computes fits a `long long`, but a 64-bit unsigned one
+    wide = {"unsigned long", "unsigned long long", "size_t", "std::size_t", "uint64_t"}
+    return "unsigned long long" if integers & wide else "long long"
 
 
 def _while_searches(source: str, program: Program, function: str) -> tuple[str, Program]:
@@ -1826,6 +1830,25 @@ def _only_exit(loop: Node) -> tuple[Node, Node] | None:
         return None  # the steps before the test are declarations: nothing else may leave
     for step in steps[:-1]:
         if step.type != "declaration" or not _without_effects(step):
+            return None
+    if loop.type == "for_statement":
+        # its counter its own, stepped alone: no name the loop steps outlives it (a counter
+        # declared outside would hold the first match's index, not the bound's)
+        start = loop.child_by_field_name("initializer")
+        update = loop.child_by_field_name("update")
+        declared = declared_name(start.child_by_field_name("declarator")) if start else None
+        if (
+            start is None
+            or start.type != "declaration"
+            or update is None
+            or update.type not in ("update_expression", "assignment_expression")
+            or compact_code(
+                update.child_by_field_name("argument")
+                or update.child_by_field_name("left")
+                or update
+            )
+            != declared
+        ):
             return None
     condition = test.child_by_field_name("condition")
     if condition is None or not _without_effects(condition):

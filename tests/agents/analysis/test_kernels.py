@@ -1957,6 +1957,21 @@ int main() {{
     _emulate(headers + source, written, check, tmp_path)
 
 
+def test_a_search_whose_counter_outlives_it_keeps_its_break() -> None:
+    """A flag search whose counter is declared outside the loop: after the `break` the counter
+    holds the match's index, which a reduction over every iteration would not; the loop is
+    left as it is (and the kernel writer refuses its early exit)."""
+    from agents.analysis.kernels import as_loops
+
+    source = (
+        "bool f(std::vector<int> const &x, int v) {\n  bool found = false;\n  size_t i;\n"
+        "  for (i = 0; i < x.size(); ++i) {\n    if (x[i] == v) { found = true; break; }\n  }\n"
+        "  return found && i > 2;\n}\n"
+    )
+    lowered, _ = as_loops(source, analyse(source, Language.CPP), "f")
+    assert "|=" not in lowered and "break;" in lowered
+
+
 @pytest.mark.parametrize(
     ("source", "why"),
     [
