@@ -100,6 +100,7 @@ from agents.analysis.parse import (
     function_definitions,
     function_name,
     function_params,
+    mentions,
     parse_int,
     root_of,
     syntax_tree,
@@ -925,6 +926,10 @@ def _start_type(kind: Node | None, value: Node) -> str:
     return shown
 
 
+_VECTOR_OF = re.compile(r"[^<]*?\bvector\s*<\s*([\w:\s]+?)\s*>")
+"""The element type of the first `vector<...>` a declaration names, where it is a plain type
+(`std::vector<std::vector<int>>` has none: its first vector's element is no plain type)."""
+
 _SIZE_TYPES = frozenset(["size_t", "ptrdiff_t", "int64_t", "uint64_t", "int32_t", "uint32_t"])
 
 
@@ -1418,7 +1423,9 @@ def _index_argmins(source: str, program: Program, function: str) -> tuple[str, P
     declared = {
         declared_name(s.child_by_field_name("declarator")): s
         for s in statements
-        if s.type == "declaration" and len(s.children_by_field_name("declarator")) == 1
+        if s.type == "declaration"
+        and len(s.children_by_field_name("declarator")) == 1
+        and not _static(s)  # a `static` index keeps its value between calls
     }
     edits: list[tuple[int, int, str]] = []
     for at, statement in enumerate(statements):
@@ -1455,6 +1462,8 @@ def _argmin_by_value(
     body = loop.child_by_field_name("body")
     if start is None or condition is None or body is None or start.type != "declaration":
         return None
+    if _counts_up_by_one(loop) is None:
+        return None  # a header that steps other names, or a bound with effects
     starts = start.children_by_field_name("declarator")
     first = starts[0].child_by_field_name("value") if len(starts) == 1 else None
     var = declared_name(starts[0]) if len(starts) == 1 else None
@@ -1555,37 +1564,74 @@ def _argmin_by_value(
 
 
 def _value_type(expr: Node, params: dict[str, Node], counters: set[str]) -> str | None:
-    """The type that keeps `expr`'s value exactly (see `_index_argmins`), or None."""
+    """The type that keeps `expr`'s value exactly (see `_index_argmins`), or None: `double`
+    where it computes in floating point, `long long` (or `unsigned long long`) where only in
+    integers; None where a name's type is not read here, a call's result type is unknown, or
+    a `long double` takes part (no wider type holds it)."""
     floating = False
     integers: set[str] = set()
-    callees = [c.child_by_field_name("function") for c in walk(expr) if c.type == "call_expression"]
-    named = [(c.start_byte, c.end_byte) for c in callees if c is not None]
+    skipped: list[tuple[int, int]] = []
     for n in walk(expr):
-        if any(a <= n.start_byte < b for a, b in named) and n.type != "call_expression":
-            continue  # a call's name: its kind is read from the call
+        if n.type == "call_expression":
+            callee = n.child_by_field_name("function")
+            name = text(callee).removeprefix("std::") if callee is not None else ""
+            if name in _FLOATING_CALLS:
+                floating = True
+            elif name not in ("abs", "labs", "llabs", "min", "max"):
+                return None  # a result whose type is not read here
+            if callee is not None:
+                skipped.append((callee.start_byte, callee.end_byte))
+        elif (
+            n.type == "cast_expression"
+            and " ".join(text(n.child_by_field_name("type") or n).split()) in _INTEGRAL
+        ):
+            # an integer whatever it converts: its operand's type does not count
+            value = n.child_by_field_name("value")
+            if value is not None:
+                skipped.append((value.start_byte, value.end_byte))
+        elif n.type == "subscript_expression":
+            # the element's type counts, not the index's
+            index = n.child_by_field_name("indices") or n.child_by_field_name("index")
+            if index is not None:
+                skipped.append((index.start_byte, index.end_byte))
+    for n in walk(expr):
+        if any(a <= n.start_byte < b for a, b in skipped):
+            continue
         if n.type == "number_literal":
             spelled = text(n).lower()
             if not spelled.startswith("0x") and any(c in spelled for c in ".ef"):
                 floating = True
-        elif n.type == "call_expression":
-            callee = text(n.child_by_field_name("function") or n).removeprefix("std::")
-            floating |= callee in _FLOATING_CALLS
-        elif n.type == "field_expression":
+        elif n.type in ("field_expression", "sizeof_expression"):
             return None  # a member's type is the struct's
+        elif n.type == "cast_expression" or (
+            n.type == "call_expression" and n.child_by_field_name("function") is None
+        ):
+            kind = n.child_by_field_name("type")
+            shown = " ".join(text(kind).split()) if kind is not None else ""
+            if "long double" in shown:
+                return None
+            if shown in _FLOATING:
+                floating = True
+            elif shown in _INTEGRAL:
+                integers.add(shown)
+            else:
+                return None
         elif n.type == "identifier":
             name = text(n)
             if name in ("M_PI", "M_E"):
                 floating = True
             elif name in params:
                 declared = " ".join(text(params[name]).replace("const", "").split())
-                element = re.search(r"vector\s*<\s*([\w\s]+?)\s*>", declared)
+                element = _VECTOR_OF.match(declared)
                 own = params[name].child_by_field_name("type")
-                kind = element.group(1) if element else text(own) if own is not None else ""
-                kind = " ".join(kind.replace("const", "").split())
-                if kind in _FLOATING:
+                spelled = element.group(1) if element else text(own) if own is not None else ""
+                spelled = " ".join(spelled.replace("const", "").split())
+                if "long double" in spelled:
+                    return None
+                if spelled in _FLOATING:
                     floating = True
-                elif kind in _INTEGRAL:
-                    integers.add(kind)
+                elif spelled in _INTEGRAL:
+                    integers.add(spelled)
                 else:
                     return None
             elif name not in counters:
@@ -1618,7 +1664,7 @@ def _while_searches(source: str, program: Program, function: str) -> tuple[str, 
     kind = start.child_by_field_name("type") if declarator is not None else None
     value = declarator.child_by_field_name("value") if declarator is not None else None
     name = declared_name(declarator) if declarator is not None else None
-    if kind is None or value is None or name is None or text(value) != "0":
+    if kind is None or value is None or name is None or text(value) != "0" or _static(start):
         return source, program
     if loop.type != "while_statement" or ending.type != "return_statement":
         return source, program
@@ -1707,7 +1753,7 @@ def _as_indexed(loop: Node, params: dict[str, Node], index: str) -> str | None:
         return None
     vector = text(over)
     declared = text(params[vector]) if vector in params else ""
-    element = re.search(r"vector<\s*(.+?)\s*>", declared)
+    element = _VECTOR_OF.match(declared)
     if over.type != "identifier" or element is None:
         return None
     name = declared_name(declarator)
@@ -1822,6 +1868,13 @@ def _only_exit(loop: Node) -> tuple[Node, Node] | None:
     then = test.child_by_field_name("consequence")
     if then is None or test.child_by_field_name("alternative") is not None:
         return None
+    clause = test.child_by_field_name("condition")
+    if clause is None or clause.child_by_field_name("initializer") is not None:
+        return None  # `if (int d = ...; d == 0)`: a declaration, not a value to fold
+    if clause.child_by_field_name("value") is not None and any(
+        c.type == "declaration" for c in clause.named_children
+    ):
+        return None
     leaves = (
         "return_statement", "break_statement", "continue_statement", "goto_statement",
         "throw_statement",
@@ -1831,29 +1884,43 @@ def _only_exit(loop: Node) -> tuple[Node, Node] | None:
     for step in steps[:-1]:
         if step.type != "declaration" or not _without_effects(step):
             return None
-    if loop.type == "for_statement":
-        # its counter its own, stepped alone: no name the loop steps outlives it (a counter
-        # declared outside would hold the first match's index, not the bound's)
-        start = loop.child_by_field_name("initializer")
-        update = loop.child_by_field_name("update")
-        declared = declared_name(start.child_by_field_name("declarator")) if start else None
-        if (
-            start is None
-            or start.type != "declaration"
-            or update is None
-            or update.type not in ("update_expression", "assignment_expression")
-            or compact_code(
-                update.child_by_field_name("argument")
-                or update.child_by_field_name("left")
-                or update
-            )
-            != declared
-        ):
-            return None
+    if loop.type == "for_statement" and _counts_up_by_one(loop) is None:
+        # its counter its own, stepped alone, up to a bound: no name the loop steps outlives
+        # it (a counter declared outside would hold the first match's index, not the
+        # bound's), and the loop ends without its exit
+        return None
     condition = test.child_by_field_name("condition")
     if condition is None or not _without_effects(condition):
         return None
     return test, then
+
+
+def _counts_up_by_one(loop: Node) -> str | None:
+    """The counter of `for (T i = e; i < b; ++i)` (`<=`, `i++`, `i += 1` too; `b` without
+    effects), the counter the loop declares and steps alone; None for any other header."""
+    start = loop.child_by_field_name("initializer")
+    update = loop.child_by_field_name("update")
+    condition = loop.child_by_field_name("condition")
+    declarators = start.children_by_field_name("declarator") if start is not None else []
+    if start is None or start.type != "declaration" or len(declarators) != 1:
+        return None
+    var = declared_name(declarators[0])
+    if var is None or update is None or condition is None:
+        return None
+    if compact_code(update) not in (f"++{var}", f"{var}++", f"{var}+=1"):
+        return None
+    test = unwrap(condition)
+    if test.type != "binary_expression" or text(test.children[1]) not in ("<", "<="):
+        return None
+    left, right = test.child_by_field_name("left"), test.child_by_field_name("right")
+    if left is None or right is None or text(left) != var or not _without_effects(right):
+        return None
+    return var
+
+
+def _static(declaration: Node) -> bool:
+    """A declaration with a storage class (`static int i = 0;`): its value outlives a call."""
+    return any(c.type == "storage_class_specifier" for c in declaration.children)
 
 
 def _within(node: Node, outer: Node) -> bool:
@@ -1918,8 +1985,10 @@ def _set_and_break(branch: Node) -> tuple[str, str] | None:
 def _plain_iterators(source: str, program: Program, function: str) -> tuple[str, Program]:
     """`source` with `function`'s iterator spellings made one: `x.cbegin()`, `std::begin(x)`
     and `std::cbegin(x)` as `x.begin()`, their ends alike (the same elements, read the same
-    way by an algorithm), and a vector's or array's `x.at(i)` as `x[i]`, and its analysis;
-    both as they are where it has none."""
+    way by an algorithm), and a vector's or array's `x.at(i)` as `x[i]` (not where the function
+    catches what `at` throws), and its analysis; both as they are where it has none. Only names
+    declared a `std::vector` or `std::array` (a `std::map`'s `at` inserts nothing; a C array
+    has no `begin`)."""
     found = _function_body(source, program, function)
     if found is None:
         return source, program
@@ -1927,7 +1996,7 @@ def _plain_iterators(source: str, program: Program, function: str) -> tuple[str,
     vectors = {
         name
         for name, node in function_params(definition)
-        if re.search(r"\b(?:std::)?(?:vector|array)\s*<", text(node))
+        if re.match(r"(?:const\s+)?(?:std::)?(?:vector|array)\s*<", text(node))
     } | {
         declared_name(d)
         for n in walk(body)
@@ -1946,13 +2015,14 @@ def _plain_iterators(source: str, program: Program, function: str) -> tuple[str,
             edits.append((call.start_byte, call.end_byte, f"{spelled[1]}.{spelled[2]}()"))
             continue
         checked = re.fullmatch(r"([A-Za-z_]\w*)\.at", text(callee))
-        if checked and len(args) == 1 and checked[1] in vectors:
+        catches = any(n.type == "try_statement" for n in walk(body))
+        if checked and len(args) == 1 and checked[1] in vectors and not catches:
             # `x.at(i)`: the element `x[i]` (the check throws only past the end, where the
             # verifier's inputs never reach)
             edits.append((call.start_byte, call.end_byte, f"{checked[1]}[{text(args[0])}]"))
             continue
         free = re.fullmatch(r"std::c?(begin|end)", text(callee))
-        if free and len(args) == 1 and args[0].type == "identifier":
+        if free and len(args) == 1 and args[0].type == "identifier" and text(args[0]) in vectors:
             edits.append((call.start_byte, call.end_byte, f"{text(args[0])}.{free[1]}()"))
     if not edits:
         return source, program
@@ -2008,7 +2078,7 @@ def _first_index_of(source: str, program: Program, function: str) -> tuple[str, 
     if len(args) != 3 or _whole_vector(args, definition) != over:
         return source, program
     params = dict(function_params(definition))
-    of = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params[over]))
+    of = _VECTOR_OF.match(text(params[over]))
     taken = {text(n) for n in walk(definition) if n.type == "identifier"}
     k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)
     holds = _lambda_value(
@@ -2047,6 +2117,8 @@ def _one_name_per_declaration(source: str, program: Program, function: str) -> t
         declarators = statement.children_by_field_name("declarator")
         if statement.type != "declaration" or len(declarators) < 2:
             continue
+        if any(n.type == "field_declaration_list" for n in walk(statement)):
+            continue  # `struct P { ... } p, q;`: one definition of the type, not one per name
         plain = all(
             d.type == "identifier"
             or (
@@ -2328,7 +2400,7 @@ def _algorithm_statement(
 
     def element_type(name: str) -> str | None:
         declared = params.get(name)
-        found = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(declared)) if declared else None
+        found = _VECTOR_OF.match(text(declared)) if declared else None
         return " ".join(found.group(1).split()) if found else None
 
     def out_at(node: Node) -> str | None:
@@ -2337,16 +2409,30 @@ def _algorithm_statement(
         if name == text(node) or not re.fullmatch(r"[A-Za-z_]\w*", name):
             return None
         declared = params.get(name)
-        if declared is not None and "vector" not in text(declared):
+        if declared is None:  # a local: declared a vector in the function
+            declared = next(
+                (
+                    d
+                    for d in walk(definition)
+                    if d.type == "declaration"
+                    and any(
+                        declared_name(x) == name for x in d.children_by_field_name("declarator")
+                    )
+                ),
+                None,
+            )
+        if declared is None or not re.match(r"(?:const\s+)?(?:std::)?vector\s*<", text(declared)):
             return None
         return f"{name}[{k}]"
 
     if algorithm == "std::fill" and len(args) == 3:
-        if any(n.type in _EFFECTFUL for n in walk(args[2])):
-            return None  # evaluated once by the library, each iteration here
+        if any(n.type in _EFFECTFUL for n in walk(args[2])) or mentions(args[2], over):
+            return None  # evaluated once by the library, each iteration here (after writes)
         return f"{element} = ({text(args[2])});"
     if algorithm == "std::transform" and len(args) in (4, 5):
         target = out_at(args[-2])
+        if target is not None and _copies(args[-1], target.split("[", 1)[0]):
+            return None
         second = out_at(args[2]) if len(args) == 5 else None
         if target is None or (len(args) == 5 and second is None):
             return None
@@ -2362,6 +2448,8 @@ def _algorithm_statement(
             value = f"{text(args[-1])}({', '.join(e for e, _ in inputs)})"
         return None if value is None else f"{target} = {value};"
     if algorithm == "std::for_each" and len(args) == 3:
+        if _copies(args[2], over):
+            return None
         return _lambda_body(args[2], element, element_type(over))
     if algorithm == "std::partial_sum" and len(args) == 3:
         # the running sum in the output: a recurrence with a first iteration of its own; the
@@ -2375,6 +2463,25 @@ def _algorithm_statement(
             return None
         return f"if ({k} == 0) {target} = {element}; else {target} = {into}[{k} - 1] + {element};"
     return None
+
+
+def _copies(lam: Node, written: str) -> bool:
+    """Whether lambda `lam` reads a copy of `written` taken when it was made (`[a]`, or `[=]`
+    with `a` in its body): inlined into the loop that writes `written`, it would read the
+    live vector instead."""
+    captures = lam.child_by_field_name("captures") if lam.type == "lambda_expression" else None
+    if captures is None:
+        return False
+    children = list(captures.children)
+    by_value = {
+        text(c)
+        for at, c in enumerate(children)
+        if c.type == "identifier" and (at == 0 or children[at - 1].type != "&")
+    }
+    every = any(c.type == "lambda_default_capture" and text(c) == "=" for c in children)
+    body = lam.child_by_field_name("body")
+    read = {text(n) for n in walk(body) if n.type == "identifier"} if body is not None else set()
+    return written in by_value or (every and written in read)
 
 
 _EFFECTFUL = frozenset(
@@ -2562,6 +2669,8 @@ def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[st
     if found is None:
         return source, program
     _, definition, body, _ = found
+    if any(n.type == "goto_statement" for n in walk(body)):
+        return source, program  # a jump past a loop's declarations would not compile
     taken = {text(n) for n in walk(definition) if n.type == "identifier"}
     edits: list[tuple[int, int, str]] = []
     for statement in _block_statements(body):
@@ -2577,6 +2686,8 @@ def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[st
             # loop, outermost first, run just before the statement; the rest of the value
             # reads their results
             expr = pending.pop()
+            if (_maybe_unevaluated(expr, value) and not _total(expr)) or _addressed(expr):
+                continue  # run before the statement, it would run where the original does not
             acc = next(f"acc_{n}" for n in range(100) if f"acc_{n}" not in names)
             lowered = _algorithm_loop(expr, definition, names | {acc}, acc)
             if lowered is None:
@@ -2623,6 +2734,59 @@ def _block_statements(body: Node) -> list[Node]:
     return sorted(found, key=lambda n: n.start_byte)
 
 
+def _maybe_unevaluated(expr: Node, value: Node) -> bool:
+    """Whether `expr`, inside `value`, is evaluated only on some paths: a branch of `?:`, the
+    right side of `&&` or `||`."""
+    node = expr
+    while node != value and node.parent is not None:
+        parent = node.parent
+        if parent.type == "conditional_expression" and node != parent.child_by_field_name(
+            "condition"
+        ):
+            return True
+        if (
+            parent.type == "binary_expression"
+            and text(parent.children[1]) in ("&&", "||")
+            and node == parent.child_by_field_name("right")
+        ):
+            return True
+        node = parent
+    return False
+
+
+def _total(expr: Node) -> bool:
+    """Whether an algorithm call in `expr` is safe to run where the original might not: over a
+    whole vector (`x.begin(), x.end()`), its lambdas only computing a value, no element
+    dereferenced (an empty vector's `*max_element` reads past its end)."""
+    if text(expr).lstrip().startswith("*"):
+        return False
+    for lam in (n for n in walk(expr) if n.type == "lambda_expression"):
+        body = lam.child_by_field_name("body")
+        if body is None or not _without_effects(body):
+            return False  # a predicate that does more than compute a value
+    calls = [n for n in walk(expr) if n.type == "call_expression"]
+    for call in calls:
+        arguments = call.child_by_field_name("arguments")
+        args = [a for a in arguments.named_children if a.type != "comment"] if arguments else []
+        if len(args) >= 2 and compact_code(args[0]).endswith(".begin()"):
+            over = compact_code(args[0]).removesuffix(".begin()")
+            if compact_code(args[1]) != f"{over}.end()":
+                return False
+    return True
+
+
+def _addressed(expr: Node) -> bool:
+    """`&*std::max_element(...)`: the element itself, not a value a loop could keep."""
+    parent = expr.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    return (
+        parent is not None
+        and parent.type == "pointer_expression"
+        and text(parent.children[0]) == "&"
+    )
+
+
 def _statement_value(statement: Node) -> Node | None:
     """The value a top-level statement computes once: a return's, a declaration's of one name,
     an assignment's right side (`bins[0] = ...;`); None for other statements."""
@@ -2630,8 +2794,9 @@ def _statement_value(statement: Node) -> Node | None:
         return statement.named_children[0] if statement.named_children else None
     if statement.type == "declaration":
         declarators = statement.children_by_field_name("declarator")
-        if len(declarators) != 1:
-            return None
+        named = declarators[0].child_by_field_name("declarator") if len(declarators) == 1 else None
+        if named is None or named.type != "identifier":
+            return None  # a reference or pointer would bind to the element, not to a value
         return declarators[0].child_by_field_name("value")
     expr = _expression_of(statement)
     if expr is None or expr.type != "assignment_expression":
@@ -2639,13 +2804,10 @@ def _statement_value(statement: Node) -> Node | None:
     return expr.child_by_field_name("right")
 
 
-def _count_type(returned: Node) -> str:
-    """The type a count is kept in: the function's return type where that is a wider integer
-    than `char` (the result the kernel writes), else `long long` (a count in a `bool` would
-    stop at 1, in a `double` would divide as no integer does)."""
-    kind = " ".join(text(returned).split())
-    small = ("bool", "char", "signed char", "unsigned char", "short", "unsigned short")
-    return kind if kind in _INTEGRAL and kind not in small else "long long"
+_COUNT_TYPE = "long long"
+"""The type a count is kept in, as the library's `ptrdiff_t` (in the function's return type a
+`bool` count would stop at 1, an `unsigned` one wrap where the statement subtracts counts);
+the kernel converts its total to the result's type once."""
 
 
 def _algorithm_loop(
@@ -2696,12 +2858,14 @@ def _algorithm_loop(
     taken.add(k)
     value = text(args[2])
     returned = definition.child_by_field_name("type")
+    if algorithm in ("std::find", "std::count") and not _without_effects(args[2]):
+        return None  # the library evaluates the value once, the loop would at every element
     if algorithm == "std::find":
         kind, start, update = "bool", "false", f"{acc} |= ({over}[{k}] == ({value}));"
     elif algorithm == "std::find_if" or algorithm in _PREDICATES:
         # whether some element holds (`any_of`, a find_if compared with its end), or some
         # element fails (`all_of`: its negation) or holds (`none_of`: its negation)
-        of = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params[over]))
+        of = _VECTOR_OF.match(text(params[over]))
         holds = _lambda_value(
             args[2], [(f"{over}[{k}]", " ".join(of.group(1).split()) if of else None)]
         )
@@ -2714,18 +2878,18 @@ def _algorithm_loop(
     elif algorithm == "std::count":
         if returned is None:
             return None
-        kind, start, update = _count_type(returned), "0", f"{acc} += ({over}[{k}] == ({value}));"
+        kind, start, update = _COUNT_TYPE, "0", f"{acc} += ({over}[{k}] == ({value}));"
     elif algorithm == "std::count_if":
-        of = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params[over]))
+        of = _VECTOR_OF.match(text(params[over]))
         holds = _lambda_value(
             args[2], [(f"{over}[{k}]", " ".join(of.group(1).split()) if of else None)]
         )
         if returned is None or holds is None:
             return None
-        kind, start, update = _count_type(returned), "0", f"{acc} += (({holds}) ? 1 : 0);"
+        kind, start, update = _COUNT_TYPE, "0", f"{acc} += (({holds}) ? 1 : 0);"
     else:
         typed = _literal_type(args[2], params)
-        element = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params[over]))
+        element = _VECTOR_OF.match(text(params[over]))
         if typed is None or element is None:
             return None
         kind = typed
@@ -2760,19 +2924,20 @@ def _inner_product_loop(
     taken.add(k)
 
     def element(name: str) -> str | None:
-        found = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params[name]))
+        found = _VECTOR_OF.match(text(params[name]))
         return " ".join(found.group(1).split()) if found else None
 
     value: str | None = f"{over}[{k}] * {other}[{k}]"
+    kind = _literal_type(args[3], params)
     if len(args) == 6:
-        if not re.fullmatch(
-            r"std::plus<[\w\s]*>\(\)|std::plus<[\w\s]*>\{\}", compact_code(args[4]).replace(" ", "")
-        ):
-            return None
+        plus = re.fullmatch(
+            r"std::plus<([\w\s]*)>(?:\(\)|\{\})", compact_code(args[4]).replace(" ", "")
+        )
+        if plus is None or plus.group(1) not in ("", (kind or "").replace(" ", "")):
+            return None  # `std::plus<int>` over doubles converts every step's operands
         value = _lambda_value(
             args[5], [(f"{over}[{k}]", element(over)), (f"{other}[{k}]", element(other))]
         )
-    kind = _literal_type(args[3], params)
     if value is None or kind is None:
         return None
     floating = ("float", "double", "long double")
@@ -2810,16 +2975,30 @@ def _span(args: list[Node], definition: Node) -> tuple[str, str, str] | None:
                 return None
             ends.append("0" if whole == "begin" else f"{over}.size()")
             continue
-        offset = (
-            unwrap(arg).child_by_field_name("right") if arg.type == "binary_expression" else None
-        )
-        if found.group(2) != "begin" or offset is None or not _without_effects(offset):
+        offset = _begin_offset(arg, over)
+        if found.group(2) != "begin" or offset is None:
             return None
-        ends.append(f"(size_t)({text(offset)})")
+        ends.append(f"(size_t)({offset})")
     declared = dict(function_params(definition)).get(over)
     if declared is None or "vector" not in text(declared):
         return None
     return over, ends[0], ends[1]
+
+
+def _begin_offset(arg: Node, over: str) -> str | None:
+    """`e` for an iterator `over.begin() + e` (`over.begin() + i + 1`: `(i) + (1)`, a `-`
+    term subtracted), each term without effects; None for any other form."""
+    terms: list[str] = []
+    node = unwrap(arg)
+    while node.type == "binary_expression" and text(node.children[1]) in ("+", "-"):
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None or not _without_effects(right):
+            return None
+        terms.insert(0, f"{text(node.children[1])} ({text(right)})")
+        node = unwrap(left)
+    if compact_code(node) != f"{over}.begin()" or not terms or not terms[0].startswith("+"):
+        return None
+    return " ".join(terms).removeprefix("+ ")
 
 
 def _whole_vector(args: list[Node], definition: Node) -> str | None:
@@ -2849,7 +3028,7 @@ def _extreme_loop(
         return None
     over = _whole_vector(args, definition)
     params = dict(function_params(definition))
-    element = re.search(r"vector\s*<\s*([\w:\s]+?)\s*>", text(params[over])) if over else None
+    element = _VECTOR_OF.match(text(params[over])) if over else None
     if over is None or element is None:
         return None
     k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)

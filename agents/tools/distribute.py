@@ -67,7 +67,10 @@ class Distribute:
                     ctx, tool=self.name, function=walked[0], source=walked[1], shape="walk-levels"
                 )
             # Standard algorithms and searches: the loops they run, offered as any loops are.
-            lowered = algorithms_as_loops(source, program)
+            try:
+                lowered = algorithms_as_loops(source, program)
+            except AnnotationError as exc:
+                raise ToolError(f"distribute: {exc}") from exc
             if lowered is not None:
                 source, program = lowered
                 offered = distributable(source, program, function)
