@@ -1412,7 +1412,8 @@ def _index_argmins(source: str, program: Program, function: str) -> tuple[str, P
     `V` is `double` where `e` computes in floating point (a floating literal, `M_PI`, a
     floating math call, a floating vector's element or parameter), else `long long` (or
     `unsigned long long` where a 64-bit unsigned integer takes part): the value is kept
-    exactly, so every comparison is the original's. Both sides must be without effects and `best` named nowhere else in the loop;
+    exactly, so every comparison is the original's. Both sides must be without effects,
+    `best` named nowhere else in the loop and the loop counting up by one to a bound;
     otherwise the source is left as it is."""
     found = _function_body(source, program, function)
     if found is None:

@@ -637,9 +637,14 @@ def test_graph_walks_run_as_levels_over_ranks_give_rank_0_the_sequential_result(
     program = f"{includes}namespace seq {{\n{source}\n}}\n{written[1]}\n" + _WALK_MAIN.replace(
         "CALL", call
     )
-    (tmp_path / "walks.cpp").write_text(program)
+    _prints_at_every_rank_count(program, "0 of 20 differ\n", tmp_path)
+
+
+def _prints_at_every_rank_count(program: str, expected: str, tmp_path: Path) -> None:
+    """Build `program` with mpicxx and run it at each of `RANKS`: it prints `expected`."""
+    (tmp_path / "check.cpp").write_text(program)
     built = subprocess.run(
-        ["mpicxx", "-O2", "-o", str(tmp_path / "walks"), str(tmp_path / "walks.cpp")],
+        ["mpicxx", "-O2", "-o", str(tmp_path / "check"), str(tmp_path / "check.cpp")],
         capture_output=True,
         text=True,
         timeout=120,
@@ -647,14 +652,14 @@ def test_graph_walks_run_as_levels_over_ranks_give_rank_0_the_sequential_result(
     assert built.returncode == 0, built.stderr[-3000:]
     for count in RANKS:
         ran = subprocess.run(
-            ["mpirun", "-np", str(count), "--oversubscribe", str(tmp_path / "walks")],
+            ["mpirun", "-np", str(count), "--oversubscribe", str(tmp_path / "check")],
             capture_output=True,
             text=True,
             timeout=120,
             env=MPI_ENV,
         )
         assert ran.returncode == 0, ran.stderr[-2000:]
-        assert ran.stdout == "0 of 20 differ\n", (count, ran.stdout)
+        assert ran.stdout == expected, (count, ran.stdout)
 
 
 def test_a_program_with_main_or_no_walk_gets_no_walk_levels() -> None:
@@ -803,24 +808,7 @@ def test_algorithms_and_searches_divide_as_the_loops_they_run(case: str, tmp_pat
     whole = f"{includes}namespace seq {{\n{source}\n}}\n{written}\n" + _SPELLED_MAIN.replace(
         "CHECK", check
     )
-    (tmp_path / "spelled.cpp").write_text(whole)
-    built = subprocess.run(
-        ["mpicxx", "-O2", "-o", str(tmp_path / "spelled"), str(tmp_path / "spelled.cpp")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert built.returncode == 0, built.stderr[-3000:]
-    for count in RANKS:
-        ran = subprocess.run(
-            ["mpirun", "-np", str(count), "--oversubscribe", str(tmp_path / "spelled")],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env=MPI_ENV,
-        )
-        assert ran.returncode == 0, ran.stderr[-2000:]
-        assert ran.stdout == "0 of 6 differ\n", (count, ran.stdout)
+    _prints_at_every_rank_count(whole, "0 of 6 differ\n", tmp_path)
 
 
 def test_a_search_with_another_way_out_stays_undivided() -> None:
