@@ -1858,11 +1858,7 @@ def _only_exit(loop: Node) -> tuple[Node, Node] | None:
     body = loop.child_by_field_name("body")
     if body is None:
         return None
-    steps = (
-        [s for s in body.named_children if s.type != "comment"]
-        if body.type == "compound_statement"
-        else [body]
-    )
+    steps = _branch_steps(body)
     if not steps or steps[-1].type != "if_statement":
         return None
     test = steps[-1]
@@ -3005,11 +3001,10 @@ def _begin_offset(arg: Node, over: str) -> str | None:
 def _whole_vector(args: list[Node], definition: Node) -> str | None:
     """The vector parameter an algorithm's first two arguments span whole (`x.begin(),
     x.end()`), else None."""
-    over = text(args[0]).removesuffix(".begin()")
-    if not re.fullmatch(r"[A-Za-z_]\w*", over) or text(args[1]) != f"{over}.end()":
+    span = _span(args, definition)
+    if span is None or span[1:] != ("0", f"{span[0]}.size()"):
         return None
-    declared = dict(function_params(definition)).get(over)
-    return over if declared is not None and "vector" in text(declared) else None
+    return span[0]
 
 
 def _extreme_loop(
