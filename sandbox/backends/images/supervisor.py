@@ -405,6 +405,10 @@ class Agent:
         )
         while self.running:
             for key, _ in self.sel.select(self.next_timeout()):
+                if self.sel.get_map().get(key.fd) is not key:
+                    # An earlier event of this wake-up (a wipe, a drained pipe) closed it, and its
+                    # number may even be another pipe's by now.
+                    continue
                 kind, job = key.data
                 if kind == "stdin":
                     self.on_stdin()

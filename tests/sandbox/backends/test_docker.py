@@ -394,3 +394,34 @@ async def test_a_watchdog_kill_the_engine_fumbles_is_still_a_time_out(
     result = await DockerWorkspace(box, DOCKER_TEST_CONFIG)._kill_container(12.0)
     assert result.timed_out and result.exit_code == -9
     assert box.broken is not None  # the pool will not reuse it, and removes it again on release
+
+
+async def test_a_wipe_while_a_command_streams_leaves_the_agent_serving(sandbox_image: str) -> None:
+    # A caller that gives up on a command (a parallel stage cancelled) releases its workspace
+    # while the command still writes: the wipe and the command's output can arrive in one
+    # wake-up of the agent, and the wipe closes the pipe the next event is about. The agent must
+    # stay up: the container goes back to the pool and serves the next lease.
+    box = docker_box(pool_size=1)
+    try:
+        seen = set()
+        for _ in range(12):
+            async with box.workspace() as ws:
+                # about 1 MB/s each of short writes: the pipes are never empty for long, their
+                # output limits a second away
+                spew = [
+                    asyncio.create_task(
+                        ws.run(sh("while :; do echo parforge; done", timeout_s=20.0))
+                    )
+                    for _ in range(4)
+                ]
+                await asyncio.sleep(0.2)
+                for task in spew:
+                    task.cancel()
+                await asyncio.gather(*spew, return_exceptions=True)
+            async with box.workspace() as ws:
+                assert (await ws.run(Command(argv=["true"]))).ok
+            seen.update(our_containers())
+        assert len(seen) == 1  # never replaced: the agent never died
+    finally:
+        await box.aclose()
+    assert our_containers() == []
