@@ -5,12 +5,10 @@ how it failed, never what the input or the expected output was."""
 
 from __future__ import annotations
 
-import asyncio
-
 from sandbox.verdict import ConcurrencyReport, Equivalence, Status, TestOutcome, Verdict
 from sandbox.verify import outcomes
 from sandbox.verify.hidden import is_hidden
-from sandbox.verify.job import Job
+from sandbox.verify.job import Job, gather_limited
 
 
 async def check(job: Job) -> Verdict | None:
@@ -20,8 +18,8 @@ async def check(job: Job) -> Verdict | None:
     step = job.opts.parallel_runs
     for start in range(0, len(plan), step):
         batch = plan[start : start + step]
-        results = await asyncio.gather(
-            *(job.run_candidate(case.name, case, n) for case, n in batch)
+        results = await gather_limited(
+            len(batch), *(job.run_candidate(case.name, case, n) for case, n in batch)
         )
         for (case, n), result in zip(batch, results, strict=True):
             status, reason = outcomes.classify(

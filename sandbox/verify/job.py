@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -23,14 +24,34 @@ T = TypeVar("T")
 
 
 async def gather_limited(limit: int, *aws: Awaitable[T]) -> list[T]:
-    """`asyncio.gather` with at most `limit` awaitables running at once."""
+    """`asyncio.gather` with at most `limit` awaitables running at once. When one fails (or the
+    caller is cancelled) the others are cancelled and waited for before the error goes on, so
+    no command keeps running in a workspace its caller is about to release."""
     slots = asyncio.Semaphore(limit)
+    failed = False
 
     async def one(aw: Awaitable[T]) -> T:
-        async with slots:
-            return await aw
+        nonlocal failed
+        try:
+            async with slots:
+                if failed:  # a slot freed by the failure itself: start nothing more
+                    raise asyncio.CancelledError
+                return await aw
+        except Exception:
+            failed = True
+            raise
+        finally:
+            if inspect.iscoroutine(aw):
+                aw.close()  # never started (cancelled before its turn): it never will
 
-    return list(await asyncio.gather(*(one(a) for a in aws)))
+    tasks = [asyncio.ensure_future(one(a)) for a in aws]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 class Job:
