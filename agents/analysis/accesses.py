@@ -11,6 +11,7 @@ from tree_sitter import Node
 from agents.analysis.model import BestUpdate
 from agents.analysis.parse import canon, declared_name, identifiers, line, text, unwrap, walk
 from agents.analysis.reductions import match_best_update, match_reduction
+from agents.analysis.values import initial_value
 
 # Nodes whose subtrees are never evaluated or hold no variable uses.
 _SKIPPED = frozenset(
@@ -201,7 +202,9 @@ class _Walker:
             for index in indices:
                 self.visit(index, ctx)
             if base.type in ("identifier", "field_expression", "qualified_identifier"):
-                self._event(base, kind, ctx, indices)
+                # `out[idx]` with `const size_t idx = i * n + j;` is judged as `out[i * n + j]`.
+                valued = tuple(initial_value(i) or i for i in indices)
+                self._event(base, kind, ctx, valued)
             else:
                 # `(a + 1)[i]`, `((int *)a)[i]`, `(i + 1)[a]`: an address the code computes,
                 # which may reach any element of whatever it mentions.

@@ -328,7 +328,7 @@ def _counted_header(loop: Node, var: str, first: Node, body: Node) -> tuple[Node
     if increment[0] < 0 or (increment[1] is not None and not _non_negative(increment[1])):
         return None
     bound = unwrap(comparison[1])
-    if _calls_in(bound) or _assigned_in(body) & {var, *_names(bound)}:
+    if _calls_in(_signed_cast_value(bound) or bound) or _assigned_in(body) & {var, *_names(bound)}:
         return None
     return first, comparison[0], bound
 
@@ -349,10 +349,58 @@ def _non_negative(value: Node) -> bool:
 
 
 def _at_most(bound: Node, length: Node) -> bool:
-    """`bound <= length`: the same expression, `length - c` (c >= 0), smaller literals, or a
-    variable provably below `length` where it stands."""
+    """`bound <= length` for a counter counted up from 0 or more below `bound`: the same
+    expression, `length - c` (c >= 0), smaller literals, a variable provably below `length`
+    where it stands, or `length` cast to a signed integer type (`j < (int)n`,
+    `static_cast<long>(n)`): wherever such a loop runs the cast is positive, and a positive
+    value of a signed type made from an integer is the integer itself or its low bits, never
+    more than the integer's magnitude."""
     bound, length = unwrap(bound), unwrap(length)
+    cast = _signed_cast_value(bound)
+    if cast is not None and canon(unwrap(cast)) == canon(length):
+        return True
     return canon(bound) == canon(length) or _below(bound, length, strict=False)
+
+
+_SIGNED_INTEGERS = frozenset(
+    {
+        "short", "short int", "signed short", "int", "signed", "signed int", "long", "long int",
+        "signed long", "long long", "long long int", "signed long long", "ptrdiff_t",
+        "std::ptrdiff_t", "ssize_t", "intptr_t", "std::intptr_t", "int16_t", "std::int16_t",
+        "int32_t", "std::int32_t", "int64_t", "std::int64_t",
+    }
+)  # fmt: skip
+
+
+def _signed_cast_value(node: Node) -> Node | None:
+    """The operand of a cast to a signed integer type: `(int)n`, `static_cast<long>(n)`."""
+    if node.type == "cast_expression":
+        kind, value = node.child_by_field_name("type"), node.child_by_field_name("value")
+    elif node.type == "call_expression":
+        callee, arguments = (
+            node.child_by_field_name("function"),
+            node.child_by_field_name("arguments"),
+        )
+        if (
+            callee is None
+            or callee.type != "template_function"
+            or text(callee.child_by_field_name("name") or callee) != "static_cast"
+            or arguments is None
+            or arguments.named_child_count != 1
+        ):
+            return None
+        listed = callee.child_by_field_name("arguments")
+        kind = (
+            listed.named_children[0]
+            if listed is not None and listed.named_child_count == 1
+            else None
+        )
+        value = arguments.named_children[0]
+    else:
+        return None
+    if kind is None or value is None or canon(kind) not in _SIGNED_INTEGERS:
+        return None
+    return value
 
 
 def _below(bound: Node, length: Node, strict: bool = True) -> bool:
