@@ -11,7 +11,7 @@ from tree_sitter import Node
 from agents.analysis.model import BestUpdate
 from agents.analysis.parse import canon, declared_name, identifiers, line, text, unwrap, walk
 from agents.analysis.reductions import match_best_update, match_reduction
-from agents.analysis.values import initial_value
+from agents.analysis.values import resolved, spelled
 
 # Nodes whose subtrees are never evaluated or hold no variable uses.
 _SKIPPED = frozenset(
@@ -163,14 +163,16 @@ class _Walker:
         indices: tuple[Node, ...] = (),
         partial: bool = False,
     ) -> None:
+        """An access; an index naming a local that holds its initializer there (`out[idx]`,
+        `out[row + j]`) is recorded as that value (`values.spelled`, `values.resolved`)."""
         name = _spelled(node)
         reduction = ctx.reduction
         self.facts.events.append(
             AccessEvent(
                 name=name,
                 kind=kind,
-                indices=tuple(canon(i) for i in indices),
-                index_nodes=indices,
+                indices=tuple(spelled(i) for i in indices),
+                index_nodes=tuple(resolved(i) for i in indices),
                 line=line(node),
                 definite=ctx.definite,
                 reduction=reduction[1] if reduction and reduction[0] == name else None,
@@ -202,9 +204,7 @@ class _Walker:
             for index in indices:
                 self.visit(index, ctx)
             if base.type in ("identifier", "field_expression", "qualified_identifier"):
-                # `out[idx]` with `const size_t idx = i * n + j;` is judged as `out[i * n + j]`.
-                valued = tuple(initial_value(i) or i for i in indices)
-                self._event(base, kind, ctx, valued)
+                self._event(base, kind, ctx, indices)
             else:
                 # `(a + 1)[i]`, `((int *)a)[i]`, `(i + 1)[a]`: an address the code computes,
                 # which may reach any element of whatever it mentions.

@@ -29,6 +29,7 @@ from agents.analysis.model import (
 from agents.analysis.parse import canon, identifiers, mentions, parse_int, text, unwrap, walk
 from agents.analysis.purity import is_pure
 from agents.analysis.reductions import match_recurrence
+from agents.analysis.values import resolved
 
 
 @dataclass(frozen=True)
@@ -453,13 +454,13 @@ def _row_and_column(event: AccessEvent) -> tuple[Node, Node, Node] | None:
     come back as (x, y, c) and the caller compares lengths."""
     if len(event.index_nodes) != 1:
         return None
-    index = unwrap(event.index_nodes[0])
+    index = resolved(event.index_nodes[0])
     if index.type != "binary_expression" or text(index.children[1]) != "+":
         return None
     left, right = index.child_by_field_name("left"), index.child_by_field_name("right")
     if left is None or right is None:
         return None
-    for product, column in ((unwrap(left), right), (unwrap(right), left)):
+    for product, column in ((resolved(left), right), (resolved(right), left)):
         if product.type == "binary_expression" and text(product.children[1]) == "*":
             row, length = product.child_by_field_name("left"), product.child_by_field_name("right")
             if row is not None and length is not None:
@@ -483,7 +484,7 @@ def _distinct(
     """Whether `index` differs for different values of `var` (i, i + c, i * n + j, n - 1 - i).
     `row`: `index` is the start of a row whose column provably lies in [0, n) (`_within_row`),
     so its length n is at least 1 wherever the access runs."""
-    index = unwrap(index)
+    index = resolved(index)
     if index.type == "identifier":
         return text(index) == var
     if index.type == "unary_expression" and text(index.children[0]) in ("-", "+"):
@@ -528,7 +529,7 @@ def _bounds_a_counter(scaled: Node, factor: Node) -> bool:
 
 def _within_row(start: Node, column: Node, varying: set[str]) -> bool:
     """`start` is `r * n` (or `n * r`) and `column` provably in [0, n) (`loops.in_row`)."""
-    start = unwrap(start)
+    start = resolved(start)
     if start.type != "binary_expression" or text(start.children[1]) != "*":
         return False
     left, right = start.child_by_field_name("left"), start.child_by_field_name("right")
@@ -1217,8 +1218,9 @@ def _extent(
 def _linear(node: Node, counters: set[str], invariant: set[str]) -> dict[str, list[str]] | None:
     """A subscript as {counter: its coefficient's terms, "": the invariant terms} (source
     text), when it is linear in `counters` with coefficients free of anything in `invariant`
-    (what the loop changes): `(i - 1) * n + j` gives {i: [n], j: [1], "": [-(1) * (n)]}."""
-    node = unwrap(node)
+    (what the loop changes): `(i - 1) * n + j` gives {i: [n], j: [1], "": [-(1) * (n)]}. A
+    local holding its initializer is read as that value (`values.resolved`)."""
+    node = resolved(node)
     shown = text(node)
     if not set(re.findall(r"[A-Za-z_]\w*", shown)) & counters:
         return None if _mentions_any(shown, invariant) else {"": [f"({shown})"]}

@@ -7,7 +7,7 @@
 judged by the expression it stands for. It answers only where substituting is exact at the use:
 
 - the function declares the name once (no shadowing, no parameter or loop variable of that name),
-  in a declaration statement of a block that encloses the use, before it;
+  in a declaration statement of a block that encloses the use, before it, and has no `goto`;
 - the local is of an integer type (or `auto`), a plain name (no pointer, reference or array);
 - its initializer is arithmetic on names and literals: no call, subscript, member, assignment or
   increment, nothing read through memory that the block could change;
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from agents.analysis.parse import canon, text, unwrap, walk
+from agents.analysis.parse import canon, text, tokens, unwrap, walk
 
 _INTEGER_WORDS = frozenset(
     {"int", "long", "short", "unsigned", "signed", "char", "auto", "size_t", "std::size_t"}
@@ -60,35 +60,78 @@ def initial_value(use: Node) -> Node | None:
     use = unwrap(use)
     if use.type != "identifier":
         return None
-    function = _function(use)
-    if function is None:
-        return None
     name = text(use)
-    declarations = [n for n in walk(function) if _declares(n, name)]
-    if len(declarations) != 1:
+    declared = _declaration_before(use, name)
+    if declared is None:
         return None
-    statement = _statement(declarations[0])
-    if statement is None or statement.parent is None:
+    statement, block = declared
+    function = _function(use)
+    if function is None or sum(1 for n in walk(function) if _declares(n, name)) != 1:
         return None
-    block = statement.parent
-    if block.type != "compound_statement" or not _inside(use, block):
-        return None
-    if use.start_byte < statement.end_byte:
-        return None
-    declarator = declarations[0].parent
-    if declarator is None or declarator.type != "init_declarator":
-        return None
+    if any(n.type == "goto_statement" for n in walk(function)):
+        return None  # in C a jump may pass the declaration into the block and skip its value
+    [declarator] = [
+        d for d in statement.children_by_field_name("declarator") if _declares_name(d, name)
+    ]
     value = declarator.child_by_field_name("value")
     if value is None or not _integer(statement) or not _arithmetic(value):
         return None
+    own = declarator.child_by_field_name("declarator")
     if not _constant(statement) and not all(
-        _only_read(n) for n in walk(block) if _names(n, name) and n != declarations[0]
+        _only_read(n) for n in walk(block) if _names(n, name) and n != own
     ):
         return None
     reads = {text(n) for n in walk(value) if n.type == "identifier"}
     if name in reads or _changes(block, reads):
         return None
     return value
+
+
+def spelled(index: Node) -> str:
+    """`canon(index)` with each local that holds its initializer there (`initial_value`) written
+    as that value: `out[idx]` and `out[row + j]` read as `out[i * n + j]` and `out[( i * n ) + j]`,
+    so that accesses are compared by what they reach, never by a name two blocks may declare."""
+    index = unwrap(index)
+    value = initial_value(index)
+    if value is not None:
+        return spelled(value)
+    parts = []
+    for token in tokens(index):
+        value = initial_value(token) if token.type == "identifier" else None
+        parts.append(f"( {spelled(value)} )" if value is not None else text(token))
+    return " ".join(parts)
+
+
+def resolved(node: Node) -> Node:
+    """`node` without parentheses, or the value of the local it names (`initial_value`), to the
+    end of such a chain."""
+    node = unwrap(node)
+    while (value := initial_value(node)) is not None:
+        node = unwrap(value)
+    return node
+
+
+def _declaration_before(use: Node, name: str) -> tuple[Node, Node] | None:
+    """(statement, block) of the nearest `T name = value;` statement before `use` in a block
+    around it; None when `use` reaches no such statement first."""
+    child, node = use, use.parent
+    while node is not None and node.type not in ("function_definition", "lambda_expression"):
+        if node.type == "compound_statement":
+            for statement in reversed(node.named_children):
+                if statement.start_byte >= child.start_byte:
+                    continue
+                if statement.type == "declaration" and any(
+                    _declares_name(d, name) for d in statement.children_by_field_name("declarator")
+                ):
+                    return statement, node
+        child, node = node, node.parent
+    return None
+
+
+def _declares_name(declarator: Node, name: str) -> bool:
+    """`declarator` is `name = value` (a plain name, initialised)."""
+    own = declarator.child_by_field_name("declarator")
+    return declarator.type == "init_declarator" and own is not None and _names(own, name)
 
 
 def _function(node: Node) -> Node | None:
@@ -111,21 +154,6 @@ def _declares(node: Node, name: str) -> bool:
     return all(
         parent.child_by_field_name(f) != node for f in ("value", "default_value", "right", "size")
     )
-
-
-def _statement(name: Node) -> Node | None:
-    """The declaration statement `name` is declared by: `T name = value;`, directly."""
-    declarator = name.parent
-    if declarator is None or declarator.type != "init_declarator":
-        return None
-    if declarator.child_by_field_name("declarator") != name:
-        return None
-    statement = declarator.parent
-    return statement if statement is not None and statement.type == "declaration" else None
-
-
-def _inside(node: Node, block: Node) -> bool:
-    return block.start_byte <= node.start_byte and node.end_byte <= block.end_byte
 
 
 def _integer(statement: Node) -> bool:

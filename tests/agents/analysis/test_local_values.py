@@ -66,9 +66,55 @@ SAFE = {
         "        for (long j = 0; j < static_cast<long>(n); ++j) out[i * n + j] = 1;\n}\n",
         ("L1", "L2"),
     ),
+    "a row start in a local": (
+        CPP,
+        "#include <vector>\n#include <cstddef>\n"
+        "void f(std::vector<double> const &a, std::vector<double> &out, std::size_t n) {\n"
+        "    for (std::size_t i = 0; i < n; ++i) {\n"
+        "        const std::size_t row = i * n;\n"
+        "        for (std::size_t j = 0; j < n; ++j) out[row + j] = a[row + j] * 2.0;\n"
+        "    }\n}\n",
+        ("L1", "L2"),
+    ),
+    "an index built from a row start in a local": (
+        C,
+        "void f(const double *a, double *out, int n) {\n"
+        "    for (int i = 0; i < n; i++) {\n"
+        "        const int row = i * n;\n"
+        "        for (int j = 0; j < n; j++) { const int idx = row + j; out[idx] = a[idx] + 1; }\n"
+        "    }\n}\n",
+        ("L1", "L2"),
+    ),
 }
 
 HAZARDS = {
+    "a row start changed inside the inner loop": (
+        C,
+        "void f(double *out, int n) {\n"
+        "    for (int i = 0; i < n; i++) {\n"
+        "        int row = i * n;\n"
+        "        for (int j = 0; j < n; j++) { out[row + j] = i; row = row + 1; }\n"
+        "    }\n}\n",
+        "L1",
+    ),
+    "row starts of one name in two blocks": (
+        C,
+        "void f(double *out, int n) {\n"
+        "    for (int i = 0; i < n; i++) {\n"
+        "        { const int row = i * n; for (int j = 0; j < n; j++) out[row + j] = 1; }\n"
+        "        { const int row = i * n + 1; for (int j = 0; j < n; j++) out[row + j] = 2; }\n"
+        "    }\n}\n",
+        "L1",
+    ),
+    "a row start too short for its columns": (
+        C,
+        "void f(double *out, int n) {\n"
+        "    for (int i = 0; i < n; i++) {\n"
+        "        const int row = i * n;\n"
+        "        for (int j = 0; j <= n; j++) out[row + j] = i;\n"
+        "    }\n}\n",
+        "L1",
+    ),
     "two blocks declaring locals of one name": (
         C,
         "void f(int *out, int n) {\n"
