@@ -29,7 +29,7 @@ from agents.analysis.model import (
 from agents.analysis.parse import canon, identifiers, mentions, parse_int, text, unwrap, walk
 from agents.analysis.purity import is_pure
 from agents.analysis.reductions import match_recurrence
-from agents.analysis.values import resolved
+from agents.analysis.values import resolved, value_names
 
 
 @dataclass(frozen=True)
@@ -497,7 +497,7 @@ def _distinct(
         return False
     op = text(operator)
     for one, other in ((left, right), (right, left)):
-        names = set(identifiers(other))
+        names = value_names(other)
         if var in names:
             continue
         within = False
@@ -507,7 +507,8 @@ def _distinct(
             # column is counted inside, or the bound of a loop counting the scaled variable
             # up from 0 or more (`j * n` inside `j < n`). Another named stride may be 0.
             fixed = not names & varying and (
-                _nonzero_literal(other) or (bool(names) and (row or _bounds_a_counter(one, other)))
+                _nonzero_literal(resolved(other))
+                or (bool(names) and (row or _bounds_a_counter(one, other)))
             )
         elif names & inner:
             # An inner loop's variable may be added to a row start (a[i * n + j]) only when it

@@ -8,33 +8,38 @@ judged by the expression it stands for. It answers only where substituting is ex
 
 - the function declares the name once (no shadowing, no parameter or loop variable of that name),
   in a declaration statement of a block that encloses the use, before it, and has no `goto`;
-- the local is of an integer type (or `auto`), a plain name (no pointer, reference or array);
-- its initializer is arithmetic on names and literals: no call, subscript, member, assignment or
-  increment, nothing read through memory that the block could change;
+- the local is a plain name (no pointer, reference or array) with automatic storage (a `static`
+  local keeps the value of its first initialisation);
+- its initializer is arithmetic on integer literals and on names declared with integer types:
+  no call, subscript, member, assignment or increment, no floating value;
+- converting the initializer to the local's type changes no value: the local is `auto`, or of a
+  64-bit type, or of a 32-bit type while every name, literal and cast it reads is 32-bit or
+  narrower (an `unsigned char idx = i` wraps at 256; a narrower local is never read through);
 - nothing in that block may change a name the initializer reads: no assignment or increment,
   no address taken, no reference bound to it, no call given it bare (it may take a reference),
-  no `>>` into it, no lambda capturing by reference;
+  no `>>` into it, no lambda capturing by reference, and no declaration of it after the local's;
 - the local is `const` (or `constexpr`), or every use of it in the block only reads its value in
   arithmetic, a subscript or a copy.
+
+Widths are those of the 64-bit Linux ABI the sandbox builds for (`long` is 64 bits).
 """
 
 from __future__ import annotations
 
 from tree_sitter import Node
 
-from agents.analysis.parse import canon, text, tokens, unwrap, walk
+from agents.analysis.parse import canon, parse_int, text, tokens, unwrap, walk
 
-_INTEGER_WORDS = frozenset(
-    {"int", "long", "short", "unsigned", "signed", "char", "auto", "size_t", "std::size_t"}
-)
-_INTEGER_NAMES = frozenset(
-    {
-        "ptrdiff_t", "std::ptrdiff_t", "ssize_t", "intptr_t", "std::intptr_t", "uintptr_t",
-        "std::uintptr_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
-        "uint32_t", "uint64_t", "std::int8_t", "std::int16_t", "std::int32_t", "std::int64_t",
-        "std::uint8_t", "std::uint16_t", "std::uint32_t", "std::uint64_t",
-    }
-)  # fmt: skip
+_NAMED_BITS = {
+    **dict.fromkeys(
+        ("size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t", "int64_t", "uint64_t"), 64
+    ),
+    **dict.fromkeys(("int32_t", "uint32_t"), 32),
+    **dict.fromkeys(("int16_t", "uint16_t"), 16),
+    **dict.fromkeys(("int8_t", "uint8_t", "bool"), 8),
+}
+"""Integer types by name (also under `std::`) and their widths."""
+_WORDS = frozenset({"int", "long", "short", "unsigned", "signed", "char"})
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"})
 _DECLARING = frozenset(
     {
@@ -74,7 +79,9 @@ def initial_value(use: Node) -> Node | None:
         d for d in statement.children_by_field_name("declarator") if _declares_name(d, name)
     ]
     value = declarator.child_by_field_name("value")
-    if value is None or not _integer(statement) or not _arithmetic(value):
+    if value is None or not _automatic(statement) or not _arithmetic(value):
+        return None
+    if not _exact(statement, value):
         return None
     own = declarator.child_by_field_name("declarator")
     if not _constant(statement) and not all(
@@ -82,7 +89,7 @@ def initial_value(use: Node) -> Node | None:
     ):
         return None
     reads = {text(n) for n in walk(value) if n.type == "identifier"}
-    if name in reads or _changes(block, reads):
+    if name in reads or _changes(block, reads, statement.end_byte):
         return None
     return value
 
@@ -100,6 +107,17 @@ def spelled(index: Node) -> str:
         value = initial_value(token) if token.type == "identifier" else None
         parts.append(f"( {spelled(value)} )" if value is not None else text(token))
     return " ".join(parts)
+
+
+def value_names(node: Node) -> set[str]:
+    """The names `node`'s value reads: each local that holds its initializer there stands for
+    the names of that value (`i * n` for `row`)."""
+    found: set[str] = set()
+    for token in tokens(node):
+        if token.type == "identifier":
+            value = initial_value(token)
+            found |= value_names(value) if value is not None else {text(token)}
+    return found
 
 
 def resolved(node: Node) -> Node:
@@ -156,19 +174,121 @@ def _declares(node: Node, name: str) -> bool:
     )
 
 
-def _integer(statement: Node) -> bool:
+def bits(kind: Node) -> int | None:
+    """The width of an integer type (`int` 32, `unsigned long` 64, `std::size_t` 64, `uint8_t`
+    8); None for any other type, `auto` included."""
+    spelled = canon(kind).replace(" :: ", "::").removeprefix("std::")
+    if spelled in _NAMED_BITS:
+        return _NAMED_BITS[spelled]
+    words = spelled.split()
+    if not words or not set(words) <= _WORDS:
+        return None
+    if "long" in words:
+        return 64
+    if "short" in words:
+        return 16
+    return 8 if "char" in words else 32
+
+
+def _automatic(statement: Node) -> bool:
+    """No storage class: the local is initialised each time its declaration runs."""
+    return not any(c.type == "storage_class_specifier" for c in statement.children)
+
+
+def _exact(statement: Node, value: Node) -> bool:
+    """Converting `value` to the declared type of `statement`'s local changes no value, and
+    every name `value` reads is an integer (see the module's rules)."""
     kind = statement.child_by_field_name("type")
     if kind is None:
         return False
-    return _integer_type(kind)
+    auto = canon(kind) == "auto"
+    local = None if auto else bits(kind)
+    if not auto and (local is None or local < 32):
+        return False
+    widths: list[int] = []
+    for node in walk(value):
+        if node.type == "identifier":
+            width = declared_bits(node)
+            if width is None:
+                return False  # a floating value, a class, or a name not found
+            widths.append(width)
+        elif node.type == "number_literal":
+            number = parse_int(text(node))
+            if number is None:
+                return False
+            long = "l" in text(node).lower().lstrip("0x") or number >= 2**31
+            widths.append(64 if long else 32)
+        elif node.type == "type_descriptor":
+            widths.append(bits(node) or 64)
+    return local != 32 or all(w <= 32 for w in widths)
 
 
-def _integer_type(kind: Node) -> bool:
-    """`int`, `unsigned long long`, `auto`, `std::size_t`, `int64_t`...: no floating type."""
-    spelled = canon(kind)
-    if spelled.replace(" ", "") in _INTEGER_NAMES | _INTEGER_WORDS:
-        return True
-    return all(word in _INTEGER_WORDS for word in spelled.split())
+def declared_bits(use: Node) -> int | None:
+    """The width of the integer type `use`'s name is declared with where it stands: a variable
+    or loop variable in a block or loop around it, a parameter (`int n`, `const int &n`), a
+    file-scope variable or a macro standing for an integer literal. None when the name is of
+    another type, declared in a way not read here (a range-for's element, a binding, a
+    condition), or not found."""
+    name = text(use)
+    child, node = use, use.parent
+    while node is not None:
+        if node.type == "lambda_expression":
+            return None
+        places: list[Node] = []
+        if node.type in ("compound_statement", "translation_unit"):
+            places = [c for c in node.named_children if c.end_byte <= child.start_byte]
+            places.reverse()
+        elif node.type == "for_statement":
+            first = node.child_by_field_name("initializer")
+            places = [first] if first is not None and first != child else []
+        elif node.type == "function_definition":
+            declarator = node.child_by_field_name("declarator")
+            places = [
+                p
+                for p in (walk(declarator) if declarator is not None else ())
+                if p.type in ("parameter_declaration", "optional_parameter_declaration")
+            ]
+        elif node.type in _SCOPES and any(
+            _declares(n, name) for c in node.children if c != child for n in walk(c)
+        ):
+            return None
+        for place in places:
+            declared, width = _width_declared(place, name)
+            if declared:
+                return width
+        child, node = node, node.parent
+    return None
+
+
+_SCOPES = frozenset(
+    {"for_range_loop", "if_statement", "while_statement", "switch_statement", "catch_clause"}
+)
+"""Other statements that may declare a name for their body."""
+
+
+def _width_declared(place: Node, name: str) -> tuple[bool, int | None]:
+    """(whether `place` declares `name`, the integer width it declares it with: None for a
+    pointer, an array, a floating or class type)."""
+    if place.type == "preproc_def":
+        macro, body = place.child_by_field_name("name"), place.child_by_field_name("value")
+        if macro is None or text(macro) != name:
+            return False, None
+        number = parse_int(text(body).split("//")[0].split("/*")[0]) if body is not None else None
+        return True, None if number is None else 32 if abs(number) < 2**31 else 64
+    if place.type not in ("declaration", "parameter_declaration", "optional_parameter_declaration"):
+        return False, None
+    kind = place.child_by_field_name("type")
+    for declarator in place.children_by_field_name("declarator"):
+        plain: Node | None = declarator
+        if declarator.type == "init_declarator":
+            plain = declarator.child_by_field_name("declarator")
+        if plain is not None and plain.type == "reference_declarator" and plain.named_children:
+            plain = plain.named_children[-1]  # a reference to an integer reads as that integer
+        if plain is not None and _names(plain, name):
+            return True, bits(kind) if kind is not None else None
+        if plain is not None and any(_names(n, name) for n in walk(plain)):
+            return True, None  # a pointer, an array, a function, a binding
+    return False, None
 
 
 def _constant(statement: Node) -> bool:
@@ -183,7 +303,7 @@ def _arithmetic(value: Node) -> bool:
     if value.type == "identifier":
         return True
     if value.type == "number_literal":
-        return "." not in text(value) and not text(value).lower().startswith("0x.")
+        return parse_int(text(value)) is not None  # `1e-7` and `0x1p3` are floating
     if value.type == "binary_expression":
         operator = value.child_by_field_name("operator")
         left, right = value.child_by_field_name("left"), value.child_by_field_name("right")
@@ -202,7 +322,7 @@ def _arithmetic(value: Node) -> bool:
         return (
             kind is not None
             and operand is not None
-            and _integer_type(kind)
+            and bits(kind) is not None
             and _arithmetic(operand)
         )
     return False
@@ -243,8 +363,9 @@ def _only_read(use: Node) -> bool:
     return parent.type in ("condition_clause", "case_statement")
 
 
-def _changes(block: Node, names: set[str]) -> bool:
-    """Whether something in `block` may change one of `names` (see the module's rules)."""
+def _changes(block: Node, names: set[str], after: int) -> bool:
+    """Whether something in `block` may change one of `names` (see the module's rules); a
+    declaration of one of them counts only from byte `after` on (the local's own)."""
     for node in walk(block):
         if node.type == "lambda_expression":
             captures = node.child_by_field_name("captures")
@@ -271,7 +392,7 @@ def _changes(block: Node, names: set[str]) -> bool:
             operator = node.child_by_field_name("operator")
             if operator is not None and text(operator) == ">>":
                 target = node.child_by_field_name("right")
-        elif any(_declares(node, m) for m in names):
+        elif node.start_byte >= after and any(_declares(node, m) for m in names):
             return True  # declared again inside: the name at the use is another variable
         if (
             target is not None

@@ -85,9 +85,69 @@ SAFE = {
         "    }\n}\n",
         ("L1", "L2"),
     ),
+    "a row start and an index declared in one block": (
+        CPP,
+        "#include <vector>\n#include <cstddef>\n"
+        "void f(std::vector<double> &out, std::size_t n) {\n"
+        "    for (std::size_t i = 0; i < n; ++i)\n"
+        "        for (std::size_t j = 0; j < n; ++j) {\n"
+        "            const std::size_t row = i * n;\n"
+        "            const std::size_t idx = row + j;\n"
+        "            out[idx] = 1.0 * i;\n"
+        "        }\n}\n",
+        ("L1", "L2"),
+    ),
+    "a row length named by a macro": (
+        C,
+        "#define N 64\n"
+        "void f(float *out) {\n"
+        "    for (int i = 0; i < N; i++)\n"
+        "        for (int j = 0; j < N; j++) { int idx = i * N + j; out[idx] = i + j; }\n}\n",
+        ("L1", "L2"),
+    ),
 }
 
 HAZARDS = {
+    "a local narrower than its value": (
+        C,
+        "void f(int *out, int n) {\n"
+        "    for (int i = 0; i < n; i++) { const unsigned char idx = i; out[idx] = i; }\n}\n",
+        "L1",
+    ),
+    "a short flattened index": (
+        C,
+        "void f(int *out, int n) {\n"
+        "    for (int i = 0; i < n; i++)\n"
+        "        for (int j = 0; j < n; j++) { const short idx = i * n + j; out[idx] = i; }\n}\n",
+        "L1",
+    ),
+    "a 32-bit local of a 64-bit value": (
+        C,
+        "#include <stddef.h>\n"
+        "void f(int *out, size_t n) {\n"
+        "    for (size_t i = 0; i < n; i++)\n"
+        "        for (size_t j = 0; j < n; j++) { const int idx = i * n + j; out[idx] = 1; }\n}\n",
+        "L1",
+    ),
+    "a static local": (
+        CPP,
+        "void f(int *out, int n) {\n"
+        "    for (int i = 0; i < n; i++) { static const int idx = i; out[idx] = i; }\n}\n",
+        "L1",
+    ),
+    "a floating literal in the value": (
+        C,
+        "void f(int *out, int n) {\n"
+        "    for (int i = 0; i < n; i++) { const int idx = i * 1e-7; out[idx] = out[idx] * 3 + i; }\n}\n",
+        "L1",
+    ),
+    "a floating name in the value": (
+        C,
+        "void f(int *out, int n, double s) {\n"
+        "    for (int i = 0; i < n; i++)\n"
+        "        for (int j = 0; j < s; j++) { const int idx = i * s + j; out[idx] = i; }\n}\n",
+        "L1",
+    ),
     "a row start changed inside the inner loop": (
         C,
         "void f(double *out, int n) {\n"
