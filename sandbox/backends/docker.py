@@ -238,6 +238,17 @@ _KILLED = "killed by the host watchdog after a time-out"
 """Why a workspace's container is gone when the watchdog took it."""
 
 
+def _after_kill(which: str, elapsed: float) -> CommandResult:
+    """A command of a workspace whose container the watchdog took at `which` command's
+    time-out: a time-out too."""
+    return CommandResult(
+        exit_code=-9,
+        stderr=f"[parforge: the sandbox was killed at {which} command's time-out]",
+        duration_s=elapsed,
+        timed_out=True,
+    )
+
+
 class DockerWorkspace:
     """One leased container: its /work is the workspace root."""
 
@@ -274,6 +285,12 @@ class DockerWorkspace:
         }
         start = time.monotonic()
         watchdog = command.timeout_s + self._config.watchdog_grace_s
+        if self._box.broken == _KILLED:
+            # The watchdog took the container at an earlier command's time-out: nothing runs
+            # here any more, and that is the candidate's making (its program hung), so a later
+            # stage's command ends as the same time-out, never as a failure of the sandbox that
+            # would stop a whole evaluation.
+            return _after_kill("an earlier", 0.0)
         if self._box.broken is not None:
             raise WorkspaceError(
                 f"running {command.argv[:1]}: the workspace's container is gone ({self._box.broken})"
@@ -286,14 +303,8 @@ class DockerWorkspace:
             if self._box.broken != _KILLED:
                 raise
             # Under way when another command of this workspace ran past its time-out and the
-            # watchdog took the container: this one ends with it, a time-out of the candidate's
-            # making (its program hung), not a failure of the sandbox.
-            return CommandResult(
-                exit_code=-9,
-                stderr="[parforge: the sandbox was killed at another command's time-out]",
-                duration_s=time.monotonic() - start,
-                timed_out=True,
-            )
+            # watchdog took the container: this one ends with it, the same time-out.
+            return _after_kill("another", time.monotonic() - start)
         if response["exit_code"] is None and not response.get("timed_out"):
             raise WorkspaceError(f"the sandbox supervisor returned no exit status: {response}")
         return CommandResult(

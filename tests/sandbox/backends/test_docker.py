@@ -222,8 +222,11 @@ async def test_watchdog_kills_a_stuck_container_and_the_pool_replaces_it(
             ended = await beside
             assert ended.timed_out and "another command's time-out" in ended.stderr
             assert stuck not in our_containers()
+            # so does any later command there (a later stage's): nothing can run any more
+            later = await ws.run(Command(argv=["true"]))
+            assert later.timed_out and "an earlier command's time-out" in later.stderr
             with pytest.raises(WorkspaceError):
-                await ws.run(Command(argv=["true"]))
+                await ws.read_file("anything")
         async with box.workspace() as ws:
             assert (await ws.run(Command(argv=["true"]))).ok
     finally:
