@@ -44,6 +44,7 @@ SHAPES = (
     "row_reduce",
     "disjoint_call",
     "skip_last",
+    "flat_local",
 )
 """Loop shapes whose iterations are parallel by construction."""
 
@@ -70,6 +71,7 @@ HAZARDS = (
     "cpp_packed_alias",
     "typed_fold",
     "bound_element",
+    "local_index",
 )
 """Hazards: loops whose iterations depend on each other, so no annotation is sound."""
 
@@ -405,6 +407,69 @@ def _flat_in_row(w: _Writer, shadow: list[str]) -> Snippet:
         decls,
         fn,
         init,
+        f"{p}run({r}, {c});",
+        w.print_array(f"{p}b", "unsigned", f"{r} * {c}"),
+    )
+
+
+def _flat_local(w: _Writer, shadow: list[str]) -> Snippet:
+    """A flattened row through a local holding its index or its row's start."""
+    p, (r, c) = w.p, _rows(w)
+    decls = f"static unsigned {p}b[{r} * {c}]; static int {p}a[{r} * {c}];"
+    spelling = w.rng.choice(("const int", "int", "const long", "row", "cast"))
+    bound = "(int)m" if spelling == "cast" else "m"
+    if spelling == "row":
+        body = (
+            f"    for (int i = 0; i < n; i++) {{\n        const int row = i * m;\n"
+            f"        for (int j = 0; j < m; j++)\n"
+            f"            {p}b[row + j] = {p}b[row + j] * 3u + (unsigned){p}a[row + j];\n    }}"
+        )
+    else:
+        kind = "long" if spelling == "cast" else spelling
+        body = (
+            f"    for (int i = 0; i < n; i++)\n        for (int j = 0; j < {bound}; j++) {{\n"
+            f"            {kind} idx = i * m + j;\n"
+            f"            {p}b[idx] = {p}b[idx] * 3u + (unsigned){p}a[idx];\n        }}"
+        )
+    width = "unsigned" if spelling == "cast" else "int"
+    fn = f"void {p}run(int n, {width} m) {{\n{body}\n}}"
+    init = w.fill(f"{p}b", "unsigned", f"{r} * {c}") + "\n" + w.fill(f"{p}a", "int", f"{r} * {c}")
+    return _snippet(
+        w,
+        "flat_local",
+        spelling,
+        decls,
+        fn,
+        init,
+        f"{p}run({r}, {c});",
+        w.print_array(f"{p}b", "unsigned", f"{r} * {c}"),
+    )
+
+
+def _local_index(w: _Writer, shadow: list[str]) -> Snippet:
+    """A local index that does not hold the flattened index where it is used: it wraps (a
+    narrow type), is changed after its declaration, or is static."""
+    p, (r, c) = w.p, _rows(w)
+    decls = f"static unsigned {p}b[{r} * {c}];"
+    declared, after = w.rng.choice(
+        (
+            ("const unsigned char idx = i * m + j;", ""),
+            ("int idx = i * m + j;", " idx /= 2;"),
+            ("int idx = i * m + j;", " idx = idx % 7;"),
+        )
+    )
+    fn = (
+        f"void {p}run(int n, int m) {{\n    for (int i = 0; i < n; i++)\n"
+        f"        for (int j = 0; j < m; j++) {{\n            {declared}{after}\n"
+        f"            {p}b[idx] = {p}b[idx] * 3u + (unsigned)(i * m + j);\n        }}\n}}"
+    )
+    return _snippet(
+        w,
+        "local_index",
+        declared + after,
+        decls,
+        fn,
+        w.fill(f"{p}b", "unsigned", f"{r} * {c}"),
         f"{p}run({r}, {c});",
         w.print_array(f"{p}b", "unsigned", f"{r} * {c}"),
     )
@@ -1152,6 +1217,8 @@ TEMPLATES: dict[str, Callable[[_Writer, list[str]], Snippet]] = {
     "cpp_packed_alias": _cpp_packed_alias,
     "typed_fold": _typed_fold,
     "bound_element": _bound_element,
+    "flat_local": _flat_local,
+    "local_index": _local_index,
 }
 
 
