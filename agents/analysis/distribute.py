@@ -295,6 +295,13 @@ def _row_width(index: str, var: str, column: str) -> str | None:
     if len(terms) != 2 or column not in terms:
         return None
     row = terms[1 - terms.index(column)]
+    if (
+        row.startswith("( ")
+        and row.endswith(" )")
+        and "(" not in row[2:-2]
+        and ")" not in row[2:-2]
+    ):
+        row = row[2:-2]  # a row start kept in a local, spelled as its value (`values.spelled`)
     for shape in (f"{var} * ", f"( {var} ) * "):
         if row.startswith(shape):
             return _bare(row.removeprefix(shape))

@@ -226,7 +226,7 @@ def _exact(statement: Node, value: Node) -> bool:
 def declared_bits(use: Node) -> int | None:
     """The width of the integer type `use`'s name is declared with where it stands: a variable
     or loop variable in a block or loop around it, a parameter (`int n`, `const int &n`), a
-    file-scope variable or a macro standing for an integer literal. None when the name is of
+    file-scope variable, an enumerator or a macro standing for an integer literal. None when the name is of
     another type, declared in a way not read here (a range-for's element, a binding, a
     condition), or not found."""
     name = text(use)
@@ -275,19 +275,37 @@ def _width_declared(place: Node, name: str) -> tuple[bool, int | None]:
             return False, None
         number = parse_int(text(body).split("//")[0].split("/*")[0]) if body is not None else None
         return True, None if number is None else 32 if abs(number) < 2**31 else 64
+    if place.type in ("enum_specifier", "declaration", "type_definition"):
+        for listed in (n for n in walk(place) if n.type == "enumerator_list"):
+            names = [e.child_by_field_name("name") for e in listed.named_children]
+            if not any(n is not None and text(n) == name for n in names):
+                continue
+            # an enumerator is an int unless some value of its list needs more
+            values = [e.child_by_field_name("value") for e in listed.named_children]
+            small = all(
+                v is None or ((number := parse_int(text(v))) is not None and abs(number) < 2**31)
+                for v in values
+            )
+            return True, 32 if small else 64
     if place.type not in ("declaration", "parameter_declaration", "optional_parameter_declaration"):
         return False, None
     kind = place.child_by_field_name("type")
     for declarator in place.children_by_field_name("declarator"):
-        plain: Node | None = declarator
-        if declarator.type == "init_declarator":
-            plain = declarator.child_by_field_name("declarator")
-        if plain is not None and plain.type == "reference_declarator" and plain.named_children:
-            plain = plain.named_children[-1]  # a reference to an integer reads as that integer
-        if plain is not None and _names(plain, name):
-            return True, bits(kind) if kind is not None else None
-        if plain is not None and any(_names(n, name) for n in walk(plain)):
-            return True, None  # a pointer, an array, a function, a binding
+        node: Node | None = declarator
+        plain = True
+        while node is not None and node.type != "identifier":
+            if node.type in ("pointer_declarator", "array_declarator", "function_declarator"):
+                plain = False
+            elif node.type == "structured_binding_declarator":
+                if any(_names(n, name) for n in node.named_children):
+                    return True, None
+                break
+            if node.type == "reference_declarator":  # a reference to an integer reads as it
+                node = node.named_children[-1] if node.named_children else None
+            else:
+                node = node.child_by_field_name("declarator")
+        if node is not None and _names(node, name):
+            return True, bits(kind) if plain and kind is not None else None
     return False, None
 
 

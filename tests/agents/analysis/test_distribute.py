@@ -821,3 +821,38 @@ def test_a_search_with_another_way_out_stays_undivided() -> None:
     program = analyse(source, Language.CPP)
     assert not kit(Target.MPI).mechanical(source, program)
     assert kit(Target.MPI).seed(source, program) is None
+
+
+LOCAL_ROWS = """#include <stdio.h>
+int main(void) {
+    enum { R = 37, C = 23 };
+    static double a[R * C], out[R * C], twice[R * C];
+    for (int k = 0; k < R * C; k++) a[k] = (k * 37 % 101) - 50;
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) {
+            const int idx = i * C + j;
+            out[idx] = a[idx] * 0.5 + j;
+        }
+    for (int i = 0; i < R; i++) {
+        const int row = i * C;
+        for (int j = 0; j < C; j++) twice[row + j] = out[row + j] * 2 - i;
+    }
+    double h = 0;
+    for (int k = 0; k < R * C; k++) h = h * 0.999 + out[k] + twice[k];
+    printf("%.6f\\n", h);
+    return 0;
+}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("mpicc") is None, reason="needs Open MPI's compilers")
+def test_rows_through_locals_are_divided_and_gathered_by_row(tmp_path: Path) -> None:
+    """`out[idx]` with `const int idx = i * C + j` and `twice[row + j]` with `const int row =
+    i * C` are rows of the outer loop (`agents/analysis/values.py`): divided, and gathered by
+    whole rows, they print the sequential output at 1 to 4 ranks."""
+    program = analyse(LOCAL_ROWS, Language.C)
+    outer = [loop.id for loop in program.loops if loop.var == "i"]
+    assert set(outer) <= _offered(LOCAL_ROWS), {i: why_not(program, program.loop(i)) for i in outer}
+    rewritten = distribute(LOCAL_ROWS, program, outer)
+    _prints_as_sequential(tmp_path, LOCAL_ROWS, rewritten, Language.C, "", RANKS)
