@@ -29,7 +29,7 @@ from agents.analysis.model import (
 from agents.analysis.parse import canon, identifiers, mentions, parse_int, text, unwrap, walk
 from agents.analysis.purity import is_pure
 from agents.analysis.reductions import match_recurrence
-from agents.analysis.values import resolved, value_names
+from agents.analysis.values import resolved, value_names, widened
 
 
 @dataclass(frozen=True)
@@ -485,6 +485,8 @@ def _distinct(
     `row`: `index` is the start of a row whose column provably lies in [0, n) (`_within_row`),
     so its length n is at least 1 wherever the access runs."""
     index = resolved(index)
+    if (operand := widened(index)) is not None:
+        return _distinct(var, operand, varying, inner, row)
     if index.type == "identifier":
         return text(index) == var
     if index.type == "unary_expression" and text(index.children[0]) in ("-", "+"):

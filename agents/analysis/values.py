@@ -120,6 +120,37 @@ def value_names(node: Node) -> set[str]:
     return found
 
 
+def widened(node: Node) -> Node | None:
+    """The name under a cast that keeps distinct values distinct: `(size_t)i`,
+    `static_cast<long>(i)`, `(unsigned)i` for an `int` i (a cast to an integer type at least as
+    wide as the name's declared one); None for anything else (`(char)i` wraps)."""
+    node = unwrap(node)
+    kind: Node | None = None
+    operand: Node | None = None
+    if node.type == "cast_expression":
+        kind, operand = node.child_by_field_name("type"), node.child_by_field_name("value")
+    elif node.type == "call_expression":
+        callee, arguments = (
+            node.child_by_field_name("function"),
+            node.child_by_field_name("arguments"),
+        )
+        if (
+            callee is not None
+            and callee.type == "template_function"
+            and text(callee.child_by_field_name("name") or callee) == "static_cast"
+            and arguments is not None
+            and arguments.named_child_count == 1
+        ):
+            listed = callee.child_by_field_name("arguments")
+            if listed is not None and listed.named_child_count == 1:
+                kind, operand = listed.named_children[0], arguments.named_children[0]
+    if kind is None or operand is None:
+        return None
+    operand = unwrap(operand)
+    to, width = bits(kind), declared_bits(operand) if operand.type == "identifier" else None
+    return operand if to is not None and width is not None and to >= width else None
+
+
 def resolved(node: Node) -> Node:
     """`node` without parentheses, or the value of the local it names (`initial_value`), to the
     end of such a chain."""

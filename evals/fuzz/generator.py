@@ -416,9 +416,14 @@ def _flat_local(w: _Writer, shadow: list[str]) -> Snippet:
     """A flattened row through a local holding its index or its row's start."""
     p, (r, c) = w.p, _rows(w)
     decls = f"static unsigned {p}b[{r} * {c}]; static int {p}a[{r} * {c}];"
-    spelling = w.rng.choice(("const int", "int", "const long", "row", "cast"))
+    spelling = w.rng.choice(("const int", "int", "const long", "row", "cast", "widened"))
     bound = "(int)m" if spelling == "cast" else "m"
-    if spelling == "row":
+    if spelling == "widened":
+        body = (
+            f"    for (int i = 0; i < n; i++)\n        for (int j = 0; j < m; j++)\n"
+            f"            {p}b[(long)i * m + j] = {p}b[(long)i * m + j] * 3u + (unsigned){p}a[(long)i * m + j];"
+        )
+    elif spelling == "row":
         body = (
             f"    for (int i = 0; i < n; i++) {{\n        const int row = i * m;\n"
             f"        for (int j = 0; j < m; j++)\n"
@@ -456,6 +461,7 @@ def _local_index(w: _Writer, shadow: list[str]) -> Snippet:
             ("const unsigned char idx = i * m + j;", ""),
             ("int idx = i * m + j;", " idx /= 2;"),
             ("int idx = i * m + j;", " idx = idx % 7;"),
+            ("const int idx = (unsigned char)(i * m + j);", ""),
         )
     )
     fn = (

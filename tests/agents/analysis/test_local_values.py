@@ -1,10 +1,11 @@
 """A subscript through a local integer (`const size_t idx = i * n + j; out[idx] = ...`) is judged
-as the expression the local holds, and a bound cast to a signed integer (`j < (int)n`) as the
-bound: held-out spellings of flattened loops that were called carried. Each hazard is a local
-whose value at the access is not its initializer (another local of the same name, a change
-after the declaration, a reference, a call, input, a name declared again, memory read), or a
-cast that may grow the bound; each must stay sequential, and the annotated safe program must
-print the sequential output."""
+as the expression the local holds, a bound cast to a signed integer (`j < (int)n`) as the
+bound, and a counter widened by a cast (`(size_t)i * n + j`) as the counter: held-out
+spellings of flattened loops that were called carried. Each hazard is a local whose value at
+the access is not its initializer (another local of the same name, a change after the
+declaration, a reference, a call, input, a name declared again, memory read, a narrower or
+`static` local, a floating value), a cast that may grow the bound or narrow the counter; each
+must stay sequential, and the annotated safe program must print the sequential output."""
 
 from __future__ import annotations
 
@@ -105,9 +106,38 @@ SAFE = {
         "        for (int j = 0; j < N; j++) { int idx = i * N + j; out[idx] = i + j; }\n}\n",
         ("L1", "L2"),
     ),
+    "a row index widened by a cast": (
+        CPP,
+        "#include <vector>\n#include <cstddef>\n"
+        "void f(std::vector<double> &out, int n) {\n"
+        "    for (int i = 0; i < n; i++)\n"
+        "        for (int j = 0; j < n; j++) out[static_cast<std::size_t>(i) * n + j] = 1.0 * j;\n}\n",
+        ("L1", "L2"),
+    ),
+    "a row index widened by a C cast": (
+        C,
+        "#include <stddef.h>\n"
+        "static double out[4096];\n"
+        "void f(int n) {\n"
+        "    for (int i = 0; i < n; i++)\n"
+        "        for (int j = 0; j < n; j++) out[(size_t)i * n + j] = i - j;\n}\n",
+        ("L1", "L2"),
+    ),
 }
 
 HAZARDS = {
+    "a row index narrowed by a cast": (
+        C,
+        "void f(int *out, int n) {\n"
+        "    for (int i = 0; i < n; i++)\n"
+        "        for (int j = 0; j < n; j++) out[(unsigned char)i * n + j] = i;\n}\n",
+        "L1",
+    ),
+    "a counter narrowed by a cast": (
+        C,
+        "void f(int *out, long n) {\n    for (long i = 0; i < n; i++) out[(int)i] = (int)i;\n}\n",
+        "L1",
+    ),
     "a local narrower than its value": (
         C,
         "void f(int *out, int n) {\n"
