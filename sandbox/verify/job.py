@@ -144,8 +144,11 @@ class Job:
             made.cpus = 1 if timed else None
             return made
 
+        # The reference is the task's own program: a fault of the runtime there would fail the
+        # task for no candidate's doing, so a crash of the runtime gets two more runs (a hang,
+        # which costs a whole time-out, one more, as for candidates).
         return self._run_program(
-            name, self.ref_tc, command, timed=timed, hidden=is_hidden(case.name)
+            name, self.ref_tc, command, timed=timed, hidden=is_hidden(case.name), crashes=3
         )
 
     async def _run_program(
@@ -156,11 +159,18 @@ class Job:
         *,
         timed: bool = False,
         hidden: bool = False,
+        crashes: int = 2,
     ) -> CommandResult:
-        """Run a built program; once more (with a fresh command) when the toolchain says the
-        failure may be its runtime's rather than the program's. Both runs are in the steps."""
+        """Run a built program; again (with a fresh command) when the toolchain says the
+        failure may be its runtime's rather than the program's: once after a hang, and up to
+        `crashes` runs in all after crashes. Every run is in the steps."""
         result = await self.rec.run(name, command(), timed=timed, hidden=hidden)
-        if fault := tc.runtime_fault(result):
+        runs = 1
+        while fault := tc.runtime_fault(result):
+            hang = result.timed_out or tc.timed_out(result.exit_code, result.stderr)
+            if runs >= (2 if hang else crashes):
+                break
+            runs += 1
             result = await self.rec.run(
                 f"{name} again: {fault}", command(), timed=timed, hidden=hidden
             )
