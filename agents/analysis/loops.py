@@ -19,6 +19,7 @@ from agents.analysis.parse import (
     unwrap,
 )
 from agents.analysis.purity import is_pure
+from agents.analysis.values import cast_parts
 
 _TESTS = frozenset({"<", "<=", ">", ">=", "!="})
 _MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
@@ -374,33 +375,10 @@ _SIGNED_INTEGERS = frozenset(
 
 def _signed_cast_value(node: Node) -> Node | None:
     """The operand of a cast to a signed integer type: `(int)n`, `static_cast<long>(n)`."""
-    if node.type == "cast_expression":
-        kind, value = node.child_by_field_name("type"), node.child_by_field_name("value")
-    elif node.type == "call_expression":
-        callee, arguments = (
-            node.child_by_field_name("function"),
-            node.child_by_field_name("arguments"),
-        )
-        if (
-            callee is None
-            or callee.type != "template_function"
-            or text(callee.child_by_field_name("name") or callee) != "static_cast"
-            or arguments is None
-            or arguments.named_child_count != 1
-        ):
-            return None
-        listed = callee.child_by_field_name("arguments")
-        kind = (
-            listed.named_children[0]
-            if listed is not None and listed.named_child_count == 1
-            else None
-        )
-        value = arguments.named_children[0]
-    else:
+    parts = cast_parts(node)
+    if parts is None or canon(parts[0]) not in _SIGNED_INTEGERS:
         return None
-    if kind is None or value is None or canon(kind) not in _SIGNED_INTEGERS:
-        return None
-    return value
+    return parts[1]
 
 
 def _below(bound: Node, length: Node, strict: bool = True) -> bool:

@@ -120,33 +120,36 @@ def value_names(node: Node) -> set[str]:
     return found
 
 
+def cast_parts(node: Node) -> tuple[Node, Node] | None:
+    """(type, operand) of a C cast `(T)x` or a `static_cast<T>(x)`; None for anything else."""
+    if node.type == "cast_expression":
+        kind, operand = node.child_by_field_name("type"), node.child_by_field_name("value")
+        return (kind, operand) if kind is not None and operand is not None else None
+    if node.type != "call_expression":
+        return None
+    callee, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+    if (
+        callee is None
+        or callee.type != "template_function"
+        or text(callee.child_by_field_name("name") or callee) != "static_cast"
+        or arguments is None
+        or arguments.named_child_count != 1
+    ):
+        return None
+    listed = callee.child_by_field_name("arguments")
+    if listed is None or listed.named_child_count != 1:
+        return None
+    return listed.named_children[0], arguments.named_children[0]
+
+
 def widened(node: Node) -> Node | None:
     """The name under a cast that keeps distinct values distinct: `(size_t)i`,
     `static_cast<long>(i)`, `(unsigned)i` for an `int` i (a cast to an integer type at least as
     wide as the name's declared one); None for anything else (`(char)i` wraps)."""
-    node = unwrap(node)
-    kind: Node | None = None
-    operand: Node | None = None
-    if node.type == "cast_expression":
-        kind, operand = node.child_by_field_name("type"), node.child_by_field_name("value")
-    elif node.type == "call_expression":
-        callee, arguments = (
-            node.child_by_field_name("function"),
-            node.child_by_field_name("arguments"),
-        )
-        if (
-            callee is not None
-            and callee.type == "template_function"
-            and text(callee.child_by_field_name("name") or callee) == "static_cast"
-            and arguments is not None
-            and arguments.named_child_count == 1
-        ):
-            listed = callee.child_by_field_name("arguments")
-            if listed is not None and listed.named_child_count == 1:
-                kind, operand = listed.named_children[0], arguments.named_children[0]
-    if kind is None or operand is None:
+    parts = cast_parts(unwrap(node))
+    if parts is None:
         return None
-    operand = unwrap(operand)
+    kind, operand = parts[0], unwrap(parts[1])
     to, width = bits(kind), declared_bits(operand) if operand.type == "identifier" else None
     return operand if to is not None and width is not None and to >= width else None
 
