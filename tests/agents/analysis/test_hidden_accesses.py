@@ -488,8 +488,16 @@ def test_the_annotated_pointer_rows_program_prints_the_sequential_output(tmp_pat
     threads under a round-robin schedule (before, the copy loop was annotated and raced)."""
     program = analyse(POINTER_ROWS, C)
     annotated = apply_choices(POINTER_ROWS, program, default_choices(annotatable(program)))
+    seq, par = c_outputs(tmp_path, POINTER_ROWS, annotated)
+    assert seq == par
+
+
+def c_outputs(tmp_path: Path, *sources: str) -> list[str]:
+    """What each C program prints, built with gcc -fopenmp and run at 4 threads under a
+    round-robin schedule."""
     outputs = []
-    for name, text in (("seq", POINTER_ROWS), ("par", annotated)):
+    for k, text in enumerate(sources):
+        name = f"p{k}"
         (tmp_path / f"{name}.c").write_text(text)
         subprocess.run(
             ["gcc", "-O2", "-fopenmp", "-o", str(tmp_path / name), str(tmp_path / f"{name}.c")],
@@ -503,7 +511,7 @@ def test_the_annotated_pointer_rows_program_prints_the_sequential_output(tmp_pat
             check=True,
         )
         outputs.append(run.stdout)
-    assert outputs[0] == outputs[1]
+    return outputs
 
 
 GLOBAL_HISTOGRAM = """#include <stdio.h>

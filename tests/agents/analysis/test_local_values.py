@@ -10,13 +10,13 @@ must stay sequential, and the annotated safe program must print the sequential o
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from agents.analysis import analyse, annotatable, apply_choices, default_choices
 from sandbox.spec import Language
+from tests.agents.analysis.test_hidden_accesses import c_outputs
 
 C, CPP = Language.C, Language.CPP
 
@@ -338,19 +338,5 @@ def test_the_annotated_flattened_program_prints_the_sequential_output(tmp_path: 
     assert program.loop("L2").dependence.parallelisable, program.loop("L2").dependence.reason
     annotated = apply_choices(FLATTENED, program, default_choices(annotatable(program)))
     assert "#pragma omp parallel for" in annotated
-    outputs = []
-    for name, source in (("seq", FLATTENED), ("par", annotated)):
-        (tmp_path / f"{name}.c").write_text(source)
-        subprocess.run(
-            ["gcc", "-O2", "-fopenmp", "-o", str(tmp_path / name), str(tmp_path / f"{name}.c")],
-            check=True,
-        )
-        run = subprocess.run(
-            [str(tmp_path / name)],
-            env={"OMP_NUM_THREADS": "4", "OMP_SCHEDULE": "static,1"},
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        outputs.append(run.stdout)
-    assert outputs[0] == outputs[1]
+    seq, par = c_outputs(tmp_path, FLATTENED, annotated)
+    assert seq == par

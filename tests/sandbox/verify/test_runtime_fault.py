@@ -66,12 +66,13 @@ def spec() -> Spec:
 MPI_SOURCE = "int main() { MPI_Send(0, 0, 0, 0, 0, 0); }"
 
 
-def sandbox_crashing(times: int, stderr: str) -> ScriptedSandbox:
-    """Candidate runs crash `times` times with `stderr`, then answer right."""
+def sandbox_crashing(times: int, stderr: str, program: str = "cand") -> ScriptedSandbox:
+    """Runs of the candidate (or of the reference: `program="ref"`) crash `times` times with
+    `stderr`, then answer right."""
     left = [times]
 
     def handler(command: Command) -> CommandResult:
-        if command.argv[0] == "mpirun" and command.cwd == "cand" and left[0] > 0:
+        if command.argv[0] == "mpirun" and command.cwd == program and left[0] > 0:
             left[0] -= 1
             return crashed(stderr)
         return CommandResult(exit_code=0, stdout="42\n")
@@ -120,26 +121,15 @@ async def test_a_crash_of_the_program_is_not_run_again():
     ]
 
 
-def sandbox_with_reference_crashing(times: int) -> ScriptedSandbox:
-    """Reference runs crash in Open MPI's unloaded runtime code `times` times, then answer."""
-    left = [times]
-
-    def handler(command: Command) -> CommandResult:
-        if command.argv[0] == "mpirun" and command.cwd == "ref" and left[0] > 0:
-            left[0] -= 1
-            return crashed(RUNTIME_CRASH)
-        return CommandResult(exit_code=0, stdout="42\n")
-
-    return ScriptedSandbox(handler)
-
-
 async def test_the_reference_survives_two_runtime_crashes_in_a_row():
     """The task's own program gets two more runs after a crash of the runtime (a busy host
     crashed one reference twice in a row): only a third crash fails the task's reference."""
     candidate = Candidate(target=Target.MPI, source=MPI_SOURCE)
-    twice = await verify(sandbox_with_reference_crashing(2), spec(), candidate, timing=False)
+    twice = await verify(sandbox_crashing(2, RUNTIME_CRASH, "ref"), spec(), candidate, timing=False)
     assert twice.status is Status.PASSED, twice.reason
     names = [s.name for s in twice.steps if s.name.startswith("run reference")]
     assert len(names) == 3 and all("again: Open MPI crashed" in n for n in names[1:])
-    thrice = await verify(sandbox_with_reference_crashing(3), spec(), candidate, timing=False)
+    thrice = await verify(
+        sandbox_crashing(3, RUNTIME_CRASH, "ref"), spec(), candidate, timing=False
+    )
     assert thrice.status is Status.REFERENCE_FAILED, thrice.reason
