@@ -137,6 +137,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     name, params = signature_params(signature)
     if name != function:
         raise AnnotationError(f"the kernel is {name}, not {function}")
+    source, program = _order_spellings(source, program, function)
     source, program = _plain_iterators(source, program, function)
     whole = _sort_kernel(source, program, function, signature)
     whole = whole if whole is not None else _select_kernel(source, program, function, signature)
@@ -1033,6 +1034,11 @@ def _sort_kernel(source: str, program: Program, function: str, signature: str) -
     call = statements[0].named_children[0] if statements[0].named_children else None
     callee = call.child_by_field_name("function") if call is not None else None
     arguments = call.child_by_field_name("arguments") if call is not None else None
+    if callee is not None and text(callee) == "std::stable_sort":
+        raise AnnotationError(
+            f"{function} sorts stably by an order under which distinct elements may be equal: "
+            "no sorting network keeps their order"
+        )
     if call is None or callee is None or arguments is None or text(callee) != "std::sort":
         return None
     args = [a for a in arguments.named_children if a.type != "comment"]
@@ -1387,6 +1393,7 @@ def as_loops(source: str, program: Program, function: str) -> tuple[str, Program
     source, program = _indexed_scans(source, program, function)
     source, program = _first_index_of(source, program, function)
     source, program = _while_searches(source, program, function)
+    source, program = _extreme_indices(source, program, function)
     source, program = _index_argmins(source, program, function)
     return _algorithm_as_loop(source, program, function)
 
@@ -1396,6 +1403,134 @@ _FLOATING_CALLS = frozenset(
     {"fabs", "sqrt", "pow", "exp", "log", "log2", "log10", "sin", "cos", "tan", "atan",
      "atan2", "hypot", "fmin", "fmax", "floor", "ceil", "round", "fmod", "cbrt"}
 )  # fmt: skip
+
+
+def _extreme_indices(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with a returned index of `std::min_element` or `std::max_element` over a whole
+    vector parameter (`return std::distance(x.begin(), std::min_element(x.begin(), x.end(),
+    comp));`, or the iterator named first, `auto it = ...; return it - x.begin();`) written as
+    the loop the library runs, and its analysis; both as they are where none applies:
+
+        size_t best = 0;
+        for (size_t k = 1; k < x.size(); ++k) if (comp(x[k], x[best])) best = k;
+        return best;
+
+    (`comp(x[best], x[k])` for the largest: the first of equal extremes either way; `<` where
+    there is no comparison; an empty vector's index 0, its end's, as the library's). The
+    comparison must be a lambda of one `return` that assigns nothing, made in the call (what
+    it captures is read as the library's calls read it); the index loop is then an argmin like
+    any other (`_index_argmins`)."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, definition, body, statements = found
+    params = dict(function_params(definition))
+    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
+    for at, statement in enumerate(statements):
+        if statement.type != "return_statement" or not statement.named_children:
+            continue
+        returned = statement.named_children[0]
+        named = statements[at - 1] if at > 0 else None
+        declarator = (
+            named.child_by_field_name("declarator")
+            if named is not None and named.type == "declaration"
+            else None
+        )
+        value = declarator.child_by_field_name("value") if declarator is not None else None
+        iterator = declared_name(declarator) if value is not None else None
+        uses = [n for n in walk(body) if n.type == "identifier" and text(n) == iterator]
+        if len(uses) != 2:  # declared and returned, nothing else
+            iterator, value = None, None
+        found_index = _returned_extreme(returned, iterator, value, params)
+        if found_index is None:
+            continue
+        over, largest, order, named_first = found_index
+        start = named.start_byte if named is not None and named_first else statement.start_byte
+        of = _VECTOR_OF.match(text(params[over]))
+        kind = " ".join(of.group(1).split()) if of else None
+        best = next(f"best_{n}" for n in range(100) if f"best_{n}" not in taken)
+        k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)
+        pair = [(f"{over}[{k}]", kind), (f"{over}[{best}]", kind)]
+        if largest:
+            pair.reverse()
+        if order is None:
+            test = f"{pair[0][0]} < {pair[1][0]}"
+        else:
+            applied = _lambda_value(order, pair)
+            if applied is None:
+                continue
+            test = applied  # made where it is used: what it captures is read as it was
+        indent = " " * statement.start_point[1]
+        returns = " ".join(text(definition.child_by_field_name("type") or definition).split())
+        index = returns if returns.removeprefix("std::") in _WIDE_INDICES else "size_t"
+        written = (
+            f"{index} {best} = 0;\n{indent}for (size_t {k} = 1; {k} < {over}.size(); ++{k}) {{\n"
+            f"{indent}    if ({test}) {best} = {k};\n{indent}}}\n{indent}return {best};"
+        )
+        raw = source.encode()
+        new_body = (
+            raw[body.start_byte : start]
+            + written.encode()
+            + raw[statement.end_byte : body.end_byte]
+        ).decode()
+        return _body_replaced(source, program, body, new_body)
+    return source, program
+
+
+_WIDE_INDICES = frozenset(
+    {"size_t", "long", "long long", "unsigned long", "unsigned long long", "ptrdiff_t", "int64_t",
+     "uint64_t", "long int", "long long int"}
+)  # fmt: skip
+"""Return types an index of any vector fits (an `int` result is the index cut where it is
+returned: the loop keeps it whole, in a `size_t`)."""
+
+
+def _returned_extreme(
+    returned: Node, iterator: str | None, value: Node | None, params: dict[str, Node]
+) -> tuple[str, bool, Node | None, bool] | None:
+    """(the vector, whether the largest, the comparison, whether through `iterator`) where
+    `returned` is the index of a min/max element of a whole vector parameter:
+    `std::distance(x.begin(), it)` or `it - x.begin()`, `it` the call itself or `iterator`,
+    which `value` holds."""
+    distance = None
+    if (
+        returned.type == "call_expression"
+        and text(returned.child_by_field_name("function") or returned) == "std::distance"
+    ):
+        arguments = returned.child_by_field_name("arguments")
+        args = [a for a in arguments.named_children if a.type != "comment"] if arguments else []
+        if len(args) == 2:
+            distance = (args[0], args[1])
+    elif returned.type == "binary_expression" and text(returned.children[1]) == "-":
+        left, right = returned.child_by_field_name("left"), returned.child_by_field_name("right")
+        if left is not None and right is not None:
+            distance = (right, left)
+    if distance is None:
+        return None
+    begin, it = distance
+    named_first = iterator is not None and text(it) == iterator
+    call = value if named_first else it
+    if call is None or call.type != "call_expression":
+        return None
+    callee = text(call.child_by_field_name("function") or call)
+    largest = {"std::min_element": False, "std::max_element": True}.get(callee)
+    arguments = call.child_by_field_name("arguments")
+    args = [a for a in arguments.named_children if a.type != "comment"] if arguments else []
+    if largest is None or len(args) not in (2, 3):
+        return None
+    over = compact_code(args[0]).removesuffix(".begin()")
+    if (
+        over not in params
+        or compact_code(args[0]) != f"{over}.begin()"
+        or compact_code(args[1]) != f"{over}.end()"
+        or compact_code(begin) != f"{over}.begin()"
+        or _VECTOR_OF.match(text(params[over])) is None
+    ):
+        return None
+    order = args[2] if len(args) == 3 else None
+    if order is not None and order.type != "lambda_expression":
+        return None
+    return over, largest, order, named_first
 
 
 def _index_argmins(source: str, program: Program, function: str) -> tuple[str, Program]:
@@ -1977,6 +2112,184 @@ def _set_and_break(branch: Node) -> tuple[str, str] | None:
     if left.type != "identifier" or text(right) not in _BOOLS:
         return None
     return text(left), text(right)
+
+
+def _order_spellings(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with `function`'s sorts, their comparisons and the copies they sort spelled the
+    one way `_sort_kernel` and `_select_kernel` read, and its analysis; both as they are where
+    none applies. Each rewrite leaves what the function computes as it was:
+
+    - a comparison that captures nothing, declared once by name (`auto byKey = [](...) {...};`)
+      and only passed as an argument, written where it is passed: a lambda that captures
+      nothing holds no state, so where it is made changes nothing;
+    - a copy of a vector parameter by `auto` (`auto y = x;`) or by its whole range
+      (`std::vector<T> y(x.begin(), x.end());`) as `std::vector<T> y(x);`, with T the
+      parameter's element type;
+    - a stable sort of integers by their own order (or the library's `less` or `greater`) as a
+      sort: equal integers cannot be told apart, so every sorted order of them is the stable
+      one (not floating numbers: 0.0 and -0.0 are equal and differ);
+    - `std::nth_element(y.begin(), y.begin() + m, y.end())` followed by `return y[m];` as a
+      sort of `y`: the element it puts at m is the one a sort puts there, and nothing else of
+      `y` is read."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, definition, body, statements = found
+    if any(n.type == "goto_statement" for n in walk(body)):
+        return source, program
+    params = dict(function_params(definition))
+    edits: list[tuple[int, int, str]] = []
+    uses: dict[str, list[Node]] = {}
+    for n in walk(body):
+        if n.type == "identifier":
+            uses.setdefault(text(n), []).append(n)
+    for at, statement in enumerate(statements):
+        declarator = (
+            statement.child_by_field_name("declarator") if statement.type == "declaration" else None
+        )
+        value = declarator.child_by_field_name("value") if declarator is not None else None
+        name = declared_name(declarator) if declarator is not None else None
+        kind = statement.child_by_field_name("type")
+        if value is None or name is None or kind is None:
+            pass
+        elif value.type == "lambda_expression" and _captures_nothing(value):
+            passed = [
+                u
+                for u in uses.get(name, [])
+                if u.parent is not None and u.parent.type == "argument_list"
+            ]
+            if len(passed) == len(uses[name]) - 1 and _declared_once(body, name):
+                edits.append((statement.start_byte, statement.end_byte, ""))
+                edits += [(u.start_byte, u.end_byte, text(value)) for u in passed]
+            continue
+        elif text(kind) == "auto" and value.type == "identifier" and text(value) in params:
+            # `auto y = x;`: a copy of the vector parameter x (not `auto &y = x;`, a reference)
+            of = _VECTOR_OF.match(text(params[text(value)]))
+            plain = declarator.child_by_field_name("declarator") if declarator else None
+            if of is not None and plain is not None and plain.type == "identifier":
+                element = " ".join(of.group(1).split())
+                edits.append(
+                    (
+                        statement.start_byte,
+                        statement.end_byte,
+                        f"std::vector<{element}> {name}({text(value)});",
+                    )
+                )
+            continue
+        ranged = re.fullmatch(
+            r"std::vector<([\w\s:]+)>([A-Za-z_]\w*)\(([A-Za-z_]\w*)\.begin\(\),\3\.end\(\)\);",
+            compact_code(statement),
+        )
+        if ranged is not None and ranged[3] in params:
+            of = _VECTOR_OF.match(text(params[ranged[3]]))
+            if of is not None and _same_type(" ".join(of.group(1).split())) == _same_type(
+                " ".join(ranged[1].split())
+            ):
+                edits.append(
+                    (
+                        statement.start_byte,
+                        statement.end_byte,
+                        f"std::vector<{' '.join(ranged[1].split())} > {ranged[2]}({ranged[3]});",
+                    )
+                )
+            continue
+        call = (
+            statement.named_children[0]
+            if statement.type == "expression_statement" and statement.named_children
+            else None
+        )
+        callee = (
+            call.child_by_field_name("function")
+            if call is not None and call.type == "call_expression"
+            else None
+        )
+        arguments = (
+            call.child_by_field_name("arguments")
+            if callee is not None and call is not None
+            else None
+        )
+        if call is None or callee is None or arguments is None:
+            continue
+        args = [a for a in arguments.named_children if a.type != "comment"]
+        over = text(args[0]).removesuffix(".begin()") if args else ""
+        if (
+            len(args) < 2
+            or compact_code(args[0]) != f"{over}.begin()"
+            or compact_code(args[-1] if text(callee) == "std::nth_element" else args[1])
+            != f"{over}.end()"
+        ):
+            continue
+        if text(callee) == "std::stable_sort" and over in params:
+            of = _VECTOR_OF.match(text(params[over]))
+            order = args[2] if len(args) == 3 else None
+            library = (
+                re.sub(r"<.*", "", text(order).split("{")[0]).strip() if order is not None else ""
+            )
+            own = order is None or (order.type != "lambda_expression" and library in _ORDERS)
+            if (
+                of is not None
+                and own
+                and " ".join(of.group(1).split()).removeprefix("std::") in _INTEGER_ORDERS
+            ):
+                edits.append((callee.start_byte, callee.end_byte, "std::sort"))
+        elif text(callee) == "std::nth_element" and len(args) == 3 and at + 1 < len(statements):
+            nth = re.fullmatch(rf"{over}\.begin\(\)\+(.+)", compact_code(args[1]))
+            returned = statements[at + 1]
+            read = (
+                returned.named_children[0]
+                if returned.type == "return_statement" and returned.named_children
+                else None
+            )
+            index = _subscript_index(read)
+            if (
+                nth is not None
+                and read is not None
+                and index is not None
+                and text(read.child_by_field_name("argument") or read) == over
+                and compact_code(index) == _unparenthesised(nth[1])
+                and _without_effects(index)
+            ):
+                edits.append(
+                    (call.start_byte, call.end_byte, f"std::sort({over}.begin(), {over}.end())")
+                )
+    if not edits:
+        return source, program
+    return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
+_INTEGER_ORDERS = frozenset(k.removeprefix("std::") for k in _INTEGRAL) | {"bool"}
+"""Element types whose equal values cannot be told apart (a stable sort's order is any sort's)."""
+
+
+def _unparenthesised(code: str) -> str:
+    """`code` without parentheses around the whole of it (`(k-1)` as `k-1`)."""
+    while code.startswith("(") and code.endswith(")"):
+        depth = 0
+        for at, c in enumerate(code):
+            depth += {"(": 1, ")": -1}.get(c, 0)
+            if depth == 0 and at < len(code) - 1:
+                return code  # `(a)+(b)`: the first parenthesis closes early
+        code = code[1:-1]
+    return code
+
+
+def _captures_nothing(lam: Node) -> bool:
+    captures = lam.child_by_field_name("captures")
+    return captures is not None and compact_code(captures) == "[]"
+
+
+def _declared_once(body: Node, name: str) -> bool:
+    """Whether `body` declares `name` once (no inner declaration shadows it)."""
+    return (
+        sum(
+            1
+            for n in walk(body)
+            if n.type in _DECLARING and n.type != "init_declarator"
+            for d in n.children_by_field_name("declarator")
+            if declared_name(d) == name
+        )
+        == 1
+    )
 
 
 def _plain_iterators(source: str, program: Program, function: str) -> tuple[str, Program]:

@@ -1920,6 +1920,34 @@ _ALGORITHMS = {
         "__global__ void f(const long long *x, size_t N, long long v, bool *out)",
         "bool",
     ),
+    "the index of the element closest to v, by a comparison that captures it": (
+        "size_t f(std::vector<long long> const &x, long long v) {\n"
+        "  return std::distance(x.begin(), std::min_element(x.begin(), x.end(),\n"
+        "      [v](long long a, long long b) { return std::abs(a - v) < std::abs(b - v); }));\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, size_t *out)",
+        "size_t",
+    ),
+    "the first largest's index, through a named iterator": (
+        "size_t f(std::vector<long long> const &x, long long v) {\n"
+        "  auto it = std::max_element(x.begin(), x.end());\n  return it - x.begin();\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, size_t *out)",
+        "size_t",
+    ),
+    "the last largest last digit, by a comparison that is not strict": (
+        "long f(std::vector<long long> const &x, long long v) {\n"
+        "  auto at = std::max_element(x.begin(), x.end(), [](long long a, long long b) {\n"
+        "    return (a + 100) % 10 <= (b + 100) % 10;\n  });\n"
+        "  return std::distance(x.begin(), at);\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, long *out)",
+        "long",
+    ),
+    "a largest's index by a comparison capturing the local declared before the return": (
+        "size_t f(std::vector<long long> const &x, long long v) {\n  const long long w = v;\n"
+        "  return std::distance(x.begin(), std::max_element(x.begin(), x.end(),\n"
+        "      [w](long long a, long long b) { return a < b; }));\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long v, size_t *out)",
+        "size_t",
+    ),
     "accumulate from a long long start": (
         "long long f(std::vector<long long> const &x, long long v) {\n"
         "  return std::accumulate(x.begin(), x.end(), v);\n}\n",
@@ -2063,9 +2091,10 @@ def test_what_search_gets_no_flag(source: str, why: str) -> None:
             "  return std::count_if(x.begin(), x.end(), [](int e) { int h = e / 2; return h > 3; });\n}\n",
             "0 top-level loops",
         ),
-        (  # the largest element's position is an argmax, not this
+        (  # a smallest element's position by a comparison of two statements: no one test
             "long f(std::vector<int> const &x) {\n"
-            "  return std::max_element(x.begin(), x.end()) - x.begin();\n}\n",
+            "  return std::min_element(x.begin(), x.end(), [](int a, int b) {\n"
+            "    int d = a - b;\n    return d < 0;\n  }) - x.begin();\n}\n",
             "0 top-level loops",
         ),
         (  # a part of the vector whose bound has an effect: evaluated once by the library
@@ -2155,6 +2184,20 @@ _SORTS = {
         "__global__ void f(long *x, int n)",
         "long",
     ),
+    "a stable sort of ints by the library's greater": (
+        "void f(std::vector<int> &x) {\n"
+        "  std::stable_sort(x.begin(), x.end(), std::greater<int>());\n}\n",
+        "__global__ void f(int *x, size_t N)",
+        "int",
+    ),
+    "by magnitude, then sign, the comparison named first": (
+        "void f(std::vector<long> &x) {\n"
+        "  auto byMagnitude = [](long a, long b) {\n"
+        "    return std::abs(a) < std::abs(b) || (std::abs(a) == std::abs(b) && a < b);\n  };\n"
+        "  std::sort(x.begin(), x.end(), byMagnitude);\n}\n",
+        "__global__ void f(long *x, size_t N)",
+        "long",
+    ),
 }
 """Whole-vector sorts (a key order that is total, so any sort gives one answer)."""
 
@@ -2216,10 +2259,24 @@ int main() {{
             "__global__ void f(const int *x, size_t N)",
             "in place",
         ),
-        (  # a stable sort keeps equal keys in order: no network of ours does
-            "void f(std::vector<int> &x) {\n  std::stable_sort(x.begin(), x.end());\n}\n",
+        (  # a stable sort keeps equal keys in order: no network of ours does (equal ints
+            # are the same, so a stable sort of ints by value is a sort; not so by a key)
+            "void f(std::vector<int> &x) {\n"
+            "  std::stable_sort(x.begin(), x.end(), [](int a, int b) { return a % 7 < b % 7; });\n}\n",
             "__global__ void f(int *x, size_t N)",
+            "sorts stably",
+        ),
+        (  # a comparison named first that captures: where it is made may matter, kept as is
+            "void f(std::vector<int> &x, int m) {\n"
+            "  auto byRest = [m](int a, int b) { return a % m < b % m; };\n"
+            "  std::sort(x.begin(), x.end(), byRest);\n}\n",
+            "__global__ void f(int *x, int m, size_t N)",
             "0 top-level loops",
+        ),
+        (  # floating numbers sorted stably: 0.0 and -0.0 are equal and differ
+            "void f(std::vector<double> &x) {\n  std::stable_sort(x.begin(), x.end());\n}\n",
+            "__global__ void f(double *x, size_t N)",
+            "sorts stably",
         ),
     ],
 )
@@ -2252,6 +2309,20 @@ _SELECTS = {
         "  std::sort(s.begin(), s.end());\n  return s[x.size() / 3];\n}\n",
         "__global__ void f(const unsigned *x, size_t N, unsigned *out)",
         "unsigned",
+    ),
+    "the third by nth_element, of a copy made from the range": (
+        "long long f(std::vector<long long> const &x) {\n"
+        "  std::vector<long long> y(x.begin(), x.end());\n"
+        "  std::nth_element(y.begin(), y.begin() + (x.size() / 3), y.end());\n"
+        "  return y[x.size() / 3];\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long *out)",
+        "long long",
+    ),
+    "the median of an auto copy, read by at": (
+        "double f(std::vector<double> const &x) {\n  auto y = x;\n"
+        "  std::sort(y.begin(), y.end());\n  return y.at(y.size() / 2);\n}\n",
+        "__global__ void f(const double *x, size_t N, double *out)",
+        "double",
     ),
 }
 """Functions that return one element of a sorted copy of their input."""
@@ -2299,6 +2370,11 @@ int main() {{
             "int f(std::vector<int> const &x) {\n  std::vector<int> y(x);\n"
             "  std::sort(y.begin(), y.end());\n  return y[rand() % 3];\n}\n",
             "calls rand",
+        ),
+        (  # nth_element orders around one place, and another is read: no sort's element
+            "int f(std::vector<int> const &x) {\n  std::vector<int> y(x);\n"
+            "  std::nth_element(y.begin(), y.begin() + 2, y.end());\n  return y[3];\n}\n",
+            "0 top-level loops",
         ),
         (  # short: no key of ours
             "short f(std::vector<short> const &x) {\n  std::vector<short> y(x);\n"
