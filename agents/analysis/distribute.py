@@ -63,6 +63,7 @@ from tree_sitter import Node
 from agents.analysis.annotate import _IDENTITY as _SCAN_IDENTITY
 from agents.analysis.annotate import _exits
 from agents.analysis.errors import AnnotationError
+from agents.analysis.loops import _SIGNED_INTEGERS
 from agents.analysis.model import BestUpdate, Loop, Program
 from agents.analysis.parse import (
     declared_name,
@@ -326,12 +327,27 @@ def _inside_row(inner: Loop, width: str) -> bool:
         return False
     upper = inner.upper.replace(" ", "")
     wide = width.replace(" ", "")
+    cast = _SIGNED_CAST.fullmatch(inner.upper.strip())
+    if inner.test == "<" and cast is not None:
+        # `j < (long)n`: where the loop runs the cast is positive, and a positive value of a
+        # signed type made from an integer is the integer or its low bits, never more
+        # (`loops._at_most` reads the bound alike)
+        kind = " ".join((cast["c"] or cast["s"] or "").split())
+        inside = (cast["cw"] or cast["sw"] or "").replace(" ", "")
+        return kind in _SIGNED_INTEGERS and inside in (wide, f"({wide})")
     if inner.test == "<":
         return upper == wide or bool(re.fullmatch(re.escape(wide) + r"-\d+", upper))
     if inner.test == "<=":
         found = re.fullmatch(re.escape(wide) + r"-(\d+)", upper)
         return found is not None and int(found.group(1)) >= 1
     return False
+
+
+_SIGNED_CAST = re.compile(
+    r"\(\s*(?P<c>[A-Za-z_][\w: ]*?)\s*\)\s*(?P<cw>\w+|\(.*\))"
+    r"|static_cast\s*<\s*(?P<s>[A-Za-z_][\w: ]*?)\s*>\s*\((?P<sw>.*)\)"
+)
+"""A bound cast to a type: `(long)n`, `static_cast<long>(n)` (the type, then what it casts)."""
 
 
 def _uncalled(source: str, program: Program, loops: list[Loop]) -> list[Loop]:

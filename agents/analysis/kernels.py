@@ -1387,6 +1387,7 @@ def as_loops(source: str, program: Program, function: str) -> tuple[str, Program
     run (the rewrites of `_lowered` that keep the function's work what it was: no sorted
     copy's queries as counts), for a writer that divides loops (MPI's `distribute`)."""
     source, program = _plain_iterators(source, program, function)
+    source, program = _inlined_lambdas(source, program, function)
     source, program = _one_name_per_declaration(source, program, function)
     source, program = _statement_algorithms(source, program, function)
     source, program = _exits_as_flags(source, program, function)
@@ -2114,6 +2115,219 @@ def _set_and_break(branch: Node) -> tuple[str, str] | None:
     return text(left), text(right)
 
 
+def _inlined_lambdas(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with each local helper lambda of `function` that computes one value written
+    where it is called, and its analysis; both as they are where none applies. The helper is
+    declared by name in the function's body (`auto at = [&](long r, long c) -> double {...};`)
+    and only called after; its body is one `return`, or `if (c) return a;` lines before one
+    (a chain of conditionals), and assigns nothing. A call becomes the value with each
+    parameter read as its argument converted to the parameter's type, and the whole converted
+    to the declared return type (a reference to an element, `-> double &`, is the element
+    itself). That is the call's value exactly when:
+
+    - every argument is without effects (a parameter read twice or never would evaluate its
+      argument as many times);
+    - each name the body reads besides its parameters is declared at most once in the
+      function, so a call inside a loop reads the same one;
+    - a name captured by value (`[=]`, `[n]`) is never changed in the function, so its value
+      at the call is the one copied when the lambda was made (a capture by reference reads
+      the name at the call, as the inline copy does)."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, definition, body, statements = found
+    if any(n.type == "goto_statement" for n in walk(body)):
+        return source, program
+    params = {name for name, _ in function_params(definition)}
+    for statement in statements:
+        declarator = (
+            statement.child_by_field_name("declarator") if statement.type == "declaration" else None
+        )
+        lam = declarator.child_by_field_name("value") if declarator is not None else None
+        name = declared_name(declarator) if declarator is not None and lam is not None else None
+        parts = _Lambda.of(lam) if lam is not None else None
+        if name is None or lam is None or parts is None or not _declared_once(body, name):
+            continue
+        pieces = _returned_value(parts)
+        names = [declared_name(p.child_by_field_name("declarator")) for p in parts.params]
+        if pieces is None or None in names or len(set(names)) != len(names):
+            continue
+        own = {n for n in names if n is not None}
+        free = {text(n) for piece in pieces for n in walk(piece) if n.type == "identifier"} - own
+        if any(
+            _declarations(body, f) + (f in params) > 1
+            or (_declarations(body, f) == 1 and not _declared_before(body, f, statement))
+            for f in free
+        ):
+            continue  # a name the body reads is declared again, or later: a call may not see it
+        if not all(_unchanged(c, body, lam) for c in _copied_captures(lam, free)):
+            continue
+        uses = [n for n in walk(body) if n.type == "identifier" and text(n) == name]
+        calls = [
+            u.parent
+            for u in uses
+            if u.parent is not None
+            and u.parent.type == "call_expression"
+            and u.parent.child_by_field_name("function") == u
+        ]
+        if len(calls) != len(uses) - 1 or not calls:
+            continue
+        returns = parts.returns
+        if returns is not None and returns.endswith("&"):
+            if len(pieces) != 1 or pieces[0].type != "subscript_expression":
+                continue
+            returns = None  # the element itself
+        edits: list[tuple[int, int, str]] = [(statement.start_byte, statement.end_byte, "")]
+        for call in calls:
+            arguments = call.child_by_field_name("arguments") if call is not None else None
+            args = [a for a in arguments.named_children if a.type != "comment"] if arguments else []
+            if (
+                call is None
+                or len(args) != len(parts.params)
+                or not all(_without_effects(a) for a in args)
+            ):
+                edits = []
+                break
+            by_name = {
+                n: _as_parameter(p, text(a), _declared_type(definition, a))
+                for n, p, a in zip(names, parts.params, args, strict=True)
+                if n is not None
+            }
+            inline = _chained([_inline(piece, by_name) for piece in pieces])
+            edits.append(
+                (
+                    call.start_byte,
+                    call.end_byte,
+                    f"(({returns})({inline}))" if returns else f"({inline})",
+                )
+            )
+        if edits:
+            return _inlined_lambdas(
+                *_body_replaced(source, program, body, _rewrite(body, edits)), function
+            )
+    return source, program
+
+
+def _declared_before(body: Node, name: str, statement: Node) -> bool:
+    """Whether `body`'s declaration of `name` comes before `statement`."""
+    return any(
+        n.type in _DECLARING
+        and n.type != "init_declarator"
+        and not _prototype_part(n)
+        and n.start_byte < statement.start_byte
+        and any(declared_name(d) == name for d in n.children_by_field_name("declarator"))
+        for n in walk(body)
+    )
+
+
+def _declared_type(definition: Node, node: Node) -> str | None:
+    """The type `node` is declared with where it is a name the function declares once as
+    a plain value (not a reference or pointer), else None."""
+    if node.type != "identifier":
+        return None
+    found = [
+        n
+        for n in walk(definition)
+        if n.type in _DECLARING and n.type != "init_declarator" and not _prototype_part(n)
+        for d in n.children_by_field_name("declarator")
+        if declared_name(d) == text(node)
+        and (
+            d.type == "identifier"
+            or (
+                d.type == "init_declarator"
+                and (d.child_by_field_name("declarator") or d).type == "identifier"
+            )
+        )
+    ]
+    kind = found[0].child_by_field_name("type") if len(found) == 1 else None
+    return " ".join(text(kind).split()) if kind is not None else None
+
+
+def _returned_value(parts: _Lambda) -> list[Node] | None:
+    """The expressions a lambda's body returns its one value by: `[c1, a1, c2, a2, ..., b]` for
+    `if (c1) return a1; if (c2) return a2; ... return b;` (the conditions as their clauses,
+    parentheses included), `[b]` for a lone `return b;`; None where the body does more or
+    assigns something."""
+    if not parts.statements:
+        return None
+    *tests, last = parts.statements
+    if last.type != "return_statement" or not last.named_children:
+        return None
+    pieces: list[Node] = []
+    for test in tests:
+        condition = test.child_by_field_name("condition") if test.type == "if_statement" else None
+        then = _sole_statement(test.child_by_field_name("consequence")) if condition else None
+        if (
+            condition is None
+            or then is None
+            or test.child_by_field_name("alternative") is not None
+            or then.type != "return_statement"
+            or not then.named_children
+            or condition.named_child_count != 1  # `if (init; c)`
+        ):
+            return None
+        pieces += [condition, then.named_children[0]]
+    pieces.append(last.named_children[0])
+    if any(
+        n.type in ("assignment_expression", "update_expression", "lambda_expression")
+        or n.type in _DECLARING
+        for piece in pieces
+        for n in walk(piece)
+    ):
+        return None
+    return pieces
+
+
+def _chained(pieces: list[str]) -> str:
+    """`c1 ? a1 : (c2 ? a2 : b)` of `_returned_value`'s pieces, each inlined."""
+    *tests, last = pieces
+    chain = f"({last})"
+    for at in range(len(tests) - 2, -1, -2):
+        chain = f"({tests[at]} ? ({tests[at + 1]}) : {chain})"
+    return chain
+
+
+def _sole_statement(node: Node | None) -> Node | None:
+    """`node`, or the one statement of a block `{ s; }`."""
+    while node is not None and node.type == "compound_statement":
+        inner = [c for c in node.named_children if c.type != "comment"]
+        node = inner[0] if len(inner) == 1 else None
+    return node
+
+
+def _copied_captures(lam: Node, free: set[str]) -> set[str]:
+    """The names of `free` the lambda `lam` captures by value: all of them by `[=]`, those it
+    names without `&`."""
+    captures = lam.child_by_field_name("captures")
+    if captures is None:
+        return set()
+    listed = compact_code(captures).strip("[]").split(",")
+    copied = {c for c in listed if re.fullmatch(r"[A-Za-z_]\w*", c)}
+    return set(free) if "=" in listed else copied & free
+
+
+def _unchanged(name: str, body: Node, lam: Node) -> bool:
+    """Whether nothing in `body` outside `lam` may change `name`: it is never assigned,
+    stepped, addressed, called with or on (a reference parameter, a member function)."""
+    for n in walk(body):
+        if n.type != "identifier" or text(n) != name or _within(n, lam):
+            continue
+        parent = n.parent
+        if parent is None:
+            continue
+        if (
+            parent.type in ("assignment_expression", "update_expression")
+            and parent.child_by_field_name(
+                "left" if parent.type == "assignment_expression" else "argument"
+            )
+            == n
+        ):
+            return False
+        if parent.type in ("pointer_expression", "argument_list", "field_expression"):
+            return False
+    return True
+
+
 def _order_spellings(source: str, program: Program, function: str) -> tuple[str, Program]:
     """`source` with `function`'s sorts, their comparisons and the copies they sort spelled the
     one way `_sort_kernel` and `_select_kernel` read, and its analysis; both as they are where
@@ -2280,16 +2494,33 @@ def _captures_nothing(lam: Node) -> bool:
 
 def _declared_once(body: Node, name: str) -> bool:
     """Whether `body` declares `name` once (no inner declaration shadows it)."""
-    return (
-        sum(
-            1
-            for n in walk(body)
-            if n.type in _DECLARING and n.type != "init_declarator"
-            for d in n.children_by_field_name("declarator")
-            if declared_name(d) == name
-        )
-        == 1
+    return _declarations(body, name) == 1
+
+
+def _declarations(body: Node, name: str) -> int:
+    """How many times `body` declares `name` (not counting what the parser reads as a
+    parameter of a local prototype: `std::vector<double> a(N * N);` parses as a function
+    taking `N *`)."""
+    return sum(
+        1
+        for n in walk(body)
+        if n.type in _DECLARING and n.type != "init_declarator" and not _prototype_part(n)
+        for d in n.children_by_field_name("declarator")
+        if declared_name(d) == name
     )
+
+
+def _prototype_part(node: Node) -> bool:
+    """Whether `node` is a parameter of a function declared inside a declaration (a local
+    prototype, or a constructor call the parser reads as one), not of a lambda."""
+    if node.type not in ("parameter_declaration", "optional_parameter_declaration"):
+        return False
+    parent = node.parent
+    while parent is not None and parent.type not in ("lambda_expression", "function_definition"):
+        if parent.type == "declaration":
+            return True
+        parent = parent.parent
+    return False
 
 
 def _plain_iterators(source: str, program: Program, function: str) -> tuple[str, Program]:

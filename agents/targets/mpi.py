@@ -24,7 +24,7 @@ from agents.analysis.distribute import (
 )
 from agents.analysis.errors import AnnotationError
 from agents.analysis.kernels import as_loops
-from agents.analysis.model import Program
+from agents.analysis.model import Loop, Program
 from agents.analysis.parse import function_definitions, function_name, syntax_tree, text, walk
 from agents.targets.base import Draft, Kept, Kit, Mutation
 from sandbox.spec import Language, Target
@@ -77,18 +77,13 @@ class Mpi(Kit):
         return f"{compiler} -O2, and run with `mpirun -np N`"
 
     def seed(self, source: str, program: Program, signature: str | None = None) -> str | None:
-        loops = distributable(source, program)
         try:
-            if loops:
-                return distribute(source, program, [loop.id for loop in loops])
-            walked = distributed_walks(source, program)
-            if walked is not None:
-                return walked[1]
-            lowered = algorithms_as_loops(source, program)
-            if lowered is None:
-                return None
-            loops = distributable(*lowered)
-            return distribute(*lowered, [loop.id for loop in loops])
+            if not distributable(source, program):
+                walked = distributed_walks(source, program)
+                if walked is not None:
+                    return walked[1]
+            source, program, loops = with_most_loops(source, program)
+            return distribute(source, program, [loop.id for loop in loops]) if loops else None
         except AnnotationError:
             return None
 
@@ -149,6 +144,21 @@ def algorithms_as_loops(source: str, program: Program) -> tuple[str, Program] | 
         if name:
             source, program = as_loops(source, program, name)
     return (source, program) if distributable(source, program) else None
+
+
+def with_most_loops(
+    source: str, program: Program, function: str | None = None
+) -> tuple[str, Program, list[Loop]]:
+    """The source and its analysis as they are, or with the loops standard algorithms,
+    searches and helper lambdas run written out (`algorithms_as_loops`) where that gives
+    `distribute` more loops to divide (in `function`, or anywhere); and the loops offered."""
+    offered = distributable(source, program, function)
+    lowered = algorithms_as_loops(source, program)
+    if lowered is not None:
+        more = distributable(*lowered, function)
+        if len(more) > len(offered):
+            return lowered[0], lowered[1], more
+    return source, program, offered
 
 
 _ROUNDS = re.compile(r"\b(pf_mpi_\d+)_rounds = (\d+);")

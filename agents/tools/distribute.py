@@ -28,7 +28,7 @@ from agents.analysis.distribute import (
 )
 from agents.llm import ChatRequest, JsonSchema, Sampling
 from agents.prompts.translate import pick_loops_messages
-from agents.targets.mpi import algorithms_as_loops
+from agents.targets.mpi import with_most_loops
 from agents.tools.annotate import CandidateResult
 from agents.tools.base import ToolContext, ToolError
 from agents.tools.calls import ask, keep, reserve
@@ -66,14 +66,12 @@ class Distribute:
                 return await from_function(
                     ctx, tool=self.name, function=walked[0], source=walked[1], shape="walk-levels"
                 )
-            # Standard algorithms and searches: the loops they run, offered as any loops are.
-            try:
-                lowered = algorithms_as_loops(source, program)
-            except AnnotationError as exc:
-                raise ToolError(f"distribute: {exc}") from exc
-            if lowered is not None:
-                source, program = lowered
-                offered = distributable(source, program, function)
+        # Standard algorithms, searches and helper lambdas: the loops they run, offered as any
+        # loops are, where that offers more.
+        try:
+            source, program, offered = with_most_loops(source, program, function)
+        except AnnotationError as exc:
+            raise ToolError(f"distribute: {exc}") from exc
         return await from_loops(
             ctx,
             args,

@@ -823,6 +823,39 @@ def test_a_search_with_another_way_out_stays_undivided() -> None:
     assert kit(Target.MPI).seed(source, program) is None
 
 
+HELPER_STENCIL = """#include <cstdio>
+#include <vector>
+int main() {
+    const size_t N = 41;
+    std::vector<double> in(N * N), out(N * N);
+    for (size_t k = 0; k < N * N; k++) in[k] = (double)((k * 37) % 101) - 50;
+    auto at = [&](long r, long c) -> double {
+        if (r < 0 || c < 0 || r >= (long)N || c >= (long)N) return 0.0;
+        return in[r * N + c];
+    };
+    for (long i = 0; i < (long)N; ++i)
+        for (long j = 0; j < (long)N; ++j)
+            out[i * N + j] = (at(i, j - 1) + at(i, j + 1) + at(i - 1, j) + at(i + 1, j) + at(i, j)) / 5.0;
+    double h = 0;
+    for (size_t k = 0; k < N * N; k++) h = h * 0.999 + out[k];
+    std::printf("%.6f\\n", h);
+    return 0;
+}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("mpicxx") is None, reason="needs Open MPI's compilers")
+def test_a_stencil_through_a_helper_lambda_is_divided_by_rows(tmp_path: Path) -> None:
+    """A helper lambda that reads 0 past the edges, called in rows counted by `long` up to
+    `(long)N`: written where it is called (`kernels._inlined_lambdas`), the rows are the outer
+    loop's own, and divided they print the sequential output at 1 to 4 ranks."""
+    program = analyse(HELPER_STENCIL, Language.CPP)
+    rewritten = kit(Target.MPI).seed(HELPER_STENCIL, program)
+    assert rewritten is not None and "auto at" not in rewritten and "MPI_" in rewritten
+    _prints_as_sequential(tmp_path, HELPER_STENCIL, rewritten, Language.CPP, "", RANKS)
+
+
 LOCAL_ROWS = """#include <stdio.h>
 int main(void) {
     enum { R = 37, C = 23 };

@@ -21,6 +21,7 @@ from agents.analysis.kernels import (
     _lowered,
     _one_name_per_declaration,
     _sorted_queries,
+    as_loops,
     kernel,
     signature_params,
 )
@@ -1637,6 +1638,35 @@ def test_a_loop_counting_down_keeps_no_order_dependent_result(source: str) -> No
 
 
 _SPELLINGS = {
+    "a three-point stencil through a helper lambda that reads 0 past the ends": (
+        "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+        "  auto at = [&](long i) -> long long {\n"
+        "    if (i < 0) return 0;\n    if (i >= (long)x.size()) return 0;\n    return x[i];\n  };\n"
+        "  for (long i = 0; i < (long)x.size(); ++i) y[i] = at(i - 1) + 2 * at(i) - at(i + 1);\n}\n",
+        "__global__ void f(const long long *x, long long *y, size_t N)",
+        "std::vector<long long> want(n, 5), got; f(x, want);",
+        "got.assign(n, 5);",
+        "pf_gpu::f(x.data(), got.data(), n);",
+    ),
+    "rows scaled through a helper returning a reference to the element": (
+        "void f(std::vector<long long> &x) {\n  const size_t w = 3;\n"
+        "  auto el = [&](size_t r, size_t c) -> long long & { return x[r * w + c]; };\n"
+        "  for (size_t r = 0; r < x.size() / w; ++r)\n"
+        "    for (size_t c = 0; c < w; ++c) el(r, c) = el(r, c) * (long long)(r + 1) - (long long)c;\n}\n",
+        "__global__ void f(long long *x, size_t N)",
+        "std::vector<long long> want = x, got; f(want);",
+        "got = x;",
+        "pf_gpu::f(got.data(), n);",
+    ),
+    "a sum of a helper that captures an unchanged local by value": (
+        "long long f(std::vector<long long> const &x) {\n  const long long shift = 3;\n"
+        "  auto g = [=](long long v) { return (v + shift) * (v - shift); };\n  long long t = 0;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) t += g(x[i]);\n  return t;\n}\n",
+        "__global__ void f(const long long *x, size_t N, long long *t)",
+        "long long want = f(x), got = 7;",
+        "got = 7;",
+        "pf_gpu::f(x.data(), n, &got);",
+    ),
     "an in-place map bounded by a local size": (
         "void f(std::vector<long long> &x) {\n  int n = x.size();\n"
         "  for (int i = 0; i < n; i++) x[i] = x[i] < 0 ? -x[i] : 2 * x[i];\n}\n",
@@ -1757,6 +1787,48 @@ int main() {{
             timeout=300,
         )  # fmt: skip
         assert built.returncode == 0, built.stderr[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        (  # a capture by value of a name changed after: the call reads the copy, inline would not
+            "long long f(std::vector<long long> const &x) {\n  long long s = 1;\n"
+            "  auto g = [=](long long v) { return v * s; };\n  s = 2;\n  long long t = 0;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) t += g(x[i]);\n  return t;\n}\n",
+            "calls g",
+        ),
+        (  # the helper reads a name a loop declares again: inside it, inline would read that one
+            "long long f(std::vector<long long> const &x) {\n  long long s = 1;\n"
+            "  auto g = [&](long long v) { return v * s; };\n  long long t = 0;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) {\n    long long s = 3;\n"
+            "    t += g(x[i]) + s;\n  }\n  return t;\n}\n",
+            "calls g",
+        ),
+        (  # a helper that assigns: more than a value
+            "long long f(std::vector<long long> const &x) {\n  long long c = 0;\n"
+            "  auto g = [&](long long v) { c = v; return v; };\n  long long t = 0;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) t += g(x[i]);\n  return t + c;\n}\n",
+            "calls g",
+        ),
+        (  # an argument with an effect, read twice inline: evaluated once by the call
+            "long long f(std::vector<long long> const &x) {\n  size_t k = 0;\n"
+            "  auto g = [](long long v) { return v * v; };\n  long long t = 0;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) t += g(x[k++]);\n  return t;\n}\n",
+            "does not prove",
+        ),
+    ],
+)
+def test_a_helper_lambda_that_is_not_its_value_stays_a_call(source: str, why: str) -> None:
+    lowered, _ = as_loops(source, analyse(source, Language.CPP), "f")
+    assert "auto g = [" in lowered and "g(x[" in lowered
+    with pytest.raises(AnnotationError, match=why):
+        kernel(
+            source,
+            analyse(source, Language.CPP),
+            "f",
+            "__global__ void f(const long long *x, size_t N, long long *t)",
+        )
 
 
 def test_a_loop_reading_what_it_writes_before_it_gets_no_kernel() -> None:
