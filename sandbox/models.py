@@ -74,6 +74,13 @@ class CommandResult(BaseModel):
     `cpu_s`, how much other load ran beside it. None when unknown."""
     files: dict[str, str] = Field(default_factory=dict)
     """What the command's tools wrote into its tool-log directory (`Command.collect`)."""
+    sandbox_killed: bool = False
+    """The sandbox's watchdog took the workspace's container with this command (at its own
+    time-out, when the sandbox did not stop it, or at another's): nothing more runs there."""
+    ended_with: str | None = None
+    """Set when the command did not run to an end of its own: it ended with another command
+    of its workspace (the watchdog took the container at that command's time-out), and says
+    so. Such a result is `timed_out` and `sandbox_killed`, the other command's time-out."""
 
     @property
     def foreign_cpu_s(self) -> float | None:

@@ -246,6 +246,8 @@ def _after_kill(which: str, elapsed: float) -> CommandResult:
         stderr=f"[parforge: the sandbox was killed at {which} command's time-out]",
         duration_s=elapsed,
         timed_out=True,
+        sandbox_killed=True,
+        ended_with=f"the sandbox was killed at {which} command's time-out",
     )
 
 
@@ -350,4 +352,5 @@ class DockerWorkspace:
             stderr="[parforge: the sandbox did not stop the program at its time-out; container killed]",
             duration_s=elapsed,
             timed_out=True,
+            sandbox_killed=True,
         )

@@ -168,10 +168,13 @@ class Job:
         runs = 1
         while fault := tc.runtime_fault(result):
             hang = result.timed_out or tc.timed_out(result.exit_code, result.stderr)
-            if runs >= (2 if hang else crashes):
-                break
+            if runs >= (2 if hang else crashes) or result.sandbox_killed:
+                break  # (taken with the workspace's container: nothing more runs there)
             runs += 1
-            result = await self.rec.run(
+            again = await self.rec.run(
                 f"{name} again: {fault}", command(), timed=timed, hidden=hidden
             )
+            if again.ended_with is not None:
+                break  # the workspace went with the run before: that run says what happened
+            result = again
         return result

@@ -45,7 +45,7 @@ def describe_exit(result: CommandResult, hidden: bool = False) -> str:
     input), but still saying when the sandbox's memory limit ended it: that is the sandbox's
     observation, and the difference between a crash and a program too big for the sandbox."""
     if result.timed_out:
-        return f"no end within {result.duration_s:.0f}s"
+        return _no_end(result)
     if result.output_truncated:
         return "output went past the limit"
     how = signal_name(result.exit_code)
@@ -55,6 +55,13 @@ def describe_exit(result: CommandResult, hidden: bool = False) -> str:
         return how
     last = tail(result.stderr)
     return how + (f": {last}" if last else "")
+
+
+def _no_end(result: CommandResult) -> str:
+    """How a run that timed out ended: at its own time-out, or with another's."""
+    if result.ended_with is not None:
+        return f"no end of its own: {result.ended_with}"
+    return f"no end within {result.duration_s:.0f}s"
 
 
 HIDDEN_MISMATCH = "its output differs from the reference's on a hidden input (not shown)"
@@ -73,7 +80,7 @@ def classify(
     if result.timed_out or tool_timed_out:
         status = Status.DEADLOCK if target is Target.MPI else Status.TIMED_OUT
         what = "hung (deadlock)" if target is Target.MPI else "timed out"
-        return status, f"{what}: no end within {result.duration_s:.0f}s"
+        return status, f"{what}: {_no_end(result)}"
     if result.output_truncated:
         return Status.WRONG_ANSWER, "output went past the limit"
     if result.exit_code != 0:

@@ -110,8 +110,17 @@ def _fails(job: Job, result: CommandResult) -> bool:
     return not result.ok or job.ref_tc.timed_out(result.exit_code, result.stderr)
 
 
+def _lost(runs: list[tuple[TestCase, CommandResult]]) -> CommandResult | None:
+    """The run the sandbox's watchdog took the workspace with (the one that did not end,
+    before those that ended with it), or None."""
+    killed = [result for _, result in runs if result.sandbox_killed]
+    return min(killed, key=lambda r: r.ended_with is not None) if killed else None
+
+
 def _check_runs(job: Job, runs: list[tuple[TestCase, CommandResult]]) -> Verdict | None:
-    for case, result in runs:
+    # A run that ended with another's (the watchdog took the workspace at that one's
+    # time-out) is reported after the run that did not end.
+    for case, result in sorted(runs, key=lambda run: run[1].ended_with is not None):
         if _fails(job, result):
             return job.finish(
                 Status.REFERENCE_FAILED,
@@ -129,7 +138,17 @@ async def _hidden(job: Job) -> Verdict | None:
     if drawn.program_seeds and (failed := await _generate_stdin(job, tests, drawn.program_seeds)):
         return failed
     kept: list[TestCase] = []
-    for case, result in await _runs(job, tests):
+    runs = await _runs(job, tests)
+    lost = _lost(runs)
+    if lost is not None:
+        # The reference did not end on one, and the watchdog took the workspace with it:
+        # nothing more runs there, so no input can be dropped and the verification go on (the
+        # candidate's build would end with that time-out).
+        return job.finish(
+            Status.REFERENCE_FAILED,
+            f"the reference fails on a hidden input (seed {seed}): {outcomes.describe_exit(lost)}",
+        )
+    for case, result in runs:
         if _fails(job, result):
             if not drawn.derived:
                 return job.finish(

@@ -133,3 +133,58 @@ async def test_the_reference_survives_two_runtime_crashes_in_a_row():
         sandbox_crashing(3, RUNTIME_CRASH, "ref"), spec(), candidate, timing=False
     )
     assert thrice.status is Status.REFERENCE_FAILED, thrice.reason
+
+
+def sandbox_lost_at(nth: int) -> ScriptedSandbox:
+    """The reference's `nth` run runs past its time-out and the watchdog takes the
+    workspace's container with it: every command after it ends with it, as the Docker
+    backend's do (`sandbox_killed`, `ended_with`)."""
+    lost = [False]
+    runs = [0]
+
+    def handler(command: Command) -> CommandResult:
+        if lost[0]:
+            return CommandResult(
+                exit_code=-9,
+                timed_out=True,
+                sandbox_killed=True,
+                ended_with="the sandbox was killed at an earlier command's time-out",
+            )
+        runs[0] += command.argv[0] == "mpirun" and command.cwd == "ref"
+        if runs[0] == nth:
+            lost[0] = True
+            return CommandResult(exit_code=-9, timed_out=True, sandbox_killed=True, duration_s=71)
+        return CommandResult(exit_code=0, stdout=f"{' '.join(command.argv[-1:])}\n")
+
+    return ScriptedSandbox(handler)
+
+
+async def test_a_reference_run_the_watchdog_took_fails_the_reference_not_the_candidate():
+    """The reference's run that did not end is what the verdict names (not a sibling that
+    ended with it, at 0 s), it is not run again on the dead workspace, and no candidate
+    command runs there after it."""
+    box = sandbox_lost_at(1)
+    two = Spec(
+        reference="int main() { }", tests=[TestCase(name="a"), TestCase(name="b")], ranks=[2]
+    )
+    v = await verify(box, two, Candidate(target=Target.MPI, source=MPI_SOURCE), timing=False)
+    assert v.status is Status.REFERENCE_FAILED, v.reason
+    assert "no end within 71s" in v.reason, v.reason
+    assert not any(s.name.startswith(("build candidate", "run candidate")) for s in v.steps)
+    assert not any("again" in s.name for s in v.steps)
+
+
+async def test_a_hidden_input_the_watchdog_took_ends_the_verification_at_the_reference():
+    """Derived hidden inputs the reference fails on are dropped, but not when the watchdog
+    took the workspace on one: nothing could run there after it, and the candidate's build
+    would end with that time-out (a `build_failed` that was the host's)."""
+    box = sandbox_lost_at(4)  # after the three visible tests
+    varied = Spec(
+        reference="int main() { }",
+        tests=[TestCase(name=n, args=[v]) for n, v in (("a", "10"), ("b", "20"), ("c", "30"))],
+        ranks=[2],
+    )
+    v = await verify(box, varied, Candidate(target=Target.MPI, source=MPI_SOURCE), timing=False)
+    assert v.status is Status.REFERENCE_FAILED, v.reason
+    assert "hidden input" in v.reason and "no end within 71s" in v.reason, v.reason
+    assert not any(s.name.startswith("build candidate") for s in v.steps)
