@@ -1463,6 +1463,8 @@ def _extreme_indices(source: str, program: Program, function: str) -> tuple[str,
             test = applied  # made where it is used: what it captures is read as it was
         indent = " " * statement.start_point[1]
         returns = " ".join(text(definition.child_by_field_name("type") or definition).split())
+        if "auto" in returns.split() or "decltype" in returns:
+            continue  # the library's index type is the result's: a size_t would change it
         index = returns if returns.removeprefix("std::") in _WIDE_INDICES else "size_t"
         written = (
             f"{index} {best} = 0;\n{indent}for (size_t {k} = 1; {k} < {over}.size(); ++{k}) {{\n"
@@ -2160,8 +2162,8 @@ def _inlined_lambdas(source: str, program: Program, function: str) -> tuple[str,
             for f in free
         ):
             continue  # a name the body reads is declared again, or later: a call may not see it
-        if not all(_unchanged(c, body, lam) for c in _copied_captures(lam, free)):
-            continue
+        if not all(_constant_value(definition, c) for c in _copied_captures(lam, free)):
+            continue  # a copy made with the lambda may differ from the name at the call
         uses = [n for n in walk(body) if n.type == "identifier" and text(n) == name]
         calls = [
             u.parent
@@ -2169,6 +2171,12 @@ def _inlined_lambdas(source: str, program: Program, function: str) -> tuple[str,
             if u.parent is not None
             and u.parent.type == "call_expression"
             and u.parent.child_by_field_name("function") == u
+            and u.start_byte > statement.end_byte
+            and not any(
+                _within(u, other)
+                for other in walk(body)
+                if other.type == "lambda_expression" and other is not lam
+            )  # inside another lambda, a name the helper captures could change capture
         ]
         if len(calls) != len(uses) - 1 or not calls:
             continue
@@ -2177,6 +2185,8 @@ def _inlined_lambdas(source: str, program: Program, function: str) -> tuple[str,
             if len(pieces) != 1 or pieces[0].type != "subscript_expression":
                 continue
             returns = None  # the element itself
+        elif returns is None and not all(_read_as_value(c) for c in calls):
+            continue  # a call's value bound to a reference is a copy, not the element
         edits: list[tuple[int, int, str]] = [(statement.start_byte, statement.end_byte, "")]
         for call in calls:
             arguments = call.child_by_field_name("arguments") if call is not None else None
@@ -2193,19 +2203,74 @@ def _inlined_lambdas(source: str, program: Program, function: str) -> tuple[str,
                 for n, p, a in zip(names, parts.params, args, strict=True)
                 if n is not None
             }
-            inline = _chained([_inline(piece, by_name) for piece in pieces])
-            edits.append(
-                (
-                    call.start_byte,
-                    call.end_byte,
-                    f"(({returns})({inline}))" if returns else f"({inline})",
-                )
-            )
+            inlined = [_inline(piece, by_name) for piece in pieces]
+            if returns:
+                # each returned value converted on its own, as each `return` converts it (a
+                # conditional would first bring both to their common type)
+                inlined = [
+                    piece if at % 2 == 0 and at < len(inlined) - 1 else f"(({returns})({piece}))"
+                    for at, piece in enumerate(inlined)
+                ]
+            edits.append((call.start_byte, call.end_byte, f"({_chained(inlined)})"))
         if edits:
             return _inlined_lambdas(
                 *_body_replaced(source, program, body, _rewrite(body, edits)), function
             )
     return source, program
+
+
+def _constant_value(definition: Node, name: str) -> bool:
+    """Whether the function declares `name` once, `const`, as a plain value (no reference or
+    pointer): what a lambda copied of it is what it holds at any later call."""
+    found = [
+        n
+        for n in walk(definition)
+        if n.type in ("declaration", "parameter_declaration") and not _prototype_part(n)
+        for d in n.children_by_field_name("declarator")
+        if declared_name(d) == name
+    ]
+    if len(found) != 1:
+        return False
+    declaration = found[0]
+    plain = [
+        d
+        for d in declaration.children_by_field_name("declarator")
+        if declared_name(d) == name
+        and (
+            d.type == "identifier"
+            or (
+                d.type == "init_declarator"
+                and (d.child_by_field_name("declarator") or d).type == "identifier"
+            )
+        )
+    ]
+    qualifiers = {text(c) for c in declaration.children if c.type == "type_qualifier"}
+    return bool(plain) and "const" in qualifiers and "mutable" not in text(declaration)
+
+
+def _read_as_value(call: Node) -> bool:
+    """Whether a call's value is only read where it stands (an operand, an index, the right
+    of an assignment, a value's initial value, a condition): there an element read in place is
+    the same as the copy a lambda returning by value makes."""
+    node, parent = call, call.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        node, parent = parent, parent.parent
+    if parent is None:
+        return False
+    if parent.type == "binary_expression" or parent.type == "subscript_argument_list":
+        return True
+    if parent.type == "unary_expression":
+        return text(parent.children[0]) in ("-", "+", "!", "~")
+    if parent.type == "assignment_expression":
+        return parent.child_by_field_name("right") == node
+    if parent.type == "init_declarator":
+        plain = parent.child_by_field_name("declarator")
+        return plain is not None and plain.type == "identifier"
+    if parent.type == "cast_expression":
+        return True
+    return parent.type in ("condition_clause", "conditional_expression") and (
+        parent.type == "condition_clause" or parent.child_by_field_name("condition") == node
+    )
 
 
 def _declared_before(body: Node, name: str, statement: Node) -> bool:
@@ -2306,28 +2371,6 @@ def _copied_captures(lam: Node, free: set[str]) -> set[str]:
     return set(free) if "=" in listed else copied & free
 
 
-def _unchanged(name: str, body: Node, lam: Node) -> bool:
-    """Whether nothing in `body` outside `lam` may change `name`: it is never assigned,
-    stepped, addressed, called with or on (a reference parameter, a member function)."""
-    for n in walk(body):
-        if n.type != "identifier" or text(n) != name or _within(n, lam):
-            continue
-        parent = n.parent
-        if parent is None:
-            continue
-        if (
-            parent.type in ("assignment_expression", "update_expression")
-            and parent.child_by_field_name(
-                "left" if parent.type == "assignment_expression" else "argument"
-            )
-            == n
-        ):
-            return False
-        if parent.type in ("pointer_expression", "argument_list", "field_expression"):
-            return False
-    return True
-
-
 def _order_spellings(source: str, program: Program, function: str) -> tuple[str, Program]:
     """`source` with `function`'s sorts, their comparisons and the copies they sort spelled the
     one way `_sort_kernel` and `_select_kernel` read, and its analysis; both as they are where
@@ -2370,7 +2413,9 @@ def _order_spellings(source: str, program: Program, function: str) -> tuple[str,
             passed = [
                 u
                 for u in uses.get(name, [])
-                if u.parent is not None and u.parent.type == "argument_list"
+                if u.parent is not None
+                and u.parent.type == "argument_list"
+                and u.start_byte > statement.end_byte  # before it, the name is another's
             ]
             if len(passed) == len(uses[name]) - 1 and _declared_once(body, name):
                 edits.append((statement.start_byte, statement.end_byte, ""))
@@ -2439,15 +2484,19 @@ def _order_spellings(source: str, program: Program, function: str) -> tuple[str,
             library = (
                 re.sub(r"<.*", "", text(order).split("{")[0]).strip() if order is not None else ""
             )
-            own = order is None or (order.type != "lambda_expression" and library in _ORDERS)
-            if (
-                of is not None
-                and own
-                and " ".join(of.group(1).split()).removeprefix("std::") in _INTEGER_ORDERS
-            ):
+            element = " ".join(of.group(1).split()) if of is not None else ""
+            compared = re.search(r"<\s*([^<>]*?)\s*>", text(order)) if order is not None else None
+            own = order is None or (
+                order.type != "lambda_expression"
+                and library in _ORDERS
+                # `std::less<>` or of the element's own type: `less<float>` on ints makes
+                # distinct ints equal
+                and (compared is None or compared[1] in ("", element))
+            )
+            if of is not None and own and element.removeprefix("std::") in _INTEGER_ORDERS:
                 edits.append((callee.start_byte, callee.end_byte, "std::sort"))
         elif text(callee) == "std::nth_element" and len(args) == 3 and at + 1 < len(statements):
-            nth = re.fullmatch(rf"{over}\.begin\(\)\+(.+)", compact_code(args[1]))
+            nth = re.fullmatch(rf"{re.escape(over)}\.begin\(\)\+(.+)", compact_code(args[1]))
             returned = statements[at + 1]
             read = (
                 returned.named_children[0]

@@ -153,7 +153,12 @@ def with_most_loops(
     searches and helper lambdas run written out (`algorithms_as_loops`) where that gives
     `distribute` more loops to divide (in `function`, or anywhere); and the loops offered."""
     offered = distributable(source, program, function)
-    lowered = algorithms_as_loops(source, program)
+    try:
+        lowered = algorithms_as_loops(source, program)
+    except AnnotationError:
+        lowered = None  # (only an error where the source as written offers loops)
+        if not offered:
+            raise
     if lowered is not None:
         more = distributable(*lowered, function)
         if len(more) > len(offered):

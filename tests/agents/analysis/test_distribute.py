@@ -856,6 +856,23 @@ def test_a_stencil_through_a_helper_lambda_is_divided_by_rows(tmp_path: Path) ->
     _prints_as_sequential(tmp_path, HELPER_STENCIL, rewritten, Language.CPP, "", RANKS)
 
 
+def test_loops_written_out_where_that_divides_more_and_as_written_where_it_fails() -> None:
+    """The MPI seed takes the source with its algorithms written out only where that offers
+    more loops; where writing them out is refused (a sum of doubles in an int), the loops of
+    the source as written are still divided."""
+    source = (
+        "#include <numeric>\n#include <vector>\n#include <cstdio>\n"
+        "int total(std::vector<double> const &x) { return std::accumulate(x.begin(), x.end(), 0); }\n"
+        "int main() {\n  std::vector<double> x(1000);\n"
+        "  for (size_t i = 0; i < x.size(); i++) x[i] = i * 0.5;\n"
+        '  std::printf("%d\\n", total(x));\n  return 0;\n}\n'
+    )
+    program = analyse(source, Language.CPP)
+    assert distributable(source, program)
+    seed = kit(Target.MPI).seed(source, program)
+    assert seed is not None and "MPI_" in seed
+
+
 LOCAL_ROWS = """#include <stdio.h>
 int main(void) {
     enum { R = 37, C = 23 };

@@ -1831,6 +1831,79 @@ def test_a_helper_lambda_that_is_not_its_value_stays_a_call(source: str, why: st
         )
 
 
+@pytest.mark.parametrize(
+    ("source", "kept"),
+    [
+        (  # a copy by value of a vector whose element is written after: the copy is older
+            "double f(std::vector<double> v) {\n  auto g = [=](int i) { return v[i]; };\n"
+            "  v[0] = 42;\n  return g(0);\n}\n",
+            "g(0)",
+        ),
+        (  # a call inside another lambda that copies: there the helper's names are copies
+            "int f(int n) {\n  auto g = [&](int i) { return i + n; };\n"
+            "  auto h = [=](int j) { return g(j); };\n  n = 5;\n  return h(1);\n}\n",
+            "g(j)",
+        ),
+        (  # a call before the helper is declared is another function's
+            "int g(int i) { return 2 * i; }\n"
+            "int f(int k) {\n  int a = g(k);\n  auto g = [](int i) { return i + 1; };\n"
+            "  return a + g(k);\n}\n",
+            "int a = g(k);",
+        ),
+        (  # a value returned by copy, bound to a reference: the element would change under it
+            "double f(std::vector<double> x) {\n  auto g = [&](int i) { return x[i]; };\n"
+            "  const double &r = g(0);\n  x[0] = 5;\n  return r;\n}\n",
+            "g(0)",
+        ),
+    ],
+)
+def test_a_helper_lambda_is_written_out_only_where_that_is_its_value(
+    source: str, kept: str
+) -> None:
+    lowered, _ = as_loops(source, analyse(source, Language.CPP), "f")
+    assert kept in lowered, lowered
+
+
+def test_each_value_a_helper_returns_is_converted_to_its_declared_type() -> None:
+    """`if (i < 0) return -1; return n;` with `n` unsigned: a conditional of the two would be
+    unsigned (-1 as 4294967295); each `return` converts its own value to `long long`."""
+    source = (
+        "long long f(unsigned n, int k) {\n"
+        "  auto g = [&](int i) -> long long { if (i < 0) return -1; return n; };\n"
+        "  return g(k);\n}\n"
+    )
+    lowered, _ = as_loops(source, analyse(source, Language.CPP), "f")
+    assert "((long long)(-1))" in lowered and "((long long)(n))" in lowered, lowered
+
+
+def test_what_order_spellings_leave_as_they_are() -> None:
+    # a stable sort of ints by float order: distinct ints may be equal floats
+    by_float = "void f(std::vector<int> &x) {\n  std::stable_sort(x.begin(), x.end(), std::less<float>());\n}\n"
+    with pytest.raises(AnnotationError, match="sorts stably"):
+        kernel(
+            by_float, analyse(by_float, Language.CPP), "f", "__global__ void f(int *x, size_t N)"
+        )
+    # a vector reached through a pointer: no crash, nothing to read
+    pointed = (
+        "double f(std::vector<double> *p, int m) {\n"
+        "  std::nth_element((*p).begin(), (*p).begin() + m, (*p).end());\n  return (*p)[m];\n}\n"
+    )
+    with pytest.raises(AnnotationError):
+        kernel(
+            pointed,
+            analyse(pointed, Language.CPP),
+            "f",
+            "__global__ void f(const double *p, int m, size_t N, double *out)",
+        )
+    # an index returned as `auto`: the library's type is the result's, a size_t would change it
+    deduced = (
+        "auto f(std::vector<int> const &x) {\n"
+        "  return std::distance(x.begin(), std::min_element(x.begin(), x.end()));\n}\n"
+    )
+    lowered, _ = as_loops(deduced, analyse(deduced, Language.CPP), "f")
+    assert "std::min_element" in lowered
+
+
 def test_a_loop_reading_what_it_writes_before_it_gets_no_kernel() -> None:
     """Taking a size is not reading elements, but `x[0]` before an in-place loop is: another
     thread may have written it."""
