@@ -3297,13 +3297,10 @@ def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[st
         taken = names
         indent = " " * statement.start_point[1]
         written = "".join(f"{indent}{loop.strip()}\n" for loop in loops)
-        edits.append(
-            (
-                statement.start_byte,
-                statement.end_byte,
-                written + indent + _rewrite(statement, inside).strip(),
-            )
-        )
+        whole = written + indent + _rewrite(statement, inside).strip()
+        if _braced(statement):
+            whole = f"{{\n{whole}\n{indent}}}"
+        edits.append((statement.start_byte, statement.end_byte, whole))
     if not edits:
         return source, program
     return _body_replaced(source, program, body, _rewrite(body, edits))
@@ -3311,7 +3308,8 @@ def _algorithm_as_loop(source: str, program: Program, function: str) -> tuple[st
 
 def _block_statements(body: Node) -> list[Node]:
     """The statements of `body` and of every block inside it (a loop's, a branch's braces;
-    not a lambda's), in source order: where a loop can go just before a statement."""
+    not a lambda's), and a loop's or a branch's one statement without braces, in source order:
+    where a loop can go just before a statement (`_braced` puts braces around the last)."""
     found: list[Node] = []
     stack = [body]
     while stack:
@@ -3320,8 +3318,27 @@ def _block_statements(body: Node) -> list[Node]:
             continue
         if node.type == "compound_statement":
             found.extend(c for c in node.named_children if c.type != "comment")
+        elif _braced(node):
+            found.append(node)
         stack.extend(node.named_children)
     return sorted(found, key=lambda n: n.start_byte)
+
+
+def _braced(statement: Node) -> bool:
+    """Whether `statement` is a loop's or a branch's whole body, without braces (a loop
+    written before it must go inside braces with it)."""
+    parent = statement.parent
+    if parent is None or statement.type not in ("expression_statement", "return_statement"):
+        return False
+    if parent.type == "else_clause":
+        return True
+    field = {
+        "for_statement": "body",
+        "while_statement": "body",
+        "for_range_loop": "body",
+        "if_statement": "consequence",
+    }.get(parent.type)
+    return field is not None and parent.child_by_field_name(field) == statement
 
 
 def _maybe_unevaluated(expr: Node, value: Node) -> bool:
@@ -3502,22 +3519,30 @@ def _inner_product_loop(
     """`std::inner_product(x.begin(), x.end(), y.begin(), init)` as the `+` reduction of
     `x[k] * y[k]` from `init` (in `init`'s type, as `accumulate`), or with `std::plus` and a
     one-line lambda of the pair (`[](double a, double b) { return std::min(a, b); }`) the
-    reduction of the lambda's value; None for any other form."""
+    reduction of the lambda's value; None for any other form. The first range may be part of
+    its vector and the second may start past its begin (`A.begin() + i * N, A.begin() + (i +
+    1) * N, x.begin()`: a row times a vector), offsets without effects (`_span`)."""
     if len(args) not in (4, 6):
         return None
-    over = _whole_vector(args[:2], definition)
-    other = text(args[2]).removesuffix(".begin()")
+    span = _span(args[:2], definition)
     params = dict(function_params(definition))
-    if over is None or other == text(args[2]) or "vector" not in text(params.get(other) or args[2]):
+    second = _span([args[2], args[2]], definition) if args[2].type != "call_expression" else None
+    other = text(args[2]).removesuffix(".begin()")
+    start = "0"
+    if second is not None:
+        other, start = second[0], second[1]  # `y.begin() + e`
+    if span is None or other == text(args[2]) or "vector" not in text(params.get(other) or args[2]):
         return None
+    over, lo, hi = span
     k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)
     taken.add(k)
+    at = k if (lo, start) == ("0", "0") else f"{k} - {lo} + {start}"
 
     def element(name: str) -> str | None:
         found = _VECTOR_OF.match(text(params[name]))
         return " ".join(found.group(1).split()) if found else None
 
-    value: str | None = f"{over}[{k}] * {other}[{k}]"
+    value: str | None = f"{over}[{k}] * {other}[{at}]"
     kind = _literal_type(args[3], params)
     if len(args) == 6:
         plus = re.fullmatch(
@@ -3526,7 +3551,7 @@ def _inner_product_loop(
         if plus is None or plus.group(1) not in ("", (kind or "").replace(" ", "")):
             return None  # `std::plus<int>` over doubles converts every step's operands
         value = _lambda_value(
-            args[5], [(f"{over}[{k}]", element(over)), (f"{other}[{k}]", element(other))]
+            args[5], [(f"{over}[{k}]", element(over)), (f"{other}[{at}]", element(other))]
         )
     if value is None or kind is None:
         return None
@@ -3537,7 +3562,7 @@ def _inner_product_loop(
         )
     return (
         f"    {kind} {acc} = {text(args[3])};\n"
-        f"    for (size_t {k} = 0; {k} < {over}.size(); ++{k}) {{\n        {acc} += {value};\n    }}\n"
+        f"    for (size_t {k} = {lo}; {k} < {hi}; ++{k}) {{\n        {acc} += {value};\n    }}\n"
     ), acc
 
 

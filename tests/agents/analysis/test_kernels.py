@@ -2733,6 +2733,24 @@ int main() {{
 
 
 _STATEMENT_ALGORITHMS = {
+    "rows of a flattened matrix times a vector, by inner_product over each row": (
+        "void f(std::vector<double> const &A, std::vector<double> const &x, std::vector<double> &y,"
+        " size_t M, size_t N) {\n  for (size_t i = 0; i < M; ++i)\n"
+        "    y[i] = std::inner_product(A.begin() + i * N, A.begin() + (i + 1) * N, x.begin(), 0.0);\n}\n",
+        "__global__ void f(const double *A, const double *x, double *y, size_t M, size_t N)",
+        "size_t N = 3, M = n / 3; std::vector<double> v{1.5, -2, 0.25}, want(M, 7), got(M, 7);"
+        " f(x, v, want, M, N);",
+        "pf_gpu::f(x.data(), v.data(), got.data(), M, N);",
+    ),
+    "rows times a vector read from past its begin": (
+        "void f(std::vector<double> const &A, std::vector<double> const &x, std::vector<double> &y,"
+        " size_t M, size_t N) {\n  for (size_t i = 0; i < M; ++i)\n"
+        "    y[i] = std::inner_product(A.begin() + i * N, A.begin() + i * N + N, x.begin() + 1, 1.0);\n}\n",
+        "__global__ void f(const double *A, const double *x, double *y, size_t M, size_t N)",
+        "size_t N = 3, M = n / 3; std::vector<double> v{9, 1.5, -2, 0.25}, want(M, 7), got(M, 7);"
+        " f(x, v, want, M, N);",
+        "pf_gpu::f(x.data(), v.data(), got.data(), M, N);",
+    ),
     "a transform in place": (
         "void f(std::vector<double> &x) {\n  std::transform(x.begin(), x.end(), x.begin(), "
         "[](double v) { return v > 0 ? v : 0.0; });\n}\n",
@@ -2803,7 +2821,7 @@ int main() {{
     return 0;
 }}
 """
-    _emulate("#include <algorithm>\n" + source, written, check, tmp_path)
+    _emulate("#include <algorithm>\n#include <numeric>\n" + source, written, check, tmp_path)
 
 
 @pytest.mark.parametrize(
