@@ -2219,33 +2219,59 @@ def _inlined_lambdas(source: str, program: Program, function: str) -> tuple[str,
     return source, program
 
 
+def _declaring(root: Node, name: str) -> list[tuple[Node, Node]]:
+    """(the declaring node, its declarator) for each declaration of `name` inside `root`: not
+    what the parser reads as a parameter of a local prototype (`std::vector<double> a(N * N);`
+    parses as a function taking `N *`)."""
+    return [
+        (n, d)
+        for n in walk(root)
+        if n.type in _DECLARING and n.type != "init_declarator" and not _prototype_part(n)
+        for d in n.children_by_field_name("declarator")
+        if declared_name(d) == name
+    ]
+
+
+def _plain(declarator: Node) -> bool:
+    """Whether a declarator names a plain value (not a reference, pointer or array)."""
+    if declarator.type == "init_declarator":
+        declarator = declarator.child_by_field_name("declarator") or declarator
+    return declarator.type == "identifier"
+
+
+def _declarations(body: Node, name: str) -> int:
+    """How many times `body` declares `name`."""
+    return len(_declaring(body, name))
+
+
+def _declared_before(body: Node, name: str, statement: Node) -> bool:
+    """Whether `body`'s declaration of `name` comes before `statement`."""
+    return any(n.start_byte < statement.start_byte for n, _ in _declaring(body, name))
+
+
+def _declared_type(definition: Node, node: Node) -> str | None:
+    """The type `node` is declared with where it is a name the function declares once as
+    a plain value (not a reference or pointer), else None."""
+    if node.type != "identifier":
+        return None
+    found = [n for n, d in _declaring(definition, text(node)) if _plain(d)]
+    kind = found[0].child_by_field_name("type") if len(found) == 1 else None
+    return " ".join(text(kind).split()) if kind is not None else None
+
+
 def _constant_value(definition: Node, name: str) -> bool:
     """Whether the function declares `name` once, `const`, as a plain value (no reference or
     pointer): what a lambda copied of it is what it holds at any later call."""
     found = [
-        n
-        for n in walk(definition)
-        if n.type in ("declaration", "parameter_declaration") and not _prototype_part(n)
-        for d in n.children_by_field_name("declarator")
-        if declared_name(d) == name
+        (n, d)
+        for n, d in _declaring(definition, name)
+        if n.type in ("declaration", "parameter_declaration")
     ]
     if len(found) != 1:
         return False
-    declaration = found[0]
-    plain = [
-        d
-        for d in declaration.children_by_field_name("declarator")
-        if declared_name(d) == name
-        and (
-            d.type == "identifier"
-            or (
-                d.type == "init_declarator"
-                and (d.child_by_field_name("declarator") or d).type == "identifier"
-            )
-        )
-    ]
+    declaration, declarator = found[0]
     qualifiers = {text(c) for c in declaration.children if c.type == "type_qualifier"}
-    return bool(plain) and "const" in qualifiers and "mutable" not in text(declaration)
+    return _plain(declarator) and "const" in qualifiers and "mutable" not in text(declaration)
 
 
 def _read_as_value(call: Node) -> bool:
@@ -2271,41 +2297,6 @@ def _read_as_value(call: Node) -> bool:
     return parent.type in ("condition_clause", "conditional_expression") and (
         parent.type == "condition_clause" or parent.child_by_field_name("condition") == node
     )
-
-
-def _declared_before(body: Node, name: str, statement: Node) -> bool:
-    """Whether `body`'s declaration of `name` comes before `statement`."""
-    return any(
-        n.type in _DECLARING
-        and n.type != "init_declarator"
-        and not _prototype_part(n)
-        and n.start_byte < statement.start_byte
-        and any(declared_name(d) == name for d in n.children_by_field_name("declarator"))
-        for n in walk(body)
-    )
-
-
-def _declared_type(definition: Node, node: Node) -> str | None:
-    """The type `node` is declared with where it is a name the function declares once as
-    a plain value (not a reference or pointer), else None."""
-    if node.type != "identifier":
-        return None
-    found = [
-        n
-        for n in walk(definition)
-        if n.type in _DECLARING and n.type != "init_declarator" and not _prototype_part(n)
-        for d in n.children_by_field_name("declarator")
-        if declared_name(d) == text(node)
-        and (
-            d.type == "identifier"
-            or (
-                d.type == "init_declarator"
-                and (d.child_by_field_name("declarator") or d).type == "identifier"
-            )
-        )
-    ]
-    kind = found[0].child_by_field_name("type") if len(found) == 1 else None
-    return " ".join(text(kind).split()) if kind is not None else None
 
 
 def _returned_value(parts: _Lambda) -> list[Node] | None:
@@ -2544,19 +2535,6 @@ def _captures_nothing(lam: Node) -> bool:
 def _declared_once(body: Node, name: str) -> bool:
     """Whether `body` declares `name` once (no inner declaration shadows it)."""
     return _declarations(body, name) == 1
-
-
-def _declarations(body: Node, name: str) -> int:
-    """How many times `body` declares `name` (not counting what the parser reads as a
-    parameter of a local prototype: `std::vector<double> a(N * N);` parses as a function
-    taking `N *`)."""
-    return sum(
-        1
-        for n in walk(body)
-        if n.type in _DECLARING and n.type != "init_declarator" and not _prototype_part(n)
-        for d in n.children_by_field_name("declarator")
-        if declared_name(d) == name
-    )
 
 
 def _prototype_part(node: Node) -> bool:
