@@ -55,7 +55,7 @@ from tree_sitter import Node
 from agents.analysis.accesses import exit_block
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import PACKED_CHUNK, ArrayReduction, Loop, Program
-from agents.analysis.parse import syntax_tree, text
+from agents.analysis.parse import body_statements, syntax_tree, text
 from agents.analysis.purity import is_pure
 from agents.analysis.reductions import match_best_update, match_recurrence, match_reduction
 from sandbox.spec import Language
@@ -526,8 +526,8 @@ def _scan_phases(loop: Node, info: Loop) -> list[tuple[Node, str]]:
     scan = info.dependence.scan
     assert scan is not None and info.var is not None
     body = loop.child_by_field_name("body")
-    statements = [] if body is None else [c for c in body.named_children if c.type != "comment"]
-    if body is None or body.type != "compound_statement" or len(statements) <= scan.split:
+    statements = body_statements(body)
+    if body is None or len(statements) <= scan.split:
         raise AnnotationError(f"the loop at line {loop.start_point.row + 1} is not the scan found")
     marked = [(body, text(body)), (statements[scan.split], text(statements[scan.split]))]
     if scan.recurrence:
@@ -572,8 +572,11 @@ def _blocked_scan(
     assert scan is not None
     at = _locate(lines, loop, span)
     indent = at.indent
-    split_at, split = span[1][1]
+    (block_at, _), (split_at, split) = span[1][:2]
     before = at.loop[:split_at].decode()
+    after = at.loop[split_at + len(split.encode()) :].decode()
+    if block_at == split_at:  # a body of one statement, without braces: the rewrite adds them
+        before, after = before + "{ ", " }" + after
     prelude = []
     if scan.recurrence:
         # The previous element, carried in a scalar: `a[i] = a[i - 1] + e` becomes
@@ -598,7 +601,6 @@ def _blocked_scan(
                 declared,
                 f"if (({loop.lower}) < ({loop.upper})) {acc} = {scan.var}[({loop.lower}) - 1];",
             ]
-        after = at.loop[split_at + len(split.encode()) :].decode()
         whole = f"{before}{update} {element} = {acc};{after}"
         totalling = before + update + "\n" + indent + "}"
     else:

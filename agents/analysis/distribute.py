@@ -66,6 +66,7 @@ from agents.analysis.errors import AnnotationError
 from agents.analysis.loops import _SIGNED_INTEGERS
 from agents.analysis.model import BestUpdate, Loop, Program
 from agents.analysis.parse import (
+    body_statements,
     declared_name,
     function_definitions,
     function_name,
@@ -1128,8 +1129,8 @@ def _blocked_scan(raw: bytes, node: Node, loop: Loop, tag: str, cpp: bool) -> st
     scan = loop.dependence.scan
     assert scan is not None and loop.var is not None
     body = node.child_by_field_name("body")
-    statements = [] if body is None else [c for c in body.named_children if c.type != "comment"]
-    if body is None or body.type != "compound_statement" or len(statements) <= scan.split:
+    statements = body_statements(body)
+    if body is None or len(statements) <= scan.split:
         raise AnnotationError(f"loop {loop.id} is not the scan the analysis found")
     header = _header(node, loop, f"{tag}_lo", f"{tag}_hi")
     shift = sum(len(new.encode()) - (end - start) for start, end, new in header)
@@ -1143,6 +1144,8 @@ def _blocked_scan(raw: bytes, node: Node, loop: Loop, tag: str, cpp: bool) -> st
 
     split = statements[scan.split]
     before, after = loop_text[: at(split)], loop_text[end_of(split) :]
+    if split == body:  # a body of one statement, without braces: the rewrite adds them
+        before, after = before + "{ ", " }" + after
     typed = (
         (lambda x: f"std::remove_reference<decltype({x})>::type")
         if cpp

@@ -95,6 +95,7 @@ from agents.analysis.model import Dependence, Loop, Program
 from agents.analysis.offload import _FLOATING, _INTEGRAL, _reached
 from agents.analysis.offload import _histogram_updates as _offload_updates
 from agents.analysis.parse import (
+    body_statements,
     canon,
     declared_name,
     function_definitions,
@@ -2963,7 +2964,7 @@ def _algorithm_statement(
 ) -> str | None:
     """The body of the loop `_statement_algorithms` writes for one algorithm call (its
     arguments `args`, the first vector's element `element` at `k`), or None."""
-    params = dict(function_params(definition))
+    params = _vectors(definition, args[0])
     over = element.split("[", 1)[0]
 
     def element_type(name: str) -> str | None:
@@ -2977,19 +2978,7 @@ def _algorithm_statement(
         if name == text(node) or not re.fullmatch(r"[A-Za-z_]\w*", name):
             return None
         declared = params.get(name)
-        if declared is None:  # a local: declared a vector in the function
-            declared = next(
-                (
-                    d
-                    for d in walk(definition)
-                    if d.type == "declaration"
-                    and any(
-                        declared_name(x) == name for x in d.children_by_field_name("declarator")
-                    )
-                ),
-                None,
-            )
-        if declared is None or not re.match(r"(?:const\s+)?(?:std::)?vector\s*<", text(declared)):
+        if declared is None or not _VECTOR_TYPE.match(text(declared)):
             return None
         return f"{name}[{k}]"
 
@@ -3438,7 +3427,7 @@ def _algorithm_loop(
     over, lo, hi = span
     if expr is not call and compact_code(end) != compact_code(args[1]):
         return None
-    params = dict(function_params(definition))
+    params = _vectors(definition, expr)
     k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)
     taken.add(k)
     value = text(args[2])
@@ -3503,7 +3492,7 @@ def _inner_product_loop(
     if len(args) not in (4, 6):
         return None
     span = _span(args[:2], definition)
-    params = dict(function_params(definition))
+    params = _vectors(definition, args[0])
     second = _span([args[2], args[2]], definition) if args[2].type != "call_expression" else None
     other = text(args[2]).removesuffix(".begin()")
     start = "0"
@@ -3572,10 +3561,37 @@ def _span(args: list[Node], definition: Node) -> tuple[str, str, str] | None:
         if found.group(2) != "begin" or offset is None:
             return None
         ends.append(f"(size_t)({offset})")
-    declared = dict(function_params(definition)).get(over)
+    declared = _vectors(definition, args[0]).get(over)
     if declared is None or "vector" not in text(declared):
         return None
     return over, ends[0], ends[1]
+
+
+_VECTOR_TYPE = re.compile(r"(?:const\s+)?(?:std::)?vector\s*<")
+
+
+def _vectors(definition: Node, at: Node) -> dict[str, Node]:
+    """The vectors a statement at `at` can name by a name of the function's own, each with the
+    node declaring it: the function's parameters (as they are declared, whatever their type),
+    and the `std::vector`s it declares before `at` (`std::vector<int> v(n);`, a whole
+    program's `main`) under a name it declares nowhere else (one declared twice may be
+    another vector at `at`). Pointers to vectors are not vectors."""
+    found = dict(function_params(definition))
+    body = definition.child_by_field_name("body")
+    for node in walk(body) if body is not None else ():
+        kind = node.child_by_field_name("type") if node.type == "declaration" else None
+        if kind is None or node.end_byte > at.start_byte or not _VECTOR_TYPE.match(text(kind)):
+            continue
+        for declarator in node.children_by_field_name("declarator"):
+            name = declared_name(declarator)
+            if (
+                name
+                and name not in found
+                and declarator.type != "pointer_declarator"
+                and len(_declaring(definition, name)) == 1
+            ):
+                found[name] = node
+    return found
 
 
 def _begin_offset(arg: Node, over: str) -> str | None:
@@ -3619,7 +3635,7 @@ def _extreme_loop(
     if largest is None or len(args) != 2:
         return None
     over = _whole_vector(args, definition)
-    params = dict(function_params(definition))
+    params = _vectors(definition, expr)
     element = _VECTOR_OF.match(text(params[over])) if over else None
     if over is None or element is None:
         return None
@@ -4577,8 +4593,8 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
         if access.name in written and not own:
             raise AnnotationError(f"the scan's loop reaches {access} of an array it writes")
     body = node.child_by_field_name("body")
-    statements = [] if body is None else [c for c in body.named_children if c.type != "comment"]
-    if body is None or body.type != "compound_statement" or len(statements) <= scan.split:
+    statements = body_statements(body)
+    if body is None or len(statements) <= scan.split:
         raise AnnotationError("the scan's body is not the block the analysis found")
     functor = f"pf_cuda_{_OP_NAMES[scan.op]}_f()"
     input_phase = [_rewrite(st, edits) for st in statements[: scan.split]]
@@ -4624,6 +4640,8 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
         whole = _rewrite(
             body, [*edits, *read, (recurrence.start_byte, recurrence.end_byte, stored)]
         )
+        if recurrence == body:  # a body of one statement, without braces
+            whole = f"{{ {whole} }}"
         totalling = [*input_phase, update]
         if parts.start is not None:
             start = _rewrite(parts.start, edits)

@@ -154,6 +154,16 @@ def mentions(node: Node, names: set[str] | frozenset[str] | str) -> bool:
     return any(name in wanted for name in identifiers(node))
 
 
+def body_statements(body: Node | None) -> list[Node]:
+    """The statements of a loop's body: its block's, or the one statement written without
+    braces (`for (...) a[i] = a[i - 1] + x[i];`); none for no body or an empty `;`."""
+    if body is None:
+        return []
+    if body.type == "compound_statement":
+        return [c for c in body.named_children if c.type != "comment"]
+    return [] if body.type == "expression_statement" and not body.named_children else [body]
+
+
 def function_definitions(root: Node) -> Iterator[Node]:
     """Every function definition, in source order (inside namespaces, classes and templates)."""
     for child in root.children:

@@ -29,6 +29,7 @@ from agents.analysis.loops import Header, header, loop_body, loops_in
 from agents.analysis.model import Access, Dependence, Function, Loop, LoopKind, Program
 from agents.analysis.parse import (
     LOOP_TYPES,
+    body_statements,
     canon,
     constants,
     declared_name,
@@ -246,7 +247,7 @@ def _loops(
                 written_through=_written_through(head, facts),
                 repeatable=head.counter_type is not None,
                 cpp=language is Language.CPP,
-                statements=_statements(inner),
+                statements=body_statements(inner),
                 lower=head.lower,
                 stride=head.stride,
                 counters=_counters(node, head, named, pure, containers, defined),
@@ -553,13 +554,6 @@ def _counters(
     counts = [var for var, _ in found]
     # A name two loops count has no single range.
     return tuple(item for item in found if counts.count(item[0]) == 1)
-
-
-def _statements(body: Node | None) -> tuple[Node, ...]:
-    """The statements of a loop's block (none for a single statement without braces)."""
-    if body is None or body.type != "compound_statement":
-        return ()
-    return tuple(child for child in body.named_children if child.type != "comment")
 
 
 def _sized_arrays(

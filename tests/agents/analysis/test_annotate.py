@@ -696,6 +696,24 @@ def test_scans_run_as_two_pass_blocked_scans_with_the_sequential_results() -> No
         apply_choices(SCANS, program, [LoopChoice(loop=loops[0].id, simd=True)])
 
 
+def test_recurrences_without_braces_run_as_blocked_scans() -> None:
+    """`for (...) p[i] = p[i - 1] + x[i];`, the loop's one statement without braces (and the
+    `if (i == 0) ...; else ...;` form): the scan gets the braces its two passes need."""
+    source = (Path(__file__).parent / "programs" / "recurrences.c").read_text()
+    program = analyse(source, Language.C)
+    loops = [lp for lp in annotatable(program) if lp.dependence.scan is not None]
+    assert [(lp.dependence.scan.var, lp.dependence.scan.op) for lp in loops] == [
+        ("p", "+"),
+        ("q", "*"),
+        ("r", "+"),
+    ]
+    out = apply_choices(source, program, default_choices(loops))
+    assert "{ p_run = p_run + (x[i]); p[i] = p_run; }" in out
+    sequential = _run(source, threads=1, language="c")
+    for threads in (2, 3, 4):
+        assert _run(out, threads=threads, language="c") == sequential
+
+
 BITS = """#include <cstdio>
 #include <vector>
 

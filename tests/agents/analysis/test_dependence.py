@@ -202,10 +202,12 @@ CASES = [
         "carried",
     ),
     Case(
-        "prefix sum without braces (no statements to split)",
+        "prefix sum without braces: the loop's one statement is the recurrence",
         CPP,
         "void f(std::vector<double> const& x, std::vector<double> &y) { y[0] = x[0]; for (int i = 1; i < x.size(); ++i) y[i] = y[i - 1] + x[i]; }",
         "carried",
+        reason="(a recurrence)",
+        scan=("y", "+"),
     ),
     Case(
         "prefix sum: a recurrence",

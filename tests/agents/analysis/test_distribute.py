@@ -28,6 +28,7 @@ from agents.analysis.distribute import (
 )
 from agents.analysis.parse import syntax_tree
 from agents.targets import kit
+from agents.targets.mpi import with_most_loops
 from sandbox.spec import Language, Target
 
 PROGRAMS = Path(__file__).parent / "programs"
@@ -70,6 +71,8 @@ CASES = {
     # loops counting down: a map, sums (one with an unsigned counter to 1), a histogram, rows,
     # a triangular loop (rounds), bounds that are not integers, a narrow counter, main's
     # checks; not those whose order matters
+    # prefix sums and a running product as recurrences of one statement without braces
+    "recurrences.c": (Language.C, {"L1", "L2", "L3", "L4"}, ""),
     "mpi_down.c": (
         Language.C,
         {"L2", "L3", "L4", "L5", "L6", "L8", "L11", "L12", "L13", "L17", "L18"},
@@ -757,6 +760,13 @@ _SPELLED = {
         "  std::partial_sum(x.begin(), x.end(), out.begin());\n}\n",
         "std::vector<double> want(n), got(n); seq::f(x, want); f(x, got);",
     ),
+    "algorithms over a vector the function declares": (
+        "double f(std::vector<double> const &x) {\n  std::vector<double> sq(x.size());\n"
+        "  std::transform(x.begin(), x.end(), sq.begin(), [](double e) { return e * e; });\n"
+        "  auto big = std::count_if(sq.begin(), sq.end(), [](double e) { return e > 4; });\n"
+        "  return big + *std::min_element(sq.begin(), sq.end());\n}\n",
+        "double want = seq::f(x), got = f(x);",
+    ),
     "a running minimum through the elements by reference": (
         "void f(std::vector<double> &x) {\n  double cur = 1e300;\n"
         "  for (auto &v : x) {\n    cur = std::min(cur, v);\n    v = cur;\n  }\n}\n",
@@ -871,6 +881,31 @@ def test_loops_written_out_where_that_divides_more_and_as_written_where_it_fails
     assert distributable(source, program)
     seed = kit(Target.MPI).seed(source, program)
     assert seed is not None and "MPI_" in seed
+
+
+def test_algorithms_over_a_programs_own_vectors_are_divided_as_their_loops() -> None:
+    """A whole program's `main` counts and takes the minimum of a vector it declares: each
+    algorithm is the loop it runs (a `+` and a `min` reduction) and both are divided; a
+    vector declared twice (one name, two vectors) is left to the library."""
+    source = (
+        "#include <algorithm>\n#include <cstdio>\n#include <vector>\n"
+        "int main(int argc, char **argv) {\n  std::vector<int> v(argc > 1 ? 5000 : 4000);\n"
+        "  for (size_t i = 0; i < v.size(); ++i) v[i] = (int)((i * 2654435761u) % 1000);\n"
+        "  long big = std::count_if(v.begin(), v.end(), [](int x) { return x > 900; });\n"
+        "  int lo = *std::min_element(v.begin(), v.end());\n"
+        "  { std::vector<int> w(3, 7); lo += std::count(w.begin(), w.end(), 7); }\n"
+        "  { std::vector<int> w(5, 7); lo += std::count(w.begin(), w.end(), 7); }\n"
+        '  std::printf("%ld %d\\n", big, lo);\n  return 0;\n}\n'
+    )
+    program = analyse(source, Language.CPP)
+    lowered, _, offered = with_most_loops(source, program)
+    assert "std::count_if" not in lowered and "std::min_element" not in lowered
+    assert lowered.count("std::count(w.begin()") == 2
+    assert sorted(p for loop in offered for p in loop.dependence.patterns) == [
+        "independent",
+        "reduction:+",
+        "reduction:min",
+    ]
 
 
 LOCAL_ROWS = """#include <stdio.h>

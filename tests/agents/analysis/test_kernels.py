@@ -1331,6 +1331,17 @@ _SCANS = {
         "  for (size_t i = 1; i < x.size(); ++i) {\n    y[i] = y[i - 1] + x[i];\n  }\n}\n",
         "int",
     ),
+    "recurrence, the loop's one statement without braces": (
+        "void f(std::vector<long> const &x, std::vector<long> &y) {\n"
+        "  for (size_t i = 1; i < x.size(); ++i) y[i] = (x[i] - 3) + y[i - 1];\n}\n",
+        "long",
+    ),
+    "recurrence with a first iteration of its own, without braces": (
+        "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
+        "  for (size_t i = 0; i < x.size(); ++i)\n"
+        "    if (i == 0) y[i] = x[i]; else y[i] = y[i - 1] + x[i];\n}\n",
+        "int",
+    ),
 }
 
 
