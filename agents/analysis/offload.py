@@ -55,6 +55,7 @@ from agents.analysis.distribute import (
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import Loop, Program
 from agents.analysis.parse import (
+    constructed,
     function_definitions,
     function_name,
     function_params,
@@ -305,9 +306,13 @@ def _visible(root: Node, definition: Node, node: Node) -> dict[str, str]:
 
 def _kind(declarator: Node, type_text: str) -> str:
     shapes = {n.type for n in walk(declarator)}
-    if "function_declarator" in shapes:
-        return "unsupported"  # a function named as a value: the device cannot call the host's
     container = _CONTAINER.search(type_text)
+    if "function_declarator" in shapes and not (
+        container and declarator.type == "function_declarator" and constructed(declarator)
+    ):
+        # a function named as a value: the device cannot call the host's (`std::vector<double>
+        # a(n);` is a vector the parser reads as a prototype taking an `n`)
+        return "unsupported"
     if container:
         inner = type_text[container.end() :]
         if _CONTAINER.search(inner) or re.match(r"\s*bool\b", inner) or "*" in inner:

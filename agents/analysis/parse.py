@@ -199,6 +199,23 @@ def is_scalar_declarator(declarator: Node | None) -> bool:
     return declarator is not None and declarator.type == "identifier"
 
 
+def constructed(declarator: Node) -> bool:
+    """`h(nb)` in `std::vector<long> h(nb);`, which the parser reads as a function declaration
+    with a parameter of type `nb`: a variable when every "parameter" is a bare name."""
+    parameters = declarator.child_by_field_name("parameters")
+    return (
+        parameters is not None
+        and all(
+            p.type == "parameter_declaration"
+            and p.child_by_field_name("declarator") is None
+            and (t := p.child_by_field_name("type")) is not None
+            and t.type == "type_identifier"
+            for p in parameters.named_children
+        )
+        and parameters.named_child_count > 0
+    )
+
+
 def function_name(definition: Node) -> str:
     return declared_name(definition.child_by_field_name("declarator")) or "<anonymous>"
 

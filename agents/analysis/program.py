@@ -32,6 +32,7 @@ from agents.analysis.parse import (
     body_statements,
     canon,
     constants,
+    constructed,
     declared_name,
     end_line,
     function_definitions,
@@ -917,7 +918,7 @@ def _std_template(
     named: Node | None = declarator
     if declarator.type == "reference_declarator":
         named = next((c for c in declarator.named_children if c.type == "identifier"), None)
-    elif declarator.type == "function_declarator" and _constructed(declarator):
+    elif declarator.type == "function_declarator" and constructed(declarator):
         named = declarator.child_by_field_name("declarator")
     if named is None or named.type != "identifier":
         return None
@@ -932,23 +933,6 @@ def _std_template(
     if node.type != "template_type" or name is None or text(name) != template or arguments is None:
         return None
     return text(named), [a for a in arguments.named_children if a.type != "comment"]
-
-
-def _constructed(declarator: Node) -> bool:
-    """`h(nb)` in `std::vector<long> h(nb);`, which the parser reads as a function declaration
-    with a parameter of type `nb`: a variable when every "parameter" is a bare name."""
-    parameters = declarator.child_by_field_name("parameters")
-    return (
-        parameters is not None
-        and all(
-            p.type == "parameter_declaration"
-            and p.child_by_field_name("declarator") is None
-            and (t := p.child_by_field_name("type")) is not None
-            and t.type == "type_identifier"
-            for p in parameters.named_children
-        )
-        and parameters.named_child_count > 0
-    )
 
 
 def _c_array(

@@ -22,6 +22,7 @@ from agents.analysis.model import Program
 from agents.analysis.offload import offload, offloadable
 from agents.analysis.parse import declared_name, parse_int, syntax_tree, text, walk
 from agents.targets.base import Draft, Kept, Kit, Mutation
+from agents.targets.lowered import algorithms_as_loops, with_most_loops
 from sandbox.spec import Language, Target
 
 BLOCK_SIZES = (64, 128, 256, 512, 1024)
@@ -85,7 +86,9 @@ class Cuda(Kit):
         try:
             if signature is not None:
                 return kernel(source, program, signature_params(signature)[0], signature)
-            loops = offloadable(source, program) if program.has_main else []
+            if not program.has_main:
+                return None
+            source, program, loops = with_most_loops(source, program, offloadable)
             return offload(source, program, [loop.id for loop in loops]) if loops else None
         except AnnotationError:
             return None
@@ -99,7 +102,14 @@ class Cuda(Kit):
             except AnnotationError:
                 return False
             return True
-        return program.has_main and bool(offloadable(source, program))
+        if not program.has_main:
+            return False
+        if offloadable(source, program):
+            return True
+        try:
+            return algorithms_as_loops(source, program, offloadable) is not None
+        except AnnotationError:
+            return False
 
     def candidates(self, plan: Draft, *, annotatable: bool, use_model: bool) -> list[str]:
         """Where `offload` can move a loop: the model's pick of loops, every loop the analysis

@@ -23,10 +23,10 @@ from agents.analysis.distribute import (
     distributed_walks,
 )
 from agents.analysis.errors import AnnotationError
-from agents.analysis.kernels import as_loops
-from agents.analysis.model import Loop, Program
-from agents.analysis.parse import function_definitions, function_name, syntax_tree, text, walk
+from agents.analysis.model import Program
+from agents.analysis.parse import syntax_tree, text, walk
 from agents.targets.base import Draft, Kept, Kit, Mutation
+from agents.targets.lowered import algorithms_as_loops, with_most_loops
 from sandbox.spec import Language, Target
 
 SEEDED = (
@@ -82,7 +82,7 @@ class Mpi(Kit):
                 walked = distributed_walks(source, program)
                 if walked is not None:
                     return walked[1]
-            source, program, loops = with_most_loops(source, program)
+            source, program, loops = with_most_loops(source, program, distributable)
             return distribute(source, program, [loop.id for loop in loops]) if loops else None
         except AnnotationError:
             return None
@@ -96,7 +96,7 @@ class Mpi(Kit):
         try:
             return (
                 distributed_walks(source, program) is not None
-                or algorithms_as_loops(source, program) is not None
+                or algorithms_as_loops(source, program, distributable) is not None
             )
         except AnnotationError:
             return False
@@ -131,39 +131,6 @@ class Mpi(Kit):
         for mutation in _reduce_bcast_mutations(source, language):
             kept.keep(mutation)
         return kept.mutations
-
-
-def algorithms_as_loops(source: str, program: Program) -> tuple[str, Program] | None:
-    """The source (and its analysis) with each function's standard algorithms, searches for
-    whether some element holds and loops over a vector's elements written as the counted
-    loops they run (`as_loops`, the CUDA writer's rewrites: `std::transform` as its map, a
-    returned `std::accumulate` as its sum, `for (...) if (c) return true; return false;` as an
-    `|` reduction), where that gives `distribute` loops to divide; None where it gives none."""
-    root = syntax_tree(source, program.language).root_node
-    for name in dict.fromkeys(function_name(d) for d in function_definitions(root)):
-        if name:
-            source, program = as_loops(source, program, name)
-    return (source, program) if distributable(source, program) else None
-
-
-def with_most_loops(
-    source: str, program: Program, function: str | None = None
-) -> tuple[str, Program, list[Loop]]:
-    """The source and its analysis as they are, or with the loops standard algorithms,
-    searches and helper lambdas run written out (`algorithms_as_loops`) where that gives
-    `distribute` more loops to divide (in `function`, or anywhere); and the loops offered."""
-    offered = distributable(source, program, function)
-    try:
-        lowered = algorithms_as_loops(source, program)
-    except AnnotationError:
-        lowered = None  # (only an error where the source as written offers loops)
-        if not offered:
-            raise
-    if lowered is not None:
-        more = distributable(*lowered, function)
-        if len(more) > len(offered):
-            return lowered[0], lowered[1], more
-    return source, program, offered
 
 
 _ROUNDS = re.compile(r"\b(pf_mpi_\d+)_rounds = (\d+);")

@@ -28,7 +28,7 @@ from agents.analysis.distribute import (
 )
 from agents.llm import ChatRequest, JsonSchema, Sampling
 from agents.prompts.translate import pick_loops_messages
-from agents.targets.mpi import with_most_loops
+from agents.targets.lowered import with_most_loops
 from agents.tools.annotate import CandidateResult
 from agents.tools.base import ToolContext, ToolError
 from agents.tools.calls import ask, keep, reserve
@@ -69,7 +69,7 @@ class Distribute:
         # Standard algorithms, searches and helper lambdas: the loops they run, offered as any
         # loops are, where that offers more.
         try:
-            source, program, offered = with_most_loops(source, program, function)
+            source, program, offered = with_most_loops(source, program, distributable, function)
         except AnnotationError as exc:
             raise ToolError(f"distribute: {exc}") from exc
         return await from_loops(

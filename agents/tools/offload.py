@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from agents.analysis.errors import AnnotationError
 from agents.analysis.kernels import kernel, kernel_loop, signature_params
 from agents.analysis.offload import offload, offloadable
+from agents.targets.lowered import with_most_loops
 from agents.tools.annotate import CandidateResult
 from agents.tools.base import ToolContext, ToolError
 from agents.tools.distribute import LoopToolArgs, from_function, from_loops
@@ -62,13 +63,22 @@ class Offload:
                 cost="",
                 shape="driver-kernel",
             )
+        # Standard algorithms, searches and helper lambdas: the loops they run, offered as any
+        # loops are, where that offers more.
+        try:
+            source, program, offered = with_most_loops(
+                view.source, view.program, offloadable, args.function or view.function
+            )
+        except AnnotationError as exc:
+            raise ToolError(f"offload: {exc}") from exc
         return await from_loops(
             ctx,
             args,
             tool=self.name,
             target=Target.CUDA,
-            offered=offloadable(view.source, view.program, args.function or view.function),
-            write=lambda ids: offload(view.source, view.program, ids),
+            offered=offered,
+            write=lambda ids: offload(source, program, ids),
+            shown=(source, program),
             how="run as CUDA kernels (the tool writes the kernel, its launch and the data "
             "movement)",
             cost="each kernel launch and synchronisation costs some microseconds, so a short "

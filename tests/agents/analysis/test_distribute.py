@@ -28,7 +28,7 @@ from agents.analysis.distribute import (
 )
 from agents.analysis.parse import syntax_tree
 from agents.targets import kit
-from agents.targets.mpi import with_most_loops
+from agents.targets.lowered import with_most_loops
 from sandbox.spec import Language, Target
 
 PROGRAMS = Path(__file__).parent / "programs"
@@ -898,7 +898,7 @@ def test_algorithms_over_a_programs_own_vectors_are_divided_as_their_loops() -> 
         '  std::printf("%ld %d\\n", big, lo);\n  return 0;\n}\n'
     )
     program = analyse(source, Language.CPP)
-    lowered, _, offered = with_most_loops(source, program)
+    lowered, _, offered = with_most_loops(source, program, distributable)
     assert "std::count_if" not in lowered and "std::min_element" not in lowered
     assert lowered.count("std::count(w.begin()") == 2
     assert sorted(p for loop in offered for p in loop.dependence.patterns) == [

@@ -16,7 +16,8 @@ import pytest
 from agents.analysis import AnnotationError, analyse
 from agents.analysis.offload import offload, offloadable, why_not
 from agents.analysis.parse import syntax_tree
-from sandbox.spec import Language
+from agents.targets import kit
+from sandbox.spec import Language, Target
 from tests.fakes.paths import GRAPH_PROGRAMS
 
 ROOT = Path(__file__).parents[3]
@@ -41,22 +42,40 @@ PROGRAMS = {
     "count_down": (Path(__file__).parent / "programs" / "count_down.c", {"L1", "L2", "L3", "L4"}),
     # an argmin, an argmax keeping the last of ties, a maximum
     "argmin": (Path(__file__).parent / "programs" / "argmin.c", {"L1", "L2", "L3", "L4"}),
+    # a C++ program's vectors declared with a size, a map and a sum over them
+    "vectors": (Path(__file__).parent / "programs" / "vectors.cpp", {"L1", "L2"}),
 }
 
 
-def _offered(source: str) -> set[str]:
-    return {loop.id for loop in offloadable(source, analyse(source, Language.C))}
+def _language(path: Path) -> Language:
+    return Language.CPP if path.suffix == ".cpp" else Language.C
+
+
+def _offered(source: str, language: Language = Language.C) -> set[str]:
+    return {loop.id for loop in offloadable(source, analyse(source, language))}
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_the_tool_offers_the_loops_it_can_run_as_kernels(name: str) -> None:
     path, expected = PROGRAMS[name]
     source = path.read_text()
-    program = analyse(source, Language.C)
-    root = syntax_tree(source, Language.C).root_node
-    assert _offered(source) == expected, {
+    program = analyse(source, _language(path))
+    root = syntax_tree(source, _language(path)).root_node
+    assert _offered(source, _language(path)) == expected, {
         loop.id: why_not(root, program, loop) for loop in program.loops
     }
+
+
+def test_the_kit_runs_a_programs_algorithms_as_the_loops_they_run() -> None:
+    """`std::count_if` and `*std::min_element` over the program's own vectors: written as
+    the loops the library runs (a `+` and a `min` reduction), they become kernels too."""
+    path = Path(__file__).parent / "programs" / "vectors.cpp"
+    source = path.read_text()
+    program = analyse(source, Language.CPP)
+    assert kit(Target.CUDA).mechanical(source, program)
+    seed = kit(Target.CUDA).seed(source, program)
+    assert seed is not None and seed.count("<<<") == 4
+    assert "std::count_if" not in seed and "std::min_element" not in seed
 
 
 @pytest.mark.slow
@@ -67,7 +86,7 @@ def test_every_generated_program_builds_with_nvcc(tmp_path: Path) -> None:
         if not expected:
             continue
         source = path.read_text()
-        cuda = offload(source, analyse(source, Language.C), sorted(expected))
+        cuda = offload(source, analyse(source, _language(path)), sorted(expected))
         (tmp_path / f"{name}.cu").write_text(cuda)
         run = subprocess.run(
             [

@@ -31,7 +31,7 @@ void twice(int n, double *a) {
 
 CARRIED = """void prefix(int n, double *a, const double *b) {
     for (int i = 1; i < n; i++)
-        a[i] = a[i - 1] + b[i];
+        a[i] = a[i - 1] * 0.5 + b[i];
 }
 
 void rows(int n, double *a) {
@@ -46,7 +46,7 @@ whose iterations (the columns of a row) are independent."""
 CARRIED_OMP = """void prefix(int n, double *a, const double *b) {
     #pragma omp parallel for
     for (int i = 1; i < n; i++)
-        a[i] = a[i - 1] + b[i];
+        a[i] = a[i - 1] * 0.5 + b[i];
 }
 """
 

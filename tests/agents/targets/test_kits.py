@@ -122,7 +122,7 @@ def test_the_seeded_strategy_starts_from_the_targets_own_tool(target: Target) ->
     source += "int main(void) { double a[1000]; f(1000, a); return 0; }"
     seed = target_kit.seed(source, analyse(source, Language.C))
     assert seed is not None and ("MPI_" in seed if target is Target.MPI else "__global__" in seed)
-    unproven = "int main(void) { int a[99]; for (int i = 1; i < 99; i++) a[i] = a[i - 1] + 1; }"
+    unproven = "int main(void) { int a[99]; for (int i = 1; i < 99; i++) a[i] = 3 * a[i - 1] % 7; }"
     assert target_kit.seed(unproven, analyse(unproven, Language.C)) is None
     messages = rewrite_messages(
         source,
