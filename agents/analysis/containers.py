@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
-from agents.analysis.parse import canon, declared_name, function_params
+from agents.analysis.parse import canon, constructed, declared_name, function_params
 
 RANDOM_ACCESS = ("std::vector", "std::array", "std::span", "std::deque", "std::string")
 """Type names whose iterators are random-access (a prefix of the declared type's text)."""
@@ -59,6 +59,8 @@ def _shape(declarator: Node) -> str:
         return "reference" if len(named) == 1 and named[0].type == "identifier" else "other"
     if declarator.type == "array_declarator":
         return "array"
+    if declarator.type == "function_declarator" and constructed(declarator):
+        return "plain"  # `std::vector<double> v(n);`, which parses as a prototype taking an `n`
     return "other"
 
 

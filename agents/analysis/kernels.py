@@ -1882,6 +1882,35 @@ def _indexed_scans(source: str, program: Program, function: str) -> tuple[str, P
     return (lowered, analysed) if scans else (source, program)
 
 
+def indexed_loops(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with `function`'s loops over a vector's elements (`for (double v : x)`, `for
+    (auto &v : x)`, `x` a parameter or a vector the function declares before the loop) written
+    as the counted loops over its indices they run (`_as_indexed`), and that source's analysis;
+    both as they are where there is none. For a tool that takes counted loops only (CUDA's
+    `offload`); a loop inside another such loop stays as it is (the outer one is written)."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, definition, body, _ = found
+    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
+    index = next(n for n in ("i", "k", "j", *(f"at_{m}" for m in range(100))) if n not in taken)
+    edits: list[tuple[int, int, str]] = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "lambda_expression":
+            continue
+        if node.type == "for_range_loop":
+            rewritten = _as_indexed(node, _vectors(definition, node), index)
+            if rewritten is not None:
+                edits.append((node.start_byte, node.end_byte, rewritten))
+                continue
+        stack.extend(node.named_children)
+    if not edits:
+        return source, program
+    return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
 def _as_indexed(loop: Node, params: dict[str, Node], index: str) -> str | None:
     """`for (T v : x) body` as `for (size_t <index> = 0; <index> < x.size(); ++<index>)` over
     a vector parameter `x` (see `_indexed_scans`), or None."""

@@ -88,7 +88,7 @@ class Cuda(Kit):
                 return kernel(source, program, signature_params(signature)[0], signature)
             if not program.has_main:
                 return None
-            source, program, loops = with_most_loops(source, program, offloadable)
+            source, program, loops = with_most_loops(source, program, offloadable, counted=True)
             return offload(source, program, [loop.id for loop in loops]) if loops else None
         except AnnotationError:
             return None
@@ -107,7 +107,7 @@ class Cuda(Kit):
         if offloadable(source, program):
             return True
         try:
-            return algorithms_as_loops(source, program, offloadable) is not None
+            return algorithms_as_loops(source, program, offloadable, counted=True) is not None
         except AnnotationError:
             return False
 

@@ -67,7 +67,7 @@ class Offload:
         # loops are, where that offers more.
         try:
             source, program, offered = with_most_loops(
-                view.source, view.program, offloadable, args.function or view.function
+                view.source, view.program, offloadable, args.function or view.function, counted=True
             )
         except AnnotationError as exc:
             raise ToolError(f"offload: {exc}") from exc

@@ -210,6 +210,13 @@ CASES = [
         scan=("y", "+"),
     ),
     Case(
+        "a range-based sum over a vector declared with a size (parsed as a prototype)",
+        CPP,
+        "double f(int n) { std::vector<float> v(n); double s = 0; for (float x : v) s += x * x; return s; }",
+        "reduction",
+        reductions=(("s", "+"),),
+    ),
+    Case(
         "prefix sum: a recurrence",
         CPP,
         "void f(std::vector<double> const& x, std::vector<double> &y) { y[0] = x[0];\n"

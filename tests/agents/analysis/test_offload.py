@@ -67,15 +67,17 @@ def test_the_tool_offers_the_loops_it_can_run_as_kernels(name: str) -> None:
 
 
 def test_the_kit_runs_a_programs_algorithms_as_the_loops_they_run() -> None:
-    """`std::count_if` and `*std::min_element` over the program's own vectors: written as
-    the loops the library runs (a `+` and a `min` reduction), they become kernels too."""
+    """Loops over the elements of the program's own vectors, and `std::count_if` and
+    `*std::min_element` over them: written as the counted loops they run (a map, a `+`
+    reduction, another and a `min` reduction), they become kernels too."""
     path = Path(__file__).parent / "programs" / "vectors.cpp"
     source = path.read_text()
     program = analyse(source, Language.CPP)
     assert kit(Target.CUDA).mechanical(source, program)
     seed = kit(Target.CUDA).seed(source, program)
-    assert seed is not None and seed.count("<<<") == 4
+    assert seed is not None and seed.count("<<<") == 6
     assert "std::count_if" not in seed and "std::min_element" not in seed
+    assert "for (double &x : a)" not in seed and "for (double x : b)" not in seed
 
 
 @pytest.mark.slow

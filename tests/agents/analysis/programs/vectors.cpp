@@ -1,5 +1,6 @@
 /* Vectors a program declares with a size (`std::vector<double> a(n), b(n);`, which the parser
-   reads as prototypes taking an `n`), and standard algorithms over them. Usage: vectors [N] */
+   reads as prototypes taking an `n`), loops over their elements and standard algorithms over
+   them. Usage: vectors [N] */
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -14,8 +15,11 @@ int main(int argc, char **argv) {
     }
     double dot = 0.0;
     for (long i = 0; i < n; ++i) dot += a[i] * b[i];
-    long big = std::count_if(a.begin(), a.end(), [](double x) { return x > 7.0; });
+    for (double &x : a) x = x * 0.5 + 1.0;
+    double squares = 0.0;
+    for (double x : b) squares += x * x;
+    long big = std::count_if(a.begin(), a.end(), [](double x) { return x > 4.0; });
     double least = *std::min_element(b.begin(), b.end());
-    std::printf("%.6f %ld %.6f\n", dot, big, least);
+    std::printf("%.6f %.6f %ld %.6f\n", dot, squares, big, least);
     return 0;
 }
