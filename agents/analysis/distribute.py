@@ -213,6 +213,86 @@ def _in_source(root: Node, loop: Loop, gathered: list[str]) -> str | None:
     return None
 
 
+_NUMBER_TYPES = frozenset({"primitive_type", "sized_type_specifier"})
+
+
+def _plain_structs(root: Node, cpp: bool) -> list[tuple[int, str]]:
+    """(where its definition ends, the type's name) for each struct the file defines at file
+    scope whose fields are numbers, arrays of numbers or such structs defined before it
+    (`struct Particle { double x, v; };`, `typedef struct { float re, im; } Pair;`): values
+    that mean the same in another process, as bytes. Not one with a pointer, a reference, an
+    object of a class or a member function."""
+    plain: set[str] = set()
+    found: list[tuple[int, str]] = []
+    children = root.children
+    for at, node in enumerate(children):
+        struct, alias = node, None
+        if node.type == "type_definition":
+            struct = node.child_by_field_name("type") or node
+            declarators = node.children_by_field_name("declarator")
+            alias = text(declarators[0]) if len(declarators) == 1 else None
+            if alias is None or declarators[0].type != "type_identifier":
+                continue
+        if struct.type != "struct_specifier":
+            continue
+        tag = struct.child_by_field_name("name")
+        fields = struct.child_by_field_name("body")
+        if fields is None or not all(_plain_field(f, plain, cpp) for f in fields.named_children):
+            continue
+        names = [n for n in (f"struct {text(tag)}" if tag else None, alias) if n]
+        if cpp and tag is not None:
+            names.append(text(tag))
+        plain.update(names)
+        end = node.end_byte
+        if (
+            node.type == "struct_specifier"
+            and at + 1 < len(children)
+            and children[at + 1].type == ";"
+        ):
+            end = children[at + 1].end_byte
+        shown = alias if alias is not None and (cpp or tag is None) else names[0]
+        found.append((end, shown))
+    return found
+
+
+def _plain_field(field: Node, plain: set[str], cpp: bool) -> bool:
+    """Whether a struct's member is a number or an array of them (or of a plain struct)."""
+    if field.type == "comment":
+        return True
+    if field.type != "field_declaration":
+        return False  # a member function, an access label, a nested type
+    kind = field.child_by_field_name("type")
+    if kind is None:
+        return False
+    shown = " ".join(text(kind).split())
+    if kind.type not in _NUMBER_TYPES and shown not in plain:
+        return False
+    for declarator in field.children_by_field_name("declarator"):
+        while declarator.type == "array_declarator":
+            declarator = declarator.child_by_field_name("declarator") or declarator
+        if declarator.type != "field_identifier":
+            return False  # a pointer, a reference, a function
+    return not any(c.type in ("storage_class_specifier", "type_qualifier") for c in field.children)
+
+
+def _plain_struct_marks(root: Node, cpp: bool) -> list[tuple[int, int, str]]:
+    """Edits that let the file's plain structs (`_plain_structs`) move between ranks as
+    bytes: after each one's definition, in C++ a `pf_mpi_number` specialisation (which also
+    asks the compiler that it is trivially copyable), in C the `_Generic` association
+    `PF_MPI_NUMBER` reads (every plain struct so far: the list a use after it sees)."""
+    edits: list[tuple[int, int, str]] = []
+    seen: list[str] = []
+    for end, name in _plain_structs(root, cpp):
+        seen.append(name)
+        if cpp:
+            mark = f"\ntemplate <> struct pf_mpi_number<{name}> : std::is_trivially_copyable<{name}> {{}};"
+        else:
+            listed = " ".join(f"{n}: 1," for n in seen)
+            mark = f"\n#undef PF_MPI_STRUCTS\n#define PF_MPI_STRUCTS {listed}\n"
+        edits.append((end, end, mark))
+    return edits
+
+
 def _declared_types(root: Node, definition: Node) -> dict[str, str]:
     """Name → the text of its declaration's type: file scope, then the function's parameters
     and declarations (which shadow it)."""
@@ -443,6 +523,7 @@ def distribute(
             raise AnnotationError("the program has no main() to start MPI in")
         opening = f" pf_mpi_start({1 if _reads_stdin(root) else 0});"
         edits.append((body.start_byte + 1, body.start_byte + 1, opening))
+    edits += _plain_struct_marks(root, cpp)
     clash = interposed(root)
     if clash:
         raise AnnotationError(clash)
@@ -1448,13 +1529,15 @@ static inline MPI_Op pf_mpi_bool_op(MPI_Op op) {
     return op == MPI_BXOR ? MPI_LXOR : op == MPI_BAND ? MPI_LAND : op == MPI_BOR ? MPI_LOR : op;
 }
 #define PF_MPI_OP(x, op) _Generic((x), _Bool: pf_mpi_bool_op(op), default: (op))
-/* What moves between ranks as bytes must be a number: a pointer means nothing in another
+/* What moves between ranks as bytes must be a number (or a struct of numbers the file defines,
+   `PF_MPI_STRUCTS`, listed after their definitions): a pointer means nothing in another
    process. */
+#define PF_MPI_STRUCTS
 #define PF_MPI_NUMBER(x) _Static_assert(_Generic((x), char: 1, signed char: 1, \\
     unsigned char: 1, short: 1, unsigned short: 1, int: 1, unsigned: 1, long: 1, \\
     unsigned long: 1, long long: 1, unsigned long long: 1, float: 1, double: 1, \\
     long double: 1, _Bool: 1, float _Complex: 1, double _Complex: 1, \\
-    long double _Complex: 1, default: 0), "only numbers move between ranks")
+    long double _Complex: 1, PF_MPI_STRUCTS default: 0), "only numbers move between ranks")
 """
 
 _CPP_TYPES = """\
@@ -1480,8 +1563,9 @@ static inline MPI_Op pf_mpi_op(const bool &, MPI_Op op) {
     return op == MPI_BXOR ? MPI_LXOR : op == MPI_BAND ? MPI_LAND : op == MPI_BOR ? MPI_LOR : op;
 }
 #define PF_MPI_OP(x, op) pf_mpi_op(x, op)
-/* What moves between ranks as bytes must be a number: a pointer or an object owning memory
-   means nothing in another process. */
+/* What moves between ranks as bytes must be a number (or a struct of numbers the file defines,
+   specialised after its definition): a pointer or an object owning memory means nothing in
+   another process. */
 template <class T> struct pf_mpi_number : std::is_arithmetic<T> {};
 template <class T> struct pf_mpi_number<std::complex<T> > : std::is_arithmetic<T> {};
 #define PF_MPI_NUMBER(x) static_assert(pf_mpi_number<std::remove_cv< \\

@@ -71,6 +71,8 @@ CASES = {
     # loops counting down: a map, sums (one with an unsigned counter to 1), a histogram, rows,
     # a triangular loop (rounds), bounds that are not integers, a narrow counter, main's
     # checks; not those whose order matters
+    # arrays of structs of numbers (one nested in another, one a typedef) gathered as bytes
+    "mpi_structs.c": (Language.C, {"L1", "L2", "L3", "L4"}, ""),
     # prefix sums and a running product as recurrences of one statement without braces
     "recurrences.c": (Language.C, {"L1", "L2", "L3", "L4"}, ""),
     "mpi_down.c": (
@@ -244,6 +246,46 @@ int main(void) {
     (tmp_path / "p.c").write_text(distribute(source, program, offered))
     run = subprocess.run(
         ["mpicc", "-o", str(tmp_path / "p"), str(tmp_path / "p.c")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode != 0 and "only numbers move between ranks" in run.stderr
+
+
+PARTICLES = """#include <cstdio>
+#include <vector>
+struct Particle { double x, v; };
+struct Tagged { double x; const char *name; };
+int main() {
+    const int n = 10007;
+    std::vector<Particle> ps(n);
+    std::vector<Tagged> ts(n);
+    for (int i = 0; i < n; ++i) ps[i] = {i * 0.001, (i % 7) - 3.0};
+    for (int i = 0; i < n; ++i) ps[i].v -= 0.5 * ps[i].x;
+    for (int i = 0; i < n; ++i) ts[i] = {ps[i].x, "p"};
+    std::printf("%.6f %.6f %.6f\\n", ps[0].v, ps[n / 2].v, ps[n - 1].v);
+    std::printf("%.6f %s\\n", ts[n - 1].x, ts[n - 1].name);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("mpicxx") is None, reason="needs Open MPI's compilers")
+def test_structs_of_numbers_move_between_ranks_and_structs_holding_pointers_do_not(
+    tmp_path: Path,
+) -> None:
+    """A vector of a struct of numbers the file defines moves between ranks as bytes (the
+    compiler asks that it is trivially copyable); one of a struct holding a pointer still does
+    not build."""
+    program = analyse(PARTICLES, Language.CPP)
+    offered = sorted(loop.id for loop in distributable(PARTICLES, program))
+    assert offered == ["L1", "L2", "L3"]
+    plain = distribute(PARTICLES, program, ["L1", "L2"])
+    _prints_as_sequential(tmp_path, PARTICLES, plain, Language.CPP, "", RANKS)
+    (tmp_path / "tagged.cpp").write_text(distribute(PARTICLES, program, offered))
+    run = subprocess.run(
+        ["mpicxx", "-o", str(tmp_path / "tagged"), str(tmp_path / "tagged.cpp")],
         capture_output=True,
         text=True,
         timeout=120,
