@@ -25,6 +25,7 @@ from agents.analysis.declared import (
 )
 from agents.analysis.dependence import Scope, apart, checked_also, dependence, storage_kinds
 from agents.analysis.errors import InputError
+from agents.analysis.liveness import live_after
 from agents.analysis.loops import Header, header, loop_body, loops_in
 from agents.analysis.model import Access, Dependence, Function, Loop, LoopKind, Program
 from agents.analysis.parse import (
@@ -227,7 +228,7 @@ def _loops(
         scope = Scope(
             pure_functions=pure | substituted,
             defined_functions=defined,
-            used_after=frozenset(_names_after(body, node.end_byte) | _names_around(node, body)),
+            used_after=_used_after(node, body),
             own=own,
             scalars=scalars,
             integers=integers,
@@ -256,6 +257,8 @@ def _loops(
             if head.canonical and head.var is not None
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")
         )
+        if (verdict.parallelisable or verdict.scan is not None) and inner is not None:
+            verdict = _counter_read_after(node, head, scope) or verdict
         if verdict.parallelisable and inner is not None:
             verdict = (
                 _static_writes(inner, facts)
@@ -1026,6 +1029,32 @@ def _loop(item: _Found, function: str, found: list[_Found]) -> Loop:
 
 def _accesses(events: list[AccessEvent], kind: str) -> tuple[Access, ...]:
     return tuple(dict.fromkeys(Access(e.name, e.indices) for e in events if e.kind == kind))
+
+
+def _counter_read_after(node: Node, head: Header, scope: Scope) -> Dependence | None:
+    """A carried verdict for a loop counting a variable declared before it (`int i; for (i =
+    0; ...)`) whose value when the loop ends may be read later: that value is the sequential
+    loop's end, which no thread's or rank's block of iterations leaves."""
+    init = node.child_by_field_name("initializer")
+    if head.var is None or head.container is not None or init is None:
+        return None
+    if init.type == "declaration" or head.var not in scope.used_after:
+        return None
+    return Dependence(
+        kind="carried",
+        reason=f"its counter {head.var} is declared before it and read after it, where it "
+        "holds the sequential loop's end, which no block of its iterations leaves",
+    )
+
+
+def _used_after(loop: Node, body: Node) -> frozenset[str]:
+    """The names the loop mentions whose values when it ends may be read later in the function
+    whose body is `body` (`liveness`); in a function with a `goto`, every name read after the
+    loop in the text or anywhere in the outermost loop around it."""
+    if any(n.type == "goto_statement" for n in walk(body)):
+        return frozenset(_names_after(body, loop.end_byte) | _names_around(loop, body))
+    names = {text(n) for n in walk(loop) if n.type == "identifier"}
+    return frozenset(name for name in names if live_after(loop, name, body))
 
 
 def _names_after(body: Node, offset: int) -> set[str]:

@@ -201,6 +201,60 @@ CASES = [
         "void f(int n, double *u) { for (int i = 0; i < n - 1; i++) u[i] = u[i + 1]; }",
         "carried",
     ),
+    # Values when a loop ends, followed on through the function (`agents.analysis.liveness`).
+    Case(
+        "a counter declared before the loop and read after it is carried: its end is the sequential loop's",
+        C,
+        "void f(int n, int c, double *a, int *out) { int i;\n"
+        "  for (i = 0; i < n; i++) a[i] = i * 0.5;\n  if (c) i = 0;\n  *out = i; }",
+        "carried",
+        reason="its counter i is declared before it and read after it",
+    ),
+    Case(
+        "a counter declared before the loop and counted again before any read is the loop's own",
+        C,
+        "void f(int n, double *a, double *b) { int i;\n"
+        "  for (i = 0; i < n; i++) a[i] = i * 0.5;\n  for (i = 0; i < n; i++) b[i] = a[i]; }",
+        "independent",
+    ),
+    Case(
+        "C89 counters in sweeps: each row loop's inner counter is counted again before any read",
+        C,
+        "static double a[64][64], b[64][64];\nvoid f(int n, int steps) { int i, j, s;\n"
+        "  for (s = 0; s < steps; s++) {\n"
+        "    for (i = 1; i < n - 1; i++)\n      for (j = 1; j < n - 1; j++) b[i][j] = a[i - 1][j] + a[i + 1][j];\n"
+        "    for (i = 1; i < n - 1; i++)\n      for (j = 1; j < n - 1; j++) a[i][j] = b[i][j];\n  } }",
+        "independent",
+        loop=1,
+        private=("j",),
+    ),
+    Case(
+        "a value assigned again on one branch only is still read after it: kept",
+        C,
+        "double f(int n, int c, const double *a, double *b) { double t = 0;\n"
+        "  for (int i = 0; i < n; i++) { t = a[i] * 2; b[i] = t; }\n  if (c) t = 0;\n  return t; }",
+        "independent",
+        lastprivate=("t",),
+    ),
+    Case(
+        "a value assigned again after a break that may skip it: kept",
+        C,
+        "double f(int n, const double *a, double *b) { double t = 0;\n"
+        "  while (n > 0) {\n    for (int i = 0; i < n; i++) { t = a[i] * 2; b[i] = t; }\n"
+        "    if (b[0] > 1) break;\n    t = 0;\n    n--;\n  }\n  return t; }",
+        "independent",
+        loop=1,
+        lastprivate=("t",),
+    ),
+    Case(
+        "a value assigned again on both branches before any read: each iteration's own",
+        C,
+        "double f(int n, int c, const double *a, double *b) { double t = 0;\n"
+        "  for (int i = 0; i < n; i++) { t = a[i] * 2; b[i] = t; }\n"
+        "  if (c) t = 1; else t = 2;\n  return t; }",
+        "independent",
+        private=("t",),
+    ),
     Case(
         "prefix sum without braces: the loop's one statement is the recurrence",
         CPP,
