@@ -71,6 +71,7 @@ from agents.analysis.parse import (
     function_definitions,
     function_name,
     function_params,
+    root_of,
     syntax_tree,
     text,
     walk,
@@ -110,11 +111,19 @@ of the input cannot reach on other ranks."""
 @dataclass(frozen=True)
 class Footprint:
     """Where one iteration writes an array: `width` elements from `start` (C, with `{k}` for the
-    iteration's counter value); consecutive iterations write consecutive runs."""
+    iteration's counter value); consecutive iterations write consecutive runs. An array of
+    arrays (`double a[N][M]`) is written by rows: its elements are rows, `depth` subscripts
+    reach a number."""
 
     array: str
     start: str
     width: str
+    depth: int = 1
+
+    @property
+    def number(self) -> str:
+        """An element's first number, for the check that only numbers move (`(a)[0][0]`)."""
+        return f"({self.array})" + "[0]" * self.depth
 
 
 def distributable(source: str, program: Program, function: str | None = None) -> list[Loop]:
@@ -174,7 +183,7 @@ def why_not(program: Program, loop: Loop, root: Node | None = None) -> str | Non
     if dep.last_assigned and (loop.range_over is not None or loop.var is None):
         return "a conditional last value in a loop without a counter to order it by"
     try:
-        written = footprints(program, loop)
+        written = footprints(program, loop, grids(root, loop.function) if root else frozenset())
     except AnnotationError as exc:
         return str(exc)
     if root is None:
@@ -310,8 +319,60 @@ def _declared_types(root: Node, definition: Node) -> dict[str, str]:
     return found
 
 
-def footprints(program: Program, loop: Loop) -> list[Footprint]:
-    """Where each array the loop writes (histograms aside) is written, per iteration.
+def grids(root: Node, function: str) -> frozenset[str]:
+    """The names `function` (or the file, where the function does not declare them) declares
+    once as arrays of arrays, whose rows lie one after another in memory: `double a[N][M]`, a
+    parameter `double a[][M]` or `double (*a)[M]` (not `double **a`, whose rows are anywhere)."""
+    definitions = [d for d in function_definitions(root) if function_name(d) == function]
+    if len(definitions) != 1:
+        return frozenset()
+    definition = definitions[0]
+    declarations = [p for _, p in function_params(definition)]
+    body = definition.child_by_field_name("body")
+    declarations += [d for d in walk(body) if d.type == "declaration"] if body is not None else []
+    local: dict[str, list[Node]] = {}
+    for node in declarations:
+        for declarator in node.children_by_field_name("declarator"):
+            name = declared_name(declarator)
+            if name is not None:
+                local.setdefault(name, []).append(declarator)
+    outer: dict[str, list[Node]] = {}
+    for node in (c for c in root.children if c.type == "declaration"):
+        for declarator in node.children_by_field_name("declarator"):
+            name = declared_name(declarator)
+            if name is not None:
+                outer.setdefault(name, []).append(declarator)
+    found = set()
+    for name, declarators in {**outer, **local}.items():
+        if len(declarators) == 1 and _rows_of(declarators[0]) > 1:
+            found.add(name)
+    return frozenset(found)
+
+
+def _rows_of(declarator: Node) -> int:
+    """How many subscripts a declarator's name takes to reach its element, where every one but
+    the last steps through contiguous rows (`a[N][M]`: 2, `(*a)[M]`: 2); 0 otherwise."""
+    if declarator.type == "init_declarator":
+        declarator = declarator.child_by_field_name("declarator") or declarator
+    depth = 0
+    while declarator.type == "array_declarator":
+        depth += 1
+        declarator = declarator.child_by_field_name("declarator") or declarator
+    if declarator.type == "parenthesized_declarator" and depth >= 1:
+        inner = next((c for c in declarator.named_children), None)
+        if inner is not None and inner.type == "pointer_declarator":
+            named = inner.child_by_field_name("declarator")
+            return depth + 1 if named is not None and named.type == "identifier" else 0
+        return 0
+    return depth if declarator.type == "identifier" else 0
+
+
+def footprints(
+    program: Program, loop: Loop, grids: frozenset[str] = frozenset()
+) -> list[Footprint]:
+    """Where each array the loop writes (histograms aside) is written, per iteration; `grids`:
+    the arrays of arrays (`grids`), written by rows where the first subscript is the
+    iteration's.
 
     Raises AnnotationError for a write that is not the iteration's own element or row."""
     reduced = {a.var for a in loop.dependence.array_reductions}
@@ -327,6 +388,12 @@ def footprints(program: Program, loop: Loop) -> list[Footprint]:
                 raise AnnotationError(f"it writes {access.name}, which it does not reduce")
             continue
         footprint = _footprint(program, loop, access.name, access.indices)
+        if footprint is None and access.name in grids and len(access.indices) > 1:
+            # `a[i][j]` of an array of arrays: the iteration's row, from which no subscript
+            # of the row's own can step (a C array's row is as long as its type says)
+            row = _footprint(program, loop, access.name, access.indices[:1])
+            if row is not None and row.width == "1":
+                footprint = Footprint(access.name, row.start, "1", len(access.indices))
         if footprint is None:
             raise AnnotationError(f"it writes {access} beyond its own element or row")
         if found.setdefault(access.name, footprint) != footprint:
@@ -709,11 +776,11 @@ def _rank_blocks(
             f"long long {lo}, {hi}; pf_mpi_block({part_first}, {part_count}, &{lo}, &{hi});"
             f"{block_top}",
         ]
-    for footprint in footprints(program, loop):
+    for footprint in footprints(program, loop, grids(root_of(node), loop.function)):
         start = footprint.start.format(k=part_first)
         # Bytes move between processes: only numbers mean the same in another one (a pointer
         # or an object owning memory does not), which the compiler checks.
-        gathers.append(f"PF_MPI_NUMBER(({footprint.array})[0]);")
+        gathers.append(f"PF_MPI_NUMBER({footprint.number});")
         unit = f"(size_t)({footprint.width}) * sizeof(({footprint.array})[0])"
         gather = (
             f"if ({part_count} > 0) pf_mpi_gather(&({footprint.array})[{start}], {part_count}, "

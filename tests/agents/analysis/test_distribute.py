@@ -71,6 +71,9 @@ CASES = {
     # loops counting down: a map, sums (one with an unsigned counter to 1), a histogram, rows,
     # a triangular loop (rounds), bounds that are not integers, a narrow counter, main's
     # checks; not those whose order matters
+    # arrays of arrays divided by rows (a file's, a local one; not a parameter that may alias
+    # another, nor rows allocated one by one), C89 counters counted again in each sweep
+    "mpi_grids.c": (Language.C, {"L4", "L7", "L9", "L13", "L15"}, ""),
     # arrays of structs of numbers (one nested in another, one a typedef) gathered as bytes
     "mpi_structs.c": (Language.C, {"L1", "L2", "L3", "L4"}, ""),
     # prefix sums and a running product as recurrences of one statement without braces
