@@ -1911,6 +1911,116 @@ def indexed_loops(source: str, program: Program, function: str) -> tuple[str, Pr
     return _body_replaced(source, program, body, _rewrite(body, edits))
 
 
+_ELEMENT_NUMBERS = frozenset(
+    {"int", "unsigned", "unsigned int", "long", "unsigned long", "long long",
+     "unsigned long long", "short", "unsigned short", "size_t", "std::size_t", "float",
+     "double", "long double", "int64_t", "uint64_t", "int32_t", "uint32_t"}
+)  # fmt: skip
+
+
+def running_recurrences(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with `function`'s prefix sums and products written as recurrences (`p[i] =
+    p[i - 1] + x[i]`, the body's first statement, braces or not) written with a running value
+    of their own, and that source's analysis; both as they are where there is none:
+    `{ T p_run = 0; if (lo < hi) p_run = p[lo - 1]; for (...) { p_run += x[i]; p[i] = p_run; } }`
+    (from the identity, the term `(i == lo ? e0 : e)`, for the form whose first iteration
+    assigns its own value). The same values in the same order, each step in the element's type
+    `T` as the recurrence's store makes it; for a tool that runs running values only (CUDA's
+    `offload`)."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    root, definition, body, _ = found
+    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
+    edits: list[tuple[int, int, str]] = []
+    for loop in program.loops:
+        scan = loop.dependence.scan
+        if loop.function != function or scan is None or not scan.recurrence or scan.split != 0:
+            continue
+        if scan.op not in ("+", "*") or loop.var is None or loop.test != "<":
+            continue
+        node = next(
+            (
+                n
+                for n in walk(body)
+                if n.type == "for_statement"
+                and (n.start_point[0] + 1, n.start_point[1]) == (loop.line, loop.column)
+            ),
+            None,
+        )
+        statements = body_statements(node.child_by_field_name("body")) if node else []
+        matched = match_recurrence(statements[0], loop.var) if statements else None
+        kind = _element_of_array(definition, root, scan.var, node) if node else None
+        if node is None or matched is None or kind is None or kind not in _ELEMENT_NUMBERS:
+            continue
+        run = next(
+            f"{scan.var}_run{n or ''}"
+            for n in range(100)
+            if f"{scan.var}_run{n or ''}" not in taken
+        )
+        taken.add(run)
+        term = text(matched.term)
+        start = [f"{kind} {run} = {_identity_of(scan.op, kind)};"]
+        if matched.first is not None:
+            condition, _, value = matched.first
+            test = text(condition)
+            term = f"({test} ? ({text(value)}) : ({term}))"
+        else:
+            start.append(
+                f"if (({loop.lower}) < ({loop.upper})) {run} = {scan.var}[({loop.lower}) - 1];"
+            )
+        loop_body = node.child_by_field_name("body")
+        assert loop_body is not None
+        step = f"{run} {scan.op}= {term}; {text(matched.element)} = {run};"
+        rest = [text(st) for st in statements[1:]]
+        new_body = "{ " + " ".join([step, *rest]) + " }"
+        header = source.encode()[node.start_byte : loop_body.start_byte].decode()
+        indent = " " * node.start_point[1]
+        edits.append(
+            (
+                node.start_byte,
+                node.end_byte,
+                "{ " + " ".join(start) + f"\n{indent}{header}{new_body} }}",
+            )
+        )
+    if not edits:
+        return source, program
+    return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
+def _element_of_array(definition: Node, root: Node, name: str, at: Node) -> str | None:
+    """The element type of `name` where the function (or the file) declares it once as a
+    vector, a pointer or an array of one dimension: `long *p`, `double p[N]`,
+    `std::vector<int> p(n)`; None otherwise."""
+    found = _declaring(definition, name)
+    if not found:
+        found = [
+            (n, d)
+            for n in root.children
+            if n.type == "declaration"
+            for d in n.children_by_field_name("declarator")
+            if declared_name(d) == name
+        ]
+    if len(found) != 1 or (
+        found[0][0].end_byte > at.start_byte and found[0][0].type == "declaration"
+    ):
+        return None
+    declaration, declarator = found[0]
+    kind = declaration.child_by_field_name("type")
+    if kind is None:
+        return None
+    vector = _VECTOR_OF.match(text(declaration))
+    if vector is not None and _VECTOR_TYPE.match(text(kind)):
+        return " ".join(vector.group(1).split())
+    if declarator.type == "init_declarator":
+        declarator = declarator.child_by_field_name("declarator") or declarator
+    if declarator.type in ("pointer_declarator", "array_declarator"):
+        inner = declarator.child_by_field_name("declarator")
+        if inner is not None and inner.type == "identifier":
+            return " ".join(text(kind).replace("const", "").split())
+    return None
+
+
 def _as_indexed(loop: Node, params: dict[str, Node], index: str) -> str | None:
     """`for (T v : x) body` as `for (size_t <index> = 0; <index> < x.size(); ++<index>)` over
     a vector parameter `x` (see `_indexed_scans`), or None."""

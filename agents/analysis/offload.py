@@ -31,7 +31,10 @@ and the best of the blocks' on the host after the launch, ties to the loop's own
 
 Searches, other scans, last values and range-based loops get no kernel yet; nor does
 a loop calling a function of the program's that is not pure, or using an object whose class
-has methods (the device cannot run the host's code).
+has methods (the device cannot run the host's code). The CUDA kit and the `offload` tool give
+this module a source whose loops over a vector's elements are counted loops, whose prefix sums
+written as recurrences have running values and whose standard algorithms are the loops they run
+(`agents.targets.lowered`), where that offers more loops.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agents.analysis.errors import AnnotationError
-from agents.analysis.kernels import as_loops, indexed_loops
+from agents.analysis.kernels import as_loops, indexed_loops, running_recurrences
 from agents.analysis.model import Loop, Program
 from agents.analysis.parse import function_definitions, function_name, syntax_tree
 
@@ -25,13 +25,15 @@ def algorithms_as_loops(
     returned `std::accumulate` as its sum, `for (...) if (c) return true; return false;` as an
     `|` reduction), where that gives the tool loops to take (`offered`); None where it gives
     none. `counted`: loops over a vector's elements too, as counted loops over its indices
-    (`indexed_loops`), for a tool that takes no other kind."""
+    (`indexed_loops`), and prefix sums written as recurrences with running values
+    (`running_recurrences`), for a tool that takes no other kind."""
     root = syntax_tree(source, program.language).root_node
     for name in dict.fromkeys(function_name(d) for d in function_definitions(root)):
         if name:
             source, program = as_loops(source, program, name)
             if counted:
                 source, program = indexed_loops(source, program, name)
+                source, program = running_recurrences(source, program, name)
     return (source, program) if offered(source, program, None) else None
 
 

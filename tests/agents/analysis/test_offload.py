@@ -17,6 +17,7 @@ from agents.analysis import AnnotationError, analyse
 from agents.analysis.offload import offload, offloadable, why_not
 from agents.analysis.parse import syntax_tree
 from agents.targets import kit
+from agents.targets.lowered import with_most_loops
 from sandbox.spec import Language, Target
 from tests.fakes.paths import GRAPH_PROGRAMS
 
@@ -390,6 +391,36 @@ def test_a_scan_runs_as_terms_cubs_scan_and_the_rest_of_its_body(tmp_path: Path)
     (tmp_path / "scans.cu").write_text(cuda)
     built = subprocess.run(
         ["nvcc", "-O2", "-arch=sm_90", "-o", str(tmp_path / "scans"), str(tmp_path / "scans.cu")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr[-3000:]
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs the CUDA toolkit")
+def test_prefix_sums_written_as_recurrences_run_as_cubs_scans(tmp_path: Path) -> None:
+    """`p[i] = p[i - 1] + x[i]` (without braces, a running product whose first iteration is
+    its own, a floating sum): written with running values of their own, which the host runs
+    to the same output, they become CUB's scans like any running value, and build."""
+    source = (Path(__file__).parent / "programs" / "recurrences.c").read_text()
+    program = analyse(source, Language.C)
+    assert not any(loop.dependence.scan for loop in offloadable(source, program))
+    lowered, _, offered = with_most_loops(source, program, offloadable, counted=True)
+    assert sum(1 for loop in offered if loop.dependence.scan) == 3
+    outputs = []
+    for name, text in (("seq", source), ("running", lowered)):
+        (tmp_path / f"{name}.c").write_text(text)
+        subprocess.run(
+            ["gcc", "-O2", "-o", str(tmp_path / name), str(tmp_path / f"{name}.c")], check=True
+        )
+        outputs.append(subprocess.run([str(tmp_path / name)], capture_output=True, text=True))
+    assert outputs[0].stdout == outputs[1].stdout and outputs[0].stdout.count("\n") == 8
+    seed = kit(Target.CUDA).seed(source, program)
+    assert seed is not None and seed.count("cub::DeviceScan::InclusiveScan(NULL") == 3
+    (tmp_path / "main.cu").write_text(seed)
+    built = subprocess.run(
+        ["nvcc", "-O2", "-arch=sm_90", "-o", str(tmp_path / "main"), str(tmp_path / "main.cu")],
         capture_output=True,
         text=True,
         timeout=300,
