@@ -101,8 +101,17 @@ def annotatable(
         and loop.dependence.annotatable
         and (function is None or loop.function == function)
         and (reassociate or not any(r.reassociates for r in loop.dependence.reductions))
+        and not (loop.counter_kept and _needs_region(loop))
     ]
     return sorted(loops, key=lambda loop: (loop.depth, int(loop.id[1:])))
+
+
+def _needs_region(loop: Loop) -> bool:
+    """Whether the loop is rewritten into a region of its own (a search, a best, a scan, a
+    histogram through a pointer) rather than given a directive: such a rewrite leaves no
+    counter's end, so a loop whose counter is read after it is not offered there."""
+    dep = loop.dependence
+    return dep.first_match or bool(dep.best_updates) or dep.scan is not None or _rewritten(loop)
 
 
 def choice_schema(loops: Sequence[Loop]) -> dict[str, Any]:
@@ -224,6 +233,10 @@ def directive(
         by_op.setdefault("min", []).append(first)
     words += [f"reduction({op}:{','.join(names)})" for op, names in by_op.items()]
     words += loop.dependence.sharing_clauses
+    if loop.counter_kept and loop.var:
+        # the counter declared before the loop, read after it: its sequential end (OpenMP's
+        # `lastprivate` of a loop's own variable leaves what the sequential loop leaves)
+        words.append(f"lastprivate({loop.var})")
     chunk = f",{choice.chunk}" if choice.chunk is not None else ""
     words.append(f"schedule({choice.schedule}{chunk})")
     if choice.collapse > 1:

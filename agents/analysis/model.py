@@ -237,6 +237,10 @@ class Loop:
     `!=`, the variable on the left; None for any other loop)."""
     stride: int | None = None
     """What each iteration adds to the variable, when the header says (`i -= 2`: -2)."""
+    counter_kept: bool = False
+    """The loop counts a variable declared before it (`int i; for (i = 0; ...)`) whose value
+    when it ends may be read later (`agents.analysis.liveness`): a parallel version leaves the
+    sequential end there (OpenMP `lastprivate`; MPI and CUDA set it after their blocks)."""
 
 
 @dataclass(frozen=True)

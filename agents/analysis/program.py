@@ -72,6 +72,7 @@ class _Found:
     facts: BodyFacts
     dependence: Dependence
     perfect_nest: int = 1
+    counter_kept: bool = False
 
 
 def analyse(source: str, language: Language) -> Program:
@@ -257,8 +258,6 @@ def _loops(
             if head.canonical and head.var is not None
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")
         )
-        if (verdict.parallelisable or verdict.scan is not None) and inner is not None:
-            verdict = _counter_read_after(node, head, scope) or verdict
         if verdict.parallelisable and inner is not None:
             verdict = (
                 _static_writes(inner, facts)
@@ -268,7 +267,15 @@ def _loops(
                 or _bound_reads(node, facts, storage_kinds(scope), verdict)
                 or _unseen_reads(inner, facts, reads, storage_kinds(scope), verdict, replaced)
             )
-        item = _Found(node, f"L{counter}", ancestors, head, facts, verdict)
+        item = _Found(
+            node,
+            f"L{counter}",
+            ancestors,
+            head,
+            facts,
+            verdict,
+            counter_kept=_counter_kept(node, head, scope.used_after),
+        )
         found.append(item)
         by_node[node.id] = item
     for item in reversed(found):
@@ -1024,6 +1031,7 @@ def _loop(item: _Found, function: str, found: list[_Found]) -> Loop:
         declared_type=item.header.declared_type,
         test=item.header.test,
         stride=item.header.stride,
+        counter_kept=item.counter_kept,
     )
 
 
@@ -1031,19 +1039,17 @@ def _accesses(events: list[AccessEvent], kind: str) -> tuple[Access, ...]:
     return tuple(dict.fromkeys(Access(e.name, e.indices) for e in events if e.kind == kind))
 
 
-def _counter_read_after(node: Node, head: Header, scope: Scope) -> Dependence | None:
-    """A carried verdict for a loop counting a variable declared before it (`int i; for (i =
-    0; ...)`) whose value when the loop ends may be read later: that value is the sequential
-    loop's end, which no thread's or rank's block of iterations leaves."""
+def _counter_kept(node: Node, head: Header, used_after: frozenset[str]) -> bool:
+    """Whether the loop counts a variable declared before it (`int i; for (i = 0; ...)`)
+    whose value when the loop ends may be read later: the sequential loop's end, which a
+    parallel version must leave there too."""
     init = node.child_by_field_name("initializer")
-    if head.var is None or head.container is not None or init is None:
-        return None
-    if init.type == "declaration" or head.var not in scope.used_after:
-        return None
-    return Dependence(
-        kind="carried",
-        reason=f"its counter {head.var} is declared before it and read after it, where it "
-        "holds the sequential loop's end, which no block of its iterations leaves",
+    return (
+        head.var is not None
+        and head.container is None
+        and init is not None
+        and init.type != "declaration"
+        and head.var in used_after
     )
 
 

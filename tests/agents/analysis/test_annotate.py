@@ -714,6 +714,37 @@ def test_recurrences_without_braces_run_as_blocked_scans() -> None:
         assert _run(out, threads=threads, language="c") == sequential
 
 
+COUNTERS = """#include <stdio.h>
+int main(int argc, char **argv) {
+    int n = 100000 + argc, i, j, k, m;
+    static double a[200000];
+    for (i = 0; i < n; i++) a[i] = i * 0.5;
+    for (j = 3; j <= n - 1; j += 2) a[j] += 1;
+    for (k = n - 1; k >= 0; k--) a[k] += 2;
+    double best = -1;
+    int at = -1;
+    for (m = 0; m < n; m++) if (a[m] > best) { best = a[m]; at = m; }
+    printf("%d %d %d %d %d %.1f\\n", i, j, k, m, at, best);
+    return 0;
+}
+"""
+
+
+def test_a_counter_read_after_its_loop_ends_where_the_sequential_loop_leaves_it() -> None:
+    """Counters declared before their loops and printed after them: `lastprivate` of the
+    loop's own variable (OpenMP leaves the sequential end: up, by two, down); a loop that
+    needs more than a directive (a best, a search, a scan) is not offered with such a counter."""
+    program = analyse(COUNTERS, Language.C)
+    loops = annotatable(program)
+    assert [lp.var for lp in loops] == ["i", "j", "k"]
+    out = apply_choices(COUNTERS, program, default_choices(loops))
+    for var in ("i", "j", "k"):
+        assert f"lastprivate({var})" in out
+    sequential = _run(COUNTERS, threads=1, language="c")
+    for threads in (2, 3, 4):
+        assert _run(out, threads=threads, language="c") == sequential
+
+
 BITS = """#include <cstdio>
 #include <vector>
 

@@ -203,14 +203,6 @@ CASES = [
     ),
     # Values when a loop ends, followed on through the function (`agents.analysis.liveness`).
     Case(
-        "a counter declared before the loop and read after it is carried: its end is the sequential loop's",
-        C,
-        "void f(int n, int c, double *a, int *out) { int i;\n"
-        "  for (i = 0; i < n; i++) a[i] = i * 0.5;\n  if (c) i = 0;\n  *out = i; }",
-        "carried",
-        reason="its counter i is declared before it and read after it",
-    ),
-    Case(
         "a counter declared before the loop and counted again before any read is the loop's own",
         C,
         "void f(int n, double *a, double *b) { int i;\n"
@@ -1203,6 +1195,21 @@ def test_verdict_matches_the_hand_label(case: Case) -> None:
     assert bool(dep.best_updates) == ("best so far" in case.reason)
     assert case.reason in " ".join((dep.reason, *dep.assumptions))
     assert [(a.var, a.op, a.length) for a in dep.array_reductions] == list(case.arrays)
+
+
+def test_a_counter_read_after_its_loop_is_kept_and_one_counted_again_is_not() -> None:
+    """`int i; for (i = 0; ...) ...; if (c) i = 0; *out = i;` reads the loop's end on one way
+    on (the counter is kept: its sequential end must be there after a parallel version); the
+    next loop's counter is counted again before any read, and the one after that is never
+    read again."""
+    source = (
+        "void f(int n, int c, double *a, int *out) { int i;\n"
+        "  for (i = 0; i < n; i++) a[i] = i * 0.5;\n  if (c) i = 0;\n  *out = i;\n"
+        "  for (i = 0; i < n; i++) a[i] += 1;\n  for (i = 0; i < n; i++) a[i] *= 2;\n}"
+    )
+    program = analyse(source, C)
+    assert [loop.counter_kept for loop in program.loops] == [True, False, False]
+    assert all(loop.dependence.kind == "independent" for loop in program.loops)
 
 
 def test_parallelisable_means_independent_or_reduction() -> None:
