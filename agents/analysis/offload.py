@@ -221,8 +221,14 @@ def offload(source: str, program: Program, loop_ids: Sequence[str]) -> str:
         out = out[:begin] + new.encode() + out[end:]
     helpers = _HELPERS
     if any(offered[i].dependence.scan is not None for i in loop_ids):
-        # before the program's own macros, which could reach into CUB's headers
-        helpers = helpers.replace(_CUDA_RUNTIME, _CUDA_RUNTIME + "#include <cub/cub.cuh>\n", 1)
+        # before the program's own macros, which could reach into CUB's headers; without
+        # CUB's NVTX ranges, whose start-up loads a library the environment names (`dlopen`:
+        # the verifier refuses a program that imports it, as it must)
+        helpers = helpers.replace(
+            _CUDA_RUNTIME,
+            _CUDA_RUNTIME + "#define CCCL_DISABLE_NVTX\n#include <cub/cub.cuh>\n",
+            1,
+        )
     return helpers + out.decode()
 
 

@@ -18,6 +18,7 @@ from agents.analysis.offload import offload, offloadable, why_not
 from agents.analysis.parse import syntax_tree
 from agents.targets import kit
 from agents.targets.lowered import with_most_loops
+from sandbox.checkers.integrity import symbol_findings
 from sandbox.spec import Language, Target
 from tests.fakes.paths import GRAPH_PROGRAMS
 
@@ -390,12 +391,24 @@ def test_a_scan_runs_as_terms_cubs_scan_and_the_rest_of_its_body(tmp_path: Path)
     assert cuda.index("#include <cub/cub.cuh>") < cuda.index("int main()")
     (tmp_path / "scans.cu").write_text(cuda)
     built = subprocess.run(
-        ["nvcc", "-O2", "-arch=sm_90", "-o", str(tmp_path / "scans"), str(tmp_path / "scans.cu")],
+        [
+            "nvcc",
+            "-O2",
+            "-arch=sm_90",
+            "-c",
+            "-o",
+            str(tmp_path / "scans.o"),
+            str(tmp_path / "scans.cu"),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert built.returncode == 0, built.stderr[-3000:]
+    # what the verifier reads of the object: CUB's NVTX ranges would import `dlopen` (they
+    # load a library the environment names), which it refuses
+    symbols = subprocess.run(["nm", str(tmp_path / "scans.o")], capture_output=True, text=True)
+    assert symbol_findings(symbols.stdout, host_threads=True) == []
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs the CUDA toolkit")
