@@ -42,7 +42,6 @@ from agents.analysis.parse import (
     identifiers,
     is_scalar_declarator,
     line,
-    mentions,
     parse,
     root_of,
     syntax_error_lines,
@@ -1055,48 +1054,17 @@ def _counter_kept(node: Node, head: Header, used_after: frozenset[str]) -> bool:
 
 def _used_after(loop: Node, body: Node) -> frozenset[str]:
     """The names the loop mentions whose values when it ends may be read later in the function
-    whose body is `body` (`liveness`); in a function with a `goto`, every name read after the
-    loop in the text or anywhere in the outermost loop around it."""
-    if any(n.type == "goto_statement" for n in walk(body)):
-        return frozenset(_names_after(body, loop.end_byte) | _names_around(loop, body))
+    whose body is `body` (`liveness`); in a function with a `goto`, which can jump anywhere,
+    every one the function mentions outside the loop too."""
     names = {text(n) for n in walk(loop) if n.type == "identifier"}
+    if any(n.type == "goto_statement" for n in walk(body)):
+        outside = {
+            text(n)
+            for n in walk(body)
+            if n.type == "identifier" and not loop.start_byte <= n.start_byte < loop.end_byte
+        }
+        return frozenset(names & outside)
     return frozenset(name for name in names if live_after(loop, name, body))
-
-
-def _names_after(body: Node, offset: int) -> set[str]:
-    """Names whose first use after `offset` reads them (not a plain `name = ...` assignment)."""
-    first: dict[str, bool] = {}
-
-    def visit(node: Node) -> None:
-        if node.end_byte <= offset:
-            return
-        if node.type == "identifier" and node.start_byte >= offset:
-            first.setdefault(text(node), not _assigned(node))
-        for child in node.children:
-            visit(child)
-
-    visit(body)
-    return {name for name, read in first.items() if read}
-
-
-def _names_around(loop: Node, body: Node) -> set[str]:
-    """Every name in the outermost loop around `loop` outside `loop` itself: the next
-    iteration of that loop may read what this one left, even above it in the text."""
-    outer = None
-    parent = _enclosing_loop(loop, body)
-    while parent is not None:
-        outer = parent
-        parent = _enclosing_loop(parent, body)
-    found: set[str] = set()
-    stack = [outer] if outer is not None else []
-    while stack:
-        node = stack.pop()
-        if node == loop:
-            continue
-        if node.type == "identifier":
-            found.add(text(node))
-        stack.extend(node.children)
-    return found
 
 
 def _own_variables(definition: Node) -> tuple[frozenset[str], frozenset[str]]:
@@ -1188,17 +1156,6 @@ def _arithmetic(type_node: Node) -> bool:
     name = text(type_node).replace(" ", "").removeprefix("std::")
     return type_node.type in ("type_identifier", "qualified_identifier") and (
         name in _ARITHMETIC_NAMES
-    )
-
-
-def _assigned(node: Node) -> bool:
-    parent = node.parent
-    return (
-        parent is not None
-        and parent.type == "assignment_expression"
-        and parent.child_by_field_name("left") == node
-        and text(parent.children[1]) == "="
-        and not mentions(parent.child_by_field_name("right") or parent, text(node))
     )
 
 

@@ -239,6 +239,15 @@ CASES = [
         lastprivate=("t",),
     ),
     Case(
+        "with a goto in the function, a value named outside the loop at all is kept",
+        C,
+        "double f(int n, int c, const double *a, double *b) { double t = 0;\n"
+        "  for (int i = 0; i < n; i++) { t = a[i] * 2; b[i] = t; }\n"
+        "  if (c) t = 0;\n  if (c > 1) goto done;\n  return t;\ndone:\n  return 0; }",
+        "independent",
+        lastprivate=("t",),
+    ),
+    Case(
         "a value assigned again on both branches before any read: each iteration's own",
         C,
         "double f(int n, int c, const double *a, double *b) { double t = 0;\n"
