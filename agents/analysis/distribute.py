@@ -327,26 +327,25 @@ def grids(root: Node, function: str) -> frozenset[str]:
     if len(definitions) != 1:
         return frozenset()
     definition = definitions[0]
-    declarations = [p for _, p in function_params(definition)]
     body = definition.child_by_field_name("body")
-    declarations += [d for d in walk(body) if d.type == "declaration"] if body is not None else []
-    local: dict[str, list[Node]] = {}
+    local = [p for _, p in function_params(definition)]
+    local += [d for d in walk(body) if d.type == "declaration"] if body is not None else []
+    outer = [c for c in root.children if c.type == "declaration"]
+    declared = {**_declarators(outer), **_declarators(local)}
+    return frozenset(
+        name for name, found in declared.items() if len(found) == 1 and _rows_of(found[0]) > 1
+    )
+
+
+def _declarators(declarations: list[Node]) -> dict[str, list[Node]]:
+    """Each name the declarations declare, with its declarators."""
+    found: dict[str, list[Node]] = {}
     for node in declarations:
         for declarator in node.children_by_field_name("declarator"):
             name = declared_name(declarator)
             if name is not None:
-                local.setdefault(name, []).append(declarator)
-    outer: dict[str, list[Node]] = {}
-    for node in (c for c in root.children if c.type == "declaration"):
-        for declarator in node.children_by_field_name("declarator"):
-            name = declared_name(declarator)
-            if name is not None:
-                outer.setdefault(name, []).append(declarator)
-    found = set()
-    for name, declarators in {**outer, **local}.items():
-        if len(declarators) == 1 and _rows_of(declarators[0]) > 1:
-            found.add(name)
-    return frozenset(found)
+                found.setdefault(name, []).append(declarator)
+    return found
 
 
 def _rows_of(declarator: Node) -> int:

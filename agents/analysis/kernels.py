@@ -81,6 +81,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from agents.analysis.distribute import _for_node
 from agents.analysis.errors import AnnotationError
 from agents.analysis.launch import (
     DONE,
@@ -1911,13 +1912,6 @@ def indexed_loops(source: str, program: Program, function: str) -> tuple[str, Pr
     return _body_replaced(source, program, body, _rewrite(body, edits))
 
 
-_ELEMENT_NUMBERS = frozenset(
-    {"int", "unsigned", "unsigned int", "long", "unsigned long", "long long",
-     "unsigned long long", "short", "unsigned short", "size_t", "std::size_t", "float",
-     "double", "long double", "int64_t", "uint64_t", "int32_t", "uint32_t"}
-)  # fmt: skip
-
-
 def running_recurrences(source: str, program: Program, function: str) -> tuple[str, Program]:
     """`source` with `function`'s prefix sums and products written as recurrences (`p[i] =
     p[i - 1] + x[i]`, the body's first statement, braces or not) written with a running value
@@ -1939,19 +1933,12 @@ def running_recurrences(source: str, program: Program, function: str) -> tuple[s
             continue
         if scan.op not in ("+", "*") or loop.var is None or loop.test != "<":
             continue
-        node = next(
-            (
-                n
-                for n in walk(body)
-                if n.type == "for_statement"
-                and (n.start_point[0] + 1, n.start_point[1]) == (loop.line, loop.column)
-            ),
-            None,
-        )
-        statements = body_statements(node.child_by_field_name("body")) if node else []
+        node = _for_node(body, loop)
+        statements = body_statements(node.child_by_field_name("body"))
         matched = match_recurrence(statements[0], loop.var) if statements else None
-        kind = _element_of_array(definition, root, scan.var, node) if node else None
-        if node is None or matched is None or kind is None or kind not in _ELEMENT_NUMBERS:
+        kind = _element_of_array(definition, root, scan.var, node)
+        # the element types `offload`'s scans take (`_scan_parts`)
+        if matched is None or kind is None or kind not in _INTEGRAL | _FLOATING:
             continue
         run = next(
             f"{scan.var}_run{n or ''}"

@@ -228,7 +228,7 @@ def _loops(
         scope = Scope(
             pure_functions=pure | substituted,
             defined_functions=defined,
-            used_after=_used_after(node, body),
+            used_after=_used_after(node, body, facts.assigned() | {head.var or ""}),
             own=own,
             scalars=scalars,
             integers=integers,
@@ -1052,11 +1052,12 @@ def _counter_kept(node: Node, head: Header, used_after: frozenset[str]) -> bool:
     )
 
 
-def _used_after(loop: Node, body: Node) -> frozenset[str]:
-    """The names the loop mentions whose values when it ends may be read later in the function
+def _used_after(loop: Node, body: Node, assigned: set[str]) -> frozenset[str]:
+    """Of the names the loop `assigned` (its counter among them: the only ones whose values
+    when it ends the dependence rules ask about), those that may be read later in the function
     whose body is `body` (`liveness`); in a function with a `goto`, which can jump anywhere,
     every one the function mentions outside the loop too."""
-    names = {text(n) for n in walk(loop) if n.type == "identifier"}
+    names = {text(n) for n in walk(loop) if n.type == "identifier"} & assigned
     if any(n.type == "goto_statement" for n in walk(body)):
         outside = {
             text(n)
