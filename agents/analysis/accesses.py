@@ -203,7 +203,13 @@ class _Walker:
             base, indices = _subscript_parts(node)
             for index in indices:
                 self.visit(index, ctx)
-            if base.type in ("identifier", "field_expression", "qualified_identifier"):
+            element = _element_holding(base)
+            if element is not None:
+                # `b[i].p[0]`, `b[i].q.r[k]`: an array inside an array's element is a use of the
+                # element, as `b[i].m` is. (Named `b[i].p`, every iteration of `i` would seem to
+                # write the one element `[0]` of one array.)
+                self._access(element, kind, ctx, partial=True)
+            elif base.type in ("identifier", "field_expression", "qualified_identifier"):
                 self._event(base, kind, ctx, indices)
             else:
                 # `(a + 1)[i]`, `((int *)a)[i]`, `(i + 1)[a]`: an address the code computes,
@@ -500,6 +506,15 @@ def _may_leave(statement: Node) -> bool:
 def _is_dot(field_expr: Node) -> bool:
     operator = field_expr.child_by_field_name("operator")
     return operator is not None and text(operator) == "."
+
+
+def _element_holding(base: Node) -> Node | None:
+    """The array element `b[i]` whose member `b[i].p` (or `b[i].q.r`) a subscript indexes; None
+    for anything else (`s.p`, `p->v`, `a`)."""
+    node = base
+    while node.type == "field_expression" and _is_dot(node) and node.children:
+        node = unwrap(node.children[0])
+    return node if node is not base and node.type == "subscript_expression" else None
 
 
 def _subscript_parts(node: Node) -> tuple[Node, tuple[Node, ...]]:

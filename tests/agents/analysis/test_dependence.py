@@ -1182,6 +1182,50 @@ CASES = [
         reason="scan",
         scan=("s", "+"),
     ),
+    # An array inside an array's element (`b[i].p[0]`) is a use of the element `b[i]`, as a
+    # scalar member is: not one element `[0]` every iteration writes.
+    Case(
+        "array members of an array's elements",
+        C,
+        "typedef struct { double p[3]; double v[3]; } B;\n"
+        "static B b[64];\n"
+        "void f(void) { for (int i = 0; i < 64; i++) { b[i].p[0] = i; b[i].v[2] = b[i].p[0] * 2; } }",
+        "independent",
+        reason="own elements (b[i])",
+    ),
+    Case(
+        "array members of a pointer's elements: apart from another pointer only at run time",
+        C,
+        "typedef struct { double p[3]; } B;\n"
+        "void f(int n, const B *b, double *out) { for (int i = 0; i < n; i++) out[i] = b[i].p[0] + b[i].p[2]; }",
+        "independent",
+        reason="checked at run time",
+    ),
+    Case(
+        "an array member of the element before",
+        C,
+        "typedef struct { double p[3]; } B;\n"
+        "void f(int n, B *b) { for (int i = 1; i < n; i++) b[i].p[0] = b[i - 1].p[1] + 1; }",
+        "carried",
+        reason="b[i - 1] and b[i] may be the same element",
+    ),
+    Case(
+        "an array member of an element chosen by data",
+        C,
+        "typedef struct { double p[3]; } B;\n"
+        "void f(int n, B *b, const int *k) { for (int i = 0; i < n; i++) b[k[i]].p[0] += 1.0; }",
+        "carried",
+        reason="data-dependent index",
+    ),
+    Case(
+        "an element's array member indexed by the inner counter",
+        C,
+        "typedef struct { double v[3]; } B;\n"
+        "static B b[64];\n"
+        "void f(void) { for (int i = 0; i < 64; i++) for (int k = 0; k < 3; k++) b[i].v[k] = b[i].v[k] * 2 + k; }",
+        "independent",
+        reason="own elements (b[i])",
+    ),
 ]
 
 

@@ -74,8 +74,9 @@ CASES = {
     # arrays of arrays divided by rows (a file's, a local one; not a parameter that may alias
     # another, nor rows allocated one by one), C89 counters counted again in each sweep
     "mpi_grids.c": (Language.C, {"L4", "L7", "L9", "L13", "L15"}, ""),
-    # arrays of structs of numbers (one nested in another, one a typedef) gathered as bytes
-    "mpi_structs.c": (Language.C, {"L1", "L2", "L3", "L4"}, ""),
+    # arrays of structs of numbers (one nested in another, one a typedef) gathered as bytes;
+    # loops writing and summing their array members (`ps[i].v[0]`: the element `ps[i]`)
+    "mpi_structs.c": (Language.C, {"L1", "L2", "L3", "L4", "L5", "L6"}, ""),
     # prefix sums and a running product as recurrences of one statement without braces
     "recurrences.c": (Language.C, {"L1", "L2", "L3", "L4"}, ""),
     "mpi_down.c": (

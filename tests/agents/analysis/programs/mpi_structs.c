@@ -1,5 +1,5 @@
-/* Arrays of structs of numbers written by rank blocks, and a loop before the structs are
-   defined. Usage: mpi_structs [N] */
+/* Arrays of structs of numbers written by rank blocks (their array members too), and a loop
+   before the structs are defined. Usage: mpi_structs [N] */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -24,6 +24,13 @@ int main(int argc, char **argv) {
         ss[i].p = ps[n - 1 - i];
     }
     for (int i = 0; i < n; i++) w[i] = ps[i].x + ss[i].re;
+    for (int i = 0; i < n; i++) {
+        ps[i].v[0] += 0.5 * ps[i].x;
+        ps[i].v[1] = ps[i].v[0] - ss[i].p.v[1];
+    }
+    double energy = 0; /* multiples of 1/64 far below 2^53: exact in any order */
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 2; k++) energy += ps[i].v[k] * ps[i].v[k];
     scale(n, w);
     int at[] = {0, 1, n / 3, n / 2, n - 2, n - 1};
     for (int k = 0; k < 6; k++) {
@@ -31,6 +38,7 @@ int main(int argc, char **argv) {
         printf("%d: %.2f %.2f %.2f %d %.1f %.1f %.2f %.2f\n", i, ps[i].x, ps[i].v[0], ps[i].v[1],
                ps[i].kind, ss[i].re, ss[i].im, ss[i].p.x, w[i]);
     }
+    printf("%.6f\n", energy);
     Node head = {n, NULL};
     printf("%ld\n", head.id);
     free(ps);
