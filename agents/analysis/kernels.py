@@ -1391,6 +1391,7 @@ def as_loops(source: str, program: Program, function: str) -> tuple[str, Program
     source, program = _plain_iterators(source, program, function)
     source, program = _inlined_lambdas(source, program, function)
     source, program = _one_name_per_declaration(source, program, function)
+    source, program = _counted_whiles(source, program, function)
     source, program = _statement_algorithms(source, program, function)
     source, program = _exits_as_flags(source, program, function)
     source, program = _indexed_scans(source, program, function)
@@ -1843,6 +1844,176 @@ def _while_searches(source: str, program: Program, function: str) -> tuple[str, 
     )
     edits = [(start.start_byte, ending.end_byte, written)]
     return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
+def _counted_whiles(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with `function`'s loops counted by hand,
+
+        T i = e;  while (c) { ...; i++; }        i = e;  while (c) { ...; i += 2; }
+
+    written as the `for` loops they are, `for (T i = e; c; i++) { ...; }` (the counter declared
+    before the loop where the function names it after; `for (i = e; c; i += 2)` where it was
+    assigned), and that source's analysis; both as they are where there is none. Only where
+    the counter's step is the body's last statement and nothing in the body continues the
+    loop (a `continue` would skip the step the `for` still takes) or declares the counter
+    again (the step would count another variable)."""
+    for _ in range(4):  # a `while` inside a rewritten one is rewritten on the next pass
+        found = _function_body(source, program, function)
+        if found is None:
+            return source, program
+        _, _, body, _ = found
+        edits: list[tuple[int, int, str]] = []
+        for loop in walk(body):
+            written = _as_counted(loop) if loop.type == "while_statement" else None
+            if written and not any(b <= e[0] < end for b, end, _ in edits for e in written):
+                edits.extend(written)
+        if not edits:
+            break
+        source, program = _body_replaced(source, program, body, _rewrite(body, sorted(edits)))
+    return source, program
+
+
+def _as_counted(loop: Node) -> list[tuple[int, int, str]] | None:
+    """The edits writing a `while` loop counted by hand as the `for` loop it is: its counter's
+    start (`T i = e;` or `i = e;`, before the loop with only declarations of other names
+    between) and the loop; None where they are not that."""
+    condition = loop.child_by_field_name("condition")
+    block = loop.child_by_field_name("body")
+    if condition is None or block is None or block.type != "compound_statement":
+        return None
+    steps = [s for s in block.named_children if s.type != "comment"]
+    name = _counter_stepped(steps[-1]) if len(steps) >= 2 else None
+    if name is None or not any(n.type == "identifier" and text(n) == name for n in walk(condition)):
+        return None
+    if _continues(block) or any(
+        s.type == "declaration"
+        and any(declared_name(d) == name for d in s.children_by_field_name("declarator"))
+        for s in steps
+    ):
+        return None
+    # Back from the loop past comments and declarations of other names to the counter's start.
+    start, between = loop.prev_named_sibling, set[str]()
+    while start is not None and start.type in ("comment", "declaration"):
+        if start.type == "declaration":
+            if not _without_effects(start) or name in _names(start):
+                break
+            between |= _names(start)
+        start = start.prev_named_sibling
+    begun = _counter_start(start, name) if start is not None else None
+    if begun is None or between & _names(begun[1]):
+        return None  # no start, or one whose value a declaration between may change
+    assert start is not None
+    kind, value = begun
+    initial = f"{name} = {text(value)}"
+    kept = ""  # what stays where the counter started: its declaration, where read after the loop
+    if kind and _named_after(loop, name):
+        kept = f"{kind} {name};"
+    elif kind:
+        initial = f"{kind} {initial}"
+    inner = [c for c in condition.named_children if c.type != "comment"]
+    test = text(inner[0]) if len(inner) == 1 else text(condition)
+    raw = block.text or b""
+    done = raw[: steps[-1].start_byte - block.start_byte].decode().rstrip()
+    rest = raw[steps[-1].end_byte - block.start_byte :].decode().lstrip()
+    step = text(steps[-1].named_children[0])
+    written = f"for ({initial}; {test}; {step}) {done}\n{' ' * loop.start_point[1]}{rest}"
+    begin, end = (start.start_byte, start.end_byte) if kept else _whole_lines(start)
+    return [(begin, end, kept), (loop.start_byte, loop.end_byte, written)]
+
+
+def _whole_lines(node: Node) -> tuple[int, int]:
+    """The bytes of `node` with its line's indentation and end, where nothing else is on it
+    (for a statement removed without leaving an empty line); else `node`'s own."""
+    holder = node.parent
+    if holder is None:
+        return node.start_byte, node.end_byte
+    raw = holder.text or b""
+    before = raw[: node.start_byte - holder.start_byte]
+    after = raw[node.end_byte - holder.start_byte :]
+    indent = len(before) - len(before.rstrip(b" \t"))
+    if not before[: len(before) - indent].endswith(b"\n") or not after.startswith(b"\n"):
+        return node.start_byte, node.end_byte
+    return node.start_byte - indent, node.end_byte + 1
+
+
+def _counter_start(statement: Node, name: str) -> tuple[str, Node] | None:
+    """(type, value) of `T name = value;` (the type "" for `name = value;`); None for anything
+    else."""
+    if statement.type == "expression_statement" and statement.named_children:
+        assign = unwrap(statement.named_children[0])
+        left = (
+            assign.child_by_field_name("left") if assign.type == "assignment_expression" else None
+        )
+        operator = assign.child_by_field_name("operator") if left is not None else None
+        value = assign.child_by_field_name("right") if left is not None else None
+        if left is None or text(left) != name or operator is None or text(operator) != "=":
+            return None
+        return ("", value) if value is not None else None
+    declarators = statement.children_by_field_name("declarator")
+    if statement.type != "declaration" or len(declarators) != 1 or _static(statement):
+        return None
+    if any(c.type == "type_qualifier" for c in statement.children):
+        return None  # `const int i = 0;` is never counted
+    counter = declarators[0].child_by_field_name("declarator")
+    value = declarators[0].child_by_field_name("value")
+    kind = text(statement)[: declarators[0].start_byte - statement.start_byte].rstrip()
+    if counter is None or text(counter) != name or value is None or not kind:
+        return None
+    if value.type in ("initializer_list", "argument_list") or kind.split()[-1] == "auto":
+        return None  # `int i{0}`, `int i(0)`; an `auto` declared apart would have no type
+    return kind, value
+
+
+def _counter_stepped(statement: Node) -> str | None:
+    """`i` of `i++;`, `++i;`, `i--;`, `i += c;`, `i -= c;` or `i = i + c;` (`c` without effects,
+    not reading `i`); None for any other statement."""
+    if statement.type != "expression_statement" or not statement.named_children:
+        return None
+    step = unwrap(statement.named_children[0])
+    if step.type == "update_expression":
+        argument = step.child_by_field_name("argument")
+        return text(argument) if argument is not None and argument.type == "identifier" else None
+    if step.type != "assignment_expression":
+        return None
+    left, right = step.child_by_field_name("left"), step.child_by_field_name("right")
+    operator = step.child_by_field_name("operator")
+    if left is None or left.type != "identifier" or right is None or operator is None:
+        return None
+    name = text(left)
+    if text(operator) == "=" and right.type == "binary_expression":
+        first, by = right.child_by_field_name("left"), right.child_by_field_name("right")
+        if first is None or text(first) != name or text(right.children[1]) not in ("+", "-"):
+            return None
+        right = by
+    elif text(operator) not in ("+=", "-="):
+        return None
+    if right is None or name in _names(right) or not _without_effects(right):
+        return None
+    return name
+
+
+def _continues(block: Node) -> bool:
+    """A `continue` in `block` that continues its loop (not one of a loop inside it)."""
+    stack = list(block.named_children)
+    while stack:
+        node = stack.pop()
+        if node.type == "continue_statement":
+            return True
+        if node.type in ("for_statement", "while_statement", "do_statement", "for_range_loop"):
+            continue
+        if node.type == "lambda_expression":
+            continue
+        stack.extend(node.named_children)
+    return False
+
+
+def _named_after(loop: Node, name: str) -> bool:
+    """Whether the block holding `loop` mentions `name` after it."""
+    parent = loop.parent
+    return parent is not None and any(
+        n.type == "identifier" and text(n) == name and n.start_byte >= loop.end_byte
+        for n in walk(parent)
+    )
 
 
 def _lowered(source: str, program: Program, function: str) -> tuple[str, Program]:

@@ -120,6 +120,32 @@ _LEFT_ALONE = {
         "  for (i = 0; i < x.size(); ++i) {\n    if (x[i] == v) { found = true; break; }\n  }\n"
         "  return found && i > 2;\n}\n"
     ),
+    # Loops counted by hand (`while`) that are not the `for` loop their shape suggests.
+    "a counted while whose body continues (the step would be skipped)": (
+        "int f(std::vector<int>& x) {\n  int i = 0;\n  while (i < (int)x.size()) {\n"
+        "    if (x[i] < 0) { i += 2; continue; }\n    x[i] = 1;\n    i++;\n  }\n  return i;\n}\n"
+    ),
+    "a counted while stepping a counter its body declares again": (
+        "int f(std::vector<int>& x) {\n  int i = 0;\n  while (i < 4) {\n    int i = 3;\n"
+        "    x[i] = 1;\n    i++;\n  }\n  return i;\n}\n"
+    ),
+    "a counted while whose step is not its last statement": (
+        "void f(std::vector<int>& x) {\n  int i = 0;\n  while (i < (int)x.size()) {\n"
+        "    i++;\n    x[i - 1] = i;\n  }\n}\n"
+    ),
+    "a counted while whose start a statement between changes": (
+        "void f(std::vector<int>& x, int n) {\n  int i = n;\n  int m = n++;\n"
+        "  while (i < m + 4) {\n    x[i] = m;\n    i++;\n  }\n}\n"
+    ),
+    "a counted while whose step reads an effect": (
+        "int step() { static int s = 0; return ++s; }\n"
+        "void f(std::vector<int>& x) {\n  int i = 0;\n  while (i < (int)x.size()) {\n"
+        "    x[i] = 1;\n    i += step();\n  }\n}\n"
+    ),
+    "a while whose counter's start is a const": (
+        "void f(std::vector<int>& x) {\n  const int i = 0;\n  int k = 0;\n"
+        "  while (k < i + 3) {\n    x[k] = i;\n    k--;\n    x[0] = k;\n  }\n}\n"
+    ),
 }
 
 
@@ -162,6 +188,16 @@ _REWRITTEN = {
         "  for (size_t i = 0; i < x.size(); ++i)\n"
         "    if ((double)x[i] / 3 > (double)x[best] / 3) best = i;\n  return best;\n}\n",
         "std::vector<int> x{4, 5, 2};\nif (seq::f(x) != f(x)) return 1;",
+    ),
+    "loops counted by hand: declared, assigned, down, by two, nested, read after": (
+        "long f(std::vector<int>& x, int n) {\n  int i = 0;\n  while (i < n) {\n"
+        "    x[i] = i * 3 % 7;\n    i++;\n  }\n  long s = 0;\n  long k = 1;\n"
+        "  /* odd places */\n  while (k < n) {\n    s += x[k];\n    k += 2;\n  }\n"
+        "  int j, r = 0;\n  j = n - 1;\n  while (j >= 0) {\n    int c = 0;\n"
+        "    while (c < 3) {\n      r += x[j] * c;\n      c = c + 1;\n    }\n    --j;\n  }\n"
+        "  return s * 1000 + r * 10 + i + j;\n}\n",
+        "for (int n : {0, 1, 2, 7, 8}) {\n  std::vector<int> a(8), b(8);\n"
+        "  if (seq::f(a, n) != f(b, n) || a != b) return 1;\n}",
     ),
 }
 
