@@ -46,6 +46,8 @@ PROGRAMS = {
     "argmin": (Path(__file__).parent / "programs" / "argmin.c", {"L1", "L2", "L3", "L4"}),
     # a C++ program's vectors declared with a size, a map and a sum over them
     "vectors": (Path(__file__).parent / "programs" / "vectors.cpp", {"L1", "L2"}),
+    # a function's vectors taken by reference (the kernel takes their data), main's loops
+    "ref_params": (Path(__file__).parent / "programs" / "ref_params.cpp", {"L1", "L4", "L5"}),
 }
 
 
