@@ -133,6 +133,16 @@ class _Walker:
         self.facts = facts
         self.aliases: dict[str, Node] = {}
         """Reference elements of inner range-based for loops → the range they write into."""
+        self.arrays: frozenset[str] | None = None
+        """The file's array members (`_array_members`), read at the first subscript."""
+
+    def _array_members(self, node: Node) -> frozenset[str]:
+        if self.arrays is None:
+            root = node
+            while root.parent is not None:
+                root = root.parent
+            self.arrays = array_members(root)
+        return self.arrays
 
     def visit(self, node: Node, ctx: _Ctx) -> None:
         kind = node.type
@@ -203,17 +213,23 @@ class _Walker:
             base, indices = _subscript_parts(node)
             for index in indices:
                 self.visit(index, ctx)
-            element = _element_holding(base)
-            if element is not None:
+            element, inside = _element_holding(base, self._array_members(node))
+            if element is not None and inside:
                 # `b[i].p[0]`, `b[i].q.r[k]`: an array inside an array's element is a use of the
                 # element, as `b[i].m` is. (Named `b[i].p`, every iteration of `i` would seem to
                 # write the one element `[0]` of one array.)
                 self._access(element, kind, ctx, partial=True)
-            elif base.type in ("identifier", "field_expression", "qualified_identifier"):
+            elif element is None and base.type in (
+                "identifier",
+                "field_expression",
+                "qualified_identifier",
+            ):
                 self._event(base, kind, ctx, indices)
             else:
-                # `(a + 1)[i]`, `((int *)a)[i]`, `(i + 1)[a]`: an address the code computes,
-                # which may reach any element of whatever it mentions.
+                # `(a + 1)[i]`, `((int *)a)[i]`, `(i + 1)[a]`, `b[i].ptr[k]`, `b[i]->v[k]`: an
+                # address the code computes (an element's pointer member may point anywhere,
+                # another element's to the same place), which may reach any element of
+                # whatever it mentions.
                 self.visit(base, ctx)
                 shown = f"{canon(node)} at line {line(node)}"
                 if kind == "write":
@@ -508,13 +524,49 @@ def _is_dot(field_expr: Node) -> bool:
     return operator is not None and text(operator) == "."
 
 
-def _element_holding(base: Node) -> Node | None:
-    """The array element `b[i]` whose member `b[i].p` (or `b[i].q.r`) a subscript indexes; None
-    for anything else (`s.p`, `p->v`, `a`)."""
+def _element_holding(base: Node, arrays: frozenset[str]) -> tuple[Node | None, bool]:
+    """The array element `b[i]` whose member a subscript indexes (`b[i].p[k]`, `b[i].q.r[k]`,
+    `b[i]->v[k]`), and whether what it indexes is storage inside the element: members reached
+    by `.` only, the last one of the file's `arrays`. (None, False) where the base is no
+    member of an element (`s.p`, `p->v`, `a`)."""
+    field = base.child_by_field_name("field") if base.type == "field_expression" else None
+    inside = field is not None and text(field) in arrays
     node = base
-    while node.type == "field_expression" and _is_dot(node) and node.children:
+    while node.type == "field_expression" and node.children:
+        inside = inside and _is_dot(node)
         node = unwrap(node.children[0])
-    return node if node is not base and node.type == "subscript_expression" else None
+    if node is base or node.type != "subscript_expression":
+        return None, False
+    return node, inside
+
+
+def array_members(root: Node) -> frozenset[str]:
+    """Names the file's structs, unions and classes declare as array members (`double p[3];`)
+    and as nothing else: a name some type declares as a pointer, a typedef'd or library array
+    or a scalar is not one (its type at a given use is not known here)."""
+    arrays: set[str] = set()
+    others: set[str] = set()
+    for node in walk(root):
+        if node.type != "field_declaration":
+            continue
+        for declarator in node.children_by_field_name("declarator"):
+            shapes = []
+            while declarator.type in (
+                "array_declarator",
+                "pointer_declarator",
+                "reference_declarator",
+            ):
+                shapes.append(declarator.type)
+                inner = declarator.child_by_field_name("declarator")
+                if inner is None:
+                    break
+                declarator = inner
+            if declarator.type != "field_identifier":  # `double (*p)[3]`, a function pointer
+                others.update(text(n) for n in walk(declarator) if n.type == "field_identifier")
+                continue
+            named = arrays if shapes and set(shapes) == {"array_declarator"} else others
+            named.add(text(declarator))
+    return frozenset(arrays - others)
 
 
 def _subscript_parts(node: Node) -> tuple[Node, tuple[Node, ...]]:

@@ -1217,6 +1217,40 @@ CASES = [
         "carried",
         reason="data-dependent index",
     ),
+    # A pointer member's elements lie wherever it points, another element's pointer perhaps
+    # the same place: an address the code computes, not the element's own storage.
+    Case(
+        "a pointer member of each element, at the counter",
+        C,
+        "typedef struct { double *ptr; } B;\n"
+        "void f(int n, B *b) { for (int i = 0; i < n; i++) b[i].ptr[i] = 1.0; }",
+        "unknown",
+        reason="writes through a pointer",
+    ),
+    Case(
+        "a member reached through an element's pointer",
+        C,
+        "typedef struct { double p[3]; } B;\n"
+        "void f(int n, B **b) { for (int i = 0; i < n; i++) b[i]->p[0] = 1.0; }",
+        "unknown",
+        reason="writes through a pointer",
+    ),
+    Case(
+        "a member some struct of the file declares as a pointer, another as an array",
+        C,
+        "typedef struct { double p[3]; } B;\nstruct Q { double *p; };\n"
+        "void f(int n, B *b) { for (int i = 0; i < n; i++) b[i].p[0] = 1.0; }",
+        "unknown",
+        reason="writes through a pointer",
+    ),
+    Case(
+        "a pointer to rows as a member",
+        C,
+        "typedef struct { double (*rows)[3]; } B;\n"
+        "void f(int n, B *b) { for (int i = 0; i < n; i++) b[i].rows[0][1] = 1.0; }",
+        "unknown",
+        reason="writes through a pointer",
+    ),
     Case(
         "an element's array member indexed by the inner counter",
         C,
