@@ -474,6 +474,11 @@ def _inside_row(inner: Loop, width: str) -> bool:
         return False
     upper = inner.upper.replace(" ", "")
     wide = width.replace(" ", "")
+    literal = wide.removeprefix("(").removesuffix(")")
+    if literal.isdigit() and inner.trip_count is not None:
+        # a width the analysis read as a constant's value (`const int W = 800;`: `y * ( 800 ) +
+        # x`), a column loop whose bound it read as that constant's too (`x < W`: 800 values)
+        return int(inner.lower) + inner.trip_count <= int(literal)
     cast = _SIGNED_CAST.fullmatch(inner.upper.strip())
     if inner.test == "<" and cast is not None:
         # `j < (long)n`: where the loop runs the cast is positive, and a positive value of a

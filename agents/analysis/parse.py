@@ -201,18 +201,39 @@ def is_scalar_declarator(declarator: Node | None) -> bool:
 
 def constructed(declarator: Node) -> bool:
     """`h(nb)` in `std::vector<long> h(nb);`, which the parser reads as a function declaration
-    with a parameter of type `nb`: a variable when every "parameter" is a bare name."""
+    with a parameter of type `nb`: a variable when every "parameter" is a bare name; and
+    `img(W * H)` in a function's body (a product the parser reads as a parameter `H` pointing
+    to a `W`: a function declared inside another is rare, a size so written is not)."""
     parameters = declarator.child_by_field_name("parameters")
+    in_body = False
+    holder = declarator.parent
+    while holder is not None and not in_body:
+        in_body = holder.type == "compound_statement"
+        holder = holder.parent
     return (
         parameters is not None
         and all(
             p.type == "parameter_declaration"
-            and p.child_by_field_name("declarator") is None
             and (t := p.child_by_field_name("type")) is not None
             and t.type == "type_identifier"
+            and _bare_or_product(p.child_by_field_name("declarator"), in_body)
             for p in parameters.named_children
         )
         and parameters.named_child_count > 0
+    )
+
+
+def _bare_or_product(declarator: Node | None, in_body: bool) -> bool:
+    """No declarator (`h(nb)`), or in a function's body `* name` (`img(W * H)`)."""
+    if declarator is None:
+        return True
+    inner = declarator.child_by_field_name("declarator")
+    return (
+        in_body
+        and declarator.type == "pointer_declarator"
+        and inner is not None
+        and inner.type == "identifier"
+        and not any(c.type == "type_qualifier" for c in declarator.children)
     )
 
 

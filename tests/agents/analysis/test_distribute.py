@@ -77,6 +77,9 @@ CASES = {
     # arrays of structs of numbers (one nested in another, one a typedef) gathered as bytes;
     # loops writing and summing their array members (`ps[i].v[0]`: the element `ps[i]`)
     "mpi_structs.c": (Language.C, {"L1", "L2", "L3", "L4", "L5", "L6"}, ""),
+    # an image's rows by a constant width (`const int W`, the vectors sized `W * H`); not a
+    # loop whose columns run past that width
+    "images.cpp": (Language.CPP, {"L1", "L3", "L9"}, ""),
     # prefix sums and a running product as recurrences of one statement without braces
     "recurrences.c": (Language.C, {"L1", "L2", "L3", "L4"}, ""),
     "mpi_down.c": (

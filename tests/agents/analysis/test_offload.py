@@ -47,7 +47,13 @@ PROGRAMS = {
     # a C++ program's vectors declared with a size, a map and a sum over them
     "vectors": (Path(__file__).parent / "programs" / "vectors.cpp", {"L1", "L2"}),
     # a function's vectors taken by reference (the kernel takes their data), main's loops
-    "ref_params": (Path(__file__).parent / "programs" / "ref_params.cpp", {"L1", "L4", "L5"}),
+    # (one over a vector sized `n * n`)
+    "ref_params": (
+        Path(__file__).parent / "programs" / "ref_params.cpp",
+        {"L1", "L3", "L4", "L5"},
+    ),
+    # vectors sized by a product (`in(W * H)`, read by the parser as a prototype)
+    "images": (Path(__file__).parent / "programs" / "images.cpp", {"L1", "L3", "L8", "L9"}),
 }
 
 
