@@ -1875,38 +1875,47 @@ def _counted_whiles(source: str, program: Program, function: str) -> tuple[str, 
 
 def _as_counted(loop: Node) -> list[tuple[int, int, str]] | None:
     """The edits writing a `while` loop counted by hand as the `for` loop it is: its counter's
-    start (`T i = e;` or `i = e;`, before the loop with only declarations of other names
-    between) and the loop; None where they are not that."""
+    start (`T i = e;` or `i = e;` in the same block, before the loop with only declarations of
+    other numbers without a value between) and the loop; None where they are not that.
+
+    The `for` runs the step after the body where the `while` ran it as the body's last
+    statement, and evaluates the start after the declarations between: so nothing in the body
+    may continue the loop or declare a name the step reads, nothing between may run code or
+    read anything, and no macro the block uses may continue or name the counter. The counter
+    is declared in the `for` only where nothing after the loop can reach it (no mention, no
+    address or reference or capture taken in the body, no call given it)."""
     condition = loop.child_by_field_name("condition")
     block = loop.child_by_field_name("body")
+    holder = loop.parent
     if condition is None or block is None or block.type != "compound_statement":
         return None
+    if holder is None or holder.type != "compound_statement":
+        return None  # a `case`'s statements, a branch's or a loop's only statement
     steps = [s for s in block.named_children if s.type != "comment"]
     name = _counter_stepped(steps[-1]) if len(steps) >= 2 else None
     if name is None or not any(n.type == "identifier" and text(n) == name for n in walk(condition)):
         return None
-    if _continues(block) or any(
-        s.type == "declaration"
-        and any(declared_name(d) == name for d in s.children_by_field_name("declarator"))
-        for s in steps
-    ):
+    step = steps[-1].named_children[0]
+    stepped = {text(n) for n in walk(step) if n.type in ("identifier", "type_identifier")}
+    declared_in_body = _declared_names(block)
+    if _continues(block) or name in declared_in_body or stepped & declared_in_body:
         return None
-    # Back from the loop past comments and declarations of other names to the counter's start.
-    start, between = loop.prev_named_sibling, set[str]()
-    while start is not None and start.type in ("comment", "declaration"):
-        if start.type == "declaration":
-            if not _without_effects(start) or name in _names(start):
-                break
-            between |= _names(start)
+    if _macro_reaches(loop, {"continue", name}):
+        return None
+    # Back from the loop past comments and declarations of other numbers without a value.
+    start = loop.prev_named_sibling
+    while start is not None and (start.type == "comment" or _bare_numbers(start, name)):
         start = start.prev_named_sibling
-    begun = _counter_start(start, name) if start is not None else None
-    if begun is None or between & _names(begun[1]):
-        return None  # no start, or one whose value a declaration between may change
+    begun = _counter_start(start, name) if start is not None and start.parent == holder else None
+    if begun is None:
+        return None
     assert start is not None
     kind, value = begun
     initial = f"{name} = {text(value)}"
-    kept = ""  # what stays where the counter started: its declaration, where read after the loop
-    if kind and _named_after(loop, name):
+    kept = ""  # what stays where the counter started: its declaration, where reached after
+    if kind and (_named_after(loop, name) or _escapes(block, name)):
+        if not _plain_number(kind):
+            return None  # declared apart without a value, a class would need a constructor
         kept = f"{kind} {name};"
     elif kind:
         initial = f"{kind} {initial}"
@@ -1915,10 +1924,102 @@ def _as_counted(loop: Node) -> list[tuple[int, int, str]] | None:
     raw = block.text or b""
     done = raw[: steps[-1].start_byte - block.start_byte].decode().rstrip()
     rest = raw[steps[-1].end_byte - block.start_byte :].decode().lstrip()
-    step = text(steps[-1].named_children[0])
-    written = f"for ({initial}; {test}; {step}) {done}\n{' ' * loop.start_point[1]}{rest}"
+    written = f"for ({initial}; {test}; {text(step)}) {done}\n{' ' * loop.start_point[1]}{rest}"
     begin, end = (start.start_byte, start.end_byte) if kept else _whole_lines(start)
     return [(begin, end, kept), (loop.start_byte, loop.end_byte, written)]
+
+
+def _declared_names(block: Node) -> set[str]:
+    """The names a block declares anywhere in it: variables, types (`typedef`, `struct T`,
+    `enum E`) and enumerators."""
+    found: set[str] = set()
+    for node in walk(block):
+        if node.type == "declaration":
+            found |= {
+                n for d in node.children_by_field_name("declarator") if (n := declared_name(d))
+            }
+        elif node.type == "type_definition":  # `typedef char T;`: T is a type_identifier
+            found |= {
+                text(n)
+                for d in node.children_by_field_name("declarator")
+                for n in walk(d)
+                if n.type in ("type_identifier", "identifier")
+            }
+        elif (
+            node.type
+            in (
+                "struct_specifier",
+                "class_specifier",
+                "union_specifier",
+                "enum_specifier",
+            )
+            or node.type == "enumerator"
+        ):
+            named = node.child_by_field_name("name")
+            found |= {text(named)} if named is not None else set()
+    return found
+
+
+def _bare_numbers(statement: Node, name: str) -> bool:
+    """`int c;`, `double a, b;`: a declaration of numbers (not `name`) without values, which
+    runs nothing and reads nothing."""
+    if statement.type != "declaration" or any(
+        c.type in ("storage_class_specifier", "type_qualifier") for c in statement.children
+    ):
+        return False
+    kind = statement.child_by_field_name("type")
+    declarators = statement.children_by_field_name("declarator")
+    return (
+        kind is not None
+        and _plain_number(text(kind))
+        and bool(declarators)
+        and all(d.type == "identifier" and text(d) != name for d in declarators)
+    )
+
+
+def _plain_number(kind: str) -> bool:
+    return (
+        re.fullmatch(
+            r"(?:(?:unsigned|signed|short|long)\s+)*"
+            r"(?:int|long|short|char|float|double|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t|unsigned|signed)",
+            " ".join(kind.replace("std::", "").split()),
+        )
+        is not None
+    )
+
+
+def _escapes(block: Node, name: str) -> bool:
+    """Whether the body may leave a way to the counter after the loop: its address (`&i`), a
+    reference or a lambda (which may capture it) made in the body, or the counter given to a
+    call (which may take it by reference)."""
+    for node in walk(block):
+        if node.type == "lambda_expression" or node.type == "reference_declarator":
+            return True
+        if node.type == "pointer_expression" and text(node.children[0]) == "&":
+            return True
+        if node.type == "argument_list" and any(
+            unwrap(a).type == "identifier" and text(unwrap(a)) == name for a in node.named_children
+        ):
+            return True
+    return False
+
+
+def _macro_reaches(node: Node, tokens: set[str]) -> bool:
+    """Whether the block holding `node` uses a macro of the file whose text holds one of
+    `tokens` (`#define NEXT continue`, `#define R i`): what the parser cannot see."""
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    macros = {}
+    for d in walk(root):
+        if d.type in ("preproc_def", "preproc_function_def"):
+            named = d.child_by_field_name("name")
+            value = d.child_by_field_name("value")
+            if named is not None:
+                body = set(re.findall(r"\w+", text(value))) if value is not None else set()
+                macros[text(named)] = body
+    used = {text(n) for n in walk(node.parent or node) if n.type == "identifier"}
+    return any(macros[m] & tokens for m in used & set(macros))
 
 
 def _whole_lines(node: Node) -> tuple[int, int]:
