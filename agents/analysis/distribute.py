@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tree_sitter import Node
 
@@ -469,11 +469,17 @@ def _bare(width: str) -> str | None:
 
 def _inside_row(inner: Loop, width: str) -> bool:
     """Whether the column loop's values stay in [0, width): from a literal start >= 0 to
-    `width` or `width - c` (`<`), or to `width - c` with c >= 1 (`<=`)."""
+    `width` or `width - c` (`<`), or to `width - c` with c >= 1 (`<=`); the bound as written
+    or as the subscripts spell it (`int nx = 400;`: `i < nx - 1` against `j * ( 400 ) + i`)."""
+    if inner.upper_value is not None and inner.upper_value != inner.upper:
+        spelled = replace(inner, upper=inner.upper_value, upper_value=None)
+        if _inside_row(spelled, width):
+            return True
     if inner.lower is None or inner.upper is None or not inner.lower.isdigit():
         return False
-    upper = inner.upper.replace(" ", "")
-    wide = width.replace(" ", "")
+    # `( 240 )` and `240`, `( nx ) - 1` and `nx - 1`: one name or literal in parentheses is itself
+    upper = re.sub(r"\((\w+)\)", r"\1", inner.upper.replace(" ", ""))
+    wide = re.sub(r"\((\w+)\)", r"\1", width.replace(" ", ""))
     literal = wide.removeprefix("(").removesuffix(")")
     if literal.isdigit() and inner.trip_count is not None:
         # a width the analysis read as a constant's value (`const int W = 800;`: `y * ( 800 ) +

@@ -19,7 +19,7 @@ from agents.analysis.parse import (
     unwrap,
 )
 from agents.analysis.purity import is_pure
-from agents.analysis.values import cast_parts
+from agents.analysis.values import cast_parts, spelled
 
 _TESTS = frozenset({"<", "<=", ">", ">=", "!="})
 _MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
@@ -35,6 +35,8 @@ class Header:
     """Why the loop is not canonical (empty when it is)."""
     lower: str | None = None
     upper: str | None = None
+    upper_value: str | None = None
+    """`upper` as the accesses spell their subscripts (`values.spelled`)."""
     trip_count: int | None = None
     bound_names: frozenset[str] = frozenset()
     """The variables the initial value, the bound and the step mention."""
@@ -120,6 +122,7 @@ def header(
         canonical=True,
         lower=found.lower,
         upper=found.upper,
+        upper_value=spelled(bound),
         trip_count=trips,
         bound_names=frozenset(names),
         counter_type=_declared_type(init) if op == "<" and sign > 0 else None,

@@ -237,6 +237,9 @@ class Loop:
     `!=`, the variable on the left; None for any other loop)."""
     stride: int | None = None
     """What each iteration adds to the variable, when the header says (`i -= 2`: -2)."""
+    upper_value: str | None = None
+    """`upper` as the accesses spell their subscripts, each local that holds its initializer
+    there written as that value (`int nx = 400;`: `( 400 )`, as in `u[j * ( 400 ) + i]`)."""
     counter_kept: bool = False
     """The loop counts a variable declared before it (`int i; for (i = 0; ...)`) whose value
     when it ends may be read later (`agents.analysis.liveness`): a parallel version leaves the

@@ -1018,6 +1018,7 @@ def _loop(item: _Found, function: str, found: list[_Found]) -> Loop:
         canonical=item.header.canonical,
         lower=item.header.lower,
         upper=item.header.upper,
+        upper_value=item.header.upper_value,
         trip_count=item.header.trip_count,
         reads=_accesses(events, "read"),
         writes=_accesses(events, "write"),

@@ -80,6 +80,9 @@ CASES = {
     # an image's rows by a constant width (`const int W`, the vectors sized `W * H`); not a
     # loop whose columns run past that width
     "images.cpp": (Language.CPP, {"L1", "L3", "L9"}, ""),
+    # a plate's rows by a width kept in a local (`int nx = 240;`), its sweeps between pointer
+    # swaps, its checksum
+    "mpi_plates.c": (Language.C, {"L1", "L4", "L6"}, ""),
     # prefix sums and a running product as recurrences of one statement without braces
     "recurrences.c": (Language.C, {"L1", "L2", "L3", "L4"}, ""),
     "mpi_down.c": (
