@@ -209,7 +209,9 @@ def offload(source: str, program: Program, loop_ids: Sequence[str]) -> str:
         kernels.setdefault(definition.start_byte, []).append(kernel)
         edits.append((node.start_byte, node.end_byte, launch))
     for start, written in kernels.items():
-        edits.append((start, start, "\n\n".join(written) + "\n\n"))
+        # `std::min` and `std::max` are constexpr host functions a kernel may not call
+        device = [_DEVICE_MIN_MAX.sub(r"pf_cuda_std_\1", k) for k in written]
+        edits.append((start, start, "\n\n".join(device) + "\n\n"))
     for name in _device_functions(root, [offered[i] for i in loop_ids]):
         definition = _definition(root, name)
         edits.append((definition.start_byte, definition.start_byte, "__host__ __device__ "))
@@ -931,6 +933,9 @@ def _managed_allocations(root: Node) -> list[tuple[int, int, str]]:
     return edits
 
 
+_DEVICE_MIN_MAX = re.compile(r"\bstd::(min|max)\b(?=\s*[<(])")
+"""`std::min(` / `std::max<int>(` in a kernel's code: the helpers' device versions instead."""
+
 _HELPERS = (
     """\
 /* ---- ParForge: the program's loops run as CUDA kernels ---- */
@@ -940,6 +945,21 @@ _HELPERS = (
 #include <string.h>
 #include <type_traits>
 #define restrict __restrict__
+/* std::min and std::max as a kernel may call them (the same results: the first of equals). */
+template <class T> __host__ __device__ inline const T &pf_cuda_std_min(const T &a, const T &b) {
+    return b < a ? b : a;
+}
+template <class T> __host__ __device__ inline const T &pf_cuda_std_max(const T &a, const T &b) {
+    return a < b ? b : a;
+}
+template <class T, class C>
+__host__ __device__ inline const T &pf_cuda_std_min(const T &a, const T &b, C less) {
+    return less(b, a) ? b : a;
+}
+template <class T, class C>
+__host__ __device__ inline const T &pf_cuda_std_max(const T &a, const T &b, C less) {
+    return less(a, b) ? b : a;
+}
 /* Threads per block of every launch: a power of two (the block folds halve it); evolution
    tries the others. */
 #define PF_CUDA_BLOCK """
