@@ -1854,9 +1854,7 @@ def _counted_whiles(source: str, program: Program, function: str) -> tuple[str, 
     written as the `for` loops they are, `for (T i = e; c; i++) { ...; }` (the counter declared
     before the loop where the function names it after; `for (i = e; c; i += 2)` where it was
     assigned), and that source's analysis; both as they are where there is none. Only where
-    the counter's step is the body's last statement and nothing in the body continues the
-    loop (a `continue` would skip the step the `for` still takes) or declares the counter
-    again (the step would count another variable)."""
+    the `for` does what the `while` did (`_as_counted`)."""
     for _ in range(4):  # a `while` inside a rewritten one is rewritten on the next pass
         found = _function_body(source, program, function)
         if found is None:
