@@ -134,7 +134,7 @@ class _Walker:
         self.aliases: dict[str, Node] = {}
         """Reference elements of inner range-based for loops → the range they write into."""
         self.arrays: frozenset[str] | None = None
-        """The file's array members (`_array_members`), read at the first subscript."""
+        """The file's array members (`array_members`), read at the first subscript of a member."""
 
     def _array_members(self, node: Node) -> frozenset[str]:
         if self.arrays is None:
@@ -213,7 +213,8 @@ class _Walker:
             base, indices = _subscript_parts(node)
             for index in indices:
                 self.visit(index, ctx)
-            element, inside = _element_holding(base, self._array_members(node))
+            arrays = self._array_members(node) if base.type == "field_expression" else frozenset()
+            element, inside = _element_holding(base, arrays)
             if element is not None and inside:
                 # `b[i].p[0]`, `b[i].q.r[k]`: an array inside an array's element is a use of the
                 # element, as `b[i].m` is. (Named `b[i].p`, every iteration of `i` would seem to

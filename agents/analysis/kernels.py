@@ -95,6 +95,7 @@ from agents.analysis.launch import (
 from agents.analysis.model import Dependence, Loop, Program
 from agents.analysis.offload import _FLOATING, _INTEGRAL, _reached
 from agents.analysis.offload import _histogram_updates as _offload_updates
+from agents.analysis.offload import _plain as _number_type
 from agents.analysis.parse import (
     body_statements,
     canon,
@@ -1912,7 +1913,7 @@ def _as_counted(loop: Node) -> list[tuple[int, int, str]] | None:
     initial = f"{name} = {text(value)}"
     kept = ""  # what stays where the counter started: its declaration, where reached after
     if kind and (_named_after(loop, name) or _escapes(block, name)):
-        if not _plain_number(kind):
+        if not _number_type(kind):
             return None  # declared apart without a value, a class would need a constructor
         kept = f"{kind} {name};"
     elif kind:
@@ -1943,19 +1944,16 @@ def _declared_names(block: Node) -> set[str]:
                 for n in walk(d)
                 if n.type in ("type_identifier", "identifier")
             }
-        elif (
-            node.type
-            in (
-                "struct_specifier",
-                "class_specifier",
-                "union_specifier",
-                "enum_specifier",
-            )
-            or node.type == "enumerator"
-        ):
+        elif node.type in _NAMING_TYPES:
             named = node.child_by_field_name("name")
             found |= {text(named)} if named is not None else set()
     return found
+
+
+_NAMING_TYPES = frozenset(
+    {"struct_specifier", "class_specifier", "union_specifier", "enum_specifier", "enumerator"}
+)
+"""Nodes that declare a type (`struct T { ... }`) or an enumerator by their `name`."""
 
 
 def _bare_numbers(statement: Node, name: str) -> bool:
@@ -1969,20 +1967,9 @@ def _bare_numbers(statement: Node, name: str) -> bool:
     declarators = statement.children_by_field_name("declarator")
     return (
         kind is not None
-        and _plain_number(text(kind))
+        and _number_type(text(kind))
         and bool(declarators)
         and all(d.type == "identifier" and text(d) != name for d in declarators)
-    )
-
-
-def _plain_number(kind: str) -> bool:
-    return (
-        re.fullmatch(
-            r"(?:(?:unsigned|signed|short|long)\s+)*"
-            r"(?:int|long|short|char|float|double|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t|unsigned|signed)",
-            " ".join(kind.replace("std::", "").split()),
-        )
-        is not None
     )
 
 
@@ -1991,7 +1978,7 @@ def _escapes(block: Node, name: str) -> bool:
     reference or a lambda (which may capture it) made in the body, or the counter given to a
     call (which may take it by reference)."""
     for node in walk(block):
-        if node.type == "lambda_expression" or node.type == "reference_declarator":
+        if node.type in ("lambda_expression", "reference_declarator"):
             return True
         if node.type == "pointer_expression" and text(node.children[0]) == "&":
             return True
