@@ -22,10 +22,13 @@ from jsonschema.exceptions import relevance
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.core.refs import REF_PATTERN, references
-from agents.llm.schema import strict, without_nulls
+from agents.llm.schema import bounded_text, strict, without_nulls
 
 _REF = {"type": "string", "pattern": REF_PATTERN}
 _MAX_ARG_PROBLEMS = 3
+WHY_CHARS = 160
+"""The longest `why` a plan's schema asks for: one line, not the tokens a small model spends
+rambling there before the next step."""
 
 
 class PlanError(Exception):
@@ -104,7 +107,7 @@ def _step_schema(tool: ToolSpec) -> dict[str, Any]:
             "id": {"type": "integer"},
             "tool": {"const": tool.name},
             "args": strict(args_schema(tool)),
-            "why": {"type": "string"},
+            "why": bounded_text(WHY_CHARS),
         },
         "required": ["id", "tool", "args", "why"],
         "additionalProperties": False,

@@ -6,7 +6,8 @@ required and nullable instead); every value names a `type` (or is an `enum`, a `
 `anyOf` of such, or a `$ref`); only the keywords in `STRICT_KEYWORDS` appear. vLLM's grammar
 back ends accept the same schemas, so one schema serves both; `strict_problems` is the check,
 `strict` the conversion of an ordinary schema (optional fields become required and nullable:
-a reply's `null` means "not given", see `without_nulls`).
+a reply's `null` means "not given", see `without_nulls`; a string's length bounds become the
+`pattern` strict mode has, so that the grammar holds a small model's reply to them).
 """
 
 from __future__ import annotations
@@ -84,8 +85,9 @@ def _check(node: Any, path: str, depth: int, problems: list[str]) -> None:
 
 def strict(schema: dict[str, Any]) -> dict[str, Any]:
     """`schema` converted to strict mode's subset: optional properties required and nullable,
-    `additionalProperties: false` on every object, unsupported keywords (`default`, `title`,
-    `uniqueItems`, `maxLength`...) dropped: what they asked is checked after parsing instead.
+    `additionalProperties: false` on every object, a string's `minLength`/`maxLength` as a
+    `pattern` (where it has none), other unsupported keywords (`default`, `title`,
+    `uniqueItems`...) dropped: what they asked is checked after parsing instead.
     Raises ValueError for what cannot be converted (a value of no type)."""
     out = _strict(copy.deepcopy(schema), "#")
     problems = strict_problems(out)
@@ -96,6 +98,9 @@ def strict(schema: dict[str, Any]) -> dict[str, Any]:
 
 def _strict(node: dict[str, Any], path: str) -> dict[str, Any]:
     out = {k: v for k, v in node.items() if k in STRICT_KEYWORDS}
+    length = _length_pattern(node)
+    if length is not None:
+        out["pattern"] = length
     if not any(k in out for k in _TYPED):
         raise ValueError(f"{path}: a value of no type cannot be sent in strict mode")
     if "properties" in out:
@@ -114,6 +119,46 @@ def _strict(node: dict[str, Any], path: str) -> dict[str, Any]:
     if "$defs" in out:
         out["$defs"] = {k: _strict(v, f"#/$defs/{k}") for k, v in out["$defs"].items()}
     return out
+
+
+def bounded_text(max_chars: int) -> dict[str, Any]:
+    """A string of at most `max_chars` characters, in strict mode's form (a pattern)."""
+    return _strict({"type": "string", "maxLength": max_chars}, "#")
+
+
+def _length_pattern(node: dict[str, Any]) -> str | None:
+    """A string's length bounds as a pattern of any characters, or None where it has none or
+    already has a pattern (which the parser's check then bounds)."""
+    low, high = node.get("minLength"), node.get("maxLength")
+    if node.get("type") != "string" or "pattern" in node or (low is None and high is None):
+        return None
+    low = int(low or 0)
+    more = "[\\s\\S]*" if high is None else _up_to(int(high) - low)
+    return f"^{_exactly(low)}{more}$"
+
+
+_CHUNK = 16
+"""Characters per repeated group: a grammar back end (xgrammar 0.2) fails to compile a single
+bounded repetition of more than about a hundred characters inside a larger schema, so longer
+bounds are spelled as repetitions of chunks."""
+_ANY = "[\\s\\S]"
+
+
+def _exactly(n: int) -> str:
+    chunks, rest = divmod(n, _CHUNK)
+    head = f"(?:{_ANY}{{{_CHUNK}}}){{{chunks}}}" if chunks else ""
+    return head + (f"{_ANY}{{{rest}}}" if rest else "")
+
+
+def _up_to(n: int) -> str:
+    """0 to `n` characters, exactly those lengths, in chunks: below `q` whole chunks any tail
+    of a chunk, or `q` chunks and at most the rest."""
+    chunks, rest = divmod(max(n, 0), _CHUNK)
+    if chunks <= 1:
+        return f"{_ANY}{{0,{n}}}" if n > 0 else ""
+    below = f"(?:{_ANY}{{{_CHUNK}}}){{0,{chunks - 1}}}{_ANY}{{0,{_CHUNK - 1}}}"
+    tail = f"{_ANY}{{0,{rest}}}" if rest else ""
+    return f"(?:{below}|{_exactly(chunks * _CHUNK)}{tail})"
 
 
 def _nullable(node: dict[str, Any]) -> dict[str, Any]:

@@ -168,7 +168,13 @@ def _schema(ids: list[str]) -> dict[str, object]:
     return {
         "type": "object",
         "properties": {
-            "loops": {"type": "array", "items": {"enum": ids}, "minItems": 1, "uniqueItems": True}
+            "loops": {
+                "type": "array",
+                "items": {"enum": ids},
+                "minItems": 1,
+                "maxItems": len(ids),  # a small model otherwise names one loop to max_tokens
+                "uniqueItems": True,
+            }
         },
         "required": ["loops"],
         "additionalProperties": False,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 import pytest
@@ -21,6 +22,7 @@ from agents.llm import (
     Sampling,
 )
 from agents.tools import registry
+from agents.tools.distribute import _schema as loops_schema
 from parforge.model_server import ModelServer, ServerMetrics, read_metrics
 from sandbox.spec import Target
 
@@ -136,6 +138,33 @@ async def test_the_strict_plan_schema_is_taken_and_obeyed(vllm_config: LLMConfig
     assert records[0].response_format == "strict" and not records[0].schema_refused
     if gen.choices[0].finish_reason == "stop":  # a 135M model may ramble to the token cap
         parse_plan(gen.text, specs)
+
+
+async def test_lengths_and_counts_hold_the_tiny_models_reply(vllm_config: LLMConfig) -> None:
+    """The bounds the agent's schemas set (loops picked: at most those offered; a string's
+    length) are held by the grammar, not only checked after: without them the 135M model
+    repeated one loop's name or rambled in a string until `max_tokens`."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "loops": loops_schema(["L1", "L2", "L3"])["properties"]["loops"],  # type: ignore[index]
+            "why": {"type": "string", "maxLength": 40},
+        },
+        "required": ["loops", "why"],
+    }
+    prompt = "Pick loops L1, L1, L1, L2 ... and explain why at great length, with numbers 1.1.1."
+    async with LLMClient(vllm_config) as llm:
+        gen = await llm.chat(
+            ChatRequest(
+                messages=ask(prompt),
+                sampling=Sampling(n=4, max_tokens=200, temperature=1.0, seed=5),
+                response_schema=JsonSchema(json_schema=schema, name="pick"),
+            )
+        )
+    for choice in gen.choices:
+        assert choice.finish_reason == "stop", f"ran out of tokens: {choice.text!r}"
+        reply = json.loads(choice.text)
+        assert 1 <= len(reply["loops"]) <= 3 and len(reply["why"]) <= 40, reply
 
 
 async def test_an_unknown_model_is_a_clear_error(vllm_config: LLMConfig) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from agents.analysis import analyse, choice_schema
@@ -84,3 +86,46 @@ def test_strict_makes_optional_fields_required_and_nullable() -> None:
     assert out["properties"]["ids"] == {"type": "array", "items": {"enum": ["L1"]}}
     with pytest.raises(ValueError, match="no type"):
         strict({"type": "object", "properties": {"x": {}}})
+
+
+def test_string_lengths_become_a_pattern_the_grammar_can_hold() -> None:
+    """Strict mode has no `maxLength`: dropping it let a small model spend its whole token
+    budget inside one string; a pattern of the same bounds keeps it."""
+    out = strict(
+        {
+            "type": "object",
+            "properties": {
+                "short": {"type": "string", "maxLength": 5},
+                "long": {"type": "string", "minLength": 2},
+                "both": {"type": "string", "minLength": 1, "maxLength": 3},
+                "own": {"type": "string", "pattern": "^[a-z]+$", "maxLength": 3},
+            },
+            "required": ["short", "long", "both", "own"],
+        }
+    )
+    assert strict_problems(out) == []
+    props = out["properties"]
+    assert props["own"] == {"type": "string", "pattern": "^[a-z]+$"}  # its own pattern rules
+
+    def fits(name: str, text: str) -> bool:
+        return re.fullmatch(props[name]["pattern"], text) is not None
+
+    assert fits("short", "") and fits("short", 'a"\n\tb') and not fits("short", "abcdef")
+    assert fits("long", "ab\n" * 100) and not fits("long", "a")
+    assert (
+        fits("both", "x")
+        and fits("both", "x\ny")
+        and not fits("both", "")
+        and not fits("both", "wxyz")
+    )
+
+
+def test_a_pick_of_loops_names_at_most_the_loops_offered() -> None:
+    schema = strict(loops_schema(["L1", "L2", "L3"]))
+    assert schema["properties"]["loops"]["maxItems"] == 3
+    assert (
+        "pattern"
+        in strict(plan_schema(registry(Target.MPI).specs(), 4))["properties"]["steps"]["items"][
+            "anyOf"
+        ][0]["properties"]["why"]
+    )
