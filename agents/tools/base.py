@@ -10,6 +10,7 @@ is not an error: it is a verdict).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Protocol
@@ -112,6 +113,10 @@ class Workbench:
     rechosen: set[str] = field(default_factory=set)
     """Annotated programs (by normalised code) whose loop choices a repair already asked the
     model to change: a second failure escalates to a rewrite."""
+    verifying: dict[str, asyncio.Lock] = field(default_factory=dict)
+    """One lock per normalised code: parallel branches that made the same program (the
+    analysis's branch and the model's plan picking what the analysis would) verify it once,
+    the later ones waiting for its verdict instead of running it beside it."""
 
     def restore(self, ledger: Ledger, verified: Iterable[Made]) -> None:
         """Take up a run again from its checkpointed state: the budget spent and the verified

@@ -1,13 +1,15 @@
 """`verify`: build, test, race-check and time a candidate in the sandbox.
 
 A candidate whose normalised code was already verified in this task reuses that verdict
-(comments, white space and clause order do not make a new program). Generated tests that the
+(comments, white space and clause order do not make a new program), and one whose code is
+being verified waits for that verdict. Generated tests that the
 sequential program ran cleanly are added in front of the user's, whose last one stays the
 timing input.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -75,9 +77,17 @@ def checked_spec(ctx: ToolContext) -> Spec:
 
 
 async def verify_made(ctx: ToolContext, made: Made) -> tuple[Verdict, bool]:
-    """The candidate's verdict (reused when the same program was verified), stored."""
+    """The candidate's verdict (reused when the same program was verified, or waited for while
+    it is being verified), stored."""
     if made.verdict is not None:
         return made.verdict, True
+    async with ctx.work.verifying.setdefault(made.key, asyncio.Lock()):
+        if made.verdict is not None:
+            return made.verdict, True
+        return await _verify_once(ctx, made)
+
+
+async def _verify_once(ctx: ToolContext, made: Made) -> tuple[Verdict, bool]:
     spec = checked_spec(ctx)
     arguments: dict[str, Any] = verify_arguments(
         made.candidate_id, spec, ctx.view.target, made.strategy

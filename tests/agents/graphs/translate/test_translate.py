@@ -169,6 +169,41 @@ async def test_steps_run_while_the_plan_still_streams(engine, llm_config):
     assert {s.tool_call_id for s in steps if s.tool_call_id} == {c["id"] for c in calls}
 
 
+async def test_the_same_program_from_parallel_branches_is_verified_once(engine, llm_config):
+    """The model's plan picks what the analysis's branch writes beside it: one program made
+    twice. While its verification runs the second waits for that verdict (on the embedded
+    model's MPI runs each task's program was verified three times, side by side, and once
+    judged both passed and deadlocked)."""
+    fake = RoutedLLM()
+    plan = {
+        "steps": [
+            {"id": 1, "tool": "annotate", "args": {"mode": "analysis"}, "why": "plain"},
+            {"id": 2, "tool": "verify", "args": {"candidate": "$1"}, "why": "prove"},
+        ]
+    }
+    fake.routes["plan"].append(Reply(texts=[json.dumps(plan)]))
+    gate = asyncio.Event()
+    verifier = ScriptedJudge(passes_with_reduction, gate=gate)
+    task_id = submit(engine)
+    running = asyncio.create_task(run_one(engine, runner(fake, llm_config, verifier), task_id))
+    for _ in range(200):  # both branches have made their candidate
+        await asyncio.sleep(0.05)
+        if len(stored(engine, task_id)[1]) >= 2:
+            break
+    await asyncio.sleep(0.3)
+    gate.set()
+    task = await running
+
+    assert task.status == JobStatus.SUCCEEDED, task.reason
+    steps, cands = stored(engine, task_id)
+    assert len(cands) == 2 and cands[0].source == cands[1].source
+    assert len(verifier.sources) == 1  # run once in the sandbox
+    runs = [s for s in steps if s.name == "verify" and "candidate_id" in s.arguments]
+    assert sorted(s.arguments["candidate_id"] for s in runs) == [c.id for c in cands]
+    assert sum(1 for s in runs if "same_as" in s.arguments) == 1
+    assert all(s.result["status"] == "passed" for s in runs)
+
+
 async def test_a_failing_candidate_is_repaired_with_its_evidence(engine, llm_config):
     fake = RoutedLLM()
     fake.routes["plan"].append(
