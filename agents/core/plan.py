@@ -27,8 +27,8 @@ from agents.llm.schema import bounded_text, strict, without_nulls
 _REF = {"type": "string", "pattern": REF_PATTERN}
 _MAX_ARG_PROBLEMS = 3
 WHY_CHARS = 160
-"""The longest `why` a plan's schema asks for: one line, not the tokens a small model spends
-rambling there before the next step."""
+"""The longest `why` a plan's schema asks for: a short reason, not the tokens a small model
+spends rambling there before the next step."""
 
 
 class PlanError(Exception):

@@ -29,7 +29,8 @@ class OutlineError(ValueError):
 class Outline(BaseModel):
     strategy: str
     detail: Annotated[str, AfterValidator(lambda text: text[:DETAIL_CHARS])] = ""
-    """One sentence (clipped: an endpoint in strict mode cannot hold a reply to a length)."""
+    """One sentence (the schema's bound, which the grammar holds on vLLM, clipped again here for
+    an endpoint that answered without a schema)."""
     origin: Literal["model", "catalogue"] = "model"
     """Who proposed it: the model, or the catalogue filling a place after a merge."""
 

@@ -125,9 +125,19 @@ async def _verify_once(ctx: ToolContext, made: Made) -> tuple[Verdict, bool]:
 async def probe_made(ctx: ToolContext, made: Made, spec: Spec) -> Verdict:
     """The cascade's cheap first look (`Judge.probe`): built and run on `spec`'s inputs, no
     race check, no timing. A failing probe found a real defect, so it is stored as the
-    candidate's verdict; a passing one verifies nothing and is only returned."""
+    candidate's verdict; a passing one verifies nothing and is only returned. A program
+    already judged (or being judged) in the task is not probed: its verdict stands."""
     if made.verdict is not None:
         return made.verdict
+    async with ctx.work.verifying.setdefault(made.key, asyncio.Lock()):
+        if made.key not in ctx.work.verdicts:
+            return await _probe_once(ctx, made, spec)
+    # The same program was judged (or is, by the time the lock was ours): that verdict stands.
+    verdict, _ = await verify_made(ctx, made)
+    return verdict
+
+
+async def _probe_once(ctx: ToolContext, made: Made, spec: Spec) -> Verdict:
     arguments = verify_arguments(made.candidate_id, spec, ctx.view.target, made.strategy)
     arguments["probe"] = True
     reserve(ctx, "sandbox_run")

@@ -129,3 +129,24 @@ def test_a_pick_of_loops_names_at_most_the_loops_offered() -> None:
             "anyOf"
         ][0]["properties"]["why"]
     )
+
+
+def test_string_bounds_no_string_fits_are_refused() -> None:
+    impossible = {"type": "string", "minLength": 5, "maxLength": 3}
+    with pytest.raises(ValueError, match="no string fits"):
+        strict({"type": "object", "properties": {"s": impossible}, "required": ["s"]})
+
+
+@pytest.mark.parametrize("low", [None, 0, 1, 15, 16, 17, 40])
+@pytest.mark.parametrize("high", [None, 0, 1, 15, 16, 17, 32, 33, 64, 159, 160, 240])
+def test_a_length_pattern_fits_exactly_the_lengths_allowed(low, high) -> None:
+    if (low is None and high is None) or (None not in (low, high) and low > high):
+        return
+    node = {"type": "string"} | ({} if low is None else {"minLength": low})
+    node |= {} if high is None else {"maxLength": high}
+    schema = strict({"type": "object", "properties": {"s": node}, "required": ["s"]})
+    pattern = schema["properties"]["s"]["pattern"]
+    for n in range(300):
+        want = n >= (low or 0) and (high is None or n <= high)
+        text = "x\n" * (n // 2) + "y" * (n % 2)  # any characters count, newlines too
+        assert (re.fullmatch(pattern, text) is not None) == want, n
