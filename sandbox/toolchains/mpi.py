@@ -26,6 +26,8 @@ _COMMUNICATION = re.compile(
 TIME_LIMIT_MESSAGE = "time limit for job execution has been reached"
 """What mpirun prints when its own `--timeout` stops a job (a hang: deadlock or endless loop)."""
 _GRACE_S = 15.0
+HWLOC_COMPONENTS = "-x86"
+"""hwloc without its x86 back end: see `MPIToolchain.run`."""
 # Open MPI 4.1 with PMIx 4 now and then crashes or hangs inside MPI_Finalize: PMIx's progress
 # thread runs code of a component that finalize has already unloaded (open-mpi/ompi#10117, still
 # open; here about 1 run in 450 crashes when the machine is busy, and rarely one hangs). Such a run
@@ -85,6 +87,12 @@ class MPIToolchain(Toolchain):
             OMPI_ALLOW_RUN_AS_ROOT="1",
             OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
             OMPI_MCA_orte_tmpdir_base=session,
+            # mpirun discovers the machine's topology with hwloc before it starts a rank, and
+            # hwloc's x86 back end binds itself to each CPU in turn to run CPUID there: on a
+            # 2-vCPU VM with the model server generating, that spun for minutes before any rank
+            # started (the class of libomp's probe, `openmp.RUNTIME_ENV`), and correct programs
+            # were judged `deadlock`. /proc and /sys give all mpirun needs (`--bind-to none`).
+            HWLOC_COMPONENTS=HWLOC_COMPONENTS,
         )
         return Command(
             argv=argv, cwd=program.dir, stdin=case.stdin, env=env, timeout_s=timeout_s + _GRACE_S
