@@ -155,7 +155,7 @@ def _exactly(n: int) -> str:
 def _up_to(n: int) -> str:
     """0 to `n` characters, exactly those lengths, in chunks: below `q` whole chunks any tail
     of a chunk, or `q` chunks and at most the rest."""
-    chunks, rest = divmod(max(n, 0), _CHUNK)
+    chunks, rest = divmod(n, _CHUNK)
     if chunks <= 1:
         return f"{_ANY}{{0,{n}}}" if n > 0 else ""
     below = f"(?:{_ANY}{{{_CHUNK}}}){{0,{chunks - 1}}}{_ANY}{{0,{_CHUNK - 1}}}"
