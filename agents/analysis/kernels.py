@@ -77,6 +77,7 @@ with the reason.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -650,13 +651,11 @@ def _phased_work(
     return read what the sequential function's do. The first seat's thread 0 writes the
     function's return after the last barrier. `order`: the loops' statements and the scalar
     steps between them, in the function's order. The device globals, the work."""
-    parts, totals, resets = [], [], []
-    by_top = {phase.top: phase for phase in phases}
-    for number, statement in enumerate(order):
-        if statement not in by_top:
-            parts.append(f"    {_rewrite(statement, edits)}\n")  # every thread, its own copy
-            continue
-        phase = by_top[statement]
+    parts: list[str] = []
+    totals: list[str] = []
+    resets: list[str] = []
+
+    def phase_code(number: int, phase: _Phase) -> str:
         body = phase.node.child_by_field_name("body")
         assert body is not None
         head = _LoopHead.of(phase.node, phase.loop, edits, by_name, serial_params, sizes)
@@ -717,11 +716,32 @@ def _phased_work(
             f"{after}"
             "    }"
         )
-        if phase.outer is not None:
-            code = _rewrite(
-                phase.outer, [*edits, (phase.node.start_byte, phase.node.end_byte, code)]
-            )
-        parts.append(f"    {code}\n")
+        return code
+
+    numbers = iter(range(len(phases)))
+    for statement in order:
+        held = [phase for phase in phases if phase.top == statement]
+        if not held:
+            parts.append(f"    {_rewrite(statement, edits)}\n")  # every thread, its own copy
+        elif held[0].outer is None:
+            parts.append(f"    {phase_code(next(numbers), held[0])}\n")
+        else:
+            # An outer loop every seated thread runs alike: its loops in phases, a store
+            # between them by one thread, then the barrier (the next loop may read it).
+            inner = [
+                (p.node.start_byte, p.node.end_byte, phase_code(next(numbers), p)) for p in held
+            ]
+            stores = [
+                (
+                    s.start_byte,
+                    s.end_byte,
+                    f"if (pf_seated == 1 && pf_lane == 0) {{ {_rewrite(s, edits)} }}\n"
+                    "    pf_cuda_grid_sync();",
+                )
+                for s in _outer_body(statement)
+                if s.type not in _FORS and not _scalar_step(s)
+            ]
+            parts.append(f"    {_rewrite(statement, [*edits, *inner, *stores])}\n")
     answer = ""
     if returned is not None:
         assert out is not None
@@ -2104,10 +2124,13 @@ def _named_after(loop: Node, name: str) -> bool:
 
 def _lowered(source: str, program: Program, function: str) -> tuple[str, Program]:
     """`source` and its analysis with `function` written in the forms the kernel writer reads:
-    one name per declaration, a sorted copy's queries as counts, then `as_loops` (each a
+    one name per declaration, a sorted copy's queries as counts, a map's reads as searches, a
+    vector cleared and resized as its fill, then `as_loops` (each a
     rewrite of the source, analysed again; the source as it is where none applies)."""
     source, program = _one_name_per_declaration(source, program, function)
     source, program = _sorted_queries(source, program, function)
+    source, program = _map_lookups(source, program, function)
+    source, program = _refills(source, program, function)
     return as_loops(source, program, function)
 
 
@@ -3206,57 +3229,10 @@ def _sorted_queries(source: str, program: Program, function: str) -> tuple[str, 
             else:
                 continue
         value = args[2]
-        effects = [
-            n
-            for n in walk(value)
-            if n.type in ("assignment_expression", "update_expression", "comma_expression",
-                          "lambda_expression")
-            or (
-                n.type == "call_expression"
-                and text(n.child_by_field_name("function") or n).removeprefix("std::")
-                not in _MATH
-            )
-        ]  # fmt: skip
-        statement, braced = query, True
-        while statement.parent is not None and statement.parent.type != "compound_statement":
-            holder = statement.parent
-            if statement.type.endswith("statement") and (
-                holder.type == "else_clause"
-                or any(holder.child_by_field_name(f) == statement for f in ("body", "consequence"))
-            ):
-                braced = False  # a loop's or an `if`'s one statement: braces make it a block
-                break
-            statement = holder
-        if (
-            effects
-            or into in _names(value)
-            or statement.type not in ("expression_statement", "declaration", "return_statement")
-            or statement.start_byte == query.start_byte
-        ):
+        site = _hoist_site(query, [value])
+        if site is None or into in _names(value):
             return source, program
-        between, up = [], query.parent
-        while up is not None:
-            between.append(up)
-            if up == statement:
-                break
-            up = up.parent
-        top = _expression_of(statement)
-        if any(
-            n.type in ("comma_expression", "conditional_expression", "lambda_expression")
-            or (n.type == "binary_expression" and text(n.children[1]) in ("&&", "||"))
-            for n in between
-        ) or any(
-            n.type in ("assignment_expression", "update_expression") and n != top
-            for n in walk(statement)
-        ):
-            # counted before the statement, the query would run where the statement may not
-            # reach it (`c ? q : 0`, `a && q`), or before a write its value would have read
-            # (`(t = x[i], q(t))`)
-            return source, program
-        if statement.type == "declaration":
-            own = {declared_name(d) for d in statement.children_by_field_name("declarator")}
-            if own & _names(value):
-                return source, program
+        statement, braced = site
         acc = next(f"below_{n}" for n in range(1000) if f"below_{n}" not in taken)
         k = next(f"k_{n}" for n in range(1000) if f"k_{n}" not in taken and f"k_{n}" != acc)
         taken |= {acc, k}
@@ -3278,6 +3254,338 @@ def _sorted_queries(source: str, program: Program, function: str) -> tuple[str, 
     if not covered or any(not any(b <= n.start_byte < e for b, e in covered) for n in uses):
         return source, program
     return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
+_MAPS = ("std::map<", "std::unordered_map<")
+_PAIR = re.compile(r"^std::pair<\s*([^,<>]+?)\s*,\s*([^,<>]+?)\s*>$")
+
+
+def _map_lookups(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with `function`'s map that is filled from a vector and then only read written
+    as searches of that vector, and that source's analysis; else both as they are.
+
+    `std::map<K, V> m;` (or `std::unordered_map`), then `for (const auto &e : x) m[key] =
+    value;` (`x` a const vector the function takes, `key` and `value` reading `e` alone, `+=`
+    alike), then only reads `m[k]`: each read becomes the value of the last element of `x`
+    whose key is `k` (for `+=`, the sum over every such element), `V`'s zero where there is
+    none, computed in a pass over `x` just before the statement that holds it
+    (`_hoist_site`). The entry `operator[]` adds for a missing key is never seen: nothing
+    else reads the map. Keys are integers or pairs of them (`std::pair<size_t, size_t>`,
+    written `{a, b}`), compared as their types. Each read costs a pass over `x` instead of a
+    lookup: a kernel runs a loop of reads at once and needs no map in device memory."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, definition, body, statements = found
+    params = dict(function_params(definition))
+    for at, declaration in enumerate(statements[:-1]):
+        kind = declaration.child_by_field_name("type")
+        declarator = declaration.child_by_field_name("declarator")
+        if (
+            declaration.type != "declaration"
+            or kind is None
+            or declarator is None
+            or declarator.type != "identifier"
+            or len(declaration.children_by_field_name("declarator")) != 1
+        ):
+            continue
+        template = _last_template(kind)
+        arguments = template.child_by_field_name("arguments") if template is not None else None
+        if not "".join(text(kind).split()).startswith(_MAPS) or arguments is None:
+            continue
+        types = [text(t) for t in arguments.named_children if t.type != "comment"]
+        if len(types) != 2 or not _number_type(types[1]):
+            continue
+        pair = _PAIR.match(" ".join(types[0].split()))
+        keys = [pair[1], pair[2]] if pair else [" ".join(types[0].split())]
+        if not all(k.removeprefix("std::") in _INTEGRAL for k in keys):
+            continue
+        if _declarations(body, text(declarator)) != 1:
+            continue  # another of the name in an inner block: its reads are not the map's
+        written = _map_lookups_of(
+            definition, body, statements, at, text(declarator), keys, types[1], params
+        )
+        if written is not None:
+            return _body_replaced(source, program, body, written)
+    return source, program
+
+
+def _last_template(kind: Node) -> Node | None:
+    """The outermost template of a type (`map<...>` of `std::map<...>`)."""
+    name = kind.child_by_field_name("name") if kind.type == "qualified_identifier" else kind
+    return name if name is not None and name.type == "template_type" else None
+
+
+def _map_lookups_of(
+    definition: Node,
+    body: Node,
+    statements: list[Node],
+    at: int,
+    name: str,
+    keys: list[str],
+    value_type: str,
+    params: dict[str, Node],
+) -> str | None:
+    """`body` rewritten for `_map_lookups`, the map `name` declared by `statements[at]`; None
+    where its fill and reads are not those."""
+    fill = statements[at + 1]
+    over = fill.child_by_field_name("right")
+    element = declared_name(fill.child_by_field_name("declarator"))
+    store = _sole_statement(fill.child_by_field_name("body"))
+    expr = _expression_of(store) if store is not None else None
+    if fill.type != "for_range_loop" or over is None or over.type != "identifier" or not element:
+        return None
+    over_name = text(over)
+    declared = text(params[over_name]) if over_name in params else ""
+    if "vector" not in declared or "const" not in declared.split(over_name)[0]:
+        return None
+    if any(
+        n.type in _DECLARING and declared_name(n.child_by_field_name("declarator")) == over_name
+        for n in walk(body)
+    ):
+        return None  # a name of the body's own hides the input the searches walk
+    if expr is None or expr.type != "assignment_expression":
+        return None
+    operator = text(expr.child_by_field_name("operator") or expr)
+    left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+    key = _subscript_index(left)
+    if (
+        operator not in ("=", "+=")
+        or left is None
+        or right is None
+        or key is None
+        or text(left.child_by_field_name("argument") or left) != name
+        or not _without_effects(key)
+        or not _without_effects(right)
+        or (_names(key) | _names(right)) - {element}
+    ):
+        return None
+    stored = _key_parts(key, len(keys))
+    if stored is None:
+        return None
+    reads = [
+        n
+        for n in walk(definition)
+        if n.type == "identifier" and text(n) == name and n.start_byte >= fill.end_byte
+    ]
+    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
+    edits: list[tuple[int, int, str]] = [
+        (*_whole_lines(statements[at]), ""),
+        (*_whole_lines(fill), ""),
+    ]
+    for read in reads:
+        lookup = read.parent
+        if (
+            lookup is None
+            or lookup.type != "subscript_expression"
+            or lookup.child_by_field_name("argument") != read
+        ):
+            return None
+        holder = lookup.parent
+        if holder is not None and (
+            (
+                holder.type == "assignment_expression"
+                and holder.child_by_field_name("left") == lookup
+            )
+            or holder.type in ("update_expression", "pointer_expression")
+        ):
+            return None  # written, or its address taken: not only read
+        wanted = _subscript_index(lookup)
+        asked = _key_parts(wanted, len(keys)) if wanted is not None else None
+        site = _hoist_site(lookup, asked or [])
+        if asked is None or site is None or any(name in _names(part) for part in asked):
+            return None
+        statement, braced = site
+        acc = next(f"found_{n}" for n in range(1000) if f"found_{n}" not in taken)
+        k = next(f"e_{n}" for n in range(1000) if f"e_{n}" not in taken and f"e_{n}" != acc)
+        taken |= {acc, k}
+        item = f"{over_name}[{k}]"
+        match = " && ".join(
+            f"({kind})({_substituted(part, element, item)}) == ({kind})({text(other)})"
+            for kind, part, other in zip(keys, stored, asked, strict=True)
+        )
+        update = f"{acc} {operator} {_substituted(right, element, item)};"
+        indent = "\n" + " " * statement.start_point[1]
+        edits.append(
+            (
+                statement.start_byte,
+                statement.start_byte,
+                ("" if braced else "{ ") + f"{value_type} {acc} = 0;{indent}"
+                f"for (size_t {k} = 0; {k} < {over_name}.size(); ++{k}) {{ if ({match}) {update} }}"
+                f"{indent}",
+            )
+        )
+        if not braced:
+            edits.append((statement.end_byte, statement.end_byte, " }"))
+        edits.append((lookup.start_byte, lookup.end_byte, acc))
+    if not reads:
+        return None
+    return _rewrite(body, edits)
+
+
+def _key_parts(key: Node | None, count: int) -> list[Node] | None:
+    """A map key's parts: the key itself, or a pair's two members written `{a, b}`."""
+    if key is None:
+        return None
+    if count == 1:
+        return None if key.type == "initializer_list" else [key]
+    parts = [c for c in key.named_children if c.type != "comment"]
+    if key.type != "initializer_list" or len(parts) != count:
+        return None
+    return parts
+
+
+def _substituted(node: Node, name: str, by: str) -> str:
+    """`node`'s text with the identifier `name` written `by`."""
+    return _rewrite(
+        node,
+        [
+            (n.start_byte, n.end_byte, by)
+            for n in walk(node)
+            if n.type == "identifier" and text(n) == name
+        ],
+    )
+
+
+def _refills(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with each `v.clear();` followed by `v.resize(n, value);` (or `v.resize(n);`
+    for numbers: their zero), `v` a vector the function takes by reference and nothing
+    between naming it, written as the loop that sets `v[0]` to `v[n - 1]` to `value`, and
+    that source's analysis; else both as they are. Only where after it `v` is read and
+    written by subscript alone: its size stays the caller's, which the driver has made `n`
+    (as it does for a `resize` alone: `_resizes_output`)."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, definition, body, statements = found
+    params = dict(function_params(definition))
+    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
+    edits: list[tuple[int, int, str]] = []
+    for at, statement in enumerate(statements):
+        owner = _method_call(statement, "clear", 0)
+        declared = text(params[owner]) if owner in params else ""
+        element = re.match(r"^std::vector<(.+)>\s*&", declared)
+        if owner is None or element is None or "const" in declared.rpartition(">")[2]:
+            continue  # not a vector the function fills for its caller
+        later = [s for s in statements[at + 1 :] if owner in _names(s)]
+        resize = later[0] if later else None
+        sized = _method_call(resize, "resize", 1, 2) if resize is not None else None
+        call = _expression_of(resize) if resize is not None else None
+        args = call.child_by_field_name("arguments") if call is not None else None
+        values = [a for a in args.named_children if a.type != "comment"] if args else []
+        if sized != owner or resize is None or not all(_without_effects(v) for v in values):
+            continue
+        if owner in {n for v in values for n in _names(v)}:
+            continue
+        if len(values) == 1 and not _number_type(element[1]):
+            continue
+        after = [
+            n
+            for n in walk(definition)
+            if n.type == "identifier" and text(n) == owner and n.start_byte >= resize.end_byte
+        ]
+        if any(
+            n.parent is None
+            or n.parent.type != "subscript_expression"
+            or n.parent.child_by_field_name("argument") != n
+            for n in after
+        ):
+            continue
+        k = next(f"i_{n}" for n in range(1000) if f"i_{n}" not in taken)
+        taken.add(k)
+        value = text(values[1]) if len(values) == 2 else "0"
+        edits.append((*_whole_lines(statement), ""))
+        edits.append(
+            (
+                resize.start_byte,
+                resize.end_byte,
+                f"for (size_t {k} = 0; {k} < (size_t)({text(values[0])}); ++{k}) "
+                f"{owner}[{k}] = {value};",
+            )
+        )
+    if not edits:
+        return source, program
+    return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
+def _method_call(statement: Node, method: str, *counts: int) -> str | None:
+    """The name whose `method` the statement calls with one of `counts` arguments
+    (`v.clear();`), else None."""
+    call = _expression_of(statement)
+    callee = call.child_by_field_name("function") if call is not None else None
+    args = call.child_by_field_name("arguments") if call is not None else None
+    if call is None or call.type != "call_expression" or callee is None or args is None:
+        return None
+    owner = callee.child_by_field_name("argument")
+    field = callee.child_by_field_name("field")
+    given = [a for a in args.named_children if a.type != "comment"]
+    if (
+        callee.type != "field_expression"
+        or owner is None
+        or owner.type != "identifier"
+        or field is None
+        or text(field) != method
+        or len(given) not in counts
+    ):
+        return None
+    return text(owner)
+
+
+def _hoist_site(query: Node, values: list[Node]) -> tuple[Node, bool] | None:
+    """Where a query may be computed just before the statement that holds it: that statement
+    and whether it stands in a block (else it is a loop's or an `if`'s one statement, to be
+    braced); None where the query's `values` have side effects or read a name the statement
+    declares, or where computed before the statement the query would run where the statement
+    may not reach it (`c ? q : 0`, `a && q`) or before a write its value would have read
+    (`(t = x[i], q(t))`)."""
+    effects = [
+        n
+        for value in values
+        for n in walk(value)
+        if n.type in ("assignment_expression", "update_expression", "comma_expression",
+                      "lambda_expression")
+        or (
+            n.type == "call_expression"
+            and text(n.child_by_field_name("function") or n).removeprefix("std::") not in _MATH
+        )
+    ]  # fmt: skip
+    statement, braced = query, True
+    while statement.parent is not None and statement.parent.type != "compound_statement":
+        holder = statement.parent
+        if statement.type.endswith("statement") and (
+            holder.type == "else_clause"
+            or any(holder.child_by_field_name(f) == statement for f in ("body", "consequence"))
+        ):
+            braced = False  # a loop's or an `if`'s one statement: braces make it a block
+            break
+        statement = holder
+    if (
+        effects
+        or statement.type not in ("expression_statement", "declaration", "return_statement")
+        or statement.start_byte == query.start_byte
+    ):
+        return None
+    between, up = [], query.parent
+    while up is not None:
+        between.append(up)
+        if up == statement:
+            break
+        up = up.parent
+    top = _expression_of(statement)
+    if any(
+        n.type in ("comma_expression", "conditional_expression", "lambda_expression")
+        or (n.type == "binary_expression" and text(n.children[1]) in ("&&", "||"))
+        for n in between
+    ) or any(
+        n.type in ("assignment_expression", "update_expression") and n != top
+        for n in walk(statement)
+    ):
+        return None
+    if statement.type == "declaration":
+        own = {declared_name(d) for d in statement.children_by_field_name("declarator")}
+        if any(own & _names(value) for value in values):
+            return None
+    return statement, braced
 
 
 def _expression_of(statement: Node) -> Node | None:
@@ -4092,36 +4400,76 @@ def _the_loops(
 
     if not fors:
         raise AnnotationError(f"{function} has 0 top-level loops, not one")
-    if len(fors) == 1:
-        loop = facts(fors[0])
-        try:
-            _check_loop(loop)
-        except AnnotationError:
-            inner = _sole_loop(fors[0])
-            if inner is None or inner.type != "for_statement":
-                raise
-            _check_outer(loop)
-            inner_loop = facts(inner)
-            _check_loop(inner_loop)
-            _check_phase(inner_loop, outer=True)
-            return definition, statements, [_Phase(inner, inner_loop, fors[0], loop)]
-        return definition, statements, [_Phase(fors[0], loop)]
     phases = []
     for node in fors:
         loop = facts(node)
-        _check_loop(loop)
-        _check_phase(loop)
+        try:
+            _check_loop(loop)
+            if len(fors) > 1:
+                _check_phase(loop)
+        except AnnotationError:
+            inner = _inner_phases(node, facts)
+            if inner is None:
+                raise
+            _check_outer(loop)
+            phases.extend(inner)
+            continue
         phases.append(_Phase(node, loop))
     return definition, statements, phases
 
 
-def _sole_loop(outer: Node) -> Node | None:
-    """The loop that is the whole body of `outer` (braced or not), else None."""
+def _inner_phases(outer: Node, facts: Callable[[Node], Loop]) -> list[_Phase] | None:
+    """The loops an outer loop runs in turn in each of its iterations (an LU's row of U, then
+    its column of L, for each pivot), each a map or histogram, with the statements between
+    them every thread may run (`_scalar_step`) or one thread runs (`_single_store`); None
+    where the outer loop's body holds no loop."""
+    statements = _outer_body(outer)
+    inner = [s for s in statements if s.type in _FORS]
+    if not inner:
+        return None
+    phases = []
+    for node in inner:
+        if node.type != "for_statement":
+            raise AnnotationError("a range loop inside an outer loop, run in phases")
+        loop = facts(node)
+        _check_loop(loop)
+        _check_phase(loop, outer=True)
+        phases.append(_Phase(node, loop, outer, facts(outer)))
+    for statement in statements:
+        if statement.type not in _FORS and not (
+            _scalar_step(statement) or _single_store(statement)
+        ):
+            raise AnnotationError(
+                f"the outer loop does more between its loops: {text(statement)[:60]}"
+            )
+    return phases
+
+
+def _outer_body(outer: Node) -> list[Node]:
+    """The statements of an outer loop's body (its one statement where it is not a block, the
+    block's where the block is all there is)."""
     body = outer.child_by_field_name("body")
-    while body is not None and body.type == "compound_statement":
-        inner = [c for c in body.named_children if c.type != "comment"]
-        body = inner[0] if len(inner) == 1 else None
-    return body if body is not None and body.type in _FORS else None
+    statements = [body] if body is not None else []
+    while len(statements) == 1 and statements[0].type == "compound_statement":
+        statements = [c for c in statements[0].named_children if c.type != "comment"]
+    return statements
+
+
+def _single_store(statement: Node) -> bool:
+    """An element's store one thread makes (`L[i * N + i] = 1.0;`): an assignment to an
+    array's element, with no effect but the store."""
+    expr = _expression_of(statement)
+    left = expr.child_by_field_name("left") if expr is not None else None
+    right = expr.child_by_field_name("right") if expr is not None else None
+    return (
+        expr is not None
+        and expr.type == "assignment_expression"
+        and left is not None
+        and right is not None
+        and left.type == "subscript_expression"
+        and _without_effects(left)
+        and _without_effects(right)
+    )
 
 
 def _check_outer(loop: Loop) -> None:

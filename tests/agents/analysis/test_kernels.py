@@ -19,7 +19,9 @@ import pytest
 from agents.analysis import AnnotationError, analyse
 from agents.analysis.kernels import (
     _lowered,
+    _map_lookups,
     _one_name_per_declaration,
+    _refills,
     _sorted_queries,
     as_loops,
     kernel,
@@ -45,6 +47,7 @@ MADE = {
     "36_search_check_if_array_contains_value",
     "37_search_find_the_closest_number_to_pi", "39_search_xor_contains", "40_sort_sort_an_array_of_complex_numbers_by_magnitude",
     "41_sort_k-th_smallest_element", "42_sort_sorted_ranks", "43_sort_sort_an_array_of_structs_by_key", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
+    "49_sparse_la_sparse_lu_decomp",
     "50_stencil_xor_kernel", "51_stencil_edge_kernel",
     "52_stencil_1d_jacobi_3-point_stencil", "53_stencil_2d_jacobi_5-point_stencil",
     "54_stencil_game_of_life", "55_transform_relu", "56_transform_negate_odds",
@@ -55,7 +58,8 @@ total returned), histogram, first-index search, last index, argmin or scan loop,
 or one standard algorithm such a loop runs, queries of a sorted copy counted, or maps and histograms run one after another (an
 outer loop's iterations, or loops in turn, a sort or an element of a sorted copy; with std::complex as the
 device's own complex type), or a graph walk whose result its reach decides (components, the
-largest, a breadth-first distance: `agents.analysis.traversal`); 49 of 60."""
+largest, a breadth-first distance: `agents.analysis.traversal`), or an outer loop's loops in turn
+(an LU's row and column, a map's reads as searches of the vector that fills it); 50 of 60."""
 
 
 def _tasks() -> list[TranslationTask]:
@@ -494,6 +498,31 @@ int main() {
                 pf_gpu::spmv(2.0, device.data(), device.size(), x.data(), 0.5, got.data(), m, n);
             });
             if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "49_sparse_la_sparse_lu_decomp": """
+int main() {
+    for (size_t n : {1, 2, 7, 24}) {
+        std::vector<COOElement> a;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++)
+                if (i == j || (i * 5 + j * 3) % 4 == 0)
+                    a.push_back({i, j, i == j ? 3.0 * n : (double)((i * 7 + j) % 5) - 2.0});
+        std::reverse(a.begin(), a.end());  // in no order
+        if (n > 1) a.push_back({1, 0, 0.5});  // a key again: the last one counts
+        std::vector<double> wantL(n * n), wantU(n * n);
+        luFactorize(a, wantL, wantU, n);
+        std::vector<pf_gpu::COOElement> device(a.size());
+        for (size_t k = 0; k < a.size(); k++) device[k] = {a[k].row, a[k].column, a[k].value};
+        for (auto &shape : PF_SHAPES) {
+            std::vector<double> L(n * n, 7.0), U(n * n, -7.0);  // the kernel zeroes them itself
+            pf_launch(shape[0], shape[1], [&] {
+                pf_gpu::luFactorize(device.data(), device.size(), L.data(), U.data(), n);
+            });
+            if (L != wantL || U != wantU) return 1;
         }
     }
     return 0;
@@ -1649,6 +1678,37 @@ def test_a_loop_counting_down_keeps_no_order_dependent_result(source: str) -> No
 
 
 _SPELLINGS = {
+    "sums by key in an unordered map, read back for each element": (
+        "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+        "  std::unordered_map<long long, long long> total;\n"
+        "  for (auto v : x) total[v % 7] += v;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) y[i] = total[x[i] % 7] - x[i];\n}\n",
+        "__global__ void f(const long long *x, long long *y, size_t N)",
+        "std::vector<long long> want(n, 5), got; f(x, want);",
+        "got.assign(n, 5);",
+        "pf_gpu::f(x.data(), got.data(), n);",
+    ),
+    "an output cleared and resized with a value, then partly written": (
+        "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+        "  y.clear();\n  y.resize(x.size(), -1);\n"
+        "  for (size_t i = 1; i < x.size(); ++i) y[i] = x[i] + x[i - 1];\n}\n",
+        "__global__ void f(const long long *x, long long *y, size_t N)",
+        "std::vector<long long> want(n, 5), got; f(x, want);",
+        "got.assign(n, 5);",
+        "pf_gpu::f(x.data(), got.data(), n);",
+    ),
+    "an outer loop's two loops in turn, an element stored between them": (
+        "void f(std::vector<long long> &x, std::vector<long long> &y) {\n"
+        "  for (int t = 0; t < 3; ++t) {\n"
+        "    for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] + x[(i + 1) % x.size()];\n"
+        "    y[0] = y[0] * 2 + t;\n"
+        "    long long shift = t * 3;\n"
+        "    for (size_t i = 0; i < x.size(); ++i) x[i] = y[i] - y[0] + shift;\n  }\n}\n",
+        "__global__ void f(long long *x, long long *y, size_t N)",
+        "std::vector<long long> xs = x, want(n, 5), xg, got; f(xs, want);",
+        "xg = x; got.assign(n, 5);",
+        "pf_gpu::f(xg.data(), got.data(), n);",
+    ),
     "a three-point stencil through a helper lambda that reads 0 past the ends": (
         "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
         "  auto at = [&](long i) -> long long {\n"
@@ -3260,3 +3320,96 @@ def test_a_for_each_by_value_runs_its_body_on_a_copy() -> None:
         "__global__ void f(const double *x, size_t N, int bins[4])",
     )
     assert "pf_cuda_fold_plus(&bins[e % 4], 1)" in written
+
+
+_MAP_HEAD = "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+_MAP_FILL = "  std::map<long long, long long> m;\n  for (const auto &v : x) m[v % 5] = v;\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        (
+            _MAP_HEAD + _MAP_FILL + "  m[3] = 1;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) y[i] = m[x[i] % 5];\n}\n",
+            "the map is written after its fill",
+        ),
+        (
+            _MAP_HEAD
+            + _MAP_FILL
+            + "  for (size_t i = 0; i < x.size(); ++i) y[i] = m[x[i] % 5] + (long long)m.size();\n}\n",
+            "what else the map holds is read (a missing key's read adds one)",
+        ),
+        (
+            _MAP_HEAD + "  std::map<double, long long> m;\n  for (auto v : x) m[v * 0.5] = v;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) y[i] = m[x[i] * 0.5];\n}\n",
+            "a key of doubles: the map's equivalence is not ==",
+        ),
+        (
+            _MAP_HEAD + "  long long s = 2;\n  std::map<long long, long long> m;\n"
+            "  for (auto v : x) m[v % 5] = v * s;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) y[i] = m[x[i] % 5];\n}\n",
+            "the fill reads a local besides the element",
+        ),
+        (
+            "void f(std::vector<long long> &x, std::vector<long long> &y) {\n"
+            + _MAP_FILL
+            + "  for (size_t i = 0; i < x.size(); ++i) { x[i] = 0; y[i] = m[i % 5]; }\n}\n",
+            "the vector the searches would walk is written after the fill",
+        ),
+        (
+            _MAP_HEAD
+            + _MAP_FILL
+            + "  for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] > 0 && m[x[i] % 5] > 0;\n}\n",
+            "a read the statement may not reach",
+        ),
+        (
+            _MAP_HEAD + _MAP_FILL + "  for (size_t i = 0; i < x.size(); ++i) {\n"
+            "    std::map<long long, long long> m;\n    y[i] = m[i];\n  }\n}\n",
+            "an inner block's map of the same name",
+        ),
+    ],
+)
+def test_what_map_gets_no_searches(source: str, why: str) -> None:
+    """A map is read as searches of the vector that filled it only where nothing but reads of
+    its keys follow the fill (`_map_lookups`)."""
+    program = analyse(source, Language.CPP)
+    assert _map_lookups(source, program, "f")[0] == source, why
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        (
+            "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+            "  y.resize(x.size(), 0);\n  for (size_t i = 0; i < x.size(); ++i) y[i] += x[i];\n}\n",
+            "no clear: the caller's elements stay",
+        ),
+        (
+            "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+            "  y.clear();\n  y.resize(x.size(), 0);\n  y.push_back(1);\n}\n",
+            "its size changes after",
+        ),
+        (
+            "long long f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+            "  y.clear();\n  y.resize(x.size() / 2);\n"
+            "  for (size_t i = 0; i < y.size(); ++i) y[i] = x[i];\n  return y.size();\n}\n",
+            "its size is read after",
+        ),
+        (
+            "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+            "  y.clear();\n  long long c = y.size();\n  y.resize(x.size(), c);\n}\n",
+            "read between the clear and the resize",
+        ),
+        (
+            "void f(std::vector<long long> const &x, std::vector<long long> y) {\n"
+            "  y.clear();\n  y.resize(x.size(), 0);\n}\n",
+            "a copy the function takes, not the caller's vector",
+        ),
+    ],
+)
+def test_what_refill_stays_as_it_is(source: str, why: str) -> None:
+    """A vector cleared and resized is its fill only where it is the caller's and nothing after
+    reads its size (`_refills`)."""
+    program = analyse(source, Language.CPP)
+    assert _refills(source, program, "f")[0] == source, why

@@ -16,12 +16,14 @@
 #include <cstring>
 #include <latch>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <queue>
 #include <stack>
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 #define __global__
 #define __device__
