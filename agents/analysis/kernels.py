@@ -30,8 +30,8 @@ its one loop:
   y(n);`, its elements the running value: no array on the device);
 - loops that must run one after another (loops in turn, `y[i] *= beta;` then `y[row] +=
   ...`, a sum then a map dividing by it, with scalar steps between them, `m = m / n;`; or
-  the one map or histogram loop an outer loop runs per iteration, an LU's rows for each
-  pivot): blocks take seats while seating is open, take tiles of each loop and meet at a
+  the map and histogram loops an outer loop runs in turn per iteration, an LU's row and
+  column for each pivot, an element's store between them by one thread): blocks take seats while seating is open, take tiles of each loop and meet at a
   grid barrier after it, which closes seating, so only running blocks ever wait (`PHASES`);
   a reduction's total goes through a device variable into every thread's own copy.
 
@@ -46,7 +46,8 @@ steps meeting at the grid barrier of loops in phases (`_sort_kernel`); one that 
 element of a sorted copy (`y = x; sort(y); return y[k - 1];`) selects it bit by bit of an
 order-keeping key, a count per bit, without sorting (`_select_kernel`); one that only queries
 a sorted copy (a lower or upper bound's index, a binary search) counts over the input instead
-(`_sorted_queries`). One that walks a graph with a worklist or by recursion, to count its
+(`_sorted_queries`); a map filled from a vector and only read by key is read as searches of
+that vector (`_map_lookups`). One that walks a graph with a worklist or by recursion, to count its
 components, find the largest or a breadth-first distance, becomes levels of a breadth-first
 search (`agents.analysis.traversal`).
 
