@@ -720,29 +720,45 @@ def _phased_work(
         return code
 
     numbers = iter(range(len(phases)))
-    for statement in order:
-        held = [phase for phase in phases if phase.top == statement]
-        if not held:
-            parts.append(f"    {_rewrite(statement, edits)}\n")  # every thread, its own copy
-        elif held[0].outer is None:
-            parts.append(f"    {phase_code(next(numbers), held[0])}\n")
-        else:
-            # An outer loop every seated thread runs alike: its loops in phases, a store
-            # between them by one thread, then the barrier (the next loop may read it).
-            inner = [
-                (p.node.start_byte, p.node.end_byte, phase_code(next(numbers), p)) for p in held
-            ]
-            stores = [
-                (
-                    s.start_byte,
-                    s.end_byte,
-                    f"if (pf_seated == 1 && pf_lane == 0) {{ {_rewrite(s, edits)} }}\n"
-                    "    pf_cuda_grid_sync();",
+    arrays = {p.name for p in by_name.values() if p.pointer}
+    sync = "pf_cuda_grid_sync();  /* the steps before read what may be written next */\n    "
+
+    def run(statements: list[Node], closing: bool) -> list[str]:
+        """Each statement of a run of loops in phases as the kernel runs it: a loop's phase
+        (a barrier after it), a scalar step in every thread on its own copies, an element's
+        store by one thread between barriers, an outer loop's body as a run of its own
+        (`closing`: the run repeats). A step that reads an array is followed by a barrier
+        before the next phase or store, which may write it."""
+        written, read = [], False
+        for statement in statements:
+            held = [phase for phase in phases if statement in (phase.node, phase.outer)]
+            if _scalar_step(statement):
+                left = _expression_of(statement)
+                if left is not None and text(left.child_by_field_name("left") or left) in arrays:
+                    raise AnnotationError(f"a step assigns an array: {text(statement)[:60]}")
+                read = read or bool(arrays & _names(statement))
+                written.append(_rewrite(statement, edits))
+                continue
+            code = sync if read else ""
+            read = False
+            if held and held[0].node == statement:
+                code += phase_code(next(numbers), held[0])
+            elif held:
+                body = _outer_body(statement)
+                inner = run(body, closing=True)
+                at = [(b.start_byte, b.end_byte, c) for b, c in zip(body, inner, strict=True)]
+                code += _rewrite(statement, [*edits, *at])
+            else:
+                code += (
+                    f"if (pf_seated == 1 && pf_lane == 0) {{ {_rewrite(statement, edits)} }}\n"
+                    "    pf_cuda_grid_sync();"
                 )
-                for s in _outer_body(statement)
-                if s.type not in _FORS and not _scalar_step(s)
-            ]
-            parts.append(f"    {_rewrite(statement, [*edits, *inner, *stores])}\n")
+            written.append(code)
+        if read and closing:
+            written[-1] += "\n    pf_cuda_grid_sync();  /* before the run's next round */"
+        return written
+
+    parts.extend(f"    {code}\n" for code in run(order, closing=False))
     answer = ""
     if returned is not None:
         assert out is not None
@@ -906,16 +922,26 @@ def _has_methods(root: Node) -> bool:
 
 def _scalar_step(statement: Node) -> bool:
     """A statement every thread may run on its own copies: a scalar's declaration with a value
-    (`int hi = INT_MIN;`) or an assignment to a plain name (`m = m / x.size();`)."""
+    (`int hi = INT_MIN;`) or an assignment to a plain name (`m = m / x.size();`), with no
+    other effect (`double p = a[k]++;` writes an element, once per thread)."""
     if statement.type == "declaration":
-        return len(statement.children_by_field_name("declarator")) == 1 and _scalar(statement)
+        declarator = statement.child_by_field_name("declarator")
+        value = declarator.child_by_field_name("value") if declarator is not None else None
+        return (
+            len(statement.children_by_field_name("declarator")) == 1
+            and _scalar(statement)
+            and (value is None or _without_effects(value))
+        )
     expr = _expression_of(statement)
     left = expr.child_by_field_name("left") if expr is not None else None
+    right = expr.child_by_field_name("right") if expr is not None else None
     return (
         expr is not None
         and expr.type == "assignment_expression"
         and left is not None
         and left.type == "identifier"
+        and right is not None
+        and _without_effects(right)
     )
 
 
@@ -3301,8 +3327,8 @@ def _map_lookups(source: str, program: Program, function: str) -> tuple[str, Pro
         keys = [pair[1], pair[2]] if pair else [" ".join(types[0].split())]
         if not all(k.removeprefix("std::") in _INTEGRAL for k in keys):
             continue
-        if _declarations(body, text(declarator)) != 1:
-            continue  # another of the name in an inner block: its reads are not the map's
+        if _declarations(body, text(declarator)) != 1 or _static(declaration):
+            continue  # another of the name in an inner block; a map that outlives the call
         written = _map_lookups_of(
             definition, body, statements, at, text(declarator), keys, types[1], params
         )
@@ -3334,8 +3360,11 @@ def _map_lookups_of(
     element = declared_name(fill.child_by_field_name("declarator"))
     store = _sole_statement(fill.child_by_field_name("body"))
     expr = _expression_of(store) if store is not None else None
+    kind = fill.child_by_field_name("type")
     if fill.type != "for_range_loop" or over is None or over.type != "identifier" or not element:
         return None
+    if kind is None or text(kind) != "auto":
+        return None  # `for (int v : x)`: the element converted, which the search would not
     over_name = text(over)
     declared = text(params[over_name]) if over_name in params else ""
     if "vector" not in declared or "const" not in declared.split(over_name)[0]:
@@ -3382,15 +3411,8 @@ def _map_lookups_of(
             or lookup.child_by_field_name("argument") != read
         ):
             return None
-        holder = lookup.parent
-        if holder is not None and (
-            (
-                holder.type == "assignment_expression"
-                and holder.child_by_field_name("left") == lookup
-            )
-            or holder.type in ("update_expression", "pointer_expression")
-        ):
-            return None  # written, or its address taken: not only read
+        if not _read_as_value(lookup):
+            return None  # written, its address or a reference taken: not only read
         wanted = _subscript_index(lookup)
         asked = _key_parts(wanted, len(keys)) if wanted is not None else None
         site = _hoist_site(lookup, asked or [])
@@ -3470,6 +3492,12 @@ def _refills(source: str, program: Program, function: str) -> tuple[str, Program
             continue  # not a vector the function fills for its caller
         later = [s for s in statements[at + 1 :] if owner in _names(s)]
         resize = later[0] if later else None
+        between = statements[at + 1 : statements.index(resize)] if resize is not None else []
+        if any(
+            _method_call(b, "clear", 0) is None and _method_call(b, "resize", 1, 2) is None
+            for b in between
+        ):
+            continue  # a path between may leave without the resize (`if (...) return;`)
         sized = _method_call(resize, "resize", 1, 2) if resize is not None else None
         call = _expression_of(resize) if resize is not None else None
         args = call.child_by_field_name("arguments") if call is not None else None
@@ -4443,6 +4471,11 @@ def _inner_phases(outer: Node, facts: Callable[[Node], Loop]) -> list[_Phase] | 
             raise AnnotationError(
                 f"the outer loop does more between its loops: {text(statement)[:60]}"
             )
+    written = {a.name for a in facts(outer).writes if a.is_array}
+    header = [outer.child_by_field_name(f) for f in ("condition", "update")]
+    if any(written & _names(part) for part in header):
+        # a thread past the barrier may write it while another still tests it
+        raise AnnotationError("the outer loop's test reads an array its loops write")
     return phases
 
 

@@ -1678,6 +1678,16 @@ def test_a_loop_counting_down_keeps_no_order_dependent_result(source: str) -> No
 
 
 _SPELLINGS = {
+    "an outer loop's step reading an element its store then zeroes": (
+        "void f(std::vector<long long> &x, std::vector<long long> &y) {\n"
+        "  for (size_t k = 0; k < 4; ++k) {\n"
+        "    long long p = x[k % x.size()];\n    x[k % x.size()] = 0;\n"
+        "    for (size_t j = 0; j < x.size(); ++j) y[j] = y[j] + p * (long long)j;\n  }\n}\n",
+        "__global__ void f(long long *x, long long *y, size_t N)",
+        "std::vector<long long> xs = x, want(n, 5), xg, got; f(xs, want);",
+        "xg = x; got.assign(n, 5);",
+        "pf_gpu::f(xg.data(), got.data(), n);",
+    ),
     "sums by key in an unordered map, read back for each element": (
         "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
         "  std::unordered_map<long long, long long> total;\n"
@@ -3364,6 +3374,32 @@ _MAP_FILL = "  std::map<long long, long long> m;\n  for (const auto &v : x) m[v 
             "a read the statement may not reach",
         ),
         (
+            _MAP_HEAD + "  std::map<long long, long long> m;\n  for (int v : x) m[v % 5] += v;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) y[i] = m[x[i] % 5];\n}\n",
+            "the element converted to another type: the search would read it unconverted",
+        ),
+        (
+            _MAP_HEAD
+            + _MAP_FILL.replace("std::map", "static std::map")
+            + "  for (size_t i = 0; i < x.size(); ++i) y[i] = m[x[i] % 5];\n}\n",
+            "a static map outlives the call",
+        ),
+        (
+            _MAP_HEAD + _MAP_FILL + "  long long &r = m[1];\n  r = 5;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) y[i] = m[x[i] % 5];\n}\n",
+            "a reference to an entry, written through",
+        ),
+        (
+            _MAP_HEAD + _MAP_FILL + "  (m[1]) = 5;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) y[i] = m[x[i] % 5];\n}\n",
+            "an entry written in parentheses",
+        ),
+        (
+            _MAP_HEAD + _MAP_FILL + "  std::swap(m[0], m[1]);\n"
+            "  for (size_t i = 0; i < x.size(); ++i) y[i] = m[x[i] % 5];\n}\n",
+            "entries swapped",
+        ),
+        (
             _MAP_HEAD + _MAP_FILL + "  for (size_t i = 0; i < x.size(); ++i) {\n"
             "    std::map<long long, long long> m;\n    y[i] = m[i];\n  }\n}\n",
             "an inner block's map of the same name",
@@ -3402,6 +3438,12 @@ def test_what_map_gets_no_searches(source: str, why: str) -> None:
             "read between the clear and the resize",
         ),
         (
+            "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+            "  y.clear();\n  if (x.empty() || x[0] < 0) return;\n  y.resize(x.size(), 1);\n"
+            "  for (size_t i = 0; i < x.size(); ++i) y[i] += x[i];\n}\n",
+            "a way out between the clear and the resize leaves the vector empty",
+        ),
+        (
             "void f(std::vector<long long> const &x, std::vector<long long> y) {\n"
             "  y.clear();\n  y.resize(x.size(), 0);\n}\n",
             "a copy the function takes, not the caller's vector",
@@ -3413,3 +3455,39 @@ def test_what_refill_stays_as_it_is(source: str, why: str) -> None:
     reads its size (`_refills`)."""
     program = analyse(source, Language.CPP)
     assert _refills(source, program, "f")[0] == source, why
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        (
+            "void f(std::vector<long long> &x, std::vector<long long> &y) {\n"
+            "  for (long long k = 0; k < x[0]; ++k) {\n"
+            "    for (size_t j = 0; j < x.size(); ++j) x[j] = x[j] - 1;\n  }\n}\n",
+            "test reads an array",
+        ),
+        (
+            "void f(std::vector<long long> &x, std::vector<long long> &y) {\n"
+            "  for (size_t k = 0; k < 3; ++k) {\n    long long p = x[k]++;\n"
+            "    for (size_t j = 0; j < y.size(); ++j) y[j] = y[j] + p;\n  }\n}\n",
+            "does more between its loops",
+        ),
+        (
+            "void f(std::vector<long long> &x, std::vector<long long> &y) {\n"
+            "  for (int t = 0; t < 3; ++t) {\n"
+            "    for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] + 1;\n    x = y;\n"
+            "    for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] * 2;\n  }\n}\n",
+            "assigns an array",
+        ),
+    ],
+)
+def test_what_outer_loop_gets_no_phases(source: str, why: str) -> None:
+    """An outer loop's loops run in phases only where every thread runs its iterations alike
+    and the statements between them set scalars or store an element, nothing else."""
+    with pytest.raises(AnnotationError, match=why):
+        kernel(
+            source,
+            analyse(source, Language.CPP),
+            "f",
+            "__global__ void f(long long *x, long long *y, size_t N)",
+        )
