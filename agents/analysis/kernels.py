@@ -736,7 +736,7 @@ def _phased_work(
                 left = _expression_of(statement)
                 if left is not None and text(left.child_by_field_name("left") or left) in arrays:
                     raise AnnotationError(f"a step assigns an array: {text(statement)[:60]}")
-                read = read or bool(arrays & _names(statement))
+                read = read or bool(arrays & _data_names(statement))
                 written.append(_rewrite(statement, edits))
                 continue
             code = sync if read else ""
@@ -4473,7 +4473,7 @@ def _inner_phases(outer: Node, facts: Callable[[Node], Loop]) -> list[_Phase] | 
             )
     written = {a.name for a in facts(outer).writes if a.is_array}
     header = [outer.child_by_field_name(f) for f in ("condition", "update")]
-    if any(written & _names(part) for part in header):
+    if any(written & _data_names(part) for part in header if part is not None):
         # a thread past the barrier may write it while another still tests it
         raise AnnotationError("the outer loop's test reads an array its loops write")
     return phases
