@@ -3485,7 +3485,8 @@ def _refills(source: str, program: Program, function: str) -> tuple[str, Program
     taken = {text(n) for n in walk(definition) if n.type == "identifier"}
     edits: list[tuple[int, int, str]] = []
     for at, statement in enumerate(statements):
-        owner = _method_call(statement, "clear", 0)
+        cleared = _method_call(statement, "clear", 0)
+        owner = cleared[0] if cleared is not None else None
         declared = text(params[owner]) if owner in params else ""
         element = re.match(r"^std::vector<(.+)>\s*&", declared)
         if owner is None or element is None or "const" in declared.rpartition(">")[2]:
@@ -3499,10 +3500,10 @@ def _refills(source: str, program: Program, function: str) -> tuple[str, Program
         ):
             continue  # a path between may leave without the resize (`if (...) return;`)
         sized = _method_call(resize, "resize", 1, 2) if resize is not None else None
-        call = _expression_of(resize) if resize is not None else None
-        args = call.child_by_field_name("arguments") if call is not None else None
-        values = [a for a in args.named_children if a.type != "comment"] if args else []
-        if sized != owner or resize is None or not all(_without_effects(v) for v in values):
+        if resize is None or sized is None or sized[0] != owner:
+            continue
+        values = sized[1]
+        if not all(_without_effects(v) for v in values):
             continue
         if owner in {n for v in values for n in _names(v)}:
             continue
@@ -3537,9 +3538,9 @@ def _refills(source: str, program: Program, function: str) -> tuple[str, Program
     return _body_replaced(source, program, body, _rewrite(body, edits))
 
 
-def _method_call(statement: Node, method: str, *counts: int) -> str | None:
+def _method_call(statement: Node, method: str, *counts: int) -> tuple[str, list[Node]] | None:
     """The name whose `method` the statement calls with one of `counts` arguments
-    (`v.clear();`), else None."""
+    (`v.clear();`) and those arguments, else None."""
     call = _expression_of(statement)
     callee = call.child_by_field_name("function") if call is not None else None
     args = call.child_by_field_name("arguments") if call is not None else None
@@ -3557,7 +3558,7 @@ def _method_call(statement: Node, method: str, *counts: int) -> str | None:
         or len(given) not in counts
     ):
         return None
-    return text(owner)
+    return text(owner), given
 
 
 def _hoist_site(query: Node, values: list[Node]) -> tuple[Node, bool] | None:
