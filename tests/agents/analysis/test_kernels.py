@@ -1011,6 +1011,30 @@ def test_a_kernel_computes_the_functions_result_with_its_blocks_running_at_once(
     _emulate(t.source, _kernel(t), EMULATED[problem], tmp_path, concurrent=True)
 
 
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize(
+    "barrier",
+    [
+        "    pf_part[i] = v;\n    __syncthreads();\n",
+        "        if (i < half && i + half < n) pf_part[i] = f(pf_part[i], pf_part[i + half]);\n"
+        "        __syncthreads();\n",
+    ],
+    ids=["after the partials are stored", "between the tree's levels"],
+)
+def test_the_launch_model_fails_a_block_tree_without_its_barrier(
+    barrier: str, tmp_path: Path
+) -> None:
+    """The checks are only as good as the launch model: a block's fold missing one barrier
+    reads partials before their threads store them, and its check must fail (the fibers of a
+    block run until they wait, first to last and then last to first)."""
+    t = next(t for t in _tasks() if t.problem == "25_reduce_xor")
+    written = _kernel(t)
+    assert barrier in written
+    broken = written.replace(barrier, barrier.replace("__syncthreads();", ""), 1)
+    with pytest.raises(AssertionError, match="int main"):
+        _emulate(t.source, broken, EMULATED["25_reduce_xor"], tmp_path)
+
+
 _EMULATION_FLAGS = ["g++", "-std=c++20", "-O1", "-pthread"]
 
 

@@ -1,7 +1,8 @@
 // CUDA's launch model on the host: the blocks one after another, the threads of a block as
-// host threads meeting at a barrier for __syncthreads(), `__shared__` as one array the block's
+// fibers of one host thread meeting at __syncthreads(), `__shared__` as one array the block's
 // threads share, atomics under a lock. Enough to check a kernel's index arithmetic, its folds
 // and its block-level trees for any grid and block shape (not the GPU's memory model).
+// PF_CONCURRENT_BLOCKS runs every block at once instead, each as a host thread.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -17,12 +18,14 @@
 #include <latch>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <queue>
 #include <stack>
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <ucontext.h>
 #include <unordered_map>
 #include <vector>
 #define __global__
@@ -54,11 +57,30 @@ static thread_local pf_dim3 blockIdx;
 inline void __syncthreads() {}
 #else
 #define __shared__ static
-static pf_dim3 gridDim, blockDim, blockIdx;
-static std::barrier<> *pf_block_barrier;
-inline void __syncthreads() { pf_block_barrier->arrive_and_wait(); }
+// The block's threads are fibers, run in turn on this host thread: each runs until it waits (at
+// __syncthreads() or a pause in a loop that waits for another thread) and hands over to the
+// next. The order alternates between blocks, first to last and then last to first, so that a
+// thread reading what another writes with no barrier between them reads it too early, whichever
+// of the two is the reader.
+static pf_dim3 gridDim, blockDim, blockIdx, threadIdx;
+static ucontext_t pf_scheduler;
+static ucontext_t *pf_running;        // the fiber that runs now
+static unsigned pf_arrived;           // threads at the barrier of this round
+static unsigned long long pf_round;   // barriers the block has passed
+inline void pf_yield() { swapcontext(pf_running, &pf_scheduler); }
+inline void __syncthreads() {
+    const unsigned long long round = pf_round;
+    if (++pf_arrived == blockDim.x * blockDim.y * blockDim.z) {
+        pf_arrived = 0;
+        pf_round++;
+    }
+    do pf_yield();
+    while (pf_round == round);
+}
 #endif
+#ifdef PF_CONCURRENT_BLOCKS
 static thread_local pf_dim3 threadIdx;
+#endif
 static std::mutex pf_atomics;
 template <class T, class V> T atomicAdd(T *a, V v) {
     std::lock_guard<std::mutex> held(pf_atomics);
@@ -78,7 +100,11 @@ template <class T> T atomicOr(T *a, T v) {
     *a |= v;
     return old;
 }
+#ifdef PF_CONCURRENT_BLOCKS
 inline void __nanosleep(unsigned) { std::this_thread::yield(); }  // let the awaited thread run
+#else
+inline void __nanosleep(unsigned) { pf_yield(); }  // let the awaited fiber run
+#endif
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __trap() { std::abort(); }  // a kernel that stops the launch
 template <class W> W atomicCAS(W *a, W expected, W desired) {
@@ -109,23 +135,59 @@ static const pf_dim3 PF_SHAPES[][2] = {
     {{1, 1, 1}, {1, 1, 1}}, {{3, 1, 1}, {1, 1, 1}}, {{5, 3, 1}, {1, 1, 1}}, {{64, 1, 1}, {1, 1, 1}},
 };
 #else
+struct pf_fiber {
+    ucontext_t context;
+    std::unique_ptr<char[]> stack;
+    pf_dim3 idx;
+    bool done;
+};
+static constexpr size_t PF_FIBER_STACK = 256 * 1024;
+static std::vector<pf_fiber> pf_fibers;  // kept between launches, with their stacks
+static void (*pf_body)(void *);
+static void *pf_kernel;
+static pf_fiber *pf_fiber_now;
+static void pf_fiber_main() {
+    pf_body(pf_kernel);
+    pf_fiber_now->done = true;  // back to the scheduler through uc_link
+}
 template <class F> void pf_launch(pf_dim3 grid, pf_dim3 block, F kernel) {
     gridDim = grid;
     blockDim = block;
+    const unsigned size = block.x * block.y * block.z;
+    while (pf_fibers.size() < size) {
+        pf_fibers.emplace_back();
+        pf_fibers.back().stack.reset(new char[PF_FIBER_STACK]);
+    }
+    pf_kernel = &kernel;
+    pf_body = [](void *k) { (*static_cast<F *>(k))(); };
+    static bool backwards = false;
     for (blockIdx.z = 0; blockIdx.z < grid.z; blockIdx.z++)
         for (blockIdx.y = 0; blockIdx.y < grid.y; blockIdx.y++)
             for (blockIdx.x = 0; blockIdx.x < grid.x; blockIdx.x++) {
-                std::barrier<> met(block.x * block.y * block.z);
-                pf_block_barrier = &met;
-                std::vector<std::thread> threads;
-                for (unsigned z = 0; z < block.z; z++)
-                    for (unsigned y = 0; y < block.y; y++)
-                        for (unsigned x = 0; x < block.x; x++)
-                            threads.emplace_back([=, &kernel] {
-                                threadIdx = {x, y, z};
-                                kernel();
-                            });
-                for (auto &thread : threads) thread.join();
+                pf_arrived = 0;
+                for (unsigned t = 0; t < size; t++) {
+                    pf_fiber &f = pf_fibers[t];
+                    f.idx = {t % block.x, t / block.x % block.y, t / (block.x * block.y)};
+                    f.done = false;
+                    getcontext(&f.context);
+                    f.context.uc_stack.ss_sp = f.stack.get();
+                    f.context.uc_stack.ss_size = PF_FIBER_STACK;
+                    f.context.uc_link = &pf_scheduler;
+                    makecontext(&f.context, pf_fiber_main, 0);
+                }
+                for (unsigned live = size; live > 0;) {
+                    live = 0;
+                    for (unsigned k = 0; k < size; k++) {
+                        pf_fiber &f = pf_fibers[backwards ? size - 1 - k : k];
+                        if (f.done) continue;
+                        pf_fiber_now = &f;
+                        pf_running = &f.context;
+                        threadIdx = f.idx;
+                        swapcontext(&pf_scheduler, &f.context);
+                        live += !f.done;
+                    }
+                }
+                backwards = !backwards;
             }
 }
 // Launch shapes: one thread, fewer threads than work, exactly the driver's 1-D shape, a 2-D
