@@ -35,7 +35,8 @@ from tests.fakes.programs import CUDA_GOOD, cuda_spec
 pytestmark = [pytest.mark.docker, pytest.mark.ray, pytest.mark.slow]
 
 NAMESPACE = "parforge-tests"
-OPENMP = ["03_dense_la_axpy", "15_graph_edge_count", "55_transform_relu"]
+# Two problems: four samples fill the two nodes' four slots at once, six the three nodes' six.
+OPENMP = ["03_dense_la_axpy", "55_transform_relu"]
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +132,7 @@ async def test_a_replay_eval_spreads_over_both_nodes_with_the_local_backends_res
     found = await asyncio.to_thread(cluster_status, ray_config(cluster))
     sandboxes = [n for n in found.nodes if n.sandbox]
     assert len(sandboxes) == 2 and found.slots == 4 and found.warm >= 2
-    assert sum(n.sandbox["verified"] for n in sandboxes if n.sandbox) == 6
+    assert sum(n.sandbox["verified"] for n in sandboxes if n.sandbox) == 4
     assert found.running == 0 and found.queued in (0, None)
 
 
@@ -157,7 +158,7 @@ async def test_a_node_killed_mid_run_loses_nothing(cluster: Any, ray_runner: Eva
     outcome = await job
     found = rows(ray_runner.engine, run_id)
     # Every sample has its verdict, none is the dead node's failure, and the eval finished.
-    assert len(found) == 9 and all(status == "passed" for _, _, status, _ in found), found
+    assert len(found) == 6 and all(status == "passed" for _, _, status, _ in found), found
     assert outcome.summary.get("unverified", 0) == 0
     survivors = {n.node_id for n in cluster.sandbox_nodes}
     late = [node for *_, node in found if node != doomed.node_id]
