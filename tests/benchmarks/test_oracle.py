@@ -18,6 +18,7 @@ from agents.tools import registry
 from benchmarks.oracle import Oracle, vary
 from corpus.suites import load_suite
 from sandbox.spec import Language, Target
+from tests.fakes.pch import use_precompiled
 
 pytestmark = pytest.mark.unit
 
@@ -147,7 +148,9 @@ def test_every_varied_known_good_openmp_solution_still_compiles(tmp_path) -> Non
         source = task.target(Target.OPENMP).solutions[0].source
         (folder / "solution.inc").write_text(vary(source, 1, language(task.name)))
         (folder / "main.cpp").write_text(task.driver_for(Target.OPENMP))
-        command = ["g++", "-fopenmp", "-fsyntax-only", "-std=c++17", *task.cflags, "main.cpp"]
+        flags = ["-fopenmp", "-std=c++17", *task.cflags]
+        use_precompiled(folder, ["g++", *flags])
+        command = ["g++", *flags, "-fsyntax-only", "main.cpp"]
         done = subprocess.run(command, cwd=folder, capture_output=True, text=True)
         return f"{task.name}: {done.stderr[:300]}" if done.returncode else None
 

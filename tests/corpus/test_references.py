@@ -13,6 +13,7 @@ import pytest
 
 from corpus.suites import Suite, load_suite
 from sandbox.spec import Target
+from tests.fakes.pch import use_precompiled
 
 pytestmark = pytest.mark.slow
 
@@ -30,6 +31,7 @@ def build(spec: dict, compiler: list[str], workdir: Path) -> Path:
         (workdir / name).write_text(text)
     (workdir / "ref.cpp").write_text(spec["reference"])
     exe = workdir / "ref"
+    use_precompiled(workdir, [*compiler, *spec["cflags"]])
     done = subprocess.run(
         [*compiler, *spec["cflags"], "ref.cpp", "-o", str(exe)],
         cwd=workdir,
