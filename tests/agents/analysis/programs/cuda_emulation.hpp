@@ -63,11 +63,17 @@ inline void __syncthreads() {}
 // thread reading what another writes with no barrier between them reads it too early, whichever
 // of the two is the reader.
 static pf_dim3 gridDim, blockDim, blockIdx, threadIdx;
+struct pf_fiber {
+    ucontext_t context;
+    std::unique_ptr<char[]> stack;
+    pf_dim3 idx;
+    bool done;
+};
 static ucontext_t pf_scheduler;
-static ucontext_t *pf_running;        // the fiber that runs now
+static pf_fiber *pf_fiber_now;        // the fiber that runs now
 static unsigned pf_arrived;           // threads at the barrier of this round
 static unsigned long long pf_round;   // barriers the block has passed
-inline void pf_yield() { swapcontext(pf_running, &pf_scheduler); }
+inline void pf_yield() { swapcontext(&pf_fiber_now->context, &pf_scheduler); }
 inline void __syncthreads() {
     const unsigned long long round = pf_round;
     if (++pf_arrived == blockDim.x * blockDim.y * blockDim.z) {
@@ -135,17 +141,10 @@ static const pf_dim3 PF_SHAPES[][2] = {
     {{1, 1, 1}, {1, 1, 1}}, {{3, 1, 1}, {1, 1, 1}}, {{5, 3, 1}, {1, 1, 1}}, {{64, 1, 1}, {1, 1, 1}},
 };
 #else
-struct pf_fiber {
-    ucontext_t context;
-    std::unique_ptr<char[]> stack;
-    pf_dim3 idx;
-    bool done;
-};
 static constexpr size_t PF_FIBER_STACK = 256 * 1024;
 static std::vector<pf_fiber> pf_fibers;  // kept between launches, with their stacks
 static void (*pf_body)(void *);
 static void *pf_kernel;
-static pf_fiber *pf_fiber_now;
 static void pf_fiber_main() {
     pf_body(pf_kernel);
     pf_fiber_now->done = true;  // back to the scheduler through uc_link
@@ -181,7 +180,6 @@ template <class F> void pf_launch(pf_dim3 grid, pf_dim3 block, F kernel) {
                         pf_fiber &f = pf_fibers[backwards ? size - 1 - k : k];
                         if (f.done) continue;
                         pf_fiber_now = &f;
-                        pf_running = &f.context;
                         threadIdx = f.idx;
                         swapcontext(&pf_scheduler, &f.context);
                         live += !f.done;
