@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import uuid
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -122,6 +123,7 @@ class RayVerifier:
         needs_gpu = candidate.target is Target.CUDA
         if needs_gpu and not await asyncio.to_thread(self._gpu_nodes):
             return _no_gpu(candidate)
+        job = uuid.uuid4().hex
         async with self._slots:
             ref = verify_on_node.options(
                 resources={self.config.resource: 1},
@@ -134,12 +136,16 @@ class RayVerifier:
                 spec.model_dump(mode="json"),
                 candidate.model_dump(mode="json"),
                 options.model_dump(mode="json"),
+                job,
             )
             self.submitted += 1
             try:
                 data = await ref
             except asyncio.CancelledError:
                 _cancel(ref)
+                threading.Thread(
+                    target=_cancel_on_nodes, args=(self.config, job), daemon=True
+                ).start()
                 raise
             except RayError as exc:
                 raise SandboxUnavailable(f"the Ray cluster could not verify: {exc}") from exc
@@ -194,6 +200,28 @@ def _cancel(ref: Any) -> None:
         ray.cancel(ref)
     except Exception as exc:  # a cancellation that cannot be delivered is moot
         log.debug("cancelling a verification: %s", exc)
+
+
+def _cancel_on_nodes(config: RayConfig, job: str) -> None:
+    """Cancel `job` through every sandbox node's actor directly (see `SandboxNode.cancel`)."""
+    import ray
+
+    from sandbox.verify.ray_node import actor_name
+
+    node_config = config.node.model_dump(mode="json")
+    try:
+        nodes = ray.nodes()
+    except Exception as exc:  # a cluster gone is a verification gone
+        log.debug("cancelling %s on the nodes: %s", job, exc)
+        return
+    for node in nodes:
+        if not (node.get("Alive") and node.get("Resources", {}).get(config.resource)):
+            continue
+        try:
+            actor = ray.get_actor(actor_name(node["NodeID"], node_config), config.namespace)
+            actor.cancel.remote(job)
+        except Exception as exc:  # no actor there: nothing of this job runs there
+            log.debug("cancelling %s on %s: %s", job, node["NodeID"][:8], exc)
 
 
 def _no_gpu(candidate: Candidate) -> Verdict:

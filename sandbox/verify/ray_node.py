@@ -23,6 +23,7 @@ import asyncio
 import hashlib
 import json
 import logging
+from collections import deque
 from typing import Any
 
 import ray
@@ -41,6 +42,9 @@ from sandbox.verify.refcache import ReferenceCache
 log = logging.getLogger(__name__)
 
 ACTOR_PREFIX = "parforge-sandbox"
+ACTOR_PROTOCOL = 2
+"""The actor's methods and arguments: a detached actor of another protocol (left running by an
+older driver) is another actor, never called with arguments it does not take."""
 
 
 class NodeLost(Exception):
@@ -48,8 +52,10 @@ class NodeLost(Exception):
 
 
 def actor_name(node_id: str, node_config: dict[str, Any]) -> str:
-    """The actor of one node for one node configuration (another pool size is another actor)."""
-    digest = hashlib.sha256(json.dumps(node_config, sort_keys=True).encode()).hexdigest()
+    """The actor of one node for one node configuration (another pool size is another actor)
+    and protocol."""
+    keyed = {"protocol": ACTOR_PROTOCOL, **node_config}
+    digest = hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()
     return f"{ACTOR_PREFIX}-{node_id[:16]}-{digest[:8]}"
 
 
@@ -67,6 +73,9 @@ class SandboxNode:
         self.built_image = False
         self._ready = False
         self._lock = asyncio.Lock()
+        self._jobs: dict[str, asyncio.Task[Any]] = {}
+        self._cancelled: deque[str] = deque(maxlen=4096)
+        """Jobs cancelled before they reached this node (a driver cancels on every node)."""
 
     async def _ensure_ready(self) -> None:
         """The image (built here when its content tag is missing), then the warm pool."""
@@ -84,28 +93,53 @@ class SandboxNode:
             self._ready = True
 
     async def verify(
-        self, spec: dict[str, Any], candidate: dict[str, Any], options: dict[str, Any]
+        self,
+        spec: dict[str, Any],
+        candidate: dict[str, Any],
+        options: dict[str, Any],
+        job: str = "",
     ) -> dict[str, Any]:
-        """One verification on this node; the verdict as JSON, with this node named in it."""
-        await self._ensure_ready()
-        self.in_flight += 1
+        """One verification on this node; the verdict as JSON, with this node named in it.
+        `job` names it for `cancel`."""
+        if job and job in self._cancelled:
+            raise asyncio.CancelledError(f"verification {job} was cancelled")
+        task = asyncio.current_task()
+        if job and task is not None:
+            self._jobs[job] = task
         try:
-            opts = VerifyOptions.model_validate(options)
-            verdict = await verify(
-                self.sandbox,
-                Spec.model_validate(spec),
-                Candidate.model_validate(candidate),
-                timing=opts.timing,
-                options=opts,
-                reference_cache=self.cache,
-                timing_gate=self.gate,
-            )
+            await self._ensure_ready()
+            self.in_flight += 1
+            try:
+                opts = VerifyOptions.model_validate(options)
+                verdict = await verify(
+                    self.sandbox,
+                    Spec.model_validate(spec),
+                    Candidate.model_validate(candidate),
+                    timing=opts.timing,
+                    options=opts,
+                    reference_cache=self.cache,
+                    timing_gate=self.gate,
+                )
+            finally:
+                self.in_flight -= 1
         finally:
-            self.in_flight -= 1
+            self._jobs.pop(job, None)
         self.verified += 1
         if verdict.sandbox is not None:
             verdict.sandbox.node = self.node_id
         return verdict.model_dump(mode="json")
+
+    async def cancel(self, job: str) -> bool:
+        """Stop the verification `job` if it runs here (True), or refuse it should it arrive
+        later. The driver's own path to a node, beside Ray's cancellation of the task: that
+        one has to reach a worker blocked in `ray.get` and the actor task below it, and on a
+        loaded host it once did not within 90 s."""
+        task = self._jobs.get(job)
+        if task is None:
+            self._cancelled.append(job)
+            return False
+        task.cancel()
+        return True
 
     async def status(self) -> dict[str, Any]:
         """What `parforge cluster status` shows of this node's sandbox."""
@@ -145,13 +179,17 @@ def verify_on_node(
     spec: dict[str, Any],
     candidate: dict[str, Any],
     options: dict[str, Any],
+    job: str = "",
 ) -> dict[str, Any]:
     """A verification on the node Ray placed this task on (by its resources), through that
-    node's actor. Cancelling the task cancels the verification in the actor."""
+    node's actor. Cancelling the task cancels the verification in the actor: the wait is in
+    slices, so the interrupt Ray raises for a cancellation lands within a second."""
     node_id = ray.get_runtime_context().get_node_id()
     actor = node_actor(node_id, node_config, namespace)
-    ref = actor.verify.remote(spec, candidate, options)
+    ref = actor.verify.remote(spec, candidate, options, job)
     try:
+        while not ray.wait([ref], timeout=1.0)[0]:
+            pass
         return dict(ray.get(ref))
     except RayActorError as exc:
         raise NodeLost(f"the sandbox actor of node {node_id[:8]} died: {exc}") from exc

@@ -218,7 +218,16 @@ async def test_time_outs_are_the_nodes_verdicts(cluster: Any) -> None:
     }
 
 
-async def test_cancelling_a_verification_stops_it_on_its_node(cluster: Any) -> None:
+@pytest.mark.parametrize("rays_own", [True, False], ids=["both paths", "the direct path alone"])
+async def test_cancelling_a_verification_stops_it_on_its_node(
+    cluster: Any, rays_own: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The driver cancels through Ray (its task, and the actor task below it) and through
+    every node's actor directly; either alone stops the program."""
+    if not rays_own:
+        import sandbox.verify.cluster
+
+        monkeypatch.setattr(sandbox.verify.cluster, "_cancel", lambda ref: None)
     config = ray_config(cluster)
     verifier = RayVerifier(config)
     candidate = Candidate(target=Target.SERIAL, source=HANG)
