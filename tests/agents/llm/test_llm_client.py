@@ -302,7 +302,7 @@ async def test_a_stalled_stream_fails_at_the_call_deadline(
         t0 = time.monotonic()
         with pytest.raises(LLMTimeout, match="deadline"):
             await llm.chat(chat())
-    assert time.monotonic() - t0 < 2.0
+    assert time.monotonic() - t0 < 5.0  # the stall is endless: well past the deadline is a hang
     assert fake_llm.streams[0].aborted
 
 
