@@ -5,12 +5,9 @@ real driver, and the writer must refuse what one kernel with atomics cannot do."
 
 from __future__ import annotations
 
-import atexit
-import functools
 import re
 import shutil
 import subprocess
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -33,6 +30,7 @@ from corpus.suites import load_suite
 from corpus.translation import TranslationTask
 from sandbox.checkers.integrity import driver_findings, source_findings
 from sandbox.spec import Language, Target
+from tests.fakes.pch import header_folder
 
 MADE = {
     "00_dense_la_lu_decomp", "02_dense_la_gemm", "03_dense_la_axpy", "04_dense_la_gemv", "06_fft_dft", "12_geometry_smallest_triangle",
@@ -1038,24 +1036,13 @@ def test_the_launch_model_fails_a_block_tree_without_its_barrier(
 _EMULATION_FLAGS = ["g++", "-std=c++20", "-O1", "-pthread"]
 
 
-@functools.cache
 def _emulation_dir(concurrent: bool) -> Path:
     """A folder holding the launch model's header and, where g++ can build one, its
     precompiled form for these flags (about a second of parsing saved per check; without it
     the header is read as text, with the same result)."""
-    where = Path(tempfile.mkdtemp(prefix="pf-emulation-"))
-    atexit.register(shutil.rmtree, where, True)
-    shutil.copy(Path(__file__).parent / "programs" / "cuda_emulation.hpp", where)
-    subprocess.run(
-        [
-            *_EMULATION_FLAGS, *(["-DPF_CONCURRENT_BLOCKS"] if concurrent else []),
-            "-x", "c++-header", str(where / "cuda_emulation.hpp"),
-            "-o", str(where / "cuda_emulation.hpp.gch"),
-        ],
-        capture_output=True,
-        timeout=120,
-    )  # fmt: skip
-    return where
+    header = Path(__file__).parent / "programs" / "cuda_emulation.hpp"
+    flags = (*_EMULATION_FLAGS, *(["-DPF_CONCURRENT_BLOCKS"] if concurrent else []))
+    return header_folder(header.name, header.read_text(), flags)
 
 
 def _emulate(
