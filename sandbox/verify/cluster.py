@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 import uuid
 from typing import Any
 
@@ -89,6 +90,8 @@ class RayVerifier:
         self._connected = False
         self.submitted = 0
         """Verifications this process has handed to the cluster (retries not counted)."""
+        self._cancelling: set[threading.Thread] = set()
+        """Direct cancellations on their way to the nodes (`aclose` waits for them)."""
 
     def info(self) -> SandboxInfo:
         return SandboxInfo(
@@ -146,9 +149,7 @@ class RayVerifier:
                 data = await ref
             except asyncio.CancelledError:
                 _cancel(ref)
-                threading.Thread(
-                    target=_cancel_on_nodes, args=(self.config, job), daemon=True
-                ).start()
+                self._cancel_on_nodes(job)
                 raise
             except RayError as exc:
                 raise SandboxUnavailable(f"the Ray cluster could not verify: {exc}") from exc
@@ -168,8 +169,21 @@ class RayVerifier:
     async def status(self) -> ClusterStatus:
         return await asyncio.to_thread(cluster_status, self.config)
 
+    def _cancel_on_nodes(self, job: str) -> None:
+        """Cancel `job` through every node's actor, in a thread of its own (a cancelled task
+        must not wait on the cluster)."""
+        thread = threading.Thread(target=_cancel_on_nodes, args=(self.config, job), daemon=True)
+        self._cancelling = {t for t in self._cancelling if t.is_alive()} | {thread}
+        thread.start()
+
     async def aclose(self) -> None:
-        """Nothing to release here: the node actors keep their warm pools for the next driver."""
+        """Waits a few seconds for the direct cancellations still on their way, so that a driver
+        closing right after a cancel (an interrupted eval) still sends them; nothing else to
+        release: the node actors keep their warm pools for the next driver."""
+        cancelling, self._cancelling = list(self._cancelling), set()
+        deadline = time.monotonic() + 5.0
+        for thread in cancelling:
+            await asyncio.to_thread(thread.join, max(0.0, deadline - time.monotonic()))
 
 
 def join(config: RayConfig) -> None:

@@ -72,25 +72,36 @@ class SandboxNode:
         self.verified = 0
         self.built_image = False
         self._ready = False
-        self._lock = asyncio.Lock()
-        self._jobs: dict[str, asyncio.Task[Any]] = {}
+        self._readying: asyncio.Future[None] | None = None
+        self._jobs: dict[str, set[asyncio.Task[Any]]] = {}
+        """The tasks running each job here (two once a retry lands where the first still runs)."""
         self._cancelled: deque[str] = deque(maxlen=4096)
         """Jobs cancelled before they reached this node (a driver cancels on every node)."""
 
     async def _ensure_ready(self) -> None:
-        """The image (built here when its content tag is missing), then the warm pool."""
-        async with self._lock:
-            if self._ready:
-                return
-            name = self.config.image or image_tag()
-            if not await image_exists(self.sandbox.engine, name):
-                if self.config.image:
-                    raise SandboxUnavailable(f"sandbox image {name} is missing on this node")
-                log.warning("node %s: building the sandbox image %s", self.node_id[:8], name)
-                await self.sandbox.build_image()
-                self.built_image = True
-            await self.sandbox.start()
-            self._ready = True
+        """The image (built here when its content tag is missing), then the warm pool: made
+        once, shielded from the cancellation of whichever verification waits for it first (a
+        set-up cut short would leave half-started containers to the next); after a failure the
+        next verification tries again."""
+        if self._ready:
+            return
+        readying = self._readying
+        if readying is None or (
+            readying.done() and (readying.cancelled() or readying.exception() is not None)
+        ):
+            readying = self._readying = asyncio.ensure_future(self._get_ready())
+        await asyncio.shield(readying)
+
+    async def _get_ready(self) -> None:
+        name = self.config.image or image_tag()
+        if not await image_exists(self.sandbox.engine, name):
+            if self.config.image:
+                raise SandboxUnavailable(f"sandbox image {name} is missing on this node")
+            log.warning("node %s: building the sandbox image %s", self.node_id[:8], name)
+            await self.sandbox.build_image()
+            self.built_image = True
+        await self.sandbox.start()
+        self._ready = True
 
     async def verify(
         self,
@@ -105,7 +116,7 @@ class SandboxNode:
             raise asyncio.CancelledError(f"verification {job} was cancelled")
         task = asyncio.current_task()
         if job and task is not None:
-            self._jobs[job] = task
+            self._jobs.setdefault(job, set()).add(task)
         try:
             await self._ensure_ready()
             self.in_flight += 1
@@ -123,7 +134,11 @@ class SandboxNode:
             finally:
                 self.in_flight -= 1
         finally:
-            self._jobs.pop(job, None)
+            mine = self._jobs.get(job)
+            if mine is not None:
+                mine.discard(task)
+                if not mine:
+                    del self._jobs[job]
         self.verified += 1
         if verdict.sandbox is not None:
             verdict.sandbox.node = self.node_id
@@ -134,11 +149,12 @@ class SandboxNode:
         later. The driver's own path to a node, beside Ray's cancellation of the task: that
         one has to reach a worker blocked in `ray.get` and the actor task below it, and on a
         loaded host it once did not within 90 s."""
-        task = self._jobs.get(job)
-        if task is None:
+        tasks = self._jobs.get(job)
+        if not tasks:
             self._cancelled.append(job)
             return False
-        task.cancel()
+        for task in tasks:
+            task.cancel()
         return True
 
     async def status(self) -> dict[str, Any]:
