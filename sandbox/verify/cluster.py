@@ -223,9 +223,6 @@ def _cancel_on_nodes(config: RayConfig, job: str) -> None:
     """Cancel `job` through every sandbox node's actor directly (see `SandboxNode.cancel`)."""
     import ray
 
-    from sandbox.verify.ray_node import actor_name
-
-    node_config = config.node.model_dump(mode="json")
     try:
         nodes = ray.nodes()
     except Exception as exc:  # a cluster gone is a verification gone
@@ -235,10 +232,26 @@ def _cancel_on_nodes(config: RayConfig, job: str) -> None:
         if not (node.get("Alive") and node.get("Resources", {}).get(config.resource)):
             continue
         try:
-            actor = ray.get_actor(actor_name(node["NodeID"], node_config), config.namespace)
-            actor.cancel.remote(job)
-        except Exception as exc:  # no actor there: nothing of this job runs there
+            actor = _node_actor(config, node["NodeID"])
+            if actor is not None:  # none there: nothing of this job runs there
+                actor.cancel.remote(job)
+        except Exception as exc:  # a dying node's actor is moot
             log.debug("cancelling %s on %s: %s", job, node["NodeID"][:8], exc)
+
+
+def _node_actor(config: RayConfig, node_id: str) -> Any | None:
+    """The sandbox actor of `node_id` for this configuration, or None where no verification has
+    run yet (the actor starts with the first)."""
+    import ray
+
+    from sandbox.verify.ray_node import actor_name
+
+    try:
+        return ray.get_actor(
+            actor_name(node_id, config.node.model_dump(mode="json")), config.namespace
+        )
+    except ValueError:
+        return None
 
 
 def _no_gpu(candidate: Candidate) -> Verdict:
@@ -258,9 +271,6 @@ def cluster_status(config: RayConfig, actor_timeout_s: float = 5.0) -> ClusterSt
     import ray
 
     join(config)
-    from sandbox.verify.ray_node import actor_name
-
-    node_config = config.node.model_dump(mode="json")
     nodes: list[NodeStatus] = []
     pending: dict[str, Any] = {}
     for node in ray.nodes():
@@ -274,11 +284,9 @@ def cluster_status(config: RayConfig, actor_timeout_s: float = 5.0) -> ClusterSt
         )
         nodes.append(status)
         if status.alive and status.resources.get(config.resource):
-            try:
-                actor = ray.get_actor(actor_name(status.id, node_config), config.namespace)
-            except ValueError:
-                continue  # no verification has run there yet
-            pending[status.id] = actor.status.remote()
+            actor = _node_actor(config, status.id)
+            if actor is not None:
+                pending[status.id] = actor.status.remote()
     for status in nodes:
         if status.id in pending:
             try:

@@ -5,6 +5,7 @@ real driver, and the writer must refuse what one kernel with atomics cannot do."
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -1036,6 +1037,7 @@ def test_the_launch_model_fails_a_block_tree_without_its_barrier(
 _EMULATION_FLAGS = ["g++", "-std=c++20", "-O1", "-pthread"]
 
 
+@functools.cache
 def _emulation_dir(concurrent: bool) -> Path:
     """A folder holding the launch model's header and, where g++ can build one, its
     precompiled form for these flags (about a second of parsing saved per check; without it
