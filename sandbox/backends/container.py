@@ -210,12 +210,18 @@ async def prune(engine: Engine, everything: bool = False) -> list[str]:
 
     def run(client: docker.DockerClient) -> list[str]:
         removed = []
-        for container in client.containers.list(all=True, filters={"label": f"{LABEL}=1"}):
-            if stale(container.labels):
+        # Sparse: the listing's own labels, no inspection per container, which fails on one
+        # that another process (another ParForge on this host) removes meanwhile.
+        listed = client.containers.list(all=True, sparse=True, filters={"label": f"{LABEL}=1"})
+        for container in listed:
+            if stale(container.attrs.get("Labels") or {}):
                 try:
                     container.remove(force=True)
-                except docker.errors.NotFound:
-                    continue
+                except docker.errors.APIError as exc:
+                    # Gone, or being removed, by another process pruning at the same time.
+                    if exc.status_code in (404, 409):
+                        continue
+                    raise
                 removed.append(str(container.id))
         return removed
 

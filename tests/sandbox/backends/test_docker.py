@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import subprocess
 from pathlib import Path
@@ -305,6 +306,36 @@ async def test_prune_removes_containers_of_dead_processes(docker_sandbox: Docker
             assert await docker_sandbox.prune() == []
             assert len(our_containers()) == 1  # our own live container stays
     finally:
+        client.close()
+
+
+async def test_two_processes_pruning_at_once_both_succeed(docker_sandbox: DockerSandbox) -> None:
+    """Two ParForge processes on one host prune together: each finds containers the other
+    removes meanwhile, which is no error (a listing that inspected each one failed)."""
+    dead = await asyncio.create_subprocess_exec("true")
+    await dead.wait()
+    labels = {**container.owner_labels(), "parforge.owner": "gone", "parforge.pid": str(dead.pid)}
+    client = docker.from_env()
+    other = DockerSandbox(DockerConfig(pool_size=1))
+    try:
+        image = docker_sandbox.info().image
+        stale = {
+            client.containers.create(image, labels=labels, network_mode="none").id
+            for _ in range(12)
+        }
+        for _ in range(3):
+            ours, theirs = await asyncio.gather(docker_sandbox.prune(), other.prune())
+            assert not set(ours) & set(theirs)
+            assert set(ours) | set(theirs) == stale
+            stale = {
+                client.containers.create(image, labels=labels, network_mode="none").id
+                for _ in range(12)
+            }
+    finally:
+        for left in stale:
+            with contextlib.suppress(docker.errors.NotFound):
+                client.containers.get(left).remove(force=True)
+        await other.aclose()
         client.close()
 
 
