@@ -72,6 +72,9 @@ class GraphConfig(Checks):
     """How converging threads are stopped while they stream."""
     thread_tokens: int = Field(default=1024, ge=16)
     """Completion tokens one reasoning thread may write."""
+    size_to_window: bool = True
+    """Size the caps and the token budget for the served model's context window (`for_model`);
+    False keeps them as configured, whatever the window."""
     evolve: bool = False
     """Evolve the first verified candidate for speed; a task's own option wins."""
     evolution: EvolveConfig = Field(default_factory=EvolveConfig)
@@ -90,7 +93,8 @@ class GraphConfig(Checks):
     def for_model(self, window: int | None, source_chars: int) -> GraphConfig:
         """These settings with the per-call token caps and the task's token budget sized for
         a served model whose context holds `window` tokens (None: unknown, the caps as
-        configured) and a program of `source_chars` characters.
+        configured, as they are when `size_to_window` is off) and a program of `source_chars`
+        characters.
 
         The configured caps are the floor (they are the embedded 135M model's, and a 4k
         window leaves them as they are); a larger window raises the plan's and the loop
@@ -98,7 +102,7 @@ class GraphConfig(Checks):
         2,048), and a rewrite's to room for the whole program twice over or an eighth of the
         window, whichever is more, within what the window leaves after the prompt. A reasoning
         thread's cap and the task's token budget grow by the rewrite cap's factor."""
-        if window is None:
+        if window is None or not self.size_to_window:
             return self
         program = source_chars // 3 + 1  # C source runs about three characters a token
         room = max(0, window - (2 * program + 1024))  # the prompt shows the program, and more

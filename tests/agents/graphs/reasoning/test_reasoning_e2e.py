@@ -55,6 +55,7 @@ def test_six_threads_on_a_simple_loop(
             repairs=0,
             replans=0,
             temperature=0.2,
+            size_to_window=False,  # 320 tokens a thread, not the 4k window's 900
         )
         runner = GraphRunner(llm, verifier, config)
         pool = WorkerPool(engine, runner, ServiceConfig(workers=1, poll_s=0.1, heartbeat_s=0.5))

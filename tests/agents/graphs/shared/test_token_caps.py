@@ -38,6 +38,15 @@ def test_a_large_window_gives_a_long_program_room_and_a_reasoning_model_room_to_
     assert squeezed.rewrite_tokens == max(config.rewrite_tokens, 16_384 - (2 * 10_001 + 1024))
 
 
+def test_caps_kept_as_configured_stay_so_whatever_the_window():
+    config = GraphConfig(rewrite_tokens=320, thread_tokens=320, size_to_window=False)
+    for window, source in ((4096, 600), (131_072, 18_000)):
+        assert caps(config.for_model(window, source)) == caps(config)
+    # The same small caps, sized: a 4k window gives a short program room to be written twice.
+    sized = config.model_copy(update={"size_to_window": True}).for_model(4096, 600)
+    assert sized.rewrite_tokens > 320 and sized.thread_tokens > 320
+
+
 async def test_the_window_comes_from_the_endpoint_else_from_the_setting():
     fake = FakeLLMServer()
     fake.context_window = 32_768

@@ -58,7 +58,11 @@ def outcomes(
     def make_runner() -> GraphRunner:
         llm = LLMClient(ModelConfig().client_config())
         verifier = SandboxJudge(open_verifier(DockerConfig(pool_size=2)), quiet=model_pause)
-        config = GraphConfig(plan_tokens=400, rewrite_tokens=512, repairs=1, replans=0)
+        # The caps as given, not sized to the server's 4k window (which would nearly double
+        # the rewrites): the analysis writes what passes here; the model's rewrites are tried.
+        config = GraphConfig(
+            plan_tokens=400, rewrite_tokens=512, repairs=1, replans=0, size_to_window=False
+        )
         return GraphRunner(llm, verifier, config, checkpoints=checkpoints_for(url))
 
     return run_to_end(engine, ids, make_runner)
