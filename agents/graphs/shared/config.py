@@ -96,8 +96,8 @@ class GraphConfig(Checks):
         configured, as they are when `size_to_window` is off) and a program of `source_chars`
         characters.
 
-        The configured caps are the floor (they are the embedded 135M model's, and a 4k
-        window leaves them as they are); a larger window raises the plan's and the loop
+        The configured caps are the floor (the defaults are the embedded 135M model's, and a
+        4k window leaves them as they are); a larger window raises the plan's and the loop
         choices' caps with it (a sixteenth and a thirty-second of the window, up to 4,096 and
         2,048), and a rewrite's to room for the whole program twice over or an eighth of the
         window, whichever is more, within what the window leaves after the prompt. A reasoning
