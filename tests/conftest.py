@@ -171,42 +171,6 @@ TIERS = {
 Docker, PostgreSQL or a Ray cluster, `unit` none of them (`scripts/check` runs `-m unit`)."""
 
 
-ALONE = (
-    "tests/sandbox/verify/",  # verdicts with their timings: the verifier's own tests and attacks
-    "tests/evals/test_eval_docker.py",  # measures speedups
-    "tests/agents/graphs/evolve/test_evolve_e2e.py",  # evolution chooses by measured speedup
-    "tests/agents/runners/test_prompt_runner_docker.py",  # checks the speedups it measured
-    "tests/agents/runners/test_prompt_runner.py",  # wall-clock budgets
-    "tests/parforge/cli/test_translate_cli.py",  # checks the speedups it measured
-    "tests/parforge/model_server/",  # stops, pauses and restarts the model server
-    "tests/parforge/cli/test_model_start.py",  # starts and stops the model server
-    "tests/parforge/cli/test_sandbox_cmd.py",  # prunes every stale sandbox container
-    "tests/sandbox/backends/test_docker.py",  # the pool's own counts, prune, the watchdog
-    "tests/sandbox/backends/test_hostile.py",  # bombs and hogs: load the other tests would feel
-)
-"""Service tests that need the host to themselves: they time candidates and check what they
-measured, or own something host-wide. `scripts/test` runs them one at a time, after the other
-service tests have run two at a time; so do tests that start a Ray cluster or stop the model
-server (marked `ray`, `kills_server`). Each gets the `alone` marker."""
-
-
-def alone(item: pytest.Item) -> bool:
-    path = Path(str(item.path)).relative_to(Path(str(item.config.rootpath))).as_posix()
-    return path.startswith(ALONE) or any(
-        item.get_closest_marker(need) for need in ("ray", "kills_server")
-    )
-
-
-def group(item: pytest.Item) -> str:
-    """The worker a test shares with others under `--dist loadgroup`: the model server's tests
-    all on one (it generates on one core: two of them at once only wait on each other, while
-    Docker work beside them uses the other core), every other test with its file's (a module's
-    fixtures are set up once)."""
-    if item.get_closest_marker("vllm"):
-        return "the model server"
-    return str(item.path)
-
-
 def tier(item: pytest.Item) -> str:
     for name, needs in TIERS.items():
         if any(item.get_closest_marker(need) for need in needs):
@@ -214,11 +178,10 @@ def tier(item: pytest.Item) -> str:
     return "unit"
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which reads the groups set here
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that uses the sandbox image needs Docker, and one that uses the model server
-    needs it, whether or not it says so itself; each test gets its tier's marker, and a
-    service test that needs the host to itself the `alone` marker. The model server's tests run after the others, so the server
+    needs it, whether or not it says so itself; each
+    test gets its tier's marker. The model server's tests run after the others, so the server
     that `scripts/test` started warms up meanwhile instead of being waited for, and those that
     kill it run last, so the others share one warm server."""
     for item in items:
@@ -228,9 +191,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if "vllm_server" in fixtures:
             item.add_marker(pytest.mark.vllm)
         item.add_marker(tier(item))
-        if tier(item) != "unit" and alone(item):
-            item.add_marker(pytest.mark.alone)
-        item.add_marker(pytest.mark.xdist_group(group(item)))
     items.sort(
         key=lambda item: (
             item.get_closest_marker("kills_server") is not None,
