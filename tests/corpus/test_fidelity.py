@@ -1,8 +1,9 @@
 """Harness fidelity on fixed stratified samples of the ParEval suite, so that every kind of
 problem is covered: the verifier accepts every known-good solution of the first problem of each
-type (its race checker lighter, `HARNESS`), and catches the planted mutants of one problem per type and target. Runs the real
-verifier in the Docker sandbox; the whole suite, every known-good solution and every mutant, is
-`benchmarks/fidelity.py` (too long for the test suite on a small host)."""
+type (its race checker lighter, `HARNESS`), and catches the planted mutants of one problem per
+type and target. Runs the real verifier in the Docker sandbox; the whole suite, every
+known-good solution and every mutant, is `benchmarks/fidelity.py` (too long for the test suite
+on a small host)."""
 
 from __future__ import annotations
 

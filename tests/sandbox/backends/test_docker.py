@@ -289,10 +289,15 @@ async def test_race_checker_and_mpi_in_the_image(docker_sandbox: Sandbox) -> Non
         assert ran.stdout.endswith("ran\n"), ran.stderr
 
 
-async def test_prune_removes_containers_of_dead_processes(docker_sandbox: DockerSandbox) -> None:
+async def _dead_owners_labels() -> dict[str, str]:
+    """Sandbox labels naming a process of this host that has exited: a stale container's."""
     dead = await asyncio.create_subprocess_exec("true")
     await dead.wait()
-    labels = {**container.owner_labels(), "parforge.owner": "gone", "parforge.pid": str(dead.pid)}
+    return {**container.owner_labels(), "parforge.owner": "gone", "parforge.pid": str(dead.pid)}
+
+
+async def test_prune_removes_containers_of_dead_processes(docker_sandbox: DockerSandbox) -> None:
+    labels = await _dead_owners_labels()
     client = docker.from_env()
     try:
         image = docker_sandbox.info().image
@@ -312,25 +317,20 @@ async def test_prune_removes_containers_of_dead_processes(docker_sandbox: Docker
 async def test_two_processes_pruning_at_once_both_succeed(docker_sandbox: DockerSandbox) -> None:
     """Two ParForge processes on one host prune together: each finds containers the other
     removes meanwhile, which is no error (a listing that inspected each one failed)."""
-    dead = await asyncio.create_subprocess_exec("true")
-    await dead.wait()
-    labels = {**container.owner_labels(), "parforge.owner": "gone", "parforge.pid": str(dead.pid)}
+    labels = await _dead_owners_labels()
     client = docker.from_env()
     other = DockerSandbox(DockerConfig(pool_size=1))
+    stale: set[str] = set()
     try:
         image = docker_sandbox.info().image
-        stale = {
-            client.containers.create(image, labels=labels, network_mode="none").id
-            for _ in range(12)
-        }
         for _ in range(3):
-            ours, theirs = await asyncio.gather(docker_sandbox.prune(), other.prune())
-            assert not set(ours) & set(theirs)
-            assert set(ours) | set(theirs) == stale
             stale = {
                 client.containers.create(image, labels=labels, network_mode="none").id
                 for _ in range(12)
             }
+            ours, theirs = await asyncio.gather(docker_sandbox.prune(), other.prune())
+            assert not set(ours) & set(theirs)
+            assert set(ours) | set(theirs) == stale
     finally:
         for left in stale:
             with contextlib.suppress(docker.errors.NotFound):
