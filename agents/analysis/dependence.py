@@ -129,7 +129,8 @@ def dependence(
         events = [e for e in events if e.name != scan.var]
     # Only a loop that counts up from `lower` stays past it (`_apart_in_rows`).
     rising = lower if stride is not None and stride > 0 else None
-    conflicts, reduced = _array_conflicts(var, events, facts, range_for, rising)
+    span = next((bounds for counter, bounds in counters if counter == var), None)
+    conflicts, reduced = _array_conflicts(var, events, facts, range_for, rising, span)
     carried += conflicts
     bits = list(
         dict.fromkeys(
@@ -262,11 +263,17 @@ def _whole_words(
 
 
 def _array_conflicts(
-    var: str, events: list[AccessEvent], facts: BodyFacts, range_for: bool, lower: str | None = None
+    var: str,
+    events: list[AccessEvent],
+    facts: BodyFacts,
+    range_for: bool,
+    lower: str | None = None,
+    span: tuple[str, str] | None = None,
 ) -> tuple[list[str], list[tuple[str, str, str]]]:
     """The conflicts between iterations over arrays, and (array, operator, conflict) of the
     arrays whose only conflict is that iterations update the same elements in place with one
-    operator: array reductions, when the array's length is known."""
+    operator: array reductions, when the array's length is known. `span`: (lower, upper) of a
+    loop that counts `var` up by one while `var < upper`."""
     varying = facts.written() | facts.locals | ({var} if range_for else set())
     by_array: dict[str, list[AccessEvent]] = defaultdict(list)
     for event in events:
@@ -276,7 +283,9 @@ def _array_conflicts(
     reduced = []
     for name, uses in by_array.items():
         writes = [e for e in uses if e.kind == "write"]
-        problem = _array_problem(var, uses, writes, varying, facts.inner_vars, range_for, lower)
+        problem = _array_problem(
+            var, uses, writes, varying, facts.inner_vars, range_for, lower, span
+        )
         ops = {e.reduction for e in uses}
         whole = any(e.name == name and not e.indices for e in events)  # bins.size(), f(bins)
         if problem and len(ops) == 1 and None not in ops and not whole:
@@ -338,6 +347,7 @@ def _array_problem(
     inner: set[str],
     range_for: bool,
     lower: str | None = None,
+    span: tuple[str, str] | None = None,
 ) -> str | None:
     # A range-based loop's element is a value read from memory, never an index apart per iteration.
     index = None if range_for else var
@@ -357,6 +367,8 @@ def _array_problem(
                 continue
             if index is not None and _never_equal(index, use, write):
                 continue
+            if index is not None and _a_span_apart(index, use, write, varying, span):
+                continue
             return f"{_show(use)} and {_show(write)} may be the same element in different iterations of {var}"
     return None
 
@@ -375,6 +387,51 @@ def _never_equal(var: str, use: AccessEvent, write: AccessEvent) -> bool:
     if c1 == 0 or c2 == 0:
         return False
     return (d2 - d1) % math.gcd(c1, c2) != 0
+
+
+def _a_span_apart(
+    var: str, use: AccessEvent, write: AccessEvent, varying: set[str], span: tuple[str, str] | None
+) -> bool:
+    """Two one-subscript accesses `a[f + var]` and `a[f + var + b]` (terms in any order) of a
+    loop that counts `var` up by one from a literal `lo >= 0` while `var < b`: two iterations
+    `v1`, `v2` meet only where `v1 - v2 = b`, but both lie in [lo, b), so they differ by less
+    than `b` (an FFT's butterfly, `y[k]` and `y[k + n / 2]` for `k < n / 2`); the same terms
+    in another order (`y[b + k]`) are one element per iteration. `f` and `b` are the same in
+    every iteration: no name the body writes, not `var`."""
+    if span is None or len(use.index_nodes) != 1 or len(write.index_nodes) != 1:
+        return False
+    lower, upper = span
+    first = parse_int(lower.strip())
+    if first is None or first < 0:
+        return False
+    sums = [_terms(e.index_nodes[0]) for e in (use, write)]
+    for shorter, longer in ((sums[0], sums[1]), (sums[1], sums[0])):
+        if shorter.count(var) != 1 or longer.count(var) != 1:
+            return False
+        fixed = [t for t in longer if t != var]
+        if any(set(re.findall(r"[A-Za-z_]\w*", t)) & (varying | {var}) for t in fixed):
+            return False  # a term that moves with the iteration
+        rest = list(longer)
+        for term in shorter:
+            if term not in rest:
+                break
+            rest.remove(term)
+        else:
+            # The same terms in another order (`y[h + k]`, `y[k + h]`): one element per
+            # iteration; or the one term more is the bound `b`.
+            if not rest or (len(rest) == 1 and "".join(rest[0].split()) == "".join(upper.split())):
+                return True
+    return False
+
+
+def _terms(node: Node) -> list[str]:
+    """The terms of a sum (`a + (b + c)`: `a`, `b`, `c`), each as its canonical text."""
+    node = unwrap(node)
+    if node.type == "binary_expression" and text(node.children[1]) == "+":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is not None and right is not None:
+            return _terms(left) + _terms(right)
+    return [canon(node)]
 
 
 def _affine(var: str, node: Node) -> tuple[int, int] | None:

@@ -45,6 +45,7 @@ SHAPES = (
     "disjoint_call",
     "skip_last",
     "flat_local",
+    "halves",
 )
 """Loop shapes whose iterations are parallel by construction."""
 
@@ -777,6 +778,33 @@ def _strided(w: _Writer, shadow: list[str]) -> Snippet:
     )
 
 
+def _halves(w: _Writer, shadow: list[str]) -> Snippet:
+    """A butterfly: `y[s + k]` and `y[s + k + h]` for `0 <= k < h`, both read and written, the
+    terms in either order (iterations meet only `h` apart, and none are)."""
+    p, n, t = w.p, w.n, w.rng.choice(("int", "long", "double"))
+    half = w.rng.choice((f"{n} / 2", f"{n} / 4", f"({n} - 5) / 2"))
+    start = w.rng.choice(("0", "3", "s"))
+    at = "k" if start == "0" else f"{start} + k"
+    other = w.rng.choice((f"{at} + h", f"h + {at}"))
+    decls = f"static {t} {p}y[{n} + 8];"  # room for the start past 0
+    fn = (
+        f"void {p}run(int s) {{\n    const int h = {half};\n    (void)s;\n"
+        f"    for (int k = 0; k < h; k++) {{\n"
+        f"        {t} u = {p}y[{at}], v = {p}y[{other}] * 3;\n"
+        f"        {p}y[{at}] = u + v;\n        {p}y[{other}] = u - v;\n    }}\n}}"
+    )
+    return _snippet(
+        w,
+        "halves",
+        f"{t} h={half} at={other}",
+        decls,
+        fn,
+        w.fill(f"{p}y", t, f"{n} + 8"),
+        f"{p}run(3);",
+        w.print_array(f"{p}y", t, f"{n} + 8"),
+    )
+
+
 def _local_temps(w: _Writer, shadow: list[str]) -> Snippet:
     """Locals declared in the body, a branch, and a write into a second array offset by one."""
     p, n, t = w.p, w.n, w.rng.choice(("int", "double"))
@@ -1027,10 +1055,11 @@ def _scatter(w: _Writer, shadow: list[str]) -> Snippet:
 
 def _wrap_or_swap(w: _Writer, shadow: list[str]) -> Snippet:
     """A modular index reaching the next element, a conditional recurrence, an anti-dependence,
-    or swaps of mirrored elements over the whole range."""
+    swaps of mirrored elements over the whole range, or halves that overlap (`b[i + h]` for
+    `i <= h`: iteration 0 writes what iteration `h` reads)."""
     p, n = w.p, w.n
     decls = f"static unsigned {p}a[{n}], {p}b[{n}];"
-    kind = w.rng.choice(("wrap", "conditional", "anti", "swap"))
+    kind = w.rng.choice(("wrap", "conditional", "anti", "swap", "half_past"))
     body, lo, hi = {
         "wrap": (f"{p}b[(i + 1) % {n}] = {p}b[i] * 3u + 1u;", "0", str(n)),
         "conditional": (f"if ({p}a[i] & 1u) {p}b[i] = {p}b[i - 1] * 3u + {p}a[i];", "1", str(n)),
@@ -1040,6 +1069,7 @@ def _wrap_or_swap(w: _Writer, shadow: list[str]) -> Snippet:
             "0",
             str(n),
         ),
+        "half_past": (f"{p}b[i + {n} / 2 - 1] = {p}b[i] * 3u + {p}a[i];", "0", f"{n} / 2"),
     }[kind]
     fn = f"void {p}run(void) {{\n    for (int i = {lo}; i < {hi}; i++) {body}\n}}"
     init = w.fill(f"{p}a", "unsigned", str(n)) + "\n" + w.fill(f"{p}b", "unsigned", str(n))
@@ -1224,6 +1254,7 @@ TEMPLATES: dict[str, Callable[[_Writer, list[str]], Snippet]] = {
     "typed_fold": _typed_fold,
     "bound_element": _bound_element,
     "flat_local": _flat_local,
+    "halves": _halves,
     "local_index": _local_index,
 }
 

@@ -215,6 +215,29 @@ def test_strided_writes_the_gcd_test_keeps_apart() -> None:
     assert program.loop("L2").dependence.kind == "carried"
 
 
+def test_halves_a_loops_span_apart_are_kept_apart() -> None:
+    """`y[k]` and `y[k + h]` for `0 <= k < h` (an FFT's butterfly, `h` the half length): two
+    iterations meet only `h` apart, and no two are. Each way the reasoning fails is a real
+    conflict: a bound past `h`, a first value below 0, `h` changed by the body, `<=`."""
+    source = (
+        "double y[2000];\nint h = 1000;\n"
+        "void ok(void) {\n    for (int k = 0; k < h / 2; k++) "
+        "{ double u = y[k], t = y[k + h / 2]; y[k] = u + t; y[h / 2 + k] = u - t; }\n}\n"
+        "void past(void) {\n    for (int k = 0; k < h / 2 + 1; k++) "
+        "{ double u = y[k]; y[k + h / 2] = u; }\n}\n"
+        "void below(void) {\n    for (int k = -1; k < h; k++) { y[k + 1] = y[k + 1 + h] + 1; }\n}\n"
+        "void moved(void) {\n    for (int k = 0; k < h; k++) { y[k] = y[k + h]; h = h - 1; }\n}\n"
+        "void inclusive(void) {\n    for (int k = 0; k <= h; k++) { y[k] = y[k + h] + 1; }\n}\n"
+        "void offset(int s) {\n    for (int k = 0; k < h; k++) { y[s + k] = y[s + k + h] * 2; }\n}\n"
+    )
+    program = analyse(source, Language.C)
+    verdicts = {loop.function: loop.dependence for loop in program.loops}
+    assert verdicts["ok"].kind == "independent", verdicts["ok"].reason
+    assert verdicts["offset"].kind == "independent", verdicts["offset"].reason
+    for name in ("past", "below", "moved", "inclusive"):
+        assert not verdicts[name].parallelisable, (name, verdicts[name].reason)
+
+
 @pytest.mark.parametrize("qualifier", ["restrict", "__restrict", "__restrict__"])
 def test_restrict_pointers_need_no_run_time_check(qualifier: str) -> None:
     """The caller of `f(double *restrict y, const double *restrict x)` promises that what is
