@@ -354,8 +354,12 @@ def _array_problem(
     for write in writes:
         if not any(_distinct(index, i, varying, inner) for i in write.index_nodes):
             shown = _show(write)
+            # An index that moves with the iteration (data, a value the body computes, the
+            # counter itself: `bins[b]` after `int b = x[i] / 10;`) scatters; one that does
+            # not sends every iteration to the same element.
             if any(
-                _data_dependent(i) or (range_for and mentions(i, var)) for i in write.index_nodes
+                _data_dependent(i) or mentions(i, varying | ({var} if index else set()))
+                for i in write.index_nodes
             ):
                 return f"histogram: write to {shown} at a data-dependent index"
             return f"{shown} is written at the same element by different iterations of {var}"

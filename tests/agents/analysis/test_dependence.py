@@ -984,6 +984,23 @@ CASES = [
         reason="would need the length of h",
     ),
     Case(
+        "histogram of run-time length whose bin the body computes first",
+        CPP,
+        "#include <vector>\nvoid f(int n, const int *x, std::vector<long> &h) "
+        "{ for (int i = 0; i < n; i++) { int b = x[i] % 13; h[b] += 2; } }",
+        "reduction",
+        reason="each update atomic",
+        arrays=(("h", "+", "h.size()"),),
+    ),
+    Case(
+        "every iteration into the one bin a run-time length array names",
+        CPP,
+        "#include <vector>\nvoid f(int n, int k, const int *x, std::vector<long> &h) "
+        "{ for (int i = 0; i < n; i++) { h[k] += x[i]; } }",
+        "carried",
+        reason="here they all hit the same element",
+    ),
+    Case(
         "range-for spmm",
         CPP,
         "#include <vector>\nstruct E { size_t row, column; double value; };\n"
