@@ -408,6 +408,11 @@ def _scalars(loop: Loop) -> set[str]:
     names |= {n for b in dep.best_updates for n in (b.best, *b.others)}
     if dep.scan is not None:
         names.add(dep.scan.var)
+    if dep.first_match:
+        # A search's iterations write only their own locals until they leave the loop (the
+        # analysis's verdict), so a scalar it writes is written where it leaves (`{ found =
+        # i; break; }`), which every rank runs alone, the same, after the ranks agree on it.
+        names |= {a.name for a in loop.writes if not a.is_array}
     return names | {loop.var or ""}
 
 
