@@ -1607,7 +1607,7 @@ def _index_argmins(source: str, program: Program, function: str) -> tuple[str, P
     found = _function_body(source, program, function)
     if found is None:
         return source, program
-    _, definition, body, statements = found
+    root, definition, body, statements = found
     params = dict(function_params(definition))
     taken = {text(n) for n in walk(definition) if n.type == "identifier"}
     declared = {
@@ -1617,6 +1617,7 @@ def _index_argmins(source: str, program: Program, function: str) -> tuple[str, P
         and len(s.children_by_field_name("declarator")) == 1
         and not _static(s)  # a `static` index keeps its value between calls
     }
+    typed = {**_typed_names(root, definition, statements), **params}
     edits: list[tuple[int, int, str]] = []
     for at, statement in enumerate(statements):
         if statement.type != "for_statement":
@@ -1631,12 +1632,70 @@ def _index_argmins(source: str, program: Program, function: str) -> tuple[str, P
                 declaration.end_byte <= s.start_byte and name in _names(s) for s in statements[:at]
             )
         }
-        rewritten = _argmin_by_value(statement, params, declared, taken, untouched)
+        rewritten = _argmin_by_value(statement, typed, declared, taken, untouched)
         if rewritten is not None:
             edits.append((statement.start_byte, statement.end_byte, rewritten))
     if not edits:
         return source, program
     return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
+def _typed_names(root: Node, definition: Node, statements: list[Node]) -> dict[str, Node]:
+    """Name → the declaration that gives its type, for the values an argmin's comparison may
+    read beside the function's parameters: the body's own top-level declarations of a name
+    it declares once, and the file's declarations of a name it declares once and the
+    function nowhere. Only a plain value or a one-level array or pointer (`int a[N]`, `int
+    *p`, a vector): its declaration's type is what the name, or its element, holds."""
+    found: dict[str, Node] = {}
+    body = definition.child_by_field_name("body")
+    if body is None:
+        return found
+    for scope, declarations in (
+        ("file", [c for c in root.children if c.type == "declaration"]),
+        ("body", [s for s in statements if s.type == "declaration"]),
+    ):
+        for declaration in declarations:
+            for declarator in declaration.children_by_field_name("declarator"):
+                name = declared_name(declarator)
+                if name is None or _depth(declarator) > 1:
+                    continue
+                here = _declarations(definition, name)
+                if scope == "file" and (
+                    here
+                    or sum(
+                        1
+                        for c in root.children
+                        for d in c.children_by_field_name("declarator")
+                        if c.type == "declaration" and declared_name(d) == name
+                    )
+                    != 1
+                ):
+                    continue  # the function's own, or declared twice at file scope
+                if scope == "body" and here != 1:
+                    continue
+                found[name] = declaration
+    return found
+
+
+def _depth(declarator: Node) -> int:
+    """How many subscripts or dereferences a declarator's name takes to reach its declared
+    type (`a[N]`, `*p`: 1; `a[N][M]`, `**p`: 2); references count none."""
+    depth = 0
+    node: Node | None = declarator
+    while node is not None and node.type != "identifier":
+        if node.type in ("array_declarator", "pointer_declarator"):
+            depth += 1
+        if node.type in ("function_declarator", "abstract_function_declarator"):
+            return 99
+        node = node.child_by_field_name("declarator") or next(
+            (
+                c
+                for c in node.named_children
+                if c.type.endswith("declarator") or c.type == "identifier"
+            ),
+            None,
+        )
+    return depth
 
 
 def _argmin_by_value(
@@ -1715,12 +1774,9 @@ def _argmin_by_value(
     value_type = _value_type(mine, params, {var, best})
     if value_type is None:
         return None
-    kept = next(
-        f"{best}_{n}" for n in ("value", "value_0", "value_1") if f"{best}_{n}" not in taken
-    )
-    candidate = next(
-        f"{var}_{n}" for n in ("value", "value_0", "value_1") if f"{var}_{n}" not in taken
-    )
+    suffixes = ("value", *(f"value_{k}" for k in range(1000)))
+    kept = next(f"{best}_{n}" for n in suffixes if f"{best}_{n}" not in taken)
+    candidate = next(f"{var}_{n}" for n in suffixes if f"{var}_{n}" not in taken)
     taken.update((kept, candidate))
     runs = _rewrite(
         condition,

@@ -148,6 +148,21 @@ def _prints_as_sequential(
     return want
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("mpicc") is None, reason="needs Open MPI's compilers")
+def test_argmins_kept_by_index_in_main_divide_as_best_updates(tmp_path: Path) -> None:
+    """`if (a[i] < a[lo]) lo = i;` in main, over a file's array and a local one (their
+    element types read from those declarations), four of them with one counter name: each
+    becomes the best update it is, divided, and the ties go where the sequential loop's go."""
+    source = (PROGRAMS / "mpi_argmins.c").read_text()
+    program = analyse(source, Language.C)
+    lowered, analysed, loops = with_most_loops(source, program, distributable)
+    assert [loop.id for loop in loops] == ["L1", "L2", "L3", "L4", "L5", "L6"]
+    assert sum(bool(loop.dependence.best_updates) for loop in loops) == 4
+    rewritten = distribute(lowered, analysed, [loop.id for loop in loops])
+    _prints_as_sequential(tmp_path, source, rewritten, Language.C, "", RANKS)
+
+
 def _offered(source: str, language: Language = Language.C) -> set[str]:
     program = analyse(source, language)
     return {loop.id for loop in distributable(source, program)}
