@@ -74,7 +74,7 @@ PRIVATE_BINS = 2048
 
 BLOCK = 256
 """Threads per block (`PF_CUDA_BLOCK`, defined once, so evolution's block-size mutations find
-it): a power of two (the block reduction halves), well below every GPU's limit."""
+it): a power of two, well below every GPU's limit (the block folds take any size)."""
 
 GRID = 65535
 """Most blocks a launch starts (`PF_CUDA_GRID`, defined once, so evolution's grid mutations
@@ -960,8 +960,8 @@ template <class T, class C>
 __host__ __device__ inline const T &pf_cuda_std_max(const T &a, const T &b, C less) {
     return less(a, b) ? b : a;
 }
-/* Threads per block of every launch: a power of two (the block folds halve it); evolution
-   tries the others. */
+/* Threads per block of every launch (the block folds take any size); evolution tries
+   other powers of two. */
 #define PF_CUDA_BLOCK """
     + str(BLOCK)
     + """
@@ -1118,8 +1118,11 @@ template <class T, class Op> __device__ void pf_cuda_fold(T *cell, T mine, Op op
     __syncthreads();
     part[threadIdx.x] = mine;
     __syncthreads();
-    for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
-        if (threadIdx.x < half) part[threadIdx.x] = op(part[threadIdx.x], part[threadIdx.x + half]);
+    unsigned half = 1; /* the largest power of two below the block's size: any size folds */
+    while (2 * half < blockDim.x) half *= 2;
+    for (; half > 0; half /= 2) {
+        if (threadIdx.x < half && threadIdx.x + half < blockDim.x)
+            part[threadIdx.x] = op(part[threadIdx.x], part[threadIdx.x + half]);
         __syncthreads();
     }
     if (threadIdx.x == 0) pf_cuda_update(cell, part[0], op);
@@ -1147,8 +1150,11 @@ __device__ void pf_cuda_pick_fold(pf_cuda_pick<K, P> *picks, bool found, long lo
     __syncthreads();
     part[threadIdx.x] = pf_cuda_pick<K, P>{found, order, best, with};
     __syncthreads();
-    for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
-        if (threadIdx.x < half && pf_cuda_pick_beats(part[threadIdx.x + half], part[threadIdx.x], min, strict))
+    unsigned half = 1;
+    while (2 * half < blockDim.x) half *= 2;
+    for (; half > 0; half /= 2) {
+        if (threadIdx.x < half && threadIdx.x + half < blockDim.x &&
+            pf_cuda_pick_beats(part[threadIdx.x + half], part[threadIdx.x], min, strict))
             part[threadIdx.x] = part[threadIdx.x + half];
         __syncthreads();
     }

@@ -453,13 +453,14 @@ _PICKS = """
 int main() {
     for (int n : {1, 7, 1000}) {
         std::vector<double> a(n);
-        for (int i = 0; i < n; i++) a[i] = (double)((i * 7919) % 11) - 5.0;  // many ties
+        // many ties; the first minimum at 2, the third thread's of a block of 3 or 6
+        for (int i = 0; i < n; i++) a[i] = (double)(((i + 9) * 7919) % 11) - 5.0;
         double want_best = a[0]; int want_at = 0;
         for (int i = 0; i < n; i++) if (a[i] < want_best) { want_best = a[i]; want_at = i; }
         double want_top = -1e300; long want_where = -1;
         for (long i = 0; i < n; i++) if (a[i] * 2.0 >= want_top) { want_top = a[i] * 2.0; want_where = i; }
         for (unsigned grid : {1u, 3u, 7u}) {
-            for (unsigned block : {1u, 2u, 8u}) {
+            for (unsigned block : {1u, 2u, 3u, 6u, 8u}) {  // any block size folds
                 double best = a[0], top = -1e300; int at = 0; long where = -1;
                 double *data = a.data();
                 auto *picks = pf_cuda_picks_for(grid, best, at);
@@ -481,8 +482,8 @@ int main() {
 def test_an_argmin_kernel_picks_the_loops_own_tie(tmp_path: Path) -> None:
     """No GPU here: the two kernels of `argmin.c` and their picks' helpers, under CUDA's launch
     model emulated on the host (`cuda_emulation.hpp`), against the sequential loops, for grids
-    and blocks of several sizes over values with many ties: the first index of the minimum for
-    `<`, the last of the maximum for `>=`."""
+    and blocks of several sizes (not only powers of two) over values with many ties: the first
+    index of the minimum for `<`, the last of the maximum for `>=`."""
     from agents.analysis import offload as tool
 
     source = (Path(__file__).parent / "programs" / "argmin.c").read_text()
