@@ -29,7 +29,12 @@ An argmin or argmax (`if (a[i] < best) { best = a[i]; at = i; }`) keeps a pick p
 value, the other name and the iteration that took them), the best per block in shared memory,
 and the best of the blocks' on the host after the launch, ties to the loop's own order.
 
-Searches, other scans, last values and range-based loops get no kernel yet; nor does
+A first-match search (`if (a[i] == t) return i;`, `{ found = i; break; }`) notes in each
+thread the first iteration of its own that would leave (`atomicMin` on one cell, skipping
+iterations past one already noted), and the host runs the smallest again after the launch, as
+the loop would have run it last (`_search_refusal` says which searches qualify).
+
+Other scans, last values and range-based loops get no kernel yet; nor does
 a loop calling a function of the program's that is not pure, or using an object whose class
 has methods (the device cannot run the host's code). The CUDA kit and the `offload` tool give
 this module a source whose loops over a vector's elements are counted loops, whose prefix sums
@@ -45,6 +50,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from agents.analysis.annotate import _exits
 from agents.analysis.distribute import (
     SHORT,
     _declared_types,
@@ -139,8 +145,12 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
             _scan_parts(node, loop, _declared_types(root, _definition(root, loop.function)))
         except AnnotationError as exc:
             return f"its iterations are not independent (a scan: {exc})"
-    elif not dep.parallelisable:
+    elif not dep.parallelisable and not dep.first_match:
         return f"its iterations are not independent ({dep.kind})"
+    if dep.first_match:
+        why = _search_refusal(root, node, loop)
+        if why:
+            return why
     if dep.lastprivate or dep.last_assigned or dep.packed:
         return "a last value or packed bits, which get no kernel yet"
     if dep.best_updates and (
@@ -168,6 +178,33 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
     kept = [(u.best, *u.others) for u in dep.best_updates]
     if any(kinds.get(name) != "scalar" for names_kept in kept for name in names_kept):
         return "an argmin/argmax keeping something other than the function's own scalars"
+    return None
+
+
+_NESTING = frozenset(
+    {"for_statement", "for_range_loop", "while_statement", "do_statement", "switch_statement"}
+)
+
+
+def _search_refusal(root: Node, node: Node, loop: Loop) -> str | None:
+    """Why a first-match search gets no kernel (None: it can). Each thread notes the first
+    iteration of its own that would leave the loop (`atomicMin` on one cell) and goes on to
+    its next; the host runs the smallest such iteration again, as the loop would have run it
+    last. So every way out must leave the body itself (not an inner loop or a `switch`, where
+    the note's `continue` would bind elsewhere), the counter must be the loop's own (nothing
+    after the loop reads where it stopped), and nothing else may be kept across iterations."""
+    dep = loop.dependence
+    if dep.reductions or dep.array_reductions or dep.best_updates or dep.scan is not None:
+        return "a search that also folds or keeps other values"
+    if not _declares_counter(node):
+        return "a search whose counter is not declared in its header (read after it stops)"
+    body = node.child_by_field_name("body")
+    for way_out in _exits(node)[1:]:
+        parent = way_out.parent
+        while parent is not None and parent != body:
+            if parent.type in _NESTING or parent.type == "lambda_expression":
+                return "a search leaving from inside an inner loop or a switch"
+            parent = parent.parent
     return None
 
 
@@ -203,9 +240,8 @@ def offload(source: str, program: Program, loop_ids: Sequence[str]) -> str:
             types = _declared_types(root, definition)
             kernel, launch = _scan_kernels(raw, node, loop, names, number, types)
         else:
-            kernel, launch = _kernel(
-                raw, node, loop, names, number, _collapsible(program, loop, node)
-            )
+            nest = None if loop.dependence.first_match else _collapsible(program, loop, node)
+            kernel, launch = _kernel(raw, node, loop, names, number, nest)
         kernels.setdefault(definition.start_byte, []).append(kernel)
         edits.append((node.start_byte, node.end_byte, launch))
     for start, written in kernels.items():
@@ -515,6 +551,12 @@ def _kernel(
                 f"pf_cuda_update(&({cell}), {value}, {_OPS[op]}());",
             )
         )
+    if dep.first_match:
+        # a way out notes its iteration and goes on to the thread's next (see `_search_refusal`)
+        atomics += [
+            (e.start_byte, e.end_byte, "{ atomicMin(pf_hit, pf_k); continue; }")
+            for e in _exits(node)[1:]
+        ]
     picked = dep.best_updates[0] if dep.best_updates else None
     if picked is not None:
         # the iteration that takes a better value notes that it did, and which it was
@@ -575,6 +617,10 @@ def _kernel(
         inner = collapsed[0]
         kind = inner.counter_type or "long long"
         counter += f" {kind} {inner.var} = ({kind})(pf_ifirst + pf_k % pf_icount);"
+    if dep.first_match:
+        # no iteration past one already found can be the first
+        counter = f"if (pf_k > *(volatile long long *)pf_hit) continue; {counter}"
+        cells.append("long long *pf_hit")
     starts = [s for r in reductions if (s := _identity(r.var, r.op))]
     if picked is not None:
         starts.append("bool pf_found = false; long long pf_order = -1;")
@@ -648,6 +694,7 @@ def _kernel(
             *([f"{tag}_ifirst", f"{tag}_icount"] if collapsed else []),
             *(f"{tag}_cell{k}" for k in range(len(reductions))),
             *([f"{tag}_picks"] if picked is not None else []),
+            *([f"{tag}_hit"] if dep.first_match else []),
             *args,
         ]
     )
@@ -665,6 +712,20 @@ def _kernel(
             0,
             f"    pf_cuda_picks_merge({tag}_picks, {tag}_blocks, &({picked.best}), &({with_}), "
             f"{rule});",
+        )
+    if dep.first_match:
+        none = "0x7fffffffffffffffLL"
+        host.append(
+            f"    long long {tag}_none = {none}, *{tag}_hit = "
+            f"(long long *)pf_cuda_copy_in(&{tag}_none, sizeof {tag}_none);"
+        )
+        # the first iteration that leaves runs again, here, as the loop's last
+        back.insert(0, f"    long long {tag}_at = *{tag}_hit;")
+        back.append(f"    PF_CUDA_CHECK(cudaFree({tag}_hit));")
+        again = raw[body.start_byte : body.end_byte].decode()
+        back.append(
+            f"    if ({tag}_at != {none}) {{ {kind} {var} = ({kind})({tag}_first {sign} "
+            f"{tag}_at); do {again} while (0); }}"
         )
     host += [
         f"    {kernel}<<<(unsigned){tag}_blocks, PF_CUDA_BLOCK>>>({launch_args});",

@@ -52,6 +52,8 @@ PROGRAMS = {
         Path(__file__).parent / "programs" / "ref_params.cpp",
         {"L1", "L3", "L4", "L5"},
     ),
+    # first-match searches: one setting two scalars where it leaves, one returning
+    "search": (Path(__file__).parent / "programs" / "search.c", {"L1", "L2", "L3"}),
     # vectors sized by a product (`in(W * H)`, read by the parser as a prototype)
     "images": (Path(__file__).parent / "programs" / "images.cpp", {"L1", "L3", "L8", "L9"}),
 }
@@ -175,7 +177,14 @@ def test_the_heap_becomes_managed_memory() -> None:
             "for (int i = 0; i < n; i++) if (a[i] < best) { best = a[i]; at = i; ok = i; }",
             "argmin",
         ),
-        ("for (int i = 0; i < n; i++) if (a[i] == 3) { at = i; break; }", "not independent"),
+        (  # a way out of an inner loop: no search the analysis proves (nor `offload` takes)
+            "for (int i = 0; i < n; i++) for (int j = 0; j < 4; j++) if (a[i] == j) return i;",
+            "not independent",
+        ),
+        (  # where the search stopped is read after it: no search either
+            "int i; for (i = 0; i < n; i++) if (a[i] == 3) break; at = i;",
+            "not independent",
+        ),
         ("for (int i = 1; i < n; i++) a[i] = a[i - 1] + a[i];", "not independent"),
         ("for (int i = 0; i < n; i++) ok = ok && a[i] > 0;", "logical reduction"),
         ("for (int i = 0; i < 8; i++) a[i] = i;", "fewer than a kernel launch"),
@@ -515,3 +524,52 @@ def test_an_argmin_kernel_picks_the_loops_own_tie(tmp_path: Path) -> None:
     )  # fmt: skip
     assert built.returncode == 0, built.stderr[-3000:]
     assert subprocess.run([str(tmp_path / "picks")], timeout=120).returncode == 0
+
+
+_SEARCHES = """
+int main() {
+    for (int n : {1, 7, 1000}) {
+        std::vector<int> a(n);
+        for (int i = 0; i < n; i++) a[i] = (int)((i * 7919L) % 13);
+        for (int target : {0, 5, 12, 99}) {  // 99 is nowhere
+            long long want = LLONG_MAX;
+            for (int i = 0; i < n; i++) if (a[i] == target) { want = i; break; }
+            for (unsigned grid : {1u, 3u, 7u}) {
+                for (unsigned block : {1u, 2u, 3u, 8u}) {
+                    long long hit = LLONG_MAX;
+                    int *data = a.data();
+                    pf_launch({grid, 1, 1}, {block, 1, 1}, [&] { PF_FIND(0LL, (long long)n, &hit, data, target); });
+                    if (hit != want) return 1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_a_search_kernel_notes_the_first_iteration_that_leaves(tmp_path: Path) -> None:
+    """No GPU here: `search.c`'s returning search as a kernel under CUDA's launch model
+    emulated on the host, for grids and blocks of several sizes: the smallest iteration any
+    thread noted is the sequential loop's first match, or none where nothing matches (the
+    host then runs that iteration again, as the loop's last)."""
+    source = (Path(__file__).parent / "programs" / "search.c").read_text()
+    cuda = offload(source, analyse(source, Language.C), ["L1"])
+    [found] = re.findall(
+        r"template <[^>]*>\n__global__ void pf_cuda_kernel_0\(.*?\n}\n", cuda, re.S
+    )
+    assert "atomicMin(pf_hit, pf_k); continue;" in found
+    assert "do {" in cuda.split("int main", 1)[0]  # `find` runs the first match again
+    emulation = (Path(__file__).parent / "programs" / "cuda_emulation.hpp").read_text()
+    program = f"{emulation}\n#define PF_FIND pf_cuda_kernel_0\n{found}\n{_SEARCHES}"
+    (tmp_path / "search.cpp").write_text(program)
+    built = subprocess.run(
+        ["g++", "-std=c++20", "-O1", "-pthread", "-o", str(tmp_path / "search"), str(tmp_path / "search.cpp")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert subprocess.run([str(tmp_path / "search")], timeout=120).returncode == 0

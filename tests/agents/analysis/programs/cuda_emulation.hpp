@@ -100,6 +100,12 @@ template <class T> T atomicExch(T *a, T v) {
     *a = v;
     return old;
 }
+template <class T> T atomicMin(T *a, T v) {
+    std::lock_guard<std::mutex> held(pf_atomics);
+    T old = *a;
+    if (v < old) *a = v;
+    return old;
+}
 template <class T> T atomicOr(T *a, T v) {
     std::lock_guard<std::mutex> held(pf_atomics);
     T old = *a;
