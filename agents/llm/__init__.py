@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from agents.llm.config import LLMConfig
 from agents.llm.errors import (
+    ContextOverflow,
     LLMAuthError,
     LLMBadRequest,
     LLMError,
@@ -78,6 +79,7 @@ __all__ = [
     "ChatRequest",
     "Choice",
     "CompletionRequest",
+    "ContextOverflow",
     "Delta",
     "Generation",
     "JsonSchema",

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import time
 import uuid
 from collections import deque
@@ -33,6 +34,7 @@ from openai._types import RequestOptions
 
 from agents.llm.config import LLMConfig
 from agents.llm.errors import (
+    ContextOverflow,
     LLMAuthError,
     LLMBadRequest,
     LLMError,
@@ -416,6 +418,18 @@ class CallStream:
 _SCHEMA_WORDS = ("schema", "response_format", "strict", "json_object", "structured", "guided")
 
 
+_OVERFLOW = re.compile(
+    r"context[ _](?:length|window|size)|maximum context|prompt is too long|too many tokens", re.I
+)
+
+
+def overflows_context(reply: str) -> bool:
+    """Whether a bad-request reply says the prompt (with the completion's cap) is longer than
+    the model's context: vLLM's "maximum context length is 4096 tokens", OpenAI's
+    `context_length_exceeded`, llama.cpp's "exceeds the available context size"."""
+    return _OVERFLOW.search(reply) is not None
+
+
 def refuses_schema(error: LLMBadRequest) -> bool:
     """Whether a bad-request reply is about how the response schema was sent (the endpoint
     does not take strict schemas, or JSON mode), not about the rest of the request."""
@@ -433,6 +447,8 @@ def status_error(status_code: int, body: str) -> LLMStatusError:
             f"404 {message} (does the endpoint URL end in /v1?)", status_code=404, body=body
         )
     if status_code in (400, 422):
+        if overflows_context(f"{message} {body}"):
+            return ContextOverflow(message, status_code=status_code, body=body)
         return LLMBadRequest(message, status_code=status_code, body=body)
     if status_code in (401, 403):
         return LLMAuthError(message, status_code=status_code, body=body)

@@ -10,6 +10,7 @@ caller leaves early is a cancelled call, recorded as such.
     ├── LLMTimeout                connecting, a stalled read, or the call's whole deadline ran out
     ├── LLMStatusError            the server answered with an error status
     │   ├── LLMBadRequest         400/422: the request is wrong (schema, prompt too long, params)
+    │   │   └── ContextOverflow   the prompt (and the completion's cap) past the model's context
     │   ├── LLMAuthError          401/403: missing or wrong API key
     │   ├── ModelNotFound         404: no such model or LoRA adapter on this server
     │   └── LLMServerError        429 or 5xx, still failing after the retries
@@ -43,6 +44,11 @@ class LLMStatusError(LLMError):
 
 class LLMBadRequest(LLMStatusError):
     """The server rejected the request itself (400/422)."""
+
+
+class ContextOverflow(LLMBadRequest):
+    """The prompt, with the completion's cap, does not fit the model's context window: a limit
+    of this one request (a program too long for a small model), not of the server."""
 
 
 class LLMAuthError(LLMStatusError):

@@ -6,7 +6,7 @@ import re
 from typing import Literal
 
 from agents.analysis import normalise
-from agents.llm import ChatRequest
+from agents.llm import ChatRequest, ContextOverflow
 from agents.targets import kit
 from agents.tools.base import Made, ToolContext, ToolError
 from corpus.store.models import CandidateCreate
@@ -61,6 +61,10 @@ async def ask(ctx: ToolContext, request: ChatRequest, name: str) -> tuple[str, i
     finally:
         ctx.work.ledger.settle_tokens(estimate, used)
     step_id = await ctx.deps.trace.llm_call(record, name)
+    if isinstance(error, ContextOverflow):
+        # this one request is too long for the model (a long program, a small window): the
+        # step fails, the run goes on with what the tools and other steps make
+        raise ToolError(f"the prompt does not fit the model's context window: {error}") from error
     if error is not None:
         raise error
     return (record.choices[0].text if record.choices else ""), step_id

@@ -60,10 +60,10 @@ async def outline(state: ReasoningState, runtime: Ctx) -> dict[str, Any]:
             json_schema=outline_schema(tools.view.target, k), name="outlines"
         ),
     )
-    text, step_id = await ask(tools, request, "outline")
     try:
+        text, step_id = await ask(tools, request, "outline")
         proposed = parse_outlines(text, tools.view.target)
-    except OutlineError as exc:
+    except (OutlineError, ToolError) as exc:  # no outlines read, or a prompt past the window
         notes.append(f"outlines: {exc}; the catalogue's strategies instead")
     kept, merged = merge(proposed)
     if merged:

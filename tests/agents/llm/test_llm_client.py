@@ -13,6 +13,7 @@ from agents.llm import (
     CallRecord,
     ChatRequest,
     CompletionRequest,
+    ContextOverflow,
     JsonSchema,
     LLMAuthError,
     LLMBadRequest,
@@ -216,6 +217,29 @@ async def test_bad_request_is_not_retried(fake_llm: FakeLLMServer, llm_config: L
         with pytest.raises(LLMBadRequest, match="max_tokens is too large"):
             await llm.chat(chat())
     assert len(fake_llm.requests) == 1
+
+
+async def test_a_prompt_past_the_context_is_a_context_overflow(
+    fake_llm: FakeLLMServer, llm_config: LLMConfig
+) -> None:
+    """vLLM's reply for a prompt longer than the window is its own kind of bad request (the
+    tools make it one step's failure, not the run's); another bad request is not."""
+    fake_llm.script(
+        Reply(
+            status=400,
+            error="This model's maximum context length is 4096 tokens. However, your prompt "
+            "contains at least 4097 input tokens, which exceeds this limit even without any "
+            "output tokens. Please reduce the length of the input prompt.",
+        )
+    )
+    async with client(fake_llm, llm_config) as llm:
+        with pytest.raises(ContextOverflow, match="maximum context length"):
+            await llm.chat(chat())
+    fake_llm.script(Reply(status=400, error="max_tokens is too large"))
+    async with client(fake_llm, llm_config) as llm:
+        with pytest.raises(LLMBadRequest) as info:
+            await llm.chat(chat())
+    assert not isinstance(info.value, ContextOverflow)
 
 
 async def test_api_key_is_sent_and_401_is_an_auth_error(

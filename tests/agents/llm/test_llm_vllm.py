@@ -14,6 +14,7 @@ from agents.llm import (
     CallRecord,
     ChatRequest,
     CompletionRequest,
+    ContextOverflow,
     JsonSchema,
     LLMClient,
     LLMConfig,
@@ -165,6 +166,15 @@ async def test_lengths_and_counts_hold_the_tiny_models_reply(vllm_config: LLMCon
         assert choice.finish_reason == "stop", f"ran out of tokens: {choice.text!r}"
         reply = json.loads(choice.text)
         assert 1 <= len(reply["loops"]) <= 3 and len(reply["why"]) <= 40, reply
+
+
+async def test_a_prompt_past_the_window_is_a_context_overflow(vllm_config: LLMConfig) -> None:
+    """The embedded model's window is 4,096 tokens: a longer prompt is refused before any
+    work, and the client names it so (the tools make it one step's failure)."""
+    long = " ".join(f"line{k} = line{k - 1} + {k};" for k in range(1, 2000))
+    async with LLMClient(vllm_config) as llm:
+        with pytest.raises(ContextOverflow):
+            await llm.chat(ChatRequest(messages=ask(long), sampling=Sampling(max_tokens=16)))
 
 
 async def test_an_unknown_model_is_a_clear_error(vllm_config: LLMConfig) -> None:
