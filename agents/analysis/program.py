@@ -263,7 +263,7 @@ def _loops(
                 or _hidden_calls(inner, facts, reading, types)
                 or _shadowed(inner, facts)
                 or mixed_types(inner, verdict, types)
-                or _bound_reads(node, facts, storage_kinds(scope), verdict)
+                or _bound_reads(node, facts, storage_kinds(scope), verdict, reads, containers)
                 or _unseen_reads(inner, facts, reads, storage_kinds(scope), verdict, replaced)
             )
         item = _Found(
@@ -1431,14 +1431,24 @@ _SIZES = frozenset({"size", "length", "empty", "capacity"})
 
 
 def _bound_reads(
-    loop: Node, facts: BodyFacts, kinds: dict[str, str], verdict: Dependence
+    loop: Node,
+    facts: BodyFacts,
+    kinds: dict[str, str],
+    verdict: Dependence,
+    reads: dict[str, frozenset[_Source]] | None = None,
+    containers: frozenset[str] = frozenset(),
 ) -> Dependence | None:
-    """An unknown verdict when the loop's header reads memory (`i < cnt[0]`, `i < *np`) that
-    the body may write: the sequential loop reads the bound again every iteration, OpenMP
-    once. Names that can only be apart at run time add their checks to `verdict` instead
-    (then the returned verdict is that one)."""
+    """An unknown verdict when the loop's header reads memory (`i < cnt[0]`, `i < *np`, `i <
+    *(a + k)`, a reference `n`, a call of the program's that reads a global, the `size()` of
+    an object that is no container) that the body may write: the sequential loop reads the
+    bound again every iteration, OpenMP (and a rank's block, and a kernel's count) once.
+    Names that can only be apart at run time add their checks to `verdict` instead (then
+    the returned verdict is that one). `reads`: what each function of the program reads
+    (`_unseen_reads`); `containers`: the names that are standard containers, whose `size()`
+    an element's write does not change."""
     if loop.type != "for_statement":
         return None
+    containers = containers | _file_containers(loop)
     parts = [loop.child_by_field_name(f) for f in ("initializer", "condition", "update")]
     roots: set[str] = set()
     for part in parts:
@@ -1448,15 +1458,25 @@ def _bound_reads(
                 and node.parent is not None
                 and node.parent.type == "call_expression"
                 and text(node.child_by_field_name("field") or node) in _SIZES
+                and _root(text(node.child_by_field_name("argument") or node)) in containers
             )
-            if (node.type in ("subscript_expression", "field_expression") and not sizing) or (
-                node.type == "pointer_expression" and text(node.children[0]) == "*"
-            ):
+            if node.type in ("subscript_expression", "field_expression") and not sizing:
                 base = node.children[0] if node.children else None
                 roots.update(identifiers(base) if base is not None else ())
+            elif node.type == "pointer_expression" and text(node.children[0]) == "*":
+                base = node.child_by_field_name("argument")
+                roots.update(identifiers(base) if base is not None else ())
+            elif node.type == "identifier" and kinds.get(text(node)) == "opaque":
+                roots.add(text(node))  # a reference (`const int &n`): some other object's storage
             elif node.type == "argument_list":
                 # A call reads what a pointer it is handed points to (`i < strlen(s)`).
                 roots.update(text(a) for a in node.named_children if a.type == "identifier")
+        for call, arguments, on, _ in _calls_in(part) if part is not None else ():
+            if on is not None and call in _SIZES and _root(text(on)) in containers:
+                continue  # a container's own size, not a method of the program's so named
+            # what a function of the program reads: a global, what an argument points to
+            for source in (reads or {}).get(call, frozenset()):
+                roots |= _reached(source, arguments, on)
     roots -= facts.locals
     if not roots:
         return None
@@ -1480,6 +1500,38 @@ def _bound_reads(
                 )
             checks += found
     return checked_also(verdict, checks) if checks else None
+
+
+def _file_containers(node: Node) -> frozenset[str]:
+    """The standard containers the file declares (`std::vector<int> g;`), or the class whose
+    method holds `node` has as members, that the function around `node` does not declare
+    again."""
+    function, root = node, node
+    while function.type != "function_definition" and function.parent is not None:
+        function = function.parent
+    while root.parent is not None:
+        root = root.parent
+    own = {
+        name
+        for n in walk(function)
+        if n.type in ("declaration", "parameter_declaration")
+        for d in n.children_by_field_name("declarator")
+        if (name := declared_name(d)) is not None
+    }
+    scopes = [c for c in root.children if c.type == "declaration"]
+    if function.parent is not None and function.parent.type == "field_declaration_list":
+        scopes += [c for c in function.parent.children if c.type == "field_declaration"]
+    found = set()
+    for declaration in scopes:
+        kind = declaration.child_by_field_name("type")
+        if kind is None or not _CONTAINER.search(text(kind)):
+            continue
+        for d in declaration.children_by_field_name("declarator"):
+            plain = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+            name = declared_name(d) if d.type != "field_identifier" else text(d)
+            if name and plain is not None and plain.type in ("identifier", "field_identifier"):
+                found.add(name)
+    return frozenset(found - own)
 
 
 def _static_writes(body: Node, facts: BodyFacts) -> Dependence | None:

@@ -1188,23 +1188,36 @@ def _typed_fold(w: _Writer, shadow: list[str]) -> Snippet:
 
 def _bound_element(w: _Writer, shadow: list[str]) -> Snippet:
     """A loop bound read from an element the body overwrites: the sequential loop reads the
-    new value at its next test, a parallel one read the bound once."""
+    new value at its next test, a parallel one read the bound once. The element is read by
+    subscript, through a dereference (`*cnt`, `*(cnt + 0)`), through a pointer parameter, or
+    by a helper that reads the array."""
     p, n = w.p, w.n
     stop = w.rng.choice((50, 97, n // 3))
+    how = w.rng.choice(("subscript", "deref", "offset", "param", "helper"))
+    bound = {
+        "subscript": f"{p}cnt[0]",
+        "deref": f"*{p}cnt",
+        "offset": f"*({p}cnt + 0)",
+        "param": "*np",
+        "helper": f"{p}bound()",
+    }[how]
     decls = f"static unsigned {p}a[{n}];\nstatic int {p}cnt[{n}];"
+    if how == "helper":
+        decls += f"\nstatic int {p}bound(void) {{ return {p}cnt[0]; }}"
     init = w.fill(f"{p}a", "unsigned", str(n)) + f"\nfor (int i = 0; i < {n}; i++) {p}cnt[i] = {n};"
+    params = "const int *np" if how == "param" else "void"
     fn = (
-        f"void {p}run(void) {{\n    for (int i = 0; i < {p}cnt[0]; i++) "
+        f"void {p}run({params}) {{\n    for (int i = 0; i < {bound}; i++) "
         f"{p}cnt[i] = (int)({p}a[i] % {stop}u) + (i == 0 ? {stop} : 0);\n}}"
     )
     return _snippet(
         w,
         "bound_element",
-        f"stop {stop}",
+        f"stop {stop} {how}",
         decls,
         fn,
         init,
-        f"{p}run();",
+        f"{p}run({p}cnt);" if how == "param" else f"{p}run();",
         w.print_array(f"{p}cnt", "int", str(n)),
     )
 

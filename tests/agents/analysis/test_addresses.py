@@ -79,6 +79,50 @@ HAZARDS = {
         "void f(void) {\n    for (int i = 0; i < 999; i++) set(b, i);\n}\n",
         "calls set, which may have side effects",
     ),
+    # A bound read from memory the body writes: the sequential loop reads it again every
+    # iteration, a parallel one once (found by a helper's probe of the MPI and CUDA tools:
+    # each wrote 90,000 elements where the sequential loop stopped at 5,001).
+    "a bound read through a pointer parameter": (
+        Language.C,
+        "void f(int *a, const int *n) {\n    for (int i = 0; i < *n; i++) a[i] = i % 3;\n}\n",
+        "its header reads n",
+    ),
+    "a bound read through pointer arithmetic on the written array": (
+        Language.C,
+        "int a[100000];\nvoid f(void) {\n"
+        "    for (int i = 0; i < *(a + 5000); i++) a[i] = i % 3;\n}\n",
+        "its header reads a",
+    ),
+    "a bound read through a pointer to a pointer": (
+        Language.C,
+        "int a[100000];\nvoid f(int **lenp) {\n"
+        "    for (int i = 0; i < **lenp; i++) a[i] = i % 3;\n}\n",
+        "its header reads lenp",
+    ),
+    "a bound read through a reference parameter": (
+        Language.CPP,
+        "#include <vector>\nvoid f(std::vector<int> &v, const int &n) {\n"
+        "    for (int i = 0; i < n; i++) v[i] = i % 3;\n}\n",
+        "its header reads n",
+    ),
+    "a bound read through a local reference to an element": (
+        Language.CPP,
+        "#include <vector>\nvoid f(std::vector<int> &v) {\n    int &n = v[5000];\n"
+        "    for (int i = 0; i < n; i++) v[i] = i % 3;\n}\n",
+        "its header reads n",
+    ),
+    "a bound a helper reads from the written global": (
+        Language.C,
+        "int a[100000];\nint len(void) { return a[6000]; }\nvoid f(void) {\n"
+        "    for (int i = 0; i < len(); i++) a[i] = i % 3;\n}\n",
+        "its header reads a",
+    ),
+    "a bound from a size() method of the program's own": (
+        Language.CPP,
+        "struct S { int d[10000]; int size() const { return d[5000]; } };\nS s;\n"
+        "void f() {\n    for (int i = 0; i < s.size(); i++) s.d[i] = i % 3;\n}\n",
+        "its header reads s",
+    ),
 }
 
 
@@ -101,6 +145,16 @@ SAFE = {
         "double m[100 * 64], rs[100];\nvoid f(void) {\n    for (int i = 0; i < 100; i++) {\n"
         "        const double *row = m + i * 64;\n        double s = 0;\n"
         "        for (int j = 0; j < 64; j++) s += row[j];\n        rs[i] = s;\n    }\n}\n",
+    ),
+    "a bound from the size of a vector the file declares": (
+        Language.CPP,
+        "#include <vector>\nstd::vector<int> g(100);\nstruct S { int size() const; };\n"
+        "void f() {\n    for (std::size_t i = 0; i < g.size(); i++) g[i] = (int)i;\n}\n",
+    ),
+    "a bound from the size of a vector parameter": (
+        Language.CPP,
+        "#include <vector>\nvoid f(std::vector<int> &v) {\n"
+        "    for (std::size_t i = 0; i < v.size(); i++) v[i] = (int)i;\n}\n",
     ),
     "a helper reading a const table": (
         Language.C,
