@@ -515,15 +515,21 @@ def test_an_argmin_kernel_picks_the_loops_own_tie(tmp_path: Path) -> None:
         f"#define PF_ARGMIN {first}\n#define PF_ARGMAX {second}\n"
         f"{picks}\n{''.join(kernels)}\n{_PICKS}"
     )
-    (tmp_path / "picks.cpp").write_text(program)
+    _runs_emulated(tmp_path, "picks", program)
+
+
+def _runs_emulated(tmp_path: Path, name: str, program: str) -> None:
+    """`program` (kernels under `cuda_emulation.hpp` and a checking `main`) builds with g++
+    and exits 0."""
+    (tmp_path / f"{name}.cpp").write_text(program)
     built = subprocess.run(
-        ["g++", "-std=c++20", "-O1", "-pthread", "-o", str(tmp_path / "picks"), str(tmp_path / "picks.cpp")],
+        ["g++", "-std=c++20", "-O1", "-pthread", "-o", str(tmp_path / name), str(tmp_path / f"{name}.cpp")],
         capture_output=True,
         text=True,
         timeout=120,
     )  # fmt: skip
     assert built.returncode == 0, built.stderr[-3000:]
-    assert subprocess.run([str(tmp_path / "picks")], timeout=120).returncode == 0
+    assert subprocess.run([str(tmp_path / name)], timeout=120).returncode == 0
 
 
 _SEARCHES = """
@@ -564,12 +570,4 @@ def test_a_search_kernel_notes_the_first_iteration_that_leaves(tmp_path: Path) -
     assert "do {" in cuda.split("int main", 1)[0]  # `find` runs the first match again
     emulation = (Path(__file__).parent / "programs" / "cuda_emulation.hpp").read_text()
     program = f"{emulation}\n#define PF_FIND pf_cuda_kernel_0\n{found}\n{_SEARCHES}"
-    (tmp_path / "search.cpp").write_text(program)
-    built = subprocess.run(
-        ["g++", "-std=c++20", "-O1", "-pthread", "-o", str(tmp_path / "search"), str(tmp_path / "search.cpp")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )  # fmt: skip
-    assert built.returncode == 0, built.stderr[-3000:]
-    assert subprocess.run([str(tmp_path / "search")], timeout=120).returncode == 0
+    _runs_emulated(tmp_path, "search", program)
