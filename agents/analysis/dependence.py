@@ -165,7 +165,9 @@ def dependence(
         )
     reductions, sharing, scalar_problems = _scalars(events, scope)
     carried += scalar_problems
-    if exits and repeatable and not unknown:
+    if exits and repeatable and not unknown and _through_pointers(var, facts, scope) == ():
+        # (a write through a reference the body declares, `int &q = found; q = i;`, is a
+        # write before the exit that no event of `found` shows)
         found = _first_match(var, exits, everything, facts)
         if found is not None:
             return found
@@ -356,9 +358,10 @@ def _array_problem(
             shown = _show(write)
             # An index that moves with the iteration (data, a value the body computes, the
             # counter itself: `bins[b]` after `int b = x[i] / 10;`) scatters; one that does
-            # not sends every iteration to the same element.
+            # not, or moves only with an inner loop (`y[k] += a[i * m + k]`), sends every
+            # iteration to the same elements.
             if any(
-                _data_dependent(i) or mentions(i, varying | ({var} if index else set()))
+                _data_dependent(i) or mentions(i, (varying - inner) | ({var} if index else set()))
                 for i in write.index_nodes
             ):
                 return f"histogram: write to {shown} at a data-dependent index"

@@ -1617,7 +1617,6 @@ def _index_argmins(source: str, program: Program, function: str) -> tuple[str, P
         and len(s.children_by_field_name("declarator")) == 1
         and not _static(s)  # a `static` index keeps its value between calls
     }
-    typed = {**_typed_names(root, definition, statements), **params}
     edits: list[tuple[int, int, str]] = []
     for at, statement in enumerate(statements):
         if statement.type != "for_statement":
@@ -1632,6 +1631,7 @@ def _index_argmins(source: str, program: Program, function: str) -> tuple[str, P
                 declaration.end_byte <= s.start_byte and name in _names(s) for s in statements[:at]
             )
         }
+        typed = {**_typed_names(root, definition, statements, statement), **params}
         rewritten = _argmin_by_value(statement, typed, declared, taken, untouched)
         if rewritten is not None:
             edits.append((statement.start_byte, statement.end_byte, rewritten))
@@ -1640,19 +1640,32 @@ def _index_argmins(source: str, program: Program, function: str) -> tuple[str, P
     return _body_replaced(source, program, body, _rewrite(body, edits))
 
 
-def _typed_names(root: Node, definition: Node, statements: list[Node]) -> dict[str, Node]:
-    """Name → the declaration that gives its type, for the values an argmin's comparison may
-    read beside the function's parameters: the body's own top-level declarations of a name
-    it declares once, and the file's declarations of a name it declares once and the
-    function nowhere. Only a plain value or a one-level array or pointer (`int a[N]`, `int
-    *p`, a vector): its declaration's type is what the name, or its element, holds."""
+def _typed_names(
+    root: Node, definition: Node, statements: list[Node], loop: Node
+) -> dict[str, Node]:
+    """Name → the declaration that gives its type, for the values the argmin `loop`'s
+    comparison may read beside the function's parameters: the body's own top-level
+    declarations before the loop of a name it declares once, and, for a function that is no
+    method (whose class's members would hide them), the file's declarations of a name it
+    declares once and the function nowhere. Only a plain value or a one-level array or
+    pointer (`int a[N]`, `int *p`, a vector): its declaration's type is what the name, or
+    its element, holds."""
     found: dict[str, Node] = {}
     body = definition.child_by_field_name("body")
     if body is None:
         return found
+    declarator = definition.child_by_field_name("declarator")
+    named = declarator.child_by_field_name("declarator") if declarator is not None else None
+    method = (definition.parent is not None and definition.parent.type != "translation_unit") or (
+        named is not None and named.type != "identifier"  # `C::m`, an operator
+    )
+    file = [] if method else [c for c in root.children if c.type == "declaration"]
     for scope, declarations in (
-        ("file", [c for c in root.children if c.type == "declaration"]),
-        ("body", [s for s in statements if s.type == "declaration"]),
+        ("file", file),
+        (
+            "body",
+            [s for s in statements if s.type == "declaration" and s.end_byte <= loop.start_byte],
+        ),
     ):
         for declaration in declarations:
             for declarator in declaration.children_by_field_name("declarator"):

@@ -257,7 +257,9 @@ def _loops(
             if head.canonical and head.var is not None
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")
         )
-        if verdict.parallelisable and inner is not None:
+        if (verdict.parallelisable or verdict.first_match) and inner is not None:
+            # a search runs every iteration up to its bound too: the same checks hold it
+            search = verdict.first_match
             verdict = (
                 _static_writes(inner, facts)
                 or _hidden_calls(inner, facts, reading, types)
@@ -266,6 +268,12 @@ def _loops(
                 or _bound_reads(node, facts, storage_kinds(scope), verdict, reads, containers)
                 or _unseen_reads(inner, facts, reads, storage_kinds(scope), verdict, replaced)
             )
+            if search and verdict.first_match and verdict.overlap_checks:
+                verdict = Dependence(
+                    kind="unknown",
+                    reason="a search whose reads only a run-time check keeps apart from what "
+                    "it writes: no search is written behind such a check",
+                )
         item = _Found(
             node,
             f"L{counter}",
@@ -1471,6 +1479,9 @@ def _bound_reads(
             elif node.type == "argument_list":
                 # A call reads what a pointer it is handed points to (`i < strlen(s)`).
                 roots.update(text(a) for a in node.named_children if a.type == "identifier")
+        for name, ranged in _ranged_references(loop).items():
+            if part is not None and name in identifiers(part):
+                roots |= ranged  # `for (int &h : v) for (k < h)`: h is an element of v
         for call, arguments, on, _ in _calls_in(part) if part is not None else ():
             if on is not None and call in _SIZES and _root(text(on)) in containers:
                 continue  # a container's own size, not a method of the program's so named
@@ -1502,6 +1513,34 @@ def _bound_reads(
     return checked_also(verdict, checks) if checks else None
 
 
+def _ranged_references(node: Node) -> dict[str, set[str]]:
+    """The elements that the range-based loops around `node` take by reference (`for (int
+    &h : v)`, `for (const auto &e : v)`), each with the names its range reads: such an
+    element is storage of the range's, which a write to it changes."""
+    found: dict[str, set[str]] = {}
+    parent = node.parent
+    while parent is not None and parent.type != "function_definition":
+        if parent.type == "for_range_loop":
+            declarator = parent.child_by_field_name("declarator")
+            ranged = parent.child_by_field_name("right")
+            name = declared_name(declarator) if declarator is not None else None
+            if (
+                name is not None
+                and ranged is not None
+                and declarator is not None
+                and declarator.type == "reference_declarator"
+            ):
+                found.setdefault(name, set()).update(identifiers(ranged))
+        parent = parent.parent
+    return found
+
+
+_OUTER_CONTAINER = re.compile(
+    r"\s*(?:const\s+)?(?:std\s*::\s*)?(?:vector|array|valarray|deque|basic_string|string)\b"
+)
+"""A type that is itself a standard container (not one taking a container as an argument)."""
+
+
 def _file_containers(node: Node) -> frozenset[str]:
     """The standard containers the file declares (`std::vector<int> g;`), or the class whose
     method holds `node` has as members, that the function around `node` does not declare
@@ -1524,8 +1563,8 @@ def _file_containers(node: Node) -> frozenset[str]:
     found = set()
     for declaration in scopes:
         kind = declaration.child_by_field_name("type")
-        if kind is None or not _CONTAINER.search(text(kind)):
-            continue
+        if kind is None or not _OUTER_CONTAINER.match(text(kind)):
+            continue  # `Counted<std::vector<int>>` is no container: its own size() may read
         for d in declaration.children_by_field_name("declarator"):
             plain = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
             name = declared_name(d) if d.type != "field_identifier" else text(d)

@@ -117,6 +117,13 @@ HAZARDS = {
         "    for (int i = 0; i < len(); i++) a[i] = i % 3;\n}\n",
         "its header reads a",
     ),
+    "a bound from the size() of a class that takes a container": (
+        Language.CPP,
+        "#include <vector>\ntemplate <class T> struct Counted { T data; "
+        "int size() const { return data[5000]; } };\nCounted<std::vector<int>> w;\n"
+        "void f() {\n    for (int i = 0; i < w.size(); i++) w.data[i] = i % 3;\n}\n",
+        "its header reads w",
+    ),
     "a bound from a size() method of the program's own": (
         Language.CPP,
         "struct S { int d[10000]; int size() const { return d[5000]; } };\nS s;\n"
@@ -124,6 +131,28 @@ HAZARDS = {
         "its header reads s",
     ),
 }
+
+
+def test_a_bound_that_is_an_element_a_range_based_loop_takes_by_reference() -> None:
+    """`for (int &n : lens) for (i < n) lens[i] = 0;`: `n` is `lens`'s element, which the
+    inner loop may overwrite; `y[k] = y[k + h]` for `k < h` with `h` such an element is no
+    butterfly either. An element taken by value, or a range the inner loop does not write,
+    leaves the inner loop parallel."""
+    source = (
+        "#include <vector>\nvoid f(std::vector<int> &lens) {\n"
+        "    for (int &n : lens) {\n        for (int i = 0; i < n; i++) lens[i] = 0;\n    }\n}\n"
+        "void g(std::vector<int> &v) {\n"
+        "    for (int &h : v) {\n        for (int k = 0; k < h; k++) v[k] = v[k + h];\n"
+        "        break;\n    }\n}\n"
+        "void ok(std::vector<int> &lens, std::vector<int> &out) {\n"
+        "    for (int n : lens) {\n        for (int i = 0; i < n; i++) out[i] = 0;\n    }\n}\n"
+    )
+    inner = {
+        loop.function: loop.dependence for loop in analyse(source, Language.CPP).loops if loop.depth
+    }
+    assert inner["f"].kind == "unknown" and "its header reads lens" in inner["f"].reason
+    assert inner["g"].kind == "unknown" and "its header reads v" in inner["g"].reason
+    assert inner["ok"].parallelisable, inner["ok"].reason
 
 
 @pytest.mark.parametrize("case", sorted(HAZARDS))

@@ -1301,6 +1301,30 @@ def test_verdict_matches_the_hand_label(case: Case) -> None:
     assert [(a.var, a.op, a.length) for a in dep.array_reductions] == list(case.arrays)
 
 
+def test_a_search_that_writes_before_it_leaves_is_no_search() -> None:
+    """A search runs every iteration up to its bound, so only what it writes on its way out
+    may escape: a write through a reference the body declares (`int &q = found; ... q =
+    i;`), or a destructor with side effects, makes it no search; the plain search stays one."""
+    source = (
+        "int calls = 0;\nstruct Probe { ~Probe() { calls++; } };\n"
+        "int f(const int *a, int n) {\n    int found = -1;\n"
+        "    for (int i = 0; i < n; i++) { int &q = found; if (a[i] < 0) break; q = i; }\n"
+        "    return found;\n}\n"
+        "int g(const int *a, int n) {\n    int total = 0;\n"
+        "    for (int i = 0; i < n; i++) { int &r = total; if (a[i] < 0) break; r += a[i]; }\n"
+        "    return total;\n}\n"
+        "int h(const int *a, int n) {\n"
+        "    for (int i = 0; i < n; i++) { Probe p; if (a[i] < 0) return i; }\n    return -1;\n}\n"
+        "int ok(const int *a, int n) {\n    int found = -1;\n"
+        "    for (int i = 0; i < n; i++) { if (a[i] < 0) { found = i; break; } }\n"
+        "    return found;\n}\n"
+    )
+    verdicts = {loop.function: loop.dependence for loop in analyse(source, CPP).loops}
+    for name in ("f", "g", "h"):
+        assert not verdicts[name].first_match and not verdicts[name].parallelisable, name
+    assert verdicts["ok"].first_match
+
+
 def test_a_counter_read_after_its_loop_is_kept_and_one_counted_again_is_not() -> None:
     """`int i; for (i = 0; ...) ...; if (c) i = 0; *out = i;` reads the loop's end on one way
     on (the counter is kept: its sequential end must be there after a parallel version); the

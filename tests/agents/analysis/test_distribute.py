@@ -26,6 +26,7 @@ from agents.analysis.distribute import (
     rounds_for,
     why_not,
 )
+from agents.analysis.kernels import as_loops
 from agents.analysis.parse import syntax_tree
 from agents.targets import kit
 from agents.targets.lowered import with_most_loops
@@ -161,6 +162,24 @@ def test_argmins_kept_by_index_in_main_divide_as_best_updates(tmp_path: Path) ->
     assert sum(bool(loop.dependence.best_updates) for loop in loops) == 4
     rewritten = distribute(lowered, analysed, [loop.id for loop in loops])
     _prints_as_sequential(tmp_path, source, rewritten, Language.C, "", RANKS)
+
+
+def test_an_argmin_takes_no_type_from_a_declaration_that_hides_or_follows_it() -> None:
+    """A file's `double g[8]` read by an argmin in a function that declares its own `g`
+    after the loop: which `g` the comparison reads is not the file's alone, so no value type
+    is read and the loop stays as it is (a `long long` value would truncate the doubles)."""
+    source = (
+        "double g[8];\nint main(void) {\n    int best = 0;\n"
+        "    for (int i = 1; i < 8; i++) if (g[i] < g[best]) best = i;\n"
+        "    int g2 = 0;\n    return best + g2;\n}\n"
+    )
+    lowered, _ = as_loops(source, analyse(source, Language.C), "main")
+    assert "double best_value" in lowered
+    hidden = source.replace(
+        "int g2 = 0;\n    return best + g2;", "int g[4] = {0};\n    return best + g[0];"
+    )
+    lowered, _ = as_loops(hidden, analyse(hidden, Language.C), "main")
+    assert "best_value" not in lowered
 
 
 def _offered(source: str, language: Language = Language.C) -> set[str]:
