@@ -264,6 +264,7 @@ def _loops(
                 _static_writes(inner, facts)
                 or _hidden_calls(inner, facts, reading, types)
                 or _shadowed(inner, facts)
+                or _counter_hidden(inner, head.var)
                 or mixed_types(inner, verdict, types)
                 or _bound_reads(node, facts, storage_kinds(scope), verdict, reads, containers)
                 or _unseen_reads(inner, facts, reads, storage_kinds(scope), verdict, replaced)
@@ -1392,6 +1393,25 @@ def _hidden_calls(
                         reason=f"shifts into {canon(left)}, which is no number (a stream's "
                         "<< and >> write it)",
                     )
+    return None
+
+
+def _counter_hidden(body: Node, var: str | None) -> Dependence | None:
+    """An unknown verdict when the body declares a variable named like the loop's counter
+    (`{ int k = z[0]; y[k + h] += 1; }`): the facts read every `k` as the counter, which a
+    use in that block is not."""
+    for node in walk(body):
+        if node.type in ("declaration", "for_range_loop", "parameter_declaration"):
+            declarators = (
+                [node.child_by_field_name("declarator")]
+                if node.type == "for_range_loop"
+                else node.children_by_field_name("declarator")
+            )
+            if var is not None and any(declared_name(d) == var for d in declarators if d):
+                return Dependence(
+                    kind="unknown",
+                    reason=f"the body declares its own {var}, which hides the loop's counter",
+                )
     return None
 
 

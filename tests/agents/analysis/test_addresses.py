@@ -133,6 +133,20 @@ HAZARDS = {
 }
 
 
+def test_a_counter_hidden_by_a_declaration_in_the_body_is_not_the_counter() -> None:
+    """`{ int k = z[0]; y[k + h] += 1; }` in a loop over `k`: that `k` is the block's own,
+    the same element every iteration, not the counter's (a review found it called
+    independent); a local copy of the counter under another name stays parallel."""
+    source = (
+        "int y[100], z[4];\n"
+        "void f(int h) {\n    for (int k = 0; k < h; k++) { { int k = z[0]; y[k + h] += 1; } }\n}\n"
+        "void g(int h) {\n    for (int k = 0; k < h; k++) { int j = k; y[j] = 1; }\n}\n"
+    )
+    verdicts = {loop.function: loop.dependence for loop in analyse(source, Language.C).loops}
+    assert verdicts["f"].kind == "unknown" and "hides the loop's counter" in verdicts["f"].reason
+    assert verdicts["g"].parallelisable, verdicts["g"].reason
+
+
 def test_a_bound_that_is_an_element_a_range_based_loop_takes_by_reference() -> None:
     """`for (int &n : lens) for (i < n) lens[i] = 0;`: `n` is `lens`'s element, which the
     inner loop may overwrite; `y[k] = y[k + h]` for `k < h` with `h` such an element is no
