@@ -1478,6 +1478,15 @@ def _bound_reads(
         return None
     containers = containers | _file_containers(loop)
     parts = [loop.child_by_field_name(f) for f in ("initializer", "condition", "update")]
+    start = parts[0]
+    # the header's own counters are values, whatever their type is spelled
+    # (`std::vector<long long>::size_type i`)
+    declared = start.children_by_field_name("declarator") if start is not None else []
+    counters = {
+        name
+        for d in (declared if start is not None and start.type == "declaration" else [])
+        if (name := declared_name(d)) is not None
+    }
     roots: set[str] = set()
     for part in parts:
         for node in walk(part) if part is not None else ():
@@ -1494,7 +1503,11 @@ def _bound_reads(
             elif node.type == "pointer_expression" and text(node.children[0]) == "*":
                 base = node.child_by_field_name("argument")
                 roots.update(identifiers(base) if base is not None else ())
-            elif node.type == "identifier" and kinds.get(text(node)) == "opaque":
+            elif (
+                node.type == "identifier"
+                and kinds.get(text(node)) == "opaque"
+                and text(node) not in counters
+            ):
                 roots.add(text(node))  # a reference (`const int &n`): some other object's storage
             elif node.type == "argument_list":
                 # A call reads what a pointer it is handed points to (`i < strlen(s)`).
