@@ -148,7 +148,7 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
     elif not dep.parallelisable and not dep.first_match:
         return f"its iterations are not independent ({dep.kind})"
     if dep.first_match:
-        why = _search_refusal(root, node, loop)
+        why = _search_refusal(node, loop)
         if why:
             return why
     if dep.lastprivate or dep.last_assigned or dep.packed:
@@ -186,7 +186,7 @@ _NESTING = frozenset(
 )
 
 
-def _search_refusal(root: Node, node: Node, loop: Loop) -> str | None:
+def _search_refusal(node: Node, loop: Loop) -> str | None:
     """Why a first-match search gets no kernel (None: it can). Each thread notes the first
     iteration of its own that would leave the loop (`atomicMin` on one cell) and goes on to
     its next; the host runs the smallest such iteration again, as the loop would have run it
