@@ -165,7 +165,8 @@ def dependence(
         )
     reductions, sharing, scalar_problems = _scalars(events, scope)
     carried += scalar_problems
-    if exits and repeatable and not unknown and _through_pointers(var, facts, scope) == ():
+    through = _through_pointers(var, facts, scope)
+    if exits and repeatable and not unknown and through == ():
         # (a write through a reference the body declares, `int &q = found; q = i;`, is a
         # write before the exit that no event of `found` shows)
         found = _first_match(var, exits, everything, facts)
@@ -175,7 +176,6 @@ def dependence(
     counted = _fixed_ranges(dict(counters), facts.assigned())
     lengths = {a.var: a.length for a in array_reductions}
     overlaps = _overlaps(var, everything, scope, facts, counted, lengths)
-    through = _through_pointers(var, facts, scope)
     for why in (overlaps, through):
         if isinstance(why, str):
             unknown.append(why)

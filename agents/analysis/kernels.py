@@ -78,6 +78,7 @@ with the reason.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -1617,6 +1618,7 @@ def _index_argmins(source: str, program: Program, function: str) -> tuple[str, P
         and len(s.children_by_field_name("declarator")) == 1
         and not _static(s)  # a `static` index keeps its value between calls
     }
+    typed = _typed_names(root, definition, statements)
     edits: list[tuple[int, int, str]] = []
     for at, statement in enumerate(statements):
         if statement.type != "for_statement":
@@ -1631,8 +1633,8 @@ def _index_argmins(source: str, program: Program, function: str) -> tuple[str, P
                 declaration.end_byte <= s.start_byte and name in _names(s) for s in statements[:at]
             )
         }
-        typed = {**_typed_names(root, definition, statements, statement), **params}
-        rewritten = _argmin_by_value(statement, typed, declared, taken, untouched)
+        known = {**_visible_before(typed, statement), **params}
+        rewritten = _argmin_by_value(statement, known, declared, taken, untouched)
         if rewritten is not None:
             edits.append((statement.start_byte, statement.end_byte, rewritten))
     if not edits:
@@ -1640,54 +1642,43 @@ def _index_argmins(source: str, program: Program, function: str) -> tuple[str, P
     return _body_replaced(source, program, body, _rewrite(body, edits))
 
 
-def _typed_names(
-    root: Node, definition: Node, statements: list[Node], loop: Node
-) -> dict[str, Node]:
-    """Name → the declaration that gives its type, for the values the argmin `loop`'s
-    comparison may read beside the function's parameters: the body's own top-level
-    declarations before the loop of a name it declares once, and, for a function that is no
-    method (whose class's members would hide them), the file's declarations of a name it
-    declares once and the function nowhere. Only a plain value or a one-level array or
-    pointer (`int a[N]`, `int *p`, a vector): its declaration's type is what the name, or
-    its element, holds."""
+def _typed_names(root: Node, definition: Node, statements: list[Node]) -> dict[str, Node]:
+    """Name → the declaration that gives its type, for the values an argmin's comparison may
+    read beside the function's parameters: the body's own top-level declarations of a name
+    it declares once, and, for a function that is no method (whose class's members would
+    hide them), the file's declarations of a name it declares once and the function nowhere.
+    Only a plain value or a one-level array or pointer (`int a[N]`, `int *p`, a vector): its
+    declaration's type is what the name, or its element, holds. A loop reads only those that
+    end before it (`_visible_before`)."""
     found: dict[str, Node] = {}
-    body = definition.child_by_field_name("body")
-    if body is None:
-        return found
     declarator = definition.child_by_field_name("declarator")
     named = declarator.child_by_field_name("declarator") if declarator is not None else None
     method = (definition.parent is not None and definition.parent.type != "translation_unit") or (
         named is not None and named.type != "identifier"  # `C::m`, an operator
     )
     file = [] if method else [c for c in root.children if c.type == "declaration"]
-    for scope, declarations in (
-        ("file", file),
-        (
-            "body",
-            [s for s in statements if s.type == "declaration" and s.end_byte <= loop.start_byte],
-        ),
-    ):
+    at_file = Counter(
+        declared_name(d) for c in file for d in c.children_by_field_name("declarator")
+    )
+    body = [s for s in statements if s.type == "declaration"]
+    for scope, declarations in (("file", file), ("body", body)):
         for declaration in declarations:
-            for declarator in declaration.children_by_field_name("declarator"):
-                name = declared_name(declarator)
-                if name is None or _depth(declarator) > 1:
+            for d in declaration.children_by_field_name("declarator"):
+                name = declared_name(d)
+                if name is None or _depth(d) > 1:
                     continue
                 here = _declarations(definition, name)
-                if scope == "file" and (
-                    here
-                    or sum(
-                        1
-                        for c in root.children
-                        for d in c.children_by_field_name("declarator")
-                        if c.type == "declaration" and declared_name(d) == name
-                    )
-                    != 1
-                ):
+                if scope == "file" and (here or at_file[name] != 1):
                     continue  # the function's own, or declared twice at file scope
                 if scope == "body" and here != 1:
                     continue
                 found[name] = declaration
     return found
+
+
+def _visible_before(typed: dict[str, Node], loop: Node) -> dict[str, Node]:
+    """Those of `typed` declared before `loop` (the file's come before the function)."""
+    return {name: d for name, d in typed.items() if d.end_byte <= loop.start_byte}
 
 
 def _depth(declarator: Node) -> int:

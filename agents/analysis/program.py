@@ -1400,19 +1400,25 @@ def _counter_hidden(body: Node, var: str | None) -> Dependence | None:
     """An unknown verdict when the body declares a variable named like the loop's counter
     (`{ int k = z[0]; y[k + h] += 1; }`): the facts read every `k` as the counter, which a
     use in that block is not."""
+    if var is None:
+        return None
     for node in walk(body):
-        if node.type in ("declaration", "for_range_loop", "parameter_declaration"):
-            declarators = (
-                [node.child_by_field_name("declarator")]
-                if node.type == "for_range_loop"
-                else node.children_by_field_name("declarator")
+        if node.type in ("declaration", "for_range_loop", "parameter_declaration") and any(
+            declared_name(d) == var for d in _declarators(node)
+        ):
+            return Dependence(
+                kind="unknown",
+                reason=f"the body declares its own {var}, which hides the loop's counter",
             )
-            if var is not None and any(declared_name(d) == var for d in declarators if d):
-                return Dependence(
-                    kind="unknown",
-                    reason=f"the body declares its own {var}, which hides the loop's counter",
-                )
     return None
+
+
+def _declarators(node: Node) -> list[Node]:
+    """What a declaration (or a parameter) declares, or a range-based loop's element."""
+    if node.type == "for_range_loop":
+        element = node.child_by_field_name("declarator")
+        return [element] if element is not None else []
+    return node.children_by_field_name("declarator")
 
 
 def _shadowed(body: Node, facts: BodyFacts) -> Dependence | None:
@@ -1433,12 +1439,7 @@ def _shadowed(body: Node, facts: BodyFacts) -> Dependence | None:
             block = holder
         if block is None:
             continue
-        declarators = (
-            [node.child_by_field_name("declarator")]
-            if node.type == "for_range_loop"
-            else node.children_by_field_name("declarator")
-        )
-        for d in declarators:
+        for d in _declarators(node):
             name = declared_name(d)
             if name is not None:
                 start = node.start_byte if node.type == "for_range_loop" else node.end_byte
@@ -1476,17 +1477,28 @@ def _bound_reads(
     an element's write does not change."""
     if loop.type != "for_statement":
         return None
-    containers = containers | _file_containers(loop)
     parts = [loop.child_by_field_name(f) for f in ("initializer", "condition", "update")]
     start = parts[0]
     # the header's own counters are values, whatever their type is spelled
     # (`std::vector<long long>::size_type i`)
-    declared = start.children_by_field_name("declarator") if start is not None else []
-    counters = {
-        name
-        for d in (declared if start is not None and start.type == "declaration" else [])
-        if (name := declared_name(d)) is not None
-    }
+    counters = (
+        {declared_name(d) for d in _declarators(start)}
+        if start is not None and start.type == "declaration"
+        else set()
+    )
+    known: frozenset[str] | None = None
+
+    def container(name: str) -> bool:
+        """Whether `name` is a standard container (the file's and the class's looked up
+        only when a bound asks)."""
+        nonlocal known
+        if name in containers:
+            return True
+        if known is None:
+            known = _file_containers(loop)
+        return name in known
+
+    ranged = _ranged_references(loop)
     roots: set[str] = set()
     for part in parts:
         for node in walk(part) if part is not None else ():
@@ -1495,7 +1507,7 @@ def _bound_reads(
                 and node.parent is not None
                 and node.parent.type == "call_expression"
                 and text(node.child_by_field_name("field") or node) in _SIZES
-                and _root(text(node.child_by_field_name("argument") or node)) in containers
+                and container(_root(text(node.child_by_field_name("argument") or node)))
             )
             if node.type in ("subscript_expression", "field_expression") and not sizing:
                 base = node.children[0] if node.children else None
@@ -1512,11 +1524,11 @@ def _bound_reads(
             elif node.type == "argument_list":
                 # A call reads what a pointer it is handed points to (`i < strlen(s)`).
                 roots.update(text(a) for a in node.named_children if a.type == "identifier")
-        for name, ranged in _ranged_references(loop).items():
+        for name, range_names in ranged.items():
             if part is not None and name in identifiers(part):
-                roots |= ranged  # `for (int &h : v) for (k < h)`: h is an element of v
+                roots |= range_names  # `for (int &h : v) for (k < h)`: h is an element of v
         for call, arguments, on, _ in _calls_in(part) if part is not None else ():
-            if on is not None and call in _SIZES and _root(text(on)) in containers:
+            if on is not None and call in _SIZES and container(_root(text(on))):
                 continue  # a container's own size, not a method of the program's so named
             # what a function of the program reads: a global, what an argument points to
             for source in (reads or {}).get(call, frozenset()):
