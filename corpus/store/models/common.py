@@ -31,16 +31,18 @@ def scrub_nul(value: Any) -> Any:
 
 
 class _ScrubbedJSON(TypeDecorator[Any]):
-    impl = JSON
+    # Python's None is SQL NULL, not the JSON value `null`: `IS NULL` then means "no value"
+    # (a failed call's response) on both backends, as the queries written against it expect.
+    impl = JSON(none_as_null=True)
     cache_ok = True
 
     def load_dialect_impl(self, dialect: Dialect) -> Any:
         if dialect.name != "postgresql":
-            return dialect.type_descriptor(JSON())
+            return dialect.type_descriptor(JSON(none_as_null=True))
         # The PostgreSQL dialect's modules are imported only by an engine that uses them.
         from sqlalchemy.dialects.postgresql import JSONB
 
-        return dialect.type_descriptor(JSONB())
+        return dialect.type_descriptor(JSONB(none_as_null=True))
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
         return scrub_nul(value)

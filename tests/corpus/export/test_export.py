@@ -9,12 +9,16 @@ from datetime import UTC, datetime, timedelta
 
 import jsonschema
 import pytest
-from sqlmodel import Session
+from sqlmodel import Session, select
 
+from agents.identity import Identity
+from agents.llm import CallRecord, Message, Sampling
+from agents.trajectory import llm_steps
 from corpus.export import ExportFilter, ExportFormat, Split, export_file, export_lines, schema_for
 from corpus.export.filters import bucket_of, split_of
 from corpus.store import tasks
-from corpus.store.models import JobStatus, TaskCreate
+from corpus.store.models import JobStatus, RunRow, StepRow, TaskCreate
+from corpus.store.recorder import Recorder
 from parforge.service.pool import WorkerPool
 from parforge.settings import ServiceConfig
 from tests.fakes.runners import ScriptedRunner
@@ -129,6 +133,36 @@ async def test_split_by_task_is_disjoint_and_complete(filled):
     assert not train & validation
     assert train | validation == task_sources(Split.ALL)
     assert task_sources(Split.VALIDATION) == validation  # deterministic
+
+
+async def test_a_failed_call_is_no_sample_and_breaks_no_export(filled):
+    """A call the server refused (its prompt past the model's window, say) is stored with its
+    messages and error and no response: no format exports it, and none fails on it."""
+    engine, ids = filled
+    with Session(engine) as s:
+        run_id = s.exec(select(RunRow.id).where(RunRow.task_id == ids[0])).first()
+    before = {fmt: _lines(engine, fmt, verified_only=False) for fmt in ExportFormat}
+    failed = CallRecord(
+        id="refused",
+        kind="chat",
+        model="scripted-model",
+        messages=[Message(role="user", content="a prompt past the window")],
+        sampling=Sampling(),
+        started_at=datetime.now(UTC),
+        status="error",
+        error="context overflow: 5000 tokens, the model holds 4096",
+    )
+    recorder = Recorder(engine, ids[0], run_id)
+    try:
+        for step in llm_steps(failed, Identity("scripted-model")):
+            await recorder.add_step(step)
+    finally:
+        await recorder.aclose()
+    with Session(engine) as s:
+        stored = s.exec(select(StepRow).where(StepRow.error.is_not(None))).all()
+    assert [(r.response, r.messages is not None) for r in stored] == [(None, True)]
+    for fmt in ExportFormat:
+        assert _lines(engine, fmt, verified_only=False) == before[fmt], fmt
 
 
 async def test_identical_samples_are_written_once(engine, tmp_path):

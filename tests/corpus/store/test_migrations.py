@@ -148,3 +148,45 @@ def test_the_head_open_store_checks_is_alembics_head(tmp_path):
         assert at_head(engine) and pending_changes(engine) == []
     finally:
         engine.dispose()
+
+
+def _check_0006_turns_json_nulls_into_sql_nulls(url: str) -> None:
+    engine = _store_at_0002_with_rows(url)
+    try:
+        upgrade(engine, "0005")
+        with engine.begin() as conn:
+            # How earlier versions stored a failed call: messages, and None as JSON `null`.
+            conn.execute(
+                text(
+                    "INSERT INTO steps (id, task_id, run_id, seq, kind, name, created_at,"
+                    " messages, response, result) VALUES (2, 't1', 1, 2, 'llm_call', 'generate',"
+                    ' \'2026-01-01 00:00:00+00\', \'[{"role": "user", "content": "hi"}]\','
+                    ' \'null\', \'{"role": "assistant", "content": "null"}\')'
+                )
+            )
+            assert conn.execute(text("SELECT count(*) FROM steps WHERE response IS NULL")).scalar()
+            assert conn.execute(
+                text("SELECT count(*) FROM steps WHERE id = 2 AND response IS NOT NULL")
+            ).scalar()
+        upgrade(engine)
+        assert pending_changes(engine) == []
+        with engine.begin() as conn:
+            rows = conn.execute(
+                text(
+                    "SELECT id, messages IS NULL, response IS NULL, result IS NULL FROM steps"
+                    " ORDER BY id"
+                )
+            ).all()
+        # Only the JSON `null`s went: a list, an object and the string "null" stay.
+        assert [tuple(r) for r in rows] == [(1, True, True, True), (2, False, True, False)]
+    finally:
+        engine.dispose()
+
+
+def test_sqlite_0006_turns_json_nulls_into_sql_nulls(tmp_path):
+    _check_0006_turns_json_nulls_into_sql_nulls(f"sqlite:///{tmp_path / 'old.db'}")
+
+
+@pytest.mark.postgres
+def test_postgres_0006_turns_json_nulls_into_sql_nulls(postgres_server):
+    _check_0006_turns_json_nulls_into_sql_nulls(new_postgres_database(postgres_server))
