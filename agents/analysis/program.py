@@ -266,7 +266,10 @@ def _loops(
                 or _shadowed(inner, facts)
                 or _counter_hidden(inner, head.var)
                 or mixed_types(inner, verdict, types)
-                or _bound_reads(node, facts, storage_kinds(scope), verdict, reads, containers)
+                or _bound_reads(
+                    node, facts, storage_kinds(scope), verdict, reads, containers, scope.integers
+                )
+                or _ranged_reads(node, facts, storage_kinds(scope), verdict)
                 or _unseen_reads(inner, facts, reads, storage_kinds(scope), verdict, replaced)
             )
             if search and verdict.first_match and verdict.overlap_checks:
@@ -1466,6 +1469,7 @@ def _bound_reads(
     verdict: Dependence,
     reads: dict[str, frozenset[_Source]] | None = None,
     containers: frozenset[str] = frozenset(),
+    integers: frozenset[str] = frozenset(),
 ) -> Dependence | None:
     """An unknown verdict when the loop's header reads memory (`i < cnt[0]`, `i < *np`, `i <
     *(a + k)`, a reference `n`, a call of the program's that reads a global, the `size()` of
@@ -1474,7 +1478,8 @@ def _bound_reads(
     Names that can only be apart at run time add their checks to `verdict` instead (then
     the returned verdict is that one). `reads`: what each function of the program reads
     (`_unseen_reads`); `containers`: the names that are standard containers, whose `size()`
-    an element's write does not change."""
+    an element's write does not change; `integers`: names of integer type, which no subscript
+    reads through (of `k[a]`, `a` is the array)."""
     if loop.type != "for_statement":
         return None
     parts = [loop.child_by_field_name(f) for f in ("initializer", "condition", "update")]
@@ -1511,7 +1516,12 @@ def _bound_reads(
             )
             if node.type in ("subscript_expression", "field_expression") and not sizing:
                 base = node.children[0] if node.children else None
-                roots.update(identifiers(base) if base is not None else ())
+                named = set(identifiers(base)) if base is not None else set()
+                if node.type == "subscript_expression" and named <= integers:
+                    # `5000[a]`, `k[a]`: C's subscript is commutative, the array may be the index
+                    index = node.child_by_field_name("indices") or node.child_by_field_name("index")
+                    named |= set(identifiers(index)) if index is not None else set()
+                roots.update(named - integers if named - integers else named)
             elif node.type == "pointer_expression" and text(node.children[0]) == "*":
                 base = node.child_by_field_name("argument")
                 roots.update(identifiers(base) if base is not None else ())
@@ -1536,17 +1546,14 @@ def _bound_reads(
     roots -= facts.locals
     if not roots:
         return None
-    written = {_root(e.name) for e in facts.events if e.kind == "write" and e.indices}
-    written |= {name for name, _, _ in facts.range_writes}
-    written -= facts.locals
-    if facts.pointer_writes and roots:
+    if facts.pointer_writes:
         return Dependence(
             kind="unknown",
             reason="its bound reads memory that the body's writes through a pointer may change",
         )
     checks: list[str] = []
     for name in sorted(roots):
-        for w in sorted(written):
+        for w in sorted(_written_storage(facts)):
             found = None if name == w else apart(name, w, kinds)
             if found is None:
                 return Dependence(
@@ -1555,6 +1562,51 @@ def _bound_reads(
                     "change (the loop would read its bound once, not every iteration)",
                 )
             checks += found
+    return checked_also(verdict, checks) if checks else None
+
+
+def _written_storage(facts: BodyFacts) -> set[str]:
+    """The variables whose elements the loop writes (`a[i] = `, a range it fills), but for
+    its own locals."""
+    written = {_root(e.name) for e in facts.events if e.kind == "write" and e.indices}
+    written |= {name for name, _, _ in facts.range_writes}
+    return written - facts.locals
+
+
+def _ranged_reads(
+    loop: Node, facts: BodyFacts, kinds: dict[str, str], verdict: Dependence
+) -> Dependence | None:
+    """An unknown verdict when the loop reads an element that a range-based loop around it
+    takes by reference (`for (int &h : v) for (k ...) v[k + h] = 0;`) and writes that range's
+    storage: the element may be among what it writes, so that later iterations read another
+    value (in parallel, the one from before the loop). Where the two are apart only at run
+    time (two container references), `verdict` with their checks."""
+    ranged = _ranged_references(loop)
+    if not ranged:
+        return None
+    used = set(identifiers(loop))
+    reads = {name: names - facts.locals for name, names in ranged.items() if name in used}
+    if not any(reads.values()):
+        return None
+    if facts.pointer_writes:
+        name = min(n for n, names in reads.items() if names)
+        return Dependence(
+            kind="unknown",
+            reason=f"reads {name}, an element a range-based loop takes by reference, which the "
+            "loop's writes through a pointer may change",
+        )
+    checks: list[str] = []
+    for name, names in sorted(reads.items()):
+        for root in sorted(names):
+            for w in sorted(_written_storage(facts)):
+                found = None if root == w else apart(root, w, kinds)
+                if found is None:
+                    return Dependence(
+                        kind="unknown",
+                        reason=f"reads {name}, an element of {root} that a range-based loop "
+                        f"takes by reference, which the loop's writes to {w} may change",
+                    )
+                checks += found
     return checked_also(verdict, checks) if checks else None
 
 

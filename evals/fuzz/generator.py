@@ -951,21 +951,33 @@ def _ref_element(w: _Writer, shadow: list[str]) -> Snippet:
 
 
 def _cpp_ref_element(w: _Writer, shadow: list[str]) -> Snippet:
-    """The C++ form: a `const unsigned&` bound to an element of the vector the loop writes."""
+    """The C++ form: a `const unsigned&` bound to an element of the vector the loop writes, as
+    a parameter or as the element a range-based loop around it takes by reference."""
     p, n = w.p, w.n
+    how = w.rng.choice(("reference", "ranged"))
     decls = f"static std::vector<unsigned> {p}v({n});"
-    fn = (
-        f"void {p}run(std::vector<unsigned>& v, const unsigned& s) {{\n"
-        f"    for (std::size_t i = 0; i < v.size(); ++i) v[i] = v[i] * 3u + s;\n}}"
-    )
+    if how == "reference":
+        fn = (
+            f"void {p}run(std::vector<unsigned>& v, const unsigned& s) {{\n"
+            f"    for (std::size_t i = 0; i < v.size(); ++i) v[i] = v[i] * 3u + s;\n}}"
+        )
+        call = f"{p}run({p}v, {p}v[{n} / 4]);"
+    else:
+        fn = (
+            f"void {p}run(std::vector<unsigned>& v) {{\n"
+            "    for (const unsigned& s : v) {\n"
+            "        for (std::size_t i = 0; i < v.size(); ++i) v[i] = v[i] * 3u + s;\n"
+            "        break;\n    }\n}"
+        )
+        call = f"{p}run({p}v);"
     return _snippet(
         w,
         "cpp_ref_element",
-        "reference",
+        how,
         decls,
         fn,
         w.fill(f"{p}v", "unsigned", str(n)),
-        f"{p}run({p}v, {p}v[{n} / 4]);",
+        call,
         w.print_array(f"{p}v", "unsigned", str(n)),
     )
 
@@ -1189,13 +1201,14 @@ def _typed_fold(w: _Writer, shadow: list[str]) -> Snippet:
 def _bound_element(w: _Writer, shadow: list[str]) -> Snippet:
     """A loop bound read from an element the body overwrites: the sequential loop reads the
     new value at its next test, a parallel one read the bound once. The element is read by
-    subscript, through a dereference (`*cnt`, `*(cnt + 0)`), through a pointer parameter, or
+    subscript (`cnt[0]` or `0[cnt]`), through a dereference (`*cnt`, `*(cnt + 0)`), through a pointer parameter, or
     by a helper that reads the array."""
     p, n = w.p, w.n
     stop = w.rng.choice((50, 97, n // 3))
-    how = w.rng.choice(("subscript", "deref", "offset", "param", "helper"))
+    how = w.rng.choice(("subscript", "swapped", "deref", "offset", "param", "helper"))
     bound = {
         "subscript": f"{p}cnt[0]",
+        "swapped": f"0[{p}cnt]",
         "deref": f"*{p}cnt",
         "offset": f"*({p}cnt + 0)",
         "param": "*np",

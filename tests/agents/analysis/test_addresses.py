@@ -93,6 +93,12 @@ HAZARDS = {
         "    for (int i = 0; i < *(a + 5000); i++) a[i] = i % 3;\n}\n",
         "its header reads a",
     ),
+    "a bound whose subscript names its array second": (
+        Language.C,
+        "int a[100000];\nvoid f(int k) {\n"
+        "    for (int i = 0; i < 5000[a] + k[a]; i++) a[i] = i % 3;\n}\n",
+        "its header reads a",
+    ),
     "a bound read through a pointer to a pointer": (
         Language.C,
         "int a[100000];\nvoid f(int **lenp) {\n"
@@ -167,6 +173,39 @@ def test_a_bound_that_is_an_element_a_range_based_loop_takes_by_reference() -> N
     assert inner["f"].kind == "unknown" and "its header reads lens" in inner["f"].reason
     assert inner["g"].kind == "unknown" and "its header reads v" in inner["g"].reason
     assert inner["ok"].parallelisable, inner["ok"].reason
+
+
+def test_an_offset_that_is_an_element_a_range_based_loop_takes_by_reference() -> None:
+    """`for (int &h : v) for (k) v[k + h] = 0;`: `h` is `v`'s element, which an iteration may
+    overwrite, so that later ones write elsewhere (in parallel, where `h` said before the
+    loop); the same holds for a read `w[k + h]` beside writes to `v`. Another container the
+    caller may pass twice is checked at run time; the function's own, or an element taken by
+    value, leave the inner loop parallel."""
+    source = (
+        "#include <vector>\nvoid f(std::vector<int> &v) {\n"
+        "    for (int &h : v) {\n        for (int k = 0; k < 100; k++) v[k + h] = 0;\n"
+        "        break;\n    }\n}\n"
+        "void g(std::vector<int> &v, std::vector<int> &w) {\n"
+        "    for (int &h : v) {\n        for (int k = 0; k < 100; k++) v[k] = w[k + h];\n"
+        "        break;\n    }\n}\n"
+        "void checked(std::vector<int> &v, std::vector<int> &w) {\n"
+        "    for (int &h : v) {\n        for (int k = 0; k < 100; k++) w[k] = k + h;\n    }\n}\n"
+        "void own(std::vector<int> &v) {\n    std::vector<int> w(100);\n"
+        "    for (int &h : v) {\n        for (int k = 0; k < 100; k++) w[k] = k + h;\n    }\n}\n"
+        "void copied(std::vector<int> &v) {\n"
+        "    for (int h : v) {\n        for (int k = 0; k < 100; k++) v[k + h] = 0;\n"
+        "        break;\n    }\n}\n"
+    )
+    inner = {
+        loop.function: loop.dependence for loop in analyse(source, Language.CPP).loops if loop.depth
+    }
+    for unsound in ("f", "g"):
+        assert inner[unsound].kind == "unknown", inner[unsound].reason
+        assert "reads h, an element of v" in inner[unsound].reason
+    assert inner["checked"].parallelisable, inner["checked"].reason
+    assert inner["checked"].overlap_checks == ("(const void *)&v != (const void *)&w",)
+    for sound in ("own", "copied"):
+        assert inner[sound].parallelisable and not inner[sound].overlap_checks, sound
 
 
 @pytest.mark.parametrize("case", sorted(HAZARDS))
