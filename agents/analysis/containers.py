@@ -31,7 +31,29 @@ def random_access_names(definition: Node) -> frozenset[str]:
     return frozenset(name for name, ok in verdicts.items() if ok)
 
 
-def _record(verdicts: dict[str, bool], declaration: Node, is_parameter: bool) -> None:
+CONTIGUOUS = ("std::vector<", "std::array<", "std::string", "std::basic_string<")
+"""Containers whose elements lie in one block, `data()` to `data() + size()`."""
+
+
+def contiguous_names(definition: Node) -> frozenset[str]:
+    """Names every declaration of which in `definition` (a parameter, by value or by reference,
+    or a local) is a container of `CONTIGUOUS` (no `std::vector<bool>`, whose bits share
+    words and which has no `data()`)."""
+    verdicts: dict[str, bool] = {}
+    for _, param in function_params(definition):
+        _record(verdicts, param, is_parameter=True, types=CONTIGUOUS)
+    body = definition.child_by_field_name("body")
+    for declaration in _declarations(body) if body is not None else ():
+        _record(verdicts, declaration, is_parameter=False, types=CONTIGUOUS)
+    return frozenset(name for name, ok in verdicts.items() if ok)
+
+
+def _record(
+    verdicts: dict[str, bool],
+    declaration: Node,
+    is_parameter: bool,
+    types: tuple[str, ...] = RANDOM_ACCESS,
+) -> None:
     kind = declaration.child_by_field_name("type")
     type_text = canon(kind).replace(" ", "") if kind is not None else ""
     for declarator in declaration.children_by_field_name("declarator"):
@@ -41,9 +63,13 @@ def _record(verdicts: dict[str, bool], declaration: Node, is_parameter: bool) ->
         shape = _shape(declarator)
         if shape == "array":
             # An array parameter is a pointer: a range-based for over it does not compile.
-            ok = not is_parameter
+            ok = not is_parameter and types == RANDOM_ACCESS
         else:
-            ok = shape in ("plain", "reference") and type_text.startswith(RANDOM_ACCESS)
+            ok = (
+                shape in ("plain", "reference")
+                and type_text.startswith(types)
+                and not (types == CONTIGUOUS and type_text.startswith("std::vector<bool"))
+            )
         verdicts[name] = verdicts.get(name, True) and ok
 
 

@@ -74,6 +74,12 @@ class Scope:
     containers ("container": the caller may pass one object twice; "alias container": a local
     reference), and the function's own storage ("local array", "local container"), into which
     no parameter points."""
+    contiguous: frozenset[str] = frozenset()
+    """Names of containers whose elements lie in one block, `data()` to `data() + size()`
+    (`std::vector` but of `bool`, `std::array`, `std::string`), by value or by reference."""
+    reference_params: frozenset[str] = frozenset()
+    """Parameters that are references (`const int &n`): bound before the call, so never to
+    the function's own storage."""
 
 
 def dependence(
@@ -1062,12 +1068,40 @@ def _through_pointers(var: str, facts: BodyFacts, scope: Scope) -> tuple[str, ..
                     continue
                 apart = _apart(name, w, kinds)
                 if apart is None:
+                    apart = reference_apart(name, w, kinds, scope)
+                if apart is None:
                     return (
                         f"reads {shown} through an address that may point into {w}, which "
                         "the loop writes"
                     )
                 checks += apart
     return tuple(dict.fromkeys(checks))
+
+
+def reference_apart(
+    name: str, written: str, kinds: dict[str, str], scope: Scope
+) -> list[str] | None:
+    """Conditions under which an integer reference (`const int &n`, a parameter or a local)
+    is none of the elements the loop writes to `written`: [] when `n` is a parameter and
+    `written` the function's own storage (created after the reference was bound), a run-time
+    check that `n`'s object lies outside a contiguous container's elements, None otherwise
+    (a pointer's elements may be anywhere, `n` among them)."""
+    if name not in scope.integers or kinds.get(name) != "opaque" or name == written:
+        return None
+    if name in scope.reference_params and kinds.get(written) in _OWN:
+        return []
+    if written in scope.contiguous:
+        return [outside_elements(name, written)]
+    return None
+
+
+def outside_elements(name: str, container: str) -> str:
+    """The run-time condition that the object `name` refers to lies wholly outside the
+    elements of the contiguous container `container`."""
+    return (
+        f"(const char *)(&{name} + 1) <= (const char *){container}.data() || "
+        f"(const char *)&{name} >= (const char *)({container}.data() + {container}.size())"
+    )
 
 
 def _apart(name: str, written: str, kinds: dict[str, str]) -> list[str] | None:

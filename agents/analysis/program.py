@@ -11,7 +11,7 @@ from tree_sitter import Node
 
 from agents.analysis.accesses import AccessEvent, BodyFacts, body_facts
 from agents.analysis.arith import Arith, arith, declared_types, mixed_types
-from agents.analysis.containers import random_access_names
+from agents.analysis.containers import contiguous_names, random_access_names
 from agents.analysis.declared import (
     Declared,
     class_typed,
@@ -23,7 +23,14 @@ from agents.analysis.declared import (
     typed_names,
     value_type,
 )
-from agents.analysis.dependence import Scope, apart, checked_also, dependence, storage_kinds
+from agents.analysis.dependence import (
+    Scope,
+    apart,
+    checked_also,
+    dependence,
+    reference_apart,
+    storage_kinds,
+)
 from agents.analysis.errors import InputError
 from agents.analysis.liveness import live_after
 from agents.analysis.loops import Header, header, loop_body, loops_in
@@ -198,6 +205,12 @@ def _loops(
         if not is_scalar_declarator(p.child_by_field_name("declarator"))
     )
     containers = random_access_names(definition)
+    contiguous = contiguous_names(definition)
+    reference_params = frozenset(
+        name
+        for name, p in params
+        if (d := p.child_by_field_name("declarator")) is not None and _is_reference(d)
+    )
     arrays = _sized_arrays(definition, named, shared)
     packed = _bit_vectors(definition, known)
     maps = _maps(definition)
@@ -239,6 +252,8 @@ def _loops(
             packed=packed,
             maps=maps,
             aliases=aliases,
+            contiguous=contiguous,
+            reference_params=reference_params,
         )
         verdict = (
             dependence(
@@ -266,9 +281,7 @@ def _loops(
                 or _shadowed(inner, facts)
                 or _counter_hidden(inner, head.var)
                 or mixed_types(inner, verdict, types)
-                or _bound_reads(
-                    node, facts, storage_kinds(scope), verdict, reads, containers, scope.integers
-                )
+                or _bound_reads(node, facts, scope, verdict, reads, containers)
                 or _ranged_reads(node, facts, storage_kinds(scope), verdict)
                 or _unseen_reads(inner, facts, reads, storage_kinds(scope), verdict, replaced)
             )
@@ -1465,11 +1478,10 @@ _SIZES = frozenset({"size", "length", "empty", "capacity"})
 def _bound_reads(
     loop: Node,
     facts: BodyFacts,
-    kinds: dict[str, str],
+    scope: Scope,
     verdict: Dependence,
     reads: dict[str, frozenset[_Source]] | None = None,
     containers: frozenset[str] = frozenset(),
-    integers: frozenset[str] = frozenset(),
 ) -> Dependence | None:
     """An unknown verdict when the loop's header reads memory (`i < cnt[0]`, `i < *np`, `i <
     *(a + k)`, a reference `n`, a call of the program's that reads a global, the `size()` of
@@ -1478,10 +1490,12 @@ def _bound_reads(
     Names that can only be apart at run time add their checks to `verdict` instead (then
     the returned verdict is that one). `reads`: what each function of the program reads
     (`_unseen_reads`); `containers`: the names that are standard containers, whose `size()`
-    an element's write does not change; `integers`: names of integer type, which no subscript
-    reads through (of `k[a]`, `a` is the array)."""
+    an element's write does not change. Of a subscript, names of integer type are no array
+    (of `k[a]`, `a` is). An integer reference (`const int &n`) is kept apart from what the
+    loop writes as `reference_apart` says."""
     if loop.type != "for_statement":
         return None
+    kinds, integers = storage_kinds(scope), scope.integers
     parts = [loop.child_by_field_name(f) for f in ("initializer", "condition", "update")]
     start = parts[0]
     # the header's own counters are values, whatever their type is spelled
@@ -1555,6 +1569,8 @@ def _bound_reads(
     for name in sorted(roots):
         for w in sorted(_written_storage(facts)):
             found = None if name == w else apart(name, w, kinds)
+            if found is None:
+                found = reference_apart(name, w, kinds, scope)
             if found is None:
                 return Dependence(
                     kind="unknown",

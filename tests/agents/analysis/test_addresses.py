@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from agents.analysis import analyse, annotatable, apply_choices, default_choices
+from agents.analysis.dependence import outside_elements
 from sandbox.spec import Language
 
 HAZARDS = {
@@ -22,11 +23,10 @@ HAZARDS = {
         "    for (int i = 0; i < m; i++) v[i] = v[i] * 3u + *s;\n}\n",
         "reads * s",
     ),
-    "a scalar reference parameter": (
+    "a scalar reference parameter beside a written pointer": (
         Language.CPP,
-        "#include <vector>\n"
-        "void f(std::vector<unsigned>& v, const unsigned& s) {\n"
-        "    for (std::size_t i = 0; i < v.size(); ++i) v[i] = v[i] * 3u + s;\n}\n",
+        "void f(unsigned *v, int n, const unsigned& s) {\n"
+        "    for (int i = 0; i < n; ++i) v[i] = v[i] * 3u + s;\n}\n",
         "s, a reference or an object that may view other storage",
     ),
     "pointer arithmetic reaching the next element": (
@@ -107,13 +107,12 @@ HAZARDS = {
     ),
     "a bound read through a reference parameter": (
         Language.CPP,
-        "#include <vector>\nvoid f(std::vector<int> &v, const int &n) {\n"
-        "    for (int i = 0; i < n; i++) v[i] = i % 3;\n}\n",
+        "void f(int *v, const int &n) {\n    for (int i = 0; i < n; i++) v[i] = i % 3;\n}\n",
         "its header reads n",
     ),
     "a bound read through a local reference to an element": (
         Language.CPP,
-        "#include <vector>\nvoid f(std::vector<int> &v) {\n    int &n = v[5000];\n"
+        "void f(int *v) {\n    int &n = v[5000];\n"
         "    for (int i = 0; i < n; i++) v[i] = i % 3;\n}\n",
         "its header reads n",
     ),
@@ -297,6 +296,71 @@ def test_a_file_scope_pointer_into_the_written_array_runs_sequentially(tmp_path:
         (tmp_path / f"{name}.c").write_text(text)
         subprocess.run(
             ["gcc", "-O2", "-fopenmp", "-o", str(tmp_path / name), str(tmp_path / f"{name}.c")],
+            check=True,
+        )
+        for threads in ("1", "4") if name == "par" else ("1",):
+            run = subprocess.run(
+                [str(tmp_path / name)],
+                env={"OMP_NUM_THREADS": threads, "OMP_SCHEDULE": "static,1"},
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            outputs.append(run.stdout)
+    assert len(set(outputs)) == 1, outputs
+
+
+REFERENCES = """#include <cstdio>
+#include <vector>
+static void fill(std::vector<int> &v, const int &n) {
+    for (int i = 0; i < n; i++) v[i] = (i * 7) % 1000 + 1;
+}
+static void scale(std::vector<unsigned> &v, const unsigned &s) {
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = v[i] * 3u + s;
+}
+static void own(const int &n, std::vector<int> &out) {
+    std::vector<int> w(n);
+    for (int i = 0; i < n; i++) w[i] = i % 5;
+    out.assign(w.begin(), w.end());
+}
+int main() {
+    std::vector<int> v(200000, 150000), w;
+    std::vector<unsigned> u(100000, 1u);
+    int n = 190000;
+    fill(v, n);
+    fill(v, v[5000]);  /* the bound is an element the loop overwrites at i = 5000 */
+    scale(u, u[40000]);  /* so is the added value, at i = 40000 */
+    own(n, w);
+    unsigned long long h = 0;
+    for (int x : v) h = h * 1099511628211ull + (unsigned)x;
+    for (unsigned x : u) h = h * 1099511628211ull + x;
+    for (int x : w) h = h * 1099511628211ull + (unsigned)x;
+    std::printf("%llu\\n", h);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++ with OpenMP")
+def test_an_integer_reference_is_checked_at_run_time_against_a_written_vector(
+    tmp_path: Path,
+) -> None:
+    """`const int &n` bounding a loop that writes a vector, or read in its body, may be one of
+    the vector's elements: the loop runs in parallel only when a run-time check finds `n`'s
+    object outside the vector's elements (here it is not, twice: the output is the sequential
+    one at any thread count). Against the function's own vector no check is needed."""
+    program = analyse(REFERENCES, Language.CPP)
+    verdicts = {loop.function: loop.dependence for loop in program.loops if loop.function != "main"}
+    assert verdicts["fill"].overlap_checks == (outside_elements("n", "v"),)
+    assert verdicts["scale"].overlap_checks == (outside_elements("s", "v"),)
+    assert verdicts["own"].parallelisable and not verdicts["own"].overlap_checks
+    annotated = apply_choices(REFERENCES, program, default_choices(annotatable(program)))
+    assert annotated.count("#pragma omp parallel for") >= 3
+    outputs = []
+    for name, text in (("seq", REFERENCES), ("par", annotated)):
+        (tmp_path / f"{name}.cpp").write_text(text)
+        subprocess.run(
+            ["g++", "-O2", "-fopenmp", "-o", str(tmp_path / name), str(tmp_path / f"{name}.cpp")],
             check=True,
         )
         for threads in ("1", "4") if name == "par" else ("1",):
