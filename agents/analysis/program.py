@@ -1490,8 +1490,8 @@ def _bound_reads(
     Names that can only be apart at run time add their checks to `verdict` instead (then
     the returned verdict is that one). `reads`: what each function of the program reads
     (`_unseen_reads`); `containers`: the names that are standard containers, whose `size()`
-    an element's write does not change. Of a subscript, names of integer type are no array
-    (of `k[a]`, `a` is). An integer reference (`const int &n`) is kept apart from what the
+    an element's write does not change. Of a subscript, either side may be the array (`k[a]`
+    is `a[k]`): the names of both are read but the function's integers. An integer reference (`const int &n`) is kept apart from what the
     loop writes as `reference_apart` says."""
     if loop.type != "for_statement":
         return None
@@ -1531,11 +1531,13 @@ def _bound_reads(
             if node.type in ("subscript_expression", "field_expression") and not sizing:
                 base = node.children[0] if node.children else None
                 named = set(identifiers(base)) if base is not None else set()
-                if node.type == "subscript_expression" and named <= integers:
-                    # `5000[a]`, `k[a]`: C's subscript is commutative, the array may be the index
+                if node.type == "subscript_expression":
+                    # `5000[a]`, `k[a]`: C's subscript is commutative, the array may be the
+                    # index; of the function's integers neither side reads memory
                     index = node.child_by_field_name("indices") or node.child_by_field_name("index")
                     named |= set(identifiers(index)) if index is not None else set()
-                roots.update(named - integers if named - integers else named)
+                    named -= integers
+                roots.update(named)
             elif node.type == "pointer_expression" and text(node.children[0]) == "*":
                 base = node.child_by_field_name("argument")
                 roots.update(identifiers(base) if base is not None else ())

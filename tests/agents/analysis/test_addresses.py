@@ -95,8 +95,8 @@ HAZARDS = {
     ),
     "a bound whose subscript names its array second": (
         Language.C,
-        "int a[100000];\nvoid f(int k) {\n"
-        "    for (int i = 0; i < 5000[a] + k[a]; i++) a[i] = i % 3;\n}\n",
+        "int a[100000], g = 5000;\nvoid f(int k) {\n"
+        "    for (int i = 0; i < 5000[a] + k[a] + g[a]; i++) a[i] = i % 3;\n}\n",
         "its header reads a",
     ),
     "a bound read through a pointer to a pointer": (
