@@ -291,23 +291,30 @@ def test_a_file_scope_pointer_into_the_written_array_runs_sequentially(tmp_path:
     loop = program.loop("L1")
     assert loop.dependence.overlap_checks, loop.dependence.reason
     annotated = apply_choices(GLOBAL_POINTER, program, default_choices(annotatable(program)))
+    outputs = _outputs(GLOBAL_POINTER, annotated, Language.C, tmp_path)
+    assert len(set(outputs)) == 1, outputs
+
+
+def _outputs(source: str, annotated: str, language: Language, work: Path) -> list[str]:
+    """What `source` prints, then what `annotated` prints at 1 and 4 threads (`static,1`)."""
+    compiler, suffix = ("gcc", "c") if language is Language.C else ("g++", "cpp")
     outputs = []
-    for name, text in (("seq", GLOBAL_POINTER), ("par", annotated)):
-        (tmp_path / f"{name}.c").write_text(text)
+    for name, text in (("seq", source), ("par", annotated)):
+        (work / f"{name}.{suffix}").write_text(text)
         subprocess.run(
-            ["gcc", "-O2", "-fopenmp", "-o", str(tmp_path / name), str(tmp_path / f"{name}.c")],
+            [compiler, "-O2", "-fopenmp", "-o", str(work / name), str(work / f"{name}.{suffix}")],
             check=True,
         )
         for threads in ("1", "4") if name == "par" else ("1",):
             run = subprocess.run(
-                [str(tmp_path / name)],
+                [str(work / name)],
                 env={"OMP_NUM_THREADS": threads, "OMP_SCHEDULE": "static,1"},
                 capture_output=True,
                 text=True,
                 check=True,
             )
             outputs.append(run.stdout)
-    assert len(set(outputs)) == 1, outputs
+    return outputs
 
 
 REFERENCES = """#include <cstdio>
@@ -356,22 +363,7 @@ def test_an_integer_reference_is_checked_at_run_time_against_a_written_vector(
     assert verdicts["own"].parallelisable and not verdicts["own"].overlap_checks
     annotated = apply_choices(REFERENCES, program, default_choices(annotatable(program)))
     assert annotated.count("#pragma omp parallel for") >= 3
-    outputs = []
-    for name, text in (("seq", REFERENCES), ("par", annotated)):
-        (tmp_path / f"{name}.cpp").write_text(text)
-        subprocess.run(
-            ["g++", "-O2", "-fopenmp", "-o", str(tmp_path / name), str(tmp_path / f"{name}.cpp")],
-            check=True,
-        )
-        for threads in ("1", "4") if name == "par" else ("1",):
-            run = subprocess.run(
-                [str(tmp_path / name)],
-                env={"OMP_NUM_THREADS": threads, "OMP_SCHEDULE": "static,1"},
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            outputs.append(run.stdout)
+    outputs = _outputs(REFERENCES, annotated, Language.CPP, tmp_path)
     assert len(set(outputs)) == 1, outputs
 
 
