@@ -6,7 +6,7 @@ container's type only from a declaration it can see: a parameter or a local of t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from tree_sitter import Node
 
@@ -35,16 +35,31 @@ CONTIGUOUS = ("std::vector<", "std::array<", "std::string", "std::basic_string<"
 """Containers whose elements lie in one block, `data()` to `data() + size()`."""
 
 
-def contiguous_names(definition: Node) -> frozenset[str]:
+def contiguous_names(definition: Node, arithmetic: Callable[[str], bool]) -> frozenset[str]:
     """Names every declaration of which in `definition` (a parameter, by value or by reference,
-    or a local) is a container of `CONTIGUOUS` (no `std::vector<bool>`, whose bits share
-    words and which has no `data()`)."""
+    or a local) is a container of `CONTIGUOUS` whose elements are numbers (`arithmetic` says
+    which type names are): its elements are all the storage it holds, where a vector of
+    vectors (or of classes) holds its rows' elements elsewhere. No `std::vector<bool>`,
+    whose bits share words and which has no `data()`."""
+
+    def numbers(type_text: str) -> bool:
+        if type_text.startswith(("std::string", "std::basic_string<")):
+            return True
+        element = type_text.partition("<")[2]
+        depth = 0
+        for end, char in enumerate(element):
+            depth += {"<": 1, ">": -1}.get(char, 0)
+            if depth < 0 or (depth == 0 and char == ","):
+                element = element[:end]
+                break
+        return element != "bool" and "<" not in element and arithmetic(element)
+
     verdicts: dict[str, bool] = {}
     for _, param in function_params(definition):
-        _record(verdicts, param, is_parameter=True, types=CONTIGUOUS)
+        _record(verdicts, param, is_parameter=True, types=CONTIGUOUS, element=numbers)
     body = definition.child_by_field_name("body")
     for declaration in _declarations(body) if body is not None else ():
-        _record(verdicts, declaration, is_parameter=False, types=CONTIGUOUS)
+        _record(verdicts, declaration, is_parameter=False, types=CONTIGUOUS, element=numbers)
     return frozenset(name for name, ok in verdicts.items() if ok)
 
 
@@ -53,6 +68,7 @@ def _record(
     declaration: Node,
     is_parameter: bool,
     types: tuple[str, ...] = RANDOM_ACCESS,
+    element: Callable[[str], bool] | None = None,
 ) -> None:
     kind = declaration.child_by_field_name("type")
     type_text = canon(kind).replace(" ", "") if kind is not None else ""
@@ -63,12 +79,12 @@ def _record(
         shape = _shape(declarator)
         if shape == "array":
             # An array parameter is a pointer: a range-based for over it does not compile.
-            ok = not is_parameter and types == RANDOM_ACCESS
+            ok = not is_parameter and element is None
         else:
             ok = (
                 shape in ("plain", "reference")
                 and type_text.startswith(types)
-                and not (types == CONTIGUOUS and type_text.startswith("std::vector<bool"))
+                and (element is None or element(type_text))
             )
         verdicts[name] = verdicts.get(name, True) and ok
 

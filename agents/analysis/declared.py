@@ -434,7 +434,8 @@ def _known_depths(node: Node, known: Declared) -> dict[str, int]:
 
 
 def _type_aliases(root: Node) -> dict[str, str]:
-    """`typedef int *row_t;` → {"row_t": "int*"}; `using Flags = std::vector<bool>;` →
+    """`typedef int *row_t;` → {"row_t": "int*"}, `typedef int &ref_t;` → {"ref_t": "int&"};
+    `using Flags = std::vector<bool>;` →
     {"Flags": "std::vector<bool>"}."""
     found: dict[str, str] = {}
     for node in walk(root):
@@ -449,7 +450,9 @@ def _type_aliases(root: Node) -> dict[str, str]:
                     continue
                 stars = sum(1 for n in walk(declarator) if n.type == "pointer_declarator")
                 arrays = sum(1 for n in walk(declarator) if n.type == "array_declarator")
-                found[name] = base + "*" * stars + "[]" * arrays
+                # `typedef int &IR;`: an object of type IR is a reference
+                refs = any(n.type == "reference_declarator" for n in walk(declarator))
+                found[name] = base + "*" * stars + "[]" * arrays + "&" * refs
         elif node.type == "alias_declaration":
             name_node = node.child_by_field_name("name")
             type_node = node.child_by_field_name("type")

@@ -75,8 +75,9 @@ class Scope:
     reference), and the function's own storage ("local array", "local container"), into which
     no parameter points."""
     contiguous: frozenset[str] = frozenset()
-    """Names of containers whose elements lie in one block, `data()` to `data() + size()`
-    (`std::vector` but of `bool`, `std::array`, `std::string`), by value or by reference."""
+    """Names of containers of numbers whose elements lie in one block, `data()` to `data() +
+    size()` (`std::vector` but of `bool`, `std::array`, `std::string`), by value or by
+    reference: all the storage they hold."""
     reference_params: frozenset[str] = frozenset()
     """Parameters that are references (`const int &n`): bound before the call, so never to
     the function's own storage."""
@@ -1083,12 +1084,20 @@ def reference_apart(
 ) -> list[str] | None:
     """Conditions under which an integer reference (`const int &n`, a parameter or a local)
     is none of the elements the loop writes to `written`: [] when `n` is a parameter and
-    `written` the function's own storage (created after the reference was bound), a run-time
-    check that `n`'s object lies outside a contiguous container's elements, None otherwise
-    (a pointer's elements may be anywhere, `n` among them)."""
+    `written` a number of the function's own or its pointer to a fresh allocation (created
+    after the reference was bound), a run-time check that `n`'s object lies outside the elements of a
+    contiguous container of numbers (`Scope.contiguous`), None otherwise (a pointer's elements
+    may be anywhere, `n` among them)."""
     if name not in scope.integers or kinds.get(name) != "opaque" or name == written:
         return None
-    if name in scope.reference_params and kinds.get(written) in _OWN:
+    if (
+        name in scope.reference_params
+        and written in scope.scalars
+        and kinds.get(written) == "local array"
+    ):
+        # a number of the function's own, or a fresh allocation's pointer; a local container
+        # is no such storage: it may have taken a caller's buffer (`std::vector<int> v =
+        # std::move(w);`, `v.swap(w)`), which the check below sees
         return []
     if written in scope.contiguous:
         return [outside_elements(name, written)]
@@ -1114,7 +1123,8 @@ def _apart(name: str, written: str, kinds: dict[str, str]) -> list[str] | None:
         return None
     if "restrict" in pair:
         return []
-    if pair & set(_OWN):
+    if pair & set(_OWN) and "alias container" not in pair:
+        # (a local reference, `auto &u = v;`, may name the function's own container)
         return []
     if pair & {"pointer", "grid"}:
         return None

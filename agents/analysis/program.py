@@ -205,7 +205,7 @@ def _loops(
         if not is_scalar_declarator(p.child_by_field_name("declarator"))
     )
     containers = random_access_names(definition)
-    contiguous = contiguous_names(definition)
+    contiguous = contiguous_names(definition, lambda t: arith(t, known) is not None)
     reference_params = frozenset(
         name
         for name, p in params
@@ -359,6 +359,22 @@ def _aliases(definition: Node, known: Declared) -> tuple[tuple[str, str], ...]:
     while stack:
         node = stack.pop()
         stack.extend(node.named_children)
+        if node.type == "lambda_expression":
+            # a lambda's parameters are names of the function's loops inside it
+            lambda_params = node.child_by_field_name("declarator")
+            listed = lambda_params.child_by_field_name("parameters") if lambda_params else None
+            for param in listed.named_children if listed is not None else ():
+                name = declared_name(param.child_by_field_name("declarator"))
+                kind = _declared_kind(
+                    param.child_by_field_name("declarator"),
+                    param.child_by_field_name("type") or param,
+                    known,
+                )
+                if name is not None and kind:
+                    found[name] = _AS_PARAMETER["opaque" if kind == "auto" else kind]
+        misread = _misread_reference(node)
+        if misread is not None:
+            found[misread] = "opaque"
         if node.type == "declaration" and node.child_by_field_name("type") is not None:
             # A static array outlives the call: a parameter may point into it, unless it is
             # const (writing a const object through any pointer is undefined behaviour).
@@ -406,6 +422,42 @@ def _aliases(definition: Node, known: Declared) -> tuple[tuple[str, str], ...]:
     return tuple(found.items())
 
 
+def _in_body(node: Node) -> bool:
+    """Whether `node` lies in a function's body (a block)."""
+    holder = node.parent
+    while holder is not None and holder.type != "compound_statement":
+        holder = holder.parent
+    return holder is not None
+
+
+def _misread_reference(node: Node) -> str | None:
+    """The name `int (&n) = v[3];` declares, a declaration the parser reads as an assignment
+    to a call (`int(&n)`): a reference to some other object's storage."""
+    if node.type != "assignment_expression" or node.parent is None:
+        return None
+    if node.parent.type != "expression_statement":
+        return None
+    left = node.child_by_field_name("left")
+    if left is None or left.type != "call_expression":
+        return None
+    callee = left.child_by_field_name("function")
+    arguments = left.child_by_field_name("arguments")
+    if callee is None or arguments is None or arguments.named_child_count != 1:
+        return None
+    if callee.type not in ("primitive_type", "sized_type_specifier", "type_identifier"):
+        return None
+    argument = arguments.named_children[0]
+    name = argument.child_by_field_name("argument")
+    if (
+        argument.type == "pointer_expression"
+        and text(argument.children[0]) == "&"
+        and name is not None
+        and name.type == "identifier"
+    ):
+        return text(name)
+    return None
+
+
 _ALLOCATORS = frozenset({"malloc", "calloc", "aligned_alloc", "std::malloc", "std::calloc"})
 
 
@@ -440,12 +492,18 @@ def _declared_kind(declarator: Node | None, type_node: Node, known: Declared) ->
     (several), "reference" (to a container), "opaque" (a reference to anything else, or an
     object that may view someone else's storage), "container" (one held by value), "auto"
     (an `auto` object: it depends on the initial value), "" otherwise (a value)."""
+    while declarator is not None and declarator.type == "parenthesized_declarator":
+        declarator = declarator.named_children[0] if declarator.named_children else None
     if declarator is None:
         return ""
     shown = canon(type_node).replace(" ", "")
     container = bool(_CONTAINER.search(text(type_node))) and value_type(shown, known)
     if declarator.type == "reference_declarator":
         inner = declarator.named_children[-1] if declarator.named_children else None
+        if inner is not None and inner.type == "function_declarator" and _in_body(inner):
+            # `int &m(v[4]);`, which the parser reads as a function declaration (a function
+            # returning a reference, declared inside another, would be rare)
+            inner = inner.child_by_field_name("declarator")
         if inner is not None and inner.type == "identifier":
             # A reference to some other class (a matrix, a span) may hold anyone's storage.
             return "reference" if container or text(type_node) == "auto" else "opaque"
@@ -1647,6 +1705,15 @@ def _ranged_references(node: Node) -> dict[str, set[str]]:
             ):
                 found.setdefault(name, set()).update(identifiers(ranged))
         parent = parent.parent
+    # `for (auto &row : g) for (int &h : row)`: h is storage of g's too
+    changed = True
+    while changed:
+        changed = False
+        for names in found.values():
+            more = set().union(*(found.get(n, set()) for n in names)) - names
+            if more:
+                names |= more
+                changed = True
     return found
 
 
