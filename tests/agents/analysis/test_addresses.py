@@ -99,6 +99,46 @@ HAZARDS = {
         "    for (int i = 0; i < 5000[a] + k[a] + g[a]; i++) a[i] = i % 3;\n}\n",
         "its header reads a",
     ),
+    # References the parser or the old rules did not see as references (a helper's probe):
+    # each read as a plain number made the loop independent while `n` was an element of `v`.
+    "a reference declared in parentheses": (
+        Language.CPP,
+        "#include <vector>\nvoid f(std::vector<int> &v) {\n    int (&n) = v[5000];\n"
+        "    for (int i = 0; i < 100000; i++) v[i] = v[i] * 3 + n;\n}\n",
+        "reads n, a reference",
+    ),
+    "a reference the parser reads as a function declaration": (
+        Language.CPP,
+        "#include <vector>\nvoid f(std::vector<int> &v) {\n    int &n(v[5000]);\n"
+        "    for (int i = 0; i < 100000; i++) v[i] = v[i] * 3 + n;\n}\n",
+        "reads n, a reference",
+    ),
+    "a reference through a typedef": (
+        Language.CPP,
+        "#include <vector>\ntypedef int &IR;\nvoid f(std::vector<int> &v) {\n"
+        "    IR n = v[5000];\n    for (int i = 0; i < 100000; i++) v[i] = v[i] * 3 + n;\n}\n",
+        "reads n, a reference",
+    ),
+    "a reference parameter spelled in parentheses": (
+        Language.CPP,
+        "#include <vector>\nvoid f(std::vector<int> &v, const int (&n)) {\n"
+        "    for (int i = 0; i < 100000; i++) v[i] = v[i] * 3 + n;\n}\n",
+        "reads n, a reference",
+    ),
+    "a lambda's reference parameter": (
+        Language.CPP,
+        "#include <vector>\nvoid f(std::vector<int> &v) {\n"
+        "    auto step = [&](const int &n) {\n"
+        "        for (int i = 0; i < 100000; i++) v[i] = v[i] * 3 + n;\n    };\n"
+        "    step(v[5000]);\n}\n",
+        "reads n, a reference",
+    ),
+    "an integer reference beside a written row of a vector of vectors": (
+        Language.CPP,
+        "#include <vector>\nvoid f(std::vector<std::vector<int>> &g, const int &n) {\n"
+        "    for (int i = 0; i < 100000; i++) g[1][i] = g[1][i] * 3 + n;\n}\n",
+        "reads n, a reference",
+    ),
     "a bound read through a pointer to a pointer": (
         Language.C,
         "int a[100000];\nvoid f(int **lenp) {\n"
@@ -205,6 +245,25 @@ def test_an_offset_that_is_an_element_a_range_based_loop_takes_by_reference() ->
     assert inner["checked"].overlap_checks == ("(const void *)&v != (const void *)&w",)
     for sound in ("own", "copied"):
         assert inner[sound].parallelisable and not inner[sound].overlap_checks, sound
+
+
+def test_a_range_based_element_through_an_alias_or_a_row() -> None:
+    """`auto &u = v;` then `for (int &h : v) for (k) u[k] += h`: `u` may be `v` (checked at run
+    time, where the two are the same); `for (auto &row : g) for (int &h : row) for (k)
+    g[1][k] += h`: `h` is storage of `g`'s as well as of `row`'s."""
+    source = (
+        "#include <vector>\nvoid alias() {\n    std::vector<int> v(3000, 1);\n"
+        "    auto &u = v;\n    for (int &h : v)\n"
+        "        for (int k = 0; k < 3000; k++) u[k] = (u[k] * 3 + h) % 1000;\n}\n"
+        "void rows(std::vector<std::vector<int>> &g) {\n    for (auto &row : g)\n"
+        "        for (int &h : row)\n"
+        "            for (int k = 0; k < 3000; k++) g[1][k] = (g[1][k] * 3 + h) % 1000;\n}\n"
+    )
+    program = analyse(source, Language.CPP)
+    innermost = {loop.function: loop.dependence for loop in program.loops if loop.depth}
+    assert innermost["alias"].overlap_checks == ("(const void *)&u != (const void *)&v",)
+    assert innermost["rows"].kind == "unknown", innermost["rows"].reason
+    assert "an element of g" in innermost["rows"].reason
 
 
 @pytest.mark.parametrize("case", sorted(HAZARDS))
@@ -318,12 +377,29 @@ def _outputs(source: str, annotated: str, language: Language, work: Path) -> lis
 
 
 REFERENCES = """#include <cstdio>
+#include <utility>
 #include <vector>
 static void fill(std::vector<int> &v, const int &n) {
     for (int i = 0; i < n; i++) v[i] = (i * 7) % 1000 + 1;
 }
 static void scale(std::vector<unsigned> &v, const unsigned &s) {
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = v[i] * 3u + s;
+}
+static void moved(std::vector<int> &w, const int &n) {
+    std::vector<int> v = std::move(w);  /* v holds the caller's buffer, n among it */
+    for (int i = 0; i < (int)v.size(); i++) v[i] = (v[i] * 3 + n) % 1000;
+    w.swap(v);
+}
+static long kept(const int &n, int depth) {
+    static std::vector<int> v(100000, 5);  /* outlives the call: n may be one of its elements */
+    for (int i = 0; i < 100000; i++) v[i] = (v[i] * 3 + n) % 1000;
+    long s = v[7];
+    return depth > 0 ? s + kept(v[12500], depth - 1) : s;
+}
+static long weighted(const std::vector<int> &v, const int &k) {
+    long s = 0;
+    for (std::size_t i = 0; i < v.size(); i++) s += v[i] * (long)k;
+    return s;
 }
 static void own(const int &n, std::vector<int> &out) {
     std::vector<int> w(n);
@@ -338,7 +414,9 @@ int main() {
     fill(v, v[5000]);  /* the bound is an element the loop overwrites at i = 5000 */
     scale(u, u[40000]);  /* so is the added value, at i = 40000 */
     own(n, w);
-    unsigned long long h = 0;
+    moved(v, v[25000]);
+    long k = kept(n, 2) + weighted(v, v[9]);
+    unsigned long long h = (unsigned long long)k;
     for (int x : v) h = h * 1099511628211ull + (unsigned)x;
     for (unsigned x : u) h = h * 1099511628211ull + x;
     for (int x : w) h = h * 1099511628211ull + (unsigned)x;
@@ -354,13 +432,18 @@ def test_an_integer_reference_is_checked_at_run_time_against_a_written_vector(
 ) -> None:
     """`const int &n` bounding a loop that writes a vector, or read in its body, may be one of
     the vector's elements: the loop runs in parallel only when a run-time check finds `n`'s
-    object outside the vector's elements (here it is not, twice: the output is the sequential
-    one at any thread count). Against the function's own vector no check is needed."""
+    object outside the vector's elements (here it is not, four times: the output is the
+    sequential one at any thread count), a local vector too (it may hold a buffer moved in);
+    against a number of the function's own no check is needed."""
     program = analyse(REFERENCES, Language.CPP)
     verdicts = {loop.function: loop.dependence for loop in program.loops if loop.function != "main"}
     assert verdicts["fill"].overlap_checks == (outside_elements("n", "v"),)
     assert verdicts["scale"].overlap_checks == (outside_elements("s", "v"),)
-    assert verdicts["own"].parallelisable and not verdicts["own"].overlap_checks
+    # a local vector may hold a caller's buffer too (moved in): checked; a local number not
+    assert verdicts["own"].overlap_checks == (outside_elements("n", "w"),)
+    assert verdicts["weighted"].reductions and not verdicts["weighted"].overlap_checks
+    for hazard in ("moved", "kept"):
+        assert verdicts[hazard].overlap_checks == (outside_elements("n", "v"),), hazard
     annotated = apply_choices(REFERENCES, program, default_choices(annotatable(program)))
     assert annotated.count("#pragma omp parallel for") >= 3
     outputs = _outputs(REFERENCES, annotated, Language.CPP, tmp_path)
