@@ -364,14 +364,16 @@ def _aliases(definition: Node, known: Declared) -> tuple[tuple[str, str], ...]:
             lambda_params = node.child_by_field_name("declarator")
             listed = lambda_params.child_by_field_name("parameters") if lambda_params else None
             for param in listed.named_children if listed is not None else ():
-                name = declared_name(param.child_by_field_name("declarator"))
-                kind = _declared_kind(
+                lambda_name = declared_name(param.child_by_field_name("declarator"))
+                lambda_kind = _declared_kind(
                     param.child_by_field_name("declarator"),
                     param.child_by_field_name("type") or param,
                     known,
                 )
-                if name is not None and kind:
-                    found[name] = _AS_PARAMETER["opaque" if kind == "auto" else kind]
+                if lambda_name is not None and lambda_kind:
+                    found[lambda_name] = _AS_PARAMETER[
+                        "opaque" if lambda_kind == "auto" else lambda_kind
+                    ]
         misread = _misread_reference(node)
         if misread is not None:
             found[misread] = "opaque"
