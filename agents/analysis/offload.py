@@ -350,7 +350,33 @@ def _visible(root: Node, definition: Node, node: Node) -> dict[str, str]:
             name = _base_name(declarator)
             if name is None:
                 continue
-            found[name] = _kind(declarator, type_text)
+            value = (
+                declarator.child_by_field_name("value")
+                if declarator.type == "init_declarator"
+                else None
+            )
+            if "auto" in type_text.split() and value is not None and value.type == "identifier":
+                # `auto &u = v;`, `auto w = v;`: what `v` is
+                found[name] = found.get(text(value), "unsupported")
+            else:
+                found[name] = _kind(declarator, type_text)
+    # The elements of the range-based loops around the loop (`for (auto &row : rows)`): a
+    # number spelled as one goes by value; what `auto` stands for is not known here.
+    ranges = []
+    holder = node.parent
+    while holder is not None and holder != definition:
+        if holder.type == "for_range_loop":
+            ranges.append(holder)
+        holder = holder.parent
+    for ranged in reversed(ranges):
+        declarator = ranged.child_by_field_name("declarator")
+        kind_node = ranged.child_by_field_name("type")
+        name = _base_name(declarator) if declarator is not None else None
+        if name is None or declarator is None:
+            continue
+        type_text = text(kind_node) if kind_node is not None else "auto"
+        plain = "auto" not in type_text.split()
+        found[name] = _kind(declarator, type_text) if plain else "unsupported"
     return found
 
 

@@ -230,6 +230,47 @@ int main(void) {
     assert run.returncode == 0, run.stderr[-2000:]
 
 
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs the CUDA toolkit")
+def test_range_elements_and_local_aliases_reach_the_kernel_as_what_they_are(
+    tmp_path: Path,
+) -> None:
+    """A loop inside `for (int x : xs)` takes `x` as a number; inside `for (auto &row : rows)`
+    (a vector the device cannot take) it gets no kernel; `auto &u = v;` is the vector `v` (a
+    helper's probe: each had written a kernel naming `x` or `row` undeclared, or taking `u` as a
+    number)."""
+    source = """#include <cstdio>
+#include <vector>
+int main() {
+    std::vector<int> xs(4, 3), v(100000, 1), out(100000, 0);
+    std::vector<std::vector<int>> rows(3, std::vector<int>(100000, 2));
+    auto &u = v;
+    for (int x : xs)
+        for (int k = 0; k < 100000; k++) out[k] += x * k;
+    for (auto &row : rows)
+        for (int k = 0; k < 100000; k++) out[k] += row[k];
+    for (int k = 0; k < 100000; k++) u[k] = out[k] % 7;
+    std::printf("%d %d\\n", out[99999], v[5]);
+    return 0;
+}
+"""
+    program = analyse(source, Language.CPP)
+    root = syntax_tree(source, Language.CPP).root_node
+    why = {loop.id: why_not(root, program, loop) for loop in program.loops}
+    inner = [loop.id for loop in program.loops if loop.depth == 1]
+    assert why[inner[0]] is None and "uses row" in (why[inner[1]] or ""), why
+    chosen = [loop.id for loop in offloadable(source, program)]
+    assert inner[0] in chosen and inner[1] not in chosen
+    cuda = offload(source, program, chosen)
+    (tmp_path / "p.cu").write_text(cuda)
+    run = subprocess.run(
+        ["nvcc", "-arch=sm_90", "-std=c++17", "-o", str(tmp_path / "p"), str(tmp_path / "p.cu")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+
+
 def test_a_program_using_the_tools_names_is_refused() -> None:
     source = "void f(int n, double *pf_cuda_x) { for (int i = 0; i < n; i++) pf_cuda_x[i] = i; }"
     with pytest.raises(AnnotationError, match="pf_cuda_x"):
