@@ -369,14 +369,14 @@ def _visible(root: Node, definition: Node, node: Node) -> dict[str, str]:
             ranges.append(holder)
         holder = holder.parent
     for ranged in reversed(ranges):
-        declarator = ranged.child_by_field_name("declarator")
+        element = ranged.child_by_field_name("declarator")
         kind_node = ranged.child_by_field_name("type")
-        name = _base_name(declarator) if declarator is not None else None
-        if name is None or declarator is None:
+        name = _base_name(element) if element is not None else None
+        if name is None or element is None:
             continue
         type_text = text(kind_node) if kind_node is not None else "auto"
         plain = "auto" not in type_text.split()
-        found[name] = _kind(declarator, type_text) if plain else "unsupported"
+        found[name] = _kind(element, type_text) if plain else "unsupported"
     return found
 
 
