@@ -1085,9 +1085,9 @@ def reference_apart(
     """Conditions under which an integer reference (`const int &n`, a parameter or a local)
     is none of the elements the loop writes to `written`: [] when `n` is a parameter and
     `written` a number of the function's own or its pointer to a fresh allocation (created
-    after the reference was bound), a run-time check that `n`'s object lies outside the elements of a
-    contiguous container of numbers (`Scope.contiguous`), None otherwise (a pointer's elements
-    may be anywhere, `n` among them)."""
+    after the reference was bound), a run-time check that `n`'s object lies outside the
+    elements of a contiguous container of numbers (`Scope.contiguous`), None otherwise (a
+    pointer's elements may be anywhere, `n` among them)."""
     if name not in scope.integers or kinds.get(name) != "opaque" or name == written:
         return None
     if (
