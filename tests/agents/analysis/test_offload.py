@@ -260,15 +260,7 @@ int main() {
     assert why[inner[0]] is None and "uses row" in (why[inner[1]] or ""), why
     chosen = [loop.id for loop in offloadable(source, program)]
     assert inner[0] in chosen and inner[1] not in chosen
-    cuda = offload(source, program, chosen)
-    (tmp_path / "p.cu").write_text(cuda)
-    run = subprocess.run(
-        ["nvcc", "-arch=sm_90", "-std=c++17", "-o", str(tmp_path / "p"), str(tmp_path / "p.cu")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
+    _builds(tmp_path, "ranges", offload(source, program, chosen))
 
 
 def test_a_program_using_the_tools_names_is_refused() -> None:
