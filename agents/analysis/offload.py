@@ -356,8 +356,11 @@ def _visible(root: Node, definition: Node, node: Node) -> dict[str, str]:
                 else None
             )
             if "auto" in type_text.split() and value is not None and value.type == "identifier":
-                # `auto &u = v;`, `auto w = v;`: what `v` is
-                found[name] = found.get(text(value), "unsupported")
+                # `auto &u = v;`, `auto w = v;`: what `v` is (a C array copied decays to a
+                # pointer: `auto p = a;`)
+                kind = found.get(text(value), "unsupported")
+                reference = any(n.type == "reference_declarator" for n in walk(declarator))
+                found[name] = "pointer" if kind == "array" and not reference else kind
             else:
                 found[name] = _kind(declarator, type_text)
     # The elements of the range-based loops around the loop (`for (auto &row : rows)`): a

@@ -235,15 +235,18 @@ def test_range_elements_and_local_aliases_reach_the_kernel_as_what_they_are(
     tmp_path: Path,
 ) -> None:
     """A loop inside `for (int x : xs)` takes `x` as a number; inside `for (auto &row : rows)`
-    (a vector the device cannot take) it gets no kernel; `auto &u = v;` is the vector `v` (a
-    helper's probe: each had written a kernel naming `x` or `row` undeclared, or taking `u` as a
-    number)."""
+    (a vector the device cannot take) it gets no kernel; `auto &u = v;` is the vector `v`, and
+    `auto q = a;` a pointer (a helper's probe: each had written a kernel naming `x` or `row`
+    undeclared, or taking `u` as a number)."""
     source = """#include <cstdio>
 #include <vector>
 int main() {
     std::vector<int> xs(4, 3), v(100000, 1), out(100000, 0);
     std::vector<std::vector<int>> rows(3, std::vector<int>(100000, 2));
     auto &u = v;
+    static double a[100000];
+    auto q = a;
+    for (int k = 0; k < 100000; k++) q[k] = k * 0.5;
     for (int x : xs)
         for (int k = 0; k < 100000; k++) out[k] += x * k;
     for (auto &row : rows)
@@ -260,7 +263,9 @@ int main() {
     assert why[inner[0]] is None and "uses row" in (why[inner[1]] or ""), why
     chosen = [loop.id for loop in offloadable(source, program)]
     assert inner[0] in chosen and inner[1] not in chosen
-    _builds(tmp_path, "ranges", offload(source, program, chosen))
+    cuda = offload(source, program, chosen)
+    assert "pf_cuda_reachable(q)" in cuda  # `auto q = a;` is a pointer, not the array
+    _builds(tmp_path, "ranges", cuda)
 
 
 def test_a_program_using_the_tools_names_is_refused() -> None:
