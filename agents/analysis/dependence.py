@@ -81,6 +81,8 @@ class Scope:
     reference_params: frozenset[str] = frozenset()
     """Parameters that are references (`const int &n`): bound before the call, so never to
     the function's own storage."""
+    number_references: frozenset[str] = frozenset()
+    """Names every declaration of which is a reference to a number (`const double &a`)."""
 
 
 def dependence(
@@ -1082,13 +1084,13 @@ def _through_pointers(var: str, facts: BodyFacts, scope: Scope) -> tuple[str, ..
 def reference_apart(
     name: str, written: str, kinds: dict[str, str], scope: Scope
 ) -> list[str] | None:
-    """Conditions under which an integer reference (`const int &n`, a parameter or a local)
+    """Conditions under which a reference to a number (`const int &n`, a parameter or a local)
     is none of the elements the loop writes to `written`: [] when `n` is a parameter and
     `written` a number of the function's own or its pointer to a fresh allocation (created
     after the reference was bound), a run-time check that `n`'s object lies outside the
     elements of a contiguous container of numbers (`Scope.contiguous`), None otherwise (a
     pointer's elements may be anywhere, `n` among them)."""
-    if name not in scope.integers or kinds.get(name) != "opaque" or name == written:
+    if name not in scope.number_references or kinds.get(name) != "opaque" or name == written:
         return None
     if (
         name in scope.reference_params

@@ -211,6 +211,7 @@ def _loops(
         for name, p in params
         if (d := p.child_by_field_name("declarator")) is not None and _is_reference(d)
     )
+    number_references = _number_references(definition)
     arrays = _sized_arrays(definition, named, shared)
     packed = _bit_vectors(definition, known)
     maps = _maps(definition)
@@ -254,6 +255,7 @@ def _loops(
             aliases=aliases,
             contiguous=contiguous,
             reference_params=reference_params,
+            number_references=number_references,
         )
         verdict = (
             dependence(
@@ -1222,6 +1224,35 @@ def _integer_type(type_node: Node) -> bool:
         words = text(type_node).split()
         return not {"void", "float", "double"} & set(words)
     return _arithmetic(type_node)
+
+
+def _number_references(definition: Node) -> frozenset[str]:
+    """Names every declaration of which in the function (parameters included) is a reference
+    to a number (`const int &n`, `const double &a`, `int (&n)`): the object each refers to is
+    one number, `&n` to `&n + 1`."""
+    numbers: set[str] = set()
+    other: set[str] = set()
+    for decl in _declarations(definition):
+        type_node = decl.child_by_field_name("type")
+        for declarator in decl.children_by_field_name("declarator"):
+            name = declared_name(declarator)
+            if name is None:
+                continue
+            inner = declarator
+            while inner.type in ("init_declarator", "parenthesized_declarator"):
+                inner = inner.child_by_field_name("declarator") or inner.named_children[0]
+            referred = inner.named_children[-1] if inner.named_children else None
+            while referred is not None and referred.type == "parenthesized_declarator":
+                referred = referred.named_children[0] if referred.named_children else None
+            number = (
+                inner.type == "reference_declarator"
+                and referred is not None
+                and referred.type == "identifier"
+                and type_node is not None
+                and _arithmetic(type_node)
+            )
+            (numbers if number else other).add(name)
+    return frozenset(numbers - other)
 
 
 def _is_reference(declarator: Node) -> bool:

@@ -121,7 +121,7 @@ HAZARDS = {
     ),
     "a reference parameter spelled in parentheses": (
         Language.CPP,
-        "#include <vector>\nvoid f(std::vector<int> &v, const int (&n)) {\n"
+        "void f(int *v, const int (&n)) {\n"
         "    for (int i = 0; i < 100000; i++) v[i] = v[i] * 3 + n;\n}\n",
         "reads n, a reference",
     ),
@@ -245,6 +245,25 @@ def test_an_offset_that_is_an_element_a_range_based_loop_takes_by_reference() ->
     assert inner["checked"].overlap_checks == ("(const void *)&v != (const void *)&w",)
     for sound in ("own", "copied"):
         assert inner[sound].parallelisable and not inner[sound].overlap_checks, sound
+
+
+def test_references_to_numbers_of_any_spelling_and_type_are_checked_alike() -> None:
+    """`const int (&n)` is `const int &n`, and `const double &a` a number too: each is
+    checked against the vector the loop writes; an element of another type's reference (a
+    class) still leaves the loop unknown."""
+    source = (
+        "#include <vector>\nstruct P { int n; };\n"
+        "void f(std::vector<int> &v, const int (&n)) {\n"
+        "    for (int i = 0; i < 1000; i++) v[i] = v[i] * 3 + n;\n}\n"
+        "void g(std::vector<double> &y, const double &a) {\n"
+        "    for (int i = 0; i < 1000; i++) y[i] = a * y[i];\n}\n"
+        "void h(std::vector<int> &v, const P &p) {\n"
+        "    for (int i = 0; i < 1000; i++) v[i] = v[i] * 3 + p.n;\n}\n"
+    )
+    verdicts = {loop.function: loop.dependence for loop in analyse(source, Language.CPP).loops}
+    assert verdicts["f"].overlap_checks == (outside_elements("n", "v"),)
+    assert verdicts["g"].overlap_checks == (outside_elements("a", "y"),)
+    assert verdicts["h"].kind == "unknown", verdicts["h"].reason
 
 
 def test_a_range_based_element_through_an_alias_or_a_row() -> None:
@@ -396,6 +415,9 @@ static long kept(const int &n, int depth) {
     long s = v[7];
     return depth > 0 ? s + kept(v[12500], depth - 1) : s;
 }
+static void shift(std::vector<double> &y, const double &a) {
+    for (std::size_t i = 0; i < y.size(); i++) y[i] = y[i] * 0.5 + a;
+}
 static long weighted(const std::vector<int> &v, const int &k) {
     long s = 0;
     for (std::size_t i = 0; i < v.size(); i++) s += v[i] * (long)k;
@@ -415,7 +437,9 @@ int main() {
     scale(u, u[40000]);  /* so is the added value, at i = 40000 */
     own(n, w);
     moved(v, v[25000]);
-    long k = kept(n, 2) + weighted(v, v[9]);
+    std::vector<double> y(50000, 3.0);
+    shift(y, y[20000]);  /* a double reference into the vector it shifts */
+    long k = kept(n, 2) + weighted(v, v[9]) + (long)(y[49999] * 1000.0);
     unsigned long long h = (unsigned long long)k;
     for (int x : v) h = h * 1099511628211ull + (unsigned)x;
     for (unsigned x : u) h = h * 1099511628211ull + x;
@@ -432,7 +456,7 @@ def test_an_integer_reference_is_checked_at_run_time_against_a_written_vector(
 ) -> None:
     """`const int &n` bounding a loop that writes a vector, or read in its body, may be one of
     the vector's elements: the loop runs in parallel only when a run-time check finds `n`'s
-    object outside the vector's elements (here it is not, four times: the output is the
+    object outside the vector's elements (here it is not, five times: the output is the
     sequential one at any thread count), a local vector too (it may hold a buffer moved in);
     against a number of the function's own no check is needed."""
     program = analyse(REFERENCES, Language.CPP)
@@ -444,6 +468,7 @@ def test_an_integer_reference_is_checked_at_run_time_against_a_written_vector(
     assert verdicts["weighted"].reductions and not verdicts["weighted"].overlap_checks
     for hazard in ("moved", "kept"):
         assert verdicts[hazard].overlap_checks == (outside_elements("n", "v"),), hazard
+    assert verdicts["shift"].overlap_checks == (outside_elements("a", "y"),)
     annotated = apply_choices(REFERENCES, program, default_choices(annotatable(program)))
     assert annotated.count("#pragma omp parallel for") >= 3
     outputs = _outputs(REFERENCES, annotated, Language.CPP, tmp_path)
