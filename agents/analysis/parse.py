@@ -199,24 +199,28 @@ def is_scalar_declarator(declarator: Node | None) -> bool:
     return declarator is not None and declarator.type == "identifier"
 
 
+def in_body(node: Node) -> bool:
+    """Whether `node` lies in a block (a function's body, or one inside it)."""
+    holder = node.parent
+    while holder is not None and holder.type != "compound_statement":
+        holder = holder.parent
+    return holder is not None
+
+
 def constructed(declarator: Node) -> bool:
     """`h(nb)` in `std::vector<long> h(nb);`, which the parser reads as a function declaration
     with a parameter of type `nb`: a variable when every "parameter" is a bare name; and
     `img(W * H)` in a function's body (a product the parser reads as a parameter `H` pointing
     to a `W`: a function declared inside another is rare, a size so written is not)."""
     parameters = declarator.child_by_field_name("parameters")
-    in_body = False
-    holder = declarator.parent
-    while holder is not None and not in_body:
-        in_body = holder.type == "compound_statement"
-        holder = holder.parent
+    body = in_body(declarator)
     return (
         parameters is not None
         and all(
             p.type == "parameter_declaration"
             and (t := p.child_by_field_name("type")) is not None
             and t.type == "type_identifier"
-            and _bare_or_product(p.child_by_field_name("declarator"), in_body)
+            and _bare_or_product(p.child_by_field_name("declarator"), body)
             for p in parameters.named_children
         )
         and parameters.named_child_count > 0

@@ -47,6 +47,7 @@ from agents.analysis.parse import (
     function_name,
     function_params,
     identifiers,
+    in_body,
     is_scalar_declarator,
     line,
     parse,
@@ -277,15 +278,16 @@ def _loops(
         if (verdict.parallelisable or verdict.first_match) and inner is not None:
             # a search runs every iteration up to its bound too: the same checks hold it
             search = verdict.first_match
+            kinds, ranged = storage_kinds(scope), _ranged_references(node)
             verdict = (
                 _static_writes(inner, facts)
                 or _hidden_calls(inner, facts, reading, types)
                 or _shadowed(inner, facts)
                 or _counter_hidden(inner, head.var)
                 or mixed_types(inner, verdict, types)
-                or _bound_reads(node, facts, scope, verdict, reads, containers)
-                or _ranged_reads(node, facts, storage_kinds(scope), verdict)
-                or _unseen_reads(inner, facts, reads, storage_kinds(scope), verdict, replaced)
+                or _bound_reads(node, facts, scope, verdict, ranged, reads, containers)
+                or _ranged_reads(node, facts, kinds, verdict, ranged)
+                or _unseen_reads(inner, facts, reads, kinds, verdict, replaced)
             )
             if search and verdict.first_match and verdict.overlap_checks:
                 verdict = Dependence(
@@ -426,14 +428,6 @@ def _aliases(definition: Node, known: Declared) -> tuple[tuple[str, str], ...]:
     return tuple(found.items())
 
 
-def _in_body(node: Node) -> bool:
-    """Whether `node` lies in a function's body (a block)."""
-    holder = node.parent
-    while holder is not None and holder.type != "compound_statement":
-        holder = holder.parent
-    return holder is not None
-
-
 def _misread_reference(node: Node) -> str | None:
     """The name `int (&n) = v[3];` declares, a declaration the parser reads as an assignment
     to a call (`int(&n)`): a reference to some other object's storage."""
@@ -504,7 +498,7 @@ def _declared_kind(declarator: Node | None, type_node: Node, known: Declared) ->
     container = bool(_CONTAINER.search(text(type_node))) and value_type(shown, known)
     if declarator.type == "reference_declarator":
         inner = declarator.named_children[-1] if declarator.named_children else None
-        if inner is not None and inner.type == "function_declarator" and _in_body(inner):
+        if inner is not None and inner.type == "function_declarator" and in_body(inner):
             # `int &m(v[4]);`, which the parser reads as a function declaration (a function
             # returning a reference, declared inside another, would be rare)
             inner = inner.child_by_field_name("declarator")
@@ -1201,20 +1195,30 @@ def _integer_variables(definition: Node) -> frozenset[str]:
     """Names that every declaration in the function (parameters included) gives an integer or
     `bool` type, not a pointer or array: their reductions are exact in any order. A name
     declared nowhere here (a global) is left out, so its reduction counts as reassociating."""
-    integer: set[str] = set()
+
+    def integer(declarator: Node, type_node: Node | None) -> bool:
+        inner = declarator
+        while inner.type in ("init_declarator", "reference_declarator"):
+            inner = inner.child_by_field_name("declarator") or inner.named_children[-1]
+        return type_node is not None and _integer_type(type_node) and inner.type == "identifier"
+
+    return _declared_every_time(definition, integer)
+
+
+def _declared_every_time(
+    definition: Node, declares: Callable[[Node, Node | None], bool]
+) -> frozenset[str]:
+    """Names every declaration of which in the function (parameters included) `declares`
+    (its declarator, its type) holds for."""
+    kept: set[str] = set()
     other: set[str] = set()
     for decl in _declarations(definition):
         type_node = decl.child_by_field_name("type")
         for declarator in decl.children_by_field_name("declarator"):
             name = declared_name(declarator)
-            if name is None:
-                continue
-            inner = declarator
-            while inner.type in ("init_declarator", "reference_declarator"):
-                inner = inner.child_by_field_name("declarator") or inner.named_children[-1]
-            whole = type_node is not None and _integer_type(type_node)
-            (integer if whole and inner.type == "identifier" else other).add(name)
-    return frozenset(integer - other)
+            if name is not None:
+                (kept if declares(declarator, type_node) else other).add(name)
+    return frozenset(kept - other)
 
 
 def _integer_type(type_node: Node) -> bool:
@@ -1230,29 +1234,23 @@ def _number_references(definition: Node) -> frozenset[str]:
     """Names every declaration of which in the function (parameters included) is a reference
     to a number (`const int &n`, `const double &a`, `int (&n)`): the object each refers to is
     one number, `&n` to `&n + 1`."""
-    numbers: set[str] = set()
-    other: set[str] = set()
-    for decl in _declarations(definition):
-        type_node = decl.child_by_field_name("type")
-        for declarator in decl.children_by_field_name("declarator"):
-            name = declared_name(declarator)
-            if name is None:
-                continue
-            inner = declarator
-            while inner.type in ("init_declarator", "parenthesized_declarator"):
-                inner = inner.child_by_field_name("declarator") or inner.named_children[0]
-            referred = inner.named_children[-1] if inner.named_children else None
-            while referred is not None and referred.type == "parenthesized_declarator":
-                referred = referred.named_children[0] if referred.named_children else None
-            number = (
-                inner.type == "reference_declarator"
-                and referred is not None
-                and referred.type == "identifier"
-                and type_node is not None
-                and _arithmetic(type_node)
-            )
-            (numbers if number else other).add(name)
-    return frozenset(numbers - other)
+
+    def number(declarator: Node, type_node: Node | None) -> bool:
+        inner = declarator
+        while inner.type in ("init_declarator", "parenthesized_declarator"):
+            inner = inner.child_by_field_name("declarator") or inner.named_children[0]
+        referred = inner.named_children[-1] if inner.named_children else None
+        while referred is not None and referred.type == "parenthesized_declarator":
+            referred = referred.named_children[0] if referred.named_children else None
+        return (
+            inner.type == "reference_declarator"
+            and referred is not None
+            and referred.type == "identifier"
+            and type_node is not None
+            and _arithmetic(type_node)
+        )
+
+    return _declared_every_time(definition, number)
 
 
 def _is_reference(declarator: Node) -> bool:
@@ -1571,6 +1569,7 @@ def _bound_reads(
     facts: BodyFacts,
     scope: Scope,
     verdict: Dependence,
+    ranged: dict[str, set[str]],
     reads: dict[str, frozenset[_Source]] | None = None,
     containers: frozenset[str] = frozenset(),
 ) -> Dependence | None:
@@ -1581,9 +1580,10 @@ def _bound_reads(
     Names that can only be apart at run time add their checks to `verdict` instead (then
     the returned verdict is that one). `reads`: what each function of the program reads
     (`_unseen_reads`); `containers`: the names that are standard containers, whose `size()`
-    an element's write does not change. Of a subscript, either side may be the array (`k[a]`
-    is `a[k]`): the names of both are read but the function's integers. An integer reference (`const int &n`) is kept apart from what the
-    loop writes as `reference_apart` says."""
+    an element's write does not change; `ranged`: the loop's `_ranged_references`. Of a
+    subscript, either side may be the array (`k[a]` is `a[k]`): the names of both are read
+    but the function's integers. A reference to a number (`const int &n`) is kept apart from
+    what the loop writes as `reference_apart` says."""
     if loop.type != "for_statement":
         return None
     kinds, integers = storage_kinds(scope), scope.integers
@@ -1608,7 +1608,6 @@ def _bound_reads(
             known = _file_containers(loop)
         return name in known
 
-    ranged = _ranged_references(loop)
     roots: set[str] = set()
     for part in parts:
         for node in walk(part) if part is not None else ():
@@ -1683,14 +1682,18 @@ def _written_storage(facts: BodyFacts) -> set[str]:
 
 
 def _ranged_reads(
-    loop: Node, facts: BodyFacts, kinds: dict[str, str], verdict: Dependence
+    loop: Node,
+    facts: BodyFacts,
+    kinds: dict[str, str],
+    verdict: Dependence,
+    ranged: dict[str, set[str]],
 ) -> Dependence | None:
     """An unknown verdict when the loop reads an element that a range-based loop around it
     takes by reference (`for (int &h : v) for (k ...) v[k + h] = 0;`) and writes that range's
     storage: the element may be among what it writes, so that later iterations read another
     value (in parallel, the one from before the loop). Where the two are apart only at run
-    time (two container references), `verdict` with their checks."""
-    ranged = _ranged_references(loop)
+    time (two container references), `verdict` with their checks. `ranged`: the loop's
+    `_ranged_references`."""
     if not ranged:
         return None
     used = set(identifiers(loop))
