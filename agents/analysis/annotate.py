@@ -57,7 +57,14 @@ from agents.analysis.errors import AnnotationError
 from agents.analysis.model import PACKED_CHUNK, ArrayReduction, Loop, Program
 from agents.analysis.parse import body_statements, syntax_tree, text
 from agents.analysis.purity import is_pure
-from agents.analysis.reductions import match_best_update, match_recurrence, match_reduction
+from agents.analysis.reductions import (
+    counting_only,
+    match_best_update,
+    match_pack,
+    match_recurrence,
+    match_reduction,
+    previous_of,
+)
 from sandbox.spec import Language
 
 CHUNKS: tuple[int | None, ...] = (None, 1, 4, 16, 64, 256)
@@ -551,6 +558,12 @@ def _scan_phases(loop: Node, info: Loop) -> list[tuple[Node, str]]:
         if matched.first is not None:
             condition, _, value = matched.first
             marked += [(condition, text(condition)), (value, text(value))]
+    elif scan.packs:
+        split = statements[scan.split]
+        pack = match_pack(split, scan.var)
+        if pack is None or pack.arrays != scan.packs:
+            raise AnnotationError(f"the loop at line {loop.start_point.row + 1} is no compaction")
+        marked.append((split, counting_only(split, pack)))
     return marked
 
 
@@ -612,10 +625,17 @@ def _blocked_scan(
             update = f"{acc} = {acc} {scan.op} ({term});"
             prelude = [
                 declared,
-                f"if (({loop.lower}) < ({loop.upper})) {acc} = {scan.var}[({loop.lower}) - 1];",
+                f"if (({loop.lower}) < ({loop.upper})) {acc} = {previous_of(scan.var, loop.lower or '', scan.offset)};",
             ]
         whole = f"{before}{update} {element} = {acc};{after}"
         totalling = before + update + "\n" + indent + "}"
+    elif scan.packs:
+        # A compaction: the first pass runs the statement that counts and stores with its
+        # stores removed (`if (c) y[k++] = e;` counts as `if (c) k++;`).
+        acc = scan.var
+        whole = at.loop.decode()
+        counting = span[1][2][1]
+        totalling = before + counting + ("\n" + indent + "}" if block_at != split_at else " }")
     else:
         acc = scan.var
         whole = at.loop.decode()

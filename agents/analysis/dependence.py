@@ -28,7 +28,7 @@ from agents.analysis.model import (
 )
 from agents.analysis.parse import canon, identifiers, mentions, parse_int, text, unwrap, walk
 from agents.analysis.purity import is_pure
-from agents.analysis.reductions import match_recurrence
+from agents.analysis.reductions import match_pack, match_recurrence, shifted
 from agents.analysis.values import resolved, value_names, widened
 
 
@@ -136,6 +136,10 @@ def dependence(
         scan = None
     if scan is not None:
         events = [e for e in events if e.name != scan.var]
+    elif repeatable:
+        scan = _pack(events, scope, statements)
+        if scan is not None:
+            events = [e for e in events if e.name not in (scan.var, *scan.packs)]
     # Only a loop that counts up from `lower` stays past it (`_apart_in_rows`).
     rising = lower if stride is not None and stride > 0 else None
     span = next((bounds for counter, bounds in counters if counter == var), None)
@@ -184,7 +188,12 @@ def dependence(
     carried = exits + carried
     counted = _fixed_ranges(dict(counters), facts.assigned())
     lengths = {a.var: a.length for a in array_reductions}
-    overlaps = _overlaps(var, everything, scope, facts, counted, lengths)
+    packed_at: dict[str, tuple[str, str]] = {}
+    if scan is not None and scan.packs and span is not None:
+        # the counter's values from where it starts, one per iteration at most
+        last = f"({scan.var}) + (({span[1]}) - ({span[0]})) - 1"
+        packed_at = {name: (f"({scan.var})", last) for name in scan.packs}
+    overlaps = _overlaps(var, everything, scope, facts, counted, lengths, packed_at)
     for why in (overlaps, through):
         if isinstance(why, str):
             unknown.append(why)
@@ -696,8 +705,16 @@ SCAN_OPS = ("+", "*", "min", "max")
 
 
 def _scan_reason(scan: Scan, var: str) -> str:
+    if scan.packs:
+        return (
+            f"{', '.join(scan.packs)} packed at {scan.var}, which the iterations that store "
+            f"count up by one (a compaction: {scan.var} is a running sum)"
+        )
     if scan.recurrence:
-        return f"{scan.var}[{var}] is {scan.var}[{var} - 1] {scan.op} a term (a recurrence)"
+        return (
+            f"{scan.var}[{shifted(var, scan.offset)}] is {scan.var}[{shifted(var, scan.offset - 1)}]"
+            f" {scan.op} a term (a recurrence)"
+        )
     return (
         f"{scan.var} is a running value ({scan.op}), updated in the body's first "
         f"{scan.split} statement(s) and read after them"
@@ -722,11 +739,11 @@ def _recurrence(
         return None
     start, end = statements[k].start_byte, statements[k].end_byte
     uses = [e for e in events if e.name == recurrence.array]
-    previous = [e for e in uses if e.indices == (f"{var} - 1",)]
+    previous = [e for e in uses if e.indices == (recurrence.previous(var),)]
     writes = [e for e in uses if e.kind == "write"]
     if len(previous) != 1 or not all(start <= e.at < end for e in (*previous, *writes)):
         return None
-    if any(e.indices != (var,) for e in uses if e is not previous[0]):
+    if any(e.indices != (recurrence.index(var),) for e in uses if e is not previous[0]):
         return None  # another element, or the whole array (`a.size()`)
     if any(e.kind == "write" and e.at < start for e in events):
         return None
@@ -736,7 +753,52 @@ def _recurrence(
         k,
         recurrence=True,
         first=recurrence.first is not None,
+        offset=recurrence.offset,
     )
+
+
+def _pack(events: list[AccessEvent], scope: Scope, statements: Sequence[Node]) -> Scan | None:
+    """A compaction (`if (c) y[k++] = e;`, `reductions.match_pack`): the one counter `k` (an
+    integer of the function's own whose address it does not take) that the body both
+    increments and reads, all its uses in one statement's store site; the arrays stored
+    there are touched nowhere else in the body (no read: an iteration could read what
+    another stores), nor are they bits sharing words or maps; and nothing before or in that
+    statement writes anything but `k`, those arrays and the body's own locals (a blocked
+    scan's first pass runs them, the stores removed, again)."""
+    counters = {
+        e.name
+        for e in events
+        if not e.indices
+        and e.kind == "write"
+        and e.name in scope.integers
+        and e.name in scope.own
+        and e.name in scope.scalars
+        and e.name not in scope.addressed
+    }
+    spans = [(st.start_byte, st.end_byte) for st in statements]
+    for counter in sorted(counters):
+        uses = [e for e in events if e.name == counter]
+        places = {_statement_at(e.at, spans) for e in uses}
+        if len(places) != 1 or None in places:
+            continue
+        split = places.pop()
+        assert split is not None
+        pack = match_pack(statements[split], counter)
+        if pack is None or any(e.indices for e in uses):
+            continue
+        start, end = spans[split]
+        stored = [e for e in events if e.name in pack.arrays]
+        if any(e.kind != "write" or not start <= e.at < end for e in stored):
+            continue
+        if set(pack.arrays) & (scope.packed | scope.maps):
+            continue
+        if any(
+            e.kind == "write" and e.at < end and e.name not in (counter, *pack.arrays)
+            for e in events
+        ):
+            continue
+        return Scan(counter, "+", split, packs=pack.arrays)
+    return None
 
 
 def _scan(events: list[AccessEvent], scope: Scope, statements: Sequence[Node]) -> Scan | None:
@@ -966,10 +1028,12 @@ def _overlaps(
     facts: BodyFacts,
     bounds: dict[str, tuple[str, str]],
     lengths: dict[str, str],
+    packed_at: dict[str, tuple[str, str]] | None = None,
 ) -> tuple[str, ...] | str:
     """The run-time conditions under which nothing the loop writes overlaps anything else it
     reaches through another name, or why no such condition can be written (a reason for
-    "unknown").
+    "unknown"). `packed_at`: the first and last index a compaction may store into each
+    array it packs, as its counter stands before the loop.
 
     Two names of the function's own storage never overlap, and no parameter points into the
     function's own arrays. Two container references are apart when they name different
@@ -1000,7 +1064,9 @@ def _overlaps(
             if pair & set(_POINTERS):
                 if pair & set(_OWN) and not pair & {"local pointer"}:
                     continue
-                found = _ranges_apart(var, w, other, subscripted, kinds, facts, bounds, lengths)
+                found = _ranges_apart(
+                    var, w, other, subscripted, kinds, facts, bounds, lengths, packed_at or {}
+                )
                 if isinstance(found, str):
                     return found
                 checks += found
@@ -1151,6 +1217,7 @@ def _ranges_apart(
     facts: BodyFacts,
     bounds: dict[str, tuple[str, str]],
     lengths: dict[str, str],
+    packed_at: dict[str, tuple[str, str]],
 ) -> list[str] | str:
     invariant = facts.assigned() | facts.locals | set(bounds) | {var}
     extents: dict[str, list[tuple[str, str, list[str]]]] = {}
@@ -1161,7 +1228,12 @@ def _ranges_apart(
         base = f"{event.name}.data()" if kind in _CONTAINERS else event.name
         length = lengths.get(event.name)
         found: tuple[str, str, list[str]] | None
-        if length is not None and len(event.indices) == 1 and not _mentions_any(length, invariant):
+        packed = packed_at.get(event.name)
+        if packed is not None:
+            found = (f"({base} + {packed[0]})", f"({base} + {packed[1]})", [])
+        elif (
+            length is not None and len(event.indices) == 1 and not _mentions_any(length, invariant)
+        ):
             found = (f"({base})", f"({base} + ({length}) - 1)", [])
         elif len(event.indices) == 1 or kind in _GRIDS:
             found = _extent(base, event, bounds, invariant)

@@ -76,7 +76,13 @@ from agents.analysis.parse import (
     text,
     walk,
 )
-from agents.analysis.reductions import match_best_update, match_recurrence
+from agents.analysis.reductions import (
+    counting_only,
+    match_best_update,
+    match_pack,
+    match_recurrence,
+    previous_of,
+)
 from agents.analysis.traversal import Walks, read_walks
 from sandbox.spec import Language
 
@@ -188,7 +194,8 @@ def why_not(program: Program, loop: Loop, root: Node | None = None) -> str | Non
         return str(exc)
     if root is None:
         return None
-    return _in_source(root, loop, [f.array for f in written])
+    packs = list(dep.scan.packs) if dep.scan is not None else []
+    return _in_source(root, loop, [*(f.array for f in written), *packs])
 
 
 _SCATTERED = re.compile(
@@ -375,6 +382,8 @@ def footprints(
 
     Raises AnnotationError for a write that is not the iteration's own element or row."""
     reduced = {a.var for a in loop.dependence.array_reductions}
+    if loop.dependence.scan is not None:
+        reduced |= set(loop.dependence.scan.packs)  # a compaction's runs: `_blocked_scan`
     scalars = _scalars(loop)
     found: dict[str, Footprint] = {}
     if loop.range_over is not None and loop.writes_range:
@@ -1335,10 +1344,20 @@ def _blocked_scan(raw: bytes, node: Node, loop: Loop, tag: str, cpp: bool) -> st
             update = f"{acc} = {acc} {scan.op} ({term});"
             prelude = [
                 declared,
-                f"if (({loop.lower}) < ({loop.upper})) {acc} = {scan.var}[({loop.lower}) - 1];",
+                f"if (({loop.lower}) < ({loop.upper})) {acc} = {previous_of(scan.var, loop.lower or '', scan.offset)};",
             ]
         whole = f"{before}{update} {element} = {acc};{after}"
         totalling = f"{before}{update} }}"
+    elif scan.packs:
+        # A compaction: the first pass runs the statement that counts and stores with its
+        # stores removed (`if (c) y[k++] = e;` counts as `if (c) k++;`).
+        pack = match_pack(split, scan.var)
+        if pack is None or pack.arrays != scan.packs:
+            raise AnnotationError(f"loop {loop.id} is not the compaction the analysis found")
+        acc = scan.var
+        kind = typed(acc)
+        whole = loop_text
+        totalling = f"{before}{counting_only(split, pack)} }}"
     else:
         acc = scan.var
         kind = typed(acc)
@@ -1368,6 +1387,22 @@ def _blocked_scan(raw: bytes, node: Node, loop: Loop, tag: str, cpp: bool) -> st
         f"for (int {block} = 0; {block} < pf_mpi_rank(); ++{block}) {combine}",
         whole,
     ]
+    if scan.packs:
+        # Each rank stored its run of elements from where its pass 2 started: every rank gets
+        # every run.
+        runs = f"{tag}_runs"
+        rows += [
+            f"long long *{runs} = (long long *)malloc(sizeof(long long) * (size_t)pf_mpi_size());",
+            f"for (int {block} = 0; {block} < pf_mpi_size(); ++{block}) "
+            f"{runs}[{block}] = (long long){totals}[{block}];",
+        ]
+        for array in scan.packs:
+            rows += [
+                f"PF_MPI_NUMBER(({array})[0]);",
+                f"pf_mpi_gather_runs(&({array})[0], (long long){start}, {runs}, "
+                f"sizeof(({array})[0]));",
+            ]
+        rows.append(f"free({runs});")
     if not scan.recurrence:
         rows += [
             f"{acc} = {start};",
@@ -1765,6 +1800,29 @@ static inline int pf_mpi_halo_nb(void *pf_mpi_base, long long pf_mpi_count, size
     }
     MPI_Waitall(pf_mpi_n, pf_mpi_q, MPI_STATUSES_IGNORE);
     return 1;
+}
+/* A compaction's runs, assembled on every rank: rank r stored `runs[r]` elements of `unit`
+   bytes from element `first` of `base` plus the runs of the ranks before it. */
+static inline void pf_mpi_gather_runs(void *pf_mpi_base, long long pf_mpi_first,
+                                      const long long *pf_mpi_runs, size_t pf_mpi_unit) {
+    int pf_mpi_p = pf_mpi_size();
+    if (pf_mpi_p == 1 || pf_mpi_unit == 0) return;
+    int *pf_mpi_counts = (int *)malloc(sizeof(int) * (size_t)pf_mpi_p);
+    int *pf_mpi_displs = (int *)malloc(sizeof(int) * (size_t)pf_mpi_p);
+    long long pf_mpi_at = pf_mpi_first;
+    for (int pf_mpi_k = 0; pf_mpi_k < pf_mpi_p; pf_mpi_k++) {
+        pf_mpi_counts[pf_mpi_k] = (int)pf_mpi_runs[pf_mpi_k];
+        pf_mpi_displs[pf_mpi_k] = (int)pf_mpi_at;
+        pf_mpi_at += pf_mpi_runs[pf_mpi_k];
+    }
+    MPI_Datatype pf_mpi_t;
+    MPI_Type_contiguous((int)pf_mpi_unit, MPI_BYTE, &pf_mpi_t);
+    MPI_Type_commit(&pf_mpi_t);
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, pf_mpi_base, pf_mpi_counts, pf_mpi_displs,
+                   pf_mpi_t, MPI_COMM_WORLD);
+    MPI_Type_free(&pf_mpi_t);
+    free(pf_mpi_counts);
+    free(pf_mpi_displs);
 }
 /* Every rank's block of a loop's writes, assembled on every rank: `base` is where the loop's
    first iteration writes, `unit` the bytes one iteration writes. */

@@ -115,7 +115,7 @@ from agents.analysis.parse import (
     walk,
 )
 from agents.analysis.purity import is_pure
-from agents.analysis.reductions import match_recurrence
+from agents.analysis.reductions import match_recurrence, previous_of, shifted
 from agents.analysis.traversal import traversal_kernel
 
 _MATH = frozenset(
@@ -2321,7 +2321,7 @@ def running_recurrences(source: str, program: Program, function: str) -> tuple[s
             term = f"({test} ? ({text(value)}) : ({term}))"
         else:
             start.append(
-                f"if (({loop.lower}) < ({loop.upper})) {run} = {scan.var}[({loop.lower}) - 1];"
+                f"if (({loop.lower}) < ({loop.upper})) {run} = {previous_of(scan.var, loop.lower or '', scan.offset)};"
             )
         loop_body = node.child_by_field_name("body")
         assert loop_body is not None
@@ -4637,6 +4637,8 @@ def _check_loop(loop: Loop) -> None:
         # the one dependence a scan's tiles resolve (`_scan`), and nothing else kept
         if loop.range_over is not None:
             raise AnnotationError("a scan over a range, not a counted loop")
+        if dep.scan.packs:
+            raise AnnotationError("a compaction (stores at a running count) gets no kernel yet")
         if (
             shapes > len(dep.reductions)
             or len(dep.reductions) > 1
@@ -5330,7 +5332,8 @@ def _stored_before(statement: Node, var: str, loop: Loop) -> Node | None:
         return None
     at = parse_int(text(index or left).strip("[]() "))
     first = parse_int(loop.lower or "")
-    if at is None or first is None or at != first - 1 or var in _names(right):
+    offset = loop.dependence.scan.offset if loop.dependence.scan is not None else 0
+    if at is None or first is None or at != first + offset - 1 or var in _names(right):
         return None
     return right
 
@@ -5413,8 +5416,14 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
     var = loop.var
     written = {a.name for a in loop.writes if a.is_array}
     for access in (*loop.reads, *loop.writes):
-        own = access.indices == (var,) or (
-            scan.recurrence and access.name == scan.var and access.indices == (f"{var} - 1",)
+        own = (
+            access.indices == (shifted(var, scan.offset),)
+            if scan.recurrence and access.name == scan.var
+            else access.indices == (var,)
+        ) or (
+            scan.recurrence
+            and access.name == scan.var
+            and access.indices == (shifted(var, scan.offset - 1),)
         )
         if access.name in written and not own:
             raise AnnotationError(f"the scan's loop reaches {access} of an array it writes")
@@ -5430,6 +5439,10 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
             raise AnnotationError("the scan's recurrence is not the one the analysis found")
         param = parts.by_name.get(scan.var)
         if parts.scanned is not None:
+            if scan.offset != 0 or mentions(matched.term, scan.var):
+                # the function's own array has no device copy: its elements are the running
+                # value at the iteration's own index, and its term cannot read one
+                raise AnnotationError(f"the scan's own array {scan.var} is read as an array")
             kind, acc = parts.scanned, "pf_acc"
         elif param is None or not param.pointer:
             raise AnnotationError(f"the scan's array {scan.var} is not the kernel's")
@@ -5474,7 +5487,7 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
         elif scan.first:
             start = _identity_of(scan.op, kind)
         elif parts.scanned is None:
-            start = f"{scan.var}[pf_first - 1]"
+            start = previous_of(scan.var, "pf_first", scan.offset)
         else:
             raise AnnotationError(f"the scan's own array {scan.var} has no first value")
     else:

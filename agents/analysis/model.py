@@ -107,6 +107,14 @@ class Scan:
     """The recurrence's first iteration assigns a value of its own (`if (i == lower) var[i] =
     e0; else var[i] = var[i - 1] op e;`): the scalar starts from the operator's identity and
     takes `e0` there, so nothing before the loop is read."""
+    packs: tuple[str, ...] = ()
+    """A compaction (`if (c) y[k++] = e;`, `reductions.match_pack`): `var` is the counter, the
+    statement at `split` both counts and stores at it, and these arrays are stored into at
+    consecutive indices; a blocked scan's first pass runs that statement with the stores
+    removed, and each block's stores land at `var`'s values from its start."""
+    offset: int = 0
+    """A recurrence's element is `var[i + offset]` (`rp[i + 1] = rp[i] + count[i]`: 1), the
+    previous one `var[i + offset - 1]`, read before the loop at its first iteration."""
 
 
 @dataclass(frozen=True)

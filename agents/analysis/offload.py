@@ -140,6 +140,8 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
     if loop.trip_count is not None and loop.trip_count < SHORT:
         return f"{loop.trip_count} iterations, fewer than a kernel launch pays for"
     node = _for_node(root, loop)
+    if dep.scan is not None and dep.scan.packs:
+        return "a compaction (stores at a running count), which gets no kernel yet"
     if dep.scan is not None:
         try:
             _scan_parts(node, loop, _declared_types(root, _definition(root, loop.function)))

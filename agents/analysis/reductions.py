@@ -10,7 +10,13 @@ used anywhere else in the body, which the dependence rules check.
 An array element updated in place (`h[k]++`, `h[k] += e`, neither `k` nor `e` mentioning `h`)
 is a reduction statement on the array `h`: a histogram, when every iteration may hit any bin.
 
-`a[i] = a[i - 1] + e` is a first-order recurrence (`match_recurrence`): a prefix sum.
+`a[i] = a[i - 1] + e` is a first-order recurrence (`match_recurrence`): a prefix sum; so are
+the same one element further on, `a[i + 1] = a[i] + e` (a CSR row pointer built from counts), and
+a prefix sum in place, `a[i] += a[i - 1]` (`e` the element's own value before the store).
+
+`if (c) y[k++] = e;` (or `{ y[k] = e; z[k] = f; k++; }`) packs elements into `y` at a counter
+(`match_pack`): a stream compaction, whose counter is a running sum of the iterations that
+store.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from agents.analysis.model import BestUpdate
-from agents.analysis.parse import canon, mentions, text, unwrap
+from agents.analysis.parse import canon, mentions, text, unwrap, walk
 
 _COMPOUND = {"+=": "+", "-=": "+", "*=": "*", "&=": "&", "|=": "|", "^=": "^"}
 _BINARY = {"+": "+", "-": "+", "*": "*", "&": "&", "|": "|", "^": "^", "&&": "&&", "||": "||"}
@@ -70,17 +76,42 @@ def match_reduction(statement: Node) -> tuple[str, str] | None:
 @dataclass(frozen=True)
 class Recurrence:
     """A first-order recurrence over the loop variable `i`: `a[i] = a[i - 1] OP e` (or `e OP
-    a[i - 1]`), OP `+` or `*`, `e` free of `a` (a prefix sum, a running product); optionally
-    with a first iteration of its own, `if (i == b) a[i] = e0; else a[i] = a[i - 1] OP e;`."""
+    a[i - 1]`), OP `+` or `*`, `e` reading no element of `a` but `a[i]` itself (a prefix sum, a
+    running product; `a[i] += a[i - 1]` in place, where `e` is `a[i]`); or the same a fixed
+    number of elements on (`a[i + 1] = a[i] + e`, `offset` 1); optionally, at offset 0, with a
+    first iteration of its own, `if (i == b) a[i] = e0; else a[i] = a[i - 1] OP e;`."""
 
     array: str
     op: str
     element: Node
-    """The `a[i]` the recurrence assigns."""
+    """The `a[i]` (`a[i + offset]`) the recurrence assigns."""
     term: Node
-    """`e`."""
+    """`e` (for `a[i] += a[i - 1]`, the element `a[i]` itself)."""
     first: tuple[Node, Node, Node] | None = None
     """For the `if` form: its condition clause, the bound `b` and `e0`."""
+    offset: int = 0
+    """The element assigned is `a[i + offset]`, the previous one `a[i + offset - 1]`: the value
+    before the loop is `a[lower + offset - 1]` (`previous_of`)."""
+
+    def index(self, var: str) -> str:
+        """The assigned element's index as the access events spell it (`i`, `i + 1`)."""
+        return shifted(var, self.offset)
+
+    def previous(self, var: str) -> str:
+        """The previous element's index as the access events spell it (`i - 1`, `i`)."""
+        return shifted(var, self.offset - 1)
+
+
+def shifted(var: str, offset: int) -> str:
+    """`var`, `var + k` or `var - k` as canonical tokens."""
+    if offset == 0:
+        return var
+    return f"{var} + {offset}" if offset > 0 else f"{var} - {-offset}"
+
+
+def previous_of(array: str, lower: str, offset: int) -> str:
+    """The element a recurrence at `offset` reads before its first iteration `lower`."""
+    return f"{array}[{shifted(f'({lower})', offset - 1)}]"
 
 
 def match_recurrence(statement: Node, var: str) -> Recurrence | None:
@@ -90,10 +121,28 @@ def match_recurrence(statement: Node, var: str) -> Recurrence | None:
     if statement.type != "expression_statement" or statement.named_child_count != 1:
         return None
     expr = unwrap(statement.named_children[0])
+    if expr.type == "assignment_expression":
+        # `a[i] += a[i - 1]` (`*=`): `a[i] = a[i - 1] + a[i]`, the term the element's own value
+        left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+        operator = expr.child_by_field_name("operator")
+        compound = {"+=": "+", "*=": "*"}.get(text(operator) if operator is not None else "")
+        if compound is not None and left is not None and right is not None:
+            offset = _offset_of(left, var)
+            array = _element_of(left) if left.type == "subscript_expression" else None
+            previous = unwrap(right)
+            if (
+                array is not None
+                and offset is not None
+                and previous.type == "subscript_expression"
+                and _element_of(previous) == array
+                and _index(previous) == shifted(var, offset - 1)
+            ):
+                return Recurrence(array, compound, left, left, offset=offset)
+            return None
     assigned = _assigned_element(expr, var)
     if assigned is None:
         return None
-    array, left, right = assigned
+    array, left, right, offset = assigned
     value = unwrap(right)
     if value.type != "binary_expression":
         return None
@@ -105,15 +154,50 @@ def match_recurrence(statement: Node, var: str) -> Recurrence | None:
         if (
             previous.type == "subscript_expression"
             and _element_of(previous) == array
-            and _index(previous) == f"{var} - 1"
-            and not mentions(term, array)
+            and _index(previous) == shifted(var, offset - 1)
+            and _reads_only(term, array, shifted(var, offset))
         ):
-            return Recurrence(array, text(op), left, term)
+            return Recurrence(array, text(op), left, term, offset=offset)
     return None
 
 
-def _assigned_element(expr: Node, var: str) -> tuple[str, Node, Node] | None:
-    """(a, the element, the value) when `expr` is `a[var] = value`."""
+def _reads_only(term: Node, array: str, index: str) -> bool:
+    """`term` names `array` only in its element `array[index]` (the iteration's own, read
+    before the recurrence stores it)."""
+    for node in _names_of(term, array):
+        parent = node.parent
+        if (
+            parent is None
+            or parent.type != "subscript_expression"
+            or parent.child_by_field_name("argument") != node
+            or _index(parent) != index
+        ):
+            return False
+    return True
+
+
+def _names_of(node: Node, name: str) -> list[Node]:
+    found = [node] if node.type == "identifier" and text(node) == name else []
+    for child in node.children:
+        found += _names_of(child, name)
+    return found
+
+
+def _offset_of(element: Node, var: str) -> int | None:
+    """k when `element` is `a[var + k]` (`a[var]`, `a[var - 1]`), else None."""
+    index = _index(element) if element.type == "subscript_expression" else None
+    if index is None:
+        return None
+    if index == var:
+        return 0
+    for sign, spelled in ((1, f"{var} + "), (-1, f"{var} - ")):
+        if index.startswith(spelled) and index[len(spelled) :].isdigit():
+            return sign * int(index[len(spelled) :])
+    return None
+
+
+def _assigned_element(expr: Node, var: str) -> tuple[str, Node, Node, int] | None:
+    """(a, the element, the value, k) when `expr` is `a[var + k] = value`."""
     if expr.type != "assignment_expression":
         return None
     left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
@@ -121,9 +205,10 @@ def _assigned_element(expr: Node, var: str) -> tuple[str, Node, Node] | None:
     if left is None or right is None or operator is None or text(operator) != "=":
         return None
     array = _element_of(left) if left.type == "subscript_expression" else None
-    if array is None or _index(left) != var:
+    offset = _offset_of(left, var)
+    if array is None or offset is None:
         return None
-    return array, left, right
+    return array, left, right, offset
 
 
 def _first_recurrence(statement: Node, var: str) -> Recurrence | None:
@@ -154,10 +239,15 @@ def _first_recurrence(statement: Node, var: str) -> Recurrence | None:
     recurrence = match_recurrence(otherwise, var) if otherwise is not None else None
     if recurrence is None or first is None or first.type != "expression_statement":
         return None
-    if first.named_child_count != 1:
-        return None  # an empty statement, `;`
+    if first.named_child_count != 1 or recurrence.offset != 0:
+        return None  # an empty statement, `;`; a recurrence further on
     assigned = _assigned_element(unwrap(first.named_children[0]), var)
-    if assigned is None or assigned[0] != recurrence.array or mentions(assigned[2], assigned[0]):
+    if (
+        assigned is None
+        or assigned[0] != recurrence.array
+        or assigned[3] != 0
+        or mentions(assigned[2], assigned[0])
+    ):
         return None
     return Recurrence(
         recurrence.array,
@@ -376,3 +466,148 @@ def match_best_update(statement: Node) -> tuple[BestUpdate, Node, Node] | None:
         update = BestUpdate(best, others, picks, strict=op in ("<", ">"))  # type: ignore[arg-type]
         return update, candidate, body
     return None
+
+
+@dataclass(frozen=True)
+class Pack:
+    """A compaction's one store site in a statement of a loop's body: the counter `k`'s only
+    increment (by one), after stores `y[k] = e;` of one or more arrays in the same block
+    (`{ y[k] = e; k++; }`), or inside the store (`y[k++] = e;`), under `if`s but no loop
+    and no other mention of `k`. Iterations that store take consecutive values of `k`, so
+    no two store the same element: a running sum (`k`'s) whose exclusive prefix at each
+    iteration is where it stores."""
+
+    counter: str
+    arrays: tuple[str, ...]
+    """The arrays packed into, in the order they are stored."""
+    counting: tuple[tuple[int, int, str], ...]
+    """Edits (source byte offsets) that leave the statement counting only: each store removed,
+    `y[k++] = e;` become `k++;` (a blocked scan's first pass)."""
+
+
+_INCREMENTS = {"++ {k}", "{k} ++", "{k} += 1", "{k} = {k} + 1", "{k} = 1 + {k}"}
+
+
+def match_pack(statement: Node, counter: str) -> Pack | None:
+    """The compaction `statement` (a statement of the loop's body) makes with `counter`, else
+    None (see `Pack`). Every mention of the counter in it must belong to the one site (a
+    mention in a stored value or a condition belongs to none)."""
+    increments = {form.format(k=counter) for form in _INCREMENTS}
+    mentions_ = [n for n in walk(statement) if n.type == "identifier" and text(n) == counter]
+    if not mentions_:
+        return None
+    sites = {_store_site(n, counter, increments) for n in mentions_}
+    if None in sites or len(sites) != 1:
+        return None  # a mention outside a store site, or two sites
+    site = sites.pop()
+    assert site is not None
+    group, arrays, counting = site
+    if not _reached_straight(group[0], statement):
+        return None
+    return Pack(counter, arrays, counting)
+
+
+def counting_only(statement: Node, pack: Pack) -> str:
+    """`statement`'s text with its stores removed (`Pack.counting`): it only counts."""
+    raw = statement.text or b""
+    for start, end, new in sorted(pack.counting, reverse=True):
+        a, b = start - statement.start_byte, end - statement.start_byte
+        raw = raw[:a] + new.encode() + raw[b:]
+    return raw.decode()
+
+
+def _store_site(
+    name: Node, counter: str, increments: set[str]
+) -> tuple[tuple[Node, ...], tuple[str, ...], tuple[tuple[int, int, str], ...]] | None:
+    """(the site's statements, the arrays stored, the counting edits) of the store site a
+    mention of the counter belongs to, else None. Sites compare equal by their statements."""
+    statement = name
+    while statement.parent is not None and statement.type != "expression_statement":
+        statement = statement.parent
+    if statement.type != "expression_statement" or statement.named_child_count != 1:
+        return None
+    expr = unwrap(statement.named_children[0])
+    packed = _stored_at(expr, counter, postfix=True)
+    if packed is not None:  # `y[k++] = e;`
+        return (
+            (statement,),
+            (packed,),
+            ((statement.start_byte, statement.end_byte, f"{counter}++;"),),
+        )
+    block = statement.parent
+    if block is None or block.type != "compound_statement":
+        return None
+    siblings = [c for c in block.named_children if c.type != "comment"]
+    at = siblings.index(statement)
+    if canon(expr) in increments:
+        end = at
+    elif _stored_at(expr, counter, postfix=False) is not None:
+        after = (j for j in range(at + 1, len(siblings)) if not _is_store(siblings[j], counter))
+        found = next(after, None)
+        if found is None:
+            return None
+        end = found
+    else:
+        return None
+    last = siblings[end]
+    if last.named_child_count != 1 or canon(unwrap(last.named_children[0])) not in increments:
+        return None
+    start = end
+    while start > 0 and _is_store(siblings[start - 1], counter):
+        start -= 1
+    if start == end:
+        return None  # an increment with no store before it
+    stores = siblings[start:end]
+    arrays = tuple(
+        _stored_at(unwrap(s.named_children[0]), counter, postfix=False) or "" for s in stores
+    )
+    if len(set(arrays)) != len(arrays):
+        return None  # one array stored twice at `k`: the second store wins, as a race would
+    counting = tuple((s.start_byte, s.end_byte, ";") for s in stores)
+    return (*stores, last), arrays, counting
+
+
+def _is_store(statement: Node, counter: str) -> bool:
+    return (
+        statement.type == "expression_statement"
+        and statement.named_child_count == 1
+        and _stored_at(unwrap(statement.named_children[0]), counter, postfix=False) is not None
+    )
+
+
+def _stored_at(expr: Node, counter: str, postfix: bool) -> str | None:
+    """`y` when `expr` is `y[k] = e` (`postfix`: `y[k++] = e`), `e` free of `k` and `y`."""
+    if expr.type != "assignment_expression":
+        return None
+    left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+    operator = expr.child_by_field_name("operator")
+    if left is None or right is None or operator is None or text(operator) != "=":
+        return None
+    if left.type != "subscript_expression":
+        return None
+    base = left.child_by_field_name("argument")
+    if base is None or unwrap(base).type != "identifier" or _index(left) is None:
+        return None
+    array = text(unwrap(base))
+    if array == counter or mentions(right, {counter, array}):
+        return None
+    return array if _index(left) == (f"{counter} ++" if postfix else counter) else None
+
+
+def _reached_straight(node: Node, statement: Node) -> bool:
+    """Whether `node` runs at most once per run of `statement` that holds it: only blocks and
+    the branches of `if`s lie between them (no loop, no `switch`, not an `if`'s condition)."""
+    while node != statement:
+        parent = node.parent
+        if parent is None:
+            return False
+        if parent.type == "if_statement":
+            if node not in (
+                parent.child_by_field_name("consequence"),
+                parent.child_by_field_name("alternative"),
+            ):
+                return False
+        elif parent.type not in ("compound_statement", "else_clause"):
+            return False
+        node = parent
+    return True

@@ -46,6 +46,7 @@ SHAPES = (
     "skip_last",
     "flat_local",
     "halves",
+    "pack",
 )
 """Loop shapes whose iterations are parallel by construction."""
 
@@ -73,6 +74,7 @@ HAZARDS = (
     "typed_fold",
     "bound_element",
     "local_index",
+    "pack_near",
 )
 """Hazards: loops whose iterations depend on each other, so no annotation is sound."""
 
@@ -270,22 +272,74 @@ def _reduction(w: _Writer, shadow: list[str]) -> Snippet:
 
 
 def _scan(w: _Writer, shadow: list[str]) -> Snippet:
+    """A running sum into another array, or a prefix sum as a recurrence: in place (`a[i] +=
+    a[i - 1]`), one element on (`out[i + 1] = out[i] + a[i]`, a CSR row pointer) or both."""
     p, n, t = w.p, w.n, w.rng.choice(("int", "long", "float"))
+    form = w.rng.choice(("running", "in_place", "shifted", "shifted_in_place"))
     decls = f"static {t} {p}a[{n}], {p}out[{n}];"
-    fn = (
-        f"void {p}run(void) {{\n    {t} acc = 0;\n    for (int i = 0; i < {n}; i++) {{\n"
-        f"        acc += {p}a[i];\n        {p}out[i] = acc;\n    }}\n}}"
-    )
+    loop = {
+        "running": (
+            f"{t} acc = 0;\n    for (int i = 0; i < {n}; i++) {{\n"
+            f"        acc += {p}a[i];\n        {p}out[i] = acc;\n    }}"
+        ),
+        "in_place": f"for (int i = 1; i < {n}; i++) {p}a[i] += {p}a[i - 1];",
+        "shifted": (
+            f"{p}out[0] = 0;\n    for (int i = 0; i < {n} - 1; i++) {p}out[i + 1] = {p}out[i] + {p}a[i];"
+        ),
+        "shifted_in_place": f"for (int i = 0; i < {n} - 1; i++) {p}a[i + 1] += {p}a[i];",
+    }[form]
+    fn = f"void {p}run(void) {{\n    {loop}\n}}"
+    printed = f"{p}a" if form.endswith("in_place") else f"{p}out"
     return _snippet(
         w,
         "scan",
-        t,
+        f"{t} {form}",
         decls,
         fn,
         w.fill(f"{p}a", t, str(n)),
         f"{p}run();",
-        w.print_array(f"{p}out", t, str(n)),
+        w.print_array(printed, t, str(n)),
     )
+
+
+def _pack(w: _Writer, shadow: list[str]) -> Snippet:
+    """A compaction: the elements that pass a test packed at a counter (`if (c) out[k++] =
+    e;`), two arrays stored before one increment, or through pointer parameters; the count
+    kept after the loop."""
+    p, n = w.p, w.n
+    m, r = w.rng.choice((2, 3, 5)), w.rng.randrange(2)
+    form = w.rng.choice(("postfix", "block", "pointers"))
+    decls = f"static int {p}a[{n}], {p}out[{n}], {p}at[{n}]; static int {p}cnt;"
+    test = f"{p}a[i] % {m} == {r}" if form != "pointers" else f"a[i] % {m} == {r}"
+    if form == "postfix":
+        fn = (
+            f"void {p}run(void) {{\n    int k = 0;\n    for (int i = 0; i < {n}; i++)\n"
+            f"        if ({test}) {p}out[k++] = {p}a[i] * 3 - i;\n    {p}cnt = k;\n}}"
+        )
+        call = f"{p}run();"
+    elif form == "block":
+        fn = (
+            f"void {p}run(void) {{\n    long k = 0;\n    for (int i = 0; i < {n}; i++) {{\n"
+            f"        int v = {p}a[i] + 1;\n        if ({test}) {{\n"
+            f"            {p}out[k] = v;\n            {p}at[k] = i;\n            ++k;\n"
+            f"        }}\n    }}\n    {p}cnt = (int)k;\n}}"
+        )
+        call = f"{p}run();"
+    else:
+        fn = (
+            f"int {p}run(const int *a, int *out, int n) {{\n    int k = 0;\n"
+            f"    for (int i = 0; i < n; i++) {{\n        if ({test}) out[k++] = a[i];\n    }}\n"
+            f"    return k;\n}}"
+        )
+        call = f"{p}cnt = {p}run({p}a, {p}out, {n});"
+    prints = " ".join(
+        (
+            w.print_array(f"{p}out", "int", str(n)),
+            w.print_array(f"{p}at", "int", str(n)),
+            w.print_scalar(f"{p}cnt", "int"),
+        )
+    )
+    return _snippet(w, "pack", form, decls, fn, w.fill(f"{p}a", "int", str(n)), call, prints)
 
 
 def _search(w: _Writer, shadow: list[str], exit_by: str) -> Snippet:
@@ -1067,12 +1121,20 @@ def _scatter(w: _Writer, shadow: list[str]) -> Snippet:
 
 def _wrap_or_swap(w: _Writer, shadow: list[str]) -> Snippet:
     """A modular index reaching the next element, a conditional recurrence, an anti-dependence,
-    swaps of mirrored elements over the whole range, or halves that overlap (`b[i + h]` for
-    `i <= h`: iteration 0 writes what iteration `h` reads)."""
+    swaps of mirrored elements over the whole range, halves that overlap (`b[i + h]` for
+    `i <= h`: iteration 0 writes what iteration `h` reads), or near misses of a prefix sum
+    in place or one element on (a distance of two, the next element added in place, a
+    difference, the previous element as the term too)."""
     p, n = w.p, w.n
     decls = f"static unsigned {p}a[{n}], {p}b[{n}];"
-    kind = w.rng.choice(("wrap", "conditional", "anti", "swap", "half_past"))
+    kind = w.rng.choice(
+        ("wrap", "conditional", "anti", "swap", "half_past", "far", "next", "minus", "twice")
+    )
     body, lo, hi = {
+        "far": (f"{p}b[i + 1] = {p}b[i - 1] + {p}a[i];", "1", f"{n} - 1"),
+        "next": (f"{p}b[i] += {p}b[i + 1];", "0", f"{n} - 1"),
+        "minus": (f"{p}b[i] -= {p}b[i - 1];", "1", str(n)),
+        "twice": (f"{p}b[i + 1] = {p}b[i] + {p}b[i];", "0", f"{n} - 1"),
         "wrap": (f"{p}b[(i + 1) % {n}] = {p}b[i] * 3u + 1u;", "0", str(n)),
         "conditional": (f"if ({p}a[i] & 1u) {p}b[i] = {p}b[i - 1] * 3u + {p}a[i];", "1", str(n)),
         "anti": (f"{p}b[i] = {p}b[i + 1] * 3u + {p}a[i];", "0", f"{n} - 1"),
@@ -1095,6 +1157,33 @@ def _wrap_or_swap(w: _Writer, shadow: list[str]) -> Snippet:
         f"{p}run();",
         w.print_array(f"{p}b", "unsigned", str(n)),
     )
+
+
+def _pack_near(w: _Writer, shadow: list[str]) -> Snippet:
+    """Near misses of a compaction: packing in place (`b[k++] = b[i]`: an iteration reads what
+    another stores), a store every iteration whose counter moves only on some (the last
+    store at a count wins), a packed array that is the input one element on, the count read
+    by every iteration."""
+    p, n = w.p, w.n
+    kind = w.rng.choice(("in_place", "every", "aliased", "counted"))
+    decls = f"static unsigned {p}a[{n}], {p}b[{n}], {p}c[{n}];"
+    body = {
+        "in_place": f"if ({p}b[i] & 1u) {p}b[k++] = {p}b[i];",
+        "every": f"{{ {p}b[k] = {p}a[i]; k += {p}a[i] & 1u; }}",
+        "aliased": f"if ({p}a[i] & 1u) q[k++] = {p}b[i] + 1u;",
+        "counted": f"{{ if ({p}a[i] & 1u) {p}b[k++] = {p}a[i]; {p}c[i] = (unsigned)k; }}",
+    }[kind]
+    alias = f"unsigned *q = {p}b + 1;\n    " if kind == "aliased" else ""
+    top = f"{n} - 1" if kind == "aliased" else str(n)
+    fn = (
+        f"void {p}run(void) {{\n    {alias}int k = 0;\n"
+        f"    for (int i = 0; i < {top}; i++) {body}\n}}"
+    )
+    init = w.fill(f"{p}a", "unsigned", str(n)) + "\n" + w.fill(f"{p}b", "unsigned", str(n))
+    prints = " ".join(
+        (w.print_array(f"{p}b", "unsigned", str(n)), w.print_array(f"{p}c", "unsigned", str(n)))
+    )
+    return _snippet(w, "pack_near", kind, decls, fn, init, f"{p}run();", prints)
 
 
 def _skip_last(w: _Writer, shadow: list[str]) -> Snippet:
@@ -1282,6 +1371,8 @@ TEMPLATES: dict[str, Callable[[_Writer, list[str]], Snippet]] = {
     "flat_local": _flat_local,
     "halves": _halves,
     "local_index": _local_index,
+    "pack": _pack,
+    "pack_near": _pack_near,
 }
 
 

@@ -714,6 +714,53 @@ def test_recurrences_without_braces_run_as_blocked_scans() -> None:
         assert _run(out, threads=threads, language="c") == sequential
 
 
+def test_recurrences_in_place_and_one_element_on_run_as_blocked_scans() -> None:
+    """`a[i] += a[i - 1]`, `rp[i + 1] = rp[i] + count[i]` (a CSR row pointer), `c[k + 1] +=
+    c[k]`, a running product in place and terms reading the element's own value: scans whose
+    running value starts from the element before the first iteration's; a loop reading the
+    next element (`e[i] = e[i - 1] + e[i + 1]`) is none."""
+    source = (Path(__file__).parent / "programs" / "shifted_recurrences.c").read_text()
+    program = analyse(source, Language.C)
+    loops = [lp for lp in annotatable(program) if lp.dependence.scan is not None]
+    assert [(lp.dependence.scan.var, lp.dependence.scan.offset) for lp in loops] == [
+        ("a", 0),
+        ("rp", 1),
+        ("c", 1),
+        ("b", 0),
+        ("d", 0),
+        ("f", 0),
+    ]
+    assert not any(lp.dependence.scan for lp in program.loops if lp.line == 31)
+    out = apply_choices(source, program, default_choices(loops))
+    assert "rp_run = rp[(0)];" in out and "{ a_run = a_run + (a[i]); a[i] = a_run; }" in out
+    sequential = _run(source, threads=1, language="c")
+    for threads in (2, 3, 4):
+        assert _run(out, threads=threads, language="c") == sequential
+
+
+def test_compactions_run_as_blocked_scans_of_their_counters() -> None:
+    """`if (c) y[k++] = e;`, two arrays stored before one `k++`, a store in an `else` after a
+    `continue`, through pointer parameters (a run-time check that the packed run and the
+    input do not overlap): the first pass counts with the stores removed, the second stores
+    from the count of the blocks before; in-place packing and a store every iteration whose
+    counter moves only on some are no compactions."""
+    source = (Path(__file__).parent / "programs" / "packs.c").read_text()
+    program = analyse(source, Language.C)
+    loops = [lp for lp in annotatable(program) if lp.dependence.scan is not None]
+    assert [(lp.dependence.scan.var, lp.dependence.scan.packs) for lp in loops] == [
+        ("k", ("y",)),
+        ("k", ("z", "w")),
+        ("c", ("d",)),
+    ]
+    assert all(lp.dependence.overlap_checks for lp in loops[:2])
+    assert not any(lp.dependence.scan for lp in program.loops if lp.line in (50, 53))
+    out = apply_choices(source, program, default_choices(loops))
+    assert "{ if (x[i] % 3 == 0) k++; }" in out
+    sequential = _run(source, threads=1, language="c")
+    for threads in (1, 2, 3, 4):
+        assert _run(out, threads=threads, language="c") == sequential
+
+
 COUNTERS = """#include <stdio.h>
 int main(int argc, char **argv) {
     int n = 100000 + argc, i, j, k, m;

@@ -429,6 +429,177 @@ CASES = [
         scan=("p", "+"),
     ),
     Case(
+        "a prefix sum in place: the term is the element's own value",
+        CPP,
+        "void f(std::vector<long> &a) {\n  for (size_t i = 1; i < a.size(); ++i) a[i] += a[i - 1];\n}",
+        "carried",
+        reason="a[i] is a[i - 1] + a term (a recurrence)",
+        scan=("a", "+"),
+    ),
+    Case(
+        "a CSR row pointer from counts: a recurrence one element on",
+        C,
+        "void f(int n, const int *count, int *rp) { rp[0] = 0;\n"
+        "  for (int i = 0; i < n; ++i) rp[i + 1] = rp[i] + count[i];\n}",
+        "carried",
+        reason="rp[i + 1] is rp[i] + a term (a recurrence)",
+        scan=("rp", "+"),
+    ),
+    Case(
+        "a running product in place one element on, term spelled as the whole element",
+        CPP,
+        "void f(std::vector<int> &a, int n) {\n"
+        "  for (int k = 0; k < n; k++) a[k + 1] = a[k + 1] * a[k];\n}",
+        "carried",
+        reason="a[k + 1] is a[k] * a term (a recurrence)",
+        scan=("a", "*"),
+    ),
+    Case(
+        "a difference in place is no recurrence a scan computes",
+        CPP,
+        "void f(std::vector<long> &a) {\n  for (size_t i = 1; i < a.size(); ++i) a[i] -= a[i - 1];\n}",
+        "carried",
+    ),
+    Case(
+        "a term reading the next element is no recurrence",
+        CPP,
+        "void f(std::vector<long> &a) {\n"
+        "  for (int i = 1; i < (int)a.size() - 1; ++i) a[i] = a[i - 1] + a[i + 1];\n}",
+        "carried",
+    ),
+    Case(
+        "one element on, a term reading the previous element again is no recurrence",
+        C,
+        "void f(int n, int *a) {\n  for (int i = 0; i < n; ++i) a[i + 1] = a[i] + a[i];\n}",
+        "carried",
+    ),
+    Case(
+        "in place with more than the previous element added is no recurrence matched",
+        C,
+        "void f(int n, int *a) {\n  for (int i = 1; i < n; ++i) a[i] += a[i - 1] + 1;\n}",
+        "carried",
+    ),
+    Case(
+        "one element on, the previous element read again by another statement",
+        C,
+        "void f(int n, const int *x, int *a, int *b) {\n"
+        "  for (int i = 0; i < n; ++i) { a[i + 1] = a[i] + x[i]; b[i] = a[i]; }\n}",
+        "carried",
+    ),
+    Case(
+        "one element on over a stride of two reads elements no iteration writes",
+        C,
+        "void f(int n, const int *x, int *a) {\n"
+        "  for (int i = 0; i < n; i += 2) a[i + 1] = a[i] + x[i];\n}",
+        "carried",
+    ),
+    Case(
+        "a compaction: elements packed at a counter the storing iterations count up",
+        CPP,
+        "size_t f(std::vector<int> const& x, std::vector<int> &y) { size_t k = 0;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) { if (x[i] > 0) y[k++] = x[i]; }\n  return k; }",
+        "carried",
+        reason="y packed at k",
+        scan=("k", "+"),
+    ),
+    Case(
+        "a compaction of two arrays, the counter incremented after both stores",
+        C,
+        "int f(int n, const int *x, int *y, int *z) { int k = 0;\n"
+        "  for (int i = 0; i < n; i++) { int v = x[i] * 2; if (v > 3) { y[k] = v; z[k] = i; ++k; } }\n"
+        "  return k; }",
+        "carried",
+        reason="y, z packed at k",
+        scan=("k", "+"),
+    ),
+    Case(
+        "a compaction whose counter is also read elsewhere is none",
+        C,
+        "int f(int n, const int *x, int *y, int *z) { int k = 0;\n"
+        "  for (int i = 0; i < n; i++) { if (x[i] > 0) y[k++] = x[i]; z[i] = k; }\n  return k; }",
+        "carried",
+    ),
+    Case(
+        "packing in place is no compaction: an iteration reads what another stores",
+        CPP,
+        "size_t f(std::vector<int> &x) { size_t k = 0;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) { if (x[i] > 0) x[k++] = x[i]; }\n  return k; }",
+        "carried",
+    ),
+    Case(
+        "a store every iteration whose counter moves only on some is no compaction",
+        C,
+        "int f(int n, const int *x, int *y) { int k = 0;\n"
+        "  for (int i = 0; i < n; i++) { y[k] = x[i]; k += x[i] > 0; }\n  return k; }",
+        "carried",
+    ),
+    Case(
+        "a counter stepped by two is no compaction matched",
+        C,
+        "int f(int n, const int *x, int *y) { int k = 0;\n"
+        "  for (int i = 0; i < n; i++) { if (x[i] > 0) { y[k] = x[i]; k += 2; } }\n  return k; }",
+        "carried",
+    ),
+    Case(
+        "a store after the increment is no compaction matched",
+        C,
+        "int f(int n, const int *x, int *y) { int k = 0;\n"
+        "  for (int i = 0; i < n; i++) { if (x[i] > 0) { k++; y[k] = x[i]; } }\n  return k; }",
+        "carried",
+    ),
+    Case(
+        "stores in an inner loop are no compaction of the outer one",
+        C,
+        "int f(int n, const int *x, int *y) { int k = 0;\n"
+        "  for (int i = 0; i < n; i++) { for (int j = 0; j < 2; j++) if (x[i] > j) y[k++] = j; }\n"
+        "  return k; }",
+        "carried",
+    ),
+    Case(
+        "a store in the condition of an if is no compaction",
+        C,
+        "int f(int n, const int *x, int *y) { int k = 0;\n"
+        "  for (int i = 0; i < n; i++) { if (x[i] > 0 && (y[k++] = x[i])) { } }\n  return k; }",
+        "carried",
+    ),
+    Case(
+        "one array stored twice at the counter is no compaction",
+        C,
+        "int f(int n, const int *x, int *y) { int k = 0;\n"
+        "  for (int i = 0; i < n; i++) { if (x[i] > 0) { y[k] = x[i]; y[k] = 1; k++; } }\n"
+        "  return k; }",
+        "carried",
+    ),
+    Case(
+        "a value stored that reads the counter is no compaction matched",
+        C,
+        "int f(int n, const int *x, int *y) { int k = 0;\n"
+        "  for (int i = 0; i < n; i++) { if (x[i] > 0) { y[k] = k; k++; } }\n  return k; }",
+        "carried",
+    ),
+    Case(
+        "a floating-point counter is no compaction",
+        C,
+        "int f(int n, const int *x, int *y) { double k = 0;\n"
+        "  for (int i = 0; i < n; i++) { if (x[i] > 0) { y[(int)k] = x[i]; k++; } }\n"
+        "  return (int)k; }",
+        "carried",
+    ),
+    Case(
+        "a counter whose address is taken is no compaction",
+        C,
+        "int f(int n, const int *x, int *y) { int k = 0; int *p = &k;\n"
+        "  for (int i = 0; i < n; i++) { if (x[i] > 0) y[k++] = x[i]; }\n  return *p; }",
+        "carried",
+    ),
+    Case(
+        "a write to another array before the packing statement is no compaction",
+        C,
+        "int f(int n, const int *x, int *y, int *z) { int k = 0;\n"
+        "  for (int i = 0; i < n; i++) { z[i] = 1; if (x[i] > 0) y[k++] = x[i]; }\n  return k; }",
+        "carried",
+    ),
+    Case(
         "a difference is no recurrence a scan computes",
         CPP,
         "void f(std::vector<double> const& x, std::vector<double> &y) {\n"

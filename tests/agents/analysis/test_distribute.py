@@ -86,6 +86,12 @@ CASES = {
     "mpi_plates.c": (Language.C, {"L1", "L4", "L6"}, ""),
     # prefix sums and a running product as recurrences of one statement without braces
     "recurrences.c": (Language.C, {"L1", "L2", "L3", "L4"}, ""),
+    # the same in place (`a[i] += a[i - 1]`) and one element on (a CSR row pointer, `rp[i + 1]
+    # = rp[i] + count[i]`, gathered from its first + 1); not a loop reading the next element
+    "shifted_recurrences.c": (Language.C, {f"L{k}" for k in range(1, 9)}, ""),
+    # compactions (`if (c) y[k++] = e;`): each rank stores its run from the count of the
+    # ranks before it, and every rank gets every run; not in-place packing
+    "packs.c": (Language.C, {"L1", "L2", "L3", "L4", "L5"}, ""),
     # searches that set scalars where they leave (`{ found = i; break; }`), in a helper and
     # in main; a histogram whose bin is a local the body computes
     "mpi_found.cpp": (Language.CPP, {"L1", "L2", "L5", "L6"}, ""),

@@ -1431,6 +1431,83 @@ int main() {{
     _emulate(source, written, check, tmp_path, concurrent=True)
 
 
+_IN_PLACE_SCANS = {
+    "a prefix sum in place": (
+        "void f(std::vector<long long> &x) {\n"
+        "  for (size_t i = 1; i < x.size(); ++i) x[i] += x[i - 1];\n}\n",
+        "long long",
+        0,
+    ),
+    "a running product in place, its first iteration its own": (
+        "void f(std::vector<unsigned> &x) {\n  for (size_t i = 0; i < x.size(); ++i) {\n"
+        "    if (i == 0) x[i] = 1; else x[i] *= x[i - 1];\n  }\n}\n",
+        "unsigned",
+        0,
+    ),
+    "a term reading the element's own value": (
+        "void f(std::vector<long> &x) {\n  for (size_t i = 1; i < x.size(); ++i) {\n"
+        "    x[i] = x[i - 1] + (2 * x[i] - 1);\n  }\n}\n",
+        "long",
+        0,
+    ),
+    "a CSR row pointer in place, one element on": (
+        "void f(std::vector<int> &x) {\n"
+        "  for (int k = 0; k < (int)x.size() - 1; ++k) x[k + 1] += x[k];\n}\n",
+        "int",
+        0,
+    ),
+    "a CSR row pointer from counts, its first element stored": (
+        "void f(std::vector<int> const &count, std::vector<int> &x) {\n  x[0] = 0;\n"
+        "  for (size_t i = 0; i < count.size(); ++i) {\n    x[i + 1] = x[i] + count[i];\n"
+        "  }\n}\n",
+        "int",
+        1,
+    ),
+}
+"""Recurrences in place (`x[i] += x[i - 1]`, the term the element's own value) and one element
+on (`x[i + 1] = x[i] + count[i]`): the running value starts from the element before the first
+iteration's (`x[first + offset - 1]`), and only the iteration's own element is read."""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("case", sorted(_IN_PLACE_SCANS))
+def test_an_in_place_or_shifted_recurrence_kernel_gives_the_sequential_values(
+    case: str, tmp_path: Path
+) -> None:
+    source, kind, counts = _IN_PLACE_SCANS[case]
+    signature = (
+        f"__global__ void f(const {kind} *count, {kind} *x, size_t N)"
+        if counts
+        else f"__global__ void f({kind} *x, size_t N)"
+    )
+    written = kernel(source, analyse(source, Language.CPP), "f", signature)
+    assert "pf_cuda_block_scan" in written
+    call = "f(count, want)" if counts else "f(want)"
+    launch = "pf_gpu::f(count.data(), got.data(), n)" if counts else "pf_gpu::f(got.data(), n)"
+    check = f"""
+int main() {{
+    for (size_t n : {{1, 2, 9, 5000}}) {{
+        std::vector<{kind}> count(n), want(n + 1);
+        for (size_t i = 0; i < n; i++) count[i] = ({kind})((i * 7919 % 7) % 3);
+        for (size_t i = 0; i <= n; i++) want[i] = ({kind})((i * 7919 % 5) % 3 + 3 - i % 2);
+        if (!{counts}) want.pop_back();
+        const std::vector<{kind}> start = want;
+        {call};
+        for (auto &shape : PF_SHAPES) {{
+            for (int twice = 0; twice < 2; twice++) {{
+                std::vector<{kind}> got = start;
+                pf_launch(shape[0], shape[1], [&] {{ {launch}; }});
+                if (got != want) return 1;
+            }}
+        }}
+    }}
+    return 0;
+}}
+"""
+    _emulate(source, written, check, tmp_path)
+    _emulate(source, written, check, tmp_path, concurrent=True)
+
+
 @pytest.mark.parametrize(
     ("source", "signature", "why"),
     [
@@ -1466,6 +1543,21 @@ int main() {{
             "  return s;\n}\n",
             "__global__ void f(const int *x, int *y, size_t N, int *total)",
             "",
+        ),
+        (  # a compaction: a scan of its counter whose tiles would need the count first
+            "void f(std::vector<int> const &x, std::vector<int> &y) {\n  size_t k = 0;\n"
+            "  for (size_t i = 0; i < x.size(); ++i) {\n    if (x[i] > 0) y[k++] = x[i];\n"
+            "  }\n}\n",
+            "__global__ void f(const int *x, int *y, size_t N)",
+            "compaction",
+        ),
+        (  # the function's own array has no device copy: an in-place term cannot read it
+            "long long f(std::vector<long long> const &x) {\n  long long sum = 0;\n"
+            "  std::vector<long long> p(x.size());\n"
+            "  for (size_t i = 1; i < x.size(); ++i) {\n    p[i] += p[i - 1];\n"
+            "    sum += p[i];\n  }\n  return sum;\n}\n",
+            "__global__ void f(const long long *x, size_t N, long long *total)",
+            "read as an array",
         ),
         (  # a scan that also sums before its running value: both passes would count it
             "long long f(std::vector<long long> const &x, std::vector<long long> &y) {\n"

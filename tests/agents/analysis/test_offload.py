@@ -467,15 +467,20 @@ def test_a_scan_runs_as_terms_cubs_scan_and_the_rest_of_its_body(tmp_path: Path)
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs the CUDA toolkit")
-def test_prefix_sums_written_as_recurrences_run_as_cubs_scans(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("name", "scans"), [("recurrences.c", 3), ("shifted_recurrences.c", 6)])
+def test_prefix_sums_written_as_recurrences_run_as_cubs_scans(
+    name: str, scans: int, tmp_path: Path
+) -> None:
     """`p[i] = p[i - 1] + x[i]` (without braces, a running product whose first iteration is
-    its own, a floating sum): written with running values of their own, which the host runs
-    to the same output, they become CUB's scans like any running value, and build."""
-    source = (Path(__file__).parent / "programs" / "recurrences.c").read_text()
+    its own, a floating sum; in place, `a[i] += a[i - 1]`, and one element on, a CSR row
+    pointer `rp[i + 1] = rp[i] + count[i]`): written with running values of their own, which
+    the host runs to the same output, they become CUB's scans like any running value (each
+    term taken before the scan writes the array), and build."""
+    source = (Path(__file__).parent / "programs" / name).read_text()
     program = analyse(source, Language.C)
     assert not any(loop.dependence.scan for loop in offloadable(source, program))
     lowered, _, offered = with_most_loops(source, program, offloadable, counted=True)
-    assert sum(1 for loop in offered if loop.dependence.scan) == 3
+    assert sum(1 for loop in offered if loop.dependence.scan) == scans
     outputs = []
     for name, text in (("seq", source), ("running", lowered)):
         (tmp_path / f"{name}.c").write_text(text)
@@ -485,7 +490,7 @@ def test_prefix_sums_written_as_recurrences_run_as_cubs_scans(tmp_path: Path) ->
         outputs.append(subprocess.run([str(tmp_path / name)], capture_output=True, text=True))
     assert outputs[0].stdout == outputs[1].stdout and outputs[0].stdout.count("\n") == 8
     seed = kit(Target.CUDA).seed(source, program)
-    assert seed is not None and seed.count("cub::DeviceScan::InclusiveScan(NULL") == 3
+    assert seed is not None and seed.count("cub::DeviceScan::InclusiveScan(NULL") == scans
     (tmp_path / "main.cu").write_text(seed)
     built = subprocess.run(
         ["nvcc", "-O2", "-arch=sm_90", "-o", str(tmp_path / "main"), str(tmp_path / "main.cu")],
@@ -609,3 +614,15 @@ def test_a_search_kernel_notes_the_first_iteration_that_leaves(tmp_path: Path) -
     emulation = (Path(__file__).parent / "programs" / "cuda_emulation.hpp").read_text()
     program = f"{emulation}\n#define PF_FIND pf_cuda_kernel_0\n{found}\n{_SEARCHES}"
     _runs_emulated(tmp_path, "search", program)
+
+
+def test_a_compaction_gets_no_kernel_and_says_so() -> None:
+    """`if (c) y[k++] = e;` is a scan of its counter for OpenMP and MPI; the CUDA tools write
+    no kernel for it yet, and say why (not a kernel whose first pass misses the count)."""
+    source = (Path(__file__).parent / "programs" / "packs.c").read_text()
+    program = analyse(source, Language.C)
+    root = syntax_tree(source, Language.C).root_node
+    packs = [loop for loop in program.loops if loop.dependence.scan and loop.dependence.scan.packs]
+    assert len(packs) == 3
+    assert all("compaction" in (why_not(root, program, loop) or "") for loop in packs)
+    assert not {loop.id for loop in packs} & {loop.id for loop in offloadable(source, program)}
