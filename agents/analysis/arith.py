@@ -16,7 +16,7 @@ from tree_sitter import Node
 from agents.analysis.declared import Declared
 from agents.analysis.model import Dependence
 from agents.analysis.parse import canon, declared_name, function_params, text, unwrap, walk
-from agents.analysis.reductions import match_best_update, match_reduction
+from agents.analysis.reductions import match_best_update, match_recurrence, match_reduction
 
 _FLOATING = {"float": 1, "double": 2, "longdouble": 3}
 _INTEGER_BITS = {
@@ -106,13 +106,47 @@ def declared_types(root: Node, definition: Node, known: Declared) -> dict[str, A
     return found
 
 
-def mixed_types(body: Node, verdict: Dependence, types: dict[str, Arith]) -> Dependence | None:
-    """An unknown verdict when a reduction or argmin/argmax of `verdict` computes in another
-    type than its variable: a min/max whose comparison converts the variable (`int m` against
-    `unsigned`), or an integer sum or product of floating-point terms."""
+def mixed_types(
+    body: Node, verdict: Dependence, types: dict[str, Arith], var: str | None = None
+) -> Dependence | None:
+    """An unknown verdict when a reduction, argmin/argmax or scan of `verdict` computes in
+    another type than its variable: a min/max whose comparison converts the variable (`int m`
+    against `unsigned`), an integer sum or product of floating-point terms (also a running
+    value's, or a recurrence's into an integer array: `a[i] = a[i - 1] + b[i] / 128.0` rounds
+    at every step), a `bool` that sums (it saturates), or a compaction's counter narrower than
+    the loop it counts (`unsigned char k` wraps, two stores land on one element). `var`: the
+    loop's counter, which a recurrence is over."""
     folded = {r.var: r.op for r in verdict.reductions}
     best = {b.best for b in verdict.best_updates}
     problems: list[str] = []
+    scan = verdict.scan
+    if scan is not None and not scan.recurrence and not scan.packs:
+        folded[scan.var] = scan.op
+    if scan is not None and scan.var in types:
+        mine = types[scan.var]
+        if mine.bits == 1 and scan.op in ("+", "*"):
+            problems.append(f"{scan.var} is a bool: each step saturates, so the order matters")
+        if scan.packs and (
+            mine.floating
+            or mine.bits < 32
+            or (
+                mine.unsigned
+                and mine.bits < 64
+                and (var not in types or types[var].bits > mine.bits)
+            )
+        ):
+            problems.append(
+                f"{scan.var} counts in a type narrower than the loop it counts: it may wrap and "
+                "two iterations store the same element"
+            )
+    if scan is not None and scan.recurrence and scan.var in types and var is not None:
+        for node in walk(body):
+            matched = match_recurrence(node, var) if node.type in _STATEMENTS else None
+            if matched is None or matched.array != scan.var:
+                continue
+            parts = [matched.term, *([matched.first[2]] if matched.first else [])]
+            for part in parts:
+                problems += _judge(scan.var, scan.op, part, types)
     for node in walk(body):
         found = (
             match_reduction(node) if node.type in ("expression_statement", "if_statement") else None
@@ -132,6 +166,9 @@ def mixed_types(body: Node, verdict: Dependence, types: dict[str, Arith]) -> Dep
     if not problems:
         return None
     return Dependence(kind="unknown", reason="; ".join(dict.fromkeys(problems)))
+
+
+_STATEMENTS = frozenset({"expression_statement", "if_statement"})
 
 
 def _judge(name: str, op: str, statement: Node, types: dict[str, Arith]) -> list[str]:

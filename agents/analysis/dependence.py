@@ -131,7 +131,11 @@ def dependence(
     ]
     best_updates, grouped = _best_updates(everything, facts)
     events = [e for e in everything if e.name not in grouped]
-    scan = _recurrence(var, events, statements, lower) if repeatable and stride == 1 else None
+    scan = (
+        _recurrence(var, events, statements, lower, scope.packed)
+        if repeatable and stride == 1
+        else None
+    )
     if scan is not None and not cpp and scan.op not in ("+", "*"):
         scan = None
     if scan is not None:
@@ -722,7 +726,11 @@ def _scan_reason(scan: Scan, var: str) -> str:
 
 
 def _recurrence(
-    var: str, events: list[AccessEvent], statements: Sequence[Node], lower: str | None
+    var: str,
+    events: list[AccessEvent],
+    statements: Sequence[Node],
+    lower: str | None,
+    scope_packed: frozenset[str] = frozenset(),
 ) -> Scan | None:
     """A first-order recurrence `a[i] = a[i - 1] OP e` (`match_recurrence`; its `if (i ==
     lower) a[i] = e0; else ...` form only with the loop's own first value), if it is the only
@@ -745,6 +753,12 @@ def _recurrence(
         return None
     if any(e.indices != (recurrence.index(var),) for e in uses if e is not previous[0]):
         return None  # another element, or the whole array (`a.size()`)
+    if any(
+        e.kind == "write" and e.name != recurrence.array and start <= e.at < end for e in events
+    ):
+        return None  # a term that writes (`a[i - 1] + (b[i] += 1)`): a first pass runs it too
+    if recurrence.array in scope_packed:
+        return None  # bits sharing words (`std::vector<bool>`)
     if any(e.kind == "write" and e.at < start for e in events):
         return None
     return Scan(

@@ -180,8 +180,13 @@ def why_not(program: Program, loop: Loop, root: Node | None = None) -> str | Non
     if dep.scan is not None and (
         loop.range_over is not None
         or (program.language is Language.C and dep.scan.op in ("min", "max"))
+        or dep.last_assigned
+        or dep.best_updates
     ):
-        return "a scan this tool writes no rank-block version of (range-based, or a C min/max)"
+        return (
+            "a scan this tool writes no rank-block version of (range-based, a C min/max, or "
+            "beside a conditional last value or a best)"
+        )
     if dep.first_match and (loop.range_over is not None or loop.counter_type in (None, "auto")):
         return "a search whose counter is not declared with a type in its header"
     if dep.packed:

@@ -115,7 +115,7 @@ from agents.analysis.parse import (
     walk,
 )
 from agents.analysis.purity import is_pure
-from agents.analysis.reductions import match_recurrence, previous_of, shifted
+from agents.analysis.reductions import match_pack, match_recurrence, previous_of, shifted
 from agents.analysis.traversal import traversal_kernel
 
 _MATH = frozenset(
@@ -259,6 +259,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError(f"{function} does more after its loop than return its result")
     returned = returns[0].named_children[0] if returns else None
     gives = text(returned) if returned is not None else ""
+    returns_scan = scan is not None and not scan.recurrence and result is None and gives == scan.var
+    """`return k;` of the scan's running value (a compaction's count, a running sum's total):
+    the block that ends last writes it from the value the last tile passed on."""
     epilogue = None
     if phased:
         if any(_guard_value(g) is not None for g in guards):
@@ -275,7 +278,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         and (not scan.recurrence or scanned is not None)
         and any(
             scan.var in _names(part)
-            for part in [*([returned] if returned else []), *copied, *guards]
+            for part in [*([returned] if returned and not returns_scan else []), *copied, *guards]
         )
     ):
         # the running value (or the function's own array a recurrence fills) lives in the
@@ -285,7 +288,13 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError(f"{function} does not return the last index its loop keeps")
     if dep.best_updates and gives != dep.best_updates[0].others[0]:
         raise AnnotationError(f"{function} does not return the index its argmin keeps")
-    if not kept and returned is not None and not dep.first_match and not phased:
+    if (
+        not kept
+        and returned is not None
+        and not dep.first_match
+        and not phased
+        and not returns_scan
+    ):
         raise AnnotationError(f"{function} returns what its loop does not reduce")
     if dep.first_match and (returned is None or not _exits_return_counter(node, loop)):
         raise AnnotationError(f"{function}'s search does not return the index it finds")
@@ -451,6 +460,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     if (
         dep.first_match
         or kept
+        or returns_scan
         or any(_guard_value(g) is not None for g in guards)
         or (phased and returned is not None)
     ):
@@ -568,6 +578,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
                 scan_store,
                 scanned,
                 folded=result.var if result is not None else None,
+                returned=out if returns_scan else None,
             )
         )
         # a fold's globals (its total) beside the scan's; the kernel's count of finished
@@ -4637,8 +4648,6 @@ def _check_loop(loop: Loop) -> None:
         # the one dependence a scan's tiles resolve (`_scan`), and nothing else kept
         if loop.range_over is not None:
             raise AnnotationError("a scan over a range, not a counted loop")
-        if dep.scan.packs:
-            raise AnnotationError("a compaction (stores at a running count) gets no kernel yet")
         if (
             shapes > len(dep.reductions)
             or len(dep.reductions) > 1
@@ -5359,6 +5368,9 @@ class _ScanParts:
     folded: str | None = None
     """The reduction the loop also folds (`sum += y[i];`), renamed to each thread's partial:
     the tiles' second pass folds it, and the kernel's fold combines the partials after."""
+    returned: KernelParam | None = None
+    """The result pointer the function's `return k;` of the running value goes to: the block
+    that ends last writes the value the last tile passed on (the start where no tile ran)."""
 
 
 _SCAN_ITEMS = 8
@@ -5416,6 +5428,8 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
     var = loop.var
     written = {a.name for a in loop.writes if a.is_array}
     for access in (*loop.reads, *loop.writes):
+        if access.name in scan.packs:
+            continue  # stored at the running count, which tiles take in turn
         own = (
             access.indices == (shifted(var, scan.offset),)
             if scan.recurrence and access.name == scan.var
@@ -5433,6 +5447,19 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
         raise AnnotationError("the scan's body is not the block the analysis found")
     functor = f"pf_cuda_{_OP_NAMES[scan.op]}_f()"
     input_phase = [_rewrite(st, edits) for st in statements[: scan.split]]
+    if scan.packs:
+        # a compaction's first pass counts with the stores removed (`if (c) k++;`)
+        split = statements[scan.split]
+        pack = match_pack(split, scan.var)
+        if pack is None or pack.arrays != scan.packs:
+            raise AnnotationError("the compaction is not the one the analysis found")
+        for array in pack.arrays:
+            param = parts.by_name.get(array)
+            if param is None or not param.pointer:
+                raise AnnotationError(f"the compaction's array {array} is not the kernel's")
+        removed = list(pack.counting)
+        kept_edits = [e for e in edits if not any(a <= e[0] and e[1] <= b for a, b, _ in removed)]
+        input_phase.append(_rewrite(split, [*kept_edits, *removed]))
     if scan.recurrence:
         matched = match_recurrence(statements[scan.split], var)
         if matched is None or (matched.first is not None) != scan.first:
@@ -5561,11 +5588,22 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
         "    }\n"
     )
     if parts.folded is None:  # else the fold's last block resets the tickets (`_Fold.resets`)
+        written_back = ""
+        if parts.returned is not None:
+            # the value the last tile passed on, or the start where the loop ran no iteration
+            written_back = (
+                f"        *{parts.returned.name} = ({_element(parts.returned)})"
+                f"(*(volatile unsigned long long *)&pf_scan_passed > 0 ? "
+                f"*(volatile {kind} *)&pf_scan_carry : ({kind})({start}));\n"
+            )
         work += (
             "    if (pf_lane == 0 && pf_cuda_last_block(&pf_kernel_done)) {\n"
+            + written_back
             + _SCAN_RESETS
             + "    }\n"
         )
+    elif parts.returned is not None:
+        raise AnnotationError("the scan's loop folds and returns its running value both")
     return globals_, work
 
 

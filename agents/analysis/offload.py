@@ -64,6 +64,7 @@ from agents.analysis.distribute import (
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import Loop, Program
 from agents.analysis.parse import (
+    body_statements,
     constructed,
     function_definitions,
     function_name,
@@ -72,7 +73,12 @@ from agents.analysis.parse import (
     text,
     walk,
 )
-from agents.analysis.reductions import match_best_update, match_reduction
+from agents.analysis.reductions import (
+    counting_only,
+    match_best_update,
+    match_pack,
+    match_reduction,
+)
 
 PRIVATE_BINS = 2048
 """Histograms with at most this many bins (a literal length) count per block in shared memory
@@ -140,8 +146,6 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
     if loop.trip_count is not None and loop.trip_count < SHORT:
         return f"{loop.trip_count} iterations, fewer than a kernel launch pays for"
     node = _for_node(root, loop)
-    if dep.scan is not None and dep.scan.packs:
-        return "a compaction (stores at a running count), which gets no kernel yet"
     if dep.scan is not None:
         try:
             _scan_parts(node, loop, _declared_types(root, _definition(root, loop.function)))
@@ -163,6 +167,12 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
     if any(r.op in ("&&", "||") for r in dep.reductions):
         return "a logical reduction (a one-byte value the device cannot update atomically)"
     definition = _definition(root, loop.function)
+    declared = _declared_types(root, definition)
+    for name in [*(r.var for r in dep.reductions), *(h.var for h in dep.array_reductions)]:
+        width = _narrow_width(declared.get(name, ""))
+        if width is not None:
+            # the device's atomics take 4- and 8-byte values (a build failure, as it was)
+            return f"a reduction into {name}, of {width}-byte values the device cannot update atomically"
     try:
         names = _free_names(root, definition, node, loop)
         _histogram_updates(node, loop)
@@ -180,6 +190,21 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
     kept = [(u.best, *u.others) for u in dep.best_updates]
     if any(kinds.get(name) != "scalar" for names_kept in kept for name in names_kept):
         return "an argmin/argmax keeping something other than the function's own scalars"
+    return None
+
+
+_NARROW = {"char": 1, "bool": 1, "_Bool": 1, "short": 2, "int8_t": 1, "int16_t": 2}
+
+
+def _narrow_width(declared: str) -> int | None:
+    """The size of a declared type's (element) values when narrower than 4 bytes (`unsigned
+    char`, `short`, `std::vector<uint8_t>`, `bool`), else None."""
+    element = re.search(r"<\s*([^<>,]+?)\s*(?:,[^<>]*)?>", declared)
+    words = (element.group(1) if element else declared).replace("std::", "").split()
+    words = [w.removeprefix("u") if w.endswith("_t") else w for w in words]
+    for word in words:
+        if word in _NARROW:
+            return _NARROW[word]
     return None
 
 
@@ -538,6 +563,24 @@ def _collapsible(program: Program, loop: Loop, node: Node) -> tuple[Loop, Node] 
     return inner, inner_node
 
 
+def _trip(loop: Loop, first: str, count: str) -> list[str]:
+    """Host code declaring `first` (the counter's first value) and `count` (the iterations) of
+    a loop counted up or down by one, by its own test in its counter's type: the last value
+    the test takes is the bound, or one short of it (`i < n / 3.0` with `n` 1 runs once, as
+    `i >= 0.5` counting down from 0 runs none), and none where the first value fails it."""
+    named = loop.declared_type or loop.counter_type
+    typed = named if named not in (None, "auto") else f"decltype({loop.lower})"
+    down = loop.test in (">", ">=")
+    last = f"{count}_last"
+    return [
+        f"long long {first} = (long long)({loop.lower});",
+        f"long long {last} = (long long)({loop.upper});",
+        f"if (!(({typed}){last} {loop.test} ({loop.upper}))) {last} {'+' if down else '-'}= 1;",
+        f"long long {count} = " + (f"{first} + 1 - {last};" if down else f"{last} + 1 - {first};"),
+        f"if (!(({typed})({loop.lower}) {loop.test} ({loop.upper}))) {count} = 0;",
+    ]
+
+
 def _grid_stride(bound: str) -> str:
     """The opening line of a kernel's grid-stride loop over `pf_k` below `bound`."""
     return (
@@ -685,26 +728,13 @@ def _kernel(
         ]
     )
     indent = _indent(raw, node)
-    plus_one = " + 1" if loop.test in ("<=", ">=") else ""
-    count = (
-        f"{tag}_first - (long long)({loop.upper}){plus_one}"
-        if sign == "-"
-        else f"(long long)({loop.upper}){plus_one} - {tag}_first"
-    )
     host = [
         f"{{ /* loop {loop.id} runs as {kernel} */",
-        f"long long {tag}_first = (long long)({loop.lower});",
-        f"long long {tag}_count = {count};",
+        *_trip(loop, f"{tag}_first", f"{tag}_count"),
     ]
     total = f"{tag}_count"
     if collapsed:
-        inner = collapsed[0]
-        inner_plus = " + 1" if inner.test == "<=" else ""
-        host += [
-            f"long long {tag}_ifirst = (long long)({inner.lower});",
-            f"long long {tag}_icount = (long long)({inner.upper}){inner_plus} - {tag}_ifirst;",
-            f"if ({tag}_icount < 0) {tag}_icount = 0;",
-        ]
+        host += _trip(collapsed[0], f"{tag}_ifirst", f"{tag}_icount")
         total = f"{tag}_count * {tag}_icount"
     host += [f"if ({total} > 0) {{"]
     written = {w.name for w in loop.writes} | {a.var for a in dep.array_reductions}
@@ -816,13 +846,29 @@ def _arguments(
 
 def _scan_parts(
     node: Node, loop: Loop, types: dict[str, str] | None = None
-) -> tuple[Node, str, list[Node]]:
+) -> tuple[Node | None, str, list[Node]]:
     """A scan this tool runs on the device: its body's first statement adds (or multiplies)
     a term into the running value (`acc += x[i];`, the term not reading it), and the rest
-    only read the running value (`y[i] = acc;`): the term, the operator, the rest."""
+    only read the running value (`y[i] = acc;`): the term, the operator, the rest. A
+    compaction (`if (c) y[k++] = e;`, its counter an integer): no term, `+`, the whole body
+    (`_scan_kernels` counts each iteration's stores with them removed)."""
     dep = loop.dependence
     scan = dep.scan
     body = node.child_by_field_name("body")
+    if scan is not None and scan.packs:
+        if dep.reductions or dep.array_reductions or dep.best_updates or dep.lastprivate:
+            raise AnnotationError("a compaction that also folds or keeps other values")
+        if dep.last_assigned or dep.first_match:
+            raise AnnotationError("a compaction that also keeps a last value")
+        kind = " ".join(
+            (types or {}).get(scan.var, "").replace("volatile", "").replace("const", "").split()
+        )
+        if kind not in _INTEGRAL:
+            raise AnnotationError(f"a compaction counting in {kind or 'an unknown type'}")
+        statements = body_statements(body)
+        if len(statements) <= scan.split or match_pack(statements[scan.split], scan.var) is None:
+            raise AnnotationError("the compaction is not the one the analysis found")
+        return None, "+", statements
     if scan is None or body is None or body.type != "compound_statement":
         raise AnnotationError("a scan whose body is not a block")
     if (
@@ -929,6 +975,24 @@ def _scan_kernels(
         )
         for statement in rest
     )
+    if term is None:
+        # A compaction: an iteration's term is how many times it counts (its statements up
+        # to the one that stores, the stores removed, from a count of 0); the rest kernel
+        # runs the whole body from the count before it (the prefix of the iterations before).
+        split = rest[scan.split]
+        pack = match_pack(split, acc)
+        assert pack is not None
+        counting = " ".join(
+            [*(_segment(raw, st, []) for st in rest[: scan.split]), counting_only(split, pack)]
+        )
+        terms_line = f"{{ pf_cuda_A {acc} = (pf_cuda_A)0; {counting} pf_terms[pf_k] = {acc}; }}"
+        start_line = (
+            f"pf_cuda_A {acc} = pf_before + (pf_k > 0 ? pf_terms[pf_k - 1] : (pf_cuda_A)0);"
+        )
+        rest_text = "\n        ".join(_segment(raw, st, []) for st in rest)
+    else:
+        terms_line = f"pf_terms[pf_k] = (pf_cuda_A)({text(term)});"
+        start_line = f"pf_cuda_A pf_acc = pf_before {op} pf_terms[pf_k];"
     definition = "\n".join(
         [
             f"/* Loop {loop.id} of {loop.function}(), a scan of {acc}: each iteration's term, "
@@ -941,7 +1005,7 @@ def _scan_kernels(
             + ") {",
             stride,
             f"        {counter}",
-            f"        pf_terms[pf_k] = (pf_cuda_A)({text(term)});",
+            f"        {terms_line}",
             "    }",
             "}",
             f"template <{classes}>",
@@ -958,14 +1022,13 @@ def _scan_kernels(
             + ") {",
             stride,
             f"        {counter}",
-            f"        pf_cuda_A pf_acc = pf_before {op} pf_terms[pf_k];",
+            f"        {start_line}",
             f"        {rest_text}",
             "    }",
             "}",
         ]
     )
     indent = _indent(raw, node)
-    plus_one = " + 1" if loop.test == "<=" else ""
     written = {w.name for w in loop.writes}
     kept = [n for n in names if n.name != acc]
     copies, args, back = _arguments(kept, tag, written)
@@ -976,8 +1039,7 @@ def _scan_kernels(
     blocks = f"{tag}_blocks"
     host = [
         f"{{ /* loop {loop.id} runs as {terms_kernel}, CUB's scan and {rest_kernel} */",
-        f"long long {tag}_first = (long long)({loop.lower});",
-        f"long long {tag}_count = (long long)({loop.upper}){plus_one} - {tag}_first;",
+        *_trip(loop, f"{tag}_first", f"{tag}_count"),
         f"if ({tag}_count > 0 && {tag}_count <= 2147483647LL) {{",
         f"    typedef typename std::remove_cv<typename std::remove_reference<decltype({acc})>::type>"
         f"::type {kind};",

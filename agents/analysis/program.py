@@ -275,8 +275,11 @@ def _loops(
             if head.canonical and head.var is not None
             else Dependence(kind="unknown", reason=f"not in OpenMP canonical form: {head.why}")
         )
-        if (verdict.parallelisable or verdict.first_match) and inner is not None:
-            # a search runs every iteration up to its bound too: the same checks hold it
+        if (
+            verdict.parallelisable or verdict.first_match or verdict.scan is not None
+        ) and inner is not None:
+            # a search runs every iteration up to its bound too, and a scan's first pass runs
+            # part of each iteration again: the same checks hold them
             search = verdict.first_match
             kinds, ranged = storage_kinds(scope), _ranged_references(node)
             verdict = (
@@ -284,7 +287,7 @@ def _loops(
                 or _hidden_calls(inner, facts, reading, types)
                 or _shadowed(inner, facts)
                 or _counter_hidden(inner, head.var)
-                or mixed_types(inner, verdict, types)
+                or mixed_types(inner, verdict, types, head.var)
                 or _bound_reads(node, facts, scope, verdict, ranged, reads, containers)
                 or _ranged_reads(node, facts, kinds, verdict, ranged)
                 or _unseen_reads(inner, facts, reads, kinds, verdict, replaced)
@@ -515,6 +518,10 @@ def _declared_kind(declarator: Node | None, type_node: Node, known: Declared) ->
             return "pointer"
         return "array" if inner is not None and inner.type == "identifier" else "grid"
     if declarator.type == "identifier" and container:
+        return "container"
+    if declarator.type == "function_declarator" and container and in_body(declarator):
+        # `std::vector<int> x(n);`, which the parser reads as a function declaration (a
+        # function returning a container, declared inside another, would be rare)
         return "container"
     if declarator.type == "identifier" and known.resolve(shown) == "auto":
         return "auto"

@@ -1124,13 +1124,17 @@ def _wrap_or_swap(w: _Writer, shadow: list[str]) -> Snippet:
     swaps of mirrored elements over the whole range, halves that overlap (`b[i + h]` for
     `i <= h`: iteration 0 writes what iteration `h` reads), or near misses of a prefix sum
     in place or one element on (a distance of two, the next element added in place, a
-    difference, the previous element as the term too)."""
+    difference, the previous element as the term too, a term that writes)."""
     p, n = w.p, w.n
     decls = f"static unsigned {p}a[{n}], {p}b[{n}];"
     kind = w.rng.choice(
-        ("wrap", "conditional", "anti", "swap", "half_past", "far", "next", "minus", "twice")
-    )
+        (
+            "wrap", "conditional", "anti", "swap", "half_past", "far", "next", "minus", "twice",
+            "writes",
+        )
+    )  # fmt: skip
     body, lo, hi = {
+        "writes": (f"{p}b[i] = {p}b[i - 1] + ({p}a[i] += 1u);", "1", str(n)),
         "far": (f"{p}b[i + 1] = {p}b[i - 1] + {p}a[i];", "1", f"{n} - 1"),
         "next": (f"{p}b[i] += {p}b[i + 1];", "0", f"{n} - 1"),
         "minus": (f"{p}b[i] -= {p}b[i - 1];", "1", str(n)),
@@ -1163,20 +1167,22 @@ def _pack_near(w: _Writer, shadow: list[str]) -> Snippet:
     """Near misses of a compaction: packing in place (`b[k++] = b[i]`: an iteration reads what
     another stores), a store every iteration whose counter moves only on some (the last
     store at a count wins), a packed array that is the input one element on, the count read
-    by every iteration."""
+    by every iteration, a counter that wraps (an `unsigned char`)."""
     p, n = w.p, w.n
-    kind = w.rng.choice(("in_place", "every", "aliased", "counted"))
+    kind = w.rng.choice(("in_place", "every", "aliased", "counted", "narrow"))
     decls = f"static unsigned {p}a[{n}], {p}b[{n}], {p}c[{n}];"
     body = {
         "in_place": f"if ({p}b[i] & 1u) {p}b[k++] = {p}b[i];",
         "every": f"{{ {p}b[k] = {p}a[i]; k += {p}a[i] & 1u; }}",
         "aliased": f"if ({p}a[i] & 1u) q[k++] = {p}b[i] + 1u;",
         "counted": f"{{ if ({p}a[i] & 1u) {p}b[k++] = {p}a[i]; {p}c[i] = (unsigned)k; }}",
+        "narrow": f"if ({p}a[i] & 1u) {p}b[k++] = {p}a[i] + (unsigned)i;",
     }[kind]
     alias = f"unsigned *q = {p}b + 1;\n    " if kind == "aliased" else ""
     top = f"{n} - 1" if kind == "aliased" else str(n)
+    counter = "unsigned char" if kind == "narrow" else "int"  # wraps at 256: stores collide
     fn = (
-        f"void {p}run(void) {{\n    {alias}int k = 0;\n"
+        f"void {p}run(void) {{\n    {alias}{counter} k = 0;\n"
         f"    for (int i = 0; i < {top}; i++) {body}\n}}"
     )
     init = w.fill(f"{p}a", "unsigned", str(n)) + "\n" + w.fill(f"{p}b", "unsigned", str(n))

@@ -38,11 +38,11 @@ def test_the_generator_covers_every_shape_and_hazard_in_both_languages() -> None
     forms = {s.detail.split()[1] for p in programs for s in p.snippets if s.klass == "scan"}
     assert forms == {"running", "in_place", "shifted", "shifted_in_place"}
     near = {s.detail for p in programs for s in p.snippets if s.klass == "wrap_or_swap"}
-    assert {"far", "next", "minus", "twice"} <= near
+    assert {"far", "next", "minus", "twice", "writes"} <= near
     packs = {s.detail for p in programs for s in p.snippets if s.klass == "pack"}
     assert packs == {"postfix", "block", "pointers"}
     misses = {s.detail for p in programs for s in p.snippets if s.klass == "pack_near"}
-    assert misses == {"in_place", "every", "aliased", "counted"}
+    assert misses == {"in_place", "every", "aliased", "counted", "narrow"}
 
 
 def test_snippets_know_whether_they_are_parallel() -> None:

@@ -761,6 +761,41 @@ def test_compactions_run_as_blocked_scans_of_their_counters() -> None:
         assert _run(out, threads=threads, language="c") == sequential
 
 
+SIZED_VECTORS = """#include <cstdio>
+#include <vector>
+int main() {
+    const int n = 100003;
+    std::vector<unsigned> x(n), y(n);
+    for (int i = 0; i < n; i++) x[i] = (unsigned)(((long)i * 7919) % 1009);
+    unsigned *q = y.data();
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (x[i] % 3u != 0u) q[k++] = x[i];
+    unsigned *p = x.data();
+    for (int i = 0; i < n - 1; i++) p[i] = x[i + 1] + 1u;
+    unsigned long long h = 0;
+    for (int i = 0; i < n; i++) h = h * 31u + x[i] + 7u * y[i];
+    std::printf("%d %llu\\n", k, h);
+    return 0;
+}
+"""
+
+
+def test_a_vector_declared_with_its_size_is_checked_through_its_data() -> None:
+    """`std::vector<unsigned> x(n)` (which the parser reads as a function declaration) is a
+    container: a pointer into it is kept apart from it by a check on `x.data()`, which
+    compiles (it was `x + 1`, which does not), holds for the compaction into `y` and fails
+    for `p = x.data()`, whose loop then runs as written."""
+    program = analyse(SIZED_VECTORS, Language.CPP)
+    loops = annotatable(program)
+    checks = [c for lp in loops for c in lp.dependence.overlap_checks]
+    assert checks and all("x.data()" in c for c in checks if "x" in c)
+    out = apply_choices(SIZED_VECTORS, program, default_choices(loops))
+    sequential = _run(SIZED_VECTORS, threads=1)
+    for threads in (1, 2, 4):
+        assert _run(out, threads=threads) == sequential
+
+
 COUNTERS = """#include <stdio.h>
 int main(int argc, char **argv) {
     int n = 100000 + argc, i, j, k, m;

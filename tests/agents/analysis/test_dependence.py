@@ -600,6 +600,102 @@ CASES = [
         "carried",
     ),
     Case(
+        "a recurrence whose term writes is no scan: a first pass would write it again",
+        C,
+        "void f(int n, unsigned *a, unsigned *b) {\n"
+        "  for (int i = 1; i < n; i++) a[i] = a[i - 1] + (b[i] += 1u);\n}",
+        "carried",
+    ),
+    Case(
+        "a recurrence's first iteration that writes is no scan",
+        C,
+        "void f(int n, unsigned *a, unsigned *b) {\n  for (int i = 1; i < n; i++)\n"
+        "    if (i == 1) a[i] = b[i]++; else a[i] = a[i - 1] + b[i];\n}",
+        "carried",
+    ),
+    Case(
+        "a recurrence calling a helper that reads the array it writes",
+        C,
+        "static unsigned a[1000], b[1000];\nstatic unsigned prev(int i) { return a[i - 1]; }\n"
+        "void f(void) {\n  for (int i = 1; i < 1000; i++) a[i] = a[i - 1] + prev(i);\n}",
+        "unknown",
+        reason="calls prev, which reads a, which the loop writes",
+    ),
+    Case(
+        "a compaction calling a helper that reads the array it packs into",
+        C,
+        "static unsigned x[1000], y[1000];\nstatic unsigned get(int i) { return y[i]; }\n"
+        "int f(void) { int k = 0;\n"
+        "  for (int i = 0; i < 1000; i++) if (x[i] > 300u) y[k++] = get(i);\n  return k; }",
+        "unknown",
+        reason="calls get, which reads y, which the loop writes",
+    ),
+    Case(
+        "a compaction counting in an unsigned char wraps: two stores on one element",
+        C,
+        "int f(int n, const unsigned *x, unsigned *y) { unsigned char k = 0;\n"
+        "  for (int i = 0; i < n; i++) if (x[i] & 1u) y[k++] = x[i];\n  return k; }",
+        "unknown",
+        reason="narrower than the loop it counts",
+    ),
+    Case(
+        "a compaction counting in a short wraps too",
+        C,
+        "int f(int n, const unsigned *x, unsigned *y) { short k = 0;\n"
+        "  for (int i = 0; i < n; i++) if (x[i] & 1u) y[k++] = x[i];\n  return k; }",
+        "unknown",
+        reason="narrower than the loop it counts",
+    ),
+    Case(
+        "a compaction counting in an unsigned int over a size_t loop may wrap",
+        C,
+        "#include <stddef.h>\n"
+        "unsigned f(size_t n, const unsigned *x, unsigned *y) { unsigned k = 0;\n"
+        "  for (size_t i = 0; i < n; i++) if (x[i] & 1u) y[k++] = x[i];\n  return k; }",
+        "unknown",
+        reason="narrower than the loop it counts",
+    ),
+    Case(
+        "a compaction counting in an unsigned int over an int loop",
+        C,
+        "unsigned f(int n, const unsigned *x, unsigned *y) { unsigned k = 0;\n"
+        "  for (int i = 0; i < n; i++) if (x[i] & 1u) y[k++] = x[i];\n  return k; }",
+        "carried",
+        reason="y packed at k",
+        scan=("k", "+"),
+    ),
+    Case(
+        "an integer recurrence of floating-point terms rounds at every step",
+        C,
+        "void f(int n, int *a, const int *b) {\n"
+        "  for (int i = 1; i < n; i++) a[i] = a[i - 1] + b[i] / 128.0;\n}",
+        "unknown",
+        reason="integer accumulating floating-point terms",
+    ),
+    Case(
+        "an integer running value of floating-point terms rounds at every step",
+        C,
+        "void f(int n, const int *x, int *y) { int s = 0;\n"
+        "  for (int i = 0; i < n; i++) { s += x[i] * 0.5; y[i] = s; }\n}",
+        "unknown",
+        reason="integer accumulating floating-point terms",
+    ),
+    Case(
+        "a recurrence over bools saturates",
+        C,
+        "void f(int n, _Bool *a, const int *x) {\n"
+        "  for (int i = 1; i < n; i++) a[i] = a[i - 1] + x[i];\n}",
+        "unknown",
+        reason="a bool",
+    ),
+    Case(
+        "a recurrence over a std::vector<bool>'s bits is no scan",
+        CPP,
+        "#include <vector>\nvoid f(std::vector<bool> &v, const std::vector<bool> &w) {\n"
+        "  for (size_t i = 1; i < v.size(); ++i) v[i] = v[i - 1] * w[i];\n}",
+        "carried",
+    ),
+    Case(
         "a difference is no recurrence a scan computes",
         CPP,
         "void f(std::vector<double> const& x, std::vector<double> &y) {\n"

@@ -1037,3 +1037,21 @@ def test_rows_through_locals_are_divided_and_gathered_by_row(tmp_path: Path) -> 
     assert set(outer) <= _offered(LOCAL_ROWS), {i: why_not(program, program.loop(i)) for i in outer}
     rewritten = distribute(LOCAL_ROWS, program, outer)
     _prints_as_sequential(tmp_path, LOCAL_ROWS, rewritten, Language.C, "", RANKS)
+
+
+def test_a_scan_beside_a_conditional_last_value_is_not_divided() -> None:
+    """A running value (or a compaction, or a recurrence) and `if (c) found = i;` in one loop:
+    the rank-block rewrite of the one would edit inside the other's, so the tool refuses it
+    (its code did not build) and says why."""
+    source = (
+        "int f(int n, const int *x, int *y) { int k = 0, found = -1;\n"
+        "  for (int i = 0; i < n; i++) { if (x[i] > 0) y[k++] = x[i]; if (x[i] == 3) found = i; }\n"
+        "  return k + found; }\n"
+        "long g(int n, const int *x, long *s) { int found = -1; long acc = 0;\n"
+        "  for (int i = 0; i < n; i++) { acc += x[i]; s[i] = acc; if (x[i] == 3) found = i; }\n"
+        "  return acc + found; }\n"
+    )
+    program = analyse(source, Language.C)
+    scans = [loop for loop in program.loops if loop.dependence.scan is not None]
+    assert len(scans) == 2 and all(loop.dependence.last_assigned for loop in scans)
+    assert all("conditional last value" in (why_not(program, loop) or "") for loop in scans)

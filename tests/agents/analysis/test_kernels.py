@@ -1508,6 +1508,89 @@ int main() {{
     _emulate(source, written, check, tmp_path, concurrent=True)
 
 
+_RETURNED_SCANS = {
+    "a compaction returning its count": (
+        "size_t f(std::vector<int> const &x, std::vector<int> &y) {\n  size_t k = 0;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) {\n    if (x[i] % 3 != 0) y[k++] = x[i] * 2;\n"
+        "  }\n  return k;\n}\n",
+        "size_t",
+    ),
+    "packed from a count of three, in an else after a continue": (
+        "int f(std::vector<int> const &x, std::vector<int> &y) {\n  int k = 3;\n"
+        "  for (int i = 0; i < (int)x.size(); i++) {\n    int v = x[i] - 1;\n"
+        "    if (v > 400) continue;\n    if (v < -300) {\n    } else {\n"
+        "      y[k] = v;\n      ++k;\n    }\n  }\n  return k;\n}\n",
+        "int",
+    ),
+    "a compaction that returns nothing": (
+        "void f(std::vector<int> const &x, std::vector<int> &y) {\n  long k = 0;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) {\n    if (x[i] & 1) {\n"
+        "      y[k] = x[i];\n      k = k + 1;\n    }\n  }\n}\n",
+        "void",
+    ),
+    "a running sum returned beside its values": (
+        "int f(std::vector<int> const &x, std::vector<int> &y) {\n  int s = 5;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) {\n    s += x[i];\n    y[i] = s;\n  }\n"
+        "  return s;\n}\n",
+        "int",
+    ),
+}
+"""Scans whose running value the function returns (a compaction's count, a running sum's
+total: written by the block that ends last, the start where the loop ran no iteration), and
+compactions (`if (c) y[k++] = e;`: the tiles' first pass counts with the stores removed)."""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("case", sorted(_RETURNED_SCANS))
+def test_a_compaction_or_a_returned_running_value_gives_the_sequential_result(
+    case: str, tmp_path: Path
+) -> None:
+    source, kind = _RETURNED_SCANS[case]
+    returns = kind != "void"
+    signature = "__global__ void f(const int *x, int *y, size_t N" + (
+        f", {kind} *out)" if returns else ")"
+    )
+    written = kernel(source, analyse(source, Language.CPP), "f", signature)
+    assert "pf_cuda_block_scan" in written
+    want_call = f"{kind} want = f(x, wy);" if returns else "f(x, wy);"
+    launch = (
+        "pf_gpu::f(x.data(), gy.data(), n, &got)"
+        if returns
+        else "pf_gpu::f(x.data(), gy.data(), n)"
+    )
+    compare = "if (got != want) return 2;" if returns else ""
+    check = f"""
+int main() {{
+    for (size_t n : {{0, 1, 2, 9, 5000}}) {{
+        std::vector<int> x(n), wy(n + 3, -7);
+        for (size_t i = 0; i < n; i++) x[i] = (int)((i * 7919) % 1009) - 500;
+        {want_call}
+        for (auto &shape : PF_SHAPES) {{
+            for (int twice = 0; twice < 2; twice++) {{
+                std::vector<int> gy(n + 3, -7);
+                {kind if returns else "int"} got = 99;
+                pf_launch(shape[0], shape[1], [&] {{ {launch}; }});
+                if (gy != wy) return 1;
+                {compare}
+            }}
+        }}
+    }}
+    return 0;
+}}
+"""
+    _emulate(source, written, check, tmp_path)
+    _emulate(source, written, check, tmp_path, concurrent=True)
+    if shutil.which("nvcc") is not None and case.startswith("a compaction returning"):
+        (tmp_path / "kernel.cu").write_text(written)
+        built = subprocess.run(
+            ["nvcc", "-c", "-arch=sm_90", "-o", str(tmp_path / "kernel.o"), str(tmp_path / "kernel.cu")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )  # fmt: skip
+        assert built.returncode == 0, built.stderr[-2000:]
+
+
 @pytest.mark.parametrize(
     ("source", "signature", "why"),
     [
@@ -1529,7 +1612,7 @@ int main() {{
             "  for (size_t i = 0; i < x.size(); ++i) {\n    s += x[i] * 0.5;\n    y[i] = s;\n"
             "  }\n}\n",
             "__global__ void f(const int *x, int *y, size_t N)",
-            "floating term",
+            "accumulating floating-point terms",
         ),
         (  # a floating-point product regrouped can overflow where the sequential one does not
             "void f(std::vector<float> const &x, std::vector<float> &y) {\n  float p = 1;\n"
@@ -1537,19 +1620,19 @@ int main() {{
             "__global__ void f(const float *x, float *y, size_t N)",
             "floating-point product",
         ),
-        (  # the running value also read after the loop: nothing returns it from the tiles
+        (  # the running value returned and also read after the loop
             "int f(std::vector<int> const &x, std::vector<int> &y) {\n  int s = 0;\n"
             "  for (size_t i = 0; i < x.size(); ++i) {\n    s += x[i];\n    y[i] = s;\n  }\n"
-            "  return s;\n}\n",
+            "  return s * 2;\n}\n",
             "__global__ void f(const int *x, int *y, size_t N, int *total)",
             "",
         ),
-        (  # a compaction: a scan of its counter whose tiles would need the count first
-            "void f(std::vector<int> const &x, std::vector<int> &y) {\n  size_t k = 0;\n"
-            "  for (size_t i = 0; i < x.size(); ++i) {\n    if (x[i] > 0) y[k++] = x[i];\n"
-            "  }\n}\n",
-            "__global__ void f(const int *x, int *y, size_t N)",
-            "compaction",
+        (  # a compaction into an array the kernel does not take as a pointer
+            "size_t f(std::vector<int> const &x) {\n  std::vector<int> y(x.size());\n"
+            "  size_t k = 0;\n  for (size_t i = 0; i < x.size(); ++i) {\n"
+            "    if (x[i] > 0) y[k++] = x[i];\n  }\n  return k;\n}\n",
+            "__global__ void f(const int *x, size_t N, size_t *count)",
+            "",
         ),
         (  # the function's own array has no device copy: an in-place term cannot read it
             "long long f(std::vector<long long> const &x) {\n  long long sum = 0;\n"
