@@ -2311,6 +2311,12 @@ def running_recurrences(source: str, program: Program, function: str) -> tuple[s
             continue
         if scan.op not in ("+", "*") or loop.var is None or loop.test != "<":
             continue
+        if loop.dependence.overlap_checks and any(
+            a.is_array and a.name != scan.var for a in loop.writes
+        ):
+            # another array the loop writes may be the recurrence's (`b[i] = a[i] ^ 5` with
+            # `b == a`): the element the next iteration reads is then not the running value
+            continue
         node = _for_node(body, loop)
         statements = body_statements(node.child_by_field_name("body"))
         matched = match_recurrence(statements[0], loop.var) if statements else None

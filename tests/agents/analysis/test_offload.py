@@ -646,7 +646,8 @@ EMULATED_PROGRAMS = {
         for name in (
             "count_down.c", "mpi_argmins.c", "mpi_down.c", "mpi_folds.c", "mpi_grids.c",
             "mpi_last.c", "mpi_plates.c", "mpi_search.c", "mpi_structs.c", "mpi_sweeps.c",
-            "mpi_uneven.c", "packs.c", "recurrences.c", "search.c", "shifted_recurrences.c",
+            "mpi_uneven.c", "packs.c", "recurrence_aliases.c", "recurrences.c", "search.c",
+            "shifted_recurrences.c",
             "images.cpp", "mpi_found.cpp", "ref_params.cpp", "graphs/histogram.c",
             "graphs/map.c", "graphs/reduce.c", "graphs/scan.c", "graphs/stencil.c",
         )
@@ -683,8 +684,10 @@ def test_a_whole_program_on_the_emulated_device_prints_what_it_prints_sequential
     calls and its launches emulated on the host (`cuda_runtime_emulation.hpp`: blocks in
     turn, a block's threads as fibers), prints what the sequential program prints. This
     found a loop with a bound that is not an integer (`i < n / 3.0`) counted short, and a
-    one-byte xor fold that did not build. Compactions (packs.c) and in-place and shifted
-    prefix sums (shifted_recurrences.c) run as CUB's scans here."""
+    one-byte xor fold that did not build, and a prefix sum written with a running value while
+    its loop also writes an array that may be the same (recurrence_aliases.c, a hostile
+    probe's). Compactions (packs.c) and in-place and shifted prefix sums
+    (shifted_recurrences.c) run as CUB's scans here."""
     folder = GRAPH_PROGRAMS if name.startswith("graphs/") else Path(__file__).parent / "programs"
     path = folder / name.removeprefix("graphs/")
     language = Language.C if path.suffix == ".c" else Language.CPP
