@@ -1806,6 +1806,19 @@ static inline int pf_mpi_halo_nb(void *pf_mpi_base, long long pf_mpi_count, size
     MPI_Waitall(pf_mpi_n, pf_mpi_q, MPI_STATUSES_IGNORE);
     return 1;
 }
+/* Every rank's part of an array, assembled on every rank: rank r's `counts[r]` elements of
+   `unit` bytes from element `displs[r]` of `base` (both lists freed). */
+static inline void pf_mpi_assemble(void *pf_mpi_base, int *pf_mpi_counts, int *pf_mpi_displs,
+                                   size_t pf_mpi_unit) {
+    MPI_Datatype pf_mpi_t;
+    MPI_Type_contiguous((int)pf_mpi_unit, MPI_BYTE, &pf_mpi_t);
+    MPI_Type_commit(&pf_mpi_t);
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, pf_mpi_base, pf_mpi_counts, pf_mpi_displs,
+                   pf_mpi_t, MPI_COMM_WORLD);
+    MPI_Type_free(&pf_mpi_t);
+    free(pf_mpi_counts);
+    free(pf_mpi_displs);
+}
 /* A compaction's runs, assembled on every rank: rank r stored `runs[r]` elements of `unit`
    bytes from element `first` of `base` plus the runs of the ranks before it. */
 static inline void pf_mpi_gather_runs(void *pf_mpi_base, long long pf_mpi_first,
@@ -1820,14 +1833,7 @@ static inline void pf_mpi_gather_runs(void *pf_mpi_base, long long pf_mpi_first,
         pf_mpi_displs[pf_mpi_k] = (int)pf_mpi_at;
         pf_mpi_at += pf_mpi_runs[pf_mpi_k];
     }
-    MPI_Datatype pf_mpi_t;
-    MPI_Type_contiguous((int)pf_mpi_unit, MPI_BYTE, &pf_mpi_t);
-    MPI_Type_commit(&pf_mpi_t);
-    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, pf_mpi_base, pf_mpi_counts, pf_mpi_displs,
-                   pf_mpi_t, MPI_COMM_WORLD);
-    MPI_Type_free(&pf_mpi_t);
-    free(pf_mpi_counts);
-    free(pf_mpi_displs);
+    pf_mpi_assemble(pf_mpi_base, pf_mpi_counts, pf_mpi_displs, pf_mpi_unit);
 }
 /* Every rank's block of a loop's writes, assembled on every rank: `base` is where the loop's
    first iteration writes, `unit` the bytes one iteration writes. */
@@ -1841,14 +1847,7 @@ static inline void pf_mpi_gather(void *pf_mpi_base, long long pf_mpi_count, size
         pf_mpi_counts[pf_mpi_k] = (int)(pf_mpi_q + (pf_mpi_k < pf_mpi_m ? 1 : 0));
         pf_mpi_displs[pf_mpi_k] = (int)(pf_mpi_k * pf_mpi_q + (pf_mpi_k < pf_mpi_m ? pf_mpi_k : pf_mpi_m));
     }
-    MPI_Datatype pf_mpi_t;
-    MPI_Type_contiguous((int)pf_mpi_unit, MPI_BYTE, &pf_mpi_t);
-    MPI_Type_commit(&pf_mpi_t);
-    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, pf_mpi_base, pf_mpi_counts, pf_mpi_displs,
-                   pf_mpi_t, MPI_COMM_WORLD);
-    MPI_Type_free(&pf_mpi_t);
-    free(pf_mpi_counts);
-    free(pf_mpi_displs);
+    pf_mpi_assemble(pf_mpi_base, pf_mpi_counts, pf_mpi_displs, pf_mpi_unit);
 }
 """
 

@@ -196,15 +196,24 @@ def _offset_of(element: Node, var: str) -> int | None:
     return None
 
 
-def _assigned_element(expr: Node, var: str) -> tuple[str, Node, Node, int] | None:
-    """(a, the element, the value, k) when `expr` is `a[var + k] = value`."""
+def _store(expr: Node) -> tuple[Node, Node] | None:
+    """(the element, the value) when `expr` is `a[...] = value`, a plain assignment."""
     if expr.type != "assignment_expression":
         return None
     left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
     operator = expr.child_by_field_name("operator")
     if left is None or right is None or operator is None or text(operator) != "=":
         return None
-    array = _element_of(left) if left.type == "subscript_expression" else None
+    return (left, right) if left.type == "subscript_expression" else None
+
+
+def _assigned_element(expr: Node, var: str) -> tuple[str, Node, Node, int] | None:
+    """(a, the element, the value, k) when `expr` is `a[var + k] = value`."""
+    stored = _store(expr)
+    if stored is None:
+        return None
+    left, right = stored
+    array = _element_of(left)
     offset = _offset_of(left, var)
     if array is None or offset is None:
         return None
@@ -577,14 +586,10 @@ def _is_store(statement: Node, counter: str) -> bool:
 
 def _stored_at(expr: Node, counter: str, postfix: bool) -> str | None:
     """`y` when `expr` is `y[k] = e` (`postfix`: `y[k++] = e`), `e` free of `k` and `y`."""
-    if expr.type != "assignment_expression":
+    stored = _store(expr)
+    if stored is None:
         return None
-    left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
-    operator = expr.child_by_field_name("operator")
-    if left is None or right is None or operator is None or text(operator) != "=":
-        return None
-    if left.type != "subscript_expression":
-        return None
+    left, right = stored
     base = left.child_by_field_name("argument")
     if base is None or unwrap(base).type != "identifier" or _index(left) is None:
         return None

@@ -1048,6 +1048,18 @@ def test_the_launch_model_fails_a_block_tree_without_its_barrier(
         _emulate(t.source, broken, EMULATED["25_reduce_xor"], tmp_path)
 
 
+def _builds_with_nvcc(written: str, tmp_path: Path) -> None:
+    """The kernel compiles with nvcc for the device (an object file: no driver)."""
+    (tmp_path / "kernel.cu").write_text(written)
+    built = subprocess.run(
+        ["nvcc", "-c", "-arch=sm_90", "-o", str(tmp_path / "kernel.o"), str(tmp_path / "kernel.cu")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr[-2000:]
+
+
 _EMULATION_FLAGS = ["g++", "-std=c++20", "-O1", "-pthread"]
 
 
@@ -1581,14 +1593,7 @@ int main() {{
     _emulate(source, written, check, tmp_path)
     _emulate(source, written, check, tmp_path, concurrent=True)
     if shutil.which("nvcc") is not None and case.startswith("a compaction returning"):
-        (tmp_path / "kernel.cu").write_text(written)
-        built = subprocess.run(
-            ["nvcc", "-c", "-arch=sm_90", "-o", str(tmp_path / "kernel.o"), str(tmp_path / "kernel.cu")],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )  # fmt: skip
-        assert built.returncode == 0, built.stderr[-2000:]
+        _builds_with_nvcc(written, tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -2062,14 +2067,7 @@ int main() {{
 """
     _emulate("#include <algorithm>\n#include <cstdint>\n" + source, written, check, tmp_path)
     if shutil.which("nvcc") is not None:
-        (tmp_path / "kernel.cu").write_text(written)
-        built = subprocess.run(
-            ["nvcc", "-c", "-arch=sm_90", "-o", str(tmp_path / "kernel.o"), str(tmp_path / "kernel.cu")],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )  # fmt: skip
-        assert built.returncode == 0, built.stderr[-2000:]
+        _builds_with_nvcc(written, tmp_path)
 
 
 @pytest.mark.parametrize(
