@@ -190,7 +190,7 @@ def dependence(
         if found is not None:
             return found
     carried = exits + carried
-    counted = _fixed_ranges(dict(counters), facts.assigned())
+    counted = _fixed_ranges(dict(counters), facts.assigned(), scope.scalars - scope.integers)
     lengths = {a.var: a.length for a in array_reductions}
     packed_at: dict[str, tuple[str, str]] = {}
     if scan is not None and scan.packs and span is not None:
@@ -1343,15 +1343,27 @@ def _poly(node: ast.expr) -> _Poly | None:
     return None
 
 
+_FLOATING_LITERAL = re.compile(r"(?<![\w.])(?:\d+\.\d*|\.\d+|\d+[eE][-+]?\d+)")
+
+
 def _fixed_ranges(
-    counters: dict[str, tuple[str, str]], assigned: set[str]
+    counters: dict[str, tuple[str, str]],
+    assigned: set[str],
+    not_integers: frozenset[str] = frozenset(),
 ) -> dict[str, tuple[str, str]]:
     """Of `counters` (outermost first, each `lower <= v < upper`), those whose range holds
     for the whole loop, as bounds free of what the loop assigns. A bound that mentions one
     enclosing counter once (`j < i`, a triangle) is affine in it, so its extremes are at that
-    counter's extremes: the range widens to the least lower and the greatest upper bound."""
+    counter's extremes: the range widens to the least lower and the greatest upper bound. A
+    bound that may not be an integer (`n / 3.0`, a `double` name: `not_integers`) bounds
+    nothing: `a + (n / 3.0)` is no pointer, and the last index is not `(n / 3.0) - 1`."""
     fixed: dict[str, tuple[str, str]] = {}
     for counter, (lower, upper) in counters.items():
+        if any(
+            _FLOATING_LITERAL.search(bound) or _mentions_any(bound, set(not_integers))
+            for bound in (lower, upper)
+        ):
+            continue
         outer = set(re.findall(r"[A-Za-z_]\w*", f"{lower} {upper}")) & set(counters)
         if outer - set(fixed) or len(outer) > 1:
             continue

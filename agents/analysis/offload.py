@@ -84,6 +84,10 @@ PRIVATE_BINS = 2048
 """Histograms with at most this many bins (a literal length) count per block in shared memory
 (2048 8-byte bins: 16 KiB of the 48 KiB a block may always have)."""
 
+SHARED_BINS = 2 * PRIVATE_BINS
+"""The most bins one kernel's histograms keep in shared memory together (32 KiB of 8-byte
+bins; the rest of a block's 48 KiB for its folds): four of 2,048 bins did not build."""
+
 BLOCK = 256
 """Threads per block (`PF_CUDA_BLOCK`, defined once, so evolution's block-size mutations find
 it): a power of two, well below every GPU's limit (the block folds take any size)."""
@@ -168,6 +172,15 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
         return "a logical reduction (a one-byte value the device cannot update atomically)"
     definition = _definition(root, loop.function)
     declared = _declared_types(root, definition)
+    used = {text(n) for n in walk(node) if n.type == "identifier"}
+    if (
+        "long double" in text(node)
+        or _LONG_DOUBLE_LITERAL.search(text(node))
+        or any("long double" in declared.get(name, "") for name in used)
+    ):
+        # nvcc computes a `long double` as a `double` in device code: other values, and 8-byte
+        # elements where the host's are 16
+        return "it computes with long double, which the device reads as double"
     for name in [*(r.var for r in dep.reductions), *(h.var for h in dep.array_reductions)]:
         width = _narrow_width(declared.get(name, ""))
         if width is not None:
@@ -192,6 +205,9 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
         return "an argmin/argmax keeping something other than the function's own scalars"
     return None
 
+
+_LONG_DOUBLE_LITERAL = re.compile(r"(?<![\w.])(?:\d+\.\d*|\.\d+|\d+[eE][-+]?\d+)[lL]\b")
+"""A `long double` literal (`0.25L`, `1e3L`; not the integer `10L`)."""
 
 _NARROW = {"char": 1, "bool": 1, "_Bool": 1, "short": 2, "int8_t": 1, "int16_t": 2}
 
@@ -607,12 +623,14 @@ def _kernel(
     body = (collapsed[1] if collapsed else node).child_by_field_name("body")
     assert body is not None
     # Histograms with few bins (a literal length) count per block in shared memory first: one
-    # global update per bin and block instead of one per iteration on the same few addresses.
-    private = {
-        a.var: f"pf_bins{k}"
-        for k, a in enumerate(dep.array_reductions)
-        if a.length.isdigit() and 0 < int(a.length) <= PRIVATE_BINS
-    }
+    # global update per bin and block instead of one per iteration on the same few addresses;
+    # as many as fit in the kernel's budget (`SHARED_BINS`), the others straight into theirs.
+    private: dict[str, str] = {}
+    room = SHARED_BINS
+    for k, a in enumerate(dep.array_reductions):
+        if a.length.isdigit() and 0 < int(a.length) <= min(PRIVATE_BINS, room):
+            private[a.var] = f"pf_bins{k}"
+            room -= int(a.length)
     atomics = []
     for statement, element, value, op in _histogram_updates(node, loop):
         array, _, index = element.partition("[")
@@ -1077,13 +1095,29 @@ def _scan_kernels(
     return definition, _guarded(raw, node, loop, kept, f"\n{indent}".join(host))
 
 
+_OWNING_CALLS = frozenset({"getline", "getdelim", "open_memstream", "open_wmemstream"})
+"""Library functions that `realloc` or `free` memory the program allocated: given managed
+memory, the C library's allocator would take it for its own (a crash)."""
+
+
 def _managed_allocations(root: Node) -> list[tuple[int, int, str]]:
-    """The program's heap calls (`malloc`, `calloc`, `realloc`, `free`) as managed ones."""
+    """The program's heap calls (`malloc`, `calloc`, `realloc`, `free`) as managed ones; as
+    the C library's own (`pf_cuda_c_malloc`: the same conversions a C program's `malloc`
+    needs as C++) where it hands heap memory to a library function that reallocates it
+    (`getline`): its loops over heap memory then run on the device only where it reads host
+    memory."""
+    calls = {
+        text(callee)
+        for node in walk(root)
+        if node.type == "call_expression"
+        and (callee := node.child_by_field_name("function")) is not None
+    }
+    prefix = "pf_cuda_c_" if calls & _OWNING_CALLS else "pf_cuda_"
     edits = []
     for node in walk(root):
         callee = node.child_by_field_name("function") if node.type == "call_expression" else None
         if callee is not None and callee.type == "identifier" and text(callee) in _ALLOCATORS:
-            edits.append((callee.start_byte, callee.end_byte, f"pf_cuda_{text(callee)}"))
+            edits.append((callee.start_byte, callee.end_byte, f"{prefix}{text(callee)}"))
     return edits
 
 
@@ -1158,14 +1192,27 @@ static inline pf_cuda_pointer pf_cuda_calloc(size_t count, size_t size) {
     memset(p.p, 0, count * size);
     return p;
 }
+/* Whether `p` came from pf_cuda_malloc: managed memory (CUDA says so: nothing before a block
+   the C library allocated, `strdup`'s, is read) with the header in front of it. */
+static inline int pf_cuda_ours(const void *p) {
+    cudaPointerAttributes seen;
+    if (cudaPointerGetAttributes(&seen, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (seen.type != cudaMemoryTypeManaged) return 0;
+    struct pf_cuda_block header;
+    memcpy(&header, (const char *)p - 16, sizeof header);
+    return header.magic == PF_CUDA_MAGIC;
+}
 static inline void pf_cuda_free(void *p) {
     if (p == NULL) return;
-    struct pf_cuda_block header;
-    memcpy(&header, (char *)p - 16, sizeof header);
-    if (header.magic == PF_CUDA_MAGIC) PF_CUDA_CHECK(cudaFree((char *)p - 16));
+    if (pf_cuda_ours(p)) PF_CUDA_CHECK(cudaFree((char *)p - 16));
     else free(p);
 }
 static inline pf_cuda_pointer pf_cuda_realloc(void *p, size_t size) {
+    /* memory the C library allocated stays the C library's */
+    if (p != NULL && !pf_cuda_ours(p)) return pf_cuda_pointer{realloc(p, size)};
     pf_cuda_pointer fresh = pf_cuda_malloc(size);
     if (p != NULL) {
         struct pf_cuda_block header;
@@ -1175,6 +1222,16 @@ static inline pf_cuda_pointer pf_cuda_realloc(void *p, size_t size) {
     }
     return fresh;
 }
+/* The C library's heap behind the same conversions, for a program that hands its heap memory
+   to a library function that reallocates it (`getline`). */
+static inline pf_cuda_pointer pf_cuda_c_malloc(size_t size) { return pf_cuda_pointer{malloc(size)}; }
+static inline pf_cuda_pointer pf_cuda_c_calloc(size_t count, size_t size) {
+    return pf_cuda_pointer{calloc(count, size)};
+}
+static inline pf_cuda_pointer pf_cuda_c_realloc(void *p, size_t size) {
+    return pf_cuda_pointer{realloc(p, size)};
+}
+static inline void pf_cuda_c_free(void *p) { free(p); }
 /* Whether the device can read and write memory at `p`: managed or device memory, or any
    memory where the GPU and the system share page tables. */
 static inline int pf_cuda_reachable(const void *p) {

@@ -696,6 +696,14 @@ CASES = [
         "carried",
     ),
     Case(
+        "pointers kept apart only by a bound that is not an integer: no check is written",
+        C,
+        "void f(int *a, const int *b, int n) {\n"
+        "  for (int i = 0; i < n / 3.0; i++) a[i] = b[i] + 1;\n}",
+        "unknown",
+        reason="a and b may overlap",
+    ),
+    Case(
         "a difference is no recurrence a scan computes",
         CPP,
         "void f(std::vector<double> const& x, std::vector<double> &y) {\n"

@@ -6,6 +6,7 @@ same programs on a GPU host (outputs, compute-sanitizer, timing)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -647,6 +648,7 @@ EMULATED_PROGRAMS = {
             "count_down.c", "mpi_argmins.c", "mpi_down.c", "mpi_folds.c", "mpi_grids.c",
             "mpi_last.c", "mpi_plates.c", "mpi_search.c", "mpi_structs.c", "mpi_sweeps.c",
             "mpi_uneven.c", "packs.c", "recurrence_aliases.c", "recurrences.c", "search.c",
+            "getline_heap.c", "library_heap.c",
             "shifted_recurrences.c",
             "images.cpp", "mpi_found.cpp", "ref_params.cpp", "graphs/histogram.c",
             "graphs/map.c", "graphs/reduce.c", "graphs/scan.c", "graphs/stencil.c",
@@ -686,7 +688,9 @@ def test_a_whole_program_on_the_emulated_device_prints_what_it_prints_sequential
     found a loop with a bound that is not an integer (`i < n / 3.0`) counted short, and a
     one-byte xor fold that did not build, and a prefix sum written with a running value while
     its loop also writes an array that may be the same (recurrence_aliases.c, a hostile
-    probe's). Compactions (packs.c) and in-place and shifted prefix sums
+    probe's), and a second probe's: memory the C library reallocates (`getline`) or allocated
+    (`strdup`, then `realloc`) handed to the managed heap's functions (a crash, a read before
+    the block). Compactions (packs.c) and in-place and shifted prefix sums
     (shifted_recurrences.c) run as CUB's scans here."""
     folder = GRAPH_PROGRAMS if name.startswith("graphs/") else Path(__file__).parent / "programs"
     path = folder / name.removeprefix("graphs/")
@@ -722,6 +726,27 @@ def test_a_whole_program_on_the_emulated_device_prints_what_it_prints_sequential
     )
     assert got.returncode == 0, got.stderr[-2000:]
     assert got.stdout == want.stdout and want.stdout
+    if name == "library_heap.c":
+        # nothing before a block the C library allocated is read (a managed block's header)
+        asan = subprocess.run(
+            [
+                "g++", "-std=c++20", "-O1", "-pthread", "-w", "-fsanitize=address",
+                "-I", str(Path(__file__).parent / "programs"),
+                "-o", str(tmp_path / "checked"), str(tmp_path / "device.cpp"), "-lm",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )  # fmt: skip
+        assert asan.returncode == 0, asan.stderr[-3000:]
+        checked = subprocess.run(
+            [str(tmp_path / "checked")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "ASAN_OPTIONS": "detect_leaks=0"},
+        )
+        assert checked.returncode == 0 and checked.stdout == want.stdout, checked.stderr[-3000:]
     if name == "mpi_down.c" and shutil.which("nvcc") is not None:
         # its one-byte xor fold stays on the host: the program builds for the device
         (tmp_path / "main.cu").write_text(seed)
@@ -732,3 +757,57 @@ def test_a_whole_program_on_the_emulated_device_prints_what_it_prints_sequential
             timeout=600,
         )  # fmt: skip
         assert nvcc.returncode == 0, nvcc.stderr[-3000:]
+
+
+FOUR_HISTOGRAMS = """#include <stdio.h>
+static long A[2048], B[2048], C[2048], D[2048];
+static unsigned x[100000];
+int main(void) {
+    for (int i = 0; i < 100000; i++) x[i] = (unsigned)i * 2654435761u;
+    for (int i = 0; i < 100000; i++) {
+        A[x[i] % 2048] += 1;
+        B[(x[i] >> 3) % 2048] += 2;
+        C[(x[i] >> 5) % 2048] += 3;
+        D[(x[i] >> 7) % 2048] += 4;
+    }
+    printf("%ld %ld %ld %ld\\n", A[5], B[7], C[11], D[13]);
+    return 0;
+}
+"""
+LONG_DOUBLES = """#include <stdio.h>
+int main(void) {
+    static long double a[100000];
+    static double b[100000];
+    for (int i = 0; i < 100000; i++) a[i] = (i % 8) * 0.25L;
+    for (int i = 0; i < 100000; i++) b[i] = (i % 8) * 0.25;
+    printf("%Lf %f\\n", a[5], b[5]);
+    return 0;
+}
+"""
+
+
+def test_histograms_share_a_kernels_shared_memory_and_long_doubles_stay_on_the_host(
+    tmp_path: Path,
+) -> None:
+    """Four histograms of 2,048 8-byte bins in one loop: two count in shared memory, two
+    straight into their bins (four took 64 KiB, past a block's 48: the program did not
+    build). A loop computing with `long double` stays on the host (nvcc computes it as a
+    `double` in device code, over 8-byte elements where the host's are 16)."""
+    program = analyse(FOUR_HISTOGRAMS, Language.C)
+    cuda = offload(
+        FOUR_HISTOGRAMS, program, [loop.id for loop in offloadable(FOUR_HISTOGRAMS, program)]
+    )
+    assert cuda.count("__shared__ pf_bins") == 2
+    longs = analyse(LONG_DOUBLES, Language.C)
+    root = syntax_tree(LONG_DOUBLES, Language.C).root_node
+    assert "long double" in (why_not(root, longs, longs.loops[0]) or "")
+    assert why_not(root, longs, longs.loops[1]) is None
+    if shutil.which("nvcc") is not None:
+        (tmp_path / "bins.cu").write_text(cuda)
+        built = subprocess.run(
+            ["nvcc", "-O2", "-arch=sm_90", "-o", str(tmp_path / "bins"), str(tmp_path / "bins.cu")],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )  # fmt: skip
+        assert built.returncode == 0, built.stderr[-3000:]

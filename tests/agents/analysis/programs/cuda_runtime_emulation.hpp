@@ -32,16 +32,24 @@ inline cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr, int) {
     *value = 1;  // the host's memory is the device's: every pointer is reachable
     return cudaSuccess;
 }
-inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *seen, const void *) {
-    seen->type = cudaMemoryTypeManaged;
+// Managed blocks by start, with their sizes: memory anyone else allocated is "unregistered",
+// as CUDA reports host memory (an interior pointer belongs to its block).
+static std::map<const char *, size_t> pf_managed;
+inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *seen, const void *p) {
+    const char *at = (const char *)p;
+    auto after = pf_managed.upper_bound(at);
+    const bool managed = after != pf_managed.begin() && at < std::prev(after)->first + std::prev(after)->second;
+    seen->type = managed ? cudaMemoryTypeManaged : cudaMemoryTypeUnregistered;
     return cudaSuccess;
 }
 template <class T> cudaError_t cudaMallocManaged(T **p, size_t size, unsigned = 1) {
     *p = (T *)calloc(1, size > 0 ? size : 1);  // zeroed: a read before any write shows as 0
+    if (*p != nullptr) pf_managed[(const char *)*p] = size > 0 ? size : 1;
     return *p == nullptr;
 }
 template <class T> cudaError_t cudaMalloc(T **p, size_t size) { return cudaMallocManaged(p, size); }
 inline cudaError_t cudaFree(void *p) {
+    pf_managed.erase((const char *)p);
     free(p);
     return cudaSuccess;
 }
