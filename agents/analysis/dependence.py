@@ -1343,7 +1343,8 @@ def _poly(node: ast.expr) -> _Poly | None:
     return None
 
 
-_FLOATING_LITERAL = re.compile(r"(?<![\w.])(?:\d+\.\d*|\.\d+|\d+[eE][-+]?\d+)")
+FLOATING_LITERAL = re.compile(r"(?<![\w.])(?:\d+\.\d*|\.\d+|\d+[eE][-+]?\d+)")
+"""A floating-point literal (`2.5`, `.5`, `1e3`), not an integer's digits."""
 
 
 def _fixed_ranges(
@@ -1360,7 +1361,7 @@ def _fixed_ranges(
     fixed: dict[str, tuple[str, str]] = {}
     for counter, (lower, upper) in counters.items():
         if any(
-            _FLOATING_LITERAL.search(bound) or _mentions_any(bound, set(not_integers))
+            FLOATING_LITERAL.search(bound) or _mentions_any(bound, set(not_integers))
             for bound in (lower, upper)
         ):
             continue

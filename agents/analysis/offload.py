@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from agents.analysis.annotate import _exits
+from agents.analysis.dependence import FLOATING_LITERAL
 from agents.analysis.distribute import (
     SHORT,
     _declared_types,
@@ -206,7 +207,7 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
     return None
 
 
-_LONG_DOUBLE_LITERAL = re.compile(r"(?<![\w.])(?:\d+\.\d*|\.\d+|\d+[eE][-+]?\d+)[lL]\b")
+_LONG_DOUBLE_LITERAL = re.compile(FLOATING_LITERAL.pattern + r"[lL]\b")
 """A `long double` literal (`0.25L`, `1e3L`; not the integer `10L`)."""
 
 _NARROW = {"char": 1, "bool": 1, "_Bool": 1, "short": 2, "int8_t": 1, "int16_t": 2}
@@ -979,24 +980,11 @@ def _scan_kernels(
     )
     counter = f"{loop.counter_type or 'long long'} {var} = ({loop.counter_type or 'long long'})(pf_first + pf_k);"
     stride = _grid_stride("pf_count")
-    renamed = [
-        (n.start_byte, n.end_byte, "pf_acc")
-        for statement in rest
-        for n in walk(statement)
-        if n.type == "identifier" and text(n) == acc
-    ]
-    rest_text = "\n        ".join(
-        _segment(
-            raw,
-            statement,
-            [e for e in renamed if statement.start_byte <= e[0] < statement.end_byte],
-        )
-        for statement in rest
-    )
     if term is None:
         # A compaction: an iteration's term is how many times it counts (its statements up
         # to the one that stores, the stores removed, from a count of 0); the rest kernel
-        # runs the whole body from the count before it (the prefix of the iterations before).
+        # runs the whole body from the count before it (the prefix of the iterations before),
+        # its counter under its own name.
         split = rest[scan.split]
         pack = match_pack(split, acc)
         assert pack is not None
@@ -1007,10 +995,24 @@ def _scan_kernels(
         start_line = (
             f"pf_cuda_A {acc} = pf_before + (pf_k > 0 ? pf_terms[pf_k - 1] : (pf_cuda_A)0);"
         )
-        rest_text = "\n        ".join(_segment(raw, st, []) for st in rest)
+        renamed = []
     else:
         terms_line = f"pf_terms[pf_k] = (pf_cuda_A)({text(term)});"
         start_line = f"pf_cuda_A pf_acc = pf_before {op} pf_terms[pf_k];"
+        renamed = [
+            (n.start_byte, n.end_byte, "pf_acc")
+            for statement in rest
+            for n in walk(statement)
+            if n.type == "identifier" and text(n) == acc
+        ]
+    rest_text = "\n        ".join(
+        _segment(
+            raw,
+            statement,
+            [e for e in renamed if statement.start_byte <= e[0] < statement.end_byte],
+        )
+        for statement in rest
+    )
     definition = "\n".join(
         [
             f"/* Loop {loop.id} of {loop.function}(), a scan of {acc}: each iteration's term, "

@@ -678,6 +678,21 @@ def emulated(cuda: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _emulation_builds(tmp_path: Path, name: str, *flags: str) -> None:
+    """`device.cpp` (a program `emulated` wrote) builds as `name` with the emulation's header."""
+    built = subprocess.run(
+        [
+            "g++", "-std=c++20", "-O1", "-pthread", "-w", *flags,
+            "-I", str(Path(__file__).parent / "programs"),
+            "-o", str(tmp_path / name), str(tmp_path / "device.cpp"), "-lm",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr[-3000:]
+
+
 @pytest.mark.parametrize("name", sorted(EMULATED_PROGRAMS))
 def test_a_whole_program_on_the_emulated_device_prints_what_it_prints_sequentially(
     name: str, tmp_path: Path
@@ -706,17 +721,7 @@ def test_a_whole_program_on_the_emulated_device_prints_what_it_prints_sequential
         timeout=120,
     )
     (tmp_path / "device.cpp").write_text(emulated(seed))
-    built = subprocess.run(
-        [
-            "g++", "-std=c++20", "-O1", "-pthread", "-w",
-            "-I", str(Path(__file__).parent / "programs"),
-            "-o", str(tmp_path / "device"), str(tmp_path / "device.cpp"), "-lm",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )  # fmt: skip
-    assert built.returncode == 0, built.stderr[-3000:]
+    _emulation_builds(tmp_path, "device")
     given = EMULATED_PROGRAMS[name]
     want = subprocess.run(
         [str(tmp_path / "seq")], input=given, capture_output=True, text=True, timeout=120
@@ -728,17 +733,7 @@ def test_a_whole_program_on_the_emulated_device_prints_what_it_prints_sequential
     assert got.stdout == want.stdout and want.stdout
     if name == "library_heap.c":
         # nothing before a block the C library allocated is read (a managed block's header)
-        asan = subprocess.run(
-            [
-                "g++", "-std=c++20", "-O1", "-pthread", "-w", "-fsanitize=address",
-                "-I", str(Path(__file__).parent / "programs"),
-                "-o", str(tmp_path / "checked"), str(tmp_path / "device.cpp"), "-lm",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )  # fmt: skip
-        assert asan.returncode == 0, asan.stderr[-3000:]
+        _emulation_builds(tmp_path, "checked", "-fsanitize=address")
         checked = subprocess.run(
             [str(tmp_path / "checked")],
             capture_output=True,
@@ -749,14 +744,7 @@ def test_a_whole_program_on_the_emulated_device_prints_what_it_prints_sequential
         assert checked.returncode == 0 and checked.stdout == want.stdout, checked.stderr[-3000:]
     if name == "mpi_down.c" and shutil.which("nvcc") is not None:
         # its one-byte xor fold stays on the host: the program builds for the device
-        (tmp_path / "main.cu").write_text(seed)
-        nvcc = subprocess.run(
-            ["nvcc", "-O2", "-arch=sm_90", "-o", str(tmp_path / "main"), str(tmp_path / "main.cu")],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )  # fmt: skip
-        assert nvcc.returncode == 0, nvcc.stderr[-3000:]
+        _builds(tmp_path, "main", seed)
 
 
 FOUR_HISTOGRAMS = """#include <stdio.h>
@@ -803,11 +791,4 @@ def test_histograms_share_a_kernels_shared_memory_and_long_doubles_stay_on_the_h
     assert "long double" in (why_not(root, longs, longs.loops[0]) or "")
     assert why_not(root, longs, longs.loops[1]) is None
     if shutil.which("nvcc") is not None:
-        (tmp_path / "bins.cu").write_text(cuda)
-        built = subprocess.run(
-            ["nvcc", "-O2", "-arch=sm_90", "-o", str(tmp_path / "bins"), str(tmp_path / "bins.cu")],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )  # fmt: skip
-        assert built.returncode == 0, built.stderr[-3000:]
+        _builds(tmp_path, "bins", cuda)
