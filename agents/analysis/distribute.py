@@ -1080,8 +1080,11 @@ def _column_inside(column: Loop, width: str, shift: int) -> bool:
 def _range(node: Node, loop: Loop, tag: str, cpp: bool) -> list[str]:
     """The opening of a counted loop's divided code: `{tag}_first` and `{tag}_count`, its
     iterations (0 where it does not run, by its own test in its own types: `int i = -1;
-    i < n` with `unsigned n` is false in C, whatever the arithmetic says)."""
+    i < n` with `unsigned n` is false in C, whatever the arithmetic says), from the first
+    value as the counter holds it (`unsigned char c = 260` starts at 4)."""
     lower, upper = loop.lower or "", loop.upper or ""
+    if lower.startswith("{") and lower.endswith("}"):  # `int i{0}`
+        lower = lower[1:-1]
     first, count, last = f"{tag}_first", f"{tag}_count", f"{tag}_top"
     if loop.counter_type not in (None, "auto"):
         typed = loop.counter_type

@@ -832,12 +832,13 @@ class _LoopHead:
             )
         # Iteration k runs where the loop's own test, in its own types, holds for the first
         # iteration (`int i = -1; i < x.size()` runs none) and for k (a bound of 2.5 runs 0, 1
-        # and 2), and k is a value of the counter's type: what the sequential loop runs.
+        # and 2), and k is a value of the counter's type: what the sequential loop runs, from
+        # the first value as the counter holds it (`unsigned char c = 260` starts at 4).
         test = _rewrite_span(node.child_by_field_name("condition"), edits, "")
         _upper_of(test, loop)
         counter, var = _device_type(loop.declared_type or "long long"), loop.var or ""
         prelude = (
-            f"    const long long pf_first = (long long)({_first_of(node, edits, loop)});\n"
+            f"    const long long pf_first = (long long)(({counter})({_first_of(node, edits, loop)}));\n"
             f"    bool pf_runs;\n    {{ {counter} {var} = ({counter})pf_first; pf_runs = ({test}); }}\n"
         )
         return _LoopHead(prelude, test, counter, var, direction="-" if loop.stride == -1 else "+")

@@ -584,13 +584,14 @@ def _trip(loop: Loop, first: str, count: str) -> list[str]:
     """Host code declaring `first` (the counter's first value) and `count` (the iterations) of
     a loop counted up or down by one, by its own test in its counter's type: the last value
     the test takes is the bound, or one short of it (`i < n / 3.0` with `n` 1 runs once, as
-    `i >= 0.5` counting down from 0 runs none), and none where the first value fails it."""
+    `i >= 0.5` counting down from 0 runs none), and none where the first value fails it; the
+    first value is the counter's (`unsigned char c = 260` starts at 4)."""
     named = loop.declared_type or loop.counter_type
     typed = named if named not in (None, "auto") else f"decltype({loop.lower})"
     down = loop.test in (">", ">=")
     last = f"{count}_last"
     return [
-        f"long long {first} = (long long)({loop.lower});",
+        f"long long {first} = (long long)(({typed})({loop.lower}));",
         f"long long {last} = (long long)({loop.upper});",
         f"if (!(({typed}){last} {loop.test} ({loop.upper}))) {last} {'+' if down else '-'}= 1;",
         f"long long {count} = " + (f"{first} + 1 - {last};" if down else f"{last} + 1 - {first};"),

@@ -7,10 +7,12 @@ tool offers and refuses."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -34,12 +36,18 @@ from sandbox.spec import Language, Target
 
 PROGRAMS = Path(__file__).parent / "programs"
 RANKS = (1, 2, 3, 4)
+_SESSIONS = tempfile.mkdtemp(prefix="pf-ompi-")
+"""This process's own base for Open MPI's session directories: two test workers starting
+`mpirun` at once under one base can race to create the same one ("A call to mkdir was
+unable to create the desired directory")."""
+atexit.register(shutil.rmtree, _SESSIONS, True)
 MPI_ENV = {
     **os.environ,
     "OMPI_ALLOW_RUN_AS_ROOT": "1",
     "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
     "OMPI_MCA_btl": "self,vader",
     "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
+    "OMPI_MCA_orte_tmpdir_base": _SESSIONS,
 }
 
 
@@ -92,6 +100,8 @@ CASES = {
     # compactions (`if (c) y[k++] = e;`): each rank stores its run from the count of the
     # ranks before it, and every rank gets every run; not in-place packing
     "packs.c": (Language.C, {"L1", "L2", "L3", "L4", "L5"}, ""),
+    # counters whose first value their type wraps (`unsigned char c = 260` starts at 4)
+    "narrow_counters.c": (Language.C, {"L2", "L3", "L4", "L5", "L6"}, ""),
     # searches that set scalars where they leave (`{ found = i; break; }`), in a helper and
     # in main; a histogram whose bin is a local the body computes
     "mpi_found.cpp": (Language.CPP, {"L1", "L2", "L5", "L6"}, ""),

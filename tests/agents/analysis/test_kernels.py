@@ -1347,7 +1347,7 @@ def test_a_kept_index_kernel_computes_the_functions_result(
             "void f(std::vector<int> &x) {\n"
             "  for (size_t i = x.size() / 2; i < x.size(); ++i) x[i] *= 2;\n}\n",
             "__global__ void f(int *x, size_t N)",
-            ["pf_first = (long long)((size_t)(N) / 2)"],
+            ["pf_first = (long long)((size_t)((size_t)(N) / 2))"],
             ["x.size()"],
         ),
     ],
@@ -1885,6 +1885,14 @@ def test_a_loop_counting_down_keeps_no_order_dependent_result(source: str) -> No
 
 
 _SPELLINGS = {
+    "a counter whose first value its type wraps (`unsigned char c = 260` starts at 4)": (
+        "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+        "  for (unsigned char c = 260; c < x.size() / 8; ++c) y[c] = x[c] * 3;\n}\n",
+        "__global__ void f(const long long *x, long long *y, size_t N)",
+        "std::vector<long long> want(n, 5), got; f(x, want);",
+        "got.assign(n, 5);",
+        "pf_gpu::f(x.data(), got.data(), n);",
+    ),
     "an outer loop's step reading an element its store then zeroes": (
         "void f(std::vector<long long> &x, std::vector<long long> &y) {\n"
         "  for (size_t k = 0; k < 4; ++k) {\n"

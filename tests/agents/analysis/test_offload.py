@@ -161,7 +161,7 @@ def test_a_loop_counting_down_runs_iteration_k_at_its_first_value_less_k() -> No
     cuda = offload(source, analyse(source, Language.C), ["L1", "L2", "L3"])
     assert "int i = (int)(pf_first - pf_k);" in cuda
     assert "size_t i = (size_t)(pf_first - pf_k);" in cuda
-    assert "long long pf_cuda_0_first = (long long)(n - 1);" in cuda
+    assert "long long pf_cuda_0_first = (long long)((int)(n - 1));" in cuda
     # i >= 0: the last value 0; i > 0: 0 fails the test, so the last is 1
     assert "if (!((int)pf_cuda_0_count_last >= (0))) pf_cuda_0_count_last += 1;" in cuda
     assert "long long pf_cuda_0_count = pf_cuda_0_first + 1 - pf_cuda_0_count_last;" in cuda
