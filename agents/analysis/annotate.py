@@ -547,8 +547,17 @@ def _scan_phases(loop: Node, info: Loop) -> list[tuple[Node, str]]:
     assert scan is not None and info.var is not None
     body = loop.child_by_field_name("body")
     statements = body_statements(body)
-    if body is None or len(statements) <= scan.split:
+    if (
+        body is None
+        or len(statements) < scan.split
+        or (len(statements) == scan.split and not scan.exclusive)
+    ):
         raise AnnotationError(f"the loop at line {loop.start_point.row + 1} is not the scan found")
+    if scan.exclusive:
+        # an exclusive scan: the block, then each statement the first pass leaves out (those
+        # reading the value before the update, and the scan phase after it)
+        left_out = [*(statements[k] for k in scan.exclusive), *statements[scan.split :]]
+        return [(body, text(body)), *((n, text(n)) for n in left_out)]
     marked = [(body, text(body)), (statements[scan.split], text(statements[scan.split]))]
     if scan.recurrence:
         matched = match_recurrence(statements[scan.split], info.var)
@@ -629,6 +638,12 @@ def _blocked_scan(
             ]
         whole = f"{before}{update} {element} = {acc};{after}"
         totalling = before + update + "\n" + indent + "}"
+    elif scan.exclusive:
+        # An exclusive scan (`e[i] = ex; ex += x[i];`): the first pass runs the body without
+        # the statements that read the running value.
+        acc = scan.var
+        whole = at.loop.decode()
+        totalling = _cut(at.loop, span[1][1:]).decode()
     elif scan.packs:
         # A compaction: the first pass runs the statement that counts and stores with its
         # stores removed (`if (c) y[k++] = e;` counts as `if (c) k++;`).
@@ -706,6 +721,17 @@ class _Located:
     def replaced(self, text: str) -> list[str]:
         """The source's lines with the loop replaced by `text`."""
         return (self.before + text + self.after).split("\n")
+
+
+def _cut(loop: bytes, marked: list[tuple[int, str]]) -> bytes:
+    """`loop` without the marked nodes (offset from its start, text), and without the lines
+    they leave blank."""
+    for at, shown in sorted(marked, reverse=True):
+        loop = loop[:at] + loop[at + len(shown.encode()) :]
+        start, end = loop.rfind(b"\n", 0, at), loop.find(b"\n", at)
+        if start >= 0 and end >= 0 and not loop[start:end].strip():
+            loop = loop[:start] + loop[end:]
+    return loop
 
 
 def _locate(lines: list[str], loop: Loop, span: _Span) -> _Located:

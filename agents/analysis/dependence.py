@@ -26,7 +26,16 @@ from agents.analysis.model import (
     ReductionOp,
     Scan,
 )
-from agents.analysis.parse import canon, identifiers, mentions, parse_int, text, unwrap, walk
+from agents.analysis.parse import (
+    canon,
+    declared_name,
+    identifiers,
+    mentions,
+    parse_int,
+    text,
+    unwrap,
+    walk,
+)
 from agents.analysis.purity import is_pure
 from agents.analysis.reductions import match_pack, match_recurrence, shifted
 from agents.analysis.values import resolved, value_names, widened
@@ -719,6 +728,11 @@ def _scan_reason(scan: Scan, var: str) -> str:
             f"{scan.var}[{shifted(var, scan.offset)}] is {scan.var}[{shifted(var, scan.offset - 1)}]"
             f" {scan.op} a term (a recurrence)"
         )
+    if scan.exclusive:
+        return (
+            f"{scan.var} is a running value ({scan.op}), read before the body updates it (an "
+            "exclusive scan)"
+        )
     return (
         f"{scan.var} is a running value ({scan.op}), updated in the body's first "
         f"{scan.split} statement(s) and read after them"
@@ -818,7 +832,10 @@ def _pack(events: list[AccessEvent], scope: Scope, statements: Sequence[Node]) -
 def _scan(events: list[AccessEvent], scope: Scope, statements: Sequence[Node]) -> Scan | None:
     """The loop's running value, if exactly one scalar is both accumulated and read, and the
     body's statements part into an input phase that updates it (and writes nothing but it and
-    the body's locals: a blocked scan runs that phase twice) and a scan phase that reads it."""
+    the body's locals: a blocked scan runs that phase twice) and a scan phase that reads it.
+    Statements before the first update may read it too (an exclusive scan, `e[i] = ex; ex +=
+    x[i];`): the first pass leaves them out, so they may write anything the loop's other
+    rules allow, but jump nowhere and write nothing the input phase reads."""
     by_name: dict[str, list[AccessEvent]] = defaultdict(list)
     for event in events:
         if not event.indices:
@@ -837,18 +854,78 @@ def _scan(events: list[AccessEvent], scope: Scope, statements: Sequence[Node]) -
     if op not in SCAN_OPS or any(e.kind == "write" and e.reduction is None for e in uses):
         return None  # another operator, or assigned outright somewhere
     spans = [(s.start_byte, s.end_byte) for s in statements]
-    places = [_statement_at(e.at, spans) for e in uses]
-    if None in places:
+    found = [_statement_at(e.at, spans) for e in uses]
+    places = [at for at in found if at is not None]
+    if len(places) != len(found):
         return None
-    updated = [at for at, e in zip(places, uses, strict=True) if e.reduction]
-    read = [at for at, e in zip(places, uses, strict=True) if not e.reduction]
-    split = min(read)  # type: ignore[type-var]
-    if max(updated) >= split:  # type: ignore[type-var,operator]
+    updated = [at for at, e in zip(places, uses, strict=True) if e.reduction is not None]
+    read = [at for at, e in zip(places, uses, strict=True) if e.reduction is None]
+    first, last = min(updated), max(updated)
+    if any(first <= at <= last for at in read):
+        return None  # read between the updates, or in one
+    exclusive = tuple(sorted({at for at in read if at < first}))
+    later = [at for at in read if at > last]
+    split = min(later) if later else last + 1
+    phase_end = spans[split][0] if split < len(spans) else spans[-1][1]
+    left_out = [spans[k] for k in exclusive]
+    if any(
+        e.kind == "write"
+        and e.name != name
+        and e.at < phase_end
+        and not any(a <= e.at < b for a, b in left_out)
+        for e in events
+    ):
         return None
-    phase_end = spans[split][0]  # type: ignore[index]
-    if any(e.kind == "write" and e.name != name and e.at < phase_end for e in events):
+    if exclusive and not _left_out_cleanly(statements, exclusive, split):
         return None
-    return Scan(name, op, split)  # type: ignore[arg-type]
+    return Scan(name, op, split, exclusive=exclusive)  # type: ignore[arg-type]
+
+
+_JUMPS = frozenset(
+    {"continue_statement", "break_statement", "return_statement", "goto_statement",
+     "throw_statement"}
+)  # fmt: skip
+
+
+def _left_out_cleanly(statements: Sequence[Node], exclusive: tuple[int, ...], split: int) -> bool:
+    """Whether a first pass may run `statements[:split]` without the `exclusive` ones: those
+    jump nowhere (a `continue` there skips the update) and write no name (a local, an array,
+    a scalar) the statements it runs mention."""
+    written: set[str] = set()
+    for k in exclusive:
+        for n in walk(statements[k]):
+            if n.type in _JUMPS:
+                return False
+            targets: list[Node | None]
+            if n.type == "assignment_expression":
+                targets = [n.child_by_field_name("left")]
+            elif n.type == "update_expression":
+                targets = [n.child_by_field_name("argument")]
+            elif n.type == "declaration":
+                targets = list(n.children_by_field_name("declarator"))
+            else:
+                continue
+            for target in targets:
+                name = _written_root(target)
+                if name is None:
+                    return False
+                written.add(name)
+    kept = [st for k, st in enumerate(statements[:split]) if k not in exclusive]
+    return not any(n.type == "identifier" and text(n) in written for st in kept for n in walk(st))
+
+
+def _written_root(target: Node | None) -> str | None:
+    """The variable a write's target belongs to (`e[i]`, `p.x`, `(a)[i][j]`: e, p, a)."""
+    while target is not None:
+        if target.type == "identifier":
+            return text(target)
+        if target.type in ("subscript_expression", "field_expression", "parenthesized_expression"):
+            target = target.child_by_field_name("argument") or (
+                target.named_children[0] if target.named_children else None
+            )
+        else:
+            return declared_name(target)
+    return None
 
 
 def _statement_at(at: int, statements: Sequence[tuple[int, int]]) -> int | None:

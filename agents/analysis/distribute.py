@@ -1095,7 +1095,7 @@ def _range(node: Node, loop: Loop, tag: str, cpp: bool) -> list[str]:
     return [
         # The largest value the test takes: the bound truncated, or one below it (a bound of
         # 2.5 or a `<` test).
-        f"{{ long long {first} = (long long)({lower});",
+        f"{{ long long {first} = (long long)(({typed})({lower}));",
         f"long long {last} = (long long)({upper});",
         f"if (!(({typed}){last} {loop.test} ({upper}))) {last} -= 1;",
         f"long long {count} = {last} + 1 - {first};",
@@ -1310,7 +1310,11 @@ def _blocked_scan(raw: bytes, node: Node, loop: Loop, tag: str, cpp: bool) -> st
     assert scan is not None and loop.var is not None
     body = node.child_by_field_name("body")
     statements = body_statements(body)
-    if body is None or len(statements) <= scan.split:
+    if (
+        body is None
+        or len(statements) < scan.split
+        or (len(statements) == scan.split and not scan.exclusive)
+    ):
         raise AnnotationError(f"loop {loop.id} is not the scan the analysis found")
     header = _header(node, loop, f"{tag}_lo", f"{tag}_hi")
     shift = sum(len(new.encode()) - (end - start) for start, end, new in header)
@@ -1322,7 +1326,7 @@ def _blocked_scan(raw: bytes, node: Node, loop: Loop, tag: str, cpp: bool) -> st
     def end_of(n: Node) -> int:
         return n.end_byte - node.start_byte + shift
 
-    split = statements[scan.split]
+    split = statements[min(scan.split, len(statements) - 1)]
     before, after = loop_text[: at(split)], loop_text[end_of(split) :]
     if split == body:  # a body of one statement, without braces: the rewrite adds them
         before, after = before + "{ ", " }" + after
@@ -1356,6 +1360,16 @@ def _blocked_scan(raw: bytes, node: Node, loop: Loop, tag: str, cpp: bool) -> st
             ]
         whole = f"{before}{update} {element} = {acc};{after}"
         totalling = f"{before}{update} }}"
+    elif scan.exclusive:
+        # An exclusive scan (`e[i] = ex; ex += x[i];`): the first pass runs the body without
+        # the statements that read the running value.
+        acc = scan.var
+        kind = typed(acc)
+        whole = loop_text
+        totalling = loop_text
+        left_out = [statements[k] for k in scan.exclusive] + list(statements[scan.split :])
+        for statement in sorted(left_out, key=lambda n: n.start_byte, reverse=True):
+            totalling = totalling[: at(statement)] + totalling[end_of(statement) :]
     elif scan.packs:
         # A compaction: the first pass runs the statement that counts and stores with its
         # stores removed (`if (c) y[k++] = e;` counts as `if (c) k++;`).

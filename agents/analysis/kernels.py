@@ -5450,10 +5450,16 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
             raise AnnotationError(f"the scan's loop reaches {access} of an array it writes")
     body = node.child_by_field_name("body")
     statements = body_statements(body)
-    if body is None or len(statements) <= scan.split:
+    if (
+        body is None
+        or len(statements) < scan.split
+        or (len(statements) == scan.split and not scan.exclusive)
+    ):
         raise AnnotationError("the scan's body is not the block the analysis found")
     functor = f"pf_cuda_{_OP_NAMES[scan.op]}_f()"
-    input_phase = [_rewrite(st, edits) for st in statements[: scan.split]]
+    # what the tiles' first pass runs: the input phase, without an exclusive scan's reads
+    first_pass = [st for k, st in enumerate(statements[: scan.split]) if k not in scan.exclusive]
+    input_phase = [_rewrite(st, edits) for st in first_pass]
     if scan.packs:
         # a compaction's first pass counts with the stores removed (`if (c) k++;`)
         split = statements[scan.split]
@@ -5528,15 +5534,12 @@ def _scan_tiles(parts: _ScanParts) -> tuple[str, str]:
         if scan.var not in parts.starts or parts.start is None:
             raise AnnotationError(f"the scan's running value {scan.var} has no start before it")
         kind, acc = " ".join(parts.starts[scan.var][0].replace("const", "").split()), scan.var
-        exact_part = list(statements[: scan.split])
+        exact_part = first_pass
         whole = _rewrite(body, edits)
         totalling = input_phase
         start = _rewrite(parts.start, edits)
     if parts.folded is not None and any(
-        text(n) == parts.folded
-        for st in statements[: scan.split]
-        for n in walk(st)
-        if n.type == "identifier"
+        text(n) == parts.folded for st in first_pass for n in walk(st) if n.type == "identifier"
     ):
         # the input phase runs in both passes: its fold would count every iteration twice
         raise AnnotationError(f"the scan's loop folds {parts.folded} before its running value")

@@ -112,6 +112,12 @@ class Scan:
     statement at `split` both counts and stores at it, and these arrays are stored into at
     consecutive indices; a blocked scan's first pass runs that statement with the stores
     removed, and each block's stores land at `var`'s values from its start."""
+    exclusive: tuple[int, ...] = ()
+    """An exclusive scan (`e[i] = ex; ex += x[i];`): the indices of the statements before the
+    body's first update that read `var` (the value before the iteration's step). A blocked
+    scan's first pass runs `statements[:split]` without them (they jump nowhere and write
+    nothing the others read); `split` is then the first statement after the updates that
+    reads `var`, or the one after the last update where none does."""
     offset: int = 0
     """A recurrence's element is `var[i + offset]` (`rp[i + 1] = rp[i] + count[i]`: 1), the
     previous one `var[i + offset - 1]`, read before the loop at its first iteration."""

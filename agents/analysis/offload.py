@@ -70,12 +70,14 @@ from agents.analysis.parse import (
     function_definitions,
     function_name,
     function_params,
+    mentions,
     syntax_tree,
     text,
     walk,
 )
 from agents.analysis.reductions import (
     counting_only,
+    fold_term,
     match_best_update,
     match_pack,
     match_reduction,
@@ -867,11 +869,13 @@ def _arguments(
 def _scan_parts(
     node: Node, loop: Loop, types: dict[str, str] | None = None
 ) -> tuple[Node | None, str, list[Node]]:
-    """A scan this tool runs on the device: its body's first statement adds (or multiplies)
-    a term into the running value (`acc += x[i];`, the term not reading it), and the rest
-    only read the running value (`y[i] = acc;`): the term, the operator, the rest. A
-    compaction (`if (c) y[k++] = e;`, its counter an integer): no term, `+`, the whole body
-    (`_scan_kernels` counts each iteration's stores with them removed)."""
+    """A scan this tool runs on the device: its body's first statement folds a term into the
+    running value (`acc += x[i];`, `m = std::max(m, x[i]);`, `if (x[i] < m) m = x[i];`: the
+    term not reading it, `reductions.fold_term`), and the rest only read the running value
+    (`y[i] = acc;`): the term, the operator, the rest; or, for an exclusive scan, one
+    statement after every read does and those read the value before it (`e[i] = ex; ex +=
+    x[i];`). A compaction (`if (c) y[k++] = e;`, its counter an integer): no term, `+`, the
+    whole body (`_scan_kernels` counts each iteration's stores with them removed)."""
     dep = loop.dependence
     scan = dep.scan
     body = node.child_by_field_name("body")
@@ -901,23 +905,29 @@ def _scan_parts(
     ):
         raise AnnotationError("a scan that also folds or keeps other values")
     statements = [c for c in body.named_children if c.type != "comment"]
-    if scan.split != 1 or len(statements) < 2 or scan.op not in ("+", "*"):
-        raise AnnotationError("a scan other than a sum or product updated first, then read")
-    first = statements[0]
-    update = first.named_children[0] if first.type == "expression_statement" else None
-    left = update.child_by_field_name("left") if update is not None else None
-    right = update.child_by_field_name("right") if update is not None else None
-    operator = text(update.child_by_field_name("operator") or first) if update else ""
-    if (
-        update is None
-        or update.type != "assignment_expression"
-        or left is None
-        or right is None
-        or text(left) != scan.var
-        or operator != f"{scan.op}="
-        or scan.var in {text(n) for n in walk(right) if n.type == "identifier"}
-    ):
-        raise AnnotationError(f"the scan does not start with `{scan.var} {scan.op}= term;`")
+    if scan.op not in ("+", "*", "min", "max") or len(statements) < 2:
+        raise AnnotationError("a scan other than a sum, product, minimum or maximum")
+    if scan.exclusive:
+        # read only before the step (`e[i] = ex; ex += x[i];`), which is one statement
+        steps = [
+            k
+            for k, st in enumerate(statements)
+            if k not in scan.exclusive and mentions(st, scan.var)
+        ]
+        if len(steps) != 1 or steps[0] < max(scan.exclusive):
+            raise AnnotationError("an exclusive scan read after its step, or stepped twice")
+        first = statements[steps[0]]
+        rest = [st for st in statements if st is not first]
+    elif scan.split != 1:
+        raise AnnotationError("a scan whose first statement is not its only update")
+    else:
+        first, rest = statements[0], statements[1:]
+    right = fold_term(first, scan.var)
+    if right is None or mentions(right, scan.var):
+        raise AnnotationError(
+            f"the scan's step does not fold one term into {scan.var} (`{scan.var} += term;`, "
+            f"`{scan.var} = max({scan.var}, term);`)"
+        )
     # Terms are totalled in the running value's type: exact for integers from integer terms
     # (a floating term would be cut each step in the sequential loop, not once), rounded for
     # sums of floating-point values; a floating product regrouped can overflow where the
@@ -935,15 +945,11 @@ def _scan_parts(
         if (
             floating
             or calls
-            or any(
-                " ".join((types or {}).get(name, "").replace("const", "").split()) not in _INTEGRAL
-                for name in named
-            )
+            or any(_number_kind((types or {}).get(name, "")) not in _INTEGRAL for name in named)
         ):
             raise AnnotationError(f"{scan.var} is an integer and its term may not be one")
     else:
         raise AnnotationError(f"a running value of type {kind or 'unknown'}")
-    rest = statements[1:]
     for statement in rest:
         for n in walk(statement):
             if n.type in ("assignment_expression", "update_expression"):
@@ -952,6 +958,22 @@ def _scan_parts(
                     raise AnnotationError(f"the scan's body writes {scan.var} again")
     return right, scan.op, rest
 
+
+def _number_kind(declared: str) -> str:
+    """A declaration's type as the numbers it holds: `const int` and `std::vector<int>` are
+    `int` (a container's elements), anything else its text."""
+    bare = " ".join(declared.replace("const", "").split())
+    element = re.fullmatch(r"(?:std::)?(?:vector|array)\s*<\s*([\w ]+?)\s*(?:,[^<>]*)?>", bare)
+    return " ".join(element.group(1).split()) if element else bare
+
+
+_SCAN_FUNCTORS = {
+    "+": "pf_cuda_scan_plus",
+    "*": "pf_cuda_scan_times",
+    "min": "pf_cuda_scan_min",
+    "max": "pf_cuda_scan_max",
+}
+"""CUB's scan operator (the helpers' functor) per running value's operator."""
 
 _FLOATING = frozenset({"float", "double", "long double"})
 _INTEGRAL = frozenset(
@@ -965,11 +987,13 @@ def _scan_kernels(
     raw: bytes, node: Node, loop: Loop, names: list[_Name], number: int, types: dict[str, str]
 ) -> tuple[str, str]:
     """A scan as three steps on the device: a kernel writes each iteration's term, CUB's
-    inclusive scan (`cub::DeviceScan::InclusiveScan`) makes them prefixes, and a kernel runs
-    the rest of the body with the running value the value before the loop combined with the
-    iteration's prefix; the running value ends as it combined with the last prefix. Ranges
-    beyond what CUB counts in an `int` stay on the host."""
+    inclusive scan (`cub::DeviceScan::InclusiveScan`, with the running value's operator)
+    makes them prefixes, and a kernel runs the rest of the body with the running value the
+    value before the loop combined with the iteration's prefix (an exclusive scan's: the
+    prefix of the iterations before); the running value ends as it combined with the last
+    prefix. Ranges beyond what CUB counts in an `int` stay on the host."""
     term, op, rest = _scan_parts(node, loop, types)
+    functor = _SCAN_FUNCTORS[op]
     scan = loop.dependence.scan
     assert scan is not None
     var, acc = loop.var or "", scan.var
@@ -999,7 +1023,20 @@ def _scan_kernels(
         renamed = []
     else:
         terms_line = f"pf_terms[pf_k] = (pf_cuda_A)({text(term)});"
-        start_line = f"pf_cuda_A pf_acc = pf_before {op} pf_terms[pf_k];"
+        start_line = f"pf_cuda_A pf_acc = {functor}()(pf_before, pf_terms[pf_k]);"
+        if scan.exclusive:
+            # the value before the step: the prefix of the iterations before; the term may
+            # read the locals the statements before it declare (they write nothing else)
+            locals_ = [
+                _segment(raw, st, [])
+                for k, st in enumerate(rest[: scan.split - 1])
+                if k not in scan.exclusive
+            ]
+            terms_line = "{ " + " ".join([*locals_, terms_line]) + " }"
+            start_line = (
+                f"pf_cuda_A pf_acc = pf_k > 0 ? {functor}()(pf_before, pf_terms[pf_k - 1]) "
+                ": pf_before;"
+            )
         renamed = [
             (n.start_byte, n.end_byte, "pf_acc")
             for statement in rest
@@ -1053,7 +1090,6 @@ def _scan_kernels(
     written = {w.name for w in loop.writes}
     kept = [n for n in names if n.name != acc]
     copies, args, back = _arguments(kept, tag, written)
-    functor = "pf_cuda_scan_plus" if op == "+" else "pf_cuda_scan_times"
     kind = f"{tag}_t"
     launch_args = ", ".join([f"{tag}_first", f"{tag}_count", f"{tag}_terms", *args])
     rest_args = ", ".join([f"{tag}_first", f"{tag}_count", f"{tag}_terms", acc, *args])
@@ -1084,7 +1120,7 @@ def _scan_kernels(
         f"    {kind} {tag}_last;",
         f"    PF_CUDA_CHECK(cudaMemcpy(&{tag}_last, {tag}_terms + ({tag}_count - 1), "
         f"sizeof({kind}), cudaMemcpyDeviceToHost));",
-        f"    {acc} = {acc} {op} {tag}_last;",
+        f"    {acc} = {functor}()({acc}, {tag}_last);",
         *back,
         f"    PF_CUDA_CHECK(cudaFree({tag}_work));",
         f"    PF_CUDA_CHECK(cudaFree({tag}_terms));",
@@ -1324,6 +1360,12 @@ struct pf_cuda_scan_plus {
 };
 struct pf_cuda_scan_times {
     template <class T> __host__ __device__ T operator()(const T &a, const T &b) const { return a * b; }
+};
+struct pf_cuda_scan_min { /* the earlier value where neither is less, as `if (x < m) m = x;` */
+    template <class T> __host__ __device__ T operator()(const T &a, const T &b) const { return b < a ? b : a; }
+};
+struct pf_cuda_scan_max {
+    template <class T> __host__ __device__ T operator()(const T &a, const T &b) const { return a < b ? b : a; }
 };
 /* Every thread's value of a reduction, combined in shared memory per block (a tree), then once
    per block into the cell. Every thread of the block calls it. */

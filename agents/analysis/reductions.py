@@ -73,6 +73,53 @@ def match_reduction(statement: Node) -> tuple[str, str] | None:
     return (name, found) if found else None
 
 
+def fold_term(statement: Node, name: str) -> Node | None:
+    """The term an update of `name` folds in, where `match_reduction` reads one and the term
+    alone decides the new value: `s += e`, `s *= e`, `s = s + e`, `s = e * s`, `s = max(s,
+    e)`, `s = e < s ? e : s`, `if (e > s) s = e;` (one comparison: another condition would
+    leave the term out of some iterations) all give `e`; a difference (`s -= e`) and a count
+    (`s++`) none."""
+    found = match_reduction(statement)
+    if found is None or found[0] != name:
+        return None
+    if statement.type == "if_statement":
+        condition = statement.child_by_field_name("condition")
+        if condition is not None and condition.type == "condition_clause":
+            condition = condition.child_by_field_name("value")
+        if condition is None or len(_conjuncts(unwrap(condition))) != 1:
+            return None
+        compared = _comparison(name, unwrap(condition))
+        if compared is None:
+            return None
+        return compared[2] if _is(compared[0], name) else compared[0]
+    expr = unwrap(statement.named_children[0])
+    if expr.type != "assignment_expression":
+        return None
+    right, operator = expr.child_by_field_name("right"), expr.child_by_field_name("operator")
+    if right is None or operator is None or text(operator) == "-=":
+        return None
+    if text(operator) != "=":
+        return right
+    value = unwrap(right)
+    if value.type == "binary_expression":
+        left, other = value.child_by_field_name("left"), value.child_by_field_name("right")
+        op = value.child_by_field_name("operator")
+        if left is None or other is None or op is None or text(op) == "-":
+            return None
+        return other if _is(left, name) else left
+    if value.type == "call_expression":
+        arguments = value.child_by_field_name("arguments")
+        args = [a for a in arguments.named_children if a.type != "comment"] if arguments else []
+        return next((a for a in args if not _is(a, name)), None)
+    if value.type == "conditional_expression":
+        condition = value.child_by_field_name("condition")
+        compared = _comparison(name, unwrap(condition)) if condition is not None else None
+        if compared is None:
+            return None
+        return compared[2] if _is(compared[0], name) else compared[0]
+    return None
+
+
 @dataclass(frozen=True)
 class Recurrence:
     """A first-order recurrence over the loop variable `i`: `a[i] = a[i - 1] OP e` (or `e OP

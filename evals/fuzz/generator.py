@@ -273,14 +273,27 @@ def _reduction(w: _Writer, shadow: list[str]) -> Snippet:
 
 def _scan(w: _Writer, shadow: list[str]) -> Snippet:
     """A running sum into another array, or a prefix sum as a recurrence: in place (`a[i] +=
-    a[i - 1]`), one element on (`out[i + 1] = out[i] + a[i]`, a CSR row pointer) or both."""
+    a[i - 1]`), one element on (`out[i + 1] = out[i] + a[i]`, a CSR row pointer) or both; or
+    an exclusive scan (`out[i] = acc; acc += a[i];`, row offsets), its term a local of the
+    body and the value before the step read twice."""
     p, n, t = w.p, w.n, w.rng.choice(("int", "long", "float"))
-    form = w.rng.choice(("running", "in_place", "shifted", "shifted_in_place"))
+    form = w.rng.choice(
+        ("running", "in_place", "shifted", "shifted_in_place", "exclusive", "exclusive_local")
+    )
     decls = f"static {t} {p}a[{n}], {p}out[{n}];"
     loop = {
         "running": (
             f"{t} acc = 0;\n    for (int i = 0; i < {n}; i++) {{\n"
             f"        acc += {p}a[i];\n        {p}out[i] = acc;\n    }}"
+        ),
+        "exclusive": (
+            f"{t} acc = 2;\n    for (int i = 0; i < {n}; i++) {{\n"
+            f"        {p}out[i] = acc;\n        acc += {p}a[i];\n    }}"
+        ),
+        "exclusive_local": (
+            f"{t} acc = 0;\n    for (int i = 0; i < {n}; i++) {{\n"
+            f"        {t} v = {p}a[i] + 1;\n        {p}out[i] = acc;\n"
+            f"        {p}out[i] += acc - v;\n        acc += v;\n    }}"
         ),
         "in_place": f"for (int i = 1; i < {n}; i++) {p}a[i] += {p}a[i - 1];",
         "shifted": (
@@ -1124,16 +1137,21 @@ def _wrap_or_swap(w: _Writer, shadow: list[str]) -> Snippet:
     swaps of mirrored elements over the whole range, halves that overlap (`b[i + h]` for
     `i <= h`: iteration 0 writes what iteration `h` reads), or near misses of a prefix sum
     in place or one element on (a distance of two, the next element added in place, a
-    difference, the previous element as the term too, a term that writes)."""
+    difference, the previous element as the term too, a term that writes), or of an
+    exclusive scan (a step reading what the read stored, or the value before it through a
+    local, a read deciding whether the step runs)."""
     p, n = w.p, w.n
     decls = f"static unsigned {p}a[{n}], {p}b[{n}];"
     kind = w.rng.choice(
         (
             "wrap", "conditional", "anti", "swap", "half_past", "far", "next", "minus", "twice",
-            "writes",
+            "writes", "ex_stored", "ex_local", "ex_skip",
         )
     )  # fmt: skip
     body, lo, hi = {
+        "ex_stored": (f"{{ {p}b[i] = s; s += {p}b[i] + {p}a[i]; }}", "0", str(n)),
+        "ex_local": (f"{{ unsigned t = s; {p}b[i] = t; s += {p}a[i] + t; }}", "0", str(n)),
+        "ex_skip": (f"{{ {p}b[i] = s; if (s & 4u) continue; s += {p}a[i]; }}", "0", str(n)),
         "writes": (f"{p}b[i] = {p}b[i - 1] + ({p}a[i] += 1u);", "1", str(n)),
         "far": (f"{p}b[i + 1] = {p}b[i - 1] + {p}a[i];", "1", f"{n} - 1"),
         "next": (f"{p}b[i] += {p}b[i + 1];", "0", f"{n} - 1"),
@@ -1149,7 +1167,8 @@ def _wrap_or_swap(w: _Writer, shadow: list[str]) -> Snippet:
         ),
         "half_past": (f"{p}b[i + {n} / 2 - 1] = {p}b[i] * 3u + {p}a[i];", "0", f"{n} / 2"),
     }[kind]
-    fn = f"void {p}run(void) {{\n    for (int i = {lo}; i < {hi}; i++) {body}\n}}"
+    running = "unsigned s = 1u;\n    " if kind.startswith("ex_") else ""
+    fn = f"void {p}run(void) {{\n    {running}for (int i = {lo}; i < {hi}; i++) {body}\n}}"
     init = w.fill(f"{p}a", "unsigned", str(n)) + "\n" + w.fill(f"{p}b", "unsigned", str(n))
     return _snippet(
         w,

@@ -36,9 +36,11 @@ def test_the_generator_covers_every_shape_and_hazard_in_both_languages() -> None
     ops = {s.detail.split()[0] for p in programs for s in p.snippets if s.klass == "reduction"}
     assert ops == {"+", "*", "min", "max", "&", "|", "^", "&&", "||"}
     forms = {s.detail.split()[1] for p in programs for s in p.snippets if s.klass == "scan"}
-    assert forms == {"running", "in_place", "shifted", "shifted_in_place"}
+    assert forms == {
+        "running", "in_place", "shifted", "shifted_in_place", "exclusive", "exclusive_local"
+    }  # fmt: skip
     near = {s.detail for p in programs for s in p.snippets if s.klass == "wrap_or_swap"}
-    assert {"far", "next", "minus", "twice", "writes"} <= near
+    assert {"far", "next", "minus", "twice", "writes", "ex_stored", "ex_local", "ex_skip"} <= near
     packs = {s.detail for p in programs for s in p.snippets if s.klass == "pack"}
     assert packs == {"postfix", "block", "pointers"}
     misses = {s.detail for p in programs for s in p.snippets if s.klass == "pack_near"}

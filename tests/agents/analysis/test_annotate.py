@@ -761,6 +761,50 @@ def test_compactions_run_as_blocked_scans_of_their_counters() -> None:
         assert _run(out, threads=threads, language="c") == sequential
 
 
+def test_exclusive_scans_run_as_blocked_scans_without_their_reads_in_the_first_pass() -> None:
+    """`start[i] = next; next += count[i];` (row offsets), reads of the value before the step
+    in several statements, a product, both sides of one step, the value before it kept in a
+    local and stored after it: the first pass totals each
+    block without the statements that read the running value; a step reading what such a
+    statement wrote or stored, or a read deciding whether the step runs, is no scan."""
+    source = (Path(__file__).parent / "programs" / "exclusive_scans.c").read_text()
+    program = analyse(source, Language.C)
+    loops = [lp for lp in annotatable(program) if lp.dependence.scan is not None]
+    assert [
+        (lp.dependence.scan.var, lp.dependence.scan.op, lp.dependence.scan.exclusive)
+        for lp in loops
+    ] == [
+        ("next", "+", (0,)),
+        ("run", "+", (1, 2)),
+        ("p", "*", (0,)),
+        ("s", "+", (0,)),
+        ("acc", "+", (0,)),
+    ]
+    assert all(lp.dependence.overlap_checks for lp in loops)
+    assert not any(lp.dependence.scan for lp in program.loops if lp.function == "near_misses")
+    out = apply_choices(source, program, default_choices(loops))
+    # the first pass: the body without the reads (and without the scan phase after the step)
+    assert "{\n        next += count[i];\n    }" in out
+    assert "long term = 2 * (long)x[i] - 1;\n        run += term;\n    }" in out
+    assert "s += x[i] % 7;\n    }" in out and "acc += x[i] & 15;\n    }" in out
+    sequential = _run(source, threads=1, language="c")
+    for threads in (1, 2, 3, 4):
+        assert _run(out, threads=threads, language="c") == sequential
+    # C++: running minima and maxima, one of them exclusive (a ternary after the read)
+    source = (Path(__file__).parent / "programs" / "running_extrema.cpp").read_text()
+    program = analyse(source, Language.CPP)
+    loops = [lp for lp in annotatable(program) if lp.dependence.scan is not None]
+    assert [(lp.dependence.scan.op, lp.dependence.scan.exclusive) for lp in loops] == [
+        ("max", ()),
+        ("min", ()),
+        ("max", (0,)),
+    ]
+    out = apply_choices(source, program, default_choices(loops))
+    sequential = _run(source, threads=1)
+    for threads in (2, 3, 4):
+        assert _run(out, threads=threads) == sequential
+
+
 SIZED_VECTORS = """#include <cstdio>
 #include <vector>
 int main() {

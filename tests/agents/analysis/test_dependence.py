@@ -761,10 +761,35 @@ CASES = [
         scan=("top", "max"),
     ),
     Case(
-        "exclusive scan: read before it is updated",
+        "exclusive scan: read before it is updated (the first pass leaves the read out)",
         CPP,
         "void f(std::vector<int> const& x, std::vector<int> &y) { int acc = 0;\n"
         "  for (int i = 0; i < x.size(); ++i) { y[i] = acc; acc += x[i]; } }",
+        "carried",
+        reason="exclusive scan",
+        scan=("acc", "+"),
+    ),
+    Case(
+        "exclusive scan whose update reads what the read stored: no scan",
+        CPP,
+        "void f(std::vector<int> const& x, std::vector<int> &y) { int acc = 0;\n"
+        "  for (int i = 0; i < x.size(); ++i) { y[i] = acc; acc += y[i] + x[i]; } }",
+        "carried",
+        reason="scan",
+    ),
+    Case(
+        "exclusive scan whose read decides whether the update runs: no scan",
+        CPP,
+        "void f(std::vector<int> const& x, std::vector<int> &y) { int acc = 0;\n"
+        "  for (int i = 0; i < x.size(); ++i) { y[i] = acc; if (acc > 9) break; acc += x[i]; } }",
+        "carried",
+        reason="scan",
+    ),
+    Case(
+        "a running value read between two updates: no scan",
+        CPP,
+        "void f(std::vector<int> const& x, std::vector<int> &y) { int acc = 0;\n"
+        "  for (int i = 0; i < x.size(); ++i) { acc += x[i]; y[i] = acc; acc += 1; } }",
         "carried",
         reason="scan",
     ),

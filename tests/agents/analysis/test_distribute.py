@@ -100,8 +100,14 @@ CASES = {
     # compactions (`if (c) y[k++] = e;`): each rank stores its run from the count of the
     # ranks before it, and every rank gets every run; not in-place packing
     "packs.c": (Language.C, {"L1", "L2", "L3", "L4", "L5"}, ""),
+    # exclusive scans (`start[i] = next; next += count[i];`, the value before the step kept
+    # in a local): each rank's first pass totals its block without the reads; main's set-up
+    # loop and its check (not the near misses)
+    "exclusive_scans.c": (Language.C, {"L1", "L2", "L3", "L4", "L5", "L10", "L11"}, ""),
     # counters whose first value their type wraps (`unsigned char c = 260` starts at 4)
     "narrow_counters.c": (Language.C, {"L2", "L3", "L4", "L5", "L6"}, ""),
+    # running maxima and minima (one exclusive), a maximum, main's loops
+    "running_extrema.cpp": (Language.CPP, {"L1", "L2", "L3", "L4", "L6", "L7"}, ""),
     # searches that set scalars where they leave (`{ found = i; break; }`), in a helper and
     # in main; a histogram whose bin is a local the body computes
     "mpi_found.cpp": (Language.CPP, {"L1", "L2", "L5", "L6"}, ""),

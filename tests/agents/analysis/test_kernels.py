@@ -1404,6 +1404,19 @@ _SCANS = {
         "  for (size_t i = 1; i < x.size(); ++i) y[i] = (x[i] - 3) + y[i - 1];\n}\n",
         "long",
     ),
+    "exclusive sum, offsets of rows": (
+        "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
+        "  int next = 0;\n  for (size_t i = 0; i < x.size(); ++i) {\n"
+        "    y[i] = next;\n    next += x[i];\n  }\n}\n",
+        "int",
+    ),
+    "exclusive running max, a local before and a read after its step": (
+        "void f(std::vector<long> const &x, std::vector<long> &y) {\n"
+        "  if (x.empty()) return;\n  long m = -5;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) {\n    long v = 2 * x[i];\n"
+        "    y[i] = m * 3;\n    m = std::max(m, v);\n    y[i] += m;\n  }\n}\n",
+        "long",
+    ),
     "recurrence with a first iteration of its own, without braces": (
         "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
         "  for (size_t i = 0; i < x.size(); ++i)\n"
@@ -1540,6 +1553,12 @@ _RETURNED_SCANS = {
         "      y[k] = x[i];\n      k = k + 1;\n    }\n  }\n}\n",
         "void",
     ),
+    "an exclusive sum returning its total (row offsets)": (
+        "long long f(std::vector<int> const &x, std::vector<int> &y) {\n  long long next = 0;\n"
+        "  for (size_t i = 0; i < x.size(); ++i) {\n    y[i] = (int)next;\n"
+        "    next += x[i] & 7;\n  }\n  return next;\n}\n",
+        "long long",
+    ),
     "a running sum returned beside its values": (
         "int f(std::vector<int> const &x, std::vector<int> &y) {\n  int s = 5;\n"
         "  for (size_t i = 0; i < x.size(); ++i) {\n    s += x[i];\n    y[i] = s;\n  }\n"
@@ -1592,7 +1611,7 @@ int main() {{
 """
     _emulate(source, written, check, tmp_path)
     _emulate(source, written, check, tmp_path, concurrent=True)
-    if shutil.which("nvcc") is not None and case.startswith("a compaction returning"):
+    if shutil.which("nvcc") is not None and case.startswith(("a compaction returning", "an exc")):
         _builds_with_nvcc(written, tmp_path)
 
 

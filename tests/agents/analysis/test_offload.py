@@ -58,6 +58,19 @@ PROGRAMS = {
     "search": (Path(__file__).parent / "programs" / "search.c", {"L1", "L2", "L3"}),
     # vectors sized by a product (`in(W * H)`, read by the parser as a prototype)
     "images": (Path(__file__).parent / "programs" / "images.cpp", {"L1", "L3", "L8", "L9"}),
+    # exclusive scans (row offsets, reads of the value before the step in two statements, or
+    # through a local stored after it), main's loops; not a floating product, nor a scan read
+    # on both sides of its step
+    "exclusive_scans": (
+        Path(__file__).parent / "programs" / "exclusive_scans.c",
+        {"L1", "L2", "L5", "L10", "L11"},
+    ),
+    # running maxima and minima (`std::max`, an `if`, a ternary; one exclusive) as CUB's
+    # scans with their operators, a maximum, main's loops
+    "running_extrema": (
+        Path(__file__).parent / "programs" / "running_extrema.cpp",
+        {"L1", "L2", "L3", "L4", "L6", "L7"},
+    ),
 }
 
 
@@ -427,27 +440,29 @@ int main() {
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs the CUDA toolkit")
 def test_a_scan_runs_as_terms_cubs_scan_and_the_rest_of_its_body(tmp_path: Path) -> None:
-    """`acc op= term; ...reads of acc...` with + or *: the terms on the device, CUB's inclusive
-    scan, then the body from each prefix, and the running value the last prefix after; a min
-    scan, or a term that reads the running value, stays on the host. (It builds here; it runs
-    only on a GPU host: `benchmarks/offload_gpu`.)"""
+    """`acc op= term; ...reads of acc...` with +, * or a min (C++): the terms on the device,
+    CUB's inclusive scan with the operator, then the body from each prefix, and the running
+    value the last prefix after; a term that reads the running value stays on the host. (It
+    builds here; it runs only on a GPU host: `benchmarks/offload_gpu`.)"""
     program = analyse(SCANS, Language.CPP)
     root = syntax_tree(SCANS, Language.CPP).root_node
     offered = {loop.id for loop in offloadable(SCANS, program)}
     reasons = {loop.id: why_not(root, program, loop) for loop in program.loops}
-    # set-up loops, the integer product, the sum, a sum over arrays named A and B (the
-    # kernels' own template names are pf_cuda_...). Not: the min, a term reading the running
-    # value, a floating-point product (regrouped, it can overflow), an int running value
-    # taking a double term (the sequential loop cuts every step: the analysis's verdict now)
-    assert offered == {"L1", "L2", "L3", "L4", "L9", "L10"}, reasons
-    for loop, why in (("L5", "not independent"), ("L6", "not independent"),
-                      ("L7", "floating-point product"), ("L8", "not independent (unknown)")):  # fmt: skip
+    # set-up loops, the integer product, the sum, the min (a ternary), a sum over arrays
+    # named A and B (the kernels' own template names are pf_cuda_...). Not: a term reading
+    # the running value, a floating-point product (regrouped, it can overflow), an int
+    # running value taking a double term (the sequential loop cuts every step: the
+    # analysis's verdict now)
+    assert offered == {"L1", "L2", "L3", "L4", "L5", "L9", "L10"}, reasons
+    for loop, why in (("L6", "not independent"), ("L7", "floating-point product"),
+                      ("L8", "not independent (unknown)")):  # fmt: skip
         assert why in (reasons[loop] or ""), (loop, reasons[loop])
-    cuda = offload(SCANS, program, ["L3", "L4", "L10"])
-    assert cuda.count("cub::DeviceScan::InclusiveScan(") == 6
+    cuda = offload(SCANS, program, ["L3", "L4", "L5", "L10"])
+    assert cuda.count("cub::DeviceScan::InclusiveScan(") == 8
     assert "pf_cuda_scan_times()" in cuda and "pf_cuda_scan_plus()" in cuda
-    assert "pf_cuda_A pf_acc = pf_before * pf_terms[pf_k];" in cuda
-    assert "product = product * pf_cuda_0_last;" in cuda
+    assert "pf_cuda_scan_min()" in cuda and "pf_terms[pf_k] = (pf_cuda_A)(x[i]);" in cuda
+    assert "pf_cuda_A pf_acc = pf_cuda_scan_times()(pf_before, pf_terms[pf_k]);" in cuda
+    assert "product = pf_cuda_scan_times()(product, pf_cuda_0_last);" in cuda
     assert cuda.index("#include <cub/cub.cuh>") < cuda.index("int main()")
     (tmp_path / "scans.cu").write_text(cuda)
     built = subprocess.run(
@@ -649,7 +664,7 @@ EMULATED_PROGRAMS = {
             "mpi_last.c", "mpi_plates.c", "mpi_search.c", "mpi_structs.c", "mpi_sweeps.c",
             "mpi_uneven.c", "packs.c", "recurrence_aliases.c", "recurrences.c", "search.c",
             "getline_heap.c", "library_heap.c",
-            "shifted_recurrences.c",
+            "shifted_recurrences.c", "exclusive_scans.c", "running_extrema.cpp", "narrow_counters.c",
             "images.cpp", "mpi_found.cpp", "ref_params.cpp", "graphs/histogram.c",
             "graphs/map.c", "graphs/reduce.c", "graphs/scan.c", "graphs/stencil.c",
         )
@@ -706,7 +721,10 @@ def test_a_whole_program_on_the_emulated_device_prints_what_it_prints_sequential
     probe's), and a second probe's: memory the C library reallocates (`getline`) or allocated
     (`strdup`, then `realloc`) handed to the managed heap's functions (a crash, a read before
     the block). Compactions (packs.c) and in-place and shifted prefix sums
-    (shifted_recurrences.c) run as CUB's scans here."""
+    (shifted_recurrences.c) run as CUB's scans here, as do exclusive scans
+    (exclusive_scans.c) and running minima and maxima (running_extrema.cpp); a counter whose
+    first value its type wraps (narrow_counters.c: `unsigned char c = 260` starts at 4) had
+    run from 260, past its array."""
     folder = GRAPH_PROGRAMS if name.startswith("graphs/") else Path(__file__).parent / "programs"
     path = folder / name.removeprefix("graphs/")
     language = Language.C if path.suffix == ".c" else Language.CPP
