@@ -106,7 +106,9 @@ def fold_term(statement: Node, name: str) -> Node | None:
         op = value.child_by_field_name("operator")
         if left is None or other is None or op is None or text(op) == "-":
             return None
-        return other if _is(left, name) else left
+        if _is(left, name):
+            return other
+        return left if _is(other, name) else None  # (`t + a + b`: no one term)
     if value.type == "call_expression":
         arguments = value.child_by_field_name("arguments")
         args = [a for a in arguments.named_children if a.type != "comment"] if arguments else []
@@ -357,7 +359,7 @@ def _fold(name: str, value: Node) -> str | None:
             return _BINARY[op]
         if _is(right, name) and op != "-" and not mentions(left, name):
             return _BINARY[op]
-        return None
+        return _chain(name, value)
     if value.type == "call_expression":
         callee, arguments = (
             value.child_by_field_name("function"),
@@ -377,6 +379,26 @@ def _fold(name: str, value: Node) -> str | None:
     if value.type == "conditional_expression":
         return _ternary(name, value)
     return None
+
+
+def _chain(name: str, value: Node) -> str | None:
+    """The operator of `name OP e1 OP e2 ...` written without parentheses (`t = t + x[i] +
+    1`, `p = p * a[i] * b[i]`, `s = s + a[i] - b[i]`): `name` the leftmost operand of one
+    associative operator (`+` with `-`), no other operand mentioning it."""
+    found: str | None = None
+    node = value
+    while node.type == "binary_expression":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        operator = node.child_by_field_name("operator")
+        if left is None or right is None or operator is None:
+            return None
+        op = _BINARY.get(text(operator))
+        if op is None or op in ("&&", "||") or (found is not None and op != found):
+            return None
+        if mentions(right, name):
+            return None
+        found, node = op, left
+    return found if _is(node, name) and found is not None and node is not value else None
 
 
 def _ternary(name: str, value: Node) -> str | None:

@@ -71,6 +71,26 @@ CASES = [
         reductions=(("s", "+"),),
     ),
     Case(
+        "sum s = s + e + c, its terms without parentheses",
+        C,
+        "int f(int n, int *x, int *y) { int s = 0; for (int i = 0; i < n; i++) s = s + x[i] - y[i] + 1; return s; }",
+        "reduction",
+        reductions=(("s", "+"),),
+    ),
+    Case(
+        "product p = p * a * b",
+        C,
+        "long f(int n, int *x) { long p = 1; for (int i = 0; i < n; i++) p = p * x[i] * 3; return p; }",
+        "reduction",
+        reductions=(("p", "*"),),
+    ),
+    Case(
+        "no fold: r = r * 2 + e (two operators), u = u + e * u (another operand reads it)",
+        C,
+        "int f(int n, int *x) { int r = 0, u = 1; for (int i = 0; i < n; i++) { r = r * 2 + x[i]; u = u + x[i] * u; } return r + u; }",
+        "carried",
+    ),
+    Case(
         "product",
         C,
         "double f(int n, double *x) { double p = 1; for (int i = 0; i < n; i++) p *= 1.0 / x[i]; return p; }",
