@@ -45,6 +45,7 @@ running minimum GCC's version ran 4-7x slower than the sequential loop.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -109,8 +110,15 @@ def annotatable(
         and (function is None or loop.function == function)
         and (reassociate or not any(r.reassociates for r in loop.dependence.reductions))
         and not (loop.counter_kept and _needs_region(loop))
+        and not _NARROW_COUNTER.search(loop.declared_type or loop.counter_type or "")
     ]
     return sorted(loops, key=lambda loop: (loop.depth, int(loop.id[1:])))
+
+
+_NARROW_COUNTER = re.compile(r"\b(?:char|short|bool|_Bool|u?int(?:_least|_fast)?(?:8|16)_t)\b")
+"""A counter narrower than `int`: GCC's OpenMP runs no iteration of `for (signed char c =
+-100; c < 100; c++)` (its count, 200, past the counter's type), so such loops get no
+directive."""
 
 
 def _needs_region(loop: Loop) -> bool:

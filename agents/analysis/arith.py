@@ -181,6 +181,13 @@ def _judge(name: str, op: str, statement: Node, types: dict[str, Arith]) -> list
                     f"{name} keeps the {op} of values it is compared with in another type "
                     f"({shown}): OpenMP's {op} reduction works in {name}'s own type"
                 ]
+            if not mine.floating and mine.bits < 32 and not _fits(kind, mine):
+                # compared after the integer promotions, then stored narrowed: `short m;
+                # if (x[i] > m) m = x[i];` with `int x[]` keeps a wrapped value, no maximum
+                return [
+                    f"{name} keeps the {op} of values ({shown}) it may not hold: each is "
+                    f"compared as it is and stored wrapped into {name}'s narrower type"
+                ]
     elif op in ("+", "*") and not mine.floating:
         for shown, kind in operands:
             if kind.floating:
@@ -189,6 +196,15 @@ def _judge(name: str, op: str, statement: Node, types: dict[str, Arith]) -> list
                     "step rounds, so the order of the terms matters"
                 ]
     return []
+
+
+def _fits(kind: Arith, into: Arith) -> bool:
+    """Whether every value of integer type `kind` is a value of integer type `into`."""
+    if kind.floating or into.floating:
+        return False
+    if kind.unsigned == into.unsigned:
+        return kind.bits <= into.bits
+    return kind.unsigned and kind.bits < into.bits
 
 
 def _operand_types(node: Node, name: str, types: dict[str, Arith]) -> Iterator[tuple[str, Arith]]:

@@ -193,12 +193,16 @@ class Dependence:
 
     @property
     def sharing_clauses(self) -> list[str]:
-        """The `private` and `lastprivate` clauses a parallel version needs (reductions aside)."""
+        """The `private` and `lastprivate` clauses a parallel version needs (reductions aside).
+        A last value is `firstprivate` too: where the loop runs no iteration, GCC's OpenMP
+        copies a private copy back all the same (uninitialised, without it), where the
+        sequential loop leaves the value it had."""
         clauses = []
         if self.private:
             clauses.append(f"private({','.join(self.private)})")
         if self.lastprivate:
-            clauses.append(f"lastprivate({','.join(self.lastprivate)})")
+            names = ",".join(self.lastprivate)
+            clauses.append(f"firstprivate({names}) lastprivate({names})")
         if self.last_assigned:
             clauses.append(f"lastprivate(conditional:{','.join(self.last_assigned)})")
         return clauses

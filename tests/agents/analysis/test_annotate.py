@@ -354,6 +354,9 @@ int main() {
     int seen = -1;
     double t = last_scaled((int)x.size(), x.data(), y.data(), &seen);
     std::printf("%zu %.1f %d %.1f\\n", last_short_book(books), t, seen, y[500]);
+    // no iteration: the values before the loop
+    t = last_scaled(0, x.data(), y.data(), &seen);
+    std::printf("%.1f %d\\n", t, seen);
 }
 """
 
@@ -367,10 +370,14 @@ def test_last_values_are_kept_by_lastprivate_and_match_the_sequential_run() -> N
         LAST_VALUES, program, [LoopChoice(loop=search.id), LoopChoice(loop=scale.id)]
     )
     assert "#pragma omp parallel for lastprivate(conditional:last) schedule(static)" in out
-    assert "#pragma omp parallel for lastprivate(t,seen) schedule(static)" in out
+    # (firstprivate too: without it GCC leaves garbage where the loop runs no iteration)
+    assert (
+        "#pragma omp parallel for firstprivate(t,seen) lastprivate(t,seen) schedule(static)" in out
+    )
     sequential = _run(LAST_VALUES, threads=1)
-    assert sequential.split()[0] != "99999"
-    assert _run(out, threads=4) == sequential
+    assert sequential.split()[0] != "99999" and sequential.endswith("\n-1.0 -1\n")
+    for threads in (1, 2, 4):
+        assert _run(out, threads=threads) == sequential
 
 
 SEARCHES = """#include <cstdio>
@@ -803,6 +810,21 @@ def test_exclusive_scans_run_as_blocked_scans_without_their_reads_in_the_first_p
     sequential = _run(source, threads=1)
     for threads in (2, 3, 4):
         assert _run(out, threads=threads) == sequential
+
+
+def test_loops_counted_in_types_narrower_than_int_get_no_directive() -> None:
+    """GCC's OpenMP runs no iteration of `for (signed char d = 200; d < n - 150; d++)` (-56
+    up to 104: more iterations than the counter's type counts), even on one thread: loops
+    counted in a `char` or a `short` are not offered; the program's other loops still are."""
+    source = (Path(__file__).parent / "programs" / "narrow_counters.c").read_text()
+    program = analyse(source, Language.C)
+    loops = annotatable(program)
+    assert {lp.id for lp in loops} == {"L2", "L6"}
+    out = apply_choices(source, program, default_choices(loops))
+    quiet = '#pragma GCC diagnostic ignored "-Woverflow"\n'  # the wrapped first values
+    sequential = _run(quiet + source, threads=1, language="c")
+    for threads in (1, 2, 3):
+        assert _run(quiet + out, threads=threads, language="c") == sequential
 
 
 SIZED_VECTORS = """#include <cstdio>

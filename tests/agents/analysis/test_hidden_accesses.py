@@ -135,6 +135,18 @@ HAZARDS = {
         "    return at + best;\n}\n",
         "another type",
     ),
+    "a max of ints stored into a short (each compared as an int, stored wrapped)": (
+        C,
+        "int x[4000];\nshort f(void) {\n    short m = 0;\n"
+        "    for (int i = 0; i < 4000; i++) if (x[i] > m) m = x[i];\n    return m;\n}\n",
+        "may not hold",
+    ),
+    "a running min of unsigned shorts into a short": (
+        CPP,
+        "unsigned short u[4000];\nshort y[4000];\nvoid f() {\n    short m = 0;\n"
+        "    for (int i = 0; i < 4000; i++) { m = u[i] < m ? u[i] : m; y[i] = m; }\n}\n",
+        "may not hold",
+    ),
     "an integer sum of floating terms": (
         C,
         "double x[4000];\nint f(void) {\n    int s = 0;\n"
@@ -373,6 +385,12 @@ def test_accumulating_into_a_class_object_is_no_reduction() -> None:
 
 
 SAFE = {
+    "a short's max of shorts and chars (each fits)": (
+        C,
+        "short x[4000];\nsigned char c[4000];\nshort f(void) {\n    short m = 0;\n"
+        "    for (int i = 0; i < 4000; i++) { if (x[i] > m) m = x[i]; if (c[i] > m) m = c[i]; }\n"
+        "    return m;\n}\n",
+    ),
     "a true two-dimensional array": (
         C,
         "int g[100][100];\nvoid f(void) {\n"
