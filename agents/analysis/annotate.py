@@ -642,7 +642,7 @@ def _blocked_scan(
             update = f"{acc} = {acc} {scan.op} ({term});"
             prelude = [
                 declared,
-                f"if (({loop.lower}) < ({loop.upper})) {acc} = {previous_of(scan.var, loop.lower or '', scan.offset)};",
+                f"if (({loop.lower}) {loop.test} ({loop.upper})) {acc} = {previous_of(scan.var, loop.lower or '', scan.offset)};",
             ]
         whole = f"{before}{update} {element} = {acc};{after}"
         totalling = before + update + "\n" + indent + "}"

@@ -101,6 +101,7 @@ def dependence(
     range_for: bool = False,
     written_through: str | None = None,
     repeatable: bool = False,
+    scannable: bool | None = None,
     cpp: bool = True,
     statements: Sequence[Node] = (),
     lower: str | None = None,
@@ -113,7 +114,9 @@ def dependence(
     keeps subscripts apart. `written_through` names the container when the body writes its
     elements through a reference `var` (each iteration its own element). `repeatable` says the
     header suits the rewrites that run the loop twice, a first-match search and a blocked scan
-    (the loop declares `var` and counts it up to a bound); `cpp`, that the program is C++:
+    (the loop declares `var` and counts it up to a bound); `scannable` (by default
+    `repeatable`), that it suits a blocked scan (also up to an inclusive bound, `i <= n`, which
+    a search's "none found" at the bound does not suit); `cpp`, that the program is C++:
     in C a scan has no `std::numeric_limits` to start a `min` or `max` from, so only scans with
     `+` and `*` are rewritten there (a search says "none found" with the loop's bound). `statements`: the
     statements of the body's block, where a scan's phases part; `lower`: the loop's first
@@ -140,16 +143,18 @@ def dependence(
     ]
     best_updates, grouped = _best_updates(everything, facts)
     events = [e for e in everything if e.name not in grouped]
+    if scannable is None:
+        scannable = repeatable
     scan = (
         _recurrence(var, events, statements, lower, scope.packed)
-        if repeatable and stride == 1
+        if scannable and stride == 1
         else None
     )
     if scan is not None and not cpp and scan.op not in ("+", "*"):
         scan = None
     if scan is not None:
         events = [e for e in events if e.name != scan.var]
-    elif repeatable:
+    elif scannable:
         scan = _pack(events, scope, statements)
         if scan is not None:
             events = [e for e in events if e.name not in (scan.var, *scan.packs)]
@@ -179,7 +184,7 @@ def dependence(
     ]
     if written_through is not None:
         carried += _container_conflicts(var, written_through, events)
-    if scan is None and repeatable:
+    if scan is None and scannable:
         scan = _scan(events, scope, statements)
         if scan is not None and not cpp and scan.op not in ("+", "*"):
             scan = None

@@ -1356,7 +1356,7 @@ def _blocked_scan(raw: bytes, node: Node, loop: Loop, tag: str, cpp: bool) -> st
             update = f"{acc} = {acc} {scan.op} ({term});"
             prelude = [
                 declared,
-                f"if (({loop.lower}) < ({loop.upper})) {acc} = {previous_of(scan.var, loop.lower or '', scan.offset)};",
+                f"if (({loop.lower}) {loop.test} ({loop.upper})) {acc} = {previous_of(scan.var, loop.lower or '', scan.offset)};",
             ]
         whole = f"{before}{update} {element} = {acc};{after}"
         totalling = f"{before}{update} }}"

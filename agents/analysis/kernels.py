@@ -2310,7 +2310,7 @@ def running_recurrences(source: str, program: Program, function: str) -> tuple[s
         scan = loop.dependence.scan
         if loop.function != function or scan is None or not scan.recurrence or scan.split != 0:
             continue
-        if scan.op not in ("+", "*") or loop.var is None or loop.test != "<":
+        if scan.op not in ("+", "*") or loop.var is None or loop.test not in ("<", "<="):
             continue
         if loop.dependence.overlap_checks and any(
             a.is_array and a.name != scan.var for a in loop.writes
@@ -2339,7 +2339,7 @@ def running_recurrences(source: str, program: Program, function: str) -> tuple[s
             term = f"({test} ? ({text(value)}) : ({term}))"
         else:
             start.append(
-                f"if (({loop.lower}) < ({loop.upper})) {run} = {previous_of(scan.var, loop.lower or '', scan.offset)};"
+                f"if (({loop.lower}) {loop.test} ({loop.upper})) {run} = {previous_of(scan.var, loop.lower or '', scan.offset)};"
             )
         loop_body = node.child_by_field_name("body")
         assert loop_body is not None

@@ -812,6 +812,25 @@ def test_exclusive_scans_run_as_blocked_scans_without_their_reads_in_the_first_p
         assert _run(out, threads=threads) == sequential
 
 
+def test_scans_over_inclusive_bounds_run_as_blocked_scans() -> None:
+    """A 1-based prefix sum (`for (i = 1; i <= n; i++) p[i] = p[i - 1] + x[i];`), a running
+    value read before its step and a compaction, all counted up to `n` inclusive: blocked
+    scans (the recurrence starting from `p[0]` where `1 <= n`)."""
+    source = (Path(__file__).parent / "programs" / "inclusive_bounds.c").read_text()
+    program = analyse(source, Language.C)
+    loops = [lp for lp in annotatable(program) if lp.dependence.scan is not None]
+    assert [(lp.dependence.scan.var, lp.test) for lp in loops] == [
+        ("p", "<="),
+        ("s", "<="),
+        ("k", "<="),
+    ]
+    out = apply_choices(source, program, default_choices(loops))
+    assert "if ((1) <= (n)) p_run = p[(1) - 1];" in out
+    sequential = _run(source, threads=1, language="c")
+    for threads in (1, 2, 3, 4):
+        assert _run(out, threads=threads, language="c") == sequential
+
+
 def test_loops_counted_in_types_narrower_than_int_get_no_directive() -> None:
     """GCC's OpenMP runs no iteration of `for (signed char d = 200; d < n - 150; d++)` (-56
     up to 104: more iterations than the counter's type counts), even on one thread: loops

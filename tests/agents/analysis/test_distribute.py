@@ -106,6 +106,9 @@ CASES = {
     "exclusive_scans.c": (Language.C, {"L1", "L2", "L3", "L4", "L5", "L10", "L11"}, ""),
     # counters whose first value their type wraps (`unsigned char c = 260` starts at 4)
     "narrow_counters.c": (Language.C, {"L2", "L3", "L4", "L5", "L6"}, ""),
+    # scans over 1-based ranges (`i <= n`): a prefix sum, an exclusive running value, a
+    # compaction; main's set-up loop and its check
+    "inclusive_bounds.c": (Language.C, {"L1", "L2", "L3", "L5", "L6"}, ""),
     # running maxima and minima (one exclusive), a maximum, main's loops
     "running_extrema.cpp": (Language.CPP, {"L1", "L2", "L3", "L4", "L6", "L7"}, ""),
     # searches that set scalars where they leave (`{ found = i; break; }`), in a helper and

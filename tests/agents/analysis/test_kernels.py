@@ -1404,6 +1404,11 @@ _SCANS = {
         "  for (size_t i = 1; i < x.size(); ++i) y[i] = (x[i] - 3) + y[i - 1];\n}\n",
         "long",
     ),
+    "recurrence up to an inclusive bound": (
+        "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
+        "  for (size_t i = 1; i <= x.size() - 1; ++i) y[i] = y[i - 1] + 3 * x[i];\n}\n",
+        "int",
+    ),
     "exclusive sum, offsets of rows": (
         "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
         "  int next = 0;\n  for (size_t i = 0; i < x.size(); ++i) {\n"

@@ -46,7 +46,7 @@ void prefix(const int *x, int *y, int n) {
 }
 
 void decay(double *a, int n) {
-    for (int i = 1; i <= n; i++) a[i] = 0.5 * a[i - 1];
+    for (int i = 1; i <= n; i++) a[i] = 0.5 * a[i - 1] * a[i - 1];
 }
 
 #define N 64
