@@ -17,6 +17,7 @@ from agents.analysis.parse import (
     parse_int,
     text,
     unwrap,
+    walk,
 )
 from agents.analysis.purity import is_pure
 from agents.analysis.values import cast_parts, spelled
@@ -107,6 +108,10 @@ def header(
     names = {*_names(lower), *_names(bound), *(_names(amount) if amount is not None else [])}
     if var in written:
         return _not(found, f"the body assigns the loop variable {var}")
+    effects = [n for part in (lower, bound) for n in walk(part) if n.type in _EFFECTS]
+    if effects:
+        # `i <= m--`: the loop evaluates its bound at every test, a parallel loop once
+        return _not(found, f"its first value or bound changes a variable ({text(effects[0])})")
     changing = sorted(names & written)
     if changing:
         return _not(found, f"the body changes {', '.join(changing)}, which the header reads")
@@ -130,6 +135,10 @@ def header(
         stride=None if stride is None else sign * stride,
         test=op,
     )
+
+
+_EFFECTS = frozenset({"update_expression", "assignment_expression"})
+"""Expressions that change a variable: in a loop's first value or bound, not a range."""
 
 
 def _declared_type(init: Node | None) -> str | None:

@@ -369,8 +369,12 @@ def _declared(declaration: Node) -> list[str]:
 def _base_name(declarator: Node) -> str | None:
     while declarator.type not in ("identifier", "field_identifier"):
         inner = declarator.child_by_field_name("declarator")
-        if inner is None and declarator.type == "reference_declarator":
-            # `std::vector<double> &a`: the grammar gives a reference's name no field
+        if inner is None and declarator.type in (
+            "reference_declarator",
+            "parenthesized_declarator",
+        ):
+            # `std::vector<double> &a`, `long (*a)[W]`: the grammar gives the name inside no
+            # field
             inner = next(iter(declarator.named_children), None)
         if inner is None:
             return None

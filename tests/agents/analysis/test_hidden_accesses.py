@@ -135,6 +135,18 @@ HAZARDS = {
         "    return at + best;\n}\n",
         "another type",
     ),
+    "a bound that counts a variable down at every test": (
+        C,
+        "long y[200];\nvoid f(int n) {\n    int m = n;\n"
+        "    for (int i = 1; i <= m--; i++) y[i] = i;\n}\n",
+        "changes a variable (m--)",
+    ),
+    "a prefix sum whose first value assigns": (
+        C,
+        "long p[200], x[200];\nint k;\nvoid f(int n) {\n"
+        "    for (int i = (k = 1); i < n; i++) p[i] = p[i - 1] + x[i];\n}\n",
+        "changes a variable (k = 1)",
+    ),
     "a max of ints stored into a short (each compared as an int, stored wrapped)": (
         C,
         "int x[4000];\nshort f(void) {\n    short m = 0;\n"
