@@ -4643,10 +4643,15 @@ def _check_loop(loop: Loop) -> None:
         if not down and (loop.test not in ("<", "<=") or loop.stride not in (None, 1)):
             raise AnnotationError("the loop does not count up or down by one")
         if down and (
-            dep.first_match or dep.last_assigned or dep.best_updates or dep.scan is not None
+            dep.first_match
+            or dep.last_assigned
+            or dep.best_updates
+            or (dep.scan is not None and (dep.scan.recurrence or dep.scan.packs))
         ):
             # a map's, a reduction's or a histogram's iterations may run in any order; which
-            # match is first or last, an argmin's ties and a running value follow the loop's
+            # match is first or last and an argmin's ties follow the loop's (a running
+            # value's tiles take the iterations in the loop's order: iteration k is the
+            # first value less k)
             raise AnnotationError("the loop counts down to a result that depends on its order")
         if loop.declared_type in (None, "auto"):
             raise AnnotationError("the loop's counter is not declared in its header")

@@ -266,8 +266,12 @@ def _loops(
                 range_for=head.container is not None,
                 written_through=_written_through(head, facts),
                 repeatable=head.counter_type is not None,
-                scannable=head.counter_type is not None
-                or (head.test == "<=" and head.stride == 1 and head.declared_type is not None),
+                scannable=head.declared_type is not None
+                and (
+                    head.counter_type is not None
+                    or (head.test == "<=" and head.stride == 1)
+                    or (head.test in (">", ">=") and head.stride == -1)
+                ),
                 cpp=language is Language.CPP,
                 statements=body_statements(inner),
                 lower=head.lower,

@@ -275,12 +275,13 @@ def _scan(w: _Writer, shadow: list[str]) -> Snippet:
     """A running sum into another array, or a prefix sum as a recurrence: in place (`a[i] +=
     a[i - 1]`), one element on (`out[i + 1] = out[i] + a[i]`, a CSR row pointer) or both; or
     an exclusive scan (`out[i] = acc; acc += a[i];`, row offsets), its term a local of the
-    body and the value before the step read twice; or a 1-based prefix sum (`i <= n - 1`)."""
+    body and the value before the step read twice; a 1-based prefix sum (`i <= n - 1`); or
+    suffix sums, counting down."""
     p, n, t = w.p, w.n, w.rng.choice(("int", "long", "float"))
     form = w.rng.choice(
         (
             "running", "in_place", "shifted", "shifted_in_place", "exclusive", "exclusive_local",
-            "one_based",
+            "one_based", "suffix",
         )
     )  # fmt: skip
     decls = f"static {t} {p}a[{n}], {p}out[{n}];"
@@ -299,6 +300,10 @@ def _scan(w: _Writer, shadow: list[str]) -> Snippet:
             f"        {p}out[i] += acc - v;\n        acc += v;\n    }}"
         ),
         "in_place": f"for (int i = 1; i < {n}; i++) {p}a[i] += {p}a[i - 1];",
+        "suffix": (
+            f"{t} acc = 1;\n    for (int i = {n} - 1; i >= 0; i--) {{\n"
+            f"        acc += {p}a[i];\n        {p}out[i] = acc;\n    }}"
+        ),
         "one_based": (
             f"{p}out[0] = 1;\n    for (int i = 1; i <= {n} - 1; i++) {p}out[i] = {p}out[i - 1] + {p}a[i];"
         ),

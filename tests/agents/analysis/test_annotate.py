@@ -831,6 +831,26 @@ def test_scans_over_inclusive_bounds_run_as_blocked_scans() -> None:
         assert _run(out, threads=threads, language="c") == sequential
 
 
+def test_scans_counting_down_run_as_blocked_scans_in_the_loops_order() -> None:
+    """Suffix sums (`for (i = n - 1; i >= 0; i--) { acc += x[i]; s[i] = acc; }`), an exclusive
+    one, a compaction from the end and a running minimum from the end: OpenMP's static
+    schedule gives the first thread the loop's first iterations, the highest indices, so the
+    blocks' totals combine in the loop's order."""
+    source = (Path(__file__).parent / "programs" / "suffix_scans.cpp").read_text()
+    program = analyse(source, Language.CPP)
+    loops = [lp for lp in annotatable(program) if lp.dependence.scan is not None]
+    assert [(lp.dependence.scan.var, lp.stride) for lp in loops] == [
+        ("acc", -1),
+        ("t", -1),
+        ("k", -1),
+        ("lo", -1),
+    ]
+    out = apply_choices(source, program, default_choices(loops))
+    sequential = _run(source, threads=1)
+    for threads in (1, 2, 3, 4):
+        assert _run(out, threads=threads) == sequential
+
+
 def test_loops_counted_in_types_narrower_than_int_get_no_directive() -> None:
     """GCC's OpenMP runs no iteration of `for (signed char d = 200; d < n - 150; d++)` (-56
     up to 104: more iterations than the counter's type counts), even on one thread: loops

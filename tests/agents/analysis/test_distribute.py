@@ -109,6 +109,9 @@ CASES = {
     # scans over 1-based ranges (`i <= n`): a prefix sum, an exclusive running value, a
     # compaction; main's set-up loop and its check
     "inclusive_bounds.c": (Language.C, {"L1", "L2", "L3", "L5", "L6"}, ""),
+    # scans counting down: not divided (a rank's block of values runs from the bottom);
+    # main's set-up loop and its check
+    "suffix_scans.cpp": (Language.CPP, {"L6", "L7"}, ""),
     # running maxima and minima (one exclusive), a maximum, main's loops
     "running_extrema.cpp": (Language.CPP, {"L1", "L2", "L3", "L4", "L6", "L7"}, ""),
     # searches that set scalars where they leave (`{ found = i; break; }`), in a helper and

@@ -1404,6 +1404,20 @@ _SCANS = {
         "  for (size_t i = 1; i < x.size(); ++i) y[i] = (x[i] - 3) + y[i - 1];\n}\n",
         "long",
     ),
+    "suffix sums counting down": (
+        "void f(std::vector<long long> const &x, std::vector<long long> &y) {\n"
+        "  long long acc = 3;\n"
+        "  for (long long i = (long long)x.size() - 1; i >= 0; --i) {\n"
+        "    acc += x[i];\n    y[i] = acc;\n  }\n}\n",
+        "long long",
+    ),
+    "exclusive running min counting down": (
+        "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
+        "  int m = 1000;\n"
+        "  for (int i = (int)x.size() - 1; i >= 0; i--) {\n"
+        "    y[i] = m;\n    if (x[i] < m) m = x[i];\n  }\n}\n",
+        "int",
+    ),
     "recurrence up to an inclusive bound": (
         "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
         "  for (size_t i = 1; i <= x.size() - 1; ++i) y[i] = y[i - 1] + 3 * x[i];\n}\n",
