@@ -146,10 +146,11 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
         or not (down or (loop.test in ("<", "<=") and loop.stride == 1))
     ):
         return "its bounds are not a range counted up or down by 1"
-    if down and (dep.scan is not None or dep.first_match):
-        # a map's, a reduction's or a histogram's iterations run in any order; a running
-        # value follows the loop's
-        return "a scan or search counting down, whose values follow the loop's order"
+    if down and dep.first_match:
+        # a map's, a reduction's or a histogram's iterations run in any order (a scan's
+        # terms are in the loop's: iteration k is the first value less k); the first match
+        # is the smallest iteration, not index
+        return "a search counting down, whose first match follows the loop's order"
     if loop.trip_count is not None and loop.trip_count < SHORT:
         return f"{loop.trip_count} iterations, fewer than a kernel launch pays for"
     node = _for_node(root, loop)
@@ -1007,7 +1008,9 @@ def _scan_kernels(
     classes = ", ".join(
         ["class pf_cuda_A"] + [f"class pf_cuda_T{k}" for k, n in enumerate(names) if n.name != acc]
     )
-    counter = f"{loop.counter_type or 'long long'} {var} = ({loop.counter_type or 'long long'})(pf_first + pf_k);"
+    kind = loop.declared_type or loop.counter_type or "long long"
+    sign = "-" if loop.stride == -1 else "+"  # iteration k: the first value less k, counting down
+    counter = f"{kind} {var} = ({kind})(pf_first {sign} pf_k);"
     stride = _grid_stride("pf_count")
     if term is None:
         # A compaction: an iteration's term is how many times it counts (its statements up
@@ -1133,7 +1136,7 @@ def _scan_kernels(
         "}",
     ]
     if any(n.name == var for n in names):
-        host.append(f"{var} = {tag}_first + ({tag}_count > 0 ? {tag}_count : 0);")
+        host.append(f"{var} = {tag}_first {sign} ({tag}_count > 0 ? {tag}_count : 0);")
     host.append("}")
     return definition, _guarded(raw, node, loop, kept, f"\n{indent}".join(host))
 

@@ -65,6 +65,12 @@ PROGRAMS = {
         Path(__file__).parent / "programs" / "exclusive_scans.c",
         {"L1", "L2", "L5", "L10", "L11"},
     ),
+    # scans counting down (suffix sums, an exclusive one, a compaction from the end, a
+    # running minimum): CUB's scans over the terms in the loop's order; main's loops
+    "suffix_scans": (
+        Path(__file__).parent / "programs" / "suffix_scans.cpp",
+        {"L1", "L2", "L3", "L4", "L6", "L7"},
+    ),
     # running maxima and minima (`std::max`, an `if`, a ternary; one exclusive) as CUB's
     # scans with their operators, a maximum, main's loops
     "running_extrema": (
@@ -665,7 +671,7 @@ EMULATED_PROGRAMS = {
             "mpi_uneven.c", "packs.c", "recurrence_aliases.c", "recurrences.c", "search.c",
             "getline_heap.c", "library_heap.c",
             "shifted_recurrences.c", "exclusive_scans.c", "running_extrema.cpp", "narrow_counters.c",
-            "inclusive_bounds.c", "heap_rows.c",
+            "inclusive_bounds.c", "heap_rows.c", "suffix_scans.cpp",
             "images.cpp", "mpi_found.cpp", "ref_params.cpp", "graphs/histogram.c",
             "graphs/map.c", "graphs/reduce.c", "graphs/scan.c", "graphs/stencil.c",
         )
