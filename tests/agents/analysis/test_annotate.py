@@ -322,6 +322,15 @@ def _run(source: str, threads: int, language: str = "c++") -> str:
         return done.stdout
 
 
+def _prints_as_sequential(
+    source: str, out: str, language: str = "c++", threads: tuple[int, ...] = (1, 2, 3, 4)
+) -> None:
+    """The annotated program `out` prints what `source` prints on one thread, at each count."""
+    sequential = _run(source, threads=1, language=language)
+    for count in threads:
+        assert _run(out, threads=count, language=language) == sequential
+
+
 LAST_VALUES = """#include <cstdio>
 #include <vector>
 
@@ -716,9 +725,7 @@ def test_recurrences_without_braces_run_as_blocked_scans() -> None:
     ]
     out = apply_choices(source, program, default_choices(loops))
     assert "{ p_run = p_run + (x[i]); p[i] = p_run; }" in out
-    sequential = _run(source, threads=1, language="c")
-    for threads in (2, 3, 4):
-        assert _run(out, threads=threads, language="c") == sequential
+    _prints_as_sequential(source, out, "c", threads=(2, 3, 4))
 
 
 def test_recurrences_in_place_and_one_element_on_run_as_blocked_scans() -> None:
@@ -740,9 +747,7 @@ def test_recurrences_in_place_and_one_element_on_run_as_blocked_scans() -> None:
     assert not any(lp.dependence.scan for lp in program.loops if lp.line == 31)
     out = apply_choices(source, program, default_choices(loops))
     assert "rp_run = rp[(0)];" in out and "{ a_run = a_run + (a[i]); a[i] = a_run; }" in out
-    sequential = _run(source, threads=1, language="c")
-    for threads in (2, 3, 4):
-        assert _run(out, threads=threads, language="c") == sequential
+    _prints_as_sequential(source, out, "c", threads=(2, 3, 4))
 
 
 def test_compactions_run_as_blocked_scans_of_their_counters() -> None:
@@ -763,9 +768,7 @@ def test_compactions_run_as_blocked_scans_of_their_counters() -> None:
     assert not any(lp.dependence.scan for lp in program.loops if lp.line in (50, 53))
     out = apply_choices(source, program, default_choices(loops))
     assert "{ if (x[i] % 3 == 0) k++; }" in out
-    sequential = _run(source, threads=1, language="c")
-    for threads in (1, 2, 3, 4):
-        assert _run(out, threads=threads, language="c") == sequential
+    _prints_as_sequential(source, out, "c")
 
 
 def test_exclusive_scans_run_as_blocked_scans_without_their_reads_in_the_first_pass() -> None:
@@ -794,9 +797,7 @@ def test_exclusive_scans_run_as_blocked_scans_without_their_reads_in_the_first_p
     assert "{\n        next += count[i];\n    }" in out
     assert "long term = 2 * (long)x[i] - 1;\n        run += term;\n    }" in out
     assert "s += x[i] % 7;\n    }" in out and "acc += x[i] & 15;\n    }" in out
-    sequential = _run(source, threads=1, language="c")
-    for threads in (1, 2, 3, 4):
-        assert _run(out, threads=threads, language="c") == sequential
+    _prints_as_sequential(source, out, "c")
     # C++: running minima and maxima, one of them exclusive (a ternary after the read)
     source = (Path(__file__).parent / "programs" / "running_extrema.cpp").read_text()
     program = analyse(source, Language.CPP)
@@ -807,9 +808,7 @@ def test_exclusive_scans_run_as_blocked_scans_without_their_reads_in_the_first_p
         ("max", (0,)),
     ]
     out = apply_choices(source, program, default_choices(loops))
-    sequential = _run(source, threads=1)
-    for threads in (2, 3, 4):
-        assert _run(out, threads=threads) == sequential
+    _prints_as_sequential(source, out, threads=(2, 3, 4))
 
 
 def test_scans_over_inclusive_bounds_run_as_blocked_scans() -> None:
@@ -826,9 +825,7 @@ def test_scans_over_inclusive_bounds_run_as_blocked_scans() -> None:
     ]
     out = apply_choices(source, program, default_choices(loops))
     assert "if ((1) <= (n)) p_run = p[(1) - 1];" in out
-    sequential = _run(source, threads=1, language="c")
-    for threads in (1, 2, 3, 4):
-        assert _run(out, threads=threads, language="c") == sequential
+    _prints_as_sequential(source, out, "c")
 
 
 def test_scans_counting_down_run_as_blocked_scans_in_the_loops_order() -> None:
@@ -846,9 +843,7 @@ def test_scans_counting_down_run_as_blocked_scans_in_the_loops_order() -> None:
         ("lo", -1),
     ]
     out = apply_choices(source, program, default_choices(loops))
-    sequential = _run(source, threads=1)
-    for threads in (1, 2, 3, 4):
-        assert _run(out, threads=threads) == sequential
+    _prints_as_sequential(source, out)
 
 
 def test_loops_counted_in_types_narrower_than_int_get_no_directive() -> None:
@@ -861,9 +856,7 @@ def test_loops_counted_in_types_narrower_than_int_get_no_directive() -> None:
     assert {lp.id for lp in loops} == {"L2", "L6"}
     out = apply_choices(source, program, default_choices(loops))
     quiet = '#pragma GCC diagnostic ignored "-Woverflow"\n'  # the wrapped first values
-    sequential = _run(quiet + source, threads=1, language="c")
-    for threads in (1, 2, 3):
-        assert _run(quiet + out, threads=threads, language="c") == sequential
+    _prints_as_sequential(quiet + source, quiet + out, "c", threads=(1, 2, 3))
 
 
 SIZED_VECTORS = """#include <cstdio>
@@ -896,9 +889,7 @@ def test_a_vector_declared_with_its_size_is_checked_through_its_data() -> None:
     checks = [c for lp in loops for c in lp.dependence.overlap_checks]
     assert checks and all("x.data()" in c for c in checks if "x" in c)
     out = apply_choices(SIZED_VECTORS, program, default_choices(loops))
-    sequential = _run(SIZED_VECTORS, threads=1)
-    for threads in (1, 2, 4):
-        assert _run(out, threads=threads) == sequential
+    _prints_as_sequential(SIZED_VECTORS, out, threads=(1, 2, 4))
 
 
 COUNTERS = """#include <stdio.h>
@@ -927,9 +918,7 @@ def test_a_counter_read_after_its_loop_ends_where_the_sequential_loop_leaves_it(
     out = apply_choices(COUNTERS, program, default_choices(loops))
     for var in ("i", "j", "k"):
         assert f"lastprivate({var})" in out
-    sequential = _run(COUNTERS, threads=1, language="c")
-    for threads in (2, 3, 4):
-        assert _run(out, threads=threads, language="c") == sequential
+    _prints_as_sequential(COUNTERS, out, "c", threads=(2, 3, 4))
 
 
 BITS = """#include <cstdio>
@@ -963,9 +952,7 @@ def test_a_std_vector_bool_is_written_in_chunks_of_whole_words() -> None:
     assert schema["properties"]["simd"]["enum"] == [False]
     out = apply_choices(BITS, program, default_choices([loop]))
     assert "#pragma omp parallel for schedule(static,512)" in out
-    sequential = _run(BITS, threads=1)
-    for threads in (2, 3, 4):
-        assert _run(out, threads=threads) == sequential
+    _prints_as_sequential(BITS, out, threads=(2, 3, 4))
     for wrong in (
         {"chunk": None},
         {"chunk": 64, "schedule": "dynamic"},
@@ -1029,6 +1016,4 @@ def test_scans_in_c_take_their_types_from_typeof() -> None:
     assert out.startswith("#include <omp.h>\n#include <stdio.h>")  # no C++ header
     assert "__typeof__(sum) sum_blocks[omp_get_max_threads()];" in out
     assert "__typeof__(p[0]) p_run = 0;" in out
-    sequential = _run(C_SCANS, threads=1, language="c")
-    for threads in (2, 3, 5):
-        assert _run(out, threads=threads, language="c") == sequential
+    _prints_as_sequential(C_SCANS, out, "c", threads=(2, 3, 5))
