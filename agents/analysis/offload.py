@@ -73,8 +73,10 @@ from agents.analysis.parse import (
     mentions,
     syntax_tree,
     text,
+    unwrap,
     walk,
 )
+from agents.analysis.program import analyse
 from agents.analysis.reductions import (
     counting_only,
     fold_term,
@@ -82,6 +84,7 @@ from agents.analysis.reductions import (
     match_pack,
     match_reduction,
 )
+from sandbox.spec import Language
 
 PRIVATE_BINS = 2048
 """Histograms with at most this many bins (a literal length) count per block in shared memory
@@ -259,6 +262,10 @@ def offload(source: str, program: Program, loop_ids: Sequence[str]) -> str:
     """The program as CUDA C++, with each loop of `loop_ids` a kernel (see the module's text).
 
     Raises AnnotationError for a loop that `offloadable` does not offer."""
+    if program.language is Language.C:
+        compatible = c_as_cpp(source)
+        if compatible != source:  # the same loops, in C that is C++ too
+            source, program = compatible, analyse(compatible, Language.C)
     root = syntax_tree(source, program.language).root_node
     offered = {loop.id: loop for loop in offloadable(source, program)}
     for loop_id in loop_ids:
@@ -1164,6 +1171,106 @@ def _managed_allocations(root: Node) -> list[tuple[int, int, str]]:
         callee = node.child_by_field_name("function") if node.type == "call_expression" else None
         if callee is not None and callee.type == "identifier" and text(callee) in _ALLOCATORS:
             edits.append((callee.start_byte, callee.end_byte, f"{prefix}{text(callee)}"))
+    return edits
+
+
+_CPP_ONLY_WORDS = frozenset(
+    {"new", "delete", "class", "this", "template", "typename", "private", "public", "protected",
+     "operator", "namespace", "using", "virtual", "friend", "mutable", "explicit", "export",
+     "catch", "throw", "try", "nullptr", "decltype", "constexpr", "noexcept", "static_assert",
+     "thread_local", "alignas", "alignof", "char16_t", "char32_t", "char8_t", "consteval",
+     "constinit", "concept", "requires", "co_await", "co_return", "co_yield", "typeid",
+     "reinterpret_cast", "static_cast", "dynamic_cast", "const_cast", "and", "or", "not", "xor",
+     "bitand", "bitor", "compl", "and_eq", "or_eq", "xor_eq", "not_eq"}
+)  # fmt: skip
+"""Words C leaves to the program and C++ keeps: a C program's variable `new` is no C++."""
+
+_VOID_RESULTS = frozenset({"bsearch", "memchr", "memcpy", "memmove", "memset"})
+"""Library functions returning `void *` (the allocators return the managed one's proxy)."""
+
+
+def c_as_cpp(source: str) -> str:
+    """A C program as C++ compiles it, with the same meaning (CUDA compiles the program as
+    C++): names that are C++ keywords renamed (`new` → `pfc_new`, members too), and a
+    `void *` converted to another pointer where C converts it silently (`const int *x = a;`
+    with `const void *a`, a comparator's; `p = bsearch(...)`) cast to that pointer's type."""
+    root = syntax_tree(source, Language.C).root_node
+    taken = {text(n) for n in walk(root) if n.type in ("identifier", "field_identifier")}
+    renamed: dict[str, str] = {}
+    for word in sorted(taken & _CPP_ONLY_WORDS):
+        name = f"pfc_{word}"
+        while name in taken:
+            name += "_"
+        renamed[word] = name
+    edits = [
+        (n.start_byte, n.end_byte, renamed[text(n)])
+        for n in walk(root)
+        if n.type in ("identifier", "field_identifier", "type_identifier") and text(n) in renamed
+    ]
+    for definition in function_definitions(root):
+        edits += _void_conversions(root, definition)
+    out = source.encode()
+    for begin, end, new in sorted(edits, reverse=True):
+        out = out[:begin] + new.encode() + out[end:]
+    return out.decode()
+
+
+def _void_conversions(root: Node, definition: Node) -> list[tuple[int, int, str]]:
+    """Casts before each value of type `void *` (a name declared so, a library call returning
+    one) that initialises or is assigned to a pointer of another type in `definition`."""
+    pointers: dict[str, str] = {}
+    """Name → the pointer type its declaration gives it (`const int *`, `void *`)."""
+    body = definition.child_by_field_name("body")
+    declarations = [c for c in root.children if c.type == "declaration"]
+    declarations += [p for _, p in function_params(definition)]
+    declarations += [d for d in walk(body) if d.type == "declaration"] if body is not None else []
+    for declaration in declarations:
+        kind = declaration.child_by_field_name("type")
+        if kind is None:
+            continue
+        qualifiers = " ".join(text(c) for c in declaration.children if c.type == "type_qualifier")
+        base = f"{qualifiers} {text(kind)}".strip()
+        for declarator in declaration.children_by_field_name("declarator"):
+            inner = (
+                declarator.child_by_field_name("declarator")
+                if declarator.type == "init_declarator"
+                else declarator
+            )
+            stars = 0
+            while inner is not None and inner.type == "pointer_declarator":
+                stars += 1
+                inner = inner.child_by_field_name("declarator")
+            if stars and inner is not None and inner.type == "identifier":
+                pointers[text(inner)] = f"{base} {'*' * stars}"
+
+    def is_void(value: Node) -> bool:
+        value = unwrap(value)
+        if value.type == "identifier":
+            return " ".join(pointers.get(text(value), "").replace("const", "").split()) == "void *"
+        if value.type == "call_expression":
+            callee = value.child_by_field_name("function")
+            return callee is not None and text(callee) in _VOID_RESULTS
+        return False
+
+    edits: list[tuple[int, int, str]] = []
+    for node in walk(definition):
+        if node.type == "init_declarator":
+            target = node.child_by_field_name("declarator")
+            value = node.child_by_field_name("value")
+            name = target
+            while name is not None and name.type == "pointer_declarator":
+                name = name.child_by_field_name("declarator")
+        elif node.type == "assignment_expression" and text(node.children[1]) == "=":
+            name, value = node.child_by_field_name("left"), node.child_by_field_name("right")
+        else:
+            continue
+        if name is None or value is None or name.type != "identifier":
+            continue
+        wanted = pointers.get(text(name))
+        if wanted is None or " ".join(wanted.replace("const", "").split()) == "void *":
+            continue
+        if is_void(value):
+            edits.append((value.start_byte, value.start_byte, f"({wanted})"))
     return edits
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agents.analysis import AnnotationError, analyse
-from agents.analysis.offload import offload, offloadable, why_not
+from agents.analysis.offload import c_as_cpp, offload, offloadable, why_not
 from agents.analysis.parse import syntax_tree
 from agents.targets import kit
 from agents.targets.lowered import with_most_loops
@@ -65,6 +65,9 @@ PROGRAMS = {
         Path(__file__).parent / "programs" / "exclusive_scans.c",
         {"L1", "L2", "L5", "L10", "L11"},
     ),
+    # C that is not C++ (a comparator's silent `void *` conversions, `bsearch`'s result,
+    # names that are C++ keywords): written as C++ with the same meaning first
+    "c_not_cpp": (Path(__file__).parent / "programs" / "c_not_cpp.c", {"L2", "L3", "L4"}),
     # scans counting down (suffix sums, an exclusive one, a compaction from the end, a
     # running minimum): CUB's scans over the terms in the loop's order; main's loops
     "suffix_scans": (
@@ -185,6 +188,22 @@ def test_a_loop_counting_down_runs_iteration_k_at_its_first_value_less_k() -> No
     assert "if (!((int)pf_cuda_0_count_last >= (0))) pf_cuda_0_count_last += 1;" in cuda
     assert "long long pf_cuda_0_count = pf_cuda_0_first + 1 - pf_cuda_0_count_last;" in cuda
     assert "if (!((size_t)pf_cuda_1_count_last > (0))) pf_cuda_1_count_last += 1;" in cuda
+
+
+def test_c_that_is_not_cpp_is_written_as_cpp_with_the_same_meaning() -> None:
+    """CUDA compiles a C program as C++: a C++ keyword used as a name is renamed (members
+    too), a `void *` a pointer of another type takes silently gets its cast (a comparator's
+    arguments, `bsearch`'s result; not a `void *` kept as one); C that is C++ already is left
+    as it is."""
+    source = (Path(__file__).parent / "programs" / "c_not_cpp.c").read_text()
+    written = c_as_cpp(source)
+    assert "const int *a = (const int *)pa, *b = (const int *)pb;" in written
+    assert "found = (int *)bsearch(" in written
+    assert "int pfc_class;" in written and "pfc_this[i].pfc_class = pfc_new[i] % 3;" in written
+    kept = "void f(const void *p) {\n    const void *q = p;\n    void *r;\n    r = (void *)q;\n}\n"
+    assert c_as_cpp(kept) == kept
+    plain = (GRAPH_PROGRAMS / "map.c").read_text()
+    assert c_as_cpp(plain) == plain
 
 
 def test_the_heap_becomes_managed_memory() -> None:
@@ -671,7 +690,7 @@ EMULATED_PROGRAMS = {
             "mpi_uneven.c", "packs.c", "recurrence_aliases.c", "recurrences.c", "search.c",
             "getline_heap.c", "library_heap.c",
             "shifted_recurrences.c", "exclusive_scans.c", "running_extrema.cpp", "narrow_counters.c",
-            "inclusive_bounds.c", "heap_rows.c", "suffix_scans.cpp",
+            "inclusive_bounds.c", "heap_rows.c", "suffix_scans.cpp", "c_not_cpp.c",
             "images.cpp", "mpi_found.cpp", "ref_params.cpp", "graphs/histogram.c",
             "graphs/map.c", "graphs/reduce.c", "graphs/scan.c", "graphs/stencil.c",
         )
