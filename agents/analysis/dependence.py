@@ -868,7 +868,7 @@ def _scan(events: list[AccessEvent], scope: Scope, statements: Sequence[Node]) -
     first, last = min(updated), max(updated)
     if any(first <= at <= last for at in read):
         return None  # read between the updates, or in one
-    exclusive = tuple(sorted({at for at in read if at < first}))
+    exclusive = _left_out(statements, {at for at in read if at < first}, first)
     later = [at for at in read if at > last]
     split = min(later) if later else last + 1
     phase_end = spans[split][0] if split < len(spans) else spans[-1][1]
@@ -890,6 +890,40 @@ _JUMPS = frozenset(
     {"continue_statement", "break_statement", "return_statement", "goto_statement",
      "throw_statement"}
 )  # fmt: skip
+
+
+def _left_out(statements: Sequence[Node], reads: set[int], first: int) -> tuple[int, ...]:
+    """The statements before the first update (`first`) a blocked scan's first pass leaves
+    out: those reading the running value, and those reading what such a statement wrote
+    (`long was = acc; out[i] = was; acc += x[i];`)."""
+    left = set(reads)
+    while True:
+        written = {name for k in left for name in _names_written(statements[k])}
+        more = {
+            k
+            for k in range(first)
+            if k not in left
+            and any(n.type == "identifier" and text(n) in written for n in walk(statements[k]))
+        }
+        if not more:
+            return tuple(sorted(left))
+        left |= more
+
+
+def _names_written(statement: Node) -> set[str]:
+    """The variables a statement assigns or declares (those it cannot name: none)."""
+    found: set[str] = set()
+    for n in walk(statement):
+        if n.type == "assignment_expression":
+            targets = [n.child_by_field_name("left")]
+        elif n.type == "update_expression":
+            targets = [n.child_by_field_name("argument")]
+        elif n.type == "declaration":
+            targets = list(n.children_by_field_name("declarator"))
+        else:
+            continue
+        found |= {name for t in targets if (name := _written_root(t)) is not None}
+    return found
 
 
 def _left_out_cleanly(statements: Sequence[Node], exclusive: tuple[int, ...], split: int) -> bool:

@@ -114,7 +114,8 @@ class Scan:
     removed, and each block's stores land at `var`'s values from its start."""
     exclusive: tuple[int, ...] = ()
     """An exclusive scan (`e[i] = ex; ex += x[i];`): the indices of the statements before the
-    body's first update that read `var` (the value before the iteration's step). A blocked
+    body's first update that read `var` (the value before the iteration's step), or what
+    such a statement wrote (`long was = ex; e[i] = was;`). A blocked
     scan's first pass runs `statements[:split]` without them (they jump nowhere and write
     nothing the others read); `split` is then the first statement after the updates that
     reads `var`, or the one after the last update where none does."""

@@ -275,13 +275,13 @@ def _scan(w: _Writer, shadow: list[str]) -> Snippet:
     """A running sum into another array, or a prefix sum as a recurrence: in place (`a[i] +=
     a[i - 1]`), one element on (`out[i + 1] = out[i] + a[i]`, a CSR row pointer) or both; or
     an exclusive scan (`out[i] = acc; acc += a[i];`, row offsets), its term a local of the
-    body and the value before the step read twice; a 1-based prefix sum (`i <= n - 1`); or
+    body and the value before the step read twice or kept in a local; a 1-based prefix sum (`i <= n - 1`); or
     suffix sums, counting down."""
     p, n, t = w.p, w.n, w.rng.choice(("int", "long", "float"))
     form = w.rng.choice(
         (
             "running", "in_place", "shifted", "shifted_in_place", "exclusive", "exclusive_local",
-            "one_based", "suffix",
+            "one_based", "suffix", "exclusive_kept",
         )
     )  # fmt: skip
     decls = f"static {t} {p}a[{n}], {p}out[{n}];"
@@ -300,6 +300,10 @@ def _scan(w: _Writer, shadow: list[str]) -> Snippet:
             f"        {p}out[i] += acc - v;\n        acc += v;\n    }}"
         ),
         "in_place": f"for (int i = 1; i < {n}; i++) {p}a[i] += {p}a[i - 1];",
+        "exclusive_kept": (
+            f"{t} acc = 3;\n    for (int i = 0; i < {n}; i++) {{\n"
+            f"        {t} prev = acc;\n        {p}out[i] = prev * 2;\n        acc += {p}a[i];\n    }}"
+        ),
         "suffix": (
             f"{t} acc = 1;\n    for (int i = {n} - 1; i >= 0; i--) {{\n"
             f"        acc += {p}a[i];\n        {p}out[i] = acc;\n    }}"

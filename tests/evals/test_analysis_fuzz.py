@@ -38,7 +38,7 @@ def test_the_generator_covers_every_shape_and_hazard_in_both_languages() -> None
     forms = {s.detail.split()[1] for p in programs for s in p.snippets if s.klass == "scan"}
     assert forms == {
         "running", "in_place", "shifted", "shifted_in_place", "exclusive", "exclusive_local",
-        "one_based", "suffix",
+        "one_based", "suffix", "exclusive_kept",
     }  # fmt: skip
     near = {s.detail for p in programs for s in p.snippets if s.klass == "wrap_or_swap"}
     assert {"far", "next", "minus", "twice", "writes", "ex_stored", "ex_local", "ex_skip"} <= near

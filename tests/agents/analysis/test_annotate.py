@@ -774,7 +774,8 @@ def test_compactions_run_as_blocked_scans_of_their_counters() -> None:
 def test_exclusive_scans_run_as_blocked_scans_without_their_reads_in_the_first_pass() -> None:
     """`start[i] = next; next += count[i];` (row offsets), reads of the value before the step
     in several statements, a product, both sides of one step, the value before it kept in a
-    local and stored after it: the first pass totals each
+    local and stored after it or read before it (that read left out too): the first pass
+    totals each
     block without the statements that read the running value; a step reading what such a
     statement wrote or stored, or a read deciding whether the step runs, is no scan."""
     source = (Path(__file__).parent / "programs" / "exclusive_scans.c").read_text()
@@ -789,6 +790,7 @@ def test_exclusive_scans_run_as_blocked_scans_without_their_reads_in_the_first_p
         ("p", "*", (0,)),
         ("s", "+", (0,)),
         ("acc", "+", (0,)),
+        ("acc", "+", (0, 1)),
     ]
     assert all(lp.dependence.overlap_checks for lp in loops)
     assert not any(lp.dependence.scan for lp in program.loops if lp.function == "near_misses")

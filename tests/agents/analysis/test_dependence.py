@@ -790,6 +790,15 @@ CASES = [
         scan=("acc", "+"),
     ),
     Case(
+        "exclusive scan through a local another statement reads before the update",
+        CPP,
+        "void f(std::vector<int> const& x, std::vector<int> &y) { int acc = 0;\n"
+        "  for (int i = 0; i < x.size(); ++i) { int was = acc; y[i] = was; acc += x[i]; } }",
+        "carried",
+        reason="exclusive scan",
+        scan=("acc", "+"),
+    ),
+    Case(
         "exclusive scan whose update reads what the read stored: no scan",
         CPP,
         "void f(std::vector<int> const& x, std::vector<int> &y) { int acc = 0;\n"

@@ -101,9 +101,10 @@ CASES = {
     # ranks before it, and every rank gets every run; not in-place packing
     "packs.c": (Language.C, {"L1", "L2", "L3", "L4", "L5"}, ""),
     # exclusive scans (`start[i] = next; next += count[i];`, the value before the step kept
-    # in a local): each rank's first pass totals its block without the reads; main's set-up
+    # in a local, read before or after it): each rank's first pass totals its block without
+    # the reads; main's set-up
     # loop and its check (not the near misses)
-    "exclusive_scans.c": (Language.C, {"L1", "L2", "L3", "L4", "L5", "L10", "L11"}, ""),
+    "exclusive_scans.c": (Language.C, {"L1", "L2", "L3", "L4", "L5", "L9", "L11", "L12"}, ""),
     # counters whose first value their type wraps (`unsigned char c = 260` starts at 4)
     "narrow_counters.c": (Language.C, {"L2", "L3", "L4", "L5", "L6"}, ""),
     # scans over 1-based ranges (`i <= n`): a prefix sum, an exclusive running value, a

@@ -1429,6 +1429,12 @@ _SCANS = {
         "    y[i] = next;\n    next += x[i];\n  }\n}\n",
         "int",
     ),
+    "exclusive sum kept in a local read before the step": (
+        "void f(std::vector<int> const &x, std::vector<int> &y) {\n"
+        "  int acc = 2;\n  for (size_t i = 0; i < x.size(); ++i) {\n"
+        "    int prev = acc;\n    y[i] = prev * 3;\n    acc += x[i] % 7;\n  }\n}\n",
+        "int",
+    ),
     "exclusive running max, a local before and a read after its step": (
         "void f(std::vector<long> const &x, std::vector<long> &y) {\n"
         "  if (x.empty()) return;\n  long m = -5;\n"

@@ -59,11 +59,11 @@ PROGRAMS = {
     # vectors sized by a product (`in(W * H)`, read by the parser as a prototype)
     "images": (Path(__file__).parent / "programs" / "images.cpp", {"L1", "L3", "L8", "L9"}),
     # exclusive scans (row offsets, reads of the value before the step in two statements, or
-    # through a local stored after it), main's loops; not a floating product, nor a scan read
+    # through a local stored after it or read before it), main's loops; not a floating product, nor a scan read
     # on both sides of its step
     "exclusive_scans": (
         Path(__file__).parent / "programs" / "exclusive_scans.c",
-        {"L1", "L2", "L5", "L10", "L11"},
+        {"L1", "L2", "L5", "L9", "L11", "L12"},
     ),
     # C that is not C++ (a comparator's silent `void *` conversions, `bsearch`'s result,
     # names that are C++ keywords): written as C++ with the same meaning first

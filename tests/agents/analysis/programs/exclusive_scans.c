@@ -72,6 +72,17 @@ int near_misses(int *x, int *e, int n) {
     return (int)((a + c) % 100000u) + b;
 }
 
+/* The value before the step kept in a local that statements before the step read. */
+long carried(const int *x, long *out, int n) {
+    long acc = 1;
+    for (int i = 0; i < n; i++) {
+        long prev = acc;
+        out[i] = prev * 3 + (prev & 1);
+        acc += x[i] % 5;
+    }
+    return acc;
+}
+
 int main(void) {
     int sizes[] = {1, 2, 3, 7, 64, 1000, 100003};
     for (int s = 0; s < 7; s++) {
@@ -80,6 +91,7 @@ int main(void) {
         int *hi = malloc(sizeof(int) * n), *e = malloc(sizeof(int) * n);
         long *start = malloc(sizeof(long) * n), *before = malloc(sizeof(long) * n);
         long *after = malloc(sizeof(long) * n), *was = malloc(sizeof(long) * n);
+        long *kept3 = malloc(sizeof(long) * n);
         double *scale = malloc(sizeof(double) * n);
         for (int i = 0; i < n; i++) x[i] = (i * 7919) % 1013 - 500;
         long total = offsets(x, start, n);
@@ -88,13 +100,15 @@ int main(void) {
         int last = both_sides(x, lo, hi, n);
         kept(x, was, n);
         int misses = near_misses(x, e, n);
+        long carry = carried(x, kept3, n);
         double check = 0;
         for (int i = 0; i < n; i++)
             check += start[i] * (i % 5) + before[i] - after[i] % 11 + scale[i] * 1e3 +
-                     lo[i] * (i % 3) - hi[i] + e[i] % 13 + was[i] % 17;
-        printf("%d %ld %d %d %.3f\n", n, total, last, misses, check);
+                     lo[i] * (i % 3) - hi[i] + e[i] % 13 + was[i] % 17 +
+                     kept3[i] % 19;
+        printf("%d %ld %d %d %ld %.3f\n", n, total, last, misses, carry, check);
         free(x); free(lo); free(hi); free(e); free(start); free(before); free(after); free(scale);
-        free(was);
+        free(was); free(kept3);
     }
     return 0;
 }
