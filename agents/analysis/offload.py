@@ -67,6 +67,7 @@ from agents.analysis.model import Loop, Program
 from agents.analysis.parse import (
     body_statements,
     constructed,
+    declared_name,
     function_definitions,
     function_name,
     function_params,
@@ -1191,13 +1192,26 @@ _VOID_RESULTS = frozenset({"bsearch", "memchr", "memcpy", "memmove", "memset"})
 
 def c_as_cpp(source: str) -> str:
     """A C program as C++ compiles it, with the same meaning (CUDA compiles the program as
-    C++): names that are C++ keywords renamed (`new` → `pfc_new`, members too), and a
-    `void *` converted to another pointer where C converts it silently (`const int *x = a;`
-    with `const void *a`, a comparator's; `p = bsearch(...)`) cast to that pointer's type."""
+    C++): names that are C++ keywords renamed (`new` → `pfc_new`: variables, members, tags,
+    typedefs, macro parameters and the words of macro bodies, not their string literals); a
+    `void *` that C converts silently to another pointer (`const int *x = a;` with `const
+    void *a`, a comparator's; `p = bsearch(...)`; a return, an argument, a member, either arm
+    of `?:`) cast to that pointer's type; an integer that C stores silently into an `enum`
+    cast to it."""
     root = syntax_tree(source, Language.C).root_node
-    taken = {text(n) for n in walk(root) if n.type in ("identifier", "field_identifier")}
+    macros = [n for n in walk(root) if n.type == "preproc_arg"]
+    taken = {text(n) for n in walk(root) if n.type in _NAMES}
+    taken |= {w for m in macros for w in re.findall(r"\b\w+\b", _LITERALS.sub("", text(m)))}
+    # `bool`, `true` and `false` are the program's names only where it declares them
+    # (`typedef int bool;`, before C23); else they are <stdbool.h>'s, as in C++
+    declared = {
+        text(d) if d.type == "primitive_type" else declared_name(d) or ""
+        for n in walk(root)
+        if n.type in ("declaration", "type_definition", "parameter_declaration")
+        for d in n.children_by_field_name("declarator")
+    }
     renamed: dict[str, str] = {}
-    for word in sorted(taken & _CPP_ONLY_WORDS):
+    for word in sorted(taken & _CPP_ONLY_WORDS | declared & {"bool", "true", "false"}):
         name = f"pfc_{word}"
         while name in taken:
             name += "_"
@@ -1205,72 +1219,217 @@ def c_as_cpp(source: str) -> str:
     edits = [
         (n.start_byte, n.end_byte, renamed[text(n)])
         for n in walk(root)
-        if n.type in ("identifier", "field_identifier", "type_identifier") and text(n) in renamed
-    ]
+        if (n.type in _NAMES or n.type in _KEYWORD_NODES) and text(n) in renamed
+    ]  # (the parser reads a variable `nullptr`, a type `bool` as C23's keywords)
+    for macro in macros if renamed else []:
+        body = _renamed_words(text(macro), renamed)
+        if body != text(macro):
+            edits.append((macro.start_byte, macro.end_byte, body))
+    types = _CTypes.of(root)
     for definition in function_definitions(root):
-        edits += _void_conversions(root, definition)
+        edits += _casts(definition, types, renamed)
     out = source.encode()
     for begin, end, new in sorted(edits, reverse=True):
         out = out[:begin] + new.encode() + out[end:]
     return out.decode()
 
 
-def _void_conversions(root: Node, definition: Node) -> list[tuple[int, int, str]]:
-    """Casts before each value of type `void *` (a name declared so, a library call returning
-    one) that initialises or is assigned to a pointer of another type in `definition`."""
-    pointers: dict[str, str] = {}
-    """Name → the pointer type its declaration gives it (`const int *`, `void *`)."""
-    body = definition.child_by_field_name("body")
-    declarations = [c for c in root.children if c.type == "declaration"]
-    declarations += [p for _, p in function_params(definition)]
-    declarations += [d for d in walk(body) if d.type == "declaration"] if body is not None else []
-    for declaration in declarations:
-        kind = declaration.child_by_field_name("type")
-        if kind is None:
-            continue
+_NAMES = ("identifier", "field_identifier", "type_identifier")
+_KEYWORD_NODES = ("null", "true", "false", "primitive_type")
+_LITERALS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
+
+
+def _renamed_words(body: str, renamed: dict[str, str]) -> str:
+    """A macro body with the renamed words renamed outside its string and character literals."""
+    words = re.compile(r"\b(" + "|".join(map(re.escape, renamed)) + r")\b")
+    parts, at = [], 0
+    for literal in _LITERALS.finditer(body):
+        parts.append(words.sub(lambda m: renamed[m.group(1)], body[at : literal.start()]))
+        parts.append(literal.group(0))
+        at = literal.end()
+    parts.append(words.sub(lambda m: renamed[m.group(1)], body[at:]))
+    return "".join(parts)
+
+
+@dataclass
+class _CTypes:
+    """What `c_as_cpp`'s casts need of a C file's declarations: the pointer or `enum` type of
+    its variables (by function: file scope, parameters, locals), of struct members (where one
+    name has one type), and the return and parameter types of its functions."""
+
+    files: dict[str, str]
+    members: dict[str, str]
+    functions: dict[str, tuple[str | None, list[str | None]]]
+    enums: frozenset[str]
+
+    @staticmethod
+    def of(root: Node) -> _CTypes:
+        enums = {
+            text(d)
+            for t in walk(root)
+            if t.type == "type_definition"
+            and (kind := t.child_by_field_name("type")) is not None
+            and kind.type == "enum_specifier"
+            for d in t.children_by_field_name("declarator")
+            if d.type == "type_identifier"
+        }
+        types = _CTypes({}, {}, {}, frozenset(enums))
+        types.files = types.declared([c for c in root.children if c.type == "declaration"])
+        seen: dict[str, set[str | None]] = {}
+        for field in (n for n in walk(root) if n.type == "field_declaration"):
+            kinds = types.declared([field])
+            for declarator in field.children_by_field_name("declarator"):
+                name = declared_name(declarator)
+                if name is not None:
+                    seen.setdefault(name, set()).add(kinds.get(name))
+        types.members = {
+            name: kind for name, kinds in seen.items() if len(kinds) == 1 for kind in kinds if kind
+        }
+        for node in walk(root):
+            if node.type in ("function_definition", "declaration"):
+                types.function(node)
+        return types
+
+    def function(self, node: Node) -> None:
+        """Note the return and parameter types of a function `node` defines or declares."""
+        head, result = node.child_by_field_name("declarator"), node.child_by_field_name("type")
+        stars = 0
+        while head is not None and head.type == "pointer_declarator":
+            stars += 1
+            head = head.child_by_field_name("declarator")
+        if head is None or head.type != "function_declarator" or result is None:
+            return
+        callee = head.child_by_field_name("declarator")
+        params = head.child_by_field_name("parameters")
+        if callee is None or callee.type != "identifier" or params is None:
+            return
+        returned = f"{self.base(node, result)} {'*' * stars}" if stars else None
+        taken = [
+            next(iter(self.declared([p]).values()), None)
+            for p in params.named_children
+            if p.type == "parameter_declaration"
+        ]
+        self.functions[text(callee)] = (returned, taken)
+
+    def base(self, declaration: Node, kind: Node) -> str:
         qualifiers = " ".join(text(c) for c in declaration.children if c.type == "type_qualifier")
-        base = f"{qualifiers} {text(kind)}".strip()
-        for declarator in declaration.children_by_field_name("declarator"):
-            inner = (
-                declarator.child_by_field_name("declarator")
-                if declarator.type == "init_declarator"
-                else declarator
-            )
-            stars = 0
-            while inner is not None and inner.type == "pointer_declarator":
-                stars += 1
-                inner = inner.child_by_field_name("declarator")
-            if stars and inner is not None and inner.type == "identifier":
-                pointers[text(inner)] = f"{base} {'*' * stars}"
+        return f"{qualifiers} {text(kind)}".strip()
+
+    def declared(self, declarations: list[Node]) -> dict[str, str]:
+        """Name → its pointer type (`const int *`) or `enum` type (`enum mode`, a typedef of
+        one), for these declarations' declarators."""
+        found: dict[str, str] = {}
+        for declaration in declarations:
+            kind = declaration.child_by_field_name("type")
+            if kind is None:
+                continue
+            base = self.base(declaration, kind)
+            enum = kind.type == "enum_specifier" or text(kind) in self.enums
+            for declarator in declaration.children_by_field_name("declarator"):
+                inner = (
+                    declarator.child_by_field_name("declarator")
+                    if declarator.type == "init_declarator"
+                    else declarator
+                )
+                stars = 0
+                while inner is not None and inner.type == "pointer_declarator":
+                    stars += 1
+                    inner = inner.child_by_field_name("declarator")
+                if inner is None or inner.type not in ("identifier", "field_identifier"):
+                    continue
+                if stars:
+                    found[text(inner)] = f"{base} {'*' * stars}"
+                elif enum:
+                    found[text(inner)] = (
+                        text(kind) if kind.type != "enum_specifier" else _enum_name(kind)
+                    )
+        return {name: kind for name, kind in found.items() if kind}
+
+
+def _enum_name(kind: Node) -> str:
+    """`enum mode` for `enum mode { ... }` or `enum mode`; nothing for an unnamed enum."""
+    name = kind.child_by_field_name("name")
+    return f"enum {text(name)}" if name is not None else ""
+
+
+def _is_void_pointer(kind: str | None) -> bool:
+    return kind is not None and " ".join(kind.replace("const", "").split()) == "void *"
+
+
+def _casts(definition: Node, types: _CTypes, renamed: dict[str, str]) -> list[tuple[int, int, str]]:
+    """Casts around each value C converts silently where C++ does not: a `void *` (a name
+    declared so, a library call returning one, a `?:` with one arm) that initialises, is
+    assigned to, returned as or passed as a pointer of another type; an integer stored into
+    an `enum`."""
+    body = definition.child_by_field_name("body")
+    local = types.declared(
+        [p for _, p in function_params(definition)]
+        + ([d for d in walk(body) if d.type == "declaration"] if body is not None else [])
+    )
+    names = {**types.files, **local}
+    returned = types.functions.get(function_name(definition) or "", (None, []))[0]
 
     def is_void(value: Node) -> bool:
         value = unwrap(value)
         if value.type == "identifier":
-            return " ".join(pointers.get(text(value), "").replace("const", "").split()) == "void *"
+            return _is_void_pointer(names.get(text(value)))
         if value.type == "call_expression":
             callee = value.child_by_field_name("function")
-            return callee is not None and text(callee) in _VOID_RESULTS
+            if callee is None:
+                return False
+            known = types.functions.get(text(callee))
+            return text(callee) in _VOID_RESULTS or (
+                known is not None and _is_void_pointer(known[0])
+            )
+        if value.type == "conditional_expression":
+            arms = [value.child_by_field_name(f) for f in ("consequence", "alternative")]
+            return any(a is not None and is_void(a) for a in arms)
         return False
 
-    edits: list[tuple[int, int, str]] = []
+    def target(node: Node | None) -> str | None:
+        if node is None:
+            return None
+        node = unwrap(node)
+        if node.type == "identifier":
+            return names.get(text(node))
+        if node.type == "field_expression":
+            field = node.child_by_field_name("field")
+            return types.members.get(text(field)) if field is not None else None
+        return None
+
+    sites: list[tuple[str | None, Node | None]] = []
     for node in walk(definition):
         if node.type == "init_declarator":
-            target = node.child_by_field_name("declarator")
-            value = node.child_by_field_name("value")
-            name = target
-            while name is not None and name.type == "pointer_declarator":
-                name = name.child_by_field_name("declarator")
+            declarator = node.child_by_field_name("declarator")
+            while declarator is not None and declarator.type == "pointer_declarator":
+                declarator = declarator.child_by_field_name("declarator")
+            sites.append((target(declarator), node.child_by_field_name("value")))
         elif node.type == "assignment_expression" and text(node.children[1]) == "=":
-            name, value = node.child_by_field_name("left"), node.child_by_field_name("right")
-        else:
+            sites.append(
+                (target(node.child_by_field_name("left")), node.child_by_field_name("right"))
+            )
+        elif node.type == "return_statement" and node.named_children:
+            sites.append((returned, node.named_children[0]))
+        elif node.type == "call_expression":
+            callee = node.child_by_field_name("function")
+            arguments = node.child_by_field_name("arguments")
+            known = types.functions.get(text(callee)) if callee is not None else None
+            if known is not None and arguments is not None:
+                values = [a for a in arguments.named_children if a.type != "comment"]
+                sites += list(zip(known[1], values, strict=False))
+    edits: list[tuple[int, int, str]] = []
+    for wanted, value in sites:
+        if wanted is None or value is None or value.type == "initializer_list":
             continue
-        if name is None or value is None or name.type != "identifier":
-            continue
-        wanted = pointers.get(text(name))
-        if wanted is None or " ".join(wanted.replace("const", "").split()) == "void *":
-            continue
-        if is_void(value):
-            edits.append((value.start_byte, value.start_byte, f"({wanted})"))
+        pointer = wanted.endswith("*")
+        if (pointer and not _is_void_pointer(wanted) and is_void(value)) or (
+            not pointer and unwrap(value).type not in ("identifier", "cast_expression")
+        ):
+            shown = _renamed_words(wanted, renamed) if renamed else wanted
+            edits += [
+                (value.start_byte, value.start_byte, f"({shown})("),
+                (value.end_byte, value.end_byte, ")"),
+            ]
     return edits
 
 

@@ -197,13 +197,33 @@ def test_c_that_is_not_cpp_is_written_as_cpp_with_the_same_meaning() -> None:
     as it is."""
     source = (Path(__file__).parent / "programs" / "c_not_cpp.c").read_text()
     written = c_as_cpp(source)
-    assert "const int *a = (const int *)pa, *b = (const int *)pb;" in written
-    assert "found = (int *)bsearch(" in written
+    assert "const int *a = (const int *)(pa), *b = (const int *)(pb);" in written
+    assert "found = (int *)(bsearch(" in written
     assert "int pfc_class;" in written and "pfc_this[i].pfc_class = pfc_new[i] % 3;" in written
     kept = "void f(const void *p) {\n    const void *q = p;\n    void *r;\n    r = (void *)q;\n}\n"
     assert c_as_cpp(kept) == kept
     plain = (GRAPH_PROGRAMS / "map.c").read_text()
     assert c_as_cpp(plain) == plain
+    # (a hostile probe's) tags, typedefs, macro parameters and bodies but not their strings;
+    # a `void *` returned, passed, stored into a member, chosen by `?:`; an int into an enum;
+    # the program's own `bool`
+    source = (Path(__file__).parent / "programs" / "c_not_cpp_more.c").read_text()
+    written = c_as_cpp(source)
+    for piece in (
+        "#define TWICE(pfc_new) ((pfc_new) * 2)",
+        '#define LABEL "new class"',
+        "struct pfc_class { int *data; int pfc_this; };",
+        "typedef struct pfc_template { long pfc_delete; } pfc_template;",
+        "return (int *)(p);",
+        "c.data = (int *)(raw);",
+        "int *b = (int *)(n > 0 ? raw : NULL);",
+        "enum mode m = (enum mode)(q % 2);",
+        "long s = sum((const int *)(raw), n);",
+        "typedef int pfc_bool;",
+        "pfc_bool flag = 1;",
+    ):
+        assert piece in written, piece
+    assert c_as_cpp(written) == written  # once is enough
 
 
 def test_the_heap_becomes_managed_memory() -> None:
@@ -691,6 +711,7 @@ EMULATED_PROGRAMS = {
             "getline_heap.c", "library_heap.c",
             "shifted_recurrences.c", "exclusive_scans.c", "running_extrema.cpp", "narrow_counters.c",
             "inclusive_bounds.c", "heap_rows.c", "suffix_scans.cpp", "c_not_cpp.c",
+            "c_not_cpp_more.c",
             "images.cpp", "mpi_found.cpp", "ref_params.cpp", "graphs/histogram.c",
             "graphs/map.c", "graphs/reduce.c", "graphs/scan.c", "graphs/stencil.c",
         )
