@@ -1225,6 +1225,7 @@ def c_as_cpp(source: str) -> str:
         body = _renamed_words(text(macro), renamed)
         if body != text(macro):
             edits.append((macro.start_byte, macro.end_byte, body))
+    edits += _shadowed_counters(root, taken | set(renamed.values()), set(renamed))
     types = _CTypes.of(root)
     for definition in function_definitions(root):
         edits += _casts(definition, types, renamed)
@@ -1237,6 +1238,42 @@ def c_as_cpp(source: str) -> str:
 _NAMES = ("identifier", "field_identifier", "type_identifier")
 _KEYWORD_NODES = ("null", "true", "false", "primitive_type")
 _LITERALS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
+
+
+def _shadowed_counters(
+    root: Node, taken: set[str], renamed: set[str]
+) -> list[tuple[int, int, str]]:
+    """Renames for a loop body's declaration of its own counter's name (`for (int s = 0; ...)
+    { long s = 0; ... }`: C's body is a scope of its own, C++'s is the loop's): that name
+    from there to the body's end, where only the body's variable (or one nested in it) is
+    seen."""
+    edits: list[tuple[int, int, str]] = []
+    for loop in (n for n in walk(root) if n.type == "for_statement"):
+        init, body = loop.child_by_field_name("initializer"), loop.child_by_field_name("body")
+        if init is None or init.type != "declaration" or body is None:
+            continue
+        if body.type != "compound_statement":
+            continue
+        counters = {declared_name(d) for d in init.children_by_field_name("declarator")}
+        for statement in body.named_children:
+            if statement.type != "declaration":
+                continue
+            clash = counters & {
+                declared_name(d) for d in statement.children_by_field_name("declarator")
+            }
+            for name in sorted(n for n in clash if n and n not in renamed):
+                fresh = f"pfc_{name}"
+                while fresh in taken:
+                    fresh += "_"
+                taken.add(fresh)
+                edits += [
+                    (n.start_byte, n.end_byte, fresh)
+                    for n in walk(body)
+                    if n.type == "identifier"
+                    and text(n) == name
+                    and n.start_byte >= statement.start_byte
+                ]
+    return edits
 
 
 def _renamed_words(body: str, renamed: dict[str, str]) -> str:

@@ -206,7 +206,7 @@ def test_c_that_is_not_cpp_is_written_as_cpp_with_the_same_meaning() -> None:
     assert c_as_cpp(plain) == plain
     # (a hostile probe's) tags, typedefs, macro parameters and bodies but not their strings;
     # a `void *` returned, passed, stored into a member, chosen by `?:`; an int into an enum;
-    # the program's own `bool`
+    # the program's own `bool`; a loop body's own variable named as its counter
     source = (Path(__file__).parent / "programs" / "c_not_cpp_more.c").read_text()
     written = c_as_cpp(source)
     for piece in (
@@ -221,6 +221,8 @@ def test_c_that_is_not_cpp_is_written_as_cpp_with_the_same_meaning() -> None:
         "long s = sum((const int *)(raw), n);",
         "typedef int pfc_bool;",
         "pfc_bool flag = 1;",
+        "long pfc_k = s + 1; /* C: the body's own k, which hides the counter's */",
+        'printf("%ld\\n", pfc_k);',
     ):
         assert piece in written, piece
     assert c_as_cpp(written) == written  # once is enough

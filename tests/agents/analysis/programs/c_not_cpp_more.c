@@ -1,6 +1,7 @@
 /* More C that C++ does not compile: tags and typedefs named with C++ keywords, a macro
    parameter so named, `void *` returned, passed, stored into a member and chosen by `?:`
-   as typed pointers, an `int` stored into an `enum`, the program's own `bool`. */
+   as typed pointers, an `int` stored into an `enum`, the program's own `bool`, a loop body
+   declaring its counter's name again. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,10 @@ int main(void) {
         long s = sum(raw, n);
         for (int i = 0; i < n; i++) t.delete += b[i] * flag;
         printf("%d %ld %ld %s %d\n", n, s, t.delete, LABEL, (int)strlen(LABEL));
+        for (int k = 0; k < 2; k++) {
+            long k = s + 1; /* C: the body's own k, which hides the counter's */
+            printf("%ld\n", k);
+        }
         free(raw);
     }
     return 0;
