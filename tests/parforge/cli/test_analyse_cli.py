@@ -23,7 +23,7 @@ double dot(const double *x, const double *y, int n) {
 }
 
 void decay(double *a, int n) {
-    for (int i = 1; i <= n; i++) a[i] = 0.5 * a[i - 1];
+    for (int i = 1; i <= n; i++) a[i] = 0.5 * a[i - 1] * a[i - 1];
 }
 """
 
