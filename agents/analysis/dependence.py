@@ -898,7 +898,7 @@ def _left_out(statements: Sequence[Node], reads: set[int], first: int) -> tuple[
     (`long was = acc; out[i] = was; acc += x[i];`)."""
     left = set(reads)
     while True:
-        written = {name for k in left for name in _names_written(statements[k])}
+        written = {name for k in left for name in _names_written(statements[k]) or ()}
         more = {
             k
             for k in range(first)
@@ -910,10 +910,12 @@ def _left_out(statements: Sequence[Node], reads: set[int], first: int) -> tuple[
         left |= more
 
 
-def _names_written(statement: Node) -> set[str]:
-    """The variables a statement assigns or declares (those it cannot name: none)."""
+def _names_written(statement: Node) -> set[str] | None:
+    """The variables a statement assigns or declares; None where one of its writes names none
+    this can tell (`*f() = 1`)."""
     found: set[str] = set()
     for n in walk(statement):
+        targets: list[Node | None]
         if n.type == "assignment_expression":
             targets = [n.child_by_field_name("left")]
         elif n.type == "update_expression":
@@ -922,33 +924,24 @@ def _names_written(statement: Node) -> set[str]:
             targets = list(n.children_by_field_name("declarator"))
         else:
             continue
-        found |= {name for t in targets if (name := _written_root(t)) is not None}
+        for target in targets:
+            name = _written_root(target)
+            if name is None:
+                return None
+            found.add(name)
     return found
 
 
 def _left_out_cleanly(statements: Sequence[Node], exclusive: tuple[int, ...], split: int) -> bool:
     """Whether a first pass may run `statements[:split]` without the `exclusive` ones: those
     jump nowhere (a `continue` there skips the update) and write no name (a local, an array,
-    a scalar) the statements it runs mention."""
+    a scalar) the statements it runs mention, nor anything this cannot name."""
     written: set[str] = set()
     for k in exclusive:
-        for n in walk(statements[k]):
-            if n.type in _JUMPS:
-                return False
-            targets: list[Node | None]
-            if n.type == "assignment_expression":
-                targets = [n.child_by_field_name("left")]
-            elif n.type == "update_expression":
-                targets = [n.child_by_field_name("argument")]
-            elif n.type == "declaration":
-                targets = list(n.children_by_field_name("declarator"))
-            else:
-                continue
-            for target in targets:
-                name = _written_root(target)
-                if name is None:
-                    return False
-                written.add(name)
+        names = _names_written(statements[k])
+        if names is None or any(n.type in _JUMPS for n in walk(statements[k])):
+            return False
+        written |= names
     kept = [st for k, st in enumerate(statements[:split]) if k not in exclusive]
     return not any(n.type == "identifier" and text(n) in written for st in kept for n in walk(st))
 
