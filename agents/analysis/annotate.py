@@ -56,7 +56,7 @@ from tree_sitter import Node
 from agents.analysis.accesses import exit_block
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import PACKED_CHUNK, ArrayReduction, Loop, Program
-from agents.analysis.parse import body_statements, syntax_tree, text
+from agents.analysis.parse import body_statements, cut, syntax_tree, text
 from agents.analysis.purity import is_pure
 from agents.analysis.reductions import (
     counting_only,
@@ -651,7 +651,7 @@ def _blocked_scan(
         # the statements that read the running value.
         acc = scan.var
         whole = at.loop.decode()
-        totalling = _cut(at.loop, span[1][1:]).decode()
+        totalling = cut(at.loop, span[1][1:]).decode()
     elif scan.packs:
         # A compaction: the first pass runs the statement that counts and stores with its
         # stores removed (`if (c) y[k++] = e;` counts as `if (c) k++;`).
@@ -729,17 +729,6 @@ class _Located:
     def replaced(self, text: str) -> list[str]:
         """The source's lines with the loop replaced by `text`."""
         return (self.before + text + self.after).split("\n")
-
-
-def _cut(loop: bytes, marked: list[tuple[int, str]]) -> bytes:
-    """`loop` without the marked nodes (offset from its start, text), and without the lines
-    they leave blank."""
-    for at, shown in sorted(marked, reverse=True):
-        loop = loop[:at] + loop[at + len(shown.encode()) :]
-        start, end = loop.rfind(b"\n", 0, at), loop.find(b"\n", at)
-        if start >= 0 and end >= 0 and not loop[start:end].strip():
-            loop = loop[:start] + loop[end:]
-    return loop
 
 
 def _locate(lines: list[str], loop: Loop, span: _Span) -> _Located:

@@ -27,6 +27,7 @@ from agents.analysis.model import (
     Scan,
 )
 from agents.analysis.parse import (
+    JUMPS,
     canon,
     declared_name,
     identifiers,
@@ -886,12 +887,6 @@ def _scan(events: list[AccessEvent], scope: Scope, statements: Sequence[Node]) -
     return Scan(name, op, split, exclusive=exclusive)  # type: ignore[arg-type]
 
 
-_JUMPS = frozenset(
-    {"continue_statement", "break_statement", "return_statement", "goto_statement",
-     "throw_statement"}
-)  # fmt: skip
-
-
 def _left_out(statements: Sequence[Node], reads: set[int], first: int) -> tuple[int, ...]:
     """The statements before the first update (`first`) a blocked scan's first pass leaves
     out: those reading the running value, and those reading what such a statement wrote
@@ -939,7 +934,7 @@ def _left_out_cleanly(statements: Sequence[Node], exclusive: tuple[int, ...], sp
     written: set[str] = set()
     for k in exclusive:
         names = _names_written(statements[k])
-        if names is None or any(n.type in _JUMPS for n in walk(statements[k])):
+        if names is None or any(n.type in JUMPS for n in walk(statements[k])):
             return False
         written |= names
     kept = [st for k, st in enumerate(statements[:split]) if k not in exclusive]

@@ -67,6 +67,7 @@ from agents.analysis.loops import _SIGNED_INTEGERS
 from agents.analysis.model import BestUpdate, Loop, Program
 from agents.analysis.parse import (
     body_statements,
+    cut,
     declared_name,
     function_definitions,
     function_name,
@@ -1366,10 +1367,9 @@ def _blocked_scan(raw: bytes, node: Node, loop: Loop, tag: str, cpp: bool) -> st
         acc = scan.var
         kind = typed(acc)
         whole = loop_text
-        totalling = loop_text
         left_out = [statements[k] for k in scan.exclusive] + list(statements[scan.split :])
-        for statement in sorted(left_out, key=lambda n: n.start_byte, reverse=True):
-            totalling = totalling[: at(statement)] + totalling[end_of(statement) :]
+        marked = [(at(statement), text(statement)) for statement in left_out]
+        totalling = cut(loop_text.encode(), marked).decode()
     elif scan.packs:
         # A compaction: the first pass runs the statement that counts and stores with its
         # stores removed (`if (c) y[k++] = e;` counts as `if (c) k++;`).

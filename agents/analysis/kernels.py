@@ -100,6 +100,7 @@ from agents.analysis.offload import _FLOATING, _INTEGRAL, _reached
 from agents.analysis.offload import _histogram_updates as _offload_updates
 from agents.analysis.offload import _plain as _number_type
 from agents.analysis.parse import (
+    JUMPS,
     body_statements,
     canon,
     declared_name,
@@ -2522,11 +2523,7 @@ def _only_exit(loop: Node) -> tuple[Node, Node] | None:
         c.type == "declaration" for c in clause.named_children
     ):
         return None
-    leaves = (
-        "return_statement", "break_statement", "continue_statement", "goto_statement",
-        "throw_statement",
-    )  # fmt: skip
-    if any(n.type in leaves and not _within(n, then) for n in walk(loop)):
+    if any(n.type in JUMPS and not _within(n, then) for n in walk(loop)):
         return None  # the steps before the test are declarations: nothing else may leave
     for step in steps[:-1]:
         if step.type != "declaration" or not _without_effects(step):

@@ -263,10 +263,7 @@ def offload(source: str, program: Program, loop_ids: Sequence[str]) -> str:
     """The program as CUDA C++, with each loop of `loop_ids` a kernel (see the module's text).
 
     Raises AnnotationError for a loop that `offloadable` does not offer."""
-    if program.language is Language.C:
-        compatible = c_as_cpp(source)
-        if compatible != source:  # the same loops, in C that is C++ too
-            source, program = compatible, analyse(compatible, Language.C)
+    source, program = cpp_compatible(source, program)
     root = syntax_tree(source, program.language).root_node
     offered = {loop.id: loop for loop in offloadable(source, program)}
     for loop_id in loop_ids:
@@ -1016,7 +1013,7 @@ def _scan_kernels(
     classes = ", ".join(
         ["class pf_cuda_A"] + [f"class pf_cuda_T{k}" for k, n in enumerate(names) if n.name != acc]
     )
-    kind = loop.declared_type or loop.counter_type or "long long"
+    kind = loop.declared_type or "long long"
     sign = "-" if loop.stride == -1 else "+"  # iteration k: the first value less k, counting down
     counter = f"{kind} {var} = ({kind})(pf_first {sign} pf_k);"
     stride = _grid_stride("pf_count")
@@ -1188,6 +1185,18 @@ _CPP_ONLY_WORDS = frozenset(
 
 _VOID_RESULTS = frozenset({"bsearch", "memchr", "memcpy", "memmove", "memset"})
 """Library functions returning `void *` (the allocators return the managed one's proxy)."""
+
+
+def cpp_compatible(source: str, program: Program) -> tuple[str, Program]:
+    """A C program as the C++ CUDA compiles (`c_as_cpp`), with its analysis (the same loops),
+    so that the loops offered are those of the program the kernels are written from; a C++
+    program, or C that is C++ already, as it is."""
+    if program.language is not Language.C:
+        return source, program
+    compatible = c_as_cpp(source)
+    if compatible == source:
+        return source, program
+    return compatible, analyse(compatible, Language.C)
 
 
 def c_as_cpp(source: str) -> str:

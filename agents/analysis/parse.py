@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import cache
 
 import tree_sitter_c
@@ -104,6 +104,24 @@ def root_of(node: Node) -> Node:
     while node.parent is not None:
         node = node.parent
     return node
+
+
+JUMPS = frozenset(
+    {"return_statement", "break_statement", "continue_statement", "goto_statement",
+     "throw_statement"}
+)  # fmt: skip
+"""Statements that leave where they are."""
+
+
+def cut(code: bytes, marked: Sequence[tuple[int, str]]) -> bytes:
+    """`code` without the marked pieces (byte offset from its start, their text), and without
+    the lines they leave blank."""
+    for at, shown in sorted(marked, reverse=True):
+        code = code[:at] + code[at + len(shown.encode()) :]
+        start, end = code.rfind(b"\n", 0, at), code.find(b"\n", at)
+        if start >= 0 and end >= 0 and not code[start:end].strip():
+            code = code[:start] + code[end:]
+    return code
 
 
 def walk(root: Node) -> Iterator[Node]:

@@ -19,9 +19,8 @@ from tree_sitter import Node
 from agents.analysis.errors import AnnotationError
 from agents.analysis.kernels import kernel, signature_params
 from agents.analysis.model import Program
-from agents.analysis.offload import c_as_cpp, offload, offloadable
+from agents.analysis.offload import cpp_compatible, offload, offloadable
 from agents.analysis.parse import declared_name, parse_int, syntax_tree, text, walk
-from agents.analysis.program import analyse
 from agents.targets.base import Draft, Kept, Kit, Mutation
 from agents.targets.lowered import algorithms_as_loops, with_most_loops
 from sandbox.spec import Language, Target
@@ -89,7 +88,7 @@ class Cuda(Kit):
                 return kernel(source, program, signature_params(signature)[0], signature)
             if not program.has_main:
                 return None
-            source, program = _as_cpp(source, program)
+            source, program = cpp_compatible(source, program)
             source, program, loops = with_most_loops(source, program, offloadable, counted=True)
             return offload(source, program, [loop.id for loop in loops]) if loops else None
         except AnnotationError:
@@ -106,7 +105,7 @@ class Cuda(Kit):
             return True
         if not program.has_main:
             return False
-        source, program = _as_cpp(source, program)
+        source, program = cpp_compatible(source, program)
         if offloadable(source, program):
             return True
         try:
@@ -298,14 +297,3 @@ def _lex(source: str) -> Iterator[str]:
         else:
             yield ch
             i += 1
-
-
-def _as_cpp(source: str, program: Program) -> tuple[str, Program]:
-    """A C program as the C++ CUDA compiles (`offload.c_as_cpp`), and its analysis, so that
-    the loops offered are those of the program the kernels are written from."""
-    if program.language is not Language.C:
-        return source, program
-    compatible = c_as_cpp(source)
-    if compatible == source:
-        return source, program
-    return compatible, analyse(compatible, Language.C)
