@@ -6,10 +6,14 @@ checked by unit tests without an engine; `Box` is a started container with its s
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import socket
+import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -210,22 +214,49 @@ async def prune(engine: Engine, everything: bool = False) -> list[str]:
 
     def run(client: docker.DockerClient) -> list[str]:
         removed = []
-        # Sparse: the listing's own labels, no inspection per container, which fails on one
-        # that another process (another ParForge on this host) removes meanwhile.
-        listed = client.containers.list(all=True, sparse=True, filters={"label": f"{LABEL}=1"})
-        for container in listed:
-            if stale(container.attrs.get("Labels") or {}):
-                try:
-                    container.remove(force=True)
-                except docker.errors.APIError as exc:
-                    # Gone, or being removed, by another process pruning at the same time.
-                    if exc.status_code in (404, 409):
-                        continue
-                    raise
-                removed.append(str(container.id))
+        with _pruning_lock():
+            # Sparse: the listing's own labels, no inspection per container, which fails on
+            # one that a process on another host (or without the lock) removes meanwhile.
+            listed = client.containers.list(all=True, sparse=True, filters={"label": f"{LABEL}=1"})
+            for container in listed:
+                if stale(container.attrs.get("Labels") or {}):
+                    try:
+                        container.remove(force=True)
+                    except docker.errors.APIError as exc:
+                        # Gone, or being removed, by another process pruning at the same time.
+                        if exc.status_code in (404, 409):
+                            continue
+                        raise
+                    removed.append(str(container.id))
         return removed
 
     return await engine.call(run, "pruning sandbox containers")
+
+
+PRUNE_LOCK = Path(tempfile.gettempdir()) / "parforge-prune.lock"
+"""Held while a process on this host lists and removes stale containers. Without it two
+processes pruning at once could both remove one container and both report it (seen: the
+engine answered both removals with success)."""
+
+
+@contextlib.contextmanager
+def _pruning_lock() -> Iterator[None]:
+    """This host's pruning lock (an advisory `flock`, released if the process dies); without
+    a lock file this user can open, no lock: the engine's 404 and 409 still keep two
+    processes from failing, only their reports may overlap."""
+    try:
+        fd = os.open(PRUNE_LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:
+        try:
+            fd = os.open(PRUNE_LOCK, os.O_RDONLY)
+        except OSError:
+            yield
+            return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the last descriptor releases the lock
 
 
 def _alive(pid: int) -> bool:

@@ -315,8 +315,10 @@ async def test_prune_removes_containers_of_dead_processes(docker_sandbox: Docker
 
 
 async def test_two_processes_pruning_at_once_both_succeed(docker_sandbox: DockerSandbox) -> None:
-    """Two ParForge processes on one host prune together: each finds containers the other
-    removes meanwhile, which is no error (a listing that inspected each one failed)."""
+    """Two ParForge processes on one host prune together: neither fails (a listing that
+    inspected each container failed on one the other removed meanwhile), and each stale
+    container is reported by exactly one of them (both had reported one: the host's pruning
+    lock now keeps their listings and removals apart)."""
     labels = await _dead_owners_labels()
     client = docker.from_env()
     other = DockerSandbox(DockerConfig(pool_size=1))
