@@ -111,6 +111,7 @@ def annotatable(
         and (reassociate or not any(r.reassociates for r in loop.dependence.reductions))
         and not (loop.counter_kept and _needs_region(loop))
         and not _NARROW_COUNTER.search(loop.declared_type or loop.counter_type or "")
+        and loop.directive is None
     ]
     return sorted(loops, key=lambda loop: (loop.depth, int(loop.id[1:])))
 
@@ -846,6 +847,11 @@ def _check(loop: Loop, choice: LoopChoice) -> None:
         raise AnnotationError(
             f"loop {loop.id} (line {loop.line}) cannot run its iterations in parallel: "
             f"{loop.dependence.reason}"
+        )
+    if loop.directive is not None:
+        raise AnnotationError(
+            f"loop {loop.id} (line {loop.line}) is already under the program's own directive "
+            f"on line {loop.directive}: left as written"
         )
     if _static_blocks(loop) and (choice.schedule != "static" or choice.chunk):
         raise AnnotationError(

@@ -152,6 +152,8 @@ def why_not(program: Program, loop: Loop, root: Node | None = None) -> str | Non
     """Why `loop` gets no rank-block version (None: it can); with the parsed source (`root`),
     also what only the source shows."""
     dep = loop.dependence
+    if loop.directive is not None:
+        return f"it is under the program's own directive (line {loop.directive}: OpenMP, OpenACC or a loop hint)"
     if loop.range_over is not None:
         if program.language is Language.C or not re.fullmatch(r"\w+", loop.range_over):
             return "a range-based loop over something other than a named container"

@@ -263,6 +263,12 @@ class Loop:
     """The loop counts a variable declared before it (`int i; for (i = 0; ...)`) whose value
     when it ends may be read later (`agents.analysis.liveness`): a parallel version leaves the
     sequential end there (OpenMP `lastprivate`; MPI and CUDA set it after their blocks)."""
+    directive: int | None = None
+    """The line of a directive the program already has on this loop (an OpenMP or OpenACC
+    directive, a loop hint such as `#pragma GCC ivdep` or `#pragma unroll`) or an OpenMP or
+    OpenACC construct around it in its function (a `#pragma omp parallel` region holding it);
+    None where it has none. No target rewrites such a loop: another directive cannot stand
+    between a loop directive and its loop, and a region's threads would all run a rewrite."""
 
 
 @dataclass(frozen=True)

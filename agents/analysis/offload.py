@@ -141,6 +141,8 @@ def offloadable(source: str, program: Program, function: str | None = None) -> l
 def why_not(root: Node, program: Program, loop: Loop) -> str | None:
     """Why `loop` gets no kernel (None: it can)."""
     dep = loop.dependence
+    if loop.directive is not None:
+        return f"it is under the program's own directive (line {loop.directive}: OpenMP, OpenACC or a loop hint)"
     if loop.range_over is not None or loop.kind != "for" or not loop.canonical or not loop.var:
         return "not a counted for loop"
     down = loop.test in (">", ">=") and loop.stride == -1

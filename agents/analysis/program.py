@@ -80,6 +80,7 @@ class _Found:
     dependence: Dependence
     perfect_nest: int = 1
     counter_kept: bool = False
+    directive: int | None = None
 
 
 def analyse(source: str, language: Language) -> Program:
@@ -312,6 +313,7 @@ def _loops(
             facts,
             verdict,
             counter_kept=_counter_kept(node, head, scope.used_after),
+            directive=_directive(node, body),
         )
         found.append(item)
         by_node[node.id] = item
@@ -1064,6 +1066,46 @@ def _written_through(head: Header, facts: BodyFacts) -> str | None:
     return head.container if writes else None
 
 
+_PRAGMA = re.compile(r"#\s*pragma\s+(\w+)(?:\s+(\w+))?")
+_STANDALONE = frozenset(
+    ["barrier", "flush", "taskwait", "taskyield", "threadprivate", "declare", "cancel",
+     "cancellation", "requires", "depobj", "error", "scan", "nothing", "update", "wait",
+     "enter", "exit", "routine", "init", "shutdown", "set", "cache"]
+)  # fmt: skip
+"""OpenMP and OpenACC directives that govern no statement after them (`#pragma omp barrier`)."""
+_LOOP_HINTS = frozenset(
+    ["ivdep", "unroll", "nounroll", "novector", "vector", "simd", "loop", "loop_count",
+     "unroll_and_jam", "nounroll_and_jam", "nofusion", "distribute_point", "clang", "GCC"]
+)  # fmt: skip
+"""Pragmas that may govern the loop right after them (`#pragma GCC ivdep`, `#pragma unroll 4`,
+`#pragma clang loop vectorize(enable)`); `GCC` and `clang` only with a loop's word after."""
+_GCC_LOOP = frozenset(["ivdep", "unroll", "novector", "loop"])
+
+
+def _directive(node: Node, body: Node) -> int | None:
+    """The line of a directive already on the loop `node` (the pragma lines just before it,
+    comments between them) or an OpenMP or OpenACC construct on a statement around it in the
+    function `body`."""
+    current = node
+    while current is not None and current != body:
+        before = current.prev_sibling
+        while before is not None and before.type in ("comment", "preproc_call"):
+            found = _PRAGMA.match(text(before)) if before.type == "preproc_call" else None
+            if found and _governs(found.group(1), found.group(2) or "", on_loop=current == node):
+                return line(before)
+            before = before.prev_sibling
+        current = current.parent
+    return None
+
+
+def _governs(word: str, then: str, on_loop: bool) -> bool:
+    if word in ("omp", "acc"):
+        return then not in _STANDALONE
+    if not on_loop or word not in _LOOP_HINTS:
+        return False
+    return then in _GCC_LOOP if word in ("GCC", "clang") else True
+
+
 def _enclosing_loop(node: Node, body: Node) -> Node | None:
     parent = node.parent
     while parent is not None and parent != body:
@@ -1126,6 +1168,7 @@ def _loop(item: _Found, function: str, found: list[_Found]) -> Loop:
         test=item.header.test,
         stride=item.header.stride,
         counter_kept=item.counter_kept,
+        directive=item.directive,
     )
 
 

@@ -75,6 +75,9 @@ class LoopReport:
     reason: str
     assumptions: tuple[str, ...]
     accesses: dict[str, ArrayAccesses]
+    directive: int | None = None
+    """The line of the program's own directive on the loop (or of an OpenMP construct around
+    it), which the annotator leaves as written (then `parallelisable` is false)."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +111,7 @@ def report(program: Program, function: str | None = None) -> Report:
 
 
 def _annotatable(loop: Loop) -> bool:
-    return loop.canonical and loop.dependence.annotatable
+    return loop.canonical and loop.dependence.annotatable and loop.directive is None
 
 
 def _loop_report(loop: Loop, program: Program, chosen: bool) -> LoopReport:
@@ -144,6 +147,7 @@ def _loop_report(loop: Loop, program: Program, chosen: bool) -> LoopReport:
         reason=loop.dependence.reason,
         assumptions=loop.dependence.assumptions,
         accesses=accesses,
+        directive=loop.directive,
     )
 
 

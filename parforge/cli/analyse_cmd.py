@@ -76,6 +76,8 @@ def listing(file: str, found: Report) -> str:
 
 def _loop_lines(loop: LoopReport) -> list[str]:
     verdict = "parallel" if loop.parallelisable else "sequential"
+    if loop.directive is not None:
+        verdict = f"as written (the program's own directive, line {loop.directive})"
     kind = loop.kind + (f" {' '.join(loop.reductions)}" if loop.reductions else "")
     indent = "  " * (loop.depth + 1)
     lines = [f"{indent}{loop.id} {loop.function}:{loop.line}  {kind}  {verdict}"]

@@ -69,6 +69,22 @@ def test_the_listing_shows_kinds_clauses_and_ranges(source: Path) -> None:
     assert "dot" not in out
 
 
+def test_a_loop_the_program_already_directs_is_shown_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "own.c"
+    path.write_text(
+        "void f(double *a, int n) {\n"
+        "    #pragma omp parallel for\n"
+        "    for (int i = 0; i < n; i++) a[i] = 2 * a[i];\n"
+        "}\n"
+    )
+    code, out, _ = invoke(str(path))
+    assert code == 0
+    assert "f:3  independent  as written (the program's own directive, line 2)" in out
+    code, out, _ = invoke(str(path), "--json")
+    (loop,) = json.loads(out)["loops"]
+    assert loop["directive"] == 2 and loop["parallelisable"] is False
+
+
 def test_the_extension_gives_the_language_and_the_option_overrides_it(tmp_path: Path) -> None:
     path = tmp_path / "kernels.txt"
     path.write_text(SOURCE)
