@@ -617,6 +617,11 @@ def _distinct(
             # An inner loop's variable may be added to a row start (a[i * n + j]) only when it
             # provably stays inside the row (0 <= j < n); otherwise rows overlap (a[i + j]).
             fixed = within = op == "+" and _within_row(one, other, varying)
+            if not fixed and op == "+" and one.type == "identifier" and text(one) == var:
+                # Or the variable is the column, provably in [0, n), and the inner variable
+                # picks the row (a[i + j * n], column by column): the values of different
+                # iterations differ modulo n, whatever row each reaches.
+                return _within_row(other, one, varying)
         else:
             # Never a value the body computes.
             fixed = not names & varying

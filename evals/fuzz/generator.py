@@ -34,6 +34,7 @@ SHAPES = (
     "nested_rect",
     "nested_tri",
     "flat_in_row",
+    "flat_by_column",
     "cpp_vector",
     "cpp_method",
     "helper_own",
@@ -59,6 +60,7 @@ HAZARDS = (
     "shadow_library",
     "global_write",
     "flat_out_of_row",
+    "flat_column_past",
     "cpp_member_state",
     "helper_param_write",
     "deref_write",
@@ -492,6 +494,54 @@ def _flat_in_row(w: _Writer, shadow: list[str]) -> Snippet:
         init,
         f"{p}run({r}, {c});",
         w.print_array(f"{p}b", "unsigned", f"{r} * {c}"),
+    )
+
+
+def _flat_by_column(w: _Writer, shadow: list[str]) -> Snippet:
+    """Row-major storage written column by column: the outer counter is the column, below
+    the row length, the inner one picks the row (`b[i + j * m]`)."""
+    p, (r, c) = w.p, _rows(w)
+    decls = f"static unsigned {p}b[{r} * {c}]; static int {p}a[{r} * {c}];"
+    at = w.rng.choice(("i + j * m", "j * m + i", "m * j + i"))
+    fn = (
+        f"void {p}run(int n, int m) {{\n    for (int i = 0; i < m; i++)\n"
+        f"        for (int j = 0; j < n; j++)\n"
+        f"            {p}b[{at}] = {p}b[{at}] * 3u + (unsigned){p}a[j * m + i] + (unsigned)i;\n}}"
+    )
+    init = w.fill(f"{p}b", "unsigned", f"{r} * {c}") + "\n" + w.fill(f"{p}a", "int", f"{r} * {c}")
+    return _snippet(
+        w,
+        "flat_by_column",
+        at,
+        decls,
+        fn,
+        init,
+        f"{p}run({r}, {c});",
+        w.print_array(f"{p}b", "unsigned", f"{r} * {c}"),
+    )
+
+
+def _flat_column_past(w: _Writer, shadow: list[str]) -> Snippet:
+    """Written column by column where a column may reach the next row: the column counts
+    up to the row length itself, or the rows are shorter than the columns' count."""
+    p, (r, c) = w.p, _rows(w)
+    column, length = w.rng.choice((("i <= m", "m"), ("i < m", "(m - 1)"), ("i < m + 1", "m")))
+    size = f"({r} + 2) * {c} + 2"
+    decls = f"static unsigned {p}b[{size}];"
+    fn = (
+        f"void {p}run(int n, int m) {{\n    for (int i = 0; {column}; i++)\n"
+        f"        for (int j = 0; j < n; j++)\n"
+        f"            {p}b[i + j * {length}] = {p}b[i + j * {length}] * 3u + (unsigned)i;\n}}"
+    )
+    return _snippet(
+        w,
+        "flat_column_past",
+        f"{column}, rows of {length}",
+        decls,
+        fn,
+        w.fill(f"{p}b", "unsigned", size),
+        f"{p}run({r}, {c});",
+        w.print_array(f"{p}b", "unsigned", size),
     )
 
 
@@ -1386,6 +1436,8 @@ TEMPLATES: dict[str, Callable[[_Writer, list[str]], Snippet]] = {
     "shadow_library": _shadow_library,
     "global_write": _global_write,
     "flat_out_of_row": _flat_out_of_row,
+    "flat_by_column": _flat_by_column,
+    "flat_column_past": _flat_column_past,
     "cpp_member_state": _cpp_member_state,
     "helper_own": _helper_own,
     "helper_set": _helper_set,

@@ -29,7 +29,7 @@ def test_the_generator_is_deterministic_per_seed() -> None:
 
 
 def test_the_generator_covers_every_shape_and_hazard_in_both_languages() -> None:
-    programs = [generate(1, i) for i in range(600)]
+    programs = [generate(1, i) for i in range(900)]
     classes = Counter(s.klass for p in programs for s in p.snippets)
     assert set(classes) == set(SHAPES) | set(HAZARDS)
     assert {p.language for p in programs} == {Language.C, Language.CPP}

@@ -1019,3 +1019,40 @@ def test_scans_in_c_take_their_types_from_typeof() -> None:
     assert "__typeof__(sum) sum_blocks[omp_get_max_threads()];" in out
     assert "__typeof__(p[0]) p_run = 0;" in out
     _prints_as_sequential(C_SCANS, out, "c", threads=(2, 3, 5))
+
+
+def test_loops_the_program_already_directs_are_left_as_written() -> None:
+    """A program with its own directives: a `parallel for` (one with a comment before its
+    loop), a `for` and a loop without one in a `parallel` region, `GCC ivdep` and `GCC unroll`
+    hints. Another directive above any of them would not build (GCC: "for statement expected
+    before '#pragma'") or would make a region's threads each run a team, so only the loops
+    without one are offered (a `GCC diagnostic` pragma governs no loop); the program builds
+    with -Werror and prints what it printed."""
+    source = (Path(__file__).parent / "programs" / "own_directives.c").read_text()
+    program = analyse(source, Language.C)
+    assert {loop.id: loop.directive for loop in program.loops} == {
+        "L1": 14, "L2": 17, "L3": 23, "L4": 20, "L5": 31, "L6": 33, "L7": None, "L8": None, "L9": None,
+    }  # fmt: skip
+    loops = annotatable(program)
+    assert [loop.id for loop in loops] == ["L7", "L8"]
+    with pytest.raises(AnnotationError, match="own directive on line 14: left as written"):
+        apply_choices(source, program, [LoopChoice(loop="L1")])
+    out = apply_choices(source, program, default_choices(loops))
+    assert out.count("#pragma omp parallel for") == 4
+    _prints_as_sequential(source, out, "c")
+
+
+def test_writes_column_by_column_belong_to_their_column() -> None:
+    """`a[i + j * n]` with the outer counter the column, provably in [0, n): each iteration
+    of the outer loop writes its own column (values of different iterations differ modulo
+    n), so the outer loop is divided, not only the inner one. A column that may reach the
+    row length (`i <= n`), rows shorter than the columns' count (`j * (n - 1)`) or an
+    unrelated row length (`j * m`) keep the outer loop carried."""
+    source = (Path(__file__).parent / "programs" / "column_writes.c").read_text()
+    program = analyse(source, Language.C)
+    parallel = {loop.id for loop in program.loops if loop.dependence.annotatable}
+    assert parallel == {"L1", "L2", "L3", "L4", "L6", "L11"}
+    loops = annotatable(program)
+    out = apply_choices(source, program, default_choices(loops))
+    assert out.count("#pragma omp parallel for") == 4  # transpose, columns, past_the_row's j, main
+    _prints_as_sequential(source, out, "c")

@@ -118,6 +118,12 @@ CASES = {
     # searches that set scalars where they leave (`{ found = i; break; }`), in a helper and
     # in main; a histogram whose bin is a local the body computes
     "mpi_found.cpp": (Language.CPP, {"L1", "L2", "L5", "L6"}, ""),
+    # writes column by column: no rank's block is a run of rows (the columns are not
+    # gathered); main's set-up loop
+    "column_writes.c": (Language.C, {"L11"}, ""),
+    # a program's own OpenMP directives and loop hints: their loops are left as written
+    # (the MPI build runs them as the program's sequential loops); the two without
+    "own_directives.c": (Language.C, {"L7", "L8"}, ""),
     "mpi_down.c": (
         Language.C,
         {"L2", "L3", "L4", "L5", "L6", "L8", "L11", "L12", "L13", "L17", "L18"},

@@ -74,6 +74,14 @@ PROGRAMS = {
         Path(__file__).parent / "programs" / "suffix_scans.cpp",
         {"L1", "L2", "L3", "L4", "L6", "L7"},
     ),
+    # writes column by column (`a[i + j * n]`, the outer counter the column): the outer
+    # loops; not where the column may reach the row length or the rows are of another length
+    "column_writes": (
+        Path(__file__).parent / "programs" / "column_writes.c",
+        {"L1", "L3", "L6", "L11"},
+    ),
+    # a program's own OpenMP directives and loop hints: only the two loops without one
+    "own_directives": (Path(__file__).parent / "programs" / "own_directives.c", {"L7", "L8"}),
     # running maxima and minima (`std::max`, an `if`, a ternary; one exclusive) as CUB's
     # scans with their operators, a maximum, main's loops
     "running_extrema": (
@@ -712,6 +720,7 @@ EMULATED_PROGRAMS = {
             "mpi_uneven.c", "packs.c", "recurrence_aliases.c", "recurrences.c", "search.c",
             "getline_heap.c", "library_heap.c",
             "shifted_recurrences.c", "exclusive_scans.c", "running_extrema.cpp", "narrow_counters.c",
+            "own_directives.c", "column_writes.c",
             "inclusive_bounds.c", "heap_rows.c", "suffix_scans.cpp", "c_not_cpp.c",
             "c_not_cpp_more.c",
             "images.cpp", "mpi_found.cpp", "ref_params.cpp", "graphs/histogram.c",
