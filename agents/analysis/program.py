@@ -295,6 +295,7 @@ def _loops(
                 or _shadowed(inner, facts)
                 or _counter_hidden(inner, head.var)
                 or mixed_types(inner, verdict, types, head.var)
+                or _logical_start(node, body, verdict, types)
                 or _bound_reads(node, facts, scope, verdict, ranged, reads, containers)
                 or _ranged_reads(node, facts, kinds, verdict, ranged)
                 or _unseen_reads(inner, facts, reads, kinds, verdict, replaced)
@@ -1845,6 +1846,74 @@ def _file_containers(node: Node) -> frozenset[str]:
             if name and plain is not None and plain.type in ("identifier", "field_identifier"):
                 found.add(name)
     return frozenset(found - own)
+
+
+def _logical_start(
+    loop: Node, body: Node, verdict: Dependence, types: dict[str, Arith]
+) -> Dependence | None:
+    """An unknown verdict when a `&&` or `||` fold's variable may hold other than 0 or 1 where
+    the loop starts. Combined from its threads' (ranks', blocks') identities, such a fold
+    leaves `5 || 0`, that is 1, where the loop runs no iteration; the loop leaves 5. A `bool`
+    holds nothing else; so does a local declared with 0 or 1 (`false`, `true`) that nothing
+    between its declaration and the loop names (nor anything in a loop around both outside
+    this one: another pass could store there)."""
+    names = [r.var for r in verdict.reductions if r.op in ("&&", "||")]
+    if verdict.scan is not None and verdict.scan.op in ("&&", "||"):
+        names.append(verdict.scan.var)
+    doubtful = [
+        name
+        for name in dict.fromkeys(names)
+        if not ((kind := types.get(name)) is not None and kind.bits == 1)
+        and not _starts_as_truth(loop, body, name)
+    ]
+    if not doubtful:
+        return None
+    return Dependence(
+        kind="unknown",
+        reason=f"{', '.join(doubtful)} folds with && or || but may hold other than 0 or 1 before "
+        "the loop: combined from the threads' parts it becomes 0 or 1 even where the loop runs "
+        "no iteration",
+    )
+
+
+def _starts_as_truth(loop: Node, body: Node, name: str) -> bool:
+    """Whether `name` is a local declared with 0 or 1 before `loop` in an enclosing block, and
+    named by nothing between (nor, outside `loop`, in a loop around both)."""
+    child, parent = loop, loop.parent
+    around: Node | None = None
+    while parent is not None:
+        if parent.type in LOOP_TYPES:
+            around = parent
+        if parent.type == "compound_statement":
+            before = [c for c in parent.named_children if c.end_byte <= child.start_byte]
+            for statement in reversed(before):
+                value = _declared_value(statement, name)
+                if value is not None:
+                    if canon(value) not in ("0", "1", "false", "true"):
+                        return False
+                    return around is None or not any(
+                        n.type == "identifier"
+                        and text(n) == name
+                        and not (loop.start_byte <= n.start_byte < loop.end_byte)
+                        for n in walk(around)
+                    )
+                if name in identifiers(statement):
+                    return False
+        if parent == body:
+            return False
+        child, parent = parent, parent.parent
+    return False
+
+
+def _declared_value(statement: Node, name: str) -> Node | None:
+    """The initializer `statement` (a declaration) gives `name`, unwrapped; None otherwise."""
+    if statement.type != "declaration":
+        return None
+    for declarator in statement.children_by_field_name("declarator"):
+        if declarator.type == "init_declarator" and declared_name(declarator) == name:
+            value = declarator.child_by_field_name("value")
+            return unwrap(value) if value is not None else None
+    return None
 
 
 def _static_writes(body: Node, facts: BodyFacts) -> Dependence | None:

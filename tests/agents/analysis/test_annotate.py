@@ -1056,3 +1056,17 @@ def test_writes_column_by_column_belong_to_their_column() -> None:
     out = apply_choices(source, program, default_choices(loops))
     assert out.count("#pragma omp parallel for") == 4  # transpose, columns, past_the_row's j, main
     _prints_as_sequential(source, out, "c")
+
+
+def test_logical_folds_start_from_a_truth_value() -> None:
+    """`any = any || c` from a parameter or from 7 keeps that value where the loop runs no
+    iteration; OpenMP's `reduction(||:any)` combines it with the threads' 0 and leaves 1 (a
+    hostile probe's, on MPI; OpenMP did the same). Such folds are offered only for a `bool`
+    or a local declared with 0 or 1 that nothing names before the loop (nor after it inside
+    a loop around both); every function runs with no iteration, one and many."""
+    source = (Path(__file__).parent / "programs" / "logical_starts.c").read_text()
+    program = analyse(source, Language.C)
+    loops = annotatable(program)
+    assert [loop.id for loop in loops] == ["L3", "L4", "L8"]
+    out = apply_choices(source, program, default_choices(loops))
+    _prints_as_sequential(source, out, "c")

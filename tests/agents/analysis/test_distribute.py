@@ -121,6 +121,9 @@ CASES = {
     # writes column by column: no rank's block is a run of rows (the columns are not
     # gathered); main's set-up loop
     "column_writes.c": (Language.C, {"L11"}, ""),
+    # && and || folds only from a bool or a local declared 0 or 1 (a fold from 5 leaves 1
+    # where the loop runs no iteration); main's set-up loop
+    "logical_starts.c": (Language.C, {"L3", "L4", "L8"}, ""),
     # a program's own OpenMP directives and loop hints: their loops are left as written
     # (the MPI build runs them as the program's sequential loops); the two without
     "own_directives.c": (Language.C, {"L7", "L8"}, ""),
