@@ -1669,7 +1669,12 @@ _C_TYPES = """\
 static inline MPI_Op pf_mpi_bool_op(MPI_Op op) {
     return op == MPI_BXOR ? MPI_LXOR : op == MPI_BAND ? MPI_LAND : op == MPI_BOR ? MPI_LOR : op;
 }
-#define PF_MPI_OP(x, op) _Generic((x), _Bool: pf_mpi_bool_op(op), default: (op))
+/* Nor are && and || on floating numbers: a fold's parts are 0 or 1 there, so MIN and MAX. */
+static inline MPI_Op pf_mpi_floating_op(MPI_Op op) {
+    return op == MPI_LAND ? MPI_MIN : op == MPI_LOR ? MPI_MAX : op;
+}
+#define PF_MPI_OP(x, op) _Generic((x), _Bool: pf_mpi_bool_op(op), float: pf_mpi_floating_op(op), \\
+    double: pf_mpi_floating_op(op), long double: pf_mpi_floating_op(op), default: (op))
 /* What moves between ranks as bytes must be a number (or a struct of numbers the file defines,
    `PF_MPI_STRUCTS`, listed after their definitions): a pointer means nothing in another
    process. */
@@ -1699,7 +1704,11 @@ static inline MPI_Datatype pf_mpi_type(long double) { return MPI_LONG_DOUBLE; }
 static inline MPI_Datatype pf_mpi_type(bool) { return MPI_CXX_BOOL; }
 #define PF_MPI_TYPE(x) pf_mpi_type(x)
 /* MPI's bitwise operators are not defined on booleans: their logical ones are the same. */
-template <class T> static inline MPI_Op pf_mpi_op(const T &, MPI_Op op) { return op; }
+/* Nor are && and || on floating numbers: a fold's parts are 0 or 1 there, so MIN and MAX. */
+template <class T> static inline MPI_Op pf_mpi_op(const T &, MPI_Op op) {
+    if (!std::is_floating_point<T>::value) return op;
+    return op == MPI_LAND ? MPI_MIN : op == MPI_LOR ? MPI_MAX : op;
+}
 static inline MPI_Op pf_mpi_op(const bool &, MPI_Op op) {
     return op == MPI_BXOR ? MPI_LXOR : op == MPI_BAND ? MPI_LAND : op == MPI_BOR ? MPI_LOR : op;
 }

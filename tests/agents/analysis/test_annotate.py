@@ -1067,6 +1067,6 @@ def test_logical_folds_start_from_a_truth_value() -> None:
     source = (Path(__file__).parent / "programs" / "logical_starts.c").read_text()
     program = analyse(source, Language.C)
     loops = annotatable(program)
-    assert [loop.id for loop in loops] == ["L3", "L4", "L8"]
+    assert [loop.id for loop in loops] == ["L3", "L4", "L8", "L9", "L10"]
     out = apply_choices(source, program, default_choices(loops))
     _prints_as_sequential(source, out, "c")

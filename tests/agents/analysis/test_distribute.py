@@ -123,7 +123,7 @@ CASES = {
     "column_writes.c": (Language.C, {"L11"}, ""),
     # && and || folds only from a bool or a local declared 0 or 1 (a fold from 5 leaves 1
     # where the loop runs no iteration); main's set-up loop
-    "logical_starts.c": (Language.C, {"L3", "L4", "L8"}, ""),
+    "logical_starts.c": (Language.C, {"L3", "L4", "L8", "L9", "L10"}, ""),
     # a program's own OpenMP directives and loop hints: their loops are left as written
     # (the MPI build runs them as the program's sequential loops); the two without
     "own_directives.c": (Language.C, {"L7", "L8"}, ""),

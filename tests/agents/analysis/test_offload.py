@@ -81,7 +81,7 @@ PROGRAMS = {
         {"L1", "L3", "L6", "L11"},
     ),
     # && and || folds stay on the host; main's set-up loop
-    "logical_starts": (Path(__file__).parent / "programs" / "logical_starts.c", {"L8"}),
+    "logical_starts": (Path(__file__).parent / "programs" / "logical_starts.c", {"L10"}),
     # a program's own OpenMP directives and loop hints: only the two loops without one
     "own_directives": (Path(__file__).parent / "programs" / "own_directives.c", {"L7", "L8"}),
     # running maxima and minima (`std::max`, an `if`, a ternary; one exclusive) as CUB's

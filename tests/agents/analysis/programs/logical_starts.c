@@ -48,6 +48,19 @@ int bumped(const int *v, int n) {
     return all;
 }
 
+/* on floating numbers (MPI has no && or || for them) */
+double all_double(const int *v, int n) {
+    double all = 1;
+    for (int i = 0; i < n; i++) all = all && (v[i] > 0);
+    return all;
+}
+
+float any_float(const int *v, int n) {
+    float any = 0;
+    for (int i = 0; i < n; i++) any = any || (v[i] == 100);
+    return any;
+}
+
 int main(void) {
     for (int i = 0; i < N; i++) x[i] = (int)((i * 7919L) % 101);
     int sizes[] = {0, 1, N};
@@ -55,6 +68,7 @@ int main(void) {
         int n = sizes[k];
         printf("n %d: %d %d %d\n", n, any_from(x, n, 5), all_from_seven(x, n), any_from_zero(x, n));
         printf("n %d: %d %d %d\n", n, all_of_bool(x, n, true), passes(x, n), bumped(x, n));
+        printf("n %d: %.1f %.1f\n", n, all_double(x, n), (double)any_float(x, n));
     }
     printf("done\n");
     return 0;
