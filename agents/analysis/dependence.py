@@ -185,6 +185,11 @@ def dependence(
     ]
     if written_through is not None:
         carried += _container_conflicts(var, written_through, events)
+        if written_through in scope.packed:
+            carried.append(
+                f"{written_through} is a std::vector<bool> written through its elements: they "
+                "are bits packed into shared words, so different iterations write the same memory"
+            )
     if scan is None and scannable:
         scan = _scan(events, scope, statements)
         if scan is not None and not cpp and scan.op not in ("+", "*"):

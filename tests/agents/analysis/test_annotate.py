@@ -1070,3 +1070,29 @@ def test_logical_folds_start_from_a_truth_value() -> None:
     assert [loop.id for loop in loops] == ["L3", "L4", "L8", "L9", "L10"]
     out = apply_choices(source, program, default_choices(loops))
     _prints_as_sequential(source, out, "c")
+
+
+def test_a_std_vector_bool_written_through_a_range_for_is_carried() -> None:
+    """`for (auto &&b : vb) b = !b;` over a `std::vector<bool>`: each element is a bit of a
+    word other iterations write too (OpenMP's static blocks raced at their edges; the MPI
+    rewrite did not build), so no target takes it; reading it is still a reduction."""
+    source = """#include <cstdio>
+#include <vector>
+void flip(std::vector<bool> &vb) {
+    for (auto &&b : vb) b = !b;
+}
+int main() {
+    std::vector<bool> vb(1001);
+    for (auto &b : vb) b = true;
+    flip(vb);
+    long w = 0;
+    for (size_t i = 0; i < vb.size(); i++) w += vb[i];
+    std::printf("%ld\\n", w);
+    return 0;
+}
+"""
+    program = analyse(source, Language.CPP)
+    assert [(loop.id, loop.dependence.annotatable) for loop in program.loops] == [
+        ("L1", False), ("L2", False), ("L3", True),
+    ]  # fmt: skip
+    assert "bits packed into shared words" in program.loops[0].dependence.reason
