@@ -231,13 +231,42 @@ def _in_source(root: Node, loop: Loop, gathered: list[str]) -> str | None:
     if last is not None:
         return last
     types = _declared_types(root, definition)
+    # (C++'s names: a struct's tag as well as its alias; `struct ` left off C's)
+    plain = {name.removeprefix("struct ") for _, name in _plain_structs(root, cpp=True)}
     for name in [*gathered, *(a.var for a in loop.dependence.array_reductions)]:
         if _SCATTERED.search(types.get(name, "")):
             return f"{name} keeps its elements apart (not one block of memory)"
+        words = set(re.findall(r"\w+", types.get(name, "")))
+        owning = sorted((words & _struct_names(root)) - plain) + sorted(words & _OWNING)
+        if owning:
+            return (
+                f"the elements of {name} ({owning[0]}) hold a pointer or an object owning "
+                "memory: only numbers move between ranks"
+            )
     return None
 
 
 _NUMBER_TYPES = frozenset({"primitive_type", "sized_type_specifier"})
+_OWNING = frozenset({"string", "wstring", "unique_ptr", "shared_ptr", "function", "any"})
+"""Library types whose objects own memory elsewhere: their bytes mean nothing in another process."""
+
+
+def _struct_names(root: Node) -> set[str]:
+    """The tags and aliases of every struct or class the file defines (with a body)."""
+    names: set[str] = set()
+    for node in walk(root):
+        if node.type in ("struct_specifier", "class_specifier", "union_specifier"):
+            tag = node.child_by_field_name("name")
+            if tag is not None and node.child_by_field_name("body") is not None:
+                names.add(text(tag))
+                parent = node.parent
+                if parent is not None and parent.type == "type_definition":
+                    names.update(text(d) for d in parent.children_by_field_name("declarator"))
+        elif node.type == "type_definition":
+            kind = node.child_by_field_name("type")
+            if kind is not None and kind.child_by_field_name("body") is not None:
+                names.update(text(d) for d in node.children_by_field_name("declarator"))
+    return names
 
 
 def _plain_structs(root: Node, cpp: bool) -> list[tuple[int, str]]:

@@ -367,14 +367,17 @@ def test_structs_of_numbers_move_between_ranks_and_structs_holding_pointers_do_n
     tmp_path: Path,
 ) -> None:
     """A vector of a struct of numbers the file defines moves between ranks as bytes (the
-    compiler asks that it is trivially copyable); one of a struct holding a pointer still does
-    not build."""
+    compiler asks that it is trivially copyable); a loop writing one of a struct holding a
+    pointer is not offered (it had been, and its rewrite did not build: a hostile probe's)."""
     program = analyse(PARTICLES, Language.CPP)
     offered = sorted(loop.id for loop in distributable(PARTICLES, program))
-    assert offered == ["L1", "L2", "L3"]
+    assert offered == ["L1", "L2"]
+    root = syntax_tree(PARTICLES, Language.CPP).root_node
+    assert "hold a pointer or an object owning memory" in (
+        why_not(program, program.loops[2], root) or ""
+    )
     plain = distribute(PARTICLES, program, ["L1", "L2"])
     _prints_as_sequential(tmp_path, PARTICLES, plain, Language.CPP, "", RANKS)
-    _moves_no_pointer(tmp_path, distribute(PARTICLES, program, offered), Language.CPP)
 
 
 def _build_and_compare(
