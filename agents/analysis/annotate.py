@@ -116,10 +116,13 @@ def annotatable(
     return sorted(loops, key=lambda loop: (loop.depth, int(loop.id[1:])))
 
 
-_NARROW_COUNTER = re.compile(r"\b(?:char|short|bool|_Bool|u?int(?:_least|_fast)?(?:8|16)_t)\b")
+_NARROW_COUNTER = re.compile(
+    r"\b(?:char|short|bool|_Bool|u?int(?:_least|_fast)?(?:8|16)_t|float|double|enum)\b"
+)
 """A counter narrower than `int`: GCC's OpenMP runs no iteration of `for (signed char c =
 -100; c < 100; c++)` (its count, 200, past the counter's type), so such loops get no
-directive."""
+directive; nor does a floating one (OpenMP takes integers and pointers only: "invalid type
+for iteration variable") or an enumeration (GCC 12 stopped with an internal error)."""
 
 
 def _needs_region(loop: Loop) -> bool:

@@ -58,6 +58,7 @@ from agents.analysis.parse import (
     walk,
 )
 from agents.analysis.purity import defined_names, is_pure
+from agents.analysis.reductions import fold_term, match_reduction
 from sandbox.spec import Language
 
 _KINDS: dict[str, LoopKind] = {
@@ -229,6 +230,8 @@ def _loops(
     objects = _objects(definition, known)
     addressed = _addressed(definition)
     types = declared_types(root_of(definition), definition, known)
+    errno = "errno" in identifiers(root_of(definition))
+    per_thread = _per_thread(root_of(definition))
     found: list[_Found] = []
     by_node: dict[int, _Found] = {}
     for node in loops_in(body):
@@ -294,8 +297,13 @@ def _loops(
                 or _hidden_calls(inner, facts, reading, types)
                 or _shadowed(inner, facts)
                 or _counter_hidden(inner, head.var)
+                or _counter_seen_by_calls(head.var, facts, scope)
+                or (_errno_set(facts, defined) if errno else None)
+                or _unreducible(definition, verdict)
+                or (_per_thread_use(inner, facts, per_thread, defined) if per_thread else None)
                 or mixed_types(inner, verdict, types, head.var)
                 or _logical_start(node, body, verdict, types)
+                or _bool_folds(inner, verdict, types, _truths(head, packed, types))
                 or _bound_reads(node, facts, scope, verdict, ranged, reads, containers)
                 or _ranged_reads(node, facts, kinds, verdict, ranged)
                 or _unseen_reads(inner, facts, reads, kinds, verdict, replaced)
@@ -1575,6 +1583,105 @@ def _counter_hidden(body: Node, var: str | None) -> Dependence | None:
     return None
 
 
+def _counter_seen_by_calls(var: str | None, facts: BodyFacts, scope: Scope) -> Dependence | None:
+    """An unknown verdict when the counter outlives the function's call (a file's variable, a
+    `static` local, a reference) and the body calls the program's own code, which may read or
+    write it: each thread counts a private copy, while the function called sees the shared one
+    (`int i; ... for (i = 0; i < n; i++) a[i] = twice();` with `twice` reading `i`)."""
+    if var is None or var in scope.own:
+        return None
+    called = [c for c in dict.fromkeys(facts.calls) if c in scope.defined_functions]
+    if not called:
+        return None
+    return Dependence(
+        kind="unknown",
+        reason=f"its counter {var} is not the function's own, and {called[0]}, which the body "
+        "calls, may read or write it (each thread counts a private copy)",
+    )
+
+
+def _errno_set(facts: BodyFacts, defined: frozenset[str]) -> Dependence | None:
+    """An unknown verdict, in a program that reads `errno`, when the body calls the library
+    (`log(0.0)` sets it): each thread has its own `errno`, so a call that fails on another
+    thread leaves the one the program reads unset."""
+    library = [c for c in dict.fromkeys(facts.calls) if c not in defined]
+    if not library:
+        return None
+    return Dependence(
+        kind="unknown",
+        reason=f"the program reads errno, which {library[0]} may set: each thread sets its own",
+    )
+
+
+_ATOMIC = re.compile(r"\b(?:_Atomic|atomic)\b")
+
+
+def _unreducible(definition: Node, verdict: Dependence) -> Dependence | None:
+    """An unknown verdict when a reduction's variable is one no reduction clause takes: a
+    pointer (`end += n[i]` moves an address) or an atomic (`_Atomic int c`, `std::atomic`),
+    declared in the function or at file scope."""
+    names = {r.var for r in verdict.reductions}
+    if not names:
+        return None
+    root = root_of(definition)
+    places = [c for c in root.children if c.type == "declaration"]
+    places += [p for _, p in function_params(definition)]
+    places += [d for d in walk(definition) if d.type == "declaration"]
+    for place in places:
+        for declarator in place.children_by_field_name("declarator"):
+            name = declared_name(declarator)
+            if name not in names:
+                continue
+            inner = declarator.child_by_field_name("declarator") or declarator
+            if (declarator.type == "init_declarator" and inner.type == "pointer_declarator") or (
+                declarator.type == "pointer_declarator"
+            ):
+                why = f"{name} is a pointer: no reduction clause adds to an address"
+            elif _ATOMIC.search(text(place)):
+                why = f"{name} is atomic: no reduction clause takes it"
+            else:
+                continue
+            return Dependence(kind="unknown", reason=why)
+    return None
+
+
+_THREAD_LOCAL = re.compile(r"\b(?:_Thread_local|__thread|thread_local)\b")
+_THREADPRIVATE = re.compile(r"#\s*pragma\s+omp\s+threadprivate\s*\(([^)]*)\)")
+
+
+def _per_thread(root: Node) -> frozenset[str]:
+    """Names that may be of variables each thread has its own of: declared `_Thread_local`,
+    `__thread` or `thread_local` (every name such a declaration spells: C's grammar here does
+    not read `_Thread_local`), or named by `#pragma omp threadprivate`."""
+    names: set[str] = set()
+    for node in walk(root):
+        if node.type == "declaration" and _THREAD_LOCAL.search(text(node)):
+            names.update(identifiers(node))
+        elif node.type == "preproc_call":
+            found = _THREADPRIVATE.match(text(node))
+            if found:
+                names.update(re.findall(r"\w+", found.group(1)))
+    return frozenset(names)
+
+
+def _per_thread_use(
+    body: Node, facts: BodyFacts, per_thread: frozenset[str], defined: frozenset[str]
+) -> Dependence | None:
+    """An unknown verdict when the body names a variable each thread has its own of, or
+    calls the program's code, which may: another thread reads or writes its own copy, not the
+    one the program set (`_Thread_local int base = 5;` read as 0)."""
+    named = sorted(set(identifiers(body)) & per_thread)
+    called = [c for c in dict.fromkeys(facts.calls) if c in defined]
+    if not named and not called:
+        return None
+    what = named[0] if named else f"{called[0]}, which the body calls, may use one"
+    return Dependence(
+        kind="unknown",
+        reason=f"the program has variables each thread has its own of ({what}): another "
+        "thread would use its own copy",
+    )
+
+
 def _declarators(node: Node) -> list[Node]:
     """What a declaration (or a parameter) declares, or a range-based loop's element."""
     if node.type == "for_range_loop":
@@ -1874,6 +1981,69 @@ def _logical_start(
         "the loop: combined from the threads' parts it becomes 0 or 1 even where the loop runs "
         "no iteration",
     )
+
+
+def _truths(head: Header, packed: frozenset[str], types: dict[str, Arith]) -> frozenset[str]:
+    """Names holding only 0 or 1 in the loop: `bool`s, `std::vector<bool>`s and, over one, a
+    range-based loop's element."""
+    names = {name for name, kind in types.items() if kind.bits == 1} | set(packed)
+    if head.container is not None and head.container in names and head.var is not None:
+        names.add(head.var)
+    return frozenset(names)
+
+
+def _bool_folds(
+    body: Node, verdict: Dependence, types: dict[str, Arith], truths: frozenset[str]
+) -> Dependence | None:
+    """An unknown verdict when a `bool` (or an element of a `bool` array) sums or takes the
+    exclusive or of terms that are not themselves 0 or 1: it stores each step as 0 or 1, so
+    `z += -1` after `z += 1` leaves 0, and `y ^= 2` leaves 1, and the order of the steps
+    matters. A `bool` summing truths is their `||`, one exclusive-oring them their `^`."""
+    folded = {r.var for r in verdict.reductions if r.op in ("+", "^")}
+    folded |= {a.var for a in verdict.array_reductions if a.op in ("+", "^")}
+    folded = {name for name in folded if name in truths}
+    if not folded:
+        return None
+    for node in walk(body):
+        if node.type != "expression_statement":
+            continue
+        found = match_reduction(node)
+        if found is None or found[0] not in folded:
+            continue
+        term = fold_term(node, found[0])
+        if term is None or not _truth_valued(term, truths):
+            return Dependence(
+                kind="unknown",
+                reason=f"{found[0]} is a bool folding terms that may be other than 0 or 1 "
+                f"({canon(node)}): it stores each step as 0 or 1, so their order matters",
+            )
+    return None
+
+
+_TRUTH_OPERATORS = frozenset({"==", "!=", "<", ">", "<=", ">=", "&&", "||"})
+
+
+def _truth_valued(term: Node, truths: frozenset[str]) -> bool:
+    """Whether `term` is 0 or 1 by its form: a comparison, a logical operation or negation,
+    `true`, `false`, 0 or 1, a cast to `bool`, or a name or element in `truths`."""
+    term = unwrap(term)
+    if term.type in ("true", "false"):
+        return True
+    if term.type == "number_literal":
+        return text(term) in ("0", "1")
+    if term.type == "binary_expression":
+        return text(term.children[1]) in _TRUTH_OPERATORS
+    if term.type == "unary_expression":
+        return text(term.children[0]) == "!"
+    if term.type == "cast_expression":
+        kind = term.child_by_field_name("type")
+        return kind is not None and canon(kind) in ("bool", "_Bool")
+    if term.type == "conditional_expression":
+        arms = [term.child_by_field_name("consequence"), term.child_by_field_name("alternative")]
+        return all(arm is not None and _truth_valued(arm, truths) for arm in arms)
+    while term.type == "subscript_expression":
+        term = unwrap(term.child_by_field_name("argument") or term)
+    return term.type == "identifier" and text(term) in truths
 
 
 def _starts_as_truth(loop: Node, body: Node, name: str) -> bool:

@@ -70,6 +70,12 @@ def match_reduction(statement: Node) -> tuple[str, str] | None:
     if op != "=":
         return None
     found = _fold(name, unwrap(right))
+    if found in ("&&", "||") and any(
+        n.type in ("assignment_expression", "update_expression") for n in walk(right)
+    ):
+        # `ok = ok && (b[i] = a[i]) > 0`: the loop skips the store once `ok` is false; each
+        # thread's `ok` starts true again and stores on
+        return None
     return (name, found) if found else None
 
 

@@ -308,7 +308,7 @@ def _run(source: str, threads: int, language: str = "c++") -> str:
     with tempfile.TemporaryDirectory() as tmp:
         exe = Path(tmp) / "prog"
         built = subprocess.run(
-            [compiler, "-O1", "-fopenmp", "-Werror", "-x", language, "-", "-o", str(exe)],
+            [compiler, "-O1", "-fopenmp", "-Werror", "-x", language, "-", "-o", str(exe), "-lm"],
             input=source,
             capture_output=True,
             text=True,
@@ -1096,3 +1096,64 @@ int main() {
         ("L1", False), ("L2", False), ("L3", True),
     ]  # fmt: skip
     assert "bits packed into shared words" in program.loops[0].dependence.reason
+
+
+def test_the_openmp_probes_hazards_get_no_directive() -> None:
+    """A hostile probe's loops whose directives printed other values (a counter a called
+    function reads, `bool` sums and exclusive ors of terms other than 0 or 1, a `&&` fold
+    whose skipped operand stores)
+    or did not build (reductions into a pointer or an atomic, floating and enumeration
+    counters) are not offered; a `bool` `&`, a plain `&&` fold, a helper given its counter
+    are. The rest prints what it printed at every thread count."""
+    source = (Path(__file__).parent / "programs" / "openmp_hazards.c").read_text()
+    program = analyse(source, Language.C)
+    loops = annotatable(program)
+    assert [loop.id for loop in loops] == ["L2", "L3", "L6", "L8", "L13"]
+    out = apply_choices(source, program, default_choices(loops))
+    _prints_as_sequential(source, out, "c")
+
+
+ERRNO = """#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+static double x[100003], y[100003];
+int main(void) {
+    for (int i = 0; i < 100003; i++) x[i] = i == 99990 ? 0.0 : 1.0 + i;
+    errno = 0;
+    for (int i = 0; i < 100003; i++) y[i] = log(x[i]);
+    printf("%d %.3f\\n", errno != 0, y[5]);
+    return 0;
+}
+"""
+
+PER_THREAD = """#include <stdio.h>
+static _Thread_local int base = 0;
+static int a[100003], b[100003];
+static int plus(int v) { return v + 1; }
+int main(void) {
+    for (int i = 0; i < 100003; i++) a[i] = i % 11;
+    base = 5;
+    for (int i = 0; i < 100003; i++) b[i] = a[i] + base;
+    for (int i = 0; i < 100003; i++) a[i] = plus(a[i]);
+    printf("%d %d %d\\n", b[1], b[100002], a[3]);
+    return 0;
+}
+"""
+
+
+def test_errno_and_per_thread_variables_keep_their_loops_sequential() -> None:
+    """`log(0.0)` sets `errno` on the thread that runs it: in a program that reads `errno`
+    a loop calling the library stays sequential (the probe's printed 0 for 1). A variable
+    each thread has its own of (`_Thread_local`, `__thread`, `thread_local`, `omp
+    threadprivate`) read in a loop, or possibly by the program's function it calls, keeps
+    that loop sequential (workers read their copy: 0 for 5)."""
+    program = analyse(ERRNO, Language.C)
+    assert [loop.id for loop in annotatable(program)] == ["L1"]
+    assert "reads errno" in program.loops[1].dependence.reason
+    out = apply_choices(ERRNO, program, default_choices(annotatable(program)))
+    _prints_as_sequential(ERRNO, out, "c")
+    program = analyse(PER_THREAD, Language.C)
+    assert [loop.id for loop in annotatable(program)] == ["L1"]
+    assert "each thread has its own of (base)" in program.loops[1].dependence.reason
+    out = apply_choices(PER_THREAD, program, default_choices(annotatable(program)))
+    _prints_as_sequential(PER_THREAD, out, "c")
