@@ -1670,8 +1670,9 @@ def _helpers(cpp: bool, whole: bool) -> str:
     if cpp:
         streams = _CPP_STREAMS
         quiet = (
-            "std::cout.setstate(std::ios_base::badbit);\n"
-            "        std::cerr.setstate(std::ios_base::badbit);"
+            "std::cout.rdbuf(&pf_mpi_null); std::cerr.rdbuf(&pf_mpi_null);\n"
+            "        std::clog.rdbuf(&pf_mpi_null); std::wcout.rdbuf(&pf_mpi_wnull);\n"
+            "        std::wcerr.rdbuf(&pf_mpi_wnull); std::wclog.rdbuf(&pf_mpi_wnull);"
         )
         cin = (
             "static __gnu_cxx::stdio_sync_filebuf<char> pf_mpi_in(stdin);\n"
@@ -1762,6 +1763,16 @@ template <class C> static inline pf_mpi_range<C> pf_mpi_part(C &c, long long lo,
 """
 
 _CPP_STREAMS = """\
+/* A stream buffer that takes every character and keeps none (ranks other than 0 write into
+   it): their streams stay good, as rank 0's do, so a program that checks them goes on. */
+template <class C> struct pf_mpi_null_buf : std::basic_streambuf<C> {
+    typedef typename std::basic_streambuf<C>::int_type pf_mpi_int;
+    pf_mpi_int overflow(pf_mpi_int pf_mpi_c) override {
+        return std::basic_streambuf<C>::traits_type::not_eof(pf_mpi_c);
+    }
+};
+static pf_mpi_null_buf<char> pf_mpi_null;
+static pf_mpi_null_buf<wchar_t> pf_mpi_wnull;
 """
 
 # The helpers' own names all start with `pf_mpi_`, which the program may not use: a macro of
@@ -1918,16 +1929,21 @@ static inline void pf_mpi_stop(void) {
     }
 }
 static char pf_mpi_sink[256];
-/* MPI starts; ranks other than 0 write their output into a small buffer nobody reads (one
-   copy of every message, one kernel time); with `share_stdin`, rank 0 reads standard input
-   whole and every rank reads a copy of it from memory, through the C library's `stdin` (and
-   C++'s `std::cin`, which reads through it). */
+static char *pf_mpi_kept;
+static size_t pf_mpi_kept_size;
+/* MPI starts; ranks other than 0 write their output into memory nobody reads (one copy of
+   every message, one kernel time): a stream that grows as they write, so that it never fails
+   (a program checking `ferror(stdout)` goes on as rank 0 does), else a small buffer; with
+   `share_stdin`, rank 0 reads standard input whole and every rank reads a copy of it from
+   memory, through the C library's `stdin` (and C++'s `std::cin`, which reads through it). */
 static inline void pf_mpi_start(int pf_mpi_share_stdin) {
     MPI_Init(NULL, NULL);
     atexit(pf_mpi_stop);
     int pf_mpi_r = pf_mpi_rank();
     if (pf_mpi_r != 0) {
-        FILE *pf_mpi_quiet = fmemopen(pf_mpi_sink, sizeof pf_mpi_sink, "w");
+        fflush(stdout);
+        FILE *pf_mpi_quiet = open_memstream(&pf_mpi_kept, &pf_mpi_kept_size);
+        if (pf_mpi_quiet == NULL) pf_mpi_quiet = fmemopen(pf_mpi_sink, sizeof pf_mpi_sink, "w");
         if (pf_mpi_quiet != NULL) stdout = stderr = pf_mpi_quiet;
         PF_MPI_QUIET_STREAMS
     }
