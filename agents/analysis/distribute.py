@@ -55,7 +55,7 @@ would enter a collective call that others skip), nor under `SHORT` iterations.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from tree_sitter import Node
@@ -227,6 +227,11 @@ def _in_source(root: Node, loop: Loop, gathered: list[str]) -> str | None:
     declarator = definition.child_by_field_name("declarator")
     if declarator is not None and "::" in text(declarator).split("(")[0]:
         return "a method of a class, which code may call without naming it"
+    if loop.function in outside_main(root):
+        return (
+            f"{loop.function}() may run before main starts or after it ends (from a file's "
+            "initializer, a constructor or a destructor), where MPI is not running"
+        )
     last = _last_value_problem(root, loop) if loop.dependence.last_assigned else None
     if last is not None:
         return last
@@ -571,6 +576,70 @@ def _uncalled(source: str, program: Program, loops: list[Loop]) -> list[Loop]:
         if not dropped:
             return kept
         kept = [loop for loop in kept if loop not in dropped]
+
+
+def outside_main(root: Node) -> set[str]:
+    """The functions a program with `main` may run before MPI starts in it or after it ends:
+    those a file-scope initializer calls (`static long early = total(v);`), a constructor or
+    destructor (of a static object: `~Log() { flush_all(); }`) or a function marked
+    `__attribute__((constructor))` or `destructor`, and all they call."""
+    definitions = list(function_definitions(root))
+    if not any(function_name(d) == "main" for d in definitions):
+        return set()
+    calls: dict[str, set[str]] = {}
+    roots: set[str] = set()
+    for definition in definitions:
+        name = function_name(definition)
+        called = calls.setdefault(name, set())
+        for node in walk(definition):
+            callee = (
+                node.child_by_field_name("function") if node.type == "call_expression" else None
+            )
+            if callee is not None:
+                called.add(_callee_name(callee))
+        body = definition.child_by_field_name("body")
+        head = text(definition)[: body.start_byte - definition.start_byte] if body else ""
+        if re.search(r"\b(?:constructor|destructor)\b", head) or _special_member(definition):
+            roots.add(name)
+    for node in walk(root):
+        if node.type == "declaration" and not any(
+            a.type in ("function_definition", "compound_statement") for a in _ancestors(node)
+        ):
+            for call in walk(node):
+                callee = (
+                    call.child_by_field_name("function") if call.type == "call_expression" else None
+                )
+                if callee is not None:
+                    roots.add(_callee_name(callee))
+    return _reach(calls, roots)
+
+
+def _callee_name(callee: Node) -> str:
+    return text(callee).split("::")[-1].split(".")[-1].split("->")[-1]
+
+
+def _ancestors(node: Node) -> Iterator[Node]:
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
+
+
+def _special_member(definition: Node) -> bool:
+    """A constructor or destructor: `~T()`, or a function named as the class it is defined in
+    or qualified with (`T::T()`)."""
+    declarator = definition.child_by_field_name("declarator")
+    shown = text(declarator).split("(")[0] if declarator is not None else ""
+    if "~" in shown:
+        return True
+    parts = [p.strip() for p in shown.split("::")]
+    if len(parts) >= 2 and parts[-1] == parts[-2]:
+        return True
+    for parent in _ancestors(definition):
+        if parent.type in ("class_specifier", "struct_specifier"):
+            tag = parent.child_by_field_name("name")
+            return tag is not None and text(tag) == parts[-1]
+    return False
 
 
 def _reach(calls: dict[str, set[str]], start: Iterable[str]) -> set[str]:

@@ -61,6 +61,7 @@ from agents.analysis.distribute import (
     _indent,
     _segment,
     interposed,
+    outside_main,
 )
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import Loop, Program
@@ -145,6 +146,11 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
         return f"it is under the program's own directive (line {loop.directive}: OpenMP, OpenACC or a loop hint)"
     if loop.range_over is not None or loop.kind != "for" or not loop.canonical or not loop.var:
         return "not a counted for loop"
+    if loop.function in outside_main(root):
+        return (
+            f"{loop.function}() may run before main starts or after it ends (from a file's "
+            "initializer, a constructor or a destructor), outside the device's set-up"
+        )
     down = loop.test in (">", ">=") and loop.stride == -1
     if (
         loop.lower is None

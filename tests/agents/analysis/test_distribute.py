@@ -128,6 +128,10 @@ CASES = {
     # into 256 bytes: their streams failed, the job ended 2); every C++ stream, wide too
     "mpi_streams.c": (Language.C, {"L1", "L2"}, ""),
     "mpi_streams.cpp": (Language.CPP, {"L1", "L2"}, ""),
+    # loops in functions run before main or after it (a file's initializer, a static
+    # object's destructor, a constructor function: MPI had not started or had ended, the job
+    # aborted): only main's
+    "mpi_outside_main.cpp": (Language.CPP, {"L4", "L5"}, ""),
     # a program's own OpenMP directives and loop hints: their loops are left as written
     # (the MPI build runs them as the program's sequential loops); the two without
     "own_directives.c": (Language.C, {"L7", "L8"}, ""),

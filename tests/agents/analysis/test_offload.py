@@ -82,6 +82,11 @@ PROGRAMS = {
     ),
     # && and || folds stay on the host; main's set-up loop
     "logical_starts": (Path(__file__).parent / "programs" / "logical_starts.c", {"L10"}),
+    # loops run before main or after it: only main's
+    "mpi_outside_main": (
+        Path(__file__).parent / "programs" / "mpi_outside_main.cpp",
+        {"L4", "L5"},
+    ),
     # a program's own OpenMP directives and loop hints: only the two loops without one
     "own_directives": (Path(__file__).parent / "programs" / "own_directives.c", {"L7", "L8"}),
     # running maxima and minima (`std::max`, an `if`, a ternary; one exclusive) as CUB's
@@ -722,7 +727,7 @@ EMULATED_PROGRAMS = {
             "mpi_uneven.c", "packs.c", "recurrence_aliases.c", "recurrences.c", "search.c",
             "getline_heap.c", "library_heap.c",
             "shifted_recurrences.c", "exclusive_scans.c", "running_extrema.cpp", "narrow_counters.c",
-            "own_directives.c", "column_writes.c", "logical_starts.c",
+            "own_directives.c", "column_writes.c", "logical_starts.c", "mpi_outside_main.cpp",
             "inclusive_bounds.c", "heap_rows.c", "suffix_scans.cpp", "c_not_cpp.c",
             "c_not_cpp_more.c",
             "images.cpp", "mpi_found.cpp", "ref_params.cpp", "graphs/histogram.c",
