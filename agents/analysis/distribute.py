@@ -106,10 +106,14 @@ pieces spread over the range (block-cyclic), so no rank holds only the dear end 
 triangle. Evolution tries the other counts in `ROUND_CHOICES`."""
 ROUND_CHOICES = (1, 4, CYCLIC_ROUNDS, 64)
 
-_STDIN_NAMES = frozenset({"stdin", "cin", "wcin"})
+_STDIN_NAMES = frozenset({"stdin", "cin"})
 _STDIN_CALLS = re.compile(r"^(?:v?w?scanf|getw?char(?:_unlocked)?|gets|getline|getdelim|gets_s)$")
 """Calls that read standard input without naming it (`stdin` itself is in `_STDIN_NAMES`)."""
-_BELOW_STDIO = frozenset({"read", "pread", "readv"})
+_WIDE_STDIN = re.compile(
+    r"^(?:v?f?wscanf|getwchar(?:_unlocked)?|fgetw[cs](?:_unlocked)?|getwc(?:_unlocked)?)$"
+)
+"""Wide reads of standard input: the memory stream a rank's copy of it is has no wide side."""
+_BELOW_STDIO = frozenset({"read", "pread", "readv", "fdopen"})
 """Reads of a descriptor: of descriptor 0 (or any mention of `STDIN_FILENO`, or C++ streams
 let go of the C library's with `sync_with_stdio`) they are reads below `stdin`, which a copy
 of the input cannot reach on other ranks."""
@@ -1687,6 +1691,11 @@ def _reads_stdin(root: Node) -> bool:
     below the C library, where no copy can reach)."""
     found = False
     for node in walk(root):
+        if node.type == "string_literal" and "/dev/stdin" in text(node):
+            raise AnnotationError(
+                "the program opens standard input by its path (/dev/stdin): every rank cannot "
+                "be given a copy"
+            )
         if node.type not in ("identifier", "field_identifier", "namespace_identifier"):
             continue
         name = text(node)
@@ -1703,6 +1712,11 @@ def _reads_stdin(root: Node) -> bool:
             raise AnnotationError(
                 f"the program reads standard input below the C library ({name}): every "
                 "rank cannot be given a copy"
+            )
+        if name == "wcin" or (called and _WIDE_STDIN.match(name)):
+            raise AnnotationError(
+                f"the program reads standard input as wide characters ({name}): the copy each "
+                "rank reads from memory is a stream of bytes"
             )
         found |= name in _STDIN_NAMES or (called and bool(_STDIN_CALLS.match(name)))
     return found

@@ -1099,3 +1099,32 @@ def test_a_scan_beside_a_conditional_last_value_is_not_divided() -> None:
     scans = [loop for loop in program.loops if loop.dependence.scan is not None]
     assert len(scans) == 2 and all(loop.dependence.last_assigned for loop in scans)
     assert all("conditional last value" in (why_not(program, loop) or "") for loop in scans)
+
+
+@pytest.mark.parametrize(
+    ("reading", "why"),
+    [
+        ("char b[8]; if (read(0, b, 8) > 0) n = b[0];", "below the C library (read)"),
+        ("char b[8]; if (read(STDIN_FILENO, b, 8) > 0) n = b[0];", "below the C library"),
+        ('FILE *in = fdopen(0, "r"); if (in) n = fgetc(in);', "below the C library (fdopen)"),
+        ('FILE *in = fopen("/dev/stdin", "r"); if (in) n = fgetc(in);', "by its path"),
+        ("wint_t c = getwchar(); n = (int)c;", "as wide characters (getwchar)"),
+        ("wint_t c = fgetwc(stdin); n = (int)c;", "as wide characters (fgetwc)"),
+    ],
+)
+def test_standard_input_no_rank_can_be_given_a_copy_of_refuses_the_program(
+    reading: str, why: str
+) -> None:
+    """Rank 0 reads standard input through the C library and hands every rank a copy in a
+    memory stream: input read below it (a descriptor, its path) or as wide characters (the
+    memory stream has no wide side: a crash) reaches no other rank, so no rewrite is made (a
+    hostile probe's: the other ranks waited in a collective call for ever)."""
+    source = (
+        "#include <stdio.h>\n#include <unistd.h>\n#include <wchar.h>\n"
+        "int main(void) {\n    int n = 0;\n    " + reading + "\n"
+        "    long s = 0;\n    for (int i = 0; i < 100000; i++) s += i % 7 + n;\n"
+        '    printf("%ld\\n", s);\n    return 0;\n}\n'
+    )
+    program = analyse(source, Language.C)
+    with pytest.raises(AnnotationError, match=re.escape(why)):
+        distribute(source, program, [loop.id for loop in distributable(source, program)])
