@@ -75,6 +75,7 @@ from agents.analysis.parse import (
     root_of,
     syntax_tree,
     text,
+    unwrap,
     walk,
 )
 from agents.analysis.reductions import (
@@ -2180,3 +2181,142 @@ def distributed_walks(source: str, program: Program) -> tuple[str, str] | None:
         "#include <mpi.h>\n#include <algorithm>\n#include <vector>\n",
         "the graph walks run as levels over MPI ranks",
     )
+
+
+# --- sorts --------------------------------------------------------------------------------
+
+_SORTS = {"std::sort": "std::sort", "sort": "std::sort"}
+_SORTS |= {"std::stable_sort": "std::stable_sort", "stable_sort": "std::stable_sort"}
+_ORDERS = re.compile(r"^std::(?:less|greater)\s*<[^<>]*>\s*(?:\(\s*\)|\{\s*\})$")
+_SIDE_EFFECTS = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)|\b(?:static|new|delete|printf|cout)\b")
+
+
+def distributed_sorts(source: str, program: Program) -> str | None:
+    """The C++ source with each sort of a whole vector (`std::sort(v.begin(), v.end());`,
+    with a comparison or not, and `std::stable_sort`) run as blocks over the ranks: each rank
+    sorts its block, every rank gets every block (`MPI_Allgatherv` of their bytes) and merges
+    them pairwise (`std::inplace_merge`), so every rank holds the sorted vector, as it held
+    the vector. A stable sort stays stable (each block's equal elements keep their order, and
+    a merge puts the left block's first); `std::sort` leaves equal elements in some order, as
+    it does. None where the source sorts no whole vector this way. Only numbers and structs
+    of numbers move (the compiler checks it: a pointer means nothing in another process); a
+    comparison must be `std::less`/`std::greater` or a lambda that captures nothing and
+    changes nothing (it runs in every block and merge)."""
+    if program.language is Language.C:
+        return None
+    root = syntax_tree(source, program.language).root_node
+    edits: list[tuple[int, int, str]] = []
+    for node in walk(root):
+        rewritten = _block_sort(node)
+        if rewritten is not None:
+            edits.append((node.start_byte, node.end_byte, rewritten))
+    if not edits:
+        return None
+    data = source.encode()
+    for start, end, new in sorted(edits, reverse=True):
+        data = data[:start] + new.encode() + data[end:]
+    return _after_feature_macros(
+        data.decode(),
+        "#include <mpi.h>\n#include <algorithm>\n#include <type_traits>\n#include <vector>\n",
+        "the sorts of whole vectors run as blocks over MPI ranks",
+    )
+
+
+def _block_sort(statement: Node) -> str | None:
+    """The rank-block version of an expression statement sorting a whole vector, or None."""
+    if statement.type != "expression_statement" or statement.named_child_count != 1:
+        return None
+    call = unwrap(statement.named_children[0])
+    if call.type != "call_expression":
+        return None
+    callee = call.child_by_field_name("function")
+    arguments = call.child_by_field_name("arguments")
+    if callee is None or arguments is None:
+        return None
+    sort = _SORTS.get(text(callee).replace(" ", ""))
+    args = [a for a in arguments.named_children if a.type != "comment"]
+    if sort is None or len(args) not in (2, 3):
+        return None
+    first = re.fullmatch(r"(\w+)\s*\.\s*begin\s*\(\s*\)", text(args[0]))
+    last = re.fullmatch(r"(\w+)\s*\.\s*end\s*\(\s*\)", text(args[1]))
+    if first is None or last is None or first.group(1) != last.group(1):
+        return None
+    vector = first.group(1)
+    if not _a_vector(statement, vector):
+        return None
+    order = ""
+    if len(args) == 3:
+        shown = text(args[2])
+        lambda_ok = (
+            args[2].type == "lambda_expression"
+            and re.match(r"\[\s*\]", shown) is not None
+            and not _SIDE_EFFECTS.search(shown.split("{", 1)[1] if "{" in shown else "")
+        )
+        if not (lambda_ok or _ORDERS.match(shown)):
+            return None
+        order = f", {shown}"
+    indent = " " * statement.start_point.column
+    v = "pf_sort_v"
+    lines = [
+        f"{{ /* ParForge: {sort}({vector}) as blocks over the ranks: each rank sorts its block,",
+        "     every rank gets every block and merges them in pairs */",
+        f"    auto &{v} = {vector};",
+        f"    typedef typename std::decay<decltype({v}[0])>::type pf_sort_t;",
+        "    static_assert(std::is_arithmetic<pf_sort_t>::value || std::is_trivially_copyable<"
+        'pf_sort_t>::value, "only numbers move between ranks");',
+        "    int pf_sort_r = 0, pf_sort_p = 1;",
+        "    MPI_Comm_rank(MPI_COMM_WORLD, &pf_sort_r);",
+        "    MPI_Comm_size(MPI_COMM_WORLD, &pf_sort_p);",
+        f"    const long long pf_sort_n = (long long){v}.size();",
+        "    const long long pf_sort_bytes = pf_sort_n * (long long)sizeof(pf_sort_t);",
+        "    if (pf_sort_p == 1 || pf_sort_n < 2 * pf_sort_p || pf_sort_bytes > 2147483647LL) {",
+        f"        {sort}({v}.begin(), {v}.end(){order});  /* as it was: too few, or too many bytes */",
+        "    } else {",
+        "        std::vector<int> pf_sort_count(pf_sort_p), pf_sort_at(pf_sort_p);",
+        "        for (int pf_k = 0; pf_k < pf_sort_p; pf_k++) {",
+        "            const long long pf_a = pf_sort_n * pf_k / pf_sort_p, pf_b = pf_sort_n * (pf_k + 1) / pf_sort_p;",
+        "            pf_sort_at[pf_k] = (int)(pf_a * (long long)sizeof(pf_sort_t));",
+        "            pf_sort_count[pf_k] = (int)((pf_b - pf_a) * (long long)sizeof(pf_sort_t));",
+        "        }",
+        f"        {sort}({v}.begin() + pf_sort_n * pf_sort_r / pf_sort_p,",
+        f"                  {v}.begin() + pf_sort_n * (pf_sort_r + 1) / pf_sort_p{order});",
+        f"        MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, (void *){v}.data(),",
+        "                       pf_sort_count.data(), pf_sort_at.data(), MPI_BYTE, MPI_COMM_WORLD);",
+        "        for (int pf_w = 1; pf_w < pf_sort_p; pf_w *= 2) {",
+        "            for (int pf_k = 0; pf_k + pf_w < pf_sort_p; pf_k += 2 * pf_w) {",
+        "                const int pf_e = pf_k + 2 * pf_w < pf_sort_p ? pf_k + 2 * pf_w : pf_sort_p;",
+        f"                std::inplace_merge({v}.begin() + pf_sort_n * pf_k / pf_sort_p,",
+        f"                                   {v}.begin() + pf_sort_n * (pf_k + pf_w) / pf_sort_p,",
+        f"                                   {v}.begin() + pf_sort_n * pf_e / pf_sort_p{order});",
+        "            }",
+        "        }",
+        "    }",
+        "}",
+    ]
+    return ("\n" + indent).join(lines)
+
+
+_NUMBER = re.compile(
+    r"(?:(?:unsigned|signed|long|short|const)\s+)*(?:char|short|int|long|float|double|size_t|"
+    r"u?int(?:8|16|32|64)_t|std::size_t|std::u?int(?:8|16|32|64)_t|long long|long double)"
+    r"|std::complex\s*<\s*(?:float|double|long double)\s*>"
+)
+
+
+def _a_vector(statement: Node, name: str) -> bool:
+    """Whether `name`, where `statement` stands, is declared (a parameter or a declaration of
+    its function) a `std::vector` of numbers, complex numbers or structs of numbers the file
+    defines: what means the same in another process, as bytes."""
+    definition = statement.parent
+    while definition is not None and definition.type != "function_definition":
+        definition = definition.parent
+    if definition is None:
+        return False
+    root = root_of(definition)
+    kind = _declared_types(root, definition).get(name, "")
+    element = re.fullmatch(r"(?:const\s+)?(?:std::)?vector\s*<\s*(.+?)\s*>\s*(?:const)?", kind)
+    if element is None:
+        return False
+    shown = " ".join(element.group(1).split())
+    plain = {n.removeprefix("struct ") for _, n in _plain_structs(root, cpp=True)}
+    return _NUMBER.fullmatch(shown) is not None or shown.removeprefix("struct ") in plain

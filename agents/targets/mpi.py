@@ -20,11 +20,13 @@ from agents.analysis.distribute import (
     ROUND_CHOICES,
     distributable,
     distribute,
+    distributed_sorts,
     distributed_walks,
 )
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import Program
 from agents.analysis.parse import syntax_tree, text, walk
+from agents.analysis.program import analyse
 from agents.targets.base import Draft, Kept, Kit, Mutation
 from agents.targets.lowered import algorithms_as_loops, with_most_loops
 from sandbox.spec import Language, Target
@@ -77,26 +79,42 @@ class Mpi(Kit):
         return f"{compiler} -O2, and run with `mpirun -np N`"
 
     def seed(self, source: str, program: Program, signature: str | None = None) -> str | None:
+        """`distribute`'s program for the loops it divides, after the sorts of whole vectors
+        run as rank blocks (`distributed_sorts`); a function's sorts alone (no `main`: the
+        driver starts MPI), or its graph walks as levels."""
         try:
-            if not distributable(source, program):
-                walked = distributed_walks(source, program)
-                if walked is not None:
-                    return walked[1]
-            source, program, loops = with_most_loops(source, program, distributable)
-            return distribute(source, program, [loop.id for loop in loops]) if loops else None
+            sorted_source = distributed_sorts(source, program)
+            if sorted_source is not None:
+                sorts = analyse(sorted_source, program.language)
+                written = self._loops(sorted_source, sorts)
+                if written is not None or program.has_main:
+                    return written
+                return sorted_source
+            return self._loops(source, program)
         except AnnotationError:
             return None
 
+    def _loops(self, source: str, program: Program) -> str | None:
+        if not distributable(source, program):
+            walked = distributed_walks(source, program)
+            if walked is not None:
+                return walked[1]
+        source, program, loops = with_most_loops(source, program, distributable)
+        # (not the sorts' own loop over the ranks, which sets the blocks' byte counts)
+        loops = [x for x in loops if not any(a.name.startswith("pf_sort_") for a in x.writes)]
+        return distribute(source, program, [loop.id for loop in loops]) if loops else None
+
     def mechanical(self, source: str, program: Program, signature: str | None = None) -> bool:
         """Loops `distribute` divides (as the source spells them, or once its standard
-        algorithms and searches are the loops they run), or a function's graph walks it runs
-        as levels."""
+        algorithms and searches are the loops they run), a function's graph walks it runs
+        as levels, or a function's sorts of whole vectors."""
         if distributable(source, program):
             return True
         try:
             return (
                 distributed_walks(source, program) is not None
                 or algorithms_as_loops(source, program, distributable) is not None
+                or (not program.has_main and distributed_sorts(source, program) is not None)
             )
         except AnnotationError:
             return False

@@ -1128,3 +1128,42 @@ def test_standard_input_no_rank_can_be_given_a_copy_of_refuses_the_program(
     program = analyse(source, Language.C)
     with pytest.raises(AnnotationError, match=re.escape(why)):
         distribute(source, program, [loop.id for loop in distributable(source, program)])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("mpicxx") is None, reason="needs Open MPI's compilers")
+def test_sorts_of_whole_vectors_run_as_rank_blocks_merged_on_every_rank(tmp_path: Path) -> None:
+    """`std::sort` and `std::stable_sort` of a whole vector of numbers, complex numbers or
+    structs of numbers: each rank sorts its block, every rank gets every block and merges
+    them in pairs, so the vector is sorted on every rank as it was on each (a stable sort's
+    ties, ten per key here, keep their order: blocks keep theirs, merges put the left
+    block's first). A comparison that changes something and a struct holding a pointer keep
+    their sorts as they are; the program's loop is divided as before."""
+    source = (PROGRAMS / "mpi_sorts.cpp").read_text()
+    program = analyse(source, Language.CPP)
+    seed = kit(Target.MPI).seed(source, program)
+    assert seed is not None
+    for vector in ("v", "jobs", "z", "few"):
+        assert f"auto &pf_sort_v = {vector};" in seed
+    assert "std::sort(counted.begin(), counted.end()" in seed
+    assert "std::sort(named.begin(), named.end()" in seed
+    assert "std::stable_sort(pf_sort_v.begin() + pf_sort_n * pf_sort_r / pf_sort_p," in seed
+    assert "pf_mpi_start(" in seed  # the loop's rank blocks start MPI in main
+    _prints_as_sequential(tmp_path, source, seed, Language.CPP, "", RANKS)
+
+
+def test_a_functions_sorts_alone_make_its_mpi_candidate() -> None:
+    """A function whose work is a sort (ParEval's sorts: MPI already started by the driver)
+    gets the sorts' rank blocks as its candidate; a whole program whose only parallel work
+    is a sort gets none (nothing would start MPI)."""
+    function = (
+        "#include <algorithm>\n#include <vector>\n"
+        "int kth(std::vector<int> const &x, int k) {\n"
+        "    std::vector<int> y(x);\n    std::sort(y.begin(), y.end());\n    return y[k - 1];\n}\n"
+    )
+    program = analyse(function, Language.CPP)
+    assert kit(Target.MPI).mechanical(function, program)
+    seed = kit(Target.MPI).seed(function, program)
+    assert seed is not None and "MPI_Allgatherv" in seed and "pf_mpi_start" not in seed
+    whole = function + "int main() { std::vector<int> v = {3, 1, 2}; return kth(v, 1); }\n"
+    assert kit(Target.MPI).seed(whole, analyse(whole, Language.CPP)) is None
