@@ -78,6 +78,7 @@ from agents.analysis.parse import (
     unwrap,
     walk,
 )
+from agents.analysis.program import analyse
 from agents.analysis.reductions import (
     counting_only,
     match_best_update,
@@ -159,6 +160,8 @@ def why_not(program: Program, loop: Loop, root: Node | None = None) -> str | Non
     dep = loop.dependence
     if loop.directive is not None:
         return f"it is under the program's own directive (line {loop.directive}: OpenMP, OpenACC or a loop hint)"
+    if any(a.name.startswith("pf_sort_") for a in loop.writes):
+        return "it sets the blocks of a sort already run over the ranks (`distributed_sorts`)"
     if loop.range_over is not None:
         if program.language is Language.C or not re.fullmatch(r"\w+", loop.range_over):
             return "a range-based loop over something other than a named container"
@@ -2220,6 +2223,15 @@ def distributed_sorts(source: str, program: Program) -> str | None:
         "#include <mpi.h>\n#include <algorithm>\n#include <type_traits>\n#include <vector>\n",
         "the sorts of whole vectors run as blocks over MPI ranks",
     )
+
+
+def sorts_first(source: str, program: Program) -> tuple[str, Program, bool]:
+    """The source and its analysis with its sorts of whole vectors run as rank blocks
+    (`distributed_sorts`), and whether any was; as they are where none is."""
+    rewritten = distributed_sorts(source, program)
+    if rewritten is None:
+        return source, program, False
+    return rewritten, analyse(rewritten, program.language), True
 
 
 def _block_sort(statement: Node) -> str | None:

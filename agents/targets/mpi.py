@@ -22,11 +22,11 @@ from agents.analysis.distribute import (
     distribute,
     distributed_sorts,
     distributed_walks,
+    sorts_first,
 )
 from agents.analysis.errors import AnnotationError
 from agents.analysis.model import Program
 from agents.analysis.parse import syntax_tree, text, walk
-from agents.analysis.program import analyse
 from agents.targets.base import Draft, Kept, Kit, Mutation
 from agents.targets.lowered import algorithms_as_loops, with_most_loops
 from sandbox.spec import Language, Target
@@ -83,14 +83,11 @@ class Mpi(Kit):
         run as rank blocks (`distributed_sorts`); a function's sorts alone (no `main`: the
         driver starts MPI), or its graph walks as levels."""
         try:
-            sorted_source = distributed_sorts(source, program)
-            if sorted_source is not None:
-                sorts = analyse(sorted_source, program.language)
-                written = self._loops(sorted_source, sorts)
-                if written is not None or program.has_main:
-                    return written
-                return sorted_source
-            return self._loops(source, program)
+            source, program, sorted_ = sorts_first(source, program)
+            written = self._loops(source, program)
+            if written is None and sorted_ and not program.has_main:
+                return source
+            return written
         except AnnotationError:
             return None
 
@@ -100,8 +97,6 @@ class Mpi(Kit):
             if walked is not None:
                 return walked[1]
         source, program, loops = with_most_loops(source, program, distributable)
-        # (not the sorts' own loop over the ranks, which sets the blocks' byte counts)
-        loops = [x for x in loops if not any(a.name.startswith("pf_sort_") for a in x.writes)]
         return distribute(source, program, [loop.id for loop in loops]) if loops else None
 
     def mechanical(self, source: str, program: Program, signature: str | None = None) -> bool:

@@ -7,7 +7,8 @@ reductions and histograms, a rank-order merge of its argmin; see
 `agents.analysis.distribute`). The model, where asked, only picks which of the
 offered loops to divide; `mode="analysis"` divides every offered loop. A function that walks
 a graph, whose loops carry the walk's marks, gets its walks run as levels over the ranks
-instead (`distributed_walks`).
+instead (`distributed_walks`); sorts of whole vectors run as rank blocks merged on every
+rank, before any loop is chosen (`distributed_sorts`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from agents.analysis.distribute import (
     distributable,
     distribute,
     distributed_walks,
+    sorts_first,
     uneven,
 )
 from agents.llm import ChatRequest, JsonSchema, Sampling
@@ -52,9 +54,19 @@ class Distribute:
     Args: ClassVar[type[BaseModel]] = LoopToolArgs
 
     async def run(self, args: LoopToolArgs, ctx: ToolContext) -> CandidateResult:
-        source, program = ctx.view.source, ctx.view.program
         function = args.function or ctx.view.function
+        try:
+            # Sorts of whole vectors first: rank blocks merged on every rank.
+            source, program, sorted_ = sorts_first(ctx.view.source, ctx.view.program)
+        except AnnotationError as exc:
+            raise ToolError(f"distribute: {exc}") from exc
         offered = distributable(source, program, function)
+        if not offered and sorted_ and not program.has_main:
+            # A function whose work is its sorts (the driver starts MPI): nothing to choose.
+            name = function or next((f.name for f in program.functions), "")
+            return await from_function(
+                ctx, tool=self.name, function=name, source=source, shape="sort-blocks"
+            )
         if not offered:
             # A function whose loops carry a graph walk's marks: its walks as levels over
             # ranks (nothing to choose among), or no candidate.
