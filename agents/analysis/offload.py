@@ -72,6 +72,7 @@ from agents.analysis.parse import (
     function_definitions,
     function_name,
     function_params,
+    identifiers,
     mentions,
     syntax_tree,
     text,
@@ -189,6 +190,9 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
     definition = _definition(root, loop.function)
     declared = _declared_types(root, definition)
     used = {text(n) for n in walk(node) if n.type == "identifier"}
+    why = _source_refusal(root, definition, node, loop, declared, used)
+    if why:
+        return why
     if (
         "long double" in text(node)
         or _LONG_DOUBLE_LITERAL.search(text(node))
@@ -220,6 +224,72 @@ def why_not(root: Node, program: Program, loop: Loop) -> str | None:
     if any(kinds.get(name) != "scalar" for names_kept in kept for name in names_kept):
         return "an argmin/argmax keeping something other than the function's own scalars"
     return None
+
+
+def _source_refusal(
+    root: Node,
+    definition: Node,
+    node: Node,
+    loop: Loop,
+    declared: dict[str, str],
+    used: set[str],
+) -> str | None:
+    """Why the source around `loop` (at `node`, in `definition`) keeps it off the device, as
+    a hostile probe found: a method's loop (a kernel cannot be a member), a name reached
+    through `::` (`::g`, `ns::w`, `S::w`: the kernel's copy is not the name its body reads),
+    `std::complex` (its members are host functions to nvcc), a variable-length array of rows
+    (no type a kernel's parameter can name), a first value or bound calling the program's
+    code that changes something (run again to size the launch), a function of the program
+    defined in C's old style (`int twice(x) int x; {...}`: the program, as C++, builds no
+    more)."""
+    parent = definition.parent
+    while parent is not None:
+        if parent.type in ("class_specifier", "struct_specifier", "field_declaration_list"):
+            return "a method of a class: no kernel is a member function"
+        parent = parent.parent
+    declarator = definition.child_by_field_name("declarator")
+    if declarator is not None and "::" in text(declarator).split("(")[0]:
+        return "a method of a class: no kernel is a member function"
+    for n in walk(node):
+        if n.type == "qualified_identifier" and not text(n).startswith("std::"):
+            callee = n.parent is not None and n.parent.type == "call_expression"
+            if not (callee and n.parent.child_by_field_name("function") == n):
+                return f"it names {text(n)} through its scope, which the kernel's copy is not"
+    if any(re.search(r"\bcomplex\s*<", declared.get(name, "")) for name in used):
+        return "it computes with std::complex, whose members are host functions to the device"
+    for name in used:
+        if _rows_of_variable_length(definition, name):
+            return f"{name} is a variable-length array of rows, whose type no kernel takes"
+    user = {function_name(d): d for d in function_definitions(root)}
+    bounds = f"{loop.lower} {loop.upper}"
+    for called in re.findall(r"(\w+)\s*\(", bounds):
+        if called in user and not _pure_definition(root, called):
+            return f"its first value or bound calls {called}(), which changes something"
+    for name, found in user.items():
+        if any(c.type == "declaration" for c in found.named_children):
+            return f"the program defines {name}() in C's old style, which no C++ compiler reads"
+    return None
+
+
+def _rows_of_variable_length(definition: Node, name: str) -> bool:
+    """Whether the function declares `name` an array of rows with a size a variable gives."""
+    for n in walk(definition):
+        if n.type != "array_declarator":
+            continue
+        inner = n.child_by_field_name("declarator")
+        if inner is None or inner.type != "array_declarator" or declared_name(n) != name:
+            continue
+        sizes = [d.child_by_field_name("size") for d in (n, inner)]
+        params = {p for p, _ in function_params(definition)}
+        local = {
+            declared_name(d)
+            for x in walk(definition)
+            if x.type == "declaration"
+            for d in x.children_by_field_name("declarator")
+        }
+        if any(size is not None and set(identifiers(size)) & (params | local) for size in sizes):
+            return True
+    return False
 
 
 _LONG_DOUBLE_LITERAL = re.compile(FLOATING_LITERAL.pattern + r"[lL]\b")
@@ -587,6 +657,13 @@ def _collapsible(program: Program, loop: Loop, node: Node) -> tuple[Loop, Node] 
         or inner.stride not in (None, 1)
         or inner.lower is None
         or inner.upper is None
+        # its own iterations independent too (a row's prefix sum `a[i][j] += a[i][j - 1]` is
+        # no flat range: a hostile probe's), folding only into what the nest folds
+        or not inner.dependence.parallelisable
+        or not {r.var for r in inner.dependence.reductions}
+        <= {r.var for r in loop.dependence.reductions}
+        or inner.dependence.array_reductions
+        or inner.dependence.lastprivate
     ):
         return None
     bounds = f"{inner.lower} {inner.upper}"

@@ -82,6 +82,13 @@ PROGRAMS = {
     ),
     # && and || folds stay on the host; main's set-up loop
     "logical_starts": (Path(__file__).parent / "programs" / "logical_starts.c", {"L10"}),
+    # a hostile probe's: a method's loop, names through `::`, std::complex, a first value
+    # calling counting code, prefix sums in nests (each row or column its thread's, not one
+    # flat range); the rest
+    "offload_refusals": (
+        Path(__file__).parent / "programs" / "offload_refusals.cpp",
+        {"L8", "L10", "L12", "L14", "L16", "L18"},
+    ),
     # loops run before main or after it: only main's
     "mpi_outside_main": (
         Path(__file__).parent / "programs" / "mpi_outside_main.cpp",
@@ -728,6 +735,7 @@ EMULATED_PROGRAMS = {
             "getline_heap.c", "library_heap.c",
             "shifted_recurrences.c", "exclusive_scans.c", "running_extrema.cpp", "narrow_counters.c",
             "own_directives.c", "column_writes.c", "logical_starts.c", "mpi_outside_main.cpp",
+            "offload_refusals.cpp",
             "inclusive_bounds.c", "heap_rows.c", "suffix_scans.cpp", "c_not_cpp.c",
             "c_not_cpp_more.c",
             "images.cpp", "mpi_found.cpp", "ref_params.cpp", "graphs/histogram.c",
@@ -875,3 +883,45 @@ def test_histograms_share_a_kernels_shared_memory_and_long_doubles_stay_on_the_h
     assert why_not(root, longs, longs.loops[1]) is None
     if shutil.which("nvcc") is not None:
         _builds(tmp_path, "bins", cuda)
+
+
+OLD_STYLE_AND_VLA = """#include <stdio.h>
+static int twice(x) int x; { return x * 2; }
+static int a[5000];
+int main(void) {
+    for (int i = 0; i < 5000; i++) a[i] = twice(i);
+    long long s = 0;
+    for (int i = 0; i < 5000; i++) s += a[i];
+    printf("%lld\\n", s);
+    return 0;
+}
+"""
+
+VLA_ROWS = """#include <stdio.h>
+int main(void) {
+    int m = 40, n = 300;
+    int w[m][n];
+    int v[m * n];
+    for (int i = 0; i < m; i++) for (int j = 0; j < n; j++) w[i][j] = i * j % 17;
+    for (int k = 0; k < m * n; k++) v[k] = k % 5;
+    long t = 0;
+    for (int i = 0; i < m; i++) for (int j = 0; j < n; j++) t += w[i][j] + v[i * n + j];
+    printf("%ld\\n", t);
+    return 0;
+}
+"""
+
+
+def test_c_the_device_cannot_take_gets_no_kernel() -> None:
+    """A function defined in C's old style (`int twice(x) int x; {...}`) makes the program no
+    C++ any compiler reads: no loop of it gets a kernel. A variable-length array of rows
+    (`int w[m][n]`) has no type a kernel's parameter can name: its loops stay on the host,
+    a one-dimensional one's do not (a hostile probe's; neither built)."""
+    program = analyse(OLD_STYLE_AND_VLA, Language.C)
+    root = syntax_tree(OLD_STYLE_AND_VLA, Language.C).root_node
+    assert offloadable(OLD_STYLE_AND_VLA, program) == []
+    assert "old style" in (why_not(root, program, program.loops[1]) or "")
+    program = analyse(VLA_ROWS, Language.C)
+    root = syntax_tree(VLA_ROWS, Language.C).root_node
+    assert [loop.id for loop in offloadable(VLA_ROWS, program)] == ["L3"]
+    assert "variable-length array of rows" in (why_not(root, program, program.loops[0]) or "")
