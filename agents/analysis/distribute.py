@@ -200,7 +200,7 @@ def why_not(program: Program, loop: Loop, root: Node | None = None) -> str | Non
         )
     if dep.first_match and (loop.range_over is not None or loop.counter_type in (None, "auto")):
         return "a search whose counter is not declared with a type in its header"
-    if dep.packed:
+    if dep.packed and (program.language is Language.C or dep.scan is not None):
         return "it needs packed bits"
     if dep.last_assigned and (loop.range_over is not None or loop.var is None):
         return "a conditional last value in a loop without a counter to order it by"
@@ -916,6 +916,14 @@ def _rank_blocks(
         ]
     for footprint in footprints(program, loop, grids(root_of(node), loop.function)):
         start = footprint.start.format(k=part_first)
+        if footprint.array in dep.packed:
+            # A std::vector<bool>'s bits (each rank set its own block's in its own copy): they
+            # move as one byte each.
+            gathers.append(
+                f"if ({part_count} > 0) pf_mpi_gather_bits({footprint.array}, {start}, "
+                f"{part_count});"
+            )
+            continue
         # Bytes move between processes: only numbers mean the same in another one (a pointer
         # or an object owning memory does not), which the compiler checks.
         gathers.append(f"PF_MPI_NUMBER({footprint.number});")
@@ -1735,6 +1743,7 @@ def _reads_fd0(call: Node | None) -> bool:
 _C_HEADERS = ("mpi.h", "limits.h", "stdio.h", "stdlib.h", "string.h")
 _CPP_HEADERS = (
     "complex",
+    "vector",
     "iostream",
     "iterator",
     "limits",
@@ -1752,8 +1761,9 @@ def _headers(cpp: bool) -> str:
 
 def _helpers(cpp: bool, whole: bool) -> str:
     types = _CPP_TYPES if cpp else _C_TYPES
+    common = _COMMON + (_CPP_BITS if cpp else "")
     if not whole:
-        return _COMMON_HEAD + types + _COMMON
+        return _COMMON_HEAD + types + common
     if cpp:
         streams = _CPP_STREAMS
         quiet = (
@@ -1768,7 +1778,7 @@ def _helpers(cpp: bool, whole: bool) -> str:
     else:
         streams, quiet, cin = "", "", ""
     start = _START.replace("PF_MPI_QUIET_STREAMS", quiet).replace("PF_MPI_SHARE_CIN", cin)
-    return _COMMON_HEAD + types + _COMMON + streams + start
+    return _COMMON_HEAD + types + common + streams + start
 
 
 _COMMON_HEAD = """\
@@ -1846,6 +1856,23 @@ template <class C> struct pf_mpi_range {
 };
 template <class C> static inline pf_mpi_range<C> pf_mpi_part(C &c, long long lo, long long hi) {
     return pf_mpi_range<C>{c, lo, hi};
+}
+"""
+
+_CPP_BITS = """\
+/* A std::vector<bool>'s run of `count` bits from `first` set by the ranks' blocks (as
+   `pf_mpi_gather` divides them), on every rank: one byte each moves. */
+template <class V>
+static inline void pf_mpi_gather_bits(V &pf_mpi_v, long long pf_mpi_first, long long pf_mpi_count) {
+    if (pf_mpi_size() == 1 || pf_mpi_count <= 0) return;
+    std::vector<unsigned char> pf_mpi_b((size_t)pf_mpi_count);
+    long long pf_mpi_lo, pf_mpi_hi;
+    pf_mpi_block(0, pf_mpi_count, &pf_mpi_lo, &pf_mpi_hi);
+    for (long long pf_mpi_k = pf_mpi_lo; pf_mpi_k < pf_mpi_hi; pf_mpi_k++)
+        pf_mpi_b[(size_t)pf_mpi_k] = pf_mpi_v[(size_t)(pf_mpi_first + pf_mpi_k)] ? 1 : 0;
+    pf_mpi_gather(pf_mpi_b.data(), pf_mpi_count, 1);
+    for (long long pf_mpi_k = 0; pf_mpi_k < pf_mpi_count; pf_mpi_k++)
+        pf_mpi_v[(size_t)(pf_mpi_first + pf_mpi_k)] = pf_mpi_b[(size_t)pf_mpi_k] != 0;
 }
 """
 

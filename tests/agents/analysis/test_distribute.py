@@ -71,10 +71,10 @@ CASES = {
     ),
     "mpi_shapes.cpp": (
         Language.CPP,
-        # the search, both scans, the range-based loops; main's three set-up loops over
-        # vectors of numbers (not the one writing a std::vector<bool>, nor the input loops);
-        # a histogram whose length is known at run time
-        {"L1", "L2", "L3", "L4", "L5", "L6", "L9", "L10", "L11", "L13"},
+        # the search, both scans, the range-based loops; main's four set-up loops (the one
+        # writing a std::vector<bool> too: its bits move as bytes; not the input loops); a
+        # histogram whose length is known at run time
+        {"L1", "L2", "L3", "L4", "L5", "L6", "L9", "L10", "L11", "L12", "L13"},
         _stdin_for_shapes(),
     ),
     # loops counting down: a map, sums (one with an unsigned counter to 1), a histogram, rows,
@@ -128,6 +128,9 @@ CASES = {
     # into 256 bytes: their streams failed, the job ended 2); every C++ stream, wide too
     "mpi_streams.c": (Language.C, {"L1", "L2"}, ""),
     "mpi_streams.cpp": (Language.CPP, {"L1", "L2"}, ""),
+    # std::vector<bool> maps: each rank sets its block's bits in its own copy, and the bits
+    # move as one byte each; the loops reading them
+    "mpi_bits.cpp": (Language.CPP, {"L1", "L2", "L3", "L4", "L5"}, ""),
     # loops in functions run before main or after it (a file's initializer, a static
     # object's destructor, a constructor function: MPI had not started or had ended, the job
     # aborted): only main's
