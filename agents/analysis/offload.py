@@ -257,6 +257,14 @@ def _source_refusal(
                 return f"it names {text(n)} through its scope, which the kernel's copy is not"
     if any(re.search(r"\bcomplex\s*<", declared.get(name, "")) for name in used):
         return "it computes with std::complex, whose members are host functions to the device"
+    methods = _with_methods(root)
+    for name in sorted(used):
+        kind = set(re.findall(r"\w+", declared.get(name, ""))) & methods
+        if kind:
+            return (
+                f"{name} holds a {min(kind)}, whose member functions (operators too) are host "
+                "functions to the device"
+            )
     for name in used:
         if _rows_of_variable_length(definition, name):
             return f"{name} is a variable-length array of rows, whose type no kernel takes"
@@ -269,6 +277,20 @@ def _source_refusal(
         if any(c.type == "declaration" for c in found.named_children):
             return f"the program defines {name}() in C's old style, which no C++ compiler reads"
     return None
+
+
+def _with_methods(root: Node) -> set[str]:
+    """The names of the program's structs and classes that define member functions."""
+    found: set[str] = set()
+    for node in walk(root):
+        if node.type in ("struct_specifier", "class_specifier"):
+            tag, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+            if tag is not None and body is not None and any(
+                c.type in ("function_definition", "template_declaration")
+                for c in body.named_children
+            ):
+                found.add(text(tag))
+    return found
 
 
 def _rows_of_variable_length(definition: Node, name: str) -> bool:

@@ -925,3 +925,35 @@ def test_c_the_device_cannot_take_gets_no_kernel() -> None:
     root = syntax_tree(VLA_ROWS, Language.C).root_node
     assert [loop.id for loop in offloadable(VLA_ROWS, program)] == ["L3"]
     assert "variable-length array of rows" in (why_not(root, program, program.loops[0]) or "")
+
+
+WITH_METHODS = """#include <cstdio>
+#include <vector>
+struct V2 {
+    double x, y;
+    V2 operator+(const V2 &o) const { return {x + o.x, y + o.y}; }
+};
+struct P {
+    double x, y;
+};
+int main() {
+    int n = 5000;
+    std::vector<V2> p(n), q(n);
+    std::vector<P> r(n);
+    for (int i = 0; i < n; i++) { p[i] = {i * 1.0, -i * 1.0}; q[i] = p[i] + V2{1, 1}; }
+    for (int i = 0; i < n; i++) r[i] = {i * 0.5, i * 2.0};
+    double s = 0;
+    for (int i = 0; i < n; i++) s += q[i].x + r[i].y;
+    std::printf("%.1f\\\\n", s);
+}
+"""
+
+
+def test_values_of_a_class_with_member_functions_stay_on_the_host() -> None:
+    """A struct whose operator or method a loop may call (`p[i] + V2{1, 1}`): its member
+    functions are host functions to nvcc (a hostile probe's program did not build), so loops
+    using its values get no kernel; a struct of numbers alone still does."""
+    program = analyse(WITH_METHODS, Language.CPP)
+    root = syntax_tree(WITH_METHODS, Language.CPP).root_node
+    assert [loop.id for loop in offloadable(WITH_METHODS, program)] == ["L2"]
+    assert "member functions" in (why_not(root, program, program.loops[0]) or "")
