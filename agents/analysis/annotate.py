@@ -112,6 +112,7 @@ def annotatable(
         and not (loop.counter_kept and _needs_region(loop))
         and not _NARROW_COUNTER.search(loop.declared_type or loop.counter_type or "")
         and loop.directive is None
+        and loop.openmp_form is None
     ]
     return sorted(loops, key=lambda loop: (loop.depth, int(loop.id[1:])))
 
@@ -156,7 +157,13 @@ def choice_schema(loops: Sequence[Loop]) -> dict[str, Any]:
 
 def _loop_schema(loop: Loop) -> dict[str, Any]:
     fixed, packed = _static_blocks(loop), bool(loop.dependence.packed)
-    schedules = ["static"] if fixed else ["static", "dynamic"] if packed else list(SCHEDULES)
+    schedules = (
+        ["static"]
+        if fixed or loop.static_only
+        else ["static", "dynamic"]
+        if packed
+        else list(SCHEDULES)
+    )
     chunks = [None] if fixed else [PACKED_CHUNK] if packed else list(CHUNKS)
     nest = 1 if packed else loop.perfect_nest
     return {
@@ -850,6 +857,15 @@ def _check(loop: Loop, choice: LoopChoice) -> None:
         raise AnnotationError(
             f"loop {loop.id} (line {loop.line}) cannot run its iterations in parallel: "
             f"{loop.dependence.reason}"
+        )
+    if loop.openmp_form is not None:
+        raise AnnotationError(
+            f"loop {loop.id} (line {loop.line}) gets no directive: {loop.openmp_form}"
+        )
+    if loop.static_only and choice.schedule != "static":
+        raise AnnotationError(
+            f"loop {loop.id} counts down in an unsigned type narrower than 64 bits: GCC's "
+            "OpenMP runs none of its iterations under any schedule but static"
         )
     if loop.directive is not None:
         raise AnnotationError(

@@ -340,6 +340,29 @@ def _active_classes(root: Node) -> frozenset[str]:
             if owner_name is not None:
                 specials.append((owner_name, node))
     active: set[str] = set()
+    holds: dict[str, set[str]] = {}  # class → the type names its own members are of
+    for node in walk(root):
+        if node.type not in ("struct_specifier", "class_specifier", "union_specifier"):
+            continue
+        name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+        if name is None or body is None:
+            continue
+        owner = text(name).split("<", 1)[0]
+        for member in body.named_children:
+            if member.type != "field_declaration":
+                continue
+            kind = member.child_by_field_name("type")
+            holds.setdefault(owner, set()).update(
+                re.findall(r"\w+", text(kind)) if kind is not None else []
+            )
+            default = member.child_by_field_name("default_value")
+            if default is not None and any(
+                c.type == "call_expression"
+                and not is_pure(text(c.child_by_field_name("function") or c))
+                for c in walk(default)
+            ):
+                # `int id = next_id();`: every object made runs it (a constructor's work)
+                active.add(owner)
     for owner, node in specials:
         body = node.child_by_field_name("body") if node.type == "function_definition" else None
         if body is None:
@@ -354,7 +377,13 @@ def _active_classes(root: Node) -> frozenset[str]:
             or any(not is_pure(call) for call in facts.calls)
         ):
             active.add(owner)
-    return frozenset(active)
+    # A class holding an object of an active class (its constructor and destructor run those
+    # of its members) is active too.
+    while True:
+        more = {owner for owner, kinds in holds.items() if owner not in active and kinds & active}
+        if not more:
+            return frozenset(active)
+        active |= more
 
 
 def _special_owner(node: Node, declarator: Node) -> str | None:

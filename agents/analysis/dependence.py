@@ -364,8 +364,30 @@ def _array_reductions(
                 "its updates would be atomic, and here they all hit the same element)"
             )
             continue
-        found.append(ArrayReduction(name, op, length, element, container, runtime))  # type: ignore[arg-type]
+        # So does a large one (a copy per thread on each thread's stack: 16 MB overflowed
+        # it even at one thread): its updates are atomic on the shared array too.
+        large = _literal_count(length) > _STACK_ELEMENTS
+        found.append(ArrayReduction(name, op, length, element, container, runtime or large))  # type: ignore[arg-type]
     return found, problems
+
+
+_STACK_ELEMENTS = 1 << 17
+"""Elements (of up to 8 bytes: 1 MiB) past which a histogram's per-thread copies, on the
+threads' stacks, are not made."""
+
+
+def _literal_count(length: str) -> int:
+    """The value of a length spelled with integer literals alone (`4000000`, `2048 * 2048`),
+    else 0."""
+    if not re.fullmatch(r"[\d\s*+()]+", length):
+        return 0
+    value = 1
+    for factor in re.split(r"\s*\*\s*", length.strip().strip("()")):
+        terms = [t for t in re.split(r"[\s+()]+", factor) if t]
+        if not terms:
+            return 0
+        value *= sum(int(t) for t in terms)
+    return value
 
 
 _SCATTER = "histogram:"

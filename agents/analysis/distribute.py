@@ -244,6 +244,9 @@ def _in_source(root: Node, loop: Loop, gathered: list[str]) -> str | None:
     if last is not None:
         return last
     types = _declared_types(root, definition)
+    for name in loop.dependence.packed:
+        if name in types and not re.search(r"\b(?:bool|bitset)\b", types[name]):
+            return f"it writes {name}, a vector of a template's type, which may be bits or not"
     # (C++'s names: a struct's tag as well as its alias; `struct ` left off C's)
     plain = {name.removeprefix("struct ") for _, name in _plain_structs(root, cpp=True)}
     for name in [*gathered, *(a.var for a in loop.dependence.array_reductions)]:

@@ -263,6 +263,13 @@ class Loop:
     """The loop counts a variable declared before it (`int i; for (i = 0; ...)`) whose value
     when it ends may be read later (`agents.analysis.liveness`): a parallel version leaves the
     sequential end there (OpenMP `lastprivate`; MPI and CUDA set it after their blocks)."""
+    openmp_form: str | None = None
+    """Why OpenMP cannot take this loop's header as written (a test GCC's OpenMP rejects or
+    counts otherwise, a counter type it takes not or runs short), or None: the annotator
+    leaves such a loop; the other targets compute its range themselves."""
+    static_only: bool = False
+    """The loop counts down in an unsigned type narrower than 64 bits: GCC's OpenMP runs none
+    of its iterations under a `dynamic` or `guided` schedule (only `static` is offered)."""
     directive: int | None = None
     """The line of a directive the program already has on this loop (an OpenMP or OpenACC
     directive, a loop hint such as `#pragma GCC ivdep` or `#pragma unroll`) or an OpenMP or

@@ -285,9 +285,13 @@ def _with_methods(root: Node) -> set[str]:
     for node in walk(root):
         if node.type in ("struct_specifier", "class_specifier"):
             tag, body = node.child_by_field_name("name"), node.child_by_field_name("body")
-            if tag is not None and body is not None and any(
-                c.type in ("function_definition", "template_declaration")
-                for c in body.named_children
+            if (
+                tag is not None
+                and body is not None
+                and any(
+                    c.type in ("function_definition", "template_declaration")
+                    for c in body.named_children
+                )
             ):
                 found.add(text(tag))
     return found

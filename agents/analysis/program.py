@@ -51,6 +51,7 @@ from agents.analysis.parse import (
     is_scalar_declarator,
     line,
     parse,
+    parse_int,
     root_of,
     syntax_error_lines,
     text,
@@ -82,6 +83,8 @@ class _Found:
     perfect_nest: int = 1
     counter_kept: bool = False
     directive: int | None = None
+    openmp_form: str | None = None
+    static_only: bool = False
 
 
 def analyse(source: str, language: Language) -> Program:
@@ -298,8 +301,10 @@ def _loops(
                 or _shadowed(inner, facts)
                 or _counter_hidden(inner, head.var)
                 or _counter_seen_by_calls(head.var, facts, scope)
+                or _unseen_effects(inner, root_of(definition), known)
                 or (_errno_set(facts, defined) if errno else None)
                 or _unreducible(definition, verdict)
+                or _mixed_sign_test(node, head, types, known)
                 or (_per_thread_use(inner, facts, per_thread, defined) if per_thread else None)
                 or mixed_types(inner, verdict, types, head.var)
                 or _logical_start(node, body, verdict, types)
@@ -323,6 +328,8 @@ def _loops(
             verdict,
             counter_kept=_counter_kept(node, head, scope.used_after),
             directive=_directive(node, body),
+            openmp_form=_openmp_form(node, head, definition, types, known),
+            static_only=_static_only(node, head, types, known),
         )
         found.append(item)
         by_node[node.id] = item
@@ -980,6 +987,12 @@ def _bit_vectors(definition: Node, known: Declared) -> frozenset[str]:
     `std::bitset<N>` (through `typedef` and `using` names too), whose elements are bits packed
     into shared words; and `name.member` for the file's members of such a type."""
     names = _names_typed(definition, lambda shown: packed_type(known.resolve(shown)))
+    # A vector of a template's type parameter may be one of bits (`std::vector<T>` with
+    # `T = bool`): written as bits are, in whole words, which costs other types nothing.
+    parameters = _type_parameters(definition)
+    if parameters:
+        element = re.compile(r"vector<(?:" + "|".join(map(re.escape, parameters)) + r")>")
+        names |= _names_typed(definition, lambda shown: bool(element.search(shown)))
     names |= known.packed_globals - _declared_names(definition)
     members = {
         f"{name}{access}{member}"
@@ -989,6 +1002,27 @@ def _bit_vectors(definition: Node, known: Declared) -> frozenset[str]:
         for name, access in [(canon(node.children[0]).replace(" ", ""), text(node.children[1]))]
     }
     return names | frozenset(members)
+
+
+def _type_parameters(definition: Node) -> list[str]:
+    """The type parameters of the templates around `definition` (`template <typename T>`)."""
+    found: list[str] = []
+    parent = definition.parent
+    while parent is not None:
+        if parent.type == "template_declaration":
+            listed = parent.child_by_field_name("parameters")
+            for item in listed.named_children if listed is not None else ():
+                if item.type in (
+                    "type_parameter_declaration",
+                    "variadic_type_parameter_declaration",
+                ):
+                    names = [c for c in item.named_children if c.type == "type_identifier"]
+                    found += [text(names[-1])] if names else []
+                elif item.type == "optional_type_parameter_declaration":
+                    name = item.child_by_field_name("name")
+                    found += [text(name)] if name is not None else []
+        parent = parent.parent
+    return found
 
 
 def _maps(definition: Node) -> frozenset[str]:
@@ -1098,13 +1132,32 @@ def _directive(node: Node, body: Node) -> int | None:
     current = node
     while current is not None and current != body:
         before = current.prev_sibling
-        while before is not None and before.type in ("comment", "preproc_call"):
-            found = _PRAGMA.match(text(before)) if before.type == "preproc_call" else None
+        while before is not None and (
+            before.type in ("comment", "preproc_call") or _pragma_operator(before) is not None
+        ):
+            shown = _pragma_operator(before)
+            if shown is None and before.type == "preproc_call":
+                shown = text(before)
+            found = _PRAGMA.match(shown) if shown is not None else None
             if found and _governs(found.group(1), found.group(2) or "", on_loop=current == node):
                 return line(before)
             before = before.prev_sibling
         current = current.parent
     return None
+
+
+def _pragma_operator(node: Node) -> str | None:
+    """`_Pragma("omp parallel for")` as the statement before a loop, written as the `#pragma`
+    line it stands for; None for any other node."""
+    if node.type != "expression_statement" or node.named_child_count != 1:
+        return None
+    call = node.named_children[0]
+    callee = call.child_by_field_name("function") if call.type == "call_expression" else None
+    arguments = call.child_by_field_name("arguments") if callee is not None else None
+    if callee is None or text(callee) != "_Pragma" or arguments is None:
+        return None
+    words = " ".join(text(a).strip('"') for a in arguments.named_children)
+    return f"#pragma {words}"
 
 
 def _governs(word: str, then: str, on_loop: bool) -> bool:
@@ -1178,6 +1231,8 @@ def _loop(item: _Found, function: str, found: list[_Found]) -> Loop:
         stride=item.header.stride,
         counter_kept=item.counter_kept,
         directive=item.directive,
+        openmp_form=item.openmp_form,
+        static_only=item.static_only,
     )
 
 
@@ -1580,6 +1635,176 @@ def _counter_hidden(body: Node, var: str | None) -> Dependence | None:
                 kind="unknown",
                 reason=f"the body declares its own {var}, which hides the loop's counter",
             )
+    return None
+
+
+_MATH_CALL = re.compile(
+    r"\b(?:std::)?(?:sqrt|cbrt|pow|exp2?|log(?:2|10)?|floor|ceil|round|trunc|fabs|hypot|"
+    r"sin|cos|tan|fmin|fmax|fmod)f?\s*\("
+)
+
+
+def _counter_kind(
+    node: Node, head: Header, types: dict[str, Arith], known: Declared
+) -> Arith | None:
+    """The arithmetic type of the loop's counter, through aliases (`typedef short idx_t`),
+    `auto` from a literal, a cast or a name; None where it is none or cannot be read."""
+    init = node.child_by_field_name("initializer")
+    kind_node = init.child_by_field_name("type") if init is not None else None
+    if init is None or init.type != "declaration" or kind_node is None:
+        return types.get(head.var or "")
+    declared = canon(kind_node).replace(" ", "")
+    if declared != "auto":
+        return arith(declared, known)
+    first = (head.lower or "").strip()
+    literal = re.fullmatch(r"[0-9]+([uUlL]*)", first)
+    if literal:
+        suffix = literal.group(1).lower()
+        return Arith(bits=64 if "l" in suffix else 32, unsigned="u" in suffix)
+    cast = re.fullmatch(r"\(\s*([\w\s:]+?)\s*\)\s*[-\w.]+", first)
+    if cast:
+        return arith(cast.group(1).replace(" ", ""), known)
+    if re.fullmatch(r"\w+", first):
+        return types.get(first)
+    return None
+
+
+def _openmp_form(
+    node: Node, head: Header, definition: Node, types: dict[str, Arith], known: Declared
+) -> str | None:
+    """Why OpenMP cannot take the loop's header as written (found by a hostile probe: each
+    did not build, ran no iteration or ran too many), or None."""
+    if not head.canonical or head.var is None or head.container is not None:
+        return None
+    condition = node.child_by_field_name("condition")
+    if condition is not None and condition.type == "parenthesized_expression":
+        return "its test is in parentheses, which OpenMP's loop form does not take"
+    body = definition.child_by_field_name("body")
+    before = text(definition)[: body.start_byte - definition.start_byte] if body else ""
+    if re.search(r"\b(?:constexpr|consteval)\b", before):
+        return "it is in a constexpr function, where no OpenMP directive may stand"
+    kind = _counter_kind(node, head, types, known)
+    init = node.child_by_field_name("initializer")
+    declared = init is not None and init.type == "declaration"
+    shown = head.declared_type or "its declared type"
+    if kind is None:
+        if declared and "iterator" not in text(init) and "*" not in text(init):
+            return f"its counter's type ({shown}) is no integer type OpenMP is known to take"
+    elif kind.floating:
+        return f"its counter is a floating-point number ({shown})"
+    elif kind.bits < 32:
+        return f"its counter ({shown}) is narrower than int: OpenMP may count none of its values"
+    if head.test == "!=" and (kind is None or kind.unsigned or head.stride not in (1, -1)):
+        return (
+            "its test is `!=` on an unsigned counter or with a step other than 1: OpenMP "
+            "counts no wrap-around and takes no other step"
+        )
+    bound = head.upper or ""
+    floating = any(
+        (t := types.get(name)) is not None and t.floating for name in re.findall(r"\w+", bound)
+    )
+    if floating or _MATH_CALL.search(bound) or re.search(r"\d\.\d*|\d[eE][-+]?\d", bound):
+        return "its bound is a floating-point value, which OpenMP's loop form does not take"
+    return None
+
+
+def _mixed_sign_test(
+    node: Node, head: Header, types: dict[str, Arith], known: Declared
+) -> Dependence | None:
+    """An unknown verdict when a signed counter is compared with an unsigned bound at least as
+    wide (`for (int i = -1; i < v.size(); i++)`) from a first value that may be negative:
+    C compares them as unsigned, so the loop runs none of what the values say (each target
+    counts the values)."""
+    kind = _counter_kind(node, head, types, known)
+    if kind is None or kind.unsigned or kind.floating or head.test not in ("<", "<=", ">", ">="):
+        return None
+    bound = head.upper or ""
+    unsigned = re.search(r"\.\s*(?:size|length)\s*\(|\bsizeof\b|\b\d+[uU]", bound) or any(
+        (t := types.get(name)) is not None and t.unsigned and t.bits >= kind.bits
+        for name in re.findall(r"\w+", bound)
+    )
+    if not unsigned:
+        return None
+    first = parse_int((head.lower or "").strip())
+    if head.test in ("<", "<=") and first is not None and first >= 0:
+        return None
+    return Dependence(
+        kind="unknown",
+        reason=f"it compares its signed counter {head.var} with an unsigned bound ({bound}) "
+        "from a first value that may be negative: the comparison is unsigned",
+    )
+
+
+def _static_only(node: Node, head: Header, types: dict[str, Arith], known: Declared) -> bool:
+    if head.stride is None or head.stride >= 0:
+        return False
+    kind = _counter_kind(node, head, types, known)
+    return kind is not None and kind.unsigned and kind.bits < 64
+
+
+def _unseen_effects(body: Node, root: Node, known: Declared) -> Dependence | None:
+    """An unknown verdict when the body runs code its statements do not spell (a hostile
+    probe's races): inline assembly (its operands and clobbers write what no access shows),
+    a variable with a `cleanup` function, a `sizeof` of a type whose size a call computes
+    (a variable-length array's: the call runs), an object of a class whose constructor or
+    destructor does more than keep its members made in passing (`Guard(i).v`, an argument
+    converted to a by-value parameter of it, a function returning one), or a call to the
+    program's function whose default argument calls (`int f(int x, int y = next_id())`)."""
+    for node in walk(body):
+        if node.type in ("gnu_asm_expression", "asm_statement"):
+            return Dependence(
+                kind="unknown",
+                reason="it runs inline assembly, which writes what no access of the body shows",
+            )
+        if node.type == "attribute_specifier" and "cleanup" in text(node):
+            return Dependence(
+                kind="unknown",
+                reason="a variable of its body has a cleanup "
+                "function, which runs at the end of each iteration",
+            )
+        if node.type == "sizeof_expression" and any(
+            c.type == "call_expression" for c in walk(node)
+        ):
+            return Dependence(
+                kind="unknown",
+                reason="a sizeof of its body calls a function "
+                "(a variable-length type's size runs it)",
+            )
+    active = known.active_classes
+    called = {
+        text(c.child_by_field_name("function") or c)
+        for c in walk(body)
+        if c.type == "call_expression"
+    }
+    for name in called & active:
+        return Dependence(
+            kind="unknown",
+            reason=f"it makes a {name} in passing, whose "
+            "constructor or destructor has side effects",
+        )
+    for definition in function_definitions(root):
+        name = function_name(definition)
+        if name not in called:
+            continue
+        declarator = definition.child_by_field_name("declarator")
+        kind = definition.child_by_field_name("type")
+        signature = f"{text(kind) if kind is not None else ''} {text(declarator) if declarator is not None else ''}"
+        if active and re.search(r"\b(?:" + "|".join(map(re.escape, active)) + r")\b", signature):
+            return Dependence(
+                kind="unknown",
+                reason=f"{name}() takes or returns an object "
+                "whose constructor or destructor has side effects",
+            )
+        for parameter in walk(declarator) if declarator is not None else ():
+            default = parameter.child_by_field_name("default_value")
+            if (
+                parameter.type.startswith("optional_parameter")
+                and default is not None
+                and any(c.type == "call_expression" for c in walk(default))
+            ):
+                return Dependence(
+                    kind="unknown", reason=f"{name}() has a default argument that calls a function"
+                )
     return None
 
 
@@ -1999,8 +2224,18 @@ def _bool_folds(
     exclusive or of terms that are not themselves 0 or 1: it stores each step as 0 or 1, so
     `z += -1` after `z += 1` leaves 0, and `y ^= 2` leaves 1, and the order of the steps
     matters. A `bool` summing truths is their `||`, one exclusive-oring them their `^`."""
-    folded = {r.var for r in verdict.reductions if r.op in ("+", "^")}
-    folded |= {a.var for a in verdict.array_reductions if a.op in ("+", "^")}
+    summed = {r.var for r in verdict.reductions if r.op == "+"}
+    summed |= {a.var for a in verdict.array_reductions if a.op == "+"}
+    summed = {name for name in summed if name in truths}
+    if summed:
+        # GCC's OpenMP adds the threads' bools as numbers and stores 2 in one: no sum of them
+        return Dependence(
+            kind="unknown",
+            reason=f"{min(summed)} is a bool that sums: each step stores 0 or 1, and OpenMP "
+            "adds the threads' parts as numbers",
+        )
+    folded = {r.var for r in verdict.reductions if r.op == "^"}
+    folded |= {a.var for a in verdict.array_reductions if a.op == "^"}
     folded = {name for name in folded if name in truths}
     if not folded:
         return None

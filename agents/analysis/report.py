@@ -111,7 +111,12 @@ def report(program: Program, function: str | None = None) -> Report:
 
 
 def _annotatable(loop: Loop) -> bool:
-    return loop.canonical and loop.dependence.annotatable and loop.directive is None
+    return (
+        loop.canonical
+        and loop.dependence.annotatable
+        and loop.directive is None
+        and loop.openmp_form is None
+    )
 
 
 def _loop_report(loop: Loop, program: Program, chosen: bool) -> LoopReport:
@@ -144,7 +149,11 @@ def _loop_report(loop: Loop, program: Program, chosen: bool) -> LoopReport:
         chosen=chosen,
         clauses=clauses(loop),
         reductions=tuple(reduction_tags(loop.dependence)),
-        reason=loop.dependence.reason,
+        reason=(
+            f"{loop.dependence.reason}; no OpenMP directive: {loop.openmp_form}"
+            if loop.openmp_form is not None
+            else loop.dependence.reason
+        ),
         assumptions=loop.dependence.assumptions,
         accesses=accesses,
         directive=loop.directive,

@@ -21,6 +21,7 @@ from agents.analysis import (
     default_choices,
     directive,
 )
+from agents.analysis.annotate import PACKED_CHUNK
 from sandbox.spec import Language
 
 PROGRAM = """#include <stdio.h>
@@ -1157,3 +1158,57 @@ def test_errno_and_per_thread_variables_keep_their_loops_sequential() -> None:
     assert "each thread has its own of (base)" in program.loops[1].dependence.reason
     out = apply_choices(PER_THREAD, program, default_choices(annotatable(program)))
     _prints_as_sequential(PER_THREAD, out, "c")
+
+
+def test_headers_types_and_effects_a_second_probe_found() -> None:
+    """A second hostile probe's loops (each printed other values or did not build) get no
+    directive: `!=` on an unsigned counter that wraps (`i != (size_t)-1`), a signed counter
+    against an unsigned bound from a negative start (C compares unsigned: no iteration), a
+    floating bound, a test in parentheses, counters of a narrow, floating or enumeration
+    typedef, a typedef'd bool that sums (GCC adds the threads' bools as numbers: 2), a loop
+    under `_Pragma`, inline assembly, a cleanup function, a sizeof that calls; a histogram
+    too large for a copy per thread on the stack is annotated with atomic updates. In C++:
+    `auto`, `using` and template counters that are narrow, a vector's size against -1,
+    default arguments, temporaries, by-value parameters and members whose special members
+    count, a member initialiser that calls, a constexpr function's loop; a template's
+    vector that may be bits is written in whole words."""
+    folder = Path(__file__).parent / "programs"
+    source = (folder / "openmp_forms.c").read_text()
+    program = analyse(source, Language.C)
+    loops = annotatable(program)
+    assert [loop.id for loop in loops] == ["L1", "L14", "L15", "L16", "L17", "L18"]
+    # (every one: the default choices leave a histogram of atomic updates out)
+    out = apply_choices(source, program, [LoopChoice(loop=loop.id) for loop in loops])
+    assert "#pragma omp atomic" in out  # the 4,000,000-element histogram
+    _prints_as_sequential(source, out, "c")
+    source = (folder / "openmp_forms.cpp").read_text()
+    program = analyse(source, Language.CPP)
+    loops = annotatable(program)
+    assert [loop.id for loop in loops] == ["L2", "L4", "L13", "L9"]  # outermost first
+    out = apply_choices(source, program, default_choices(loops))
+    assert f"schedule(static,{PACKED_CHUNK})" in out  # set_multiples' vector<T>
+    _prints_as_sequential(source, out)
+
+
+def test_an_unsigned_counter_counting_down_takes_only_static_schedules() -> None:
+    """GCC's OpenMP ran none of `for (unsigned i = n; i > 0; i--)`'s iterations under a
+    `dynamic` or `guided` schedule (a probe's): such a loop is offered static schedules only."""
+    source = """#include <stdio.h>
+static long a[100001];
+int main(void) {
+    unsigned n = 100000;
+    for (unsigned i = n; i > 0; i--) a[i] = i % 7;
+    long s = 0;
+    for (int i = 0; i <= 100000; i++) s += a[i];
+    printf("%ld\\n", s);
+    return 0;
+}
+"""
+    program = analyse(source, Language.C)
+    (loop, _) = annotatable(program)
+    assert loop.static_only
+    with pytest.raises(AnnotationError, match="any schedule but static"):
+        apply_choices(source, program, [LoopChoice(loop=loop.id, schedule="dynamic")])
+    assert choice_schema([loop])["properties"]["choices"]["items"]["anyOf"][0]["properties"][
+        "schedule"
+    ]["enum"] == ["static"]
