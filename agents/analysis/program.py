@@ -33,7 +33,14 @@ from agents.analysis.dependence import (
 )
 from agents.analysis.errors import InputError
 from agents.analysis.liveness import live_after
-from agents.analysis.loops import Header, header, loop_body, loops_in
+from agents.analysis.loops import (
+    Header,
+    _init,
+    _non_negative,
+    header,
+    loop_body,
+    loops_in,
+)
 from agents.analysis.model import Access, Dependence, Function, Loop, LoopKind, Program
 from agents.analysis.parse import (
     LOOP_TYPES,
@@ -51,7 +58,6 @@ from agents.analysis.parse import (
     is_scalar_declarator,
     line,
     parse,
-    parse_int,
     root_of,
     syntax_error_lines,
     text,
@@ -1725,14 +1731,44 @@ def _mixed_sign_test(
     )
     if not unsigned:
         return None
-    first = parse_int((head.lower or "").strip())
-    if head.test in ("<", "<=") and first is not None and first >= 0:
-        return None
+    start = _init(node.child_by_field_name("initializer"))
+    if head.test in ("<", "<=") and start is not None and _never_negative(start[1], node):
+        return None  # (`0`, `i + 1` inside `i` counted up from 0: never negative)
     return Dependence(
         kind="unknown",
         reason=f"it compares its signed counter {head.var} with an unsigned bound ({bound}) "
         "from a first value that may be negative: the comparison is unsigned",
     )
+
+
+def _never_negative(value: Node, where: Node) -> bool:
+    """A first value that is no negative number: non-negative literals, and the counters of
+    loops around `where` that count up from such values, added or multiplied."""
+    value = unwrap(value)
+    if _non_negative(value):
+        return True
+    if value.type == "binary_expression" and text(value.children[1]) in ("+", "*"):
+        left, right = value.child_by_field_name("left"), value.child_by_field_name("right")
+        return (
+            left is not None
+            and right is not None
+            and _never_negative(left, where)
+            and _never_negative(right, where)
+        )
+    if value.type != "identifier":
+        return False
+    outer = where.parent
+    while outer is not None and outer.type != "function_definition":
+        if outer.type == "for_statement":
+            start = _init(outer.child_by_field_name("initializer"))
+            step = outer.child_by_field_name("update")
+            if start is not None and start[0] == text(value):
+                rises = step is not None and re.fullmatch(
+                    rf"(?:\+\+\s*{re.escape(start[0])}|{re.escape(start[0])}\s*\+\+)", text(step)
+                )
+                return bool(rises) and _never_negative(start[1], outer)
+        outer = outer.parent
+    return False
 
 
 def _static_only(node: Node, head: Header, types: dict[str, Arith], known: Declared) -> bool:
