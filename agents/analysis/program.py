@@ -310,7 +310,6 @@ def _loops(
                 or _unseen_effects(inner, root_of(definition), known)
                 or (_errno_set(facts, defined) if errno else None)
                 or _unreducible(definition, verdict)
-                or _mixed_sign_test(node, head, types, known)
                 or (_per_thread_use(inner, facts, per_thread, defined) if per_thread else None)
                 or mixed_types(inner, verdict, types, head.var)
                 or _logical_start(node, body, verdict, types)
@@ -1650,6 +1649,11 @@ _MATH_CALL = re.compile(
 )
 
 
+_SCALAR_NAME = re.compile(r"(?<![.>\w])([A-Za-z_]\w*)\b(?!\s*(?:\.|\[|->|\())")
+"""A name used for its own value in an expression: not a container's before `.size()` or
+`[`, not a member, not a function called."""
+
+
 def _counter_kind(
     node: Node, head: Header, types: dict[str, Arith], known: Declared
 ) -> Arith | None:
@@ -1700,14 +1704,19 @@ def _openmp_form(
         return f"its counter is a floating-point number ({shown})"
     elif kind.bits < 32:
         return f"its counter ({shown}) is narrower than int: OpenMP may count none of its values"
+    mixed = _mixed_sign_test(node, head, types, known)
+    if mixed is not None:
+        return mixed
     if head.test == "!=" and (kind is None or kind.unsigned or head.stride not in (1, -1)):
         return (
             "its test is `!=` on an unsigned counter or with a step other than 1: OpenMP "
             "counts no wrap-around and takes no other step"
         )
     bound = head.upper or ""
+    # (a scalar's own value: not a container's name before `.size()` or `[`, nor a member)
     floating = any(
-        (t := types.get(name)) is not None and t.floating for name in re.findall(r"\w+", bound)
+        (t := types.get(name)) is not None and t.floating
+        for name in re.findall(_SCALAR_NAME, bound)
     )
     if floating or _MATH_CALL.search(bound) or re.search(r"\d\.\d*|\d[eE][-+]?\d", bound):
         return "its bound is a floating-point value, which OpenMP's loop form does not take"
@@ -1716,28 +1725,27 @@ def _openmp_form(
 
 def _mixed_sign_test(
     node: Node, head: Header, types: dict[str, Arith], known: Declared
-) -> Dependence | None:
-    """An unknown verdict when a signed counter is compared with an unsigned bound at least as
-    wide (`for (int i = -1; i < v.size(); i++)`) from a first value that may be negative:
-    C compares them as unsigned, so the loop runs none of what the values say (each target
-    counts the values)."""
+) -> str | None:
+    """Why OpenMP would count a signed counter compared with an unsigned bound at least as
+    wide (`for (int i = -1; i < v.size(); i++)`) from a first value that may be negative: C
+    compares them as unsigned, so the loop runs none of what the values say, and OpenMP
+    counts the values (MPI and CUDA count by the loop's own test)."""
     kind = _counter_kind(node, head, types, known)
     if kind is None or kind.unsigned or kind.floating or head.test not in ("<", "<=", ">", ">="):
         return None
     bound = head.upper or ""
     unsigned = re.search(r"\.\s*(?:size|length)\s*\(|\bsizeof\b|\b\d+[uU]", bound) or any(
         (t := types.get(name)) is not None and t.unsigned and t.bits >= kind.bits
-        for name in re.findall(r"\w+", bound)
+        for name in re.findall(_SCALAR_NAME, bound)
     )
     if not unsigned:
         return None
     start = _init(node.child_by_field_name("initializer"))
     if head.test in ("<", "<=") and start is not None and _never_negative(start[1], node):
         return None  # (`0`, `i + 1` inside `i` counted up from 0: never negative)
-    return Dependence(
-        kind="unknown",
-        reason=f"it compares its signed counter {head.var} with an unsigned bound ({bound}) "
-        "from a first value that may be negative: the comparison is unsigned",
+    return (
+        f"it compares its signed counter {head.var} with an unsigned bound ({bound}) from a "
+        "first value that may be negative: the comparison is unsigned"
     )
 
 
