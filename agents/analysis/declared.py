@@ -306,12 +306,15 @@ def _packed_names(node: Node, known: Declared) -> set[str]:
 def _active_classes(root: Node) -> frozenset[str]:
     """`Declared.active_classes`: a special member or operator is harmless when it writes
     only its locals, its by-value parameters and its object's own (non-static) members, and
-    calls only library functions."""
+    calls only library functions. A class is active too where a member's initializer calls
+    the program's code (`int id = next_id();`) or a member is of an active class."""
     from agents.analysis.accesses import body_facts
     from agents.analysis.purity import is_pure
 
     members: dict[str, set[str]] = {}
+    holds: dict[str, set[str]] = {}  # class → the type names its own members are of
     specials: list[tuple[str, Node]] = []
+    active: set[str] = set()
     for node in walk(root):
         if node.type in ("struct_specifier", "class_specifier", "union_specifier"):
             name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
@@ -320,11 +323,25 @@ def _active_classes(root: Node) -> frozenset[str]:
             owner = text(name).split("<", 1)[0]
             fields = members.setdefault(owner, set())
             for member in body.named_children:
+                if member.type != "field_declaration":
+                    continue
+                kind = member.child_by_field_name("type")
+                holds.setdefault(owner, set()).update(
+                    re.findall(r"\w+", text(kind)) if kind is not None else []
+                )
+                default = member.child_by_field_name("default_value")
+                if default is not None and any(
+                    c.type == "call_expression"
+                    and not is_pure(text(c.child_by_field_name("function") or c))
+                    for c in walk(default)
+                ):
+                    # `int id = next_id();`: every object made runs it (a constructor's work)
+                    active.add(owner)
                 static = any(
                     c.type == "storage_class_specifier" and text(c) == "static"
                     for c in member.children
                 )
-                if member.type == "field_declaration" and not static:
+                if not static:
                     fields.update(
                         n
                         for d in member.children_by_field_name("declarator")
@@ -339,30 +356,6 @@ def _active_classes(root: Node) -> frozenset[str]:
             owner_name = _special_owner(node, declarator)
             if owner_name is not None:
                 specials.append((owner_name, node))
-    active: set[str] = set()
-    holds: dict[str, set[str]] = {}  # class → the type names its own members are of
-    for node in walk(root):
-        if node.type not in ("struct_specifier", "class_specifier", "union_specifier"):
-            continue
-        name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
-        if name is None or body is None:
-            continue
-        owner = text(name).split("<", 1)[0]
-        for member in body.named_children:
-            if member.type != "field_declaration":
-                continue
-            kind = member.child_by_field_name("type")
-            holds.setdefault(owner, set()).update(
-                re.findall(r"\w+", text(kind)) if kind is not None else []
-            )
-            default = member.child_by_field_name("default_value")
-            if default is not None and any(
-                c.type == "call_expression"
-                and not is_pure(text(c.child_by_field_name("function") or c))
-                for c in walk(default)
-            ):
-                # `int id = next_id();`: every object made runs it (a constructor's work)
-                active.add(owner)
     for owner, node in specials:
         body = node.child_by_field_name("body") if node.type == "function_definition" else None
         if body is None:

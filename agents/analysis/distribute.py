@@ -72,6 +72,7 @@ from agents.analysis.parse import (
     function_definitions,
     function_name,
     function_params,
+    is_method,
     root_of,
     syntax_tree,
     text,
@@ -225,15 +226,9 @@ def _in_source(root: Node, loop: Loop, gathered: list[str]) -> str | None:
     if len(definitions) != 1:
         return f"{loop.function}() is defined more than once"
     definition = definitions[0]
-    parent = definition.parent
-    while parent is not None:
-        if parent.type in ("field_declaration_list", "class_specifier", "struct_specifier"):
-            # Constructors, destructors and operators run without a call the source shows:
-            # a rank could enter the loop's collective call where another does not.
-            return "a method of a class, which code may call without naming it"
-        parent = parent.parent
-    declarator = definition.child_by_field_name("declarator")
-    if declarator is not None and "::" in text(declarator).split("(")[0]:
+    if is_method(definition):
+        # Constructors, destructors and operators run without a call the source shows: a
+        # rank could enter the loop's collective call where another does not.
         return "a method of a class, which code may call without naming it"
     if loop.function in outside_main(root):
         return (

@@ -73,6 +73,7 @@ from agents.analysis.parse import (
     function_name,
     function_params,
     identifiers,
+    is_method,
     mentions,
     syntax_tree,
     text,
@@ -242,13 +243,7 @@ def _source_refusal(
     code that changes something (run again to size the launch), a function of the program
     defined in C's old style (`int twice(x) int x; {...}`: the program, as C++, builds no
     more)."""
-    parent = definition.parent
-    while parent is not None:
-        if parent.type in ("class_specifier", "struct_specifier", "field_declaration_list"):
-            return "a method of a class: no kernel is a member function"
-        parent = parent.parent
-    declarator = definition.child_by_field_name("declarator")
-    if declarator is not None and "::" in text(declarator).split("(")[0]:
+    if is_method(definition):
         return "a method of a class: no kernel is a member function"
     for n in walk(node):
         if n.type == "qualified_identifier" and not text(n).startswith("std::"):

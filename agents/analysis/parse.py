@@ -259,6 +259,19 @@ def _bare_or_product(declarator: Node | None, in_body: bool) -> bool:
     )
 
 
+def is_method(definition: Node) -> bool:
+    """Whether a function definition is a class's member: inside a class's body, or named
+    through its class (`T::f`). Code may call one without naming it (a constructor, a
+    destructor, an operator)."""
+    parent = definition.parent
+    while parent is not None:
+        if parent.type in ("field_declaration_list", "class_specifier", "struct_specifier"):
+            return True
+        parent = parent.parent
+    declarator = definition.child_by_field_name("declarator")
+    return declarator is not None and "::" in text(declarator).split("(")[0]
+
+
 def function_name(definition: Node) -> str:
     return declared_name(definition.child_by_field_name("declarator")) or "<anonymous>"
 
