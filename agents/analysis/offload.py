@@ -247,8 +247,9 @@ def _source_refusal(
         return "a method of a class: no kernel is a member function"
     for n in walk(node):
         if n.type == "qualified_identifier" and not text(n).startswith("std::"):
-            callee = n.parent is not None and n.parent.type == "call_expression"
-            if not (callee and n.parent.child_by_field_name("function") == n):
+            parent = n.parent
+            called = parent is not None and parent.type == "call_expression"
+            if not (called and parent is not None and parent.child_by_field_name("function") == n):
                 return f"it names {text(n)} through its scope, which the kernel's copy is not"
     if any(re.search(r"\bcomplex\s*<", declared.get(name, "")) for name in used):
         return "it computes with std::complex, whose members are host functions to the device"

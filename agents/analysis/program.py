@@ -1134,7 +1134,7 @@ def _directive(node: Node, body: Node) -> int | None:
     """The line of a directive already on the loop `node` (the pragma lines just before it,
     comments between them) or an OpenMP or OpenACC construct on a statement around it in the
     function `body`."""
-    current = node
+    current: Node | None = node
     while current is not None and current != body:
         before = current.prev_sibling
         while before is not None and (
@@ -1698,7 +1698,7 @@ def _openmp_form(
     declared = init is not None and init.type == "declaration"
     shown = head.declared_type or "its declared type"
     if kind is None:
-        if declared and "iterator" not in text(init) and "*" not in text(init):
+        if init is not None and declared and not re.search(r"iterator|\*", text(init)):
             return f"its counter's type ({shown}) is no integer type OpenMP is known to take"
     elif kind.floating:
         return f"its counter is a floating-point number ({shown})"
