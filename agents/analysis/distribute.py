@@ -592,36 +592,36 @@ def outside_main(root: Node) -> set[str]:
     definitions = list(function_definitions(root))
     if not any(function_name(d) == "main" for d in definitions):
         return set()
-    calls: dict[str, set[str]] = {}
     roots: set[str] = set()
     for definition in definitions:
-        name = function_name(definition)
-        called = calls.setdefault(name, set())
-        for node in walk(definition):
-            callee = (
-                node.child_by_field_name("function") if node.type == "call_expression" else None
-            )
-            if callee is not None:
-                called.add(_callee_name(callee))
         body = definition.child_by_field_name("body")
         head = text(definition)[: body.start_byte - definition.start_byte] if body else ""
         if re.search(r"\b(?:constructor|destructor)\b", head) or _special_member(definition):
-            roots.add(name)
+            roots.add(function_name(definition))
     for node in walk(root):
         if node.type == "declaration" and not any(
             a.type in ("function_definition", "compound_statement") for a in _ancestors(node)
         ):
-            for call in walk(node):
-                callee = (
-                    call.child_by_field_name("function") if call.type == "call_expression" else None
-                )
-                if callee is not None:
-                    roots.add(_callee_name(callee))
-    return _reach(calls, roots)
+            roots |= _callees(node)
+    return _reach(_calls_of(root), roots)
 
 
-def _callee_name(callee: Node) -> str:
-    return text(callee).split("::")[-1].split(".")[-1].split("->")[-1]
+def _callees(node: Node) -> set[str]:
+    """The names `node` calls, each the last part of its callee (`a.f`, `p->f`, `N::f`: f)."""
+    return {
+        text(callee).split("::")[-1].split(".")[-1].split("->")[-1]
+        for call in walk(node)
+        if call.type == "call_expression"
+        and (callee := call.child_by_field_name("function")) is not None
+    }
+
+
+def _calls_of(root: Node) -> dict[str, set[str]]:
+    """Function name → the names its body calls (`_callees`)."""
+    found: dict[str, set[str]] = {}
+    for definition in function_definitions(root):
+        found.setdefault(function_name(definition), set()).update(_callees(definition))
+    return found
 
 
 def _ancestors(node: Node) -> Iterator[Node]:
@@ -661,16 +661,7 @@ def _reach(calls: dict[str, set[str]], start: Iterable[str]) -> set[str]:
 
 def _call_graph(source: str, program: Program) -> dict[str, set[str]]:
     """Function name → the names its body calls."""
-    found: dict[str, set[str]] = {}
-    for definition in function_definitions(syntax_tree(source, program.language).root_node):
-        called = found.setdefault(function_name(definition), set())
-        for node in walk(definition):
-            callee = (
-                node.child_by_field_name("function") if node.type == "call_expression" else None
-            )
-            if callee is not None:
-                called.add(text(callee).split("::")[-1].split(".")[-1].split("->")[-1])
-    return found
+    return _calls_of(syntax_tree(source, program.language).root_node)
 
 
 # --- writing the MPI program ----------------------------------------------------------------

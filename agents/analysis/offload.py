@@ -261,9 +261,8 @@ def _source_refusal(
                 f"{name} holds a {min(kind)}, whose member functions (operators too) are host "
                 "functions to the device"
             )
-    for name in used:
-        if _rows_of_variable_length(definition, name):
-            return f"{name} is a variable-length array of rows, whose type no kernel takes"
+    for name in sorted(used & _variable_length_rows(definition)):
+        return f"{name} is a variable-length array of rows, whose type no kernel takes"
     user = {function_name(d): d for d in function_definitions(root)}
     bounds = f"{loop.lower} {loop.upper}"
     for called in re.findall(r"(\w+)\s*\(", bounds):
@@ -293,25 +292,23 @@ def _with_methods(root: Node) -> set[str]:
     return found
 
 
-def _rows_of_variable_length(definition: Node, name: str) -> bool:
-    """Whether the function declares `name` an array of rows with a size a variable gives."""
+def _variable_length_rows(definition: Node) -> set[str]:
+    """The names the function declares arrays of rows with a size a variable of it gives."""
+    variables = {p for p, _ in function_params(definition)} | {
+        declared_name(d)
+        for x in walk(definition)
+        if x.type == "declaration"
+        for d in x.children_by_field_name("declarator")
+    }
+    found: set[str] = set()
     for n in walk(definition):
-        if n.type != "array_declarator":
-            continue
-        inner = n.child_by_field_name("declarator")
-        if inner is None or inner.type != "array_declarator" or declared_name(n) != name:
+        inner = n.child_by_field_name("declarator") if n.type == "array_declarator" else None
+        if inner is None or inner.type != "array_declarator":
             continue
         sizes = [d.child_by_field_name("size") for d in (n, inner)]
-        params = {p for p, _ in function_params(definition)}
-        local = {
-            declared_name(d)
-            for x in walk(definition)
-            if x.type == "declaration"
-            for d in x.children_by_field_name("declarator")
-        }
-        if any(size is not None and set(identifiers(size)) & (params | local) for size in sizes):
-            return True
-    return False
+        if any(size is not None and set(identifiers(size)) & variables for size in sizes):
+            found.add(declared_name(n) or "")
+    return found
 
 
 _LONG_DOUBLE_LITERAL = re.compile(FLOATING_LITERAL.pattern + r"[lL]\b")

@@ -93,6 +93,27 @@ class _Found:
     static_only: bool = False
 
 
+@dataclass(frozen=True)
+class _Whole:
+    """What the whole program says about every loop of it, worked out once."""
+
+    errno: bool
+    """The program reads `errno`, which library calls set per thread."""
+    per_thread: frozenset[str]
+    """Names of variables each thread may have its own of (`_per_thread`)."""
+    hidden_calls: dict[str, str]
+    """The program's functions whose calls run code no call spells, with why
+    (`_hidden_call_effects`)."""
+
+    @classmethod
+    def of(cls, root: Node, known: Declared) -> _Whole:
+        return cls(
+            errno="errno" in identifiers(root),
+            per_thread=_per_thread(root),
+            hidden_calls=_hidden_call_effects(root, known),
+        )
+
+
 def analyse(source: str, language: Language) -> Program:
     """Parse `source` and analyse every loop of every function; raises InputError for non-code."""
     tree = parse(source, language)
@@ -123,6 +144,7 @@ def analyse(source: str, language: Language) -> Program:
     pointers = _global_pointers(root)
     functions = []
     counter = 0
+    whole = _Whole.of(root, known)
     for definition in definitions:
         found, counter = _loops(
             definition,
@@ -137,6 +159,7 @@ def analyse(source: str, language: Language) -> Program:
             language,
             known,
             readings[definition.id],
+            whole,
         )
         name = function_name(definition)
         functions.append(
@@ -206,6 +229,7 @@ def _loops(
     language: Language,
     known: Declared,
     reading: _Reading,
+    whole: _Whole,
 ) -> tuple[list[_Found], int]:
     body = definition.child_by_field_name("body")
     if body is None:
@@ -239,8 +263,6 @@ def _loops(
     objects = _objects(definition, known)
     addressed = _addressed(definition)
     types = declared_types(root_of(definition), definition, known)
-    errno = "errno" in identifiers(root_of(definition))
-    per_thread = _per_thread(root_of(definition))
     found: list[_Found] = []
     by_node: dict[int, _Found] = {}
     for node in loops_in(body):
@@ -307,10 +329,14 @@ def _loops(
                 or _shadowed(inner, facts)
                 or _counter_hidden(inner, head.var)
                 or _counter_seen_by_calls(head.var, facts, scope)
-                or _unseen_effects(inner, root_of(definition), known)
-                or (_errno_set(facts, defined) if errno else None)
+                or _unseen_effects(inner, whole.hidden_calls, known)
+                or (_errno_set(facts, defined) if whole.errno else None)
                 or _unreducible(definition, verdict)
-                or (_per_thread_use(inner, facts, per_thread, defined) if per_thread else None)
+                or (
+                    _per_thread_use(inner, facts, whole.per_thread, defined)
+                    if whole.per_thread
+                    else None
+                )
                 or mixed_types(inner, verdict, types, head.var)
                 or _logical_start(node, body, verdict, types)
                 or _bool_folds(inner, verdict, types, _truths(head, packed, types))
@@ -1786,14 +1812,13 @@ def _static_only(node: Node, head: Header, types: dict[str, Arith], known: Decla
     return kind is not None and kind.unsigned and kind.bits < 64
 
 
-def _unseen_effects(body: Node, root: Node, known: Declared) -> Dependence | None:
+def _unseen_effects(body: Node, hidden_calls: dict[str, str], known: Declared) -> Dependence | None:
     """An unknown verdict when the body runs code its statements do not spell (a hostile
     probe's races): inline assembly (its operands and clobbers write what no access shows),
     a variable with a `cleanup` function, a `sizeof` of a type whose size a call computes
     (a variable-length array's: the call runs), an object of a class whose constructor or
-    destructor does more than keep its members made in passing (`Guard(i).v`, an argument
-    converted to a by-value parameter of it, a function returning one), or a call to the
-    program's function whose default argument calls (`int f(int x, int y = next_id())`)."""
+    destructor does more than keep its members made in passing (`Guard(i).v`), or a call to
+    one of the program's functions in `hidden_calls`."""
     for node in walk(body):
         if node.type in ("gnu_asm_expression", "asm_statement"):
             return Dependence(
@@ -1814,31 +1839,40 @@ def _unseen_effects(body: Node, root: Node, known: Declared) -> Dependence | Non
                 reason="a sizeof of its body calls a function "
                 "(a variable-length type's size runs it)",
             )
-    active = known.active_classes
     called = {
         text(c.child_by_field_name("function") or c)
         for c in walk(body)
         if c.type == "call_expression"
     }
-    for name in called & active:
+    for name in sorted(called & known.active_classes):
         return Dependence(
             kind="unknown",
             reason=f"it makes a {name} in passing, whose "
             "constructor or destructor has side effects",
         )
+    for name in sorted(called & hidden_calls.keys()):
+        return Dependence(kind="unknown", reason=f"{name}() {hidden_calls[name]}")
+    return None
+
+
+def _hidden_call_effects(root: Node, known: Declared) -> dict[str, str]:
+    """The program's functions whose calls run code no call spells, with why: one that takes
+    or returns an object of an active class (an argument converted to a by-value parameter
+    of it, a temporary returned, each destroyed), or one whose default argument calls
+    (`int f(int x, int y = next_id())`)."""
+    active = known.active_classes
+    spelled = re.compile(r"\b(?:" + "|".join(map(re.escape, active)) + r")\b") if active else None
+    found: dict[str, str] = {}
     for definition in function_definitions(root):
         name = function_name(definition)
-        if name not in called:
-            continue
         declarator = definition.child_by_field_name("declarator")
         kind = definition.child_by_field_name("type")
-        signature = f"{text(kind) if kind is not None else ''} {text(declarator) if declarator is not None else ''}"
-        if active and re.search(r"\b(?:" + "|".join(map(re.escape, active)) + r")\b", signature):
-            return Dependence(
-                kind="unknown",
-                reason=f"{name}() takes or returns an object "
-                "whose constructor or destructor has side effects",
+        signature = " ".join(text(n) for n in (kind, declarator) if n is not None)
+        if spelled is not None and spelled.search(signature):
+            found[name] = (
+                "takes or returns an object whose constructor or destructor has side effects"
             )
+            continue
         for parameter in walk(declarator) if declarator is not None else ():
             default = parameter.child_by_field_name("default_value")
             if (
@@ -1846,10 +1880,14 @@ def _unseen_effects(body: Node, root: Node, known: Declared) -> Dependence | Non
                 and default is not None
                 and any(c.type == "call_expression" for c in walk(default))
             ):
-                return Dependence(
-                    kind="unknown", reason=f"{name}() has a default argument that calls a function"
-                )
-    return None
+                found[name] = "has a default argument that calls a function"
+                break
+    return found
+
+
+def _own_calls(facts: BodyFacts, defined: frozenset[str]) -> list[str]:
+    """The program's own functions the body calls, once each, in order."""
+    return [c for c in dict.fromkeys(facts.calls) if c in defined]
 
 
 def _counter_seen_by_calls(var: str | None, facts: BodyFacts, scope: Scope) -> Dependence | None:
@@ -1859,7 +1897,7 @@ def _counter_seen_by_calls(var: str | None, facts: BodyFacts, scope: Scope) -> D
     (`int i; ... for (i = 0; i < n; i++) a[i] = twice();` with `twice` reading `i`)."""
     if var is None or var in scope.own:
         return None
-    called = [c for c in dict.fromkeys(facts.calls) if c in scope.defined_functions]
+    called = _own_calls(facts, scope.defined_functions)
     if not called:
         return None
     return Dependence(
@@ -1873,7 +1911,8 @@ def _errno_set(facts: BodyFacts, defined: frozenset[str]) -> Dependence | None:
     """An unknown verdict, in a program that reads `errno`, when the body calls the library
     (`log(0.0)` sets it): each thread has its own `errno`, so a call that fails on another
     thread leaves the one the program reads unset."""
-    library = [c for c in dict.fromkeys(facts.calls) if c not in defined]
+    own = _own_calls(facts, defined)
+    library = [c for c in dict.fromkeys(facts.calls) if c not in own]
     if not library:
         return None
     return Dependence(
@@ -1940,7 +1979,7 @@ def _per_thread_use(
     calls the program's code, which may: another thread reads or writes its own copy, not the
     one the program set (`_Thread_local int base = 5;` read as 0)."""
     named = sorted(set(identifiers(body)) & per_thread)
-    called = [c for c in dict.fromkeys(facts.calls) if c in defined]
+    called = _own_calls(facts, defined)
     if not named and not called:
         return None
     what = named[0] if named else f"{called[0]}, which the body calls, may use one"
