@@ -90,6 +90,7 @@ from agents.analysis.launch import (
     DONE,
     HELPERS,
     PHASES,
+    TILE_ITEMS,
     KernelParam,
     global_definition,
     seated,
@@ -118,6 +119,7 @@ from agents.analysis.parse import (
 from agents.analysis.purity import is_pure
 from agents.analysis.reductions import match_pack, match_recurrence, previous_of, shifted
 from agents.analysis.traversal import traversal_kernel
+from sandbox.spec import Language
 
 _MATH = frozenset(
     {
@@ -148,6 +150,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     source, program = _plain_iterators(source, program, function)
     whole = _sort_kernel(source, program, function, signature)
     whole = whole if whole is not None else _select_kernel(source, program, function, signature)
+    whole = (
+        whole if whole is not None else _placed_sort_kernel(source, program, function, signature)
+    )
     walked = _function_body(source, program, function) if whole is None else None
     if walked is not None:
         whole = traversal_kernel(walked[1], walked[3], signature)
@@ -1125,35 +1130,10 @@ def _sort_kernel(source: str, program: Program, function: str, signature: str) -
     if len(sizes) != 1 or len(params) != 2 or sizes[0].type not in ("size_t", "int", "unsigned"):
         raise AnnotationError("the sort's kernel takes more than the vector and its size")
     element = _element(data)
-    helpers: dict[str, Node] = {}
-    if len(args) == 2:
-        order = f"__device__ inline bool pf_sort_before(const {element} &a, const {element} &b) {{ return a < b; }}\n"
-    else:
-        order, helpers = _sort_order(args[2], root, element, function)
-    renamed = {h: f"pf_fn_{h}" for h in helpers}
-    for old, new in renamed.items():
-        order = re.sub(rf"\b{old}\b(?=\s*\()", new, order)
-    device = "".join(f"__host__ __device__ {_device_math(helpers[h], renamed)}\n" for h in helpers)
-    if _has_methods(root):
-        raise AnnotationError("the source's types have methods, which the device cannot run")
-    members = set(re.findall(r"(?:\.|->)\s*([A-Za-z_]\w*)", order + device))
-    types = "".join(_type_definitions(root, members))
-    if "std::" in types + order + device or "vector" in device or "string" in device:
-        raise AnnotationError("the sort compares C++ library objects no kernel can")
-    constants = _file_constants(root)
-    wanted = _constants_reached(constants, set(re.findall(r"[A-Za-z_]\w*", order + device + types)))
-    consts = "".join(_device_constant(constants[c]) for c in constants if c in wanted)
     size = sizes[0].name
     text_sig = global_definition(signature)
     return (
-        HELPERS
-        + (_COMPLEX if "pf_cplx" in order + device else "")
-        + consts
-        + types
-        + device
-        + DONE
-        + PHASES
-        + order
+        _sort_preamble(args[2] if len(args) == 3 else None, root, element, function)
         + f"/* {function}: the sort as a bitonic sorting network in one kernel. The first blocks "
         "of whatever grid\n   the driver launches to arrive take the seats; the seated threads "
         "share each step's comparators\n   and meet at a barrier across the grid before the "
@@ -1163,37 +1143,502 @@ def _sort_kernel(source: str, program: Program, function: str, signature: str) -
         "threadIdx.z);\n"
         + seated(
             f"        const unsigned long long pf_n = (unsigned long long)({size});\n"
-            "        unsigned long long pf_padded = 1;\n"
-            "        while (pf_padded < pf_n) pf_padded <<= 1;\n"
-            "        const unsigned long long pf_pairs = pf_padded / 2; /* comparators per step */\n"
-            "        for (unsigned long long pf_run = 2; pf_run <= pf_padded; pf_run <<= 1) {\n"
-            "            for (unsigned long long pf_d = pf_run / 2; pf_d > 0; pf_d /= 2) {\n"
-            "                for (;;) {\n"
-            "                    if (pf_lane == 0) pf_tile = atomicAdd(&pf_phase_next, 1ULL);\n"
-            "                    __syncthreads();\n"
-            "                    const unsigned long long pf_base = pf_tile * pf_span;\n"
-            "                    if (pf_base >= pf_pairs) break; /* the same for the whole block */\n"
-            "                    for (unsigned long long pf_c = pf_base + pf_lane; pf_c < pf_pairs && "
-            "pf_c < pf_base + pf_span; pf_c += pf_width) {\n"
-            "                        /* the lower element of comparator pf_c, and its partner: its "
-            "mirror in the run\n                           at the run's first step, pf_d on after */\n"
-            "                        const unsigned long long pf_i = pf_c / pf_d * 2 * pf_d + pf_c % pf_d;\n"
-            "                        const unsigned long long pf_j = pf_d == pf_run / 2 ? pf_i ^ "
-            "(pf_run - 1) : pf_i + pf_d;\n"
-            f"                        if (pf_j < pf_n && pf_sort_before({over}[pf_j], {over}[pf_i])) {{\n"
-            f"                            const {element} pf_v = {over}[pf_i];\n"
-            f"                            {over}[pf_i] = {over}[pf_j];\n"
-            f"                            {over}[pf_j] = pf_v;\n"
-            "                        }\n"
-            "                    }\n"
-            "                    __syncthreads(); /* before the next ticket overwrites the tile */\n"
-            "                }\n"
-            "                pf_cuda_grid_sync();\n"
-            "            }\n"
-            "        }\n"
+            + _bitonic_steps(over, "pf_n", element)
         )
         + "}\n"
     )
+
+
+def _sort_preamble(
+    order_arg: Node | None, root: Node, element: str, function: str, also: str = ""
+) -> str:
+    """The device code a sort's kernel opens with: the helpers, the grid barrier, the source's
+    types, constants and helper functions the order (a sort's third argument, or `<` where
+    there is none) and `also` (more device code of the kernel's) read, and
+    `pf_sort_before(a, b)`, the order, followed by `also`."""
+    helpers: dict[str, Node] = {}
+    if order_arg is None:
+        order = f"__device__ inline bool pf_sort_before(const {element} &a, const {element} &b) {{ return a < b; }}\n"
+    else:
+        order, helpers = _sort_order(order_arg, root, element, function)
+    renamed = {h: f"pf_fn_{h}" for h in helpers}
+    for old, new in renamed.items():
+        order = re.sub(rf"\b{old}\b(?=\s*\()", new, order)
+    device = "".join(f"__host__ __device__ {_device_math(helpers[h], renamed)}\n" for h in helpers)
+    if _has_methods(root):
+        raise AnnotationError("the source's types have methods, which the device cannot run")
+    members = set(re.findall(r"(?:\.|->)\s*([A-Za-z_]\w*)", order + device + also))
+    types = "".join(_type_definitions(root, members))
+    if "std::" in types + order + device + also or "vector" in device or "string" in device:
+        raise AnnotationError("the sort compares C++ library objects no kernel can")
+    constants = _file_constants(root)
+    read = set(re.findall(r"[A-Za-z_]\w*", order + device + types + also))
+    wanted = _constants_reached(constants, read)
+    consts = "".join(_device_constant(constants[c]) for c in constants if c in wanted)
+    return (
+        HELPERS
+        + (_COMPLEX if "pf_cplx" in order + device + also else "")
+        + consts
+        + types
+        + device
+        + DONE
+        + PHASES
+        + order
+        + also
+    )
+
+
+def _bitonic_steps(over: str, count: str, element: str) -> str:
+    """The seated threads' code (`seated`) that sorts `over[0]` to `over[count - 1]` by
+    `pf_sort_before` as a bitonic network (`_sort_kernel`), each step's comparators shared by
+    tiles, a grid barrier after each step."""
+    return (
+        f"        unsigned long long pf_padded = 1;\n"
+        f"        while (pf_padded < {count}) pf_padded <<= 1;\n"
+        "        const unsigned long long pf_pairs = pf_padded / 2; /* comparators per step */\n"
+        "        for (unsigned long long pf_run = 2; pf_run <= pf_padded; pf_run <<= 1) {\n"
+        "            for (unsigned long long pf_d = pf_run / 2; pf_d > 0; pf_d /= 2) {\n"
+        "                for (;;) {\n"
+        "                    if (pf_lane == 0) pf_tile = atomicAdd(&pf_phase_next, 1ULL);\n"
+        "                    __syncthreads();\n"
+        "                    const unsigned long long pf_base = pf_tile * pf_span;\n"
+        "                    if (pf_base >= pf_pairs) break; /* the same for the whole block */\n"
+        "                    for (unsigned long long pf_c = pf_base + pf_lane; pf_c < pf_pairs && "
+        "pf_c < pf_base + pf_span; pf_c += pf_width) {\n"
+        "                        /* the lower element of comparator pf_c, and its partner: its "
+        "mirror in the run\n                           at the run's first step, pf_d on after */\n"
+        "                        const unsigned long long pf_i = pf_c / pf_d * 2 * pf_d + pf_c % pf_d;\n"
+        "                        const unsigned long long pf_j = pf_d == pf_run / 2 ? pf_i ^ "
+        "(pf_run - 1) : pf_i + pf_d;\n"
+        f"                        if (pf_j < {count} && pf_sort_before({over}[pf_j], {over}[pf_i])) {{\n"
+        f"                            const {element} pf_v = {over}[pf_i];\n"
+        f"                            {over}[pf_i] = {over}[pf_j];\n"
+        f"                            {over}[pf_j] = pf_v;\n"
+        "                        }\n"
+        "                    }\n"
+        "                    __syncthreads(); /* before the next ticket overwrites the tile */\n"
+        "                }\n"
+        "                pf_cuda_grid_sync();\n"
+        "            }\n"
+        "        }\n"
+    )
+
+
+def _placed_sort_kernel(source: str, program: Program, function: str, signature: str) -> str | None:
+    """The kernel for a function that sorts the elements of a vector it takes that a test
+    selects, among their own places (`std::vector<int> kept; for (int v : x) if (v != 0)
+    kept.push_back(v); std::sort(kept.begin(), kept.end()); size_t next = 0; for (auto &v : x)
+    if (v != 0) v = kept[next++];`: the others stay where they are), or None where the function
+    is no such sort; AnnotationError where it is one no kernel writes.
+
+    The kept vector lives in the device's heap for the launch (one block's thread allocates
+    it, the block that ends last frees it; where the heap, 8 MB unless the host raised it,
+    cannot hold it, the kernel stops the launch with a message). Phases of the seated blocks
+    (`PHASES`): each tile of `x` counts its selected elements, one thread turns the counts
+    into each tile's first place in `kept`, the tiles copy their selected elements there in
+    order (a block's threads scan their counts), `kept` is sorted by the bitonic network of
+    `_sort_kernel`, and the tiles write it back to the same places in the same order. The
+    test must read the element alone, so it selects the same places before and after."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return None
+    root, definition, body, statements = found
+    _, params = signature_params(signature)
+    sorts = [s for s in statements if _sorted_whole(s) is not None]
+    if len(sorts) != 1:
+        return None
+    kept = _sorted_whole(sorts[0])
+    declaration = next(
+        (
+            s
+            for s in statements
+            if s.type == "declaration"
+            and declared_name(s.child_by_field_name("declarator")) == kept
+        ),
+        None,
+    )
+    kind = declaration.child_by_field_name("type") if declaration is not None else None
+    declarator = declaration.child_by_field_name("declarator") if declaration is not None else None
+    if declaration is None or kind is None or declarator is None or declarator.type != "identifier":
+        return None  # sized or copied from something: not a vector the selection fills
+    if _static(declaration):
+        raise AnnotationError(f"{function}'s {kept} outlives a call: each call adds to it")
+    gathers = [(s, _selection_loop(s, kept, gather=True)) for s in statements]
+    places = [(s, _selection_loop(s, kept, gather=False)) for s in statements]
+    gather = [(s, found) for s, found in gathers if found is not None]
+    place = [(s, found) for s, found in places if found is not None]
+    if len(gather) != 1 or len(place) != 1:
+        return None
+    (
+        (gather_loop, (over, test, _, taken_as)),
+        (place_loop, (over_again, test_again, next_name, put_as)),
+    ) = (
+        gather[0],
+        place[0],
+    )
+    if over != over_again or test != test_again or next_name is None:
+        raise AnnotationError(
+            f"{function} writes its sorted elements to other places than it took them from"
+        )
+    counter = next(
+        (
+            s
+            for s in statements
+            if s.type == "declaration"
+            and declared_name(s.child_by_field_name("declarator")) == next_name
+        ),
+        None,
+    )
+    counter_value = (
+        counter.child_by_field_name("declarator").child_by_field_name("value")  # type: ignore[union-attr]
+        if counter is not None and counter.child_by_field_name("declarator") is not None
+        else None
+    )
+    if counter is None or counter_value is None or text(counter_value) != "0":
+        raise AnnotationError(f"{function} does not start {next_name} at the first kept element")
+    order = [declaration, gather_loop, sorts[0], place_loop]
+    spare = [
+        s for s in statements if s not in order and s is not counter and not _reserves(s, kept)
+    ]
+    if spare or sorted(order, key=lambda s: s.start_byte) != order:
+        raise AnnotationError(f"{function} does more than sort the elements it selects in place")
+    if counter.start_byte > place_loop.start_byte or _declarations(body, kept) != 1:
+        raise AnnotationError(f"{function} names {kept} or {next_name} more than once")
+    serial_params = dict(function_params(definition))
+    by_name = {p.name: p for p in params}
+    data = by_name.get(over)
+    if over not in serial_params or "vector" not in text(serial_params[over]):
+        raise AnnotationError(
+            f"{function} sorts elements of {over}, which is not a vector it takes"
+        )
+    if data is None or not data.pointer or "const" in data.type:
+        raise AnnotationError(f"the kernel does not take {over} to sort in place")
+    read = set(re.findall(r"[A-Za-z_]\w*", test))
+    scalars = {
+        p.name: p.type
+        for p in params
+        if not p.pointer
+        and p.name in read
+        and p.name in serial_params
+        and "vector" not in text(serial_params[p.name])
+    }
+    """The function's scalars the test reads (`v != limit`), which the kernel takes alike."""
+    sizes = [p for p in params if p is not data and not p.pointer and p.name not in scalars]
+    if (
+        len(sizes) != 1
+        or len(params) != 2 + len(scalars)
+        or sizes[0].type not in ("size_t", "int", "unsigned")
+    ):
+        raise AnnotationError(
+            "the sort's kernel takes more than the vector, its size and the test's scalars"
+        )
+    element = _element(data)
+    if any(t and _same_type(t) != _same_type(element) for t in (taken_as, put_as)):
+        raise AnnotationError(f"{function} converts {over}'s elements as it visits them")
+    if _declarations(body, over):
+        raise AnnotationError(f"a name of {function}'s own hides {over}")
+    declared = _last_template(kind)
+    arguments = declared.child_by_field_name("arguments") if declared is not None else None
+    held = [t for t in arguments.named_children if t.type != "comment"] if arguments else []
+    if len(held) != 1 or _same_type(" ".join(text(held[0]).split())) != _same_type(element):
+        raise AnnotationError(f"{kept} holds another type than {over}'s elements")
+    sort_args = _call_arguments(sorts[0])
+    selected = _selection_test(test, element, set(_file_constants(root)), scalars)
+    also = "".join(f", {name}" for name in scalars)
+    size = sizes[0].name
+    return (
+        "#include <cstdio>\n#include <cstdlib>\n"  # the device's printf, malloc and free
+        + _sort_preamble(
+            sort_args[2] if len(sort_args) == 3 else None, root, element, function, selected
+        )
+        + f"__device__ {element} *pf_kept = 0; /* the selected elements, in the device's heap */\n"
+        "__device__ unsigned long long *pf_tile_first = 0; /* each tile's first place in pf_kept */\n"
+        "__device__ unsigned long long pf_kept_count = 0;\n"
+        + f"/* {function}: the elements the test selects, copied out in order, sorted by a bitonic "
+        "network and\n   written back to their places, in phases of the seated blocks of "
+        "whatever grid the driver launches. */\n"
+        f"{global_definition(signature)} {{\n"
+        "    const unsigned pf_lane = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+        "threadIdx.z);\n"
+        + seated(
+            f"        const unsigned long long pf_n = (unsigned long long)({size});\n"
+            "        const unsigned long long pf_tiles = (pf_n + pf_span - 1) / pf_span;\n"
+            "        if (pf_seated == 1 && pf_lane == 0) {\n"
+            f"            pf_kept = ({element} *)malloc((pf_n ? pf_n : 1) * sizeof({element}));\n"
+            "            pf_tile_first = (unsigned long long *)malloc((pf_tiles ? pf_tiles : 1) * "
+            "sizeof(unsigned long long));\n"
+            "            if (pf_kept == 0 || pf_tile_first == 0) {\n"
+            '                printf("%s: the device heap cannot hold %llu elements (raise '
+            'cudaLimitMallocHeapSize)\\n", "' + function + '", pf_n);\n'
+            "                __trap();\n"
+            "            }\n"
+            "        }\n"
+            "        pf_cuda_grid_sync();\n"
+            f"        {element} *const pf_kept_at = *({element} *volatile *)&pf_kept;\n"
+            "        unsigned long long *const pf_first = *(unsigned long long *volatile *)&pf_tile_first;\n"
+            + _selected_tiles(over, "count", also)
+            + "        pf_cuda_grid_sync();\n"
+            "        if (pf_seated == 1 && pf_lane == 0) { /* the counts become first places */\n"
+            "            unsigned long long pf_at = 0;\n"
+            "            for (unsigned long long pf_t = 0; pf_t < pf_tiles; pf_t++) {\n"
+            "                const unsigned long long pf_c = pf_first[pf_t];\n"
+            "                pf_first[pf_t] = pf_at;\n"
+            "                pf_at += pf_c;\n"
+            "            }\n"
+            "            pf_kept_count = pf_at;\n"
+            "        }\n"
+            "        pf_cuda_grid_sync();\n"
+            + _selected_tiles(over, "gather", also)
+            + "        pf_cuda_grid_sync();\n"
+            "        const unsigned long long pf_m = *(volatile unsigned long long *)&pf_kept_count;\n"
+            + _bitonic_steps("pf_kept_at", "pf_m", element)
+            + _selected_tiles(over, "place", also),
+            "        free(pf_kept);\n"
+            "        free(pf_tile_first);\n"
+            "        pf_kept = 0;\n"
+            "        pf_tile_first = 0;\n",
+        )
+        + "}\n"
+    )
+
+
+def _selected_tiles(over: str, step: str, scalars: str) -> str:
+    """The seated threads' pass over the tiles of `over` for `_placed_sort_kernel`: each
+    thread takes `TILE_ITEMS` elements in a row of its block's tile; `count` stores each
+    tile's count of selected elements (`pf_first`), `gather` copies them to the kept
+    elements (`pf_kept_at`) from the tile's first place, in order (the block's threads scan
+    their counts), `place` writes the kept elements back to them alike. `scalars`: the
+    test's arguments after the element (`, limit`)."""
+    moved = {
+        "gather": f"pf_kept_at[pf_at++] = {over}[pf_i];",
+        "place": f"{over}[pf_i] = pf_kept_at[pf_at++];",
+    }
+    lines = (
+        "        for (;;) {\n"
+        "            if (pf_lane == 0) pf_tile = atomicAdd(&pf_phase_next, 1ULL);\n"
+        "            __syncthreads();\n"
+        "            const unsigned long long pf_base = pf_tile * pf_span;\n"
+        "            if (pf_base >= pf_n) break; /* the same for the whole block */\n"
+        f"            const unsigned long long pf_from = pf_base + (unsigned long long)pf_lane * {TILE_ITEMS};\n"
+        f"            const unsigned long long pf_to = pf_from + {TILE_ITEMS} < pf_n ? pf_from + {TILE_ITEMS} : pf_n;\n"
+        "            unsigned long long pf_mine = 0;\n"
+        "            for (unsigned long long pf_i = pf_from; pf_i < pf_to; pf_i++)\n"
+        f"                if (pf_selected({over}[pf_i]{scalars})) pf_mine++;\n"
+    )
+    if step == "count":
+        lines += (
+            "            const unsigned long long pf_all = pf_cuda_block_fold(pf_mine, pf_cuda_plus_f());\n"
+            "            if (pf_lane == 0) pf_first[pf_tile] = pf_all;\n"
+        )
+    else:
+        lines += (
+            "            __shared__ unsigned long long pf_tile_total;\n"
+            "            unsigned long long pf_at = pf_first[pf_tile]\n"
+            "                + pf_cuda_block_scan(pf_mine, pf_cuda_plus_f(), 0ULL, &pf_tile_total);\n"
+            "            for (unsigned long long pf_i = pf_from; pf_i < pf_to; pf_i++)\n"
+            f"                if (pf_selected({over}[pf_i]{scalars})) {moved[step]}\n"
+        )
+    return lines + (
+        "            __syncthreads(); /* before the next ticket overwrites the tile */\n        }\n"
+    )
+
+
+def _sorted_whole(statement: Node) -> str | None:
+    """The vector `std::sort(v.begin(), v.end()[, order]);` sorts whole."""
+    call = _expression_of(statement)
+    callee = call.child_by_field_name("function") if call is not None else None
+    args = _call_arguments(statement)
+    if callee is None or text(callee) != "std::sort" or len(args) not in (2, 3):
+        return None
+    over = compact_code(args[0]).removesuffix(".begin()")
+    if not re.fullmatch(r"[A-Za-z_]\w*", over) or compact_code(args[1]) != f"{over}.end()":
+        return None
+    return over
+
+
+def _call_arguments(statement: Node) -> list[Node]:
+    """The arguments of the call a statement is (`std::sort(a, b, order);`)."""
+    call = _expression_of(statement)
+    arguments = call.child_by_field_name("arguments") if call is not None else None
+    return [a for a in arguments.named_children if a.type != "comment"] if arguments else []
+
+
+def _reserves(statement: Node, name: str) -> bool:
+    """Whether `statement` is `name.reserve(...)` with an argument without effects."""
+    call = _expression_of(statement)
+    callee = call.child_by_field_name("function") if call is not None else None
+    return (
+        call is not None
+        and callee is not None
+        and compact_code(callee) == f"{name}.reserve"
+        and all(_without_effects(a) for a in _call_arguments(statement))
+    )
+
+
+_PLACEHOLDER = "pf_e"
+"""The element's name in a selection's test as `_selection_loop` returns it."""
+
+
+def _selection_loop(
+    loop: Node, kept: str, *, gather: bool
+) -> tuple[str, str, str | None, str] | None:
+    """(vector, test, counter, declared type: `_visited_elements`) where `loop` visits each element of a vector in order and,
+    where the test holds, `gather`: appends it to `kept` (`kept.push_back(v)`); else: sets it
+    to `kept[counter++]` (or `kept[counter]` then `counter++`). The test is the `if`'s
+    condition, its element written `pf_e`, compact; the counter None for a gather. None for
+    any other loop."""
+    visited = _visited_elements(loop)
+    if visited is None:
+        return None
+    over, statement, elements, by_reference, declared = visited
+    branch = _sole_statement(statement)
+    if branch is None or branch.type != "if_statement":
+        return None
+    if branch.child_by_field_name("alternative") is not None:
+        return None
+    condition = branch.child_by_field_name("condition")
+    steps = _branch_steps(branch.child_by_field_name("consequence") or branch)
+    if condition is None or not _without_effects(condition):
+        return None
+    test_edits = [
+        (n.start_byte, n.end_byte, _PLACEHOLDER) for n in elements if _within(n, condition)
+    ]
+    test = "".join(_rewrite(condition, test_edits).split())
+    inside = {n.start_byte for n in elements}
+    if gather:
+        call = _expression_of(steps[0]) if len(steps) == 1 else None
+        callee = call.child_by_field_name("function") if call is not None else None
+        arguments = _call_arguments(steps[0]) if call is not None else []
+        if (
+            callee is None
+            or compact_code(callee) not in (f"{kept}.push_back", f"{kept}.emplace_back")
+            or len(arguments) != 1
+            or arguments[0].start_byte not in inside
+            or arguments[0].end_byte - arguments[0].start_byte
+            != next(
+                n.end_byte - n.start_byte
+                for n in elements
+                if n.start_byte == arguments[0].start_byte
+            )
+        ):
+            return None
+        return over, test, None, declared
+    if not by_reference or not steps or len(steps) > 2:
+        return None
+    store = _expression_of(steps[0])
+    left = store.child_by_field_name("left") if store is not None else None
+    right = store.child_by_field_name("right") if store is not None else None
+    if (
+        store is None
+        or store.type != "assignment_expression"
+        or text(store.child_by_field_name("operator") or store) != "="
+        or left is None
+        or right is None
+        or left.start_byte not in inside
+    ):
+        return None
+    taken = compact_code(right)
+    match = re.fullmatch(rf"{re.escape(kept)}\[(\+\+)?([A-Za-z_]\w*)(\+\+)?\]", taken)
+    if match is None:
+        return None
+    counter = match[2]
+    if match[1]:
+        return None  # `kept[++next]`: one place on
+    if len(steps) == 2:
+        stepped = _expression_of(steps[1])
+        if (
+            match[3]
+            or stepped is None
+            or compact_code(stepped) not in (f"++{counter}", f"{counter}++", f"{counter}+=1")
+        ):
+            return None
+    elif not match[3]:
+        return None
+    return over, test, counter, declared
+
+
+def _visited_elements(loop: Node) -> tuple[str, Node, list[Node], bool, str] | None:
+    """(vector, body, element nodes, by reference, declared type) where `loop` visits each
+    element of a
+    vector by name in order and reads nothing else of the loop's own: `for (T v : x)` (the
+    element the identifier `v`; by reference where declared `&`) or `for (size_t i = 0; i <
+    x.size(); ++i)` (the element `x[i]`, the counter read nowhere else: an element by
+    reference). The declared type is the range's element's (`int` of `const int &v`), empty
+    for `auto` and counted loops. None for any other loop."""
+    body = loop.child_by_field_name("body")
+    if body is None:
+        return None
+    if loop.type == "for_range_loop":
+        over = loop.child_by_field_name("right")
+        declarator = loop.child_by_field_name("declarator")
+        kind = loop.child_by_field_name("type")
+        name = declared_name(declarator) if declarator is not None else None
+        if over is None or over.type != "identifier" or name is None or kind is None:
+            return None
+        elements = [n for n in walk(body) if n.type == "identifier" and text(n) == name]
+        by_reference = declarator is not None and declarator.type == "reference_declarator"
+        declared = " ".join(text(kind).replace("const", " ").split())
+        return text(over), body, elements, by_reference, "" if declared == "auto" else declared
+    if loop.type != "for_statement":
+        return None
+    counter = _counts_up_by_one(loop)
+    start = loop.child_by_field_name("initializer")
+    condition = loop.child_by_field_name("condition")
+    if counter is None or start is None or condition is None:
+        return None
+    value = start.children_by_field_name("declarator")[0].child_by_field_name("value")
+    test = unwrap(condition)
+    bound = test.child_by_field_name("right")
+    if value is None or text(value) != "0" or text(test.children[1]) != "<" or bound is None:
+        return None
+    sized = re.fullmatch(r"([A-Za-z_]\w*)\.size\(\)", compact_code(bound))
+    if sized is None:
+        return None
+    over = sized[1]
+    elements = []
+    for n in walk(body):
+        if n.type == "identifier" and text(n) == counter:
+            read = n.parent
+            if read is not None and read.type == "subscript_argument_list":
+                read = read.parent
+            if (
+                read is None
+                or read.type != "subscript_expression"
+                or _subscript_index(read) != n
+                or text(read.child_by_field_name("argument") or read) != over
+            ):
+                return None
+            elements.append(read)
+    return over, body, elements, True, ""
+
+
+def _selection_test(test: str, element: str, constants: set[str], scalars: dict[str, str]) -> str:
+    """`pf_selected(v, ...)`, the device's form of a selection's test (`_selection_loop`): its
+    element `pf_e`, then the `scalars` it reads (name: type), math calls without `std::`;
+    AnnotationError where the test reads more than these, `constants` (the source's) and
+    math."""
+    taken = "".join(f", const {kind} {name}" for name, kind in scalars.items())
+    tree = syntax_tree(f"bool pf_t(const {element} pf_e{taken}) {{ return {test}; }}", Language.CPP)
+    definition = next(function_definitions(tree.root_node), None)
+    if definition is None or tree.root_node.has_error:
+        raise AnnotationError(f"the selection's test {test} does not read as one")
+    calls = {
+        text(c.child_by_field_name("function") or c).removeprefix("std::")
+        for c in walk(definition)
+        if c.type == "call_expression"
+    }
+    strays = sorted(
+        _names(definition.child_by_field_name("body"))
+        - {_PLACEHOLDER}
+        - set(scalars)
+        - _MATH
+        - _CONSTANTS
+        - constants
+    )
+    if strays or calls - _MATH:
+        raise AnnotationError(f"the selection's test reads {(strays or sorted(calls - _MATH))[0]}")
+    code = _device_math(definition, {}).replace("bool pf_t(", "bool pf_selected(", 1)
+    return f"__device__ inline {code}\n"
 
 
 _KEYS = {

@@ -45,7 +45,7 @@ MADE = {
     "34_scan_largest_contiguous_subarray_sum", "35_search_search_for_last_struct_by_key",
     "36_search_check_if_array_contains_value",
     "37_search_find_the_closest_number_to_pi", "39_search_xor_contains", "40_sort_sort_an_array_of_complex_numbers_by_magnitude",
-    "41_sort_k-th_smallest_element", "42_sort_sorted_ranks", "43_sort_sort_an_array_of_structs_by_key", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
+    "41_sort_k-th_smallest_element", "42_sort_sorted_ranks", "43_sort_sort_an_array_of_structs_by_key", "44_sort_sort_non-zero_elements", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
     "49_sparse_la_sparse_lu_decomp",
     "50_stencil_xor_kernel", "51_stencil_edge_kernel",
     "52_stencil_1d_jacobi_3-point_stencil", "53_stencil_2d_jacobi_5-point_stencil",
@@ -621,6 +621,26 @@ int main() {
                 pf_launch(shape[0], shape[1], [&] { pf_gpu::sortByStartTime(got.data(), n); });
                 for (size_t i = 0; i < n; i++)
                     if (got[i].startTime != want[i].startTime || got[i].duration != want[i].duration || got[i].value != want[i].value) return 1;
+            }
+        }
+    }
+    return 0;
+}
+""",
+    "44_sort_sort_non-zero_elements": """
+int main() {
+    for (size_t n : {0, 1, 2, 3, 9, 64, 1000, 5000}) {
+        for (int zeros = 1; zeros < 5; zeros += 3) {  // a third of the places zero, or a little under
+            std::vector<int> x(n);
+            for (size_t i = 0; i < n; i++) x[i] = i % (size_t)(zeros + 2) == 0 ? 0 : (int)((i * 7919) % 201) - 100;
+            std::vector<int> want = x;
+            sortIgnoreZero(want);
+            for (auto &shape : PF_SHAPES) {
+                for (int twice = 0; twice < 2; twice++) {  // the heap and the seats are free again
+                    std::vector<int> got = x;
+                    pf_launch(shape[0], shape[1], [&] { pf_gpu::sortIgnoreZero(got.data(), n); });
+                    if (got != want) return 1;
+                }
             }
         }
     }
@@ -3743,3 +3763,198 @@ def test_what_outer_loop_gets_no_phases(source: str, why: str) -> None:
             "f",
             "__global__ void f(long long *x, long long *y, size_t N)",
         )
+
+
+_PLACED_CHECK = """
+int main() {
+    for (size_t n : {0, 1, 2, 5, 64, 777, 3000}) {
+        std::vector<T> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (T)((long long)((i * 7919) % 41) - 20) / (T)DIV;
+        std::vector<T> want = x;
+        F(want);
+        for (auto &shape : PF_SHAPES) {
+            std::vector<T> got = x;
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::F(got.data(), n); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+"""
+"""Inputs with every residue of 41 about 20 below and above zero, each test's selection of
+them sorted among their places by the function, then by the kernel under every launch shape."""
+
+
+@pytest.mark.parametrize(
+    ("source", "kind", "div"),
+    [
+        (  # counted loops, the counter stepped on its own line, kept space reserved
+            """
+void sortOdd(std::vector<long long> &x) {
+    std::vector<long long> odd;
+    odd.reserve(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+        if (x[i] % 2 != 0) {
+            odd.push_back(x[i]);
+        }
+    }
+    std::sort(odd.begin(), odd.end());
+    int k = 0;
+    for (size_t i = 0; i < x.size(); i++)
+        if (x[i] % 2 != 0) {
+            x[i] = odd[k];
+            k++;
+        }
+}
+""",
+            "long long",
+            1,
+        ),
+        (  # floating numbers by a math test, descending by the library's order
+            """
+void sortLarge(std::vector<double> &x) {
+    std::vector<double> big;
+    for (const auto &v : x)
+        if (std::fabs(v) > 1.5) big.emplace_back(v);
+    std::sort(big.begin(), big.end(), std::greater<double>());
+    size_t at = 0;
+    for (double &v : x) {
+        if (std::fabs(v) > 1.5) v = big[at++];
+    }
+}
+""",
+            "double",
+            8,
+        ),
+        (  # the test reads a scalar the function takes, which the kernel takes too
+            """
+void sortAbove(std::vector<int> &x, int limit) {
+    std::vector<int> kept;
+    for (int v : x) if (v >= limit) kept.push_back(v);
+    std::sort(kept.begin(), kept.end(), std::greater<int>());
+    unsigned k = 0;
+    for (auto &v : x) if (v >= limit) v = kept[k++];
+}
+""",
+            "int",
+            1,
+        ),
+        (  # a comparison lambda: by magnitude, the sign breaking ties
+            """
+void sortPositiveFirst(std::vector<int> &x) {
+    size_t next = 0;
+    std::vector<int> kept;
+    for (int v : x) if (v > -3) kept.push_back(v);
+    std::sort(kept.begin(), kept.end(), [](int a, int b) { return std::abs(a) < std::abs(b) || (std::abs(a) == std::abs(b) && a < b); });
+    for (auto &v : x) if (v > -3) v = kept[next++];
+}
+""",
+            "int",
+            1,
+        ),
+    ],
+)
+def test_a_sort_of_the_selected_elements_keeps_the_others_in_place(
+    source: str, kind: str, div: int, tmp_path: Path
+) -> None:
+    """The elements a test selects, sorted among their own places (`_placed_sort_kernel`): in
+    other spellings than the suite's, each under every launch shape, blocks in turn and at
+    once."""
+    name = source.split("void ")[1].split("(")[0]
+    scalar = ", int limit" if "limit" in source else ""
+    signature = f"__global__ void {name}({kind} *x, size_t N{scalar})"
+    written = kernel(source, analyse(source, Language.CPP), name, signature)
+    assert "malloc(" in written and "free(pf_kept)" in written
+    check = _PLACED_CHECK.replace("std::vector<T>", f"std::vector<{kind}>").replace(
+        "(T)", f"({kind})"
+    )
+    check = check.replace("DIV", str(div)).replace("F(", f"{name}(")
+    if scalar:  # the selection at -4 and up, the same in both calls
+        check = check.replace("(want)", "(want, -4)").replace(
+            "got.data(), n)", "got.data(), n, -4)"
+        )
+    _emulate("#include <algorithm>\n" + source, written, check, tmp_path)
+    _emulate("#include <algorithm>\n" + source, written, check, tmp_path, concurrent=True)
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        (  # written back where another test holds: places taken and filled differ
+            """
+void f(std::vector<int> &x) {
+    std::vector<int> kept;
+    for (int v : x) if (v != 0) kept.push_back(v);
+    std::sort(kept.begin(), kept.end());
+    size_t k = 0;
+    for (auto &v : x) if (v > 0) v = kept[k++];
+}
+""",
+            "other places",
+        ),
+        (  # the test reads a name the kernel does not take
+            """
+void f(std::vector<int> &x, int limit) {
+    std::vector<int> kept;
+    for (int v : x) if (v != limit) kept.push_back(v);
+    std::sort(kept.begin(), kept.end());
+    size_t k = 0;
+    for (auto &v : x) if (v != limit) v = kept[k++];
+}
+""",
+            "reads limit",
+        ),
+        (  # the counter starts one on
+            """
+void f(std::vector<int> &x) {
+    std::vector<int> kept;
+    for (int v : x) if (v != 0) kept.push_back(v);
+    std::sort(kept.begin(), kept.end());
+    size_t k = 1;
+    for (auto &v : x) if (v != 0) v = kept[k++];
+}
+""",
+            "first kept element",
+        ),
+        (  # more between: the kept elements changed after the sort
+            """
+void f(std::vector<int> &x) {
+    std::vector<int> kept;
+    for (int v : x) if (v != 0) kept.push_back(v);
+    std::sort(kept.begin(), kept.end());
+    kept[0] = 5;
+    size_t k = 0;
+    for (auto &v : x) if (v != 0) v = kept[k++];
+}
+""",
+            "does more",
+        ),
+        (  # the elements converted as they are taken: the kept ones are not the vector's
+            """
+void f(std::vector<int> &x) {
+    std::vector<int> kept;
+    for (char v : x) if (v != 0) kept.push_back(v);
+    std::sort(kept.begin(), kept.end());
+    size_t k = 0;
+    for (auto &v : x) if (v != 0) v = kept[k++];
+}
+""",
+            "converts",
+        ),
+        (  # kept across calls: each call sorts what the calls before it took as well
+            """
+void f(std::vector<int> &x) {
+    static std::vector<int> kept;
+    for (int v : x) if (v != 0) kept.push_back(v);
+    std::sort(kept.begin(), kept.end());
+    size_t k = 0;
+    for (auto &v : x) if (v != 0) v = kept[k++];
+}
+""",
+            "outlives a call",
+        ),
+    ],
+)
+def test_a_sort_among_places_it_cannot_prove_gets_no_kernel(source: str, reason: str) -> None:
+    with pytest.raises(AnnotationError, match=reason):
+        kernel(source, analyse(source, Language.CPP), "f", "__global__ void f(int *x, size_t N)")
