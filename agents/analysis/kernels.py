@@ -1248,6 +1248,7 @@ def _placed_sort_kernel(source: str, program: Program, function: str, signature:
     if len(sorts) != 1:
         return None
     kept = _sorted_whole(sorts[0])
+    assert kept is not None
     declaration = next(
         (
             s
@@ -1594,7 +1595,7 @@ def _visited_elements(loop: Node) -> tuple[str, Node, list[Node], bool, str] | N
     sized = re.fullmatch(r"([A-Za-z_]\w*)\.size\(\)", compact_code(bound))
     if sized is None:
         return None
-    over = sized[1]
+    vector = sized[1]
     elements = []
     for n in walk(body):
         if n.type == "identifier" and text(n) == counter:
@@ -1605,11 +1606,11 @@ def _visited_elements(loop: Node) -> tuple[str, Node, list[Node], bool, str] | N
                 read is None
                 or read.type != "subscript_expression"
                 or _subscript_index(read) != n
-                or text(read.child_by_field_name("argument") or read) != over
+                or text(read.child_by_field_name("argument") or read) != vector
             ):
                 return None
             elements.append(read)
-    return over, body, elements, True, ""
+    return vector, body, elements, True, ""
 
 
 def _selection_test(test: str, element: str, constants: set[str], scalars: dict[str, str]) -> str:
