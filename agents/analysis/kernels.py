@@ -44,7 +44,9 @@ vector (`_statement_algorithms`). A function that only sorts a vector it
 takes (`std::sort(x.begin(), x.end(), order)`) becomes a sorting network in one launch, its
 steps meeting at the grid barrier of loops in phases (`_sort_kernel`); one that returns one
 element of a sorted copy (`y = x; sort(y); return y[k - 1];`) selects it bit by bit of an
-order-keeping key, a count per bit, without sorting (`_select_kernel`); one that only queries
+order-keeping key, a count per bit, without sorting (`_select_kernel`); one that sorts only
+the elements a test selects, among their own places (`_placed_sort_kernel`), holds them in
+the device heap for the launch and sorts them with the same network; one that only queries
 a sorted copy (a lower or upper bound's index, a binary search) counts over the input instead
 (`_sorted_queries`); a map filled from a vector and only read by key is read as searches of
 that vector (`_map_lookups`). One that walks a graph with a worklist or by recursion, to count its
