@@ -115,6 +115,7 @@ from agents.analysis.parse import (
     root_of,
     syntax_tree,
     text,
+    tokens,
     unwrap,
     walk,
 )
@@ -1126,6 +1127,7 @@ def _sort_kernel(source: str, program: Program, function: str, signature: str) -
     data = by_name.get(over)
     if over not in serial_params or "vector" not in text(serial_params[over]):
         raise AnnotationError(f"{function} sorts {over}, which is not a vector it takes")
+    _by_reference(serial_params[over], function, over)
     if data is None or not data.pointer or "const" in data.type:
         raise AnnotationError(f"the kernel does not take {over} to sort in place")
     sizes = [p for p in params if p is not data and not p.pointer]
@@ -1233,9 +1235,10 @@ def _placed_sort_kernel(source: str, program: Program, function: str, signature:
     if (v != 0) v = kept[next++];`: the others stay where they are), or None where the function
     is no such sort; AnnotationError where it is one no kernel writes.
 
-    The kept vector lives in the device's heap for the launch (one block's thread allocates
-    it, the block that ends last frees it; where the heap, 8 MB unless the host raised it,
-    cannot hold it, the kernel stops the launch with a message). Phases of the seated blocks
+    The kept elements live in a static device store (`_KEPT_STORE`), or where they do not
+    fit, in the device's heap for the launch (one block's thread allocates them, the block
+    that ends last frees them; where the heap, 8 MB unless the host raised it, cannot hold
+    them, the kernel stops the launch with a message). Phases of the seated blocks
     (`PHASES`): each tile of `x` counts its selected elements, one thread turns the counts
     into each tile's first place in `kept`, the tiles copy their selected elements there in
     order (a block's threads scan their counts), `kept` is sorted by the bitonic network of
@@ -1264,6 +1267,8 @@ def _placed_sort_kernel(source: str, program: Program, function: str, signature:
     declarator = declaration.child_by_field_name("declarator") if declaration is not None else None
     if declaration is None or kind is None or declarator is None or declarator.type != "identifier":
         return None  # sized or copied from something: not a vector the selection fills
+    if len(declaration.children_by_field_name("declarator")) != 1:
+        raise AnnotationError(f"{function} declares more than {kept} beside it")
     if _static(declaration):
         raise AnnotationError(f"{function}'s {kept} outlives a call: each call adds to it")
     gathers = [(s, _selection_loop(s, kept, gather=True)) for s in statements]
@@ -1273,8 +1278,8 @@ def _placed_sort_kernel(source: str, program: Program, function: str, signature:
     if len(gather) != 1 or len(place) != 1:
         return None
     (
-        (gather_loop, (over, test, _, taken_as)),
-        (place_loop, (over_again, test_again, next_name, put_as)),
+        (gather_loop, (over, test, code, _, taken_as)),
+        (place_loop, (over_again, test_again, _, next_name, put_as)),
     ) = (
         gather[0],
         place[0],
@@ -1297,15 +1302,29 @@ def _placed_sort_kernel(source: str, program: Program, function: str, signature:
         if counter is not None and counter.child_by_field_name("declarator") is not None
         else None
     )
-    if counter is None or counter_value is None or text(counter_value) != "0":
+    if counter is None or counter_value is None or compact_code(counter_value) not in _ZEROS:
         raise AnnotationError(f"{function} does not start {next_name} at the first kept element")
+    counter_type = counter.child_by_field_name("type")
+    if (
+        len(counter.children_by_field_name("declarator")) != 1
+        or _static(counter)
+        or counter_type is None
+        or " ".join(text(counter_type).split()).removeprefix("std::") not in _COUNTERS
+    ):
+        raise AnnotationError(
+            f"{function}'s {next_name} is not one plain counter of 32 bits or more for this call"
+        )
     order = [declaration, gather_loop, sorts[0], place_loop]
     spare = [
         s for s in statements if s not in order and s is not counter and not _reserves(s, kept)
     ]
     if spare or sorted(order, key=lambda s: s.start_byte) != order:
         raise AnnotationError(f"{function} does more than sort the elements it selects in place")
-    if counter.start_byte > place_loop.start_byte or _declarations(body, kept) != 1:
+    if (
+        counter.start_byte > place_loop.start_byte
+        or _declarations(body, kept) != 1
+        or _declarations(body, next_name) != 1
+    ):
         raise AnnotationError(f"{function} names {kept} or {next_name} more than once")
     serial_params = dict(function_params(definition))
     by_name = {p.name: p for p in params}
@@ -1314,9 +1333,12 @@ def _placed_sort_kernel(source: str, program: Program, function: str, signature:
         raise AnnotationError(
             f"{function} sorts elements of {over}, which is not a vector it takes"
         )
+    _by_reference(serial_params[over], function, over)
     if data is None or not data.pointer or "const" in data.type:
         raise AnnotationError(f"the kernel does not take {over} to sort in place")
     read = set(re.findall(r"[A-Za-z_]\w*", test))
+    if {kept, next_name} & read:
+        raise AnnotationError(f"{function}'s test reads {kept} or {next_name}, names of its own")
     scalars = {
         p.name: p.type
         for p in params
@@ -1346,7 +1368,7 @@ def _placed_sort_kernel(source: str, program: Program, function: str, signature:
     if len(held) != 1 or _same_type(" ".join(text(held[0]).split())) != _same_type(element):
         raise AnnotationError(f"{kept} holds another type than {over}'s elements")
     sort_args = _call_arguments(sorts[0])
-    selected = _selection_test(test, element, set(_file_constants(root)), scalars)
+    selected = _selection_test(code, element, set(_file_constants(root)), scalars)
     also = "".join(f", {name}" for name in scalars)
     size = sizes[0].name
     return (
@@ -1354,9 +1376,11 @@ def _placed_sort_kernel(source: str, program: Program, function: str, signature:
         + _sort_preamble(
             sort_args[2] if len(sort_args) == 3 else None, root, element, function, selected
         )
-        + f"__device__ {element} *pf_kept = 0; /* the selected elements, in the device's heap */\n"
+        + f"__device__ alignas(16) unsigned char pf_kept_store[{_KEPT_STORE}]; /* static: not the heap's */\n"
+        f"__device__ {element} *pf_kept = 0; /* the selected elements: the store, or the heap's */\n"
         "__device__ unsigned long long *pf_tile_first = 0; /* each tile's first place in pf_kept */\n"
         "__device__ unsigned long long pf_kept_count = 0;\n"
+        "__device__ int pf_kept_in_heap = 0;\n"
         + f"/* {function}: the elements the test selects, copied out in order, sorted by a bitonic "
         "network and\n   written back to their places, in phases of the seated blocks of "
         "whatever grid the driver launches. */\n"
@@ -1367,9 +1391,17 @@ def _placed_sort_kernel(source: str, program: Program, function: str, signature:
             f"        const unsigned long long pf_n = (unsigned long long)({size});\n"
             "        const unsigned long long pf_tiles = (pf_n + pf_span - 1) / pf_span;\n"
             "        if (pf_seated == 1 && pf_lane == 0) {\n"
-            f"            pf_kept = ({element} *)malloc((pf_n ? pf_n : 1) * sizeof({element}));\n"
-            "            pf_tile_first = (unsigned long long *)malloc((pf_tiles ? pf_tiles : 1) * "
+            f"            const unsigned long long pf_counts_at = (pf_n * sizeof({element}) + 15) / 16 * 16;\n"
+            "            pf_kept_in_heap = pf_counts_at + pf_tiles * sizeof(unsigned long long) > "
+            "sizeof(pf_kept_store);\n"
+            "            if (!pf_kept_in_heap) {\n"
+            f"                pf_kept = ({element} *)pf_kept_store;\n"
+            "                pf_tile_first = (unsigned long long *)(pf_kept_store + pf_counts_at);\n"
+            "            } else {\n"
+            f"                pf_kept = ({element} *)malloc((pf_n ? pf_n : 1) * sizeof({element}));\n"
+            "                pf_tile_first = (unsigned long long *)malloc((pf_tiles ? pf_tiles : 1) * "
             "sizeof(unsigned long long));\n"
+            "            }\n"
             "            if (pf_kept == 0 || pf_tile_first == 0) {\n"
             '                printf("%s: the device heap cannot hold %llu elements (raise '
             'cudaLimitMallocHeapSize)\\n", "' + function + '", pf_n);\n'
@@ -1396,8 +1428,10 @@ def _placed_sort_kernel(source: str, program: Program, function: str, signature:
             "        const unsigned long long pf_m = *(volatile unsigned long long *)&pf_kept_count;\n"
             + _bitonic_steps("pf_kept_at", "pf_m", element)
             + _selected_tiles(over, "place", also),
-            "        free(pf_kept);\n"
-            "        free(pf_tile_first);\n"
+            "        if (pf_kept_in_heap) {\n"
+            "            free(pf_kept);\n"
+            "            free(pf_tile_first);\n"
+            "        }\n"
             "        pf_kept = 0;\n"
             "        pf_tile_first = 0;\n",
         )
@@ -1478,18 +1512,39 @@ def _reserves(statement: Node, name: str) -> bool:
     )
 
 
+_KEPT_STORE = 1 << 26
+"""Bytes of static device memory for `_placed_sort_kernel`'s kept elements and tile counts
+(64 MB: 16 million `int`s); more comes from the device heap, 8 MB unless the host raises it."""
+_ZEROS = frozenset({"0", "{0}", "(0)", "0u", "0U", "0ul", "0UL", "0ull", "0ULL"})
+"""A counter's first value written as zero."""
+_COUNTERS = frozenset(
+    {"int", "unsigned", "unsigned int", "long", "unsigned long", "long long",
+     "unsigned long long", "size_t", "int32_t", "uint32_t", "int64_t", "uint64_t", "ptrdiff_t"}
+)  # fmt: skip
+"""Counters of 32 bits or more, the types a count of a vector's kept elements may take."""
+
+
+def _by_reference(param: Node, function: str, name: str) -> None:
+    """AnnotationError where the function takes the vector it sorts by value: its sort
+    changes its own copy, and the caller's stays as it was."""
+    declarator = param.child_by_field_name("declarator")
+    if declarator is None or declarator.type != "reference_declarator" or "&&" in text(declarator):
+        raise AnnotationError(f"{function} takes {name} by value: the caller's stays as it was")
+
+
 _PLACEHOLDER = "pf_e"
 """The element's name in a selection's test as `_selection_loop` returns it."""
 
 
 def _selection_loop(
     loop: Node, kept: str, *, gather: bool
-) -> tuple[str, str, str | None, str] | None:
-    """(vector, test, counter, declared type: `_visited_elements`) where `loop` visits each element of a vector in order and,
+) -> tuple[str, str, str, str | None, str] | None:
+    """(vector, test, code, counter, declared type: `_visited_elements`) where `loop` visits each element of a vector in order and,
     where the test holds, `gather`: appends it to `kept` (`kept.push_back(v)`); else: sets it
     to `kept[counter++]` (or `kept[counter]` then `counter++`). The test is the `if`'s
-    condition, its element written `pf_e`, compact; the counter None for a gather. None for
-    any other loop."""
+    condition as its tokens, the element one token `pf_e` (equal for tests that differ in
+    layout alone), the code its text with the element written `pf_e`; the counter None for a
+    gather. None for any other loop."""
     visited = _visited_elements(loop)
     if visited is None:
         return None
@@ -1503,10 +1558,14 @@ def _selection_loop(
     steps = _branch_steps(branch.child_by_field_name("consequence") or branch)
     if condition is None or not _without_effects(condition):
         return None
-    test_edits = [
-        (n.start_byte, n.end_byte, _PLACEHOLDER) for n in elements if _within(n, condition)
-    ]
-    test = "".join(_rewrite(condition, test_edits).split())
+    tested = [n for n in elements if _within(n, condition)]
+    code = _rewrite(condition, [(n.start_byte, n.end_byte, _PLACEHOLDER) for n in tested])
+    test = " ".join(
+        _PLACEHOLDER if element is not None else text(t)
+        for t in tokens(condition)
+        if (element := next((n for n in tested if _within(t, n)), None)) is None
+        or t.start_byte == element.start_byte
+    )
     inside = {n.start_byte for n in elements}
     if gather:
         call = _expression_of(steps[0]) if len(steps) == 1 else None
@@ -1525,7 +1584,7 @@ def _selection_loop(
             )
         ):
             return None
-        return over, test, None, declared
+        return over, test, code, None, declared
     if not by_reference or not steps or len(steps) > 2:
         return None
     store = _expression_of(steps[0])
@@ -1545,6 +1604,8 @@ def _selection_loop(
     if match is None:
         return None
     counter = match[2]
+    if counter in {text(n) for n in elements}:
+        return None  # `kept[v++]` with `v` the element: a place of the element's value
     if match[1]:
         return None  # `kept[++next]`: one place on
     if len(steps) == 2:
@@ -1557,7 +1618,7 @@ def _selection_loop(
             return None
     elif not match[3]:
         return None
-    return over, test, counter, declared
+    return over, test, code, counter, declared
 
 
 def _visited_elements(loop: Node) -> tuple[str, Node, list[Node], bool, str] | None:
@@ -1628,11 +1689,11 @@ def _selection_test(test: str, element: str, constants: set[str], scalars: dict[
     calls = {
         text(c.child_by_field_name("function") or c).removeprefix("std::")
         for c in walk(definition)
-        if c.type == "call_expression"
+        if c.type == "call_expression" and not _is_cast(c.child_by_field_name("function") or c)
     }
     strays = sorted(
         _names(definition.child_by_field_name("body"))
-        - {_PLACEHOLDER}
+        - {_PLACEHOLDER, "static_cast"}
         - set(scalars)
         - _MATH
         - _CONSTANTS
@@ -1842,6 +1903,17 @@ def _sort_order(
     called = text(order.child_by_field_name("function") or order)
     if order.type in ("call_expression", "compound_literal_expression", "initializer_list"):
         library = re.sub(r"<.*", "", called.split("{")[0]).strip()
+        compared = re.search(r"<(.*)>", called.split("{")[0])
+        if (
+            library in _ORDERS
+            and compared is not None
+            and compared[1].strip()
+            and _same_type(" ".join(compared[1].split())) != _same_type(element)
+        ):
+            raise AnnotationError(
+                f"{function} sorts by {library}<{compared[1].strip()}>, which compares the "
+                f"elements converted from {element}"
+            )
         if library in _ORDERS:
             return (
                 f"__device__ inline bool pf_sort_before(const {element} &a, const {element} &b) "

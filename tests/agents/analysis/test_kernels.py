@@ -3839,6 +3839,19 @@ void sortAbove(std::vector<int> &x, int limit) {
             "int",
             1,
         ),
+        (  # a test with casts to two-word types, a counter started as `{0}`
+            """
+void sortSmallSquares(std::vector<int> &x) {
+    std::vector<int> kept;
+    for (int v : x) if ((long long)v * v < 200 && static_cast<unsigned int>(v) % 3u != 1u) kept.push_back(v);
+    std::sort(kept.begin(), kept.end());
+    std::size_t k{0};
+    for (int &v : x) if ((long long)v * v < 200 && static_cast<unsigned int>(v) % 3u != 1u) v = kept[k++];
+}
+""",
+            "int",
+            1,
+        ),
         (  # a comparison lambda: by magnitude, the sign breaking ties
             """
 void sortPositiveFirst(std::vector<int> &x) {
@@ -3953,8 +3966,104 @@ void f(std::vector<int> &x) {
 """,
             "outlives a call",
         ),
+        (  # a counter of one byte wraps after 256 kept elements and writes them again
+            """
+void f(std::vector<int> &x) {
+    std::vector<int> kept;
+    for (int v : x) if (v != 0) kept.push_back(v);
+    std::sort(kept.begin(), kept.end());
+    unsigned char k = 0;
+    for (auto &v : x) if (v != 0) v = kept[k++];
+}
+""",
+            "32 bits",
+        ),
+        (  # a counter kept across calls
+            """
+void f(std::vector<int> &x) {
+    std::vector<int> kept;
+    for (int v : x) if (v != 0) kept.push_back(v);
+    std::sort(kept.begin(), kept.end());
+    static size_t k = 0;
+    for (auto &v : x) if (v != 0) v = kept[k++];
+}
+""",
+            "32 bits",
+        ),
+        (  # a second name in the counter's declaration, with an effect of its own
+            """
+void f(std::vector<int> &x) {
+    std::vector<int> kept;
+    for (int v : x) if (v != 0) kept.push_back(v);
+    std::sort(kept.begin(), kept.end());
+    size_t k = 0, junk = x.empty() ? 0 : (x[0] = 0);
+    for (auto &v : x) if (v != 0) v = kept[k++];
+}
+""",
+            "32 bits",
+        ),
+        (  # the counter the element itself: the element's value picks the place
+            """
+void f(std::vector<int> &x) {
+    std::vector<int> kept;
+    for (int v : x) if (v >= 1 && v <= 3) kept.push_back(v);
+    std::sort(kept.begin(), kept.end());
+    int v = 0;
+    for (auto &v : x) if (v >= 1 && v <= 3) v = kept[v++];
+}
+""",
+            "does not prove",
+        ),
+        (  # a local the test reads, which hides the file's constant of that name
+            """
+const int K = 3;
+void f(std::vector<int> &x) {
+    size_t K = 0;
+    std::vector<int> kept;
+    for (int v : x) if (v > K + 5) kept.push_back(v);
+    std::sort(kept.begin(), kept.end());
+    for (auto &v : x) if (v > K + 5) v = kept[K++];
+}
+""",
+            "names of its own",
+        ),
+        (  # the vector taken by value: the caller's stays as it was
+            """
+void f(std::vector<int> x) {
+    std::vector<int> kept;
+    for (int v : x) if (v != 0) kept.push_back(v);
+    std::sort(kept.begin(), kept.end());
+    size_t k = 0;
+    for (auto &v : x) if (v != 0) v = kept[k++];
+}
+""",
+            "by value",
+        ),
+        (  # the library's order over another type: -1 compares as a large unsigned
+            """
+void f(std::vector<int> &x) {
+    std::vector<int> kept;
+    for (int v : x) if (v != 0) kept.push_back(v);
+    std::sort(kept.begin(), kept.end(), std::less<unsigned>());
+    size_t k = 0;
+    for (auto &v : x) if (v != 0) v = kept[k++];
+}
+""",
+            "converted",
+        ),
     ],
 )
 def test_a_sort_among_places_it_cannot_prove_gets_no_kernel(source: str, reason: str) -> None:
     with pytest.raises(AnnotationError, match=reason):
         kernel(source, analyse(source, Language.CPP), "f", "__global__ void f(int *x, size_t N)")
+
+
+def test_a_sort_among_places_past_its_static_store_takes_the_heap(tmp_path: Path) -> None:
+    """Kept elements past the static store come from the device heap (freed by the block that
+    ends last): the suite's task with a store of 64 bytes, under every launch shape."""
+    t = next(t for t in _tasks() if t.problem == "44_sort_sort_non-zero_elements")
+    written = _kernel(t)
+    assert "unsigned char pf_kept_store[67108864]" in written
+    small = written.replace("pf_kept_store[67108864]", "pf_kept_store[64]")
+    _emulate(t.source, small, EMULATED[t.problem], tmp_path)
+    _emulate(t.source, small, EMULATED[t.problem], tmp_path, concurrent=True)
