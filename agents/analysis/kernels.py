@@ -18,7 +18,10 @@ its one loop:
   that ends last writes the function's start folded with the total into the result pointer,
   so whatever value the driver starts the result from takes no part;
 - a histogram into an array parameter (`bins[k]++`): each update an `atomicAdd`;
-- a first-index search (`if (...) return i;` then `return x.size();`), the last index a
+- a first-index search (`if (...) return i;` then `return x.size();`, or any other value
+  where nothing matches, `-1`): each thread stops at its first match, the blocks' first
+  matches meet in a device minimum and the block that ends last writes it, or the value for
+  none, whatever the driver started the result from; the last index a
   conditional assignment keeps (`if (...) last = i;`) and an argmin or argmax (`if (d < best)
   { best = d; at = i; }`), the last two written by the block that ends last;
 - a scan (a prefix sum `y[i] = y[i - 1] + x[i]`, a running minimum `m = min(m, x[i]); x[i] =
@@ -320,6 +323,8 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     ]
     if epilogue is not None:
         scope.append(epilogue)
+    if dep.first_match and returned is not None:
+        scope.append(returned)  # the not-found value, which the block that ends last writes
     if scan_store is not None:
         scope.append(scan_store)
     used = {text(n) for part in scope for n in _identifiers(part)}
@@ -486,29 +491,43 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     globals_ = ""
     declare = combine = ""
     if dep.first_match:
-        # A search: each thread takes its iterations in order and stops at its first match,
-        # folding that index into the result with a min; the driver starts the result at what
-        # the function returns when nothing matches (`x.size()`: the kernel's size).
+        # A search: each thread takes its iterations in order and stops at its first match;
+        # the block's first matches meet in a min, one atomic per block folds it into a
+        # device value, and the block that ends last writes the first match, or the
+        # function's not-found value (`x.size()`, `-1`) where none matched: the driver's
+        # start takes no part.
         assert out is not None and returned is not None
         if _element(out) not in _ATOMIC_TYPES:
             raise AnnotationError("cannot tell which kernel parameter holds the index")
-        not_found = text(returned)
-        owner = not_found.removesuffix(".size()").strip()
-        declared_owner = text(serial_params[owner]) if owner in serial_params else ""
-        if len(sizes) != 1 or not (
-            not_found == sizes[0].name
-            or (not_found.endswith(".size()") and "vector" in declared_owner)
-        ):
-            raise AnnotationError("the search's not-found value is not the kernel's size")
+        if loop.var in _names(returned):
+            raise AnnotationError("the search's not-found value reads its counter")
         for exit_node in _returns(node):
             found = text(exit_node.named_children[0])
             edits.append(
                 (
                     exit_node.start_byte,
                     exit_node.end_byte,
-                    f"{{ pf_cuda_fold_min({out.name}, ({_element(out)})({found})); return; }}",
+                    f"{{ pf_match = (long long)({found}); goto pf_searched; }}",
                 )
             )
+        declare = "    long long pf_match = LLONG_MAX; /* this thread's first match */\n"
+        fold = _Fold(dep, loop, node, out, starts, epilogue, edits, "")
+        combine = (
+            "    pf_searched:\n"
+            "    pf_match = pf_cuda_block_fold(pf_match, pf_cuda_min_f());\n"
+            "    if (pf_lane == 0) {\n"
+            "        if (pf_match != LLONG_MAX) pf_cuda_fold_min(&pf_kernel_match, pf_match);\n"
+            + fold.finish(
+                "long long pf_total = *(volatile long long *)&pf_kernel_match",
+                f"pf_total != LLONG_MAX ? ({fold.element})(pf_total) : "
+                f"({fold.element})({_rewrite(returned, edits)})",
+                "            *(volatile long long *)&pf_kernel_match = LLONG_MAX;\n",
+            )
+            + "    }\n"
+        )
+        globals_ = (
+            DONE + "__device__ long long pf_kernel_match = LLONG_MAX; /* the first match */\n"
+        )
     elif kept:
         assert out is not None
         if exits:

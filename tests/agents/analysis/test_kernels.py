@@ -970,9 +970,11 @@ int main() {
             for (size_t i = 0; i < n; i++) x[i] = i < at || i == n ? 2 * (int)i + 1 : (int)i * 2;
             size_t want = findFirstEven(x);
             for (auto &shape : PF_SHAPES) {
-                size_t got = n;  // the driver's start
-                pf_launch(shape[0], shape[1], [&] { pf_gpu::findFirstEven(x.data(), n, &got); });
-                if (got != want) return 1;
+                for (size_t start : {n, (size_t)0, (size_t)3}) {  // the driver's start takes no part
+                    size_t got = start;
+                    pf_launch(shape[0], shape[1], [&] { pf_gpu::findFirstEven(x.data(), n, &got); });
+                    if (got != want) return 1;
+                }
             }
         }
     }
@@ -4067,3 +4069,73 @@ def test_a_sort_among_places_past_its_static_store_takes_the_heap(tmp_path: Path
     small = written.replace("pf_kept_store[67108864]", "pf_kept_store[64]")
     _emulate(t.source, small, EMULATED[t.problem], tmp_path)
     _emulate(t.source, small, EMULATED[t.problem], tmp_path, concurrent=True)
+
+
+_SEARCH_CHECK = """
+int main() {
+    for (size_t n : {0, 1, 7, 1000, 3000}) {
+        for (size_t at : {(size_t)0, n / 2, n ? n - 1 : 0, n}) {  // n: no match at all
+            std::vector<int> x(n);
+            for (size_t i = 0; i < n; i++) x[i] = i == at || (at < n && i > at && i % 7 == 0) ? 50 : (int)(i % 40);
+            long long want = (long long)F(x, 45);
+            for (auto &shape : PF_SHAPES) {
+                for (T start : {(T)0, (T)5, (T)n, (T)77}) {  // the driver's start takes no part
+                    T got = start;
+                    pf_launch(shape[0], shape[1], [&] { pf_gpu::F(x.data(), n, 45, &got); });
+                    if ((long long)got != want) return 1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+"""
+"""Searches for the first element above 45: at the start, the middle, the end (later ones too)
+or nowhere, each kernel launched over results the driver started anywhere."""
+
+
+@pytest.mark.parametrize(
+    ("source", "kind"),
+    [
+        (  # not found: -1, an index of another type
+            """
+int firstAbove(std::vector<int> const &x, int t) {
+    for (int i = 0; i < (int)x.size(); ++i) {
+        if (x[i] > t) return i;
+    }
+    return -1;
+}
+""",
+            "int",
+        ),
+        (  # a `while` search returning where it stopped
+            """
+size_t firstAbove(std::vector<int> const &x, int t) {
+    size_t i = 0;
+    while (i < x.size() && x[i] <= t) ++i;
+    return i;
+}
+""",
+            "size_t",
+        ),
+        (  # the library's search, as an index
+            """
+size_t firstAbove(std::vector<int> const &x, int t) {
+    return std::distance(x.begin(), std::find_if(x.begin(), x.end(), [t](int v) { return v > t; }));
+}
+""",
+            "size_t",
+        ),
+    ],
+)
+def test_a_search_writes_its_first_match_or_not_found_value_from_any_start(
+    source: str, kind: str, tmp_path: Path
+) -> None:
+    """A first-index search's kernel writes the first match, or the function's own not-found
+    value, whatever the driver started the result from (the block that ends last writes it)."""
+    signature = f"__global__ void firstAbove(const int *x, size_t N, int t, {kind} *found)"
+    written = kernel(source, analyse(source, Language.CPP), "firstAbove", signature)
+    check = _SEARCH_CHECK.replace("F(", "firstAbove(").replace("(T)", f"({kind})")
+    check = check.replace("T start", f"{kind} start").replace("T got", f"{kind} got")
+    _emulate("#include <algorithm>\n" + source, written, check, tmp_path)
+    _emulate("#include <algorithm>\n" + source, written, check, tmp_path, concurrent=True)
