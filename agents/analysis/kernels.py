@@ -2985,7 +2985,10 @@ def _exits_as_flags(source: str, program: Program, function: str) -> tuple[str, 
       (`!acc` where `A` is `false`);
     - `bool f = B; ... for (...) { ...; if (c) { f = A; break; } }`, `A` the other truth value,
       `f` named nowhere else in the loop: `f |= (bool)(c);` (`f &= !(bool)(c);` where `B` is
-      `true`).
+      `true`);
+    - not a flag but an index: `T at = V; for (...) { ...; if (c) { at = i; break; } } return
+      at;` ending the function becomes the search `if (c) return i;` ... `return V;`
+      (`_index_exit`).
 
     The rewritten loop runs its test on every iteration, after the first that holds too, as
     any thread of the search's kernel would; so what the loop runs before its test must be
@@ -2994,10 +2997,11 @@ def _exits_as_flags(source: str, program: Program, function: str) -> tuple[str, 
     found = _function_body(source, program, function)
     if found is None:
         return source, program
-    _, _, body, statements = found
+    _, definition, body, statements = found
     taken = {text(n) for n in walk(body) if n.type == "identifier"}
     edits: list[tuple[int, int, str]] = []
     flags: dict[str, str] = {}  # `bool f = B;` declared at the top level: f -> B
+    indices: dict[str, Node] = {}  # `T at = V;` declared at the top level: at -> the declaration
     for at, statement in enumerate(statements):
         declarators = statement.children_by_field_name("declarator")
         kind = statement.child_by_field_name("type")
@@ -3006,6 +3010,8 @@ def _exits_as_flags(source: str, program: Program, function: str) -> tuple[str, 
             name = declared_name(declarators[0])
             if text(kind) == "bool" and value is not None and text(value) in _BOOLS and name:
                 flags[name] = text(value)
+            elif name and value is not None and not _static(statement):
+                indices[name] = statement
             continue
         if statement.type not in ("for_statement", "for_range_loop"):
             continue
@@ -3026,6 +3032,12 @@ def _exits_as_flags(source: str, program: Program, function: str) -> tuple[str, 
             shown = acc if returned == "true" else f"!{acc}"
             edits.append((ending.start_byte, ending.end_byte, f"return {shown};"))
             continue
+        kept = _index_and_break(then, statement)
+        if kept is not None and kept in indices and ending is not None:
+            written = _index_exit(definition, statement, indices[kept], then, ending)
+            if written is not None and at + 2 == len(statements):
+                edits += written
+                continue
         flag = _set_and_break(then)
         if flag is None or flags.get(flag[0]) != _BOOLS[flag[1]]:
             continue
@@ -3040,6 +3052,64 @@ def _exits_as_flags(source: str, program: Program, function: str) -> tuple[str, 
     if not edits:
         return source, program
     return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
+def _index_and_break(branch: Node, loop: Node) -> str | None:
+    """`at` where `branch` is `{ at = i; break; }`, `i` the counter `loop` declares and steps."""
+    steps = _branch_steps(branch)
+    counter = _counts_up_by_one(loop) if loop.type == "for_statement" else None
+    if counter is None or len(steps) != 2 or steps[1].type != "break_statement":
+        return None
+    expr = _expression_of(steps[0])
+    if expr is None or expr.type != "assignment_expression":
+        return None
+    left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+    operator = expr.child_by_field_name("operator")
+    if left is None or right is None or operator is None or text(operator) != "=":
+        return None
+    if left.type != "identifier" or text(right) != counter:
+        return None
+    return text(left)
+
+
+def _index_exit(
+    definition: Node, loop: Node, declaration: Node, then: Node, ending: Node
+) -> list[tuple[int, int, str]] | None:
+    """The rewrites of `T at = V; for (...) { ...; if (c) { at = i; break; } } return at;`
+    into the search `for (...) { ...; if (c) return i; } return V;`, or None where they would
+    differ: `T` is the function's return type (one conversion, not two), `at` is named nowhere
+    else, `V` has no effects and the loop writes none of its names (it is read after the loop
+    instead of before)."""
+    declarator = declaration.child_by_field_name("declarator")
+    kind = declaration.child_by_field_name("type")
+    returns = definition.child_by_field_name("type")
+    value = declarator.child_by_field_name("value") if declarator is not None else None
+    name = declared_name(declarator) if declarator is not None else None
+    if value is None or kind is None or returns is None or name is None:
+        return None
+    if canon(kind) != canon(returns) or not _without_effects(value):
+        return None
+    gives = ending.named_children[0] if ending.type == "return_statement" else None
+    if gives is None or gives.type != "identifier" or text(gives) != name:
+        return None
+    body = definition.child_by_field_name("body")
+    if body is None or sum(n.type == "identifier" and text(n) == name for n in walk(body)) != 3:
+        return None  # declared, set where found, returned: nothing else
+    assigned = {
+        text(target)
+        for n in walk(loop)
+        if n.type in ("assignment_expression", "update_expression")
+        for target in [n.child_by_field_name("left") or n.child_by_field_name("argument")]
+        if target is not None
+    }
+    if _names(value) & assigned:
+        return None
+    counter = _counts_up_by_one(loop)
+    return [
+        (*_whole_lines(declaration), ""),
+        (then.start_byte, then.end_byte, f"return {counter};"),
+        (ending.start_byte, ending.end_byte, f"return {text(value)};"),
+    ]
 
 
 def _only_exit(loop: Node) -> tuple[Node, Node] | None:

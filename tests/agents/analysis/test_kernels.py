@@ -4108,6 +4108,21 @@ int firstAbove(std::vector<int> const &x, int t) {
 """,
             "int",
         ),
+        (  # the index kept in a local and the loop left with `break`
+            """
+long firstAbove(std::vector<int> const &x, int t) {
+    long at = -1;
+    for (size_t i = 0; i < x.size(); i++) {
+        if (x[i] > t) {
+            at = i;
+            break;
+        }
+    }
+    return at;
+}
+""",
+            "long",
+        ),
         (  # a `while` search returning where it stopped
             """
 size_t firstAbove(std::vector<int> const &x, int t) {
@@ -4139,3 +4154,34 @@ def test_a_search_writes_its_first_match_or_not_found_value_from_any_start(
     check = check.replace("T start", f"{kind} start").replace("T got", f"{kind} got")
     _emulate("#include <algorithm>\n" + source, written, check, tmp_path)
     _emulate("#include <algorithm>\n" + source, written, check, tmp_path, concurrent=True)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # the index kept as `int` and returned as `long`: two conversions, not one
+        """
+long firstAbove(std::vector<int> const &x, int t) {
+    int at = -1;
+    for (size_t i = 0; i < x.size(); i++) {
+        if (x[i] > t) { at = i; break; }
+    }
+    return at;
+}
+""",
+        # the loop reads the index it keeps
+        """
+long firstAbove(std::vector<int> const &x, int t) {
+    long at = -1;
+    for (size_t i = 0; i < x.size(); i++) {
+        if (x[i] > t + at) { at = i; break; }
+    }
+    return at;
+}
+""",
+    ],
+)
+def test_an_index_kept_in_a_local_that_is_not_a_plain_search_gets_no_kernel(source: str) -> None:
+    signature = "__global__ void firstAbove(const int *x, size_t N, int t, long *found)"
+    with pytest.raises(AnnotationError):
+        kernel(source, analyse(source, Language.CPP), "firstAbove", signature)
