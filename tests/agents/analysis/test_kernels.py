@@ -4185,3 +4185,33 @@ def test_an_index_kept_in_a_local_that_is_not_a_plain_search_gets_no_kernel(sour
     signature = "__global__ void firstAbove(const int *x, size_t N, int t, long *found)"
     with pytest.raises(AnnotationError):
         kernel(source, analyse(source, Language.CPP), "firstAbove", signature)
+
+
+def test_a_float_max_of_magnitudes_keeps_its_type(tmp_path: Path) -> None:
+    """`std::max(m, std::fabs(v))` over floats: the device's `fabs(float)`, so the fold stays
+    in float, under every launch shape."""
+    source = """
+float maxAbs(std::vector<float> const &x) {
+    float m = 0;
+    for (float v : x) m = std::max(m, std::fabs(v));
+    return m;
+}
+"""
+    check = """
+int main() {
+    for (size_t n : {0, 1, 9, 1000}) {
+        std::vector<float> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (float)((int)(i * 37 % 101) - 50) / 4.0f;
+        float want = maxAbs(x);
+        for (auto &shape : PF_SHAPES) {
+            float got = -3.0f;
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::maxAbs(x.data(), n, &got); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+"""
+    signature = "__global__ void maxAbs(const float *x, size_t N, float *m)"
+    written = kernel(source, analyse(source, Language.CPP), "maxAbs", signature)
+    _emulate("#include <algorithm>\n" + source, written, check, tmp_path)

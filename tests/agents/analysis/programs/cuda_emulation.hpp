@@ -35,6 +35,12 @@
 using std::abs;
 using std::max;
 using std::min;
+// CUDA's math library overloads its functions for float, as <cmath>'s std:: ones are (the C
+// library's global ones take double only: `max(m, fabs(v))` with a float m would not build).
+using std::fabs, std::sqrt, std::cbrt, std::pow, std::exp, std::exp2, std::log, std::log2,
+    std::log10, std::sin, std::cos, std::tan, std::atan, std::atan2, std::asin, std::acos,
+    std::sinh, std::cosh, std::tanh, std::floor, std::ceil, std::round, std::trunc, std::fmod,
+    std::fmin, std::fmax, std::hypot;
 // cuComplex.h's types: two numbers, as std::complex lays them out.
 struct alignas(16) double2 {
     double x, y;
