@@ -1303,12 +1303,14 @@ def _used_after(loop: Node, body: Node, assigned: set[str]) -> frozenset[str]:
 
 def _own_variables(definition: Node) -> tuple[frozenset[str], frozenset[str]]:
     """(variables whose values end with the function, those of them of an arithmetic or pointer
-    type): by-value parameters and declarations other than references and `static` ones. A name
-    also declared in one of those other ways anywhere in the function is never its own."""
+    type): by-value parameters and declarations other than references and `static` ones, and
+    the elements range-based loops copy (`for (double v : x)`: a fresh copy each iteration). A
+    name also declared in one of those other ways anywhere in the function is never its own."""
     own: set[str] = set()
     scalars: set[str] = set()
     shared: set[str] = set()
-    for decl in _declarations(definition):
+    ranges = [n for n in walk(definition) if n.type == "for_range_loop"]
+    for decl in [*_declarations(definition), *ranges]:
         storage = {text(c) for c in decl.children if c.type == "storage_class_specifier"}
         type_node = decl.child_by_field_name("type")
         for declarator in decl.children_by_field_name("declarator"):

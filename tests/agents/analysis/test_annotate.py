@@ -1212,3 +1212,30 @@ int main(void) {
     assert choice_schema([loop])["properties"]["choices"]["items"]["anyOf"][0]["properties"][
         "schedule"
     ]["enum"] == ["static"]
+
+
+RANGE_ELEMENTS = """#include <vector>
+static int calls = 0;
+static double positivePart(double a) { return a > 0 ? a : 0; }
+static double counted(double a) { calls++; return a; }
+double sumPositive(std::vector<double> const &x) {
+    double t = 0;
+    for (double v : x) t += positivePart(v);
+    return t;
+}
+double sumCounted(std::vector<double> const &x) {
+    double t = 0;
+    for (double v : x) t += counted(v);
+    return t;
+}
+"""
+
+
+def test_a_range_element_copied_into_a_helper_is_the_loops_own() -> None:
+    """`for (double v : x)` copies each element into a fresh `v`: a helper the body calls
+    cannot reach it, so a pure helper leaves the reduction proven; a helper with an effect
+    of its own still keeps its loop sequential."""
+    program = analyse(RANGE_ELEMENTS, Language.CPP)
+    kinds = [(loop.id, loop.dependence.kind) for loop in program.loops]
+    assert kinds[0] == ("L1", "reduction")
+    assert kinds[1][1] not in ("reduction", "independent")
