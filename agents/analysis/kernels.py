@@ -267,7 +267,19 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         else:
             raise AnnotationError(f"{function} does more than its loop: {text(statement)[:60]}")
     returns = [s for s in after if s.type == "return_statement" and s.named_children]
-    if len(after) != len(returns) or len(returns) > 1:
+    late = [
+        s
+        for s in after[:-1]
+        if result is not None
+        and scan is None
+        and s.type == "declaration"
+        and len(s.children_by_field_name("declarator")) == 1
+        and _scalar(s)
+        and (s.child_by_field_name("declarator") or s).child_by_field_name("value") is not None
+    ]
+    """Scalars the return reads, declared after a reduction's loop (`double n = x.size();`):
+    the block that ends last declares them too, from the totals."""
+    if len(after) != len(returns) + len(late) or len(returns) > 1:
         raise AnnotationError(f"{function} does more after its loop than return its result")
     returned = returns[0].named_children[0] if returns else None
     gives = text(returned) if returned is not None else ""
@@ -281,8 +293,11 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         epilogue = returned  # read by one thread once the last loop's barrier is passed
     elif kept and (returned is None or set(kept) - set(starts)):
         raise AnnotationError(f"{function} does not start and return what its loop keeps")
-    if result is not None and gives != result.var:
-        if returned is None or result.var not in _names(returned):
+    if phased and any(len(p.loop.dependence.reductions) > 1 for p in phases):
+        raise AnnotationError("a loop run in phases folds more than one result")
+    totals = {r.var for r in dep.reductions}
+    if result is not None and (len(totals) > 1 or gives != result.var):
+        if returned is None or not totals & _names(returned):
             raise AnnotationError(f"{function} does more after its loop than return its result")
         epilogue = returned  # `return sum / x.size();`: the total, then this, once
     if (
@@ -323,6 +338,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     ]
     if epilogue is not None:
         scope.append(epilogue)
+    scope += late
     if dep.first_match and returned is not None:
         scope.append(returned)  # the not-found value, which the block that ends last writes
     if scan_store is not None:
@@ -534,7 +550,17 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             raise AnnotationError("the loop leaves early: its threads cannot meet to combine")
         shape = _reduced if result is not None else _last if dep.last_assigned else _argmin
         declare, combine, globals_, renames = shape(
-            _Fold(dep, loop, node, out, starts, epilogue, edits, _SCAN_RESETS if scan else "")
+            _Fold(
+                dep,
+                loop,
+                node,
+                out,
+                starts,
+                epilogue,
+                edits,
+                _SCAN_RESETS if scan else "",
+                tuple(late),
+            )
         )
         edits += [
             (n.start_byte, n.end_byte, renames[text(n)])
@@ -5279,7 +5305,7 @@ def _check_loop(loop: Loop) -> None:
         return
     if dep.kind not in ("independent", "reduction") and not dep.first_match:
         raise AnnotationError(f"the analysis does not prove the loop ({dep.reason})")
-    if dep.lastprivate or dep.scan is not None or shapes > 1:
+    if dep.lastprivate or dep.scan is not None or (shapes > 1 and shapes > len(dep.reductions)):
         raise AnnotationError(
             "the loop's result is not a map, one reduction, a histogram, a last index, an "
             "argmin or a scan"
@@ -5501,7 +5527,7 @@ def _kept(dep: Dependence) -> tuple[str, ...]:
     """The names the loop keeps for the function to return: a reduction's result, the last
     index a conditional assignment keeps, an argmin's best value and index."""
     if dep.reductions:
-        return (dep.reductions[0].var,)
+        return tuple(r.var for r in dep.reductions)
     if dep.last_assigned:
         return (dep.last_assigned[0],)
     if dep.best_updates:
@@ -5696,6 +5722,8 @@ class _Fold:
     edits: list[tuple[int, int, str]]
     resets: str = ""
     """What else the block that ends last resets for the next launch (a scan's tickets)."""
+    late: tuple[Node, ...] = ()
+    """Scalar declarations between the loop and the return, which the return may read."""
 
     def start(self, name: str) -> str:
         return _rewrite(self.starts[name][1], self.edits)
@@ -5711,13 +5739,21 @@ class _Fold:
         """The function's return over the total (`pf_total / (size_t)(N)`), or the total."""
         if self.epilogue is None:
             return "pf_total"
-        var = self.dep.reductions[0].var
+        return self._with_totals(self.epilogue)
+
+    def _with_totals(self, node: Node) -> str:
+        """`node`'s text with the reductions' names read as their totals."""
+        totals = {r.var: _suffixed("pf_total", j) for j, r in enumerate(self.dep.reductions)}
         named = [
-            (n.start_byte, n.end_byte, "pf_total")
-            for n in walk(self.epilogue)
-            if n.type == "identifier" and text(n) == var
+            (n.start_byte, n.end_byte, totals[text(n)])
+            for n in walk(node)
+            if n.type == "identifier" and text(n) in totals
         ]
-        return _rewrite(self.epilogue, self.edits + named)
+        return _rewrite(node, self.edits + named)
+
+    def late_code(self) -> list[str]:
+        """The declarations after the loop, for the block that ends last (`late`)."""
+        return [self._with_totals(d).rstrip().removesuffix(";") for d in self.late]
 
     def finish(self, total: str, value: str, reset: str = "") -> str:
         """Code for the block that ends last (every other block's fold done): `total` read
@@ -5745,45 +5781,65 @@ def _reduced(fold: _Fold) -> tuple[str, str, str, dict[str, str]]:
     folded with the total, through the return's expression if any (`sum / x.size()`). The
     driver's start value takes no part, so no driver can make it wrong. A result no atomic
     updates (`bool`, `char`) totals in an 8-byte device variable. The fold is in the type the
-    function declares its result (converted to the kernel's result type once, at the end)."""
-    result = fold.dep.reductions[0]
-    element = fold.element
-    declared = fold.declared(result.var)
-    if _same_type(declared) != _same_type(element):
-        # The fold runs in the function's own type (`long long c` counted, the kernel's
-        # `bool *` written from `c % 2 == 1` once): folding in the result's type would
-        # convert every partial, not the total.
-        if _same_type(declared) not in {_same_type(t) for t in _ATOMIC_TYPES}:
-            raise AnnotationError(f"the function's {declared} result is the kernel's {element}")
-        element = declared
-    op = result.op
-    if op not in ("+", "*", "min", "max", *_BITWISE):
-        raise AnnotationError(f"no device atomic for a {op} reduction")
-    name = _OP_NAMES.get(op) or _BITWISE[op]
-    small = element in _SMALL and op in ("+", "^", "|", "&")
-    if not small and (
-        element not in _ATOMIC_TYPES or (op in _BITWISE and element in ("float", "double"))
-    ):
-        raise AnnotationError(f"no device atomic combines a {element} result")
-    total = "unsigned long long" if small else element
-    identity = _identity_of(op, total)
-    functor = f"pf_cuda_{name}_f()"
-    declare = f"    {element} pf_r = ({element})({identity});\n"
-    start = fold.start(result.var)
-    combine = (
-        f"    {total} pf_p = pf_cuda_block_fold(({total})pf_r, {functor});\n"
-        "    if (pf_lane == 0) {\n"
-        f"        pf_cuda_fold_{name}(&pf_kernel_total, pf_p);\n"
-        + fold.finish(
-            f"{element} pf_total = ({element}){functor}(({element})({start}), "
-            f"({element})*(volatile {total} *)&pf_kernel_total)",
-            fold.total_of(),
-            f"            *(volatile {total} *)&pf_kernel_total = {identity};\n",
+    function declares its result (converted to the kernel's result type once, at the end).
+    Several reductions of one loop (`s += v; sq += v * v;`, `lo = min(lo, v); hi = max(hi,
+    v);`) fold alike, each with a total of its own, and the return's expression reads them
+    all (`return sq / n - s * s / (n * n);`)."""
+    declare = combine_blocks = totals = resets = globals_ = ""
+    reads: list[str] = []
+    renames: dict[str, str] = {}
+    for j, result in enumerate(fold.dep.reductions):
+        r, p, total_name = _suffixed("pf_r", j), _suffixed("pf_p", j), _suffixed("pf_total", j)
+        kernel_total = _suffixed("pf_kernel_total", j)
+        element = fold.element if len(fold.dep.reductions) == 1 else fold.declared(result.var)
+        declared = fold.declared(result.var)
+        if _same_type(declared) != _same_type(element):
+            # The fold runs in the function's own type (`long long c` counted, the kernel's
+            # `bool *` written from `c % 2 == 1` once): folding in the result's type would
+            # convert every partial, not the total.
+            if _same_type(declared) not in {_same_type(t) for t in _ATOMIC_TYPES}:
+                raise AnnotationError(f"the function's {declared} result is the kernel's {element}")
+            element = declared
+        op = result.op
+        if op not in ("+", "*", "min", "max", *_BITWISE):
+            raise AnnotationError(f"no device atomic for a {op} reduction")
+        name = _OP_NAMES.get(op) or _BITWISE[op]
+        small = element in _SMALL and op in ("+", "^", "|", "&")
+        if not small and (
+            element not in _ATOMIC_TYPES or (op in _BITWISE and element in ("float", "double"))
+        ):
+            raise AnnotationError(f"no device atomic combines a {element} result")
+        total = "unsigned long long" if small else element
+        identity = _identity_of(op, total)
+        functor = f"pf_cuda_{name}_f()"
+        declare += f"    {element} {r} = ({element})({identity});\n"
+        start = fold.start(result.var)
+        combine_blocks += (
+            "    __syncthreads(); /* the tree before is read: its shared memory is free */\n"
+            if j
+            else ""
+        ) + f"    {total} {p} = pf_cuda_block_fold(({total}){r}, {functor});\n"
+        totals += f"        pf_cuda_fold_{name}(&{kernel_total}, {p});\n"
+        resets += f"            *(volatile {total} *)&{kernel_total} = {identity};\n"
+        globals_ += f"__device__ {total} {kernel_total} = {identity}; /* the blocks' total */\n"
+        renames[result.var] = r
+        reads.append(
+            f"{element} {total_name} = ({element}){functor}(({element})({start}), "
+            f"({element})*(volatile {total} *)&{kernel_total})"
         )
+    combine = (
+        combine_blocks
+        + "    if (pf_lane == 0) {\n"
+        + totals
+        + fold.finish(";\n            ".join(reads + fold.late_code()), fold.total_of(), resets)
         + "    }\n"
     )
-    globals_ = DONE + f"__device__ {total} pf_kernel_total = {identity}; /* the blocks' total */\n"
-    return declare, combine, globals_, {result.var: "pf_r"}
+    return declare, combine, DONE + globals_, renames
+
+
+def _suffixed(name: str, j: int) -> str:
+    """The name of the j-th of several reductions' values (`pf_total`, `pf_total_1`, ...)."""
+    return name if j == 0 else f"{name}_{j}"
 
 
 _EXTREMES = {

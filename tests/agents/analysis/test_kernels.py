@@ -4215,3 +4215,111 @@ int main() {
     signature = "__global__ void maxAbs(const float *x, size_t N, float *m)"
     written = kernel(source, analyse(source, Language.CPP), "maxAbs", signature)
     _emulate("#include <algorithm>\n" + source, written, check, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("source", "signature", "check"),
+    [
+        (  # a variance: a sum and a sum of squares, the return's expression reads both
+            """
+double variance(std::vector<double> const &x) {
+    double s = 0.0, sq = 0.0;
+    for (double v : x) {
+        s += v;
+        sq += v * v;
+    }
+    double n = x.size();
+    return sq / n - (s / n) * (s / n);
+}
+""",
+            "__global__ void variance(const double *x, size_t N, double *out)",
+            """
+int main() {
+    for (size_t n : {1, 9, 1000, 5000}) {
+        std::vector<double> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (double)((i * 37) % 101) / 8.0 - 3.0;
+        double want = variance(x);
+        for (auto &shape : PF_SHAPES) {
+            double got = 123.0;
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::variance(x.data(), n, &got); });
+            if (std::fabs(got - want) > 1e-9 * (1.0 + std::fabs(want))) return 1;
+        }
+    }
+    return 0;
+}
+""",
+        ),
+        (  # the mean of the positives: a sum and a count of different types
+            """
+float meanPositive(std::vector<float> const &x) {
+    float s = 0;
+    int c = 0;
+    for (size_t i = 0; i < x.size(); i++) {
+        if (x[i] > 0) {
+            s += x[i];
+            c++;
+        }
+    }
+    return c == 0 ? 0.0f : s / c;
+}
+""",
+            "__global__ void meanPositive(const float *x, size_t N, float *mean)",
+            """
+int main() {
+    for (size_t n : {0, 1, 9, 1000}) {
+        std::vector<float> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (float)((int)((i * 37) % 101) - 60) / 4.0f;
+        float want = meanPositive(x);
+        for (auto &shape : PF_SHAPES) {
+            float got = -7.0f;
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::meanPositive(x.data(), n, &got); });
+            if (std::fabs(got - want) > 1e-4f * (1.0f + std::fabs(want))) return 1;
+        }
+    }
+    return 0;
+}
+""",
+        ),
+        (  # the range: a min and a max of one loop, from the function's own starts
+            """
+int spread(std::vector<int> const &x) {
+    int lo = INT_MAX, hi = INT_MIN;
+    for (int v : x) {
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+    }
+    return x.empty() ? 0 : hi - lo;
+}
+""",
+            "__global__ void spread(const int *x, size_t N, int *out)",
+            """
+int main() {
+    for (size_t n : {0, 1, 9, 1000, 4099}) {
+        std::vector<int> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (int)((i * 7919) % 1001) - 500;
+        int want = spread(x);
+        for (auto &shape : PF_SHAPES) {
+            int got = 42;
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::spread(x.data(), n, &got); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+        ),
+    ],
+)
+def test_several_reductions_of_one_loop_meet_in_the_return(
+    source: str, signature: str, check: str, tmp_path: Path
+) -> None:
+    """Reductions that one loop folds together each get a total of their own; the block that
+    ends last writes the return's expression of them all, whatever the driver's start."""
+    name = signature_params(signature)[0]
+    written = kernel(source, analyse(source, Language.CPP), name, signature)
+    assert "pf_kernel_total_1" in written
+    _emulate("#include <algorithm>\n#include <climits>\n" + source, written, check, tmp_path)
+    _emulate(
+        "#include <algorithm>\n#include <climits>\n" + source, written, check, tmp_path,
+        concurrent=True,
+    )  # fmt: skip
