@@ -2796,7 +2796,54 @@ def _lowered(source: str, program: Program, function: str) -> tuple[str, Program
     source, program = _sorted_queries(source, program, function)
     source, program = _map_lookups(source, program, function)
     source, program = _refills(source, program, function)
+    source, program = _offset_tests(source, program, function)
     return as_loops(source, program, function)
+
+
+def _offset_tests(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with `function`'s loops `for (T i = a; i + c < b; ++i)` (`c + i` too; `a` and
+    `c` integer literals, `a` not negative, `c` positive, `b` without effects) written
+    `for (T i = a; i < (b >= c ? b - c : 0); ++i)`, a test in the form a counted loop has,
+    and that source's analysis; else both as they are. The same iterations: the counter is
+    never negative, so where `b` is below `c` neither runs (an unsigned `b - c` would wrap
+    round), and elsewhere `i + c < b` is `i < b - c`."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, _, body, _ = found
+    edits: list[tuple[int, int, str]] = []
+    for loop in walk(body):
+        if loop.type != "for_statement":
+            continue
+        start = loop.child_by_field_name("initializer")
+        condition = loop.child_by_field_name("condition")
+        update = loop.child_by_field_name("update")
+        declarators = start.children_by_field_name("declarator") if start is not None else []
+        if start is None or start.type != "declaration" or len(declarators) != 1:
+            continue
+        var, value = declared_name(declarators[0]), declarators[0].child_by_field_name("value")
+        first = parse_int(text(value)) if value is not None else None
+        if var is None or first is None or first < 0 or condition is None or update is None:
+            continue
+        if compact_code(update) not in (f"++{var}", f"{var}++", f"{var}+=1"):
+            continue
+        test = unwrap(condition)
+        if test.type != "binary_expression" or text(test.children[1]) != "<":
+            continue
+        left, bound = test.child_by_field_name("left"), test.child_by_field_name("right")
+        if left is None or bound is None or not _without_effects(bound):
+            continue
+        offset = re.fullmatch(
+            rf"{re.escape(var)}\+(\d+)|(\d+)\+{re.escape(var)}", compact_code(left)
+        )
+        c = int(offset[1] or offset[2]) if offset is not None else 0
+        if c <= 0 or var in _names(bound):
+            continue
+        b = text(bound)
+        edits.append((test.start_byte, test.end_byte, f"{var} < (({b}) >= {c} ? ({b}) - {c} : 0)"))
+    if not edits:
+        return source, program
+    return _body_replaced(source, program, body, _rewrite(body, edits))
 
 
 def _indexed_scans(source: str, program: Program, function: str) -> tuple[str, Program]:

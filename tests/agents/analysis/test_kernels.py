@@ -4323,3 +4323,67 @@ def test_several_reductions_of_one_loop_meet_in_the_return(
         "#include <algorithm>\n#include <climits>\n" + source, written, check, tmp_path,
         concurrent=True,
     )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("source", "signature", "check"),
+    [
+        (  # adjacent differences, the bound kept from wrapping below 1 element
+            """
+void diffs(std::vector<double> const &x, std::vector<double> &d) {
+    for (size_t i = 0; i + 1 < x.size(); ++i) d[i] = x[i + 1] - x[i];
+}
+""",
+            "__global__ void diffs(const double *x, double *d, size_t N)",
+            """
+int main() {
+    for (size_t n : {0, 1, 2, 9, 1000}) {
+        std::vector<double> x(n), want(n, -1.0);
+        for (size_t i = 0; i < n; i++) x[i] = (double)((i * 37) % 101) / 8.0;
+        diffs(x, want);
+        for (auto &shape : PF_SHAPES) {
+            std::vector<double> got(n, -1.0);
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::diffs(x.data(), got.data(), n); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+        ),
+        (  # a 2-D stencil over the inner points, an int size and `1 + j`
+            """
+void smooth(std::vector<int> const &in, std::vector<int> &out, int n) {
+    for (int i = 1; i + 1 < n; i++)
+        for (int j = 1; 1 + j < n; j++)
+            out[i * n + j] = in[(i - 1) * n + j] + in[(i + 1) * n + j] + in[i * n + j - 1] + in[i * n + j + 1];
+}
+""",
+            "__global__ void smooth(const int *in, int *out, int n)",
+            """
+int main() {
+    for (int n : {0, 1, 2, 3, 17}) {
+        std::vector<int> in(n * n), want(n * n, 7);
+        for (int i = 0; i < n * n; i++) in[i] = (i * 29) % 31;
+        smooth(in, want, n);
+        for (auto &shape : PF_SHAPES) {
+            std::vector<int> got(n * n, 7);
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::smooth(in.data(), got.data(), n); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+        ),
+    ],
+)
+def test_a_test_on_the_counter_plus_an_offset_runs_the_same_iterations(
+    source: str, signature: str, check: str, tmp_path: Path
+) -> None:
+    """`i + 1 < x.size()`, the usual guard against an unsigned size wrapping, becomes a test
+    of the counter alone with the same iterations (none where the size is below the offset)."""
+    name = signature_params(signature)[0]
+    written = kernel(source, analyse(source, Language.CPP), name, signature)
+    _emulate(source, written, check, tmp_path)
+    _emulate(source, written, check, tmp_path, concurrent=True)
