@@ -2797,6 +2797,7 @@ def _lowered(source: str, program: Program, function: str) -> tuple[str, Program
     source, program = _map_lookups(source, program, function)
     source, program = _refills(source, program, function)
     source, program = _offset_tests(source, program, function)
+    source, program = _in_place_recurrences(source, program, function)
     return as_loops(source, program, function)
 
 
@@ -2841,6 +2842,95 @@ def _offset_tests(source: str, program: Program, function: str) -> tuple[str, Pr
             continue
         b = text(bound)
         edits.append((test.start_byte, test.end_byte, f"{var} < (({b}) >= {c} ? ({b}) - {c} : 0)"))
+    if not edits:
+        return source, program
+    return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
+def _in_place_recurrences(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with `function`'s loops `for (T i = a; i < b; ++i) x[i] = E;`, `E` reading `x`
+    only as `x[i]` and `x[i - 1]` (`std::max(x[i], x[i - 1])`, a running maximum in place),
+    written with a running value, `V run = (T)(a) < (b) ? x[a - 1] : V(); for (...) { run =
+    E'; x[i] = run; }` (`E'` reading `run` for `x[i - 1]`; braced where the loop is not a
+    statement of a block), and that source's analysis; else
+    both as they are. The same values in the same order: `run` is the element the iteration
+    before stored (`x[a - 1]` for the first), read only where the loop runs; `a` a literal of
+    at least 1, `b` without effects, `V` the vector's element type."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    root, definition, body, _ = found
+    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
+    edits: list[tuple[int, int, str]] = []
+    for loop in walk(body):
+        counter = _counts_up_by_one(loop) if loop.type == "for_statement" else None
+        start = loop.child_by_field_name("initializer")
+        condition = loop.child_by_field_name("condition")
+        statement = _sole_statement(loop.child_by_field_name("body"))
+        if counter is None or start is None or condition is None or statement is None:
+            continue
+        kind = start.child_by_field_name("type")
+        value = start.children_by_field_name("declarator")[0].child_by_field_name("value")
+        first = parse_int(text(value)) if value is not None else None
+        test = unwrap(condition)
+        if kind is None or first is None or first < 1 or text(test.children[1]) != "<":
+            continue
+        expr = _expression_of(statement)
+        if expr is None or expr.type != "assignment_expression":
+            continue
+        if match_recurrence(statement, counter) is not None:
+            continue  # a sum's or a product's recurrence: the analysis reads it as it is
+        left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+        if (
+            left is None
+            or right is None
+            or text(expr.child_by_field_name("operator") or expr) != "="
+        ):
+            continue
+        index = _subscript_index(left)
+        array = left.child_by_field_name("argument")
+        if index is None or array is None or array.type != "identifier" or text(index) != counter:
+            continue
+        name = text(array)
+        previous, own = [], 0
+        for n in walk(right):
+            if n.type != "identifier" or text(n) != name:
+                continue
+            read = n.parent
+            at = _subscript_index(read) if read is not None else None
+            shown = compact_code(at) if at is not None else ""
+            if shown == counter:
+                own += 1
+            elif shown == f"{counter}-1":
+                assert read is not None
+                previous.append(read)
+            else:
+                previous = []
+                break
+        loop_names = [n for n in walk(statement) if n.type == "identifier" and text(n) == name]
+        if not previous or len(loop_names) != 1 + own + len(previous):
+            continue  # `x` read otherwise, or no element before
+        if not _without_effects(right) or not _without_effects(
+            test.child_by_field_name("right") or test
+        ):
+            continue
+        element = _element_of_array(definition, root, name, loop)
+        if element is None:
+            continue
+        run = next(f"{name}_run{k}" for k in range(100) if f"{name}_run{k}" not in taken)
+        taken.add(run)
+        bound = text(test.child_by_field_name("right") or test)
+        stepped = _rewrite(right, [(p.start_byte, p.end_byte, run) for p in previous])
+        loop_body = loop.child_by_field_name("body") or statement
+        header = text(loop)[: loop_body.start_byte - loop.start_byte]
+        indent = " " * loop.start_point[1]
+        written = (
+            f"{element} {run} = ({text(kind)})({first}) < ({bound}) ? {name}[{first} - 1] : "
+            f"{element}();\n{indent}{header.rstrip()} "
+            f"{{ {run} = {stepped}; {name}[{counter}] = {run}; }}"
+        )
+        braced = loop.parent is not None and loop.parent.type == "compound_statement"
+        edits.append((loop.start_byte, loop.end_byte, written if braced else f"{{ {written} }}"))
     if not edits:
         return source, program
     return _body_replaced(source, program, body, _rewrite(body, edits))

@@ -4387,3 +4387,59 @@ def test_a_test_on_the_counter_plus_an_offset_runs_the_same_iterations(
     written = kernel(source, analyse(source, Language.CPP), name, signature)
     _emulate(source, written, check, tmp_path)
     _emulate(source, written, check, tmp_path, concurrent=True)
+
+
+_IN_PLACE_CHECK = """
+int main() {
+    for (size_t n : {0, 1, 2, 9, 1000, 5000}) {
+        std::vector<T> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (T)((int)((i * 7919) % 2001) - 1000);
+        std::vector<T> want = x;
+        F(want);
+        for (auto &shape : PF_SHAPES) {
+            std::vector<T> got = x;
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::F(got.data(), n); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "kind"),
+    [
+        (  # a running maximum in place, by the library's max
+            """
+void F(std::vector<double> &x) {
+    for (size_t i = 1; i < x.size(); ++i) x[i] = std::max(x[i], x[i - 1]);
+}
+""",
+            "double",
+        ),
+        (  # a running minimum in place, the element before first, an int counter, in braces
+            """
+void F(std::vector<int> &x) {
+    for (int i = 1; i < (int)x.size(); i++) {
+        x[i] = std::min(x[i - 1], x[i]);
+    }
+}
+""",
+            "int",
+        ),
+    ],
+)
+def test_an_in_place_running_extreme_is_a_scan(source: str, kind: str, tmp_path: Path) -> None:
+    """`x[i] = max(x[i], x[i - 1])` reads the element the iteration before stored: written
+    with a running value of its own, it is the scan it is, the same values under every
+    launch shape (empty and one-element vectors read nothing)."""
+    written = kernel(
+        source, analyse(source, Language.CPP), "F", f"__global__ void F({kind} *x, size_t N)"
+    )
+    assert "pf_scan_ticket" in written
+    check = _IN_PLACE_CHECK.replace("std::vector<T>", f"std::vector<{kind}>").replace(
+        "(T)", f"({kind})"
+    )
+    _emulate("#include <algorithm>\n" + source, written, check, tmp_path)
+    _emulate("#include <algorithm>\n" + source, written, check, tmp_path, concurrent=True)
