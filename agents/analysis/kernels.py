@@ -4980,6 +4980,11 @@ def _algorithm_loop(
     args = [a for a in arguments.named_children if a.type != "comment"]
     if algorithm == "std::inner_product" and expr is call:
         return _inner_product_loop(args, definition, taken, acc)
+    folded = args[3] if algorithm == "std::accumulate" and len(args) == 4 else None
+    """`std::accumulate`'s operation: `std::plus<T>()`, `std::multiplies<T>()` or a lambda of
+    the running value and an element."""
+    if folded is not None:
+        args = args[:3]
     if len(args) != 3 or algorithm not in (
         "std::find",
         "std::find_if",
@@ -5042,6 +5047,18 @@ def _algorithm_loop(
                 "every step (a parallel sum would cut once)"
             )
         start, update = value, f"{acc} += {over}[{k}];"
+        if folded is not None:
+            library = re.sub(r"<.*", "", compact_code(folded).split("{")[0].split("(")[0])
+            if folded.type != "lambda_expression" and library in _ACCUMULATIONS:
+                update = f"{acc} {_ACCUMULATIONS[library]} {over}[{k}];"
+            else:
+                step = _lambda_value(
+                    folded, [(acc, kind), (f"{over}[{k}]", " ".join(element.group(1).split()))]
+                )
+                if step is None:
+                    return None
+                # the running value bare (`acc + b * b`, not `(acc) + ...`): the fold's shape
+                update = f"{acc} = {step.replace(f'({acc})', acc)};"
     return (
         f"    {kind} {acc} = {start};\n"
         f"    for (size_t {k} = {lo}; {k} < {hi}; ++{k}) {{\n        {update}\n    }}\n"
@@ -5101,6 +5118,8 @@ def _inner_product_loop(
     ), acc
 
 
+_ACCUMULATIONS = {"std::plus": "+=", "std::multiplies": "*="}
+"""The library's operations an `accumulate` may take, as the update each step makes."""
 _PREDICATES = ("std::any_of", "std::all_of", "std::none_of")
 """Algorithms returning whether a predicate holds for some, every or no element."""
 
@@ -5217,15 +5236,28 @@ def _extreme_loop(
     ), acc
 
 
+_LIMIT_TYPES = {
+    "INT_MAX": "int", "INT_MIN": "int", "UINT_MAX": "unsigned", "LLONG_MAX": "long long",
+    "LLONG_MIN": "long long", "DBL_MAX": "double", "FLT_MAX": "float",
+}  # fmt: skip
+"""The C headers' limits an `accumulate` may start from, with their types."""
+
+
 def _literal_type(node: Node, params: dict[str, Node]) -> str | None:
     """The type of an `accumulate`'s start: a literal's (`0` int, `0.0` double, `0.0f` float,
-    `0LL` long long, `0u` unsigned) or a parameter's (its declared type), else None."""
+    `0LL` long long, `0u` unsigned, negated too), a limit's (`INT_MIN` int) or a parameter's
+    (its declared type), else None."""
     if node.type == "identifier" and text(node) in params:
         kind = params[text(node)].child_by_field_name("type")
         return " ".join(text(kind).replace("const", "").split()) if kind is not None else None
+    if node.type == "identifier" and text(node) in _LIMIT_TYPES:
+        return _LIMIT_TYPES[text(node)]
+    negated = node.child_by_field_name("argument") if node.type == "unary_expression" else None
+    if negated is not None and text(node).lstrip().startswith("-"):
+        return _literal_type(negated, {})  # `-5`: the literal's type
     if node.type != "number_literal":
         return None
-    literal = text(node).lower()
+    literal = text(node).lower().removeprefix("-")
     if literal.startswith("0x"):
         return None
     if re.search(r"[.e]", literal):

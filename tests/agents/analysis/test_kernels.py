@@ -4443,3 +4443,46 @@ def test_an_in_place_running_extreme_is_a_scan(source: str, kind: str, tmp_path:
     )
     _emulate("#include <algorithm>\n" + source, written, check, tmp_path)
     _emulate("#include <algorithm>\n" + source, written, check, tmp_path, concurrent=True)
+
+
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [
+        ("return std::accumulate(x.begin(), x.end(), 1.0, std::multiplies<double>());", "double"),
+        ("return std::accumulate(x.begin(), x.end(), 0.0, std::plus<>());", "double"),
+        (
+            "return std::accumulate(x.begin(), x.end(), 0.0, "
+            "[](double a, double b) { return a + b * b; });",
+            "double",
+        ),
+        (
+            "return std::accumulate(x.begin(), x.end(), -5, "
+            "[](int a, int b) { return std::max(a, b); });",
+            "int",
+        ),
+    ],
+)
+def test_an_accumulate_with_an_operation_is_its_reduction(
+    body: str, kind: str, tmp_path: Path
+) -> None:
+    """`std::accumulate` with the library's `plus` or `multiplies`, or a lambda of the running
+    value and an element, is the loop it runs, folded as its reduction."""
+    source = f"#include <numeric>\n{kind} f(std::vector<{kind}> const &x) {{\n    {body}\n}}\n"
+    signature = f"__global__ void f(const {kind} *x, size_t N, {kind} *out)"
+    written = kernel(source, analyse(source, Language.CPP), "f", signature)
+    check = f"""
+int main() {{
+    for (size_t n : {{0, 1, 9, 1000}}) {{
+        std::vector<{kind}> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = ({kind})(1.0 + (double)((int)(i % 7) - 3) / 1024.0) * ({kind})(i % 5 == 0 ? 1 : 1);
+        {kind} want = f(x);
+        for (auto &shape : PF_SHAPES) {{
+            {kind} got = ({kind})(-9);
+            pf_launch(shape[0], shape[1], [&] {{ pf_gpu::f(x.data(), n, &got); }});
+            if (std::fabs((double)got - (double)want) > 1e-9 * (1.0 + std::fabs((double)want))) return 1;
+        }}
+    }}
+    return 0;
+}}
+"""
+    _emulate("#include <algorithm>\n#include <climits>\n" + source, written, check, tmp_path)
