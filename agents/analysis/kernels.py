@@ -154,6 +154,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError(f"the kernel is {name}, not {function}")
     source, program = _order_spellings(source, program, function)
     source, program = _plain_iterators(source, program, function)
+    source, program = _returned_vector(source, program, function, params)
     whole = _sort_kernel(source, program, function, signature)
     whole = whole if whole is not None else _select_kernel(source, program, function, signature)
     whole = (
@@ -1126,6 +1127,96 @@ def _function_body(
 
 _ORDERS = {"std::less": "a < b", "std::greater": "b < a"}
 """The library's comparison objects a sort may take, as the order they define."""
+
+
+def _returned_vector(
+    source: str, program: Program, function: str, params: list[KernelParam]
+) -> tuple[str, Program]:
+    """`source` with a function that returns a vector it declares (`std::vector<T> y(n);` or
+    `y(n, v)`, then `return y;` as its last statement) written as one that fills the
+    kernel's output instead: `y` a parameter by reference (under the name of the kernel's one
+    pointer the function does not take, where that is not `y`), its declaration the loop that
+    sets `y[0]` to `y[n - 1]` to `v` (`T()` where none: the driver's buffer may hold anything),
+    the return gone; and that source's analysis. Else both as they are."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, definition, body, statements = found
+    returns = definition.child_by_field_name("type")
+    declarator = definition.child_by_field_name("declarator")
+    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
+    last = statements[-1] if statements else None
+    if returns is None or parameters is None or last is None or last.type != "return_statement":
+        return source, program
+    kind = _VECTOR_OF.match(text(returns))
+    gives = last.named_children[0] if last.named_children else None
+    if kind is None or not _VECTOR_TYPE.match(text(returns)) or gives is None:
+        return source, program
+    name = text(gives)
+    if gives.type != "identifier" or _declarations(body, name) != 1:
+        return source, program
+    declaration = next(
+        (
+            d
+            for d in statements
+            if d.type == "declaration"
+            and declared_name(d.child_by_field_name("declarator")) == name
+        ),
+        None,
+    )
+    held = declaration.child_by_field_name("declarator") if declaration is not None else None
+    declared = declaration.child_by_field_name("type") if declaration is not None else None
+    arguments = held.named_children[-1] if held is not None and held.named_children else None
+    if (
+        declaration is None
+        or held is None
+        or held.type != "init_declarator"
+        or declared is None
+        or canon(declared) != canon(returns)
+        or arguments is None
+        or arguments.type != "argument_list"
+        or len(declaration.children_by_field_name("declarator")) != 1
+        or _static(declaration)
+    ):
+        return source, program  # not `std::vector<T> y(n);` of the type returned
+    sized = [a for a in arguments.named_children if a.type != "comment"]
+    element = " ".join(kind.group(1).split())
+    if not 1 <= len(sized) <= 2 or not all(_without_effects(a) for a in sized):
+        return source, program
+    serial = {n for n, _ in function_params(definition)}
+    outputs = [p for p in params if p.pointer and p.name not in serial]
+    target = name if any(p.name == name for p in outputs) else None
+    if target is None and len(outputs) == 1:
+        target = outputs[0].name
+    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
+    if target is None or (target != name and target in taken):
+        return source, program
+    k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)
+    value = text(sized[1]) if len(sized) == 2 else f"{element}()"
+    fill = f"for (size_t {k} = 0; {k} < (size_t)({text(sized[0])}); ++{k}) {target}[{k}] = {value};"
+    edits = [(declaration.start_byte, declaration.end_byte, fill), (*_whole_lines(last), "")]
+    if target != name:
+        edits += [
+            (n.start_byte, n.end_byte, target)
+            for n in walk(body)
+            if n.type == "identifier" and text(n) == name and not _within(n, declaration)
+        ]
+    written = _rewrite(body, edits)
+    raw = source.encode()
+    opened = parameters.end_byte - 1  # before the `)`
+    separator = ", " if any(c.type != "comment" for c in parameters.named_children) else ""
+    lowered = (
+        raw[: returns.start_byte]
+        + b"void"
+        + raw[returns.end_byte : opened]
+        + f"{separator}std::vector<{element}> &{target}".encode()
+        + raw[opened : body.start_byte]
+        + written.encode()
+        + raw[body.end_byte :]
+    ).decode()
+    from agents.analysis.program import analyse  # the analysis imports this module's users
+
+    return lowered, analyse(lowered, program.language)
 
 
 def _sort_kernel(source: str, program: Program, function: str, signature: str) -> str | None:

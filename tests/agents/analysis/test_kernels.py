@@ -4486,3 +4486,56 @@ int main() {{
 }}
 """
     _emulate("#include <algorithm>\n#include <climits>\n" + source, written, check, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("source", "signature"),
+    [
+        (  # every element written; the kernel's output of the vector's name
+            """
+std::vector<double> scaled(std::vector<double> const &x, double a) {
+    std::vector<double> y(x.size());
+    for (size_t i = 0; i < x.size(); ++i) y[i] = a * x[i] + 1.0;
+    return y;
+}
+""",
+            "__global__ void scaled(const double *x, double a, double *y, size_t N)",
+        ),
+        (  # only some elements written, the rest the vector's fill; the kernel's output `out`
+            """
+std::vector<double> scaled(std::vector<double> const &x, double a) {
+    std::vector<double> kept(x.size(), -1.0);
+    for (size_t i = 0; i < x.size(); ++i) {
+        if (x[i] > 0) kept[i] = a * x[i];
+    }
+    return kept;
+}
+""",
+            "__global__ void scaled(const double *x, double a, double *out, size_t N)",
+        ),
+    ],
+)
+def test_a_returned_vector_is_the_kernels_output(
+    source: str, signature: str, tmp_path: Path
+) -> None:
+    """A function that returns a vector it declares fills the kernel's output instead: the
+    vector's first values (its fill, or zero: the driver's buffer may hold anything), then
+    the loop's, under every launch shape."""
+    written = kernel(source, analyse(source, Language.CPP), "scaled", signature)
+    check = """
+int main() {
+    for (size_t n : {0, 1, 9, 1000}) {
+        std::vector<double> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (double)((int)((i * 37) % 101) - 50) / 8.0;
+        std::vector<double> want = scaled(x, 1.5);
+        for (auto &shape : PF_SHAPES) {
+            std::vector<double> got(n, 77.0);
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::scaled(x.data(), 1.5, got.data(), n); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+"""
+    _emulate(source, written, check, tmp_path)
+    _emulate(source, written, check, tmp_path, concurrent=True)
