@@ -71,6 +71,14 @@ The kernel's pointers are the driver's separate device buffers, so the overlap c
 analysis asks of the function's vectors (`&input != &output`) hold by its contract, and a
 `std::vector<bool>` is a `bool *`: its elements are bytes of their own.
 
+Some spellings are first written as the forms above: several reductions of one loop (`s +=
+v; sq += v * v;`) each fold to a total of their own, the return's expression of them written
+once (with scalars declared between the loop and the return); a vector the function returns
+is the kernel's output, filled first (`_returned_vector`); `i + 1 < x.size()` is a test of
+the counter alone (`_offset_tests`); `x[i] = max(x[i], x[i - 1])` is a scan with a running
+value (`_in_place_recurrences`); an index kept in a local and the loop left with `break` is
+a search (`_index_exit`); `std::accumulate` with an operation is its reduction.
+
 Names carry over: a vector parameter becomes the kernel's pointer of the same name (the
 subscripts read alike), `x.size()` the kernel's one size parameter the function does not
 have, or where it has several, the one named for the vector (`Nx`, `sizeA`). The source's helpers come along as `__host__ __device__`
