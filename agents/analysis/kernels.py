@@ -2113,7 +2113,9 @@ def as_loops(source: str, program: Program, function: str) -> tuple[str, Program
     """`source` and its analysis with `function`'s standard algorithms, searches for whether
     some element holds and loops over a vector's elements written as the counted loops they
     run (the rewrites of `_lowered` that keep the function's work what it was: no sorted
-    copy's queries as counts), for a writer that divides loops (MPI's `distribute`)."""
+    copy's queries as counts), tests on the counter plus an offset as tests on the counter
+    (`_offset_tests`) and running extremes in place as running values
+    (`_in_place_recurrences`), for a writer that divides loops (MPI's `distribute`)."""
     source, program = _plain_iterators(source, program, function)
     source, program = _inlined_lambdas(source, program, function)
     source, program = _one_name_per_declaration(source, program, function)
@@ -2125,6 +2127,8 @@ def as_loops(source: str, program: Program, function: str) -> tuple[str, Program
     source, program = _while_searches(source, program, function)
     source, program = _extreme_indices(source, program, function)
     source, program = _index_argmins(source, program, function)
+    source, program = _offset_tests(source, program, function)
+    source, program = _in_place_recurrences(source, program, function)
     return _algorithm_as_loop(source, program, function)
 
 
@@ -2895,8 +2899,6 @@ def _lowered(source: str, program: Program, function: str) -> tuple[str, Program
     source, program = _sorted_queries(source, program, function)
     source, program = _map_lookups(source, program, function)
     source, program = _refills(source, program, function)
-    source, program = _offset_tests(source, program, function)
-    source, program = _in_place_recurrences(source, program, function)
     return as_loops(source, program, function)
 
 
@@ -2951,7 +2953,7 @@ def _in_place_recurrences(source: str, program: Program, function: str) -> tuple
     only as `x[i]` and `x[i - 1]` (`std::max(x[i], x[i - 1])`, a running maximum in place),
     written with a running value, `V run = (T)(a) < (b) ? x[a - 1] : V(); for (...) { run =
     E'; x[i] = run; }` (`E'` reading `run` for `x[i - 1]`; braced where the loop is not a
-    statement of a block), and that source's analysis; else
+    statement of a block; `(V)0` for `V()` in C), and that source's analysis; else
     both as they are. The same values in the same order: `run` is the element the iteration
     before stored (`x[a - 1]` for the first), read only where the loop runs; `a` a literal of
     at least 1, `b` without effects, `V` the vector's element type."""
@@ -3017,6 +3019,7 @@ def _in_place_recurrences(source: str, program: Program, function: str) -> tuple
         if element is None:
             continue
         run = next(f"{name}_run{k}" for k in range(100) if f"{name}_run{k}" not in taken)
+        zero = f"{element}()" if program.language != Language.C else f"({element})0"
         taken.add(run)
         bound = text(test.child_by_field_name("right") or test)
         stepped = _rewrite(right, [(p.start_byte, p.end_byte, run) for p in previous])
@@ -3025,7 +3028,7 @@ def _in_place_recurrences(source: str, program: Program, function: str) -> tuple
         indent = " " * loop.start_point[1]
         written = (
             f"{element} {run} = ({text(kind)})({first}) < ({bound}) ? {name}[{first} - 1] : "
-            f"{element}();\n{indent}{header.rstrip()} "
+            f"{zero};\n{indent}{header.rstrip()} "
             f"{{ {run} = {stepped}; {name}[{counter}] = {run}; }}"
         )
         braced = loop.parent is not None and loop.parent.type == "compound_statement"

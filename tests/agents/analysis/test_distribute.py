@@ -908,6 +908,21 @@ _SPELLED = {
         "  return big + *std::min_element(sq.begin(), sq.end());\n}\n",
         "double want = seq::f(x), got = f(x);",
     ),
+    "adjacent differences up to the size less one, tested on the counter plus one": (
+        "void f(std::vector<double> const &x, std::vector<double> &d) {\n"
+        "  for (size_t i = 0; i + 1 < x.size(); ++i) d[i] = x[i + 1] - x[i];\n}\n",
+        "std::vector<double> want(n, 9.0), got(n, 9.0); seq::f(x, want); f(x, got);",
+    ),
+    "a running maximum in place": (
+        "void f(std::vector<double> &x) {\n"
+        "  for (size_t i = 1; i < x.size(); ++i) x[i] = std::max(x[i], x[i - 1]);\n}\n",
+        "std::vector<double> want = x, got = x; seq::f(want); f(got);",
+    ),
+    "an accumulate of squares by a lambda": (
+        "double f(std::vector<double> const &x) {\n"
+        "  return std::accumulate(x.begin(), x.end(), 0.0, [](double a, double b) { return a + b * b; });\n}\n",
+        "double want = seq::f(x), got = f(x);",
+    ),
     "a running minimum through the elements by reference": (
         "void f(std::vector<double> &x) {\n  double cur = 1e300;\n"
         "  for (auto &v : x) {\n    cur = std::min(cur, v);\n    v = cur;\n  }\n}\n",
