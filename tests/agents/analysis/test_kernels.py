@@ -218,13 +218,6 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
             "__global__ void f(const int *x, size_t N, int *out)",
             "does not return the index",
         ),
-        (  # a search whose not-found value is not the size the driver starts from
-            "size_t f(std::vector<int> const &x) {\n"
-            "  for (size_t i = 0; i < x.size(); ++i) if (x[i] > 3) return i;\n"
-            "  return 0;\n}\n",
-            "__global__ void f(const int *x, size_t N, size_t *out)",
-            "not-found value",
-        ),
         (  # a last assignment keeping a value, not the index
             "int f(std::vector<int> const &x) {\n  int last = 0;\n"
             "  for (size_t i = 0; i < x.size(); ++i) if (x[i] < 0) last = x[i];\n"
