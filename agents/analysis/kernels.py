@@ -4006,6 +4006,18 @@ def _first_index_of(source: str, program: Program, function: str) -> tuple[str, 
         search, iterator = value, name
     else:
         iterator = ""
+    missing = None
+    """The value returned where nothing holds, where the return says so (`it == x.end() ? -1
+    : it - x.begin()`); else the vector's size, the index `x.end()` has."""
+    if returned.type == "conditional_expression" and iterator:
+        returned, missing = _found_or(returned, iterator)
+        if returned is None or missing is None:
+            return source, program
+        kind = definition.child_by_field_name("type")
+        cast = returned.child_by_field_name("type") if returned.type == "cast_expression" else None
+        if cast is not None and kind is not None and canon(cast) == canon(kind):
+            # `(long)(it - x.begin())` in a function returning `long`: the return's conversion
+            returned = unwrap(returned.child_by_field_name("value") or returned)
     distance = re.fullmatch(r"std::distance\((\w+)\.begin\(\),(.+)\)", compact_code(returned))
     minus = re.fullmatch(r"(.+)-(\w+)\.begin\(\)", compact_code(returned))
     if distance:
@@ -4014,6 +4026,8 @@ def _first_index_of(source: str, program: Program, function: str) -> tuple[str, 
         over, it = minus[2], minus[1]
     else:
         return source, program
+    if missing is not None and f"{over}.end()" not in compact_code(statements[-1]):
+        return source, program  # compared with another vector's end
     if search is None:
         calls = [n for n in walk(returned) if n.type == "call_expression" and compact_code(n) == it]
         if not calls:
@@ -4023,7 +4037,7 @@ def _first_index_of(source: str, program: Program, function: str) -> tuple[str, 
         return source, program
     callee = search.child_by_field_name("function") if search.type == "call_expression" else None
     arguments = search.child_by_field_name("arguments") if callee is not None else None
-    if callee is None or arguments is None or text(callee) != "std::find_if":
+    if callee is None or arguments is None or text(callee) not in ("std::find_if", "std::find"):
         return source, program
     args = [a for a in arguments.named_children if a.type != "comment"]
     if len(args) != 3 or _whole_vector(args, definition) != over:
@@ -4032,9 +4046,13 @@ def _first_index_of(source: str, program: Program, function: str) -> tuple[str, 
     of = _VECTOR_OF.match(text(params[over]))
     taken = {text(n) for n in walk(definition) if n.type == "identifier"}
     k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)
-    holds = _lambda_value(
-        args[2], [(f"{over}[{k}]", " ".join(of.group(1).split()) if of else None)]
-    )
+    if text(callee) == "std::find":
+        # the library compares each element with the value, evaluated once: one without effects
+        holds = f"{over}[{k}] == ({text(args[2])})" if _without_effects(args[2]) else None
+    else:
+        holds = _lambda_value(
+            args[2], [(f"{over}[{k}]", " ".join(of.group(1).split()) if of else None)]
+        )
     if holds is None:
         return source, program
     written = (
@@ -4042,10 +4060,33 @@ def _first_index_of(source: str, program: Program, function: str) -> tuple[str, 
         f"    for (size_t {k} = 0; {k} < {over}.size(); ++{k}) {{\n"
         f"        if ({holds}) return {k};\n"
         "    }\n"
-        f"    return {over}.size();\n"
+        f"    return {text(missing) if missing is not None else f'{over}.size()'};\n"
         "}"
     )
     return _body_replaced(source, program, body, written)
+
+
+def _found_or(choice: Node, iterator: str) -> tuple[Node | None, Node | None]:
+    """(the index, the value for none) of `it == x.end() ? none : index` (or `it != x.end() ?
+    index : none`, `x.end()` on either side), `none` without effects and not reading `it`;
+    (None, None) for any other conditional."""
+    condition = unwrap(choice.child_by_field_name("condition") or choice)
+    then, otherwise = (
+        choice.child_by_field_name("consequence"),
+        choice.child_by_field_name("alternative"),
+    )
+    if condition.type != "binary_expression" or then is None or otherwise is None:
+        return None, None
+    operator = text(condition.children[1])
+    sides = {compact_code(condition.child_by_field_name("left") or condition),
+             compact_code(condition.child_by_field_name("right") or condition)}  # fmt: skip
+    ended = next((side for side in sides if side.endswith(".end()")), None)
+    if operator not in ("==", "!=") or ended is None or sides != {iterator, ended}:
+        return None, None
+    index, none = (otherwise, then) if operator == "==" else (then, otherwise)
+    if not _without_effects(none) or iterator in _names(none):
+        return None, None
+    return unwrap(index), none
 
 
 def compact_code(node: Node) -> str:

@@ -918,6 +918,12 @@ _SPELLED = {
         "  for (size_t i = 1; i < x.size(); ++i) x[i] = std::max(x[i], x[i - 1]);\n}\n",
         "std::vector<double> want = x, got = x; seq::f(want); f(got);",
     ),
+    "a found iterator's index, -1 where it is the end": (
+        "long f(std::vector<double> const &x, double v) {\n"
+        "  auto it = std::find(x.begin(), x.end(), v);\n"
+        "  return it == x.end() ? -1 : (long)(it - x.begin());\n}\n",
+        "long want = seq::f(x, 5.0), got = f(x, 5.0);",
+    ),
     "an accumulate of squares by a lambda": (
         "double f(std::vector<double> const &x) {\n"
         "  return std::accumulate(x.begin(), x.end(), 0.0, [](double a, double b) { return a + b * b; });\n}\n",

@@ -4532,3 +4532,27 @@ int main() {
 """
     _emulate(source, written, check, tmp_path)
     _emulate(source, written, check, tmp_path, concurrent=True)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "auto it = std::find(x.begin(), x.end(), t);\n    return it - x.begin();",
+        "auto it = std::find(x.begin(), x.end(), t);\n"
+        "    return it == x.end() ? -1 : (long)(it - x.begin());",
+        "auto it = std::find_if(x.begin(), x.end(), [t](int v) { return v > t; });\n"
+        "    return x.end() != it ? std::distance(x.begin(), it) : -1;",
+    ],
+)
+def test_a_found_iterators_index_is_a_search(body: str, tmp_path: Path) -> None:
+    """The index of the iterator `std::find` or `find_if` returns, or the value the function
+    returns where it is the end, is the first-index search the library runs."""
+    source = f"long firstAbove(std::vector<int> const &x, int t) {{\n    {body}\n}}\n"
+    signature = "__global__ void firstAbove(const int *x, size_t N, int t, long *found)"
+    written = kernel(source, analyse(source, Language.CPP), "firstAbove", signature)
+    check = _SEARCH_CHECK.replace("F(", "firstAbove(").replace("(T)", "(long)")
+    check = check.replace("T start", "long start").replace("T got", "long got")
+    if "std::find(" in body:  # the element equal to 50, where the check plants it
+        check = check.replace("45", "50")
+    _emulate("#include <algorithm>\n" + source, written, check, tmp_path)
+    _emulate("#include <algorithm>\n" + source, written, check, tmp_path, concurrent=True)
