@@ -4707,7 +4707,7 @@ def _algorithm_statement(
         inputs = [(element, element_type(over))]
         if second is not None:
             inputs.append((second, element_type(second.split("[", 1)[0])))
-        value = _lambda_value(args[-1], inputs)
+        value = _lambda_value(args[-1], inputs) or _library_operation(args[-1], inputs)
         function_named = args[-1].type == "identifier" and text(args[-1]) in {
             function_name(d) for d in function_definitions(root_of(definition))
         }
@@ -4731,6 +4731,31 @@ def _algorithm_statement(
             return None
         return f"if ({k} == 0) {target} = {element}; else {target} = {into}[{k} - 1] + {element};"
     return None
+
+
+_OPERATIONS = {
+    "std::plus": "+", "std::minus": "-", "std::multiplies": "*", "std::divides": "/",
+    "std::negate": "-",
+}  # fmt: skip
+"""The library's arithmetic function objects, as their operators."""
+
+
+def _library_operation(operation: Node, inputs: list[tuple[str, str | None]]) -> str | None:
+    """`std::plus<T>()` (`{}`, or `<>` for the operands' own types) and its kin applied to
+    `inputs`: `((T)(a) + (T)(b))`, `-(T)(a)` for `negate`; None for anything else."""
+    if operation.type not in ("call_expression", "compound_literal_expression"):
+        return None
+    called = compact_code(operation).split("{")[0].removesuffix("()")
+    match = re.fullmatch(r"(std::\w+)<([^<>]*)>", called)
+    if match is None or match[1] not in _OPERATIONS:
+        return None
+    unary = match[1] == "std::negate"
+    if len(inputs) != (1 if unary else 2):
+        return None
+    cast = f"({match[2]})" if match[2] else ""
+    values = [f"{cast}({value})" for value, _ in inputs]
+    symbol = _OPERATIONS[match[1]]
+    return f"({symbol}{values[0]})" if unary else f"({values[0]} {symbol} {values[1]})"
 
 
 def _copies(lam: Node, written: str) -> bool:

@@ -4556,3 +4556,46 @@ def test_a_found_iterators_index_is_a_search(body: str, tmp_path: Path) -> None:
         check = check.replace("45", "50")
     _emulate("#include <algorithm>\n" + source, written, check, tmp_path)
     _emulate("#include <algorithm>\n" + source, written, check, tmp_path, concurrent=True)
+
+
+@pytest.mark.parametrize(
+    ("call", "expect"),
+    [
+        (
+            "std::transform(a.begin(), a.end(), b.begin(), c.begin(), std::plus<double>());",
+            "a[i] + b[i]",
+        ),
+        (
+            "std::transform(a.begin(), a.end(), b.begin(), c.begin(), std::minus<>{});",
+            "a[i] - b[i]",
+        ),
+        ("std::transform(a.begin(), a.end(), c.begin(), std::negate<double>());", "-a[i]"),
+    ],
+)
+def test_a_transform_by_the_librarys_operation_is_its_map(
+    call: str, expect: str, tmp_path: Path
+) -> None:
+    """`std::transform` with `std::plus`, `minus` or `negate` is the map it runs."""
+    source = (
+        "void f(std::vector<double> const &a, std::vector<double> const &b, "
+        f"std::vector<double> &c) {{\n    {call}\n}}\n"
+    )
+    signature = "__global__ void f(const double *a, const double *b, double *c, size_t N)"
+    written = kernel(source, analyse(source, Language.CPP), "f", signature)
+    check = f"""
+int main() {{
+    for (size_t n : {{0, 1, 9, 1000}}) {{
+        std::vector<double> a(n), b(n);
+        for (size_t i = 0; i < n; i++) {{ a[i] = (double)(i % 13) / 4.0; b[i] = (double)(i % 7) - 3.0; }}
+        std::vector<double> want(n);
+        for (size_t i = 0; i < n; i++) want[i] = {expect};
+        for (auto &shape : PF_SHAPES) {{
+            std::vector<double> got(n, 5.0);
+            pf_launch(shape[0], shape[1], [&] {{ pf_gpu::f(a.data(), b.data(), got.data(), n); }});
+            if (got != want) return 1;
+        }}
+    }}
+    return 0;
+}}
+"""
+    _emulate("#include <algorithm>\n#include <functional>\n" + source, written, check, tmp_path)
