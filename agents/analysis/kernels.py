@@ -42,8 +42,8 @@ A function that only returns standard algorithms' results (`std::find(...) != x.
 `std::count`, `std::count_if` with a one-line lambda, `std::accumulate`, `*std::max_element`,
 `*std::min_element`, or an expression of several: `find(x) != end ^ find(y) != end`) is
 first written as the loops the algorithms run, as is each statement that is one
-`std::transform`, `std::for_each` (its element by reference) or `std::fill` over a whole
-vector (`_statement_algorithms`). A function that only sorts a vector it
+`std::transform`, `std::for_each` (its element by reference), `std::fill` or `std::iota` over a
+whole vector (`_statement_algorithms`). A function that only sorts a vector it
 takes (`std::sort(x.begin(), x.end(), order)`) becomes a sorting network in one launch, its
 steps meeting at the grid barrier of loops in phases (`_sort_kernel`); one that returns one
 element of a sorted copy (`y = x; sort(y); return y[k - 1];`) selects it bit by bit of an
@@ -4627,6 +4627,7 @@ def _statement_algorithms(source: str, program: Program, function: str) -> tuple
       reference (`[](int &e) { if (e < 0) e = 0; }`) standing for `a[k]`; a body that returns,
       declares a lambda or takes its parameter's address is refused;
     - `std::fill(a.begin(), a.end(), v)`: `a[k] = v`;
+    - `std::iota(a.begin(), a.end(), v)`, `v` an integer: `a[k] = v + k` in `v`'s type;
     - `std::partial_sum(a.begin(), a.end(), out.begin())`, `out` another vector parameter of
       `a`'s element type: `out[k] = a[k]` at `k == 0`, else `out[k - 1] + a[k]`.
 
@@ -4697,6 +4698,15 @@ def _algorithm_statement(
         if any(n.type in _EFFECTFUL for n in walk(args[2])) or mentions(args[2], over):
             return None  # evaluated once by the library, each iteration here (after writes)
         return f"{element} = ({text(args[2])});"
+    if algorithm == "std::iota" and len(args) == 3:
+        # `value` stored, then incremented: the k-th element its start plus k, in the start's
+        # type; an integer's only (a floating start's increments round at each step)
+        kind = _literal_type(args[2], dict(function_params(definition)))
+        if kind is None or kind.removeprefix("std::") not in _INTEGRAL:
+            return None
+        if any(n.type in _EFFECTFUL for n in walk(args[2])) or mentions(args[2], over):
+            return None
+        return f"{element} = ({kind})(({text(args[2])}) + ({kind})({k}));"
     if algorithm == "std::transform" and len(args) in (4, 5):
         target = out_at(args[-2])
         if target is not None and _copies(args[-1], target.split("[", 1)[0]):

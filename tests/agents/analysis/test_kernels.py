@@ -4599,3 +4599,34 @@ int main() {{
 }}
 """
     _emulate("#include <algorithm>\n#include <functional>\n" + source, written, check, tmp_path)
+
+
+def test_an_iota_from_an_integer_is_its_map(tmp_path: Path) -> None:
+    """`std::iota` from an integer start is the map `x[k] = start + k`; from a floating start
+    (whose increments round at each step) it stays a call."""
+    source = "void f(std::vector<long> &x, int s) {\n    std::iota(x.begin(), x.end(), s);\n}\n"
+    written = kernel(
+        source, analyse(source, Language.CPP), "f", "__global__ void f(long *x, size_t N, int s)"
+    )
+    check = """
+int main() {
+    for (size_t n : {0, 1, 9, 1000}) {
+        for (int s : {-5, 0, 7}) {
+            std::vector<long> want(n, 3);
+            f(want, s);
+            for (auto &shape : PF_SHAPES) {
+                std::vector<long> got(n, 3);
+                pf_launch(shape[0], shape[1], [&] { pf_gpu::f(got.data(), n, s); });
+                if (got != want) return 1;
+            }
+        }
+    }
+    return 0;
+}
+"""
+    _emulate("#include <numeric>\n" + source, written, check, tmp_path)
+    floating = "void f(std::vector<double> &x) {\n    std::iota(x.begin(), x.end(), 0.1);\n}\n"
+    with pytest.raises(AnnotationError):
+        kernel(
+            floating, analyse(floating, Language.CPP), "f", "__global__ void f(double *x, size_t N)"
+        )
