@@ -34,7 +34,7 @@ pytestmark = [
 PAREVAL = {"axpy": "03_dense_la_axpy", "odd": "28_reduce_smallest_odd_number",
            "average": "27_reduce_average", "scan": "30_scan_prefix_sum",
            "sort": "43_sort_sort_an_array_of_structs_by_key",
-           "nonzero": "44_sort_sort_non-zero_elements"}  # fmt: skip
+           "nonzero": "44_sort_sort_non-zero_elements", "hull": "10_geometry_convex_hull"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +87,9 @@ def outcomes(sandbox_image: str, tmp_path_factory: pytest.TempPathFactory) -> di
     return run_to_end(engine, ids, make_runner)
 
 
-@pytest.mark.parametrize("name", ["histogram", "prefix", "axpy", "odd", "average", "scan", "sort"])
+@pytest.mark.parametrize(
+    "name", ["histogram", "prefix", "axpy", "odd", "average", "scan", "sort", "nonzero"]
+)
 def test_offloaded_loops_build_and_are_honestly_not_run_without_a_gpu(
     outcomes: dict[str, Any], name: str
 ) -> None:
@@ -106,9 +108,9 @@ def test_offloaded_loops_build_and_are_honestly_not_run_without_a_gpu(
 def test_a_function_the_kernel_writer_cannot_take_gets_no_mechanical_candidate(
     outcomes: dict[str, Any],
 ) -> None:
-    """A sort of the nonzero elements around the zeros (a gather by `push_back`, a sort, a
-    scatter): no loop facts or library call to write a kernel from."""
-    task, candidates, steps = outcomes["nonzero"]
+    """A convex hull by the monotone chain (a sort, then a walk that pushes and pops a stack):
+    no loop facts or library call to write a kernel from."""
+    task, candidates, steps = outcomes["hull"]
     assert task.status == JobStatus.NO_VERIFIED_CANDIDATE, task.reason
     assert not [c for c in candidates if c.strategy.startswith("offload")]
     assert not any(s.kind == "llm_call" for s in steps)
