@@ -2129,6 +2129,7 @@ def as_loops(source: str, program: Program, function: str) -> tuple[str, Program
     source, program = _index_argmins(source, program, function)
     source, program = _offset_tests(source, program, function)
     source, program = _in_place_recurrences(source, program, function)
+    source, program = _bounds_declared_apart(source, program, function)
     return _algorithm_as_loop(source, program, function)
 
 
@@ -2900,6 +2901,51 @@ def _lowered(source: str, program: Program, function: str) -> tuple[str, Program
     source, program = _map_lookups(source, program, function)
     source, program = _refills(source, program, function)
     return as_loops(source, program, function)
+
+
+def _bounds_declared_apart(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with `function`'s loops `for (T i = a, n = b; i < n; ++i)` (a bound declared
+    beside the counter, `b` without effects, `n` declared nowhere else and not written in the
+    loop) written `T n = b;` then `for (T i = a; i < n; ++i)`, and that source's analysis;
+    else both as they are. Only for a loop that is a statement of a block: `n` then lives
+    past the loop, under a name nothing else in the function has."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, _, body, _ = found
+    edits: list[tuple[int, int, str]] = []
+    for loop in walk(body):
+        start = loop.child_by_field_name("initializer") if loop.type == "for_statement" else None
+        kind = start.child_by_field_name("type") if start is not None else None
+        declarators = start.children_by_field_name("declarator") if start is not None else []
+        if start is None or kind is None or len(declarators) != 2 or _static(start):
+            continue
+        if loop.parent is None or loop.parent.type != "compound_statement":
+            continue
+        counter, bound = declarators
+        name = declared_name(bound)
+        value = bound.child_by_field_name("value")
+        if name is None or value is None or not _without_effects(value):
+            continue
+        if declared_name(counter) in _names(value):
+            continue  # `n = i + 5`: read after the counter is set
+        if _declarations(body, name) != 1 or bound.type != "init_declarator":
+            continue
+        written = {
+            text(target)
+            for n in walk(loop)
+            if n.type in ("assignment_expression", "update_expression")
+            for target in [n.child_by_field_name("left") or n.child_by_field_name("argument")]
+            if target is not None
+        }
+        if name in written or _names(value) & written:
+            continue
+        indent = " " * loop.start_point[1]
+        edits.append((loop.start_byte, loop.start_byte, f"{text(kind)} {text(bound)};\n{indent}"))
+        edits.append((counter.end_byte, bound.end_byte, ""))
+    if not edits:
+        return source, program
+    return _body_replaced(source, program, body, _rewrite(body, edits))
 
 
 def _offset_tests(source: str, program: Program, function: str) -> tuple[str, Program]:

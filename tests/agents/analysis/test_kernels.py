@@ -4630,3 +4630,34 @@ int main() {
         kernel(
             floating, analyse(floating, Language.CPP), "f", "__global__ void f(double *x, size_t N)"
         )
+
+
+def test_a_bound_declared_beside_the_counter_is_declared_before_the_loop(tmp_path: Path) -> None:
+    """`for (size_t i = 0, n = x.size(); i < n; ++i)`: the bound declared before the loop, the
+    loop a counted one, the same count under every launch shape."""
+    source = """
+int countInRange(std::vector<int> const &x, int lo, int hi) {
+    int c = 0;
+    for (size_t i = 0, n = x.size(); i < n; ++i)
+        if (x[i] >= lo && x[i] < hi) c++;
+    return c;
+}
+"""
+    signature = "__global__ void countInRange(const int *x, size_t N, int lo, int hi, int *count)"
+    written = kernel(source, analyse(source, Language.CPP), "countInRange", signature)
+    check = """
+int main() {
+    for (size_t n : {0, 1, 9, 1000}) {
+        std::vector<int> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (int)((i * 37) % 101);
+        int want = countInRange(x, 10, 60);
+        for (auto &shape : PF_SHAPES) {
+            int got = 5;
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::countInRange(x.data(), n, 10, 60, &got); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+"""
+    _emulate(source, written, check, tmp_path)
