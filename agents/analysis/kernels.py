@@ -1137,6 +1137,19 @@ _ORDERS = {"std::less": "a < b", "std::greater": "b < a"}
 """The library's comparison objects a sort may take, as the order they define."""
 
 
+def _top_declaration(statements: list[Node], name: str) -> Node | None:
+    """The statement among `statements` that declares `name` (its first declarator)."""
+    return next(
+        (
+            s
+            for s in statements
+            if s.type == "declaration"
+            and declared_name(s.child_by_field_name("declarator")) == name
+        ),
+        None,
+    )
+
+
 def _returned_vector(
     source: str, program: Program, function: str, params: list[KernelParam]
 ) -> tuple[str, Program]:
@@ -1163,15 +1176,7 @@ def _returned_vector(
     name = text(gives)
     if gives.type != "identifier" or _declarations(body, name) != 1:
         return source, program
-    declaration = next(
-        (
-            d
-            for d in statements
-            if d.type == "declaration"
-            and declared_name(d.child_by_field_name("declarator")) == name
-        ),
-        None,
-    )
+    declaration = _top_declaration(statements, name)
     held = declaration.child_by_field_name("declarator") if declaration is not None else None
     declared = declaration.child_by_field_name("type") if declaration is not None else None
     arguments = held.named_children[-1] if held is not None and held.named_children else None
@@ -1398,15 +1403,7 @@ def _placed_sort_kernel(source: str, program: Program, function: str, signature:
         return None
     kept = _sorted_whole(sorts[0])
     assert kept is not None
-    declaration = next(
-        (
-            s
-            for s in statements
-            if s.type == "declaration"
-            and declared_name(s.child_by_field_name("declarator")) == kept
-        ),
-        None,
-    )
+    declaration = _top_declaration(statements, kept)
     kind = declaration.child_by_field_name("type") if declaration is not None else None
     declarator = declaration.child_by_field_name("declarator") if declaration is not None else None
     if declaration is None or kind is None or declarator is None or declarator.type != "identifier":
@@ -1432,15 +1429,7 @@ def _placed_sort_kernel(source: str, program: Program, function: str, signature:
         raise AnnotationError(
             f"{function} writes its sorted elements to other places than it took them from"
         )
-    counter = next(
-        (
-            s
-            for s in statements
-            if s.type == "declaration"
-            and declared_name(s.child_by_field_name("declarator")) == next_name
-        ),
-        None,
-    )
+    counter = _top_declaration(statements, next_name)
     counter_value = (
         counter.child_by_field_name("declarator").child_by_field_name("value")  # type: ignore[union-attr]
         if counter is not None and counter.child_by_field_name("declarator") is not None
