@@ -1176,6 +1176,8 @@ def _returned_vector(
     name = text(gives)
     if gives.type != "identifier" or _declarations(body, name) != 1:
         return source, program
+    if len(_returns(body)) != 1:
+        return source, program  # another way out (`if (x.empty()) return {};`)
     declaration = _top_declaration(statements, name)
     held = declaration.child_by_field_name("declarator") if declaration is not None else None
     declared = declaration.child_by_field_name("type") if declaration is not None else None
@@ -5261,7 +5263,11 @@ def _algorithm_loop(
             )
         start, update = value, f"{acc} += {over}[{k}];"
         if folded is not None:
-            library = re.sub(r"<.*", "", compact_code(folded).split("{")[0].split("(")[0])
+            called = compact_code(folded).split("{")[0].split("(")[0]
+            library = re.sub(r"<.*", "", called)
+            operand = re.search(r"<(.*)>", called)
+            if operand is not None and operand[1] and _same_type(operand[1]) != _same_type(kind):
+                return None  # `std::plus<int>` on a double total: both converted each step
             if folded.type != "lambda_expression" and library in _ACCUMULATIONS:
                 update = f"{acc} {_ACCUMULATIONS[library]} {over}[{k}];"
             else:

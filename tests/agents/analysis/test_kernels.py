@@ -4661,3 +4661,26 @@ int main() {
 }
 """
     _emulate(source, written, check, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("source", "signature"),
+    [
+        (  # the library's operation over another type: each step converts the total
+            "double f(std::vector<double> const &x) {\n"
+            "    return std::accumulate(x.begin(), x.end(), 0.0, std::plus<int>());\n}\n",
+            "__global__ void f(const double *x, size_t N, double *out)",
+        ),
+        (  # a returned vector with another way out
+            "std::vector<double> f(std::vector<double> const &x) {\n"
+            "    if (x.empty()) return {};\n"
+            "    std::vector<double> y(x.size());\n"
+            "    for (size_t i = 0; i < x.size(); ++i) y[i] = 2 * x[i];\n"
+            "    return y;\n}\n",
+            "__global__ void f(const double *x, double *y, size_t N)",
+        ),
+    ],
+)
+def test_spellings_that_would_change_the_result_get_no_kernel(source: str, signature: str) -> None:
+    with pytest.raises(AnnotationError):
+        kernel(source, analyse(source, Language.CPP), "f", signature)
