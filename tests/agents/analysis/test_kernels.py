@@ -4411,6 +4411,14 @@ void F(std::vector<double> &x) {
 """,
             "double",
         ),
+        (  # a running minimum in place by a conditional expression
+            """
+void F(std::vector<int> &x) {
+    for (size_t i = 1; i < x.size(); ++i) x[i] = x[i - 1] < x[i] ? x[i - 1] : x[i];
+}
+""",
+            "int",
+        ),
         (  # a running minimum in place, the element before first, an int counter, in braces
             """
 void F(std::vector<int> &x) {
