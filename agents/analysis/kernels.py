@@ -77,7 +77,8 @@ once (with scalars declared between the loop and the return); a vector the funct
 is the kernel's output, filled first (`_returned_vector`); `i + 1 < x.size()` is a test of
 the counter alone (`_offset_tests`); `x[i] = max(x[i], x[i - 1])` is a scan with a running
 value (`_in_place_recurrences`); an index kept in a local and the loop left with `break` is
-a search (`_index_exit`); `std::accumulate` with an operation is its reduction.
+a search (`_index_exit`); `std::accumulate` with an operation is its reduction; a loop by
+iterator is its counted loop (`_iterator_loops`).
 
 Names carry over: a vector parameter becomes the kernel's pointer of the same name (the
 subscripts read alike), `x.size()` the kernel's one size parameter the function does not
@@ -2121,6 +2122,7 @@ def as_loops(source: str, program: Program, function: str) -> tuple[str, Program
     source, program = _offset_tests(source, program, function)
     source, program = _in_place_recurrences(source, program, function)
     source, program = _bounds_declared_apart(source, program, function)
+    source, program = _iterator_loops(source, program, function)
     return _algorithm_as_loop(source, program, function)
 
 
@@ -2892,6 +2894,89 @@ def _lowered(source: str, program: Program, function: str) -> tuple[str, Program
     source, program = _map_lookups(source, program, function)
     source, program = _refills(source, program, function)
     return as_loops(source, program, function)
+
+
+def _iterator_loops(source: str, program: Program, function: str) -> tuple[str, Program]:
+    """`source` with `function`'s loops over a vector by iterator, `for (auto it = x.begin();
+    it != x.end(); ++it)` (`<`, `it++`, the iterator's type spelled out), written as counted
+    loops over its indices, `for (size_t k = 0; k < x.size(); ++k)` with `*it` as `x[k]` and
+    `it->m` as `x[k].m`, and that source's analysis; else both as they are. Only where the
+    body uses the iterator in those two ways alone and names the vector only by subscript
+    or its size (nothing changes its length, so the end is where it was)."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, definition, body, _ = found
+    vectors = {
+        name
+        for name, node in function_params(definition)
+        if re.match(r"(?:const\s+)?(?:std::)?vector\s*<", text(node))
+    }
+    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
+    edits: list[tuple[int, int, str]] = []
+    for loop in walk(body):
+        start = loop.child_by_field_name("initializer") if loop.type == "for_statement" else None
+        condition = loop.child_by_field_name("condition")
+        update = loop.child_by_field_name("update")
+        inner = loop.child_by_field_name("body")
+        declarators = start.children_by_field_name("declarator") if start is not None else []
+        if start is None or len(declarators) != 1 or None in (condition, update, inner):
+            continue
+        assert condition is not None and update is not None and inner is not None
+        it = declared_name(declarators[0])
+        value = declarators[0].child_by_field_name("value")
+        begun = re.fullmatch(r"(\w+)\.begin\(\)", compact_code(value)) if value else None
+        if it is None or begun is None or begun[1] not in vectors:
+            continue
+        over = begun[1]
+        if compact_code(condition) not in (f"{it}!={over}.end()", f"{it}<{over}.end()"):
+            continue
+        if compact_code(update) not in (f"++{it}", f"{it}++"):
+            continue
+        k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)
+        uses: list[tuple[int, int, str]] = []
+        for n in walk(inner):
+            if n.type != "identifier" or text(n) not in (it, over):
+                continue
+            parent = n.parent
+            if text(n) == over:
+                sized = (
+                    parent is not None
+                    and parent.type == "field_expression"
+                    and text(parent.child_by_field_name("field") or parent) in ("size", "empty")
+                )
+                subscripted = parent is not None and parent.type == "subscript_expression"
+                if not (sized or subscripted) or (
+                    subscripted
+                    and parent is not None
+                    and parent.child_by_field_name("argument") != n
+                ):
+                    break
+                continue
+            if (
+                parent is not None
+                and parent.type == "pointer_expression"
+                and text(parent.children[0]) == "*"
+            ):
+                uses.append((parent.start_byte, parent.end_byte, f"{over}[{k}]"))
+            elif (
+                parent is not None
+                and parent.type == "field_expression"
+                and text(parent.children[1]) == "->"
+            ):
+                uses.append((n.start_byte, parent.children[1].end_byte, f"{over}[{k}]."))
+            else:
+                break
+        else:
+            if not uses:
+                continue
+            taken.add(k)
+            header = f"for (size_t {k} = 0; {k} < {over}.size(); ++{k}) "
+            edits.append((loop.start_byte, inner.start_byte, header))
+            edits.extend(uses)
+    if not edits:
+        return source, program
+    return _body_replaced(source, program, body, _rewrite(body, edits))
 
 
 def _bounds_declared_apart(source: str, program: Program, function: str) -> tuple[str, Program]:

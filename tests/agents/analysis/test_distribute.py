@@ -924,6 +924,11 @@ _SPELLED = {
         "  return it == x.end() ? -1 : (long)(it - x.begin());\n}\n",
         "long want = seq::f(x, 5.0), got = f(x, 5.0);",
     ),
+    "a sum through an iterator": (
+        "double f(std::vector<double> const &x) {\n  double s = 0;\n"
+        "  for (auto it = x.begin(); it != x.end(); ++it) s += *it * *it;\n  return s;\n}\n",
+        "double want = seq::f(x), got = f(x);",
+    ),
     "an accumulate of squares by a lambda": (
         "double f(std::vector<double> const &x) {\n"
         "  return std::accumulate(x.begin(), x.end(), 0.0, [](double a, double b) { return a + b * b; });\n}\n",

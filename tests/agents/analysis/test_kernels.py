@@ -4692,3 +4692,86 @@ int main() {
 def test_spellings_that_would_change_the_result_get_no_kernel(source: str, signature: str) -> None:
     with pytest.raises(AnnotationError):
         kernel(source, analyse(source, Language.CPP), "f", signature)
+
+
+@pytest.mark.parametrize(
+    ("source", "signature", "check"),
+    [
+        (  # a sum through an iterator
+            """
+double total(std::vector<double> const &x) {
+    double s = 0;
+    for (auto it = x.begin(); it != x.end(); ++it) s += *it;
+    return s;
+}
+""",
+            "__global__ void total(const double *x, size_t N, double *s)",
+            """
+int main() {
+    for (size_t n : {0, 1, 9, 1000}) {
+        std::vector<double> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = (double)(i % 17) / 4.0;
+        double want = total(x);
+        for (auto &shape : PF_SHAPES) {
+            double got = 3.0;
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::total(x.data(), n, &got); });
+            if (std::fabs(got - want) > 1e-9 * (1.0 + std::fabs(want))) return 1;
+        }
+    }
+    return 0;
+}
+""",
+        ),
+        (  # members through `->`, written through the iterator's type spelled out
+            """
+struct Item { double w; double v; };
+void scale(std::vector<Item> &x) {
+    for (std::vector<Item>::iterator it = x.begin(); it < x.end(); it++) it->v = it->v * it->w;
+}
+""",
+            "__global__ void scale(Item *x, size_t N)",
+            """
+int main() {
+    for (size_t n : {0, 1, 9, 1000}) {
+        std::vector<Item> x(n);
+        for (size_t i = 0; i < n; i++) x[i] = {(double)(i % 5), (double)(i % 7)};
+        std::vector<Item> want = x;
+        scale(want);
+        for (auto &shape : PF_SHAPES) {
+            std::vector<pf_gpu::Item> got(n);
+            for (size_t i = 0; i < n; i++) got[i] = {x[i].w, x[i].v};
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::scale(got.data(), n); });
+            for (size_t i = 0; i < n; i++) if (got[i].v != want[i].v || got[i].w != want[i].w) return 1;
+        }
+    }
+    return 0;
+}
+""",
+        ),
+    ],
+)
+def test_a_loop_by_iterator_is_its_counted_loop(
+    source: str, signature: str, check: str, tmp_path: Path
+) -> None:
+    """A loop over a vector by iterator, reading `*it` and `it->m` alone, is the counted loop
+    over its indices, under every launch shape."""
+    name = signature_params(signature)[0]
+    written = kernel(source, analyse(source, Language.CPP), name, signature)
+    _emulate(source, written, check, tmp_path)
+    _emulate(source, written, check, tmp_path, concurrent=True)
+
+
+def test_an_iterator_used_otherwise_keeps_its_loop_as_written() -> None:
+    """`it + 1` reads past the iterator's own element: no counted loop is written for it."""
+    source = """
+double diffs(std::vector<double> const &x) {
+    double s = 0;
+    for (auto it = x.begin(); it != x.end(); ++it) s += *(it + 1) - *it;
+    return s;
+}
+"""
+    with pytest.raises(AnnotationError):
+        kernel(
+            source, analyse(source, Language.CPP), "diffs",
+            "__global__ void diffs(const double *x, size_t N, double *s)",
+        )  # fmt: skip
