@@ -2931,6 +2931,8 @@ def _iterator_loops(source: str, program: Program, function: str) -> tuple[str, 
         over = begun[1]
         if compact_code(condition) not in (f"{it}!={over}.end()", f"{it}<{over}.end()"):
             continue
+        if _declarations(inner, it) or _declarations(inner, over):
+            continue  # a name of the body's own hides the iterator or the vector
         if compact_code(update) not in (f"++{it}", f"{it}++"):
             continue
         k = next(f"k_{n}" for n in range(100) if f"k_{n}" not in taken)
