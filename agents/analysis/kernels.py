@@ -1433,11 +1433,8 @@ def _placed_sort_kernel(source: str, program: Program, function: str, signature:
             f"{function} writes its sorted elements to other places than it took them from"
         )
     counter = _top_declaration(statements, next_name)
-    counter_value = (
-        counter.child_by_field_name("declarator").child_by_field_name("value")  # type: ignore[union-attr]
-        if counter is not None and counter.child_by_field_name("declarator") is not None
-        else None
-    )
+    counted = counter.child_by_field_name("declarator") if counter is not None else None
+    counter_value = counted.child_by_field_name("value") if counted is not None else None
     if counter is None or counter_value is None or compact_code(counter_value) not in _ZEROS:
         raise AnnotationError(f"{function} does not start {next_name} at the first kept element")
     counter_type = counter.child_by_field_name("type")
@@ -1711,12 +1708,9 @@ def _selection_loop(
             callee is None
             or compact_code(callee) not in (f"{kept}.push_back", f"{kept}.emplace_back")
             or len(arguments) != 1
-            or arguments[0].start_byte not in inside
-            or arguments[0].end_byte - arguments[0].start_byte
-            != next(
-                n.end_byte - n.start_byte
+            or not any(
+                (n.start_byte, n.end_byte) == (arguments[0].start_byte, arguments[0].end_byte)
                 for n in elements
-                if n.start_byte == arguments[0].start_byte
             )
         ):
             return None
@@ -2907,11 +2901,7 @@ def _iterator_loops(source: str, program: Program, function: str) -> tuple[str, 
     if found is None:
         return source, program
     _, definition, body, _ = found
-    vectors = {
-        name
-        for name, node in function_params(definition)
-        if re.match(r"(?:const\s+)?(?:std::)?vector\s*<", text(node))
-    }
+    vectors = _params_declared(definition, "vector")
     taken = {text(n) for n in walk(definition) if n.type == "identifier"}
     edits: list[tuple[int, int, str]] = []
     for loop in walk(body):
@@ -3009,13 +2999,7 @@ def _bounds_declared_apart(source: str, program: Program, function: str) -> tupl
             continue  # `n = i + 5`: read after the counter is set
         if _declarations(body, name) != 1 or bound.type != "init_declarator":
             continue
-        written = {
-            text(target)
-            for n in walk(loop)
-            if n.type in ("assignment_expression", "update_expression")
-            for target in [n.child_by_field_name("left") or n.child_by_field_name("argument")]
-            if target is not None
-        }
+        written = _assigned_targets(loop)
         if name in written or _names(value) & written:
             continue
         indent = " " * loop.start_point[1]
@@ -3484,14 +3468,7 @@ def _index_exit(
     body = definition.child_by_field_name("body")
     if body is None or sum(n.type == "identifier" and text(n) == name for n in walk(body)) != 3:
         return None  # declared, set where found, returned: nothing else
-    assigned = {
-        text(target)
-        for n in walk(loop)
-        if n.type in ("assignment_expression", "update_expression")
-        for target in [n.child_by_field_name("left") or n.child_by_field_name("argument")]
-        if target is not None
-    }
-    if _names(value) & assigned:
+    if _names(value) & _assigned_targets(loop):
         return None
     counter = _counts_up_by_one(loop)
     return [
@@ -3499,6 +3476,17 @@ def _index_exit(
         (then.start_byte, then.end_byte, f"return {counter};"),
         (ending.start_byte, ending.end_byte, f"return {text(value)};"),
     ]
+
+
+def _assigned_targets(node: Node) -> set[str]:
+    """The text of what `node` assigns or steps (`n`, `x[i]`): a name among them is written."""
+    return {
+        text(target)
+        for n in walk(node)
+        if n.type in ("assignment_expression", "update_expression")
+        for target in [n.child_by_field_name("left") or n.child_by_field_name("argument")]
+        if target is not None
+    }
 
 
 def _only_exit(loop: Node) -> tuple[Node, Node] | None:
@@ -4057,6 +4045,16 @@ def _prototype_part(node: Node) -> bool:
     return False
 
 
+def _params_declared(definition: Node, template: str) -> set[str]:
+    """The function's parameters declared a `std::` `template` (`vector`, `(?:vector|array)`),
+    by value or reference, `const` or not."""
+    return {
+        name
+        for name, node in function_params(definition)
+        if re.match(rf"(?:const\s+)?(?:std::)?{template}\s*<", text(node))
+    }
+
+
 def _plain_iterators(source: str, program: Program, function: str) -> tuple[str, Program]:
     """`source` with `function`'s iterator spellings made one: `x.cbegin()`, `std::begin(x)`
     and `std::cbegin(x)` as `x.begin()`, their ends alike (the same elements, read the same
@@ -4068,11 +4066,7 @@ def _plain_iterators(source: str, program: Program, function: str) -> tuple[str,
     if found is None:
         return source, program
     _, definition, body, _ = found
-    vectors = {
-        name
-        for name, node in function_params(definition)
-        if re.match(r"(?:const\s+)?(?:std::)?(?:vector|array)\s*<", text(node))
-    } | {
+    vectors = _params_declared(definition, "(?:vector|array)") | {
         declared_name(d)
         for n in walk(body)
         if n.type == "declaration" and re.match(r"(?:std::)?(?:vector|array)\s*<", text(n))
