@@ -438,6 +438,12 @@ def _array_problem(
                 continue
             if index is not None and _never_equal(index, use, write):
                 continue
+            if (
+                index is not None
+                and len(use.index_nodes) == len(write.index_nodes) == 1
+                and _started_past(index, use.index_nodes[0], write.index_nodes[0], varying, lower)
+            ):
+                continue  # `b[j]` and `b[i]` in a loop from `j = i + 1`: never one element
             if index is not None and _a_span_apart(index, use, write, varying, span):
                 continue
             return f"{_show(use)} and {_show(write)} may be the same element in different iterations of {var}"
@@ -559,13 +565,7 @@ def _apart_in_rows(
         return canon(a) == canon(b) and _distinct(var, b, varying, inner)
 
     def past(a: Node, b: Node) -> bool:
-        """One of the two is `var`, the other a value the loop starts past."""
-        for mine, other in ((a, b), (b, a)):
-            if canon(mine) == var and not set(identifiers(other)) & (varying | {var}):
-                head, _, tail = (lower or "").replace(" ", "").rpartition("+")
-                if tail.isdigit() and int(tail) >= 1 and head == canon(other).replace(" ", ""):
-                    return True
-        return False
+        return _started_past(var, a, b, varying, lower)
 
     # Different columns of one row are different elements; different rows only when both
     # columns provably stay inside their rows.
@@ -574,6 +574,18 @@ def _apart_in_rows(
     return ((in_rows or one_row) and (same_and_distinct(col_u, col_w) or past(col_u, col_w))) or (
         in_rows and (same_and_distinct(row_u, row_w) or past(row_u, row_w))
     )
+
+
+def _started_past(var: str, a: Node, b: Node, varying: set[str], lower: str | None) -> bool:
+    """One of the two is `var`, the other a value `e` the loop starts past and counts up from
+    (`for (j = e + 1; ...; j++)`, `lower` None for a loop that does not count up) which no
+    iteration changes: every value of `var` is greater than `e`."""
+    for mine, other in ((a, b), (b, a)):
+        if canon(mine) == var and not set(identifiers(other)) & (varying | {var}):
+            head, _, tail = (lower or "").replace(" ", "").rpartition("+")
+            if tail.isdigit() and int(tail) >= 1 and head == canon(other).replace(" ", ""):
+                return True
+    return False
 
 
 def _row_and_column(event: AccessEvent) -> tuple[Node, Node, Node] | None:

@@ -399,6 +399,45 @@ CASES = [
         "carried",
     ),
     Case(
+        "an elimination's rows below the pivot: b[j] written, b[i] read, j from i + 1",
+        CPP,
+        "void f(std::vector<double> &A, std::vector<double> &b, size_t N) {\n"
+        "  for (size_t i = 0; i < N; i++) {\n"
+        "  for (size_t j = i + 1; j < N; j++) {\n    double f = A[j * N + i] / A[i * N + i];\n"
+        "    for (size_t k = 0; k < N; k++) { A[j * N + k] -= f * A[i * N + k]; }\n"
+        "    b[j] -= f * b[i];\n  }\n  }\n}",
+        "independent",
+        loop=1,
+    ),
+    Case(
+        "an element the loop starts at, not past, carries",
+        CPP,
+        "void f(std::vector<double> &b, size_t N, size_t i) {\n"
+        "  for (size_t j = i; j < N; j++) { b[j] -= b[i]; }\n}",
+        "carried",
+    ),
+    Case(
+        "an element the loop starts past but counts down from carries",
+        CPP,
+        "void f(std::vector<double> &b, long N, long i) {\n"
+        "  for (long j = i + 1; j >= 0; j--) { b[j] -= b[i]; }\n}",
+        "carried",
+    ),
+    Case(
+        "an element past which the loop starts, moved by the body, is not proven",
+        CPP,
+        "void f(std::vector<double> &b, size_t N, size_t i) {\n"
+        "  for (size_t j = i + 1; j < N; j++) { b[j] -= b[i]; i = j / 2; }\n}",
+        "unknown",
+    ),
+    Case(
+        "an element past the start's name but another offset (b[i + 2], j from i + 1) carries",
+        CPP,
+        "void f(std::vector<double> &b, size_t N, size_t i) {\n"
+        "  for (size_t j = i + 1; j < N; j++) { b[j] -= b[i + 2]; }\n}",
+        "carried",
+    ),
+    Case(
         "a first iteration apart behind an if with an initialiser is no blocked scan",
         CPP,
         "void f(std::vector<double> const& x, std::vector<double> &p) {\n"
