@@ -36,7 +36,15 @@ its one loop:
   the map and histogram loops an outer loop runs in turn per iteration, an LU's row and
   column for each pivot, an element's store between them by one thread): blocks take seats while seating is open, take tiles of each loop and meet at a
   grid barrier after it, which closes seating, so only running blocks ever wait (`PHASES`);
-  a reduction's total goes through a device variable into every thread's own copy.
+  a reduction's total goes through a device variable into every thread's own copy. Between
+  them one seated thread runs what the analysis does not prove (a pivot's search, a row
+  swap, a back substitution, a scatter whose last write wins: `_one_thread`) while the others
+  wait at the barrier after it, and passes the scalars it assigns on through device words;
+  only where a deeper loop nest runs across the threads (else the launch would run at one
+  thread's speed). The function's vectors (`std::vector<double> M(N * N, 0.0)`, a copy
+  `A_copy(A)`) are the kernel's own arrays in a static device store, filled in tiles; a
+  guard that throws unless a vector has a size (`if (A.size() != N * N) throw ...;`) gives
+  that size (a kernel throws nothing: the driver's arrays are the right size).
 
 A function that only returns standard algorithms' results (`std::find(...) != x.end()`,
 `std::count`, `std::count_if` with a one-line lambda, `std::accumulate`, `*std::max_element`,
@@ -145,7 +153,7 @@ _MATH = frozenset(
     }
 )  # fmt: skip
 """Calls a kernel may keep: CUDA's device math library has each (`std::` dropped)."""
-_DEVICE_NAMED = {"clamp": "pf_clamp"}
+_DEVICE_NAMED = {"clamp": "pf_clamp", "swap": "pf_swap"}
 """Library calls the kernels' helpers (`launch.HELPERS`) define under a name of their own."""
 
 _ATOMIC_TYPES = frozenset(
@@ -176,9 +184,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         return whole
     source, program = _lowered(source, program, function)
     root = syntax_tree(source, program.language).root_node
-    definition, statements, phases = _the_loops(root, program, function)
+    definition, statements, phases, alone = _the_loops(root, program, function)
     node, loop = phases[0].node, phases[0].loop
-    phased = len(phases) > 1 or phases[0].outer is not None
+    phased = len(phases) > 1 or phases[0].outer is not None or bool(alone)
     """Loops that must run one after another (`y[i] *= beta;` before `y[row] += a * x[col];`),
     or the one loop an outer loop's iterations run in turn (`for (i ...) for (j ...)`): the
     kernel's seated blocks meet at a barrier between them (`PHASES`)."""
@@ -201,17 +209,50 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     """The names the one loop keeps for the return (loops in phases keep their reductions'
     totals in every thread's own copy: `_phased_work`)."""
     # The statements around the loop: guards and declarations before it, its return after.
-    first, last = statements.index(phases[0].top), statements.index(phases[-1].top)
+    tops = [p.top for p in phases]
+    vectors = (
+        {s: v for s in statements if (v := _declared_vector(s, serial_params)) is not None}
+        if phased
+        else {}
+    )
+    """Vectors the function declares, where its loops run in phases: the kernel's own arrays."""
+    marks = [statements.index(s) for s in [*tops, *vectors, *alone] if s in statements]
+    first, last = min(marks), max(statements.index(t) for t in [*tops, *alone] if t in statements)
     before, after = statements[:first], statements[last + 1 :]
     steps: list[Node] = []
     """Scalar statements between loops run in phases (`m = m / x.size();`, `int hi = 0;`):
     every seated thread runs them on its own copies, after the barrier."""
+    singles: list[Node] = [a for a in alone if a in statements]
+    """Statements between loops run in phases that one thread runs (`_one_thread`): loops the
+    analysis does not prove, an element's store, a pivot's swap."""
     for between in statements[first : last + 1]:
-        if between in [p.top for p in phases] or _resizes_output(between, by_name, serial_params):
+        if between in tops or between in vectors or between in singles:
             continue
-        if not _scalar_step(between):
+        if _resizes_output(between, by_name, serial_params):
+            continue
+        if _scalar_step(between):
+            steps.append(between)
+        elif phased and _one_thread(between) is None:
+            singles.append(between)
+        else:
             raise AnnotationError(f"{function} does more between its loops: {text(between)[:60]}")
-        steps.append(between)
+    for lone in singles:
+        why = _one_thread(lone)
+        if why is not None:
+            raise AnnotationError(f"one thread cannot run {text(lone)[:60]}: {why}")
+    inner_singles = [
+        st
+        for outer in dict.fromkeys(p.outer for p in phases if p.outer is not None)
+        for st in _outer_body(outer)
+        if st not in [p.node for p in phases] and not _scalar_step(st)
+    ]
+    deepest = max(_loop_depth(p.node) + (p.outer is not None) for p in phases)
+    for lone in [*singles, *inner_singles]:
+        if _loop_depth(lone) + (lone in inner_singles) >= deepest:
+            # the deepest loop nest one thread's: the launch would be as slow as one thread
+            raise alone.get(lone) or AnnotationError(
+                f"{function} does more between its loops than one thread may run: {text(lone)[:60]}"
+            )
     starts: dict[str, tuple[str, Node]] = {}
     """The declared type and first value of each name the loop keeps (the result, an argmin's
     best value and index)."""
@@ -228,9 +269,16 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     running value (`_ScanParts.scanned`)."""
     aliases = {p.name for p in params if _is_size_param(p.name, params, serial)}
     """Names of the kernel's size: its size parameters, locals declared as a vector's size."""
+    known: dict[str, Node] = {}
+    """Sizes a guard that throws otherwise gives (`if (A.size() != N * N) throw ...;`): the
+    driver's arrays have them (a kernel throws nothing), so the guard is the size's word."""
     for statement in before:
         if _guard(statement):
             guards.append(statement)  # `if (x.size() < 2) return 0;`: the same for every thread
+            continue
+        asked = _size_guard(statement, serial_params) if phased else None
+        if asked is not None:
+            known.update(asked)
             continue
         if _resizes_output(statement, by_name, serial_params, aliases):
             continue  # `y.resize(x.size());`: the driver's buffer has the kernel's size already
@@ -344,6 +392,8 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         *guards,
         *(p.top for p in phases),
         *steps,
+        *singles,
+        *vectors,
         *(v for _, v in starts.values()),
     ]
     if epilogue is not None:
@@ -402,6 +452,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     modified = {a.name for p in phases for a in (p.outer_loop or p.loop).writes if a.is_array} | {
         h.var for p in phases for h in p.loop.dependence.array_reductions
     }
+    modified |= {name for lone in singles for name in _arrays_written(lone)}
     for name, (_, value) in starts.items():
         read = _names(value) & (set(kept) - {name})
         if read:
@@ -417,6 +468,12 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         raise AnnotationError("code before the loop reads an array the loop writes")
     if scan_store is not None and modified & _names(scan_start):
         raise AnnotationError("the scan's first element reads an array the loop writes")
+    own = {name: f"pf_len_{name}" for name in (v.name for v in vectors.values())}
+    """The kernel's own arrays (the function's vectors) and their lengths' names."""
+    for name, count in known.items():
+        strays = {text(n) for n in _identifiers(count)} - {p.name for p in params if not p.pointer}
+        if strays or not _without_effects(count):
+            raise AnnotationError(f"the size of {name} is not one the kernel's sizes give")
     edits: list[tuple[int, int, str]] = _complex_edits(scope) if complex_ else []
     edits += _library_types(scope)
     for declaration in copied:  # `auto n = x.size();`: the host's type, not the size parameter's
@@ -425,6 +482,60 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             edits.append((kind.start_byte, kind.end_byte, "size_t"))
     measured: set[str] = set()
     valued: set[str] = set()  # measured outside a loop's condition (`y[i] = x[i] * w.size()`)
+
+    def length_of(owner: str) -> str:
+        """How many elements the array `owner` has, in the kernel (as a value)."""
+        if owner in own:
+            return own[owner]
+        if owner in known:
+            return f"(size_t)({text(known[owner])})"
+        if owner not in by_name or not by_name[owner].pointer:
+            raise AnnotationError(f"{owner} is no array the kernel takes or makes")
+        counts = [p for p in params if not p.pointer and p.type in ("size_t", "int", "unsigned")]
+        named = _named_size(owner, counts)
+        others = {
+            id(n) for p in params if p.pointer and (n := _named_size(p.name, counts)) is not None
+        }
+        rest = [p for p in counts if id(p) not in others]
+        if named is not None or (others and len(rest) == 1):
+            # `sizeA` for A; N for b where the kernel's sizes are `sizeA` and N
+            return f"(size_t)({(named or rest[0]).name})"
+        size = _size_of(owner, serial_params, by_name, sizes)
+        if _named_size(owner, sizes) is None and not (
+            owner in serial_params and "std::array" in text(serial_params[owner])
+        ):
+            measured.add(owner)
+            valued.add(owner)
+        return size
+
+    lengths = {
+        v.name: length_of(v.copied) if v.copied is not None else "" for v in vectors.values()
+    }
+    """The lengths of copies (`std::vector<double> A_copy(A);`): their sources'."""
+    for lone in singles + inner_singles:
+        for ranged in (n for n in walk(lone) if n.type == "for_range_loop"):
+            # `for (auto const &e : A)` one thread runs: by index (the element a reference
+            # or a copy as the loop declares it, in an `if` that declares it)
+            over = ranged.child_by_field_name("right")
+            element = ranged.child_by_field_name("declarator")
+            kind = ranged.child_by_field_name("type")
+            body = ranged.child_by_field_name("body")
+            if over is None or over.type != "identifier" or element is None or kind is None:
+                raise AnnotationError("one thread's loop runs over a range the kernel lacks")
+            assert body is not None
+            k = f"pf_r{ranged.start_byte}"
+            paren = next(c for c in ranged.children if c.type == "(")
+            raw = ranged.text or b""
+            bound = raw[paren.end_byte - ranged.start_byte : element.end_byte - ranged.start_byte]
+            edits.append(
+                (
+                    ranged.start_byte,
+                    body.start_byte,
+                    f"for (unsigned long long {k} = 0; {k} < (unsigned long long)"
+                    f"({length_of(text(over))}); ++{k}) if ({bound.decode().strip()} = "
+                    f"{text(over)}[{k}]; true) ",
+                )
+            )
     for call in (c for part in scope for c in walk(part)):
         if call.type != "call_expression":
             continue
@@ -433,6 +544,12 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             continue  # `static_cast<size_t>(v / 10)`, `int(v)`: the device converts alike
         if callee.type == "field_expression" and text(callee).endswith((".size", ".empty")):
             owner, _, method = text(callee).rpartition(".")
+            if owner in own or owner in known:
+                size = own[owner] if owner in own else f"(size_t)({text(known[owner])})"
+                edits.append(
+                    (call.start_byte, call.end_byte, size if method == "size" else f"({size} == 0)")
+                )
+                continue
             size = _size_of(owner, serial_params, by_name, sizes)
             declared = text(serial_params.get(owner) or callee)
             if "std::array" not in declared and _named_size(owner, sizes) is None:
@@ -662,9 +779,30 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             )
             for d in [*copied, *(st for st in steps if st.type == "declaration")]
         }
-        order = [st for st in statements[first : last + 1] if st in steps or st in tops]
+        order = [
+            st
+            for st in statements[first : last + 1]
+            if st in steps or st in tops or st in singles or st in vectors
+        ]
+        scalars = {p.name for p in params if not p.pointer} | {
+            name
+            for d in walk(definition)
+            if d.type == "declaration" and _scalar(d)
+            for named in d.children_by_field_name("declarator")
+            for name in [declared_name(named)]
+            if name
+        }
         globals_, work = _phased_work(
-            phases, order, edits, by_name, serial_params, sizes, locals_, out, epilogue
+            phases,
+            order,
+            edits,
+            by_name,
+            serial_params,
+            sizes,
+            locals_,
+            out,
+            epilogue,
+            _OneThread(vectors, lengths, scalars - set(own)),
         )
         about = (
             f"/* {function}: loops that run one after another, as one kernel. The first blocks "
@@ -718,6 +856,7 @@ def _phased_work(
     declared: dict[str, str],
     out: KernelParam | None,
     returned: Node | None,
+    mine: _OneThread,
 ) -> tuple[str, str]:
     """The kernel's work where its loops run one after another (`PHASES`): a seated block
     takes tiles of each loop's iterations in turn (an outer loop's counter alike in every
@@ -727,10 +866,14 @@ def _phased_work(
     (declared before the loops: `declared`) with the total, so the loops after it and the
     return read what the sequential function's do. The first seat's thread 0 writes the
     function's return after the last barrier. `order`: the loops' statements and the scalar
-    steps between them, in the function's order. The device globals, the work."""
+    steps between them, in the function's order. One thread runs the statements `mine` says
+    (loops the analysis does not prove, a pivot's swap) between barriers, and passes the
+    scalars they assign to every thread through device words; the function's vectors are the
+    kernel's own arrays (`mine.vectors`). The device globals, the work."""
     parts: list[str] = []
     totals: list[str] = []
     resets: list[str] = []
+    words = 0  # device words passing one thread's scalars on
 
     def phase_code(number: int, phase: _Phase) -> str:
         body = phase.node.child_by_field_name("body")
@@ -796,8 +939,64 @@ def _phased_work(
         return code
 
     numbers = iter(range(len(phases)))
-    arrays = {p.name for p in by_name.values() if p.pointer}
+    arrays = {p.name for p in by_name.values() if p.pointer} | {
+        v.name for v in mine.vectors.values()
+    }
     sync = "pf_cuda_grid_sync();  /* the steps before read what may be written next */\n    "
+
+    def vector_code(vector: _LocalVector) -> str:
+        """The kernel's own array for a vector the function declares: its place in the store,
+        its first values in tiles of the seated blocks, a barrier."""
+        length = (
+            mine.lengths[vector.name]
+            if vector.length is None
+            else f"(size_t)({_rewrite(vector.length, edits)})"
+        )
+        name = vector.name
+        if vector.copied is not None:
+            value = f"{vector.copied}[pf_k]"
+        elif vector.fill is not None:
+            value = f"(pf_type_{name})({_rewrite(vector.fill, edits)})"
+        else:
+            value = f"pf_type_{name}()"
+        return (
+            f"typedef {vector.element} pf_type_{name};\n"
+            f"    const unsigned long long pf_len_{name} = (unsigned long long){length};\n"
+            f"    pf_type_{name} *const {name} = (pf_type_{name} *)pf_cuda_store_take(&pf_store_at, "
+            f'pf_len_{name} * sizeof(pf_type_{name}), pf_seated == 1 && pf_lane == 0, "{name}");\n'
+            "    for (;;) {\n"
+            "        if (pf_lane == 0) pf_tile = atomicAdd(&pf_phase_next, 1ULL);\n"
+            "        __syncthreads();\n"
+            "        const unsigned long long pf_base = pf_tile * pf_span;\n"
+            f"        if (pf_base >= pf_len_{name}) break;\n"
+            f"        for (unsigned long long pf_k = pf_base + pf_lane; pf_k < pf_base + pf_span && "
+            f"pf_k < pf_len_{name}; pf_k += pf_width) {name}[pf_k] = {value};\n"
+            "        __syncthreads();\n"
+            "    }\n"
+            "    pf_cuda_grid_sync();"
+        )
+
+    def passed_on(statement: Node) -> tuple[str, str]:
+        """What one thread stores after `statement` and every thread loads after the barrier:
+        each scalar it assigns that outlives it, as a device word."""
+        nonlocal words
+        stores = loads = ""
+        for name in _assigned_outside(statement):
+            if name in arrays:
+                raise AnnotationError(f"one thread assigns the array {name} whole")
+            if name not in mine.scalars:
+                raise AnnotationError(f"one thread assigns {name}, no scalar the kernel declares")
+            stores += (
+                f' static_assert(sizeof({name}) <= 8, "a word"); '
+                f"{{ unsigned long long pf_w = 0; memcpy(&pf_w, &{name}, sizeof({name})); "
+                f"*(volatile unsigned long long *)&pf_passed[{words}] = pf_w; }}"
+            )
+            loads += (
+                f"\n    {{ const unsigned long long pf_w = *(volatile unsigned long long *)"
+                f"&pf_passed[{words}]; memcpy(&{name}, &pf_w, sizeof({name})); }}"
+            )
+            words += 1
+        return stores, loads
 
     def run(statements: list[Node], closing: bool) -> list[str]:
         """Each statement of a run of loops in phases as the kernel runs it: a loop's phase
@@ -808,6 +1007,10 @@ def _phased_work(
         written, read = [], False
         for statement in statements:
             held = [phase for phase in phases if statement in (phase.node, phase.outer)]
+            if statement in mine.vectors:
+                written.append((sync if read else "") + vector_code(mine.vectors[statement]))
+                read = False
+                continue
             if _scalar_step(statement):
                 left = _expression_of(statement)
                 if left is not None and text(left.child_by_field_name("left") or left) in arrays:
@@ -825,9 +1028,10 @@ def _phased_work(
                 at = [(b.start_byte, b.end_byte, c) for b, c in zip(body, inner, strict=True)]
                 code += _rewrite(statement, [*edits, *at])
             else:
+                stores, loads = passed_on(statement)
                 code += (
-                    f"if (pf_seated == 1 && pf_lane == 0) {{ {_rewrite(statement, edits)} }}\n"
-                    "    pf_cuda_grid_sync();"
+                    f"if (pf_seated == 1 && pf_lane == 0) {{ {_rewrite(statement, edits)}{stores} }}\n"
+                    f"    pf_cuda_grid_sync();{loads}"
                 )
             written.append(code)
         if read and closing:
@@ -842,10 +1046,82 @@ def _phased_work(
             "    if (pf_seated == 1 && pf_lane == 0) "
             f"*{out.name} = ({_element(out)})({_rewrite(returned, edits)});\n"
         )
+    store = "    unsigned long long pf_store_at = 0; /* bytes of the store taken */\n"
     work = "    (void)pf_threads;\n    (void)pf_t;\n" + seated(
-        "".join(parts) + answer, "".join(resets)
+        (store if mine.vectors else "") + "".join(parts) + answer, "".join(resets)
     )
-    return DONE + PHASES + "".join(totals), work
+    passed = (
+        f"__device__ unsigned long long pf_passed[{words}]; /* one thread's scalars, passed on */\n"
+        if words
+        else ""
+    )
+    return DONE + PHASES + (_STORE if mine.vectors else "") + passed + "".join(totals), work
+
+
+@dataclass(frozen=True)
+class _OneThread:
+    """What a kernel in phases runs beyond its loops across the threads: the function's
+    vectors as its own arrays (`lengths`: a copy's length), and the scalars (declared in the
+    function, or the kernel's) that one thread's statements may assign and pass on."""
+
+    vectors: dict[Node, _LocalVector]
+    lengths: dict[str, str]
+    scalars: set[str]
+
+
+_STORE = f"""\
+#include <cstdio>
+__device__ alignas(16) unsigned char pf_local_store[{1 << 26}]; /* the function's vectors */
+/* The next `bytes` of the store (every thread takes alike: the same places); past its end
+   the launch stops with a message (`speak`: the one thread that prints it). */
+__device__ inline unsigned char *pf_cuda_store_take(unsigned long long *at,
+        unsigned long long bytes, bool speak, const char *what) {{
+    unsigned char *const place = pf_local_store + *at;
+    *at += (bytes + 255) / 256 * 256;
+    if (*at > sizeof(pf_local_store)) {{
+        if (speak) printf("%s: %llu bytes are past the kernel's store of %llu\\n", what, *at,
+                          (unsigned long long)sizeof(pf_local_store));
+        __trap();
+    }}
+    return place;
+}}
+"""
+"""The static device store of a kernel's own arrays (a static array: not the device heap's
+8 MB by default)."""
+
+
+def _assigned_outside(statement: Node) -> list[str]:
+    """The names `statement` assigns (`=`, compound, `++`, `std::swap`'s arguments) that
+    outlive it: not declared inside it before the assignment, in a block that holds it."""
+    targets = [
+        n.child_by_field_name("left") or n.child_by_field_name("argument")
+        for n in walk(statement)
+        if n.type in ("assignment_expression", "update_expression")
+    ]
+    for call in (n for n in walk(statement) if n.type == "call_expression"):
+        callee = call.child_by_field_name("function")
+        if callee is not None and text(callee).removeprefix("std::") == "swap":
+            targets += _call_arguments(call)
+    declared = [  # (where it is declared, its scope, the name)
+        (d, d.parent if d.type == "declaration" else d, declared_name(named))
+        for d in walk(statement)
+        if d.type in ("declaration", "for_range_loop")
+        for named in d.children_by_field_name("declarator")
+    ]
+    outside = []
+    for target in targets:
+        target = unwrap(target) if target is not None else None
+        if target is None or target.type != "identifier":
+            continue
+        name = text(target)
+        scopes = [
+            scope
+            for d, scope, declared_as in declared
+            if declared_as == name and d.start_byte < target.start_byte and scope is not None
+        ]
+        if not any(_within(target, held) for held in scopes) and name not in outside:
+            outside.append(name)
+    return outside
 
 
 @dataclass(frozen=True)
@@ -4232,12 +4508,12 @@ def _one_name_per_declaration(source: str, program: Program, function: str) -> t
         plain = all(
             d.type == "identifier"
             or (
-                d.type == "init_declarator"
+                d.type in ("init_declarator", "function_declarator")
                 and (inner := d.child_by_field_name("declarator")) is not None
                 and inner.type == "identifier"
             )
             for d in declarators
-        )
+        )  # `rhs(b)` reads to the grammar as a function's declarator
         if not plain:
             continue
         raw = statement.text or b""
@@ -5588,10 +5864,14 @@ _FORS = ("for_statement", "for_range_loop")
 
 def _the_loops(
     root: Node, program: Program, function: str
-) -> tuple[Node, list[Node], list[_Phase]]:
-    """`function`'s definition, its body's statements and the loops the kernel runs: its one
-    loop; or loops that run one after another, each a map or histogram; or the one map or
-    histogram loop an outer counted loop holds alone (its iterations one after another)."""
+) -> tuple[Node, list[Node], list[_Phase], dict[Node, AnnotationError]]:
+    """`function`'s definition, its body's statements, the loops the kernel runs across its
+    threads and the loops one thread runs: its one loop; or loops that run one after another,
+    each a map or histogram; or the one map or histogram loop an outer counted loop holds
+    alone (its iterations one after another). Where some loops run across the threads, a loop
+    the analysis does not prove (nor its inner loops) is one thread's (`_one_thread`), as are
+    such inner loops of an outer loop whose other inner loops run across them (each with why
+    it is not run across the threads)."""
     definition = next((d for d in function_definitions(root) if function_name(d) == function), None)
     if definition is None:
         raise AnnotationError(f"no function {function} in the source")
@@ -5609,47 +5889,67 @@ def _the_loops(
 
     if not fors:
         raise AnnotationError(f"{function} has 0 top-level loops, not one")
-    phases = []
+    phases: list[_Phase] = []
+    alone: dict[Node, AnnotationError] = {}
     for node in fors:
         loop = facts(node)
         try:
             _check_loop(loop)
             if len(fors) > 1:
                 _check_phase(loop)
-        except AnnotationError:
-            inner = _inner_phases(node, facts)
-            if inner is None:
-                raise
-            _check_outer(loop)
-            phases.extend(inner)
+            phases.append(_Phase(node, loop))
             continue
-        phases.append(_Phase(node, loop))
-    return definition, statements, phases
+        except AnnotationError as refused:
+            first = refused
+        inside: dict[Node, AnnotationError] = {}
+        try:
+            inner = _inner_phases(node, facts, inside)
+            if inner is None:
+                raise first
+            _check_outer(loop)
+        except AnnotationError as refused:
+            alone[node] = refused
+            continue
+        phases.extend(inner)
+        alone.update(inside)
+    if not phases:
+        raise next(iter(alone.values()))
+    return definition, statements, phases, alone
 
 
-def _inner_phases(outer: Node, facts: Callable[[Node], Loop]) -> list[_Phase] | None:
+def _inner_phases(
+    outer: Node, facts: Callable[[Node], Loop], alone: dict[Node, AnnotationError]
+) -> list[_Phase] | None:
     """The loops an outer loop runs in turn in each of its iterations (an LU's row of U, then
     its column of L, for each pivot), each a map or histogram, with the statements between
-    them every thread may run (`_scalar_step`) or one thread runs (`_single_store`); None
-    where the outer loop's body holds no loop."""
+    them every thread may run (`_scalar_step`) or one thread runs (`_one_thread`: an
+    element's store, a loop the analysis does not prove, a pivot's swap); None where the
+    outer loop's body holds no loop. `alone` gets the inner loops one thread runs, each with
+    why."""
     statements = _outer_body(outer)
     inner = [s for s in statements if s.type in _FORS]
     if not inner:
         return None
     phases = []
     for node in inner:
-        if node.type != "for_statement":
-            raise AnnotationError("a range loop inside an outer loop, run in phases")
-        loop = facts(node)
-        _check_loop(loop)
-        _check_phase(loop, outer=True)
+        try:
+            if node.type != "for_statement":
+                raise AnnotationError("a range loop inside an outer loop, run in phases")
+            loop = facts(node)
+            _check_loop(loop)
+            _check_phase(loop, outer=True)
+        except AnnotationError as refused:
+            alone[node] = refused
+            continue
         phases.append(_Phase(node, loop, outer, facts(outer)))
+    if not phases:
+        raise next(iter(alone.values()))
+    held = {p.node for p in phases}
     for statement in statements:
-        if statement.type not in _FORS and not (
-            _scalar_step(statement) or _single_store(statement)
-        ):
+        if statement not in held and not _scalar_step(statement) and _one_thread(statement):
             raise AnnotationError(
-                f"the outer loop does more between its loops: {text(statement)[:60]}"
+                f"the outer loop does more between its loops: {text(statement)[:60]} "
+                f"({_one_thread(statement)})"
             )
     written = {a.name for a in facts(outer).writes if a.is_array}
     header = [outer.child_by_field_name(f) for f in ("condition", "update")]
@@ -5657,6 +5957,206 @@ def _inner_phases(outer: Node, facts: Callable[[Node], Loop]) -> list[_Phase] | 
         # a thread past the barrier may write it while another still tests it
         raise AnnotationError("the outer loop's test reads an array its loops write")
     return phases
+
+
+def _one_thread(statement: Node) -> str | None:
+    """Why one seated thread cannot run `statement` between barriers while the others wait,
+    or None where it can: a statement that leaves only by its end (no `return`, no `goto`,
+    `break` or `continue` only of loops inside it) and declares nothing the statements after
+    it read (a declaration's name would end with the thread's block). What it calls and
+    which names it reaches the kernel's checks decide, as for any loop's body."""
+    if statement.type == "declaration":
+        return "a declaration"
+    for node in walk(statement):
+        if node.type in (
+            "return_statement",
+            "goto_statement",
+            "labeled_statement",
+            "throw_statement",
+        ):
+            return f"a {node.type.removesuffix('_statement')}"
+        if node.type in ("break_statement", "continue_statement"):
+            owner = node.parent
+            kinds: tuple[str, ...] = (
+                "for_statement",
+                "for_range_loop",
+                "while_statement",
+                "do_statement",
+            )
+            if node.type == "break_statement":
+                kinds += ("switch_statement",)
+            while owner is not None and owner.type not in kinds:
+                owner = owner.parent
+            if owner is None or not _within(owner, statement):
+                return f"a {node.type.removesuffix('_statement')} out of it"
+    return None
+
+
+@dataclass(frozen=True)
+class _LocalVector:
+    """A vector the function declares where its loops run in phases (`std::vector<double>
+    A_copy(A);`, `std::vector<double> M(N * N, 0.0);`): the kernel's own array, in a static
+    device store (`_STORE`), filled by the seated threads before the statements after it."""
+
+    name: str
+    element: str
+    length: Node | None
+    """Its count of elements (None for a copy: its source's)."""
+    fill: Node | None
+    """Each element's first value (None: the type's zero, or a copy's element)."""
+    copied: str | None
+    """The array it copies."""
+
+
+_VECTOR_ELEMENT = re.compile(r"(?:std::)?vector\s*<\s*([\w\s:]+?)\s*>")
+
+
+def _declared_vector(statement: Node, serial_params: dict[str, Node]) -> _LocalVector | None:
+    """The vector `statement` declares with a size (and a value for every element) or as a
+    copy of a vector the function takes or declared before, else None."""
+    if statement.type != "declaration" or len(statement.children_by_field_name("declarator")) != 1:
+        return None
+    kind = statement.child_by_field_name("type")
+    declarator = statement.child_by_field_name("declarator")
+    match = _VECTOR_ELEMENT.fullmatch(text(kind)) if kind is not None else None
+    if match is None or declarator is None:
+        return None
+    if declarator.type == "function_declarator":
+        # `std::vector<double> A_copy(A);` as C++ reads a declaration it may be: one name
+        # given (a type's name to the grammar)
+        given = declarator.child_by_field_name("parameters")
+        named = [p for p in (given.named_children if given else []) if p.type != "comment"]
+        if (
+            len(named) != 1
+            or len(named[0].named_children) != 1
+            or named[0].named_children[0].type != "type_identifier"
+        ):
+            return None
+        value = named[0].named_children[0]
+    elif declarator.type == "init_declarator":
+        value = declarator.child_by_field_name("value") or declarator.named_children[-1]
+    else:
+        return None
+    name = declared_name(declarator) or ""
+    element = " ".join(match.group(1).split())
+    vectors = {n for n, node in serial_params.items() if "vector" in text(node)}
+    walked = statement.parent
+    while walked is not None and walked.type != "function_definition":
+        walked = walked.parent
+    if walked is not None:  # the vectors declared before it in the function
+        vectors |= {
+            declared_name(d.child_by_field_name("declarator")) or ""
+            for d in walk(walked)
+            if d.type == "declaration"
+            and d.end_byte <= statement.start_byte
+            and _VECTOR_ELEMENT.fullmatch(text(d.child_by_field_name("type") or d))
+        }
+    if value.type in ("identifier", "type_identifier") and text(value) in vectors:
+        return _LocalVector(name, element, None, None, text(value))  # `= b`, `(b)`
+    if value.type == "type_identifier":
+        return _LocalVector(name, element, value, None, None)  # `(n)`
+    if value.type != "argument_list":
+        return None
+    args = [a for a in value.named_children if a.type != "comment"]
+    if len(args) == 1 and args[0].type == "identifier" and text(args[0]) in vectors:
+        return _LocalVector(name, element, None, None, text(args[0]))  # `(b)`
+    if len(args) == 2:
+        ends = [re.fullmatch(r"(\w+)\s*\.\s*(c?begin|c?end)\s*\(\s*\)", text(a)) for a in args]
+        first, last = ends
+        if first is not None and last is not None:
+            if (
+                first.group(1) == last.group(1)
+                and first.group(2).endswith("begin")
+                and last.group(2).endswith("end")
+                and first.group(1) in vectors
+            ):
+                return _LocalVector(name, element, None, None, first.group(1))
+            return None
+    if len(args) in (1, 2) and all(_without_effects(a) for a in args):
+        return _LocalVector(name, element, args[0], args[1] if len(args) == 2 else None, None)
+    return None
+
+
+def _size_guard(statement: Node, serial_params: dict[str, Node]) -> dict[str, Node] | None:
+    """The sizes `if (A.size() != N * N || b.size() != N) throw ...;` asks of the vectors the
+    function takes (each `!=` a size, as the guard throws otherwise), else None."""
+    if statement.type != "if_statement" or statement.child_by_field_name("alternative"):
+        return None
+    then = statement.child_by_field_name("consequence")
+    while then is not None and then.type == "compound_statement":
+        inner = [c for c in then.named_children if c.type != "comment"]
+        then = inner[0] if len(inner) == 1 else None
+    thrown = then is not None and (
+        then.type == "throw_statement"
+        or (
+            then.type == "expression_statement"
+            and bool(then.named_children)
+            and then.named_children[0].type == "throw_expression"
+        )
+    )
+    condition = statement.child_by_field_name("condition")
+    if not thrown or condition is None:
+        return None
+    parts = [unwrap(c) for c in condition.named_children if c.type != "comment"]
+    sizes: dict[str, Node] = {}
+    while parts:
+        part = unwrap(parts.pop())
+        operator = (
+            part.child_by_field_name("operator") if part.type == "binary_expression" else None
+        )
+        left, right = part.child_by_field_name("left"), part.child_by_field_name("right")
+        if operator is None or left is None or right is None:
+            return None
+        if text(operator) == "||":
+            parts += [left, right]
+            continue
+        if text(operator) != "!=":
+            return None
+        for measured, size in ((unwrap(left), unwrap(right)), (unwrap(right), unwrap(left))):
+            owner = re.fullmatch(r"(\w+)\s*\.\s*size\s*\(\s*\)", text(measured))
+            if (
+                owner
+                and "vector" in text(serial_params.get(owner.group(1)) or measured)
+                and owner.group(1) in serial_params
+                and owner.group(1) not in sizes
+            ):
+                sizes[owner.group(1)] = size
+                break
+        else:
+            return None
+    return sizes or None
+
+
+def _arrays_written(statement: Node) -> set[str]:
+    """The arrays `statement` writes elements of (`a[i] = v`, `a[i]++`, `std::swap(a[i],
+    a[j])`)."""
+    targets = [
+        n.child_by_field_name("left") or n.child_by_field_name("argument")
+        for n in walk(statement)
+        if n.type in ("assignment_expression", "update_expression")
+    ]
+    for call in (n for n in walk(statement) if n.type == "call_expression"):
+        callee = call.child_by_field_name("function")
+        if callee is not None and text(callee).removeprefix("std::") == "swap":
+            targets += _call_arguments(call)
+    written = set()
+    for target in targets:
+        while target is not None and target.type in (
+            "subscript_expression",
+            "field_expression",
+            "parenthesized_expression",
+        ):
+            target = target.named_children[0]
+        if target is not None and target.type == "identifier":
+            written.add(text(target))
+    return written
+
+
+def _loop_depth(node: Node) -> int:
+    """How deep loops nest in `node` (a loop itself counts one)."""
+    kinds = ("for_statement", "for_range_loop", "while_statement", "do_statement")
+    own = 1 if node.type in kinds else 0
+    return own + max((_loop_depth(c) for c in node.named_children), default=0)
 
 
 def _outer_body(outer: Node) -> list[Node]:

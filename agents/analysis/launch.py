@@ -188,6 +188,8 @@ template <class T> __device__ inline void pf_cuda_fold_or(T *a, T v) { pf_cuda_f
 template <class T> __device__ inline void pf_cuda_fold_and(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_and_f()); }
 /* std::clamp's value on the device (its arguments of one type, as the library's). */
 template <class T> __host__ __device__ inline T pf_clamp(T v, T lo, T hi) { return v < lo ? lo : hi < v ? hi : v; }
+/* std::swap's exchange on the device. */
+template <class T> __host__ __device__ inline void pf_swap(T &a, T &b) { T t = a; a = b; b = t; }
 /* A waiting thread's pause (a lock, a running value, a barrier), so that what it waits for
    runs: a short sleep where the GPU has one (compute capability 7.0 on, every GPU CUDA 13
    builds for). */

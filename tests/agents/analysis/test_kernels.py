@@ -34,7 +34,7 @@ from sandbox.spec import Language, Target
 from tests.fakes.pch import header_folder
 
 MADE = {
-    "00_dense_la_lu_decomp", "02_dense_la_gemm", "03_dense_la_axpy", "04_dense_la_gemv", "06_fft_dft", "12_geometry_smallest_triangle",
+    "00_dense_la_lu_decomp", "01_dense_la_solve", "02_dense_la_gemm", "03_dense_la_axpy", "04_dense_la_gemv", "06_fft_dft", "12_geometry_smallest_triangle",
     "13_geometry_closest_pair_2d", "14_geometry_closest_pair_1d",
     "15_graph_edge_count", "16_graph_largest_component", "17_graph_highest_degree",
     "18_graph_count_components", "19_graph_shortest_path", "20_histogram_pixel_histogram",
@@ -45,7 +45,7 @@ MADE = {
     "34_scan_largest_contiguous_subarray_sum", "35_search_search_for_last_struct_by_key",
     "36_search_check_if_array_contains_value",
     "37_search_find_the_closest_number_to_pi", "39_search_xor_contains", "40_sort_sort_an_array_of_complex_numbers_by_magnitude",
-    "41_sort_k-th_smallest_element", "42_sort_sorted_ranks", "43_sort_sort_an_array_of_structs_by_key", "44_sort_sort_non-zero_elements", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
+    "41_sort_k-th_smallest_element", "42_sort_sorted_ranks", "43_sort_sort_an_array_of_structs_by_key", "44_sort_sort_non-zero_elements", "45_sparse_la_sparse_solve", "47_sparse_la_spmv", "48_sparse_la_sparse_axpy", "38_search_find_the_first_even_number",
     "49_sparse_la_sparse_lu_decomp",
     "50_stencil_xor_kernel", "51_stencil_edge_kernel",
     "52_stencil_1d_jacobi_3-point_stencil", "53_stencil_2d_jacobi_5-point_stencil",
@@ -58,7 +58,8 @@ or one standard algorithm such a loop runs, queries of a sorted copy counted, or
 outer loop's iterations, or loops in turn, a sort or an element of a sorted copy; with std::complex as the
 device's own complex type), or a graph walk whose result its reach decides (components, the
 largest, a breadth-first distance: `agents.analysis.traversal`), or an outer loop's loops in turn
-(an LU's row and column, a map's reads as searches of the vector that fills it); 50 of 60."""
+(an LU's row and column, a map's reads as searches of the vector that fills it), or with one
+thread's pivot searches, swaps and back substitutions between them (the solves); 53 of 60."""
 
 
 def _tasks() -> list[TranslationTask]:
@@ -300,20 +301,6 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
             "__global__ void f(double *x, size_t N, size_t *out)",
             "keep an index",
         ),
-        (  # a step between loops that writes an array: every thread would write it
-            "void f(std::vector<double> &x) {\n  double s = 0;\n"
-            "  for (size_t i = 0; i < x.size(); ++i) s += x[i];\n  x[0] = s;\n"
-            "  for (size_t i = 1; i < x.size(); ++i) x[i] += 1;\n}\n",
-            "__global__ void f(double *x, size_t N)",
-            "between its loops",
-        ),
-        (  # a statement between the loops would run in every thread at once
-            "void f(std::vector<double> &x) {\n"
-            "  for (size_t i = 0; i < x.size(); ++i) x[i] *= 2;\n  x[0] = 1;\n"
-            "  for (size_t i = 0; i < x.size(); ++i) x[i] += 1;\n}\n",
-            "__global__ void f(double *x, size_t N)",
-            "between its loops",
-        ),
         (  # an outer loop that does more than run its one inner loop
             "void f(std::vector<double> &x, size_t n) {\n"
             "  for (size_t t = 0; t < n; ++t) {\n    x[0] += 1;\n"
@@ -502,6 +489,58 @@ int main() {
             std::vector<double> got = y;
             pf_launch(shape[0], shape[1], [&] {
                 pf_gpu::spmv(2.0, device.data(), device.size(), x.data(), 0.5, got.data(), m, n);
+            });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    "01_dense_la_solve": """
+int main() {
+    for (size_t n : {1, 2, 5, 33}) {
+        std::vector<double> a(n * n), b(n);
+        for (size_t i = 0; i < n; i++) {
+            b[i] = (double)((i * 5) % 7) - 3.0;
+            for (size_t j = 0; j < n; j++)  // small diagonals: rows swap at most pivots
+                a[i * n + j] = i == j ? 0.25 : (double)((i * 7 + j * 3) % 11) - 5.0;
+        }
+        std::vector<double> want(n);
+        solveLinearSystem(a, b, want, n);
+        for (auto &shape : PF_SHAPES) {
+            for (int twice = 0; twice < 2; twice++) {  // the store and the seats free again
+                std::vector<double> got(n, 9.0);
+                pf_launch(shape[0], shape[1], [&] {
+                    pf_gpu::solveLinearSystem(a.data(), b.data(), got.data(), n);
+                });
+                if (got != want) return 1;
+            }
+        }
+    }
+    return 0;
+}
+""",
+    "45_sparse_la_sparse_solve": """
+int main() {
+    for (size_t n : {1, 2, 6, 30}) {
+        std::vector<COOElement> a;
+        std::vector<double> b(n);
+        for (size_t i = 0; i < n; i++) {
+            b[i] = (double)((i * 3) % 5) - 2.0;
+            for (size_t j = 0; j < n; j++)
+                if (i == j || (i * 5 + j * 3) % 4 == 0)
+                    a.push_back({i, j, i == j ? 0.5 : (double)((i * 7 + j) % 9) - 4.0});
+        }
+        std::reverse(a.begin(), a.end());  // in no order
+        if (n > 1) a.push_back({1, 0, 2.5});  // a key again: the last one counts
+        std::vector<double> want(n);
+        solveLinearSystem(a, b, want, n);
+        std::vector<pf_gpu::COOElement> device(a.size());
+        for (size_t k = 0; k < a.size(); k++) device[k] = {a[k].row, a[k].column, a[k].value};
+        for (auto &shape : PF_SHAPES) {
+            std::vector<double> got(n, 9.0);
+            pf_launch(shape[0], shape[1], [&] {
+                pf_gpu::solveLinearSystem(device.data(), device.size(), b.data(), got.data(), n);
             });
             if (got != want) return 1;
         }
@@ -4775,3 +4814,190 @@ double diffs(std::vector<double> const &x) {
             source, analyse(source, Language.CPP), "diffs",
             "__global__ void diffs(const double *x, size_t N, double *s)",
         )  # fmt: skip
+
+
+_ONE_THREAD = {
+    "a column's largest element, read by every row": (
+        """
+void scaleByPivots(std::vector<double> const &A, std::vector<double> &B, size_t N) {
+    for (size_t c = 0; c < N; ++c) {
+        size_t big = 0;
+        for (size_t r = 1; r < N; ++r) {
+            if (std::abs(A[r * N + c]) > std::abs(A[big * N + c])) big = r;
+        }
+        double m = A[big * N + c] + (double)big;
+        for (size_t r = 0; r < N; ++r) {
+            for (size_t k = 0; k < N; ++k) B[r * N + k] += A[big * N + k] * m;
+        }
+    }
+}
+""",
+        "__global__ void scaleByPivots(const double *A, double *B, size_t N)",
+        """
+int main() {
+    for (size_t n : {1, 3, 17}) {
+        std::vector<double> a(n * n);
+        for (size_t k = 0; k < n * n; k++) a[k] = (double)((k * 7919) % 23) - 11.0;
+        std::vector<double> want(n * n, 1.0);
+        scaleByPivots(a, want, n);
+        for (auto &shape : PF_SHAPES) {
+            std::vector<double> got(n * n, 1.0);
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::scaleByPivots(a.data(), got.data(), n); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+""",
+    ),
+    "a scratch copy, changed by one thread, read by the rows": (
+        """
+void shiftedRows(std::vector<int> const &x, std::vector<int> &y) {
+    size_t N = x.size();
+    std::vector<int> w(x.begin(), x.end());
+    std::vector<long long> seen(N, 2);
+    int carry = 0;
+    for (size_t i = 0; i < N; ++i) {
+        carry = (carry + w[i]) % 5;
+        w[i] = carry;
+    }
+    for (size_t i = 0; i < N; ++i) {
+        for (size_t j = 0; j < N; ++j) y[i * N + j] = w[j] * (int)seen[i] + carry;
+    }
+}
+""",
+        "__global__ void shiftedRows(const int *x, int *y, size_t N)",
+        """
+int main() {
+    for (size_t n : {1, 4, 21}) {
+        std::vector<int> x(n);
+        for (size_t k = 0; k < n; k++) x[k] = (int)((k * 31) % 9);
+        std::vector<int> want(n * n, 0);
+        shiftedRows(x, want);
+        for (auto &shape : PF_SHAPES) {
+            for (int twice = 0; twice < 2; twice++) {
+                std::vector<int> got(n * n, -1);
+                pf_launch(shape[0], shape[1], [&] { pf_gpu::shiftedRows(x.data(), got.data(), n); });
+                if (got != want) return 1;
+            }
+        }
+    }
+    return 0;
+}
+""",
+    ),
+}
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("case", sorted(_ONE_THREAD))
+def test_one_threads_statements_pass_their_scalars_to_every_thread(
+    case: str, tmp_path: Path
+) -> None:
+    """Loops the analysis does not prove, between loops that run across the threads, run on
+    one thread between barriers; the scalars they assign reach every thread, and the
+    function's vectors are the kernel's own arrays. The check fails without the scalars
+    passed on (every other thread keeps its own first value)."""
+    source, signature, check = _ONE_THREAD[case]
+    name = signature.split("(")[0].split()[-1]
+    written = kernel(source, analyse(source, Language.CPP), name, signature)
+    assert "pf_passed[0]" in written
+    for concurrent in (False, True):
+        _emulate(source, written, check, tmp_path, concurrent=concurrent)
+    alone = re.sub(r"\n    \{ const unsigned long long pf_w = [^\n]*", "", written)
+    assert alone != written
+    with pytest.raises(AssertionError, match="int main"):
+        _emulate(source, alone, check, tmp_path)  # a seated block's other threads
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        (
+            "void f(std::vector<int> &x, std::vector<int> &y, size_t N) {\n"
+            "  for (size_t i = 0; i < N; ++i) y[i] = x[i] * 2;\n"
+            "  for (size_t i = 1; i < N; ++i) y[i] += y[i - 1];\n}\n",
+            "keep an index or a running value",
+        ),
+        (
+            "void f(std::vector<int> &x, std::vector<int> &y, size_t N) {\n"
+            "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] = x[j];\n"
+            "  for (size_t i = 1; i < N; ++i) for (size_t j = 1; j < N; ++j) y[i * N + j] += y[i * N + j - 1];\n}\n",
+            "the analysis does not prove the loop",
+        ),
+        (
+            "void f(std::vector<int> &x, std::vector<int> &y, size_t N) {\n"
+            "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] = x[j];\n"
+            "  while (x[0] > 0) { x[0] -= 1; }\n"
+            "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] += x[0];\n}\n",
+            None,
+        ),
+        (
+            "void f(std::vector<int> &x, std::vector<int> &y, size_t N) {\n"
+            "  for (size_t t = 0; t < N; ++t) {\n"
+            "    if (x[t] < 0) return;\n"
+            "    for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] += x[j];\n"
+            "  }\n}\n",
+            "does more between its loops",
+        ),
+        (
+            "void f(std::vector<int> &x, std::vector<int> &y, size_t N) {\n"
+            "  for (size_t t = 0; t < N; ++t) {\n"
+            "    for (size_t i = 1; i < N; ++i) { if (x[i] < 0) break; x[i] += x[i - 1]; }\n"
+            "    for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] += x[j];\n"
+            "  }\n  std::vector<int> w;\n"
+            "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] += x[j];\n}\n",
+            "does more between its loops",
+        ),
+    ],
+)
+def test_what_one_thread_does_not_run(source: str, why: str | None) -> None:
+    """One thread runs a loop the analysis does not prove only where a deeper nest runs across
+    the threads (else the launch would be one thread's speed), and only a statement that
+    leaves by its end; an empty vector has no length the kernel could give it."""
+    program = analyse(source, Language.CPP)
+    signature = "__global__ void f(int *x, int *y, size_t N)"
+    if why is None:
+        written = kernel(source, program, "f", signature)  # the while loop is lighter
+        assert "if (pf_seated == 1 && pf_lane == 0) { while (x[0] > 0)" in written
+        return
+    with pytest.raises(AnnotationError, match=why):
+        kernel(source, program, "f", signature)
+
+
+_STORES_BETWEEN = [
+    "void f(std::vector<double> &x) {\n  double s = 0;\n"
+    "  for (size_t i = 0; i < x.size(); ++i) s += x[i];\n  x[0] = s;\n"
+    "  for (size_t i = 1; i < x.size(); ++i) x[i] += 1;\n}\n",
+    "void f(std::vector<double> &x) {\n"
+    "  for (size_t i = 0; i < x.size(); ++i) x[i] *= 2;\n  x[0] = 1;\n"
+    "  for (size_t i = 0; i < x.size(); ++i) x[i] += 1;\n}\n",
+]
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("source", _STORES_BETWEEN, ids=["a total's store", "a constant's"])
+def test_a_store_between_loops_is_one_threads(source: str, tmp_path: Path) -> None:
+    """An element's store between loops run in phases (once refused: every thread would have
+    made it) is one thread's, between barriers, after every thread has the loop's total."""
+    written = kernel(
+        source, analyse(source, Language.CPP), "f", "__global__ void f(double *x, size_t N)"
+    )
+    assert "if (pf_seated == 1 && pf_lane == 0) { x[0] =" in written
+    check = """
+int main() {
+    for (size_t n : {1, 5, 300}) {
+        std::vector<double> x(n);
+        for (size_t k = 0; k < n; k++) x[k] = (double)((k * 13) % 7) - 3.0;
+        std::vector<double> want = x;
+        f(want);
+        for (auto &shape : PF_SHAPES) {
+            std::vector<double> got = x;
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::f(got.data(), n); });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+"""
+    _emulate(source, written, check, tmp_path)
