@@ -183,6 +183,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     if whole is not None:
         return whole
     source, program = _lowered(source, program, function)
+    source, program = _outputs_named_apart(source, program, function, params)
     root = syntax_tree(source, program.language).root_node
     definition, statements, phases, alone = _the_loops(root, program, function)
     node, loop = phases[0].node, phases[0].loop
@@ -225,12 +226,21 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     singles: list[Node] = [a for a in alone if a in statements]
     """Statements between loops run in phases that one thread runs (`_one_thread`): loops the
     analysis does not prove, an element's store, a pivot's swap."""
+    hoisted = _hoisted_guards(statements[first : last + 1], vectors) if phased else []
+    """Guards among the vectors and their sorts, before any loop (`if (p.size() < 2) return
+    0.0;` after a copy's sort), that read only sizes: they run first, as the guards before."""
+    sorts: dict[Node, str] = {}
+    """Sorts of the function's own vectors between its loops (`std::sort(p.begin(), p.end(),
+    order)`): a sorting network's steps, across the threads."""
     for between in statements[first : last + 1]:
-        if between in tops or between in vectors or between in singles:
+        if between in tops or between in vectors or between in singles or between in hoisted:
             continue
         if _resizes_output(between, by_name, serial_params):
             continue
-        if _scalar_step(between):
+        over = _sorted_whole(between) if phased else None
+        if over is not None and over in {v.name for v in vectors.values()}:
+            sorts[between] = over
+        elif _scalar_step(between):
             steps.append(between)
         elif phased and _one_thread(between) is None:
             singles.append(between)
@@ -246,7 +256,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         for st in _outer_body(outer)
         if st not in [p.node for p in phases] and not _scalar_step(st)
     ]
-    deepest = max(_loop_depth(p.node) + (p.outer is not None) for p in phases)
+    deepest = max(
+        [_loop_depth(p.node) + (p.outer is not None) for p in phases] + [1.5] * len(sorts)
+    )  # a sorting network's work grows faster than its length: more than one loop's
     for lone in [*singles, *inner_singles]:
         if _loop_depth(lone) + (lone in inner_singles) >= deepest:
             # the deepest loop nest one thread's: the launch would be as slow as one thread
@@ -324,6 +336,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
                     )
         else:
             raise AnnotationError(f"{function} does more than its loop: {text(statement)[:60]}")
+    guards += hoisted
     returns = [s for s in after if s.type == "return_statement" and s.named_children]
     late = [
         s
@@ -346,8 +359,6 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     the block that ends last writes it from the value the last tile passed on."""
     epilogue = None
     if phased:
-        if any(_guard_value(g) is not None for g in guards):
-            raise AnnotationError(f"{function} answers early from loops run one after another")
         epilogue = returned  # read by one thread once the last loop's barrier is passed
     elif kept and (returned is None or set(kept) - set(starts)):
         raise AnnotationError(f"{function} does not start and return what its loop keeps")
@@ -440,10 +451,16 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         "complex<" in text(part) for part in [*scope, *helpers.values()]
     )
     """`std::complex` (the driver's `cuDoubleComplex`) as the device's `pf_cplx` (`_COMPLEX`)."""
+    own_types = {
+        text(n.child_by_field_name("name") or n)
+        for n in root.named_children
+        if n.type in _TYPE_NODES and n.child_by_field_name("name") is not None
+    }
     outside = sorted(
         used - set(by_name) - local - callees - _MATH - _CONSTANTS - set(constants) - {"static_cast"}
         - {loop.var} - set(kept) - ({scan.var} if scan is not None else set())
         - ({"complex", *_COMPLEX_CALLS} if complex_ else set())
+        - own_types  # a cast to the source's type, `(Point)(h[k])`
     )  # fmt: skip
     if outside:
         raise AnnotationError(f"the loop uses {outside[0]}, which the kernel does not take")
@@ -542,6 +559,8 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         callee = call.child_by_field_name("function")
         if callee is None or _is_cast(callee):
             continue  # `static_cast<size_t>(v / 10)`, `int(v)`: the device converts alike
+        if callee.type == "parenthesized_expression" and text(callee)[1:-1].strip() in own_types:
+            continue  # `(Point)(h[k])`: a copy of the source's type, the device's alike
         if callee.type == "field_expression" and text(callee).endswith((".size", ".empty")):
             owner, _, method = text(callee).rpartition(".")
             if owner in own or owner in known:
@@ -711,7 +730,14 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     body_node = node.child_by_field_name("body")
     assert body_node is not None
     inner = _rewrite(body_node, edits)
-    setup = "".join(f"    {_rewrite(d, edits)}\n" for d in before if d in copied or d in guards)
+    setup = "".join(
+        f"    const unsigned long long pf_len_{v.name} = (unsigned long long){lengths[v.name]};\n"
+        for v in vectors.values()
+        if v.copied is not None
+    )  # a copy's length, its source's: guards may read it
+    setup += "".join(
+        f"    {_rewrite(d, edits)}\n" for d in [*before, *hoisted] if d in copied or d in guards
+    )
     device = "".join(f"__host__ __device__ {_device_math(helpers[h], renamed)}\n" for h in helpers)
     members = {
         text(f.child_by_field_name("field") or f)
@@ -782,7 +808,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         order = [
             st
             for st in statements[first : last + 1]
-            if st in steps or st in tops or st in singles or st in vectors
+            if st in steps or st in tops or st in singles or st in vectors or st in sorts
         ]
         scalars = {p.name for p in params if not p.pointer} | {
             name
@@ -802,8 +828,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             locals_,
             out,
             epilogue,
-            _OneThread(vectors, lengths, scalars - set(own)),
+            _OneThread(vectors, lengths, scalars - set(own), sorts),
         )
+        globals_ += _sort_step_order(sorts, vectors, root, function)
         about = (
             f"/* {function}: loops that run one after another, as one kernel. The first blocks "
             "of whatever grid the\n   driver launches to arrive take the seats (no more than "
@@ -953,6 +980,11 @@ def _phased_work(
             else f"(size_t)({_rewrite(vector.length, edits)})"
         )
         name = vector.name
+        counted = (
+            f"    const unsigned long long pf_len_{name} = (unsigned long long){length};\n"
+            if vector.copied is None
+            else ""  # the setup's, before the guards
+        )
         if vector.copied is not None:
             value = f"{vector.copied}[pf_k]"
         elif vector.fill is not None:
@@ -961,7 +993,7 @@ def _phased_work(
             value = f"pf_type_{name}()"
         return (
             f"typedef {vector.element} pf_type_{name};\n"
-            f"    const unsigned long long pf_len_{name} = (unsigned long long){length};\n"
+            f"{counted}"
             f"    pf_type_{name} *const {name} = (pf_type_{name} *)pf_cuda_store_take(&pf_store_at, "
             f'pf_len_{name} * sizeof(pf_type_{name}), pf_seated == 1 && pf_lane == 0, "{name}");\n'
             "    for (;;) {\n"
@@ -1009,6 +1041,16 @@ def _phased_work(
             held = [phase for phase in phases if statement in (phase.node, phase.outer)]
             if statement in mine.vectors:
                 written.append((sync if read else "") + vector_code(mine.vectors[statement]))
+                read = False
+                continue
+            if statement in mine.sorts:
+                over = mine.sorts[statement]
+                written.append(
+                    (sync if read else "")
+                    + f"{{ /* {over} sorted: a bitonic network */\n"
+                    + _bitonic_steps(over, f"pf_len_{over}", f"pf_type_{over}")
+                    + "    }"
+                )
                 read = False
                 continue
             if _scalar_step(statement):
@@ -1067,6 +1109,8 @@ class _OneThread:
     vectors: dict[Node, _LocalVector]
     lengths: dict[str, str]
     scalars: set[str]
+    sorts: dict[Node, str]
+    """Sorts of the function's vectors, whole (the vector's name)."""
 
 
 _STORE = f"""\
@@ -6152,11 +6196,130 @@ def _arrays_written(statement: Node) -> set[str]:
     return written
 
 
-def _loop_depth(node: Node) -> int:
-    """How deep loops nest in `node` (a loop itself counts one)."""
+def _outputs_named_apart(
+    source: str, program: Program, function: str, params: list[KernelParam]
+) -> tuple[str, Program]:
+    """`source` with `function`'s locals named as a kernel output the function does not take
+    (`double perimeter = 0.0; ... return perimeter;` for the kernel's `double *perimeter`)
+    named apart (`perimeter_1`), and its analysis; else both as they are."""
+    found = _function_body(source, program, function)
+    if found is None:
+        return source, program
+    _, definition, body, _ = found
+    taken = {text(n) for n in walk(definition) if n.type == "identifier"}
+    outputs = {p.name for p in params if p.pointer} - set(dict(function_params(definition)))
+    clashing = outputs & {
+        declared_name(d)
+        for n in walk(body)
+        if n.type == "declaration"
+        for d in n.children_by_field_name("declarator")
+    }
+    edits = []
+    for name in sorted(clashing):
+        apart = next(f"{name}_{k}" for k in range(1, 100) if f"{name}_{k}" not in taken)
+        edits += [
+            (n.start_byte, n.end_byte, apart)
+            for n in walk(body)
+            if n.type == "identifier" and text(n) == name
+        ]
+    if not edits:
+        return source, program
+    return _body_replaced(source, program, body, _rewrite(body, edits))
+
+
+def _sort_step_order(
+    sorts: dict[Node, str], vectors: dict[Node, _LocalVector], root: Node, function: str
+) -> str:
+    """`pf_sort_before`, the order of the one sort of a function's vector between its loops
+    (none: no code); the source's types the order reads come with the kernel's."""
+    if not sorts:
+        return ""
+    if len(sorts) > 1:
+        raise AnnotationError(f"{function} sorts more than one of its vectors")
+    ((statement, over),) = sorts.items()
+    element = next(v.element for v in vectors.values() if v.name == over)
+    args = _call_arguments(statement)
+    if len(args) == 2:
+        return (
+            f"__device__ inline bool pf_sort_before(const {element} &a, const {element} &b) "
+            "{ return a < b; }\n"
+        )
+    order, helpers = _sort_order(args[2], root, element, function)
+    if helpers or "std::" in order:
+        raise AnnotationError(f"{function}'s sort calls what the kernel does not bring along")
+    return order
+
+
+def _hoisted_guards(statements: list[Node], vectors: dict[Node, _LocalVector]) -> list[Node]:
+    """The guards (`_guard`) among the first of `statements` that only declare the function's
+    vectors or sort them (nothing the caller sees), which read no vector but the sizes of
+    copies (`if (p.size() < 2) return 0.0;` after `std::vector<Point> p(points);` and its
+    sort): they answer alike before those statements, in every thread."""
+    names = {v.name for v in vectors.values()}
+    copies = {v.name for v in vectors.values() if v.copied is not None}
+    hoisted = []
+    for statement in statements:
+        if statement in vectors or _sorted_whole(statement) in names:
+            continue
+        if not _guard(statement):
+            break
+        measured = {
+            text(owner)
+            for call in walk(statement)
+            if call.type == "call_expression"
+            and (callee := call.child_by_field_name("function")) is not None
+            and callee.type == "field_expression"
+            and (owner := callee.child_by_field_name("argument")) is not None
+        }
+        if _data_names(statement) & names or measured & names - copies:
+            break
+        hoisted.append(statement)
+    return hoisted
+
+
+def _pops(loop: Node, within: Node) -> bool:
+    """Whether `loop` is a `while` whose only step is one name's step down by one (`k--`),
+    inside a loop `within` whose body, outside it, steps that name up by one once (`h[k++] =
+    p[i]`) and assigns it nothing else: a stack's pops, never more in all than its pushes."""
+    if loop.type != "while_statement":
+        return False
+    steps = [n for n in walk(loop) if n.type in ("update_expression", "assignment_expression")]
+    if len(steps) != 1 or steps[0].type != "update_expression" or "--" not in text(steps[0]):
+        return False
+    name = text(steps[0].child_by_field_name("argument") or steps[0])
+    body = within.child_by_field_name("body")
+    if body is None or not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return False
+    outside = [
+        n
+        for n in walk(body)
+        if n.type in ("update_expression", "assignment_expression")
+        and not _within(n, loop)
+        and name in (text(n.child_by_field_name("argument") or n.child_by_field_name("left") or n),)
+    ]
+    return (
+        len(outside) == 1
+        and outside[0].type == "update_expression"
+        and "++" in text(outside[0])
+        and not any(_within(outside[0], n) for n in walk(body) if n.type in _BRANCHES)
+    )
+
+
+_BRANCHES = frozenset(
+    {"if_statement", "while_statement", "for_statement", "for_range_loop", "do_statement",
+     "switch_statement", "conditional_expression"}
+)  # fmt: skip
+
+
+def _loop_depth(node: Node, around: Node | None = None) -> int:
+    """How deep loops nest in `node` (a loop itself counts one; a stack's pops inside the
+    loop that pushes, `_pops`, none: they run no more often than the pushes)."""
     kinds = ("for_statement", "for_range_loop", "while_statement", "do_statement")
+    if around is not None and _pops(node, around):
+        return 0
     own = 1 if node.type in kinds else 0
-    return own + max((_loop_depth(c) for c in node.named_children), default=0)
+    inner = node if own else around
+    return own + max((_loop_depth(c, inner) for c in node.named_children), default=0)
 
 
 def _outer_body(outer: Node) -> list[Node]:

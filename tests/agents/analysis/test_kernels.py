@@ -35,7 +35,7 @@ from tests.fakes.pch import header_folder
 
 MADE = {
     "00_dense_la_lu_decomp", "01_dense_la_solve", "02_dense_la_gemm", "03_dense_la_axpy", "04_dense_la_gemv", "06_fft_dft", "12_geometry_smallest_triangle",
-    "13_geometry_closest_pair_2d", "14_geometry_closest_pair_1d",
+    "11_geometry_convex_hull_perimeter", "13_geometry_closest_pair_2d", "14_geometry_closest_pair_1d",
     "15_graph_edge_count", "16_graph_largest_component", "17_graph_highest_degree",
     "18_graph_count_components", "19_graph_shortest_path", "20_histogram_pixel_histogram",
     "21_histogram_bin_0-100", "22_histogram_count_quadrants", "23_histogram_first_letter_counts",
@@ -514,6 +514,29 @@ int main() {
                     pf_gpu::solveLinearSystem(a.data(), b.data(), got.data(), n);
                 });
                 if (got != want) return 1;
+            }
+        }
+    }
+    return 0;
+}
+""",
+    "11_geometry_convex_hull_perimeter": """
+int main() {
+    for (size_t n : {0, 1, 2, 3, 9, 200, 1500}) {
+        std::vector<Point> points(n);
+        for (size_t k = 0; k < n; k++)  // repeats and collinear runs among them
+            points[k] = {(double)((k * 7919) % 37) - 18.0, (double)((k * 104729) % 29) - 14.0};
+        if (n > 4) points[3] = points[1];
+        double want = convexHullPerimeter(points);
+        std::vector<pf_gpu::Point> device(n);
+        for (size_t k = 0; k < n; k++) device[k] = {points[k].x, points[k].y};
+        for (auto &shape : PF_SHAPES) {
+            for (int twice = 0; twice < 2; twice++) {
+                double got = -1.0;
+                pf_launch(shape[0], shape[1], [&] {
+                    pf_gpu::convexHullPerimeter(device.data(), n, &got);
+                });
+                if (std::fabs(got - want) > 1e-9 * (1.0 + std::fabs(want))) return 1;
             }
         }
     }
