@@ -237,9 +237,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             continue
         if _resizes_output(between, by_name, serial_params):
             continue
-        over = _sorted_whole(between) if phased else None
-        if over is not None and over in {v.name for v in vectors.values()}:
-            sorts[between] = over
+        sorted_over = _sorted_whole(between) if phased else None
+        if sorted_over is not None and sorted_over in {v.name for v in vectors.values()}:
+            sorts[between] = sorted_over
         elif _scalar_step(between):
             steps.append(between)
         elif phased and _one_thread(between) is None:
