@@ -505,7 +505,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         if owner in own:
             return own[owner]
         if owner in known:
-            return f"(size_t)({text(known[owner])})"
+            return f"(size_t)pf_size_{owner}"
         if owner not in by_name or not by_name[owner].pointer:
             raise AnnotationError(f"{owner} is no array the kernel takes or makes")
         counts = [p for p in params if not p.pointer and p.type in ("size_t", "int", "unsigned")]
@@ -549,10 +549,11 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
                     ranged.start_byte,
                     body.start_byte,
                     f"for (unsigned long long {k} = 0; {k} < (unsigned long long)"
-                    f"({length_of(text(over))}); ++{k}) if ({bound.decode().strip()} = "
+                    f"({length_of(text(over))}); ++{k}) {{ if ({bound.decode().strip()} = "
                     f"{text(over)}[{k}]; true) ",
                 )
             )
+            edits.append((body.end_byte, body.end_byte, " }"))  # an `else` after stays outside
     for call in (c for part in scope for c in walk(part)):
         if call.type != "call_expression":
             continue
@@ -564,7 +565,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         if callee.type == "field_expression" and text(callee).endswith((".size", ".empty")):
             owner, _, method = text(callee).rpartition(".")
             if owner in own or owner in known:
-                size = own[owner] if owner in own else f"(size_t)({text(known[owner])})"
+                size = own.get(owner, f"(size_t)pf_size_{owner}")
                 edits.append(
                     (call.start_byte, call.end_byte, size if method == "size" else f"({size} == 0)")
                 )
@@ -735,6 +736,13 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         for v in vectors.values()
         if v.copied is not None
     )  # a copy's length, its source's: guards may read it
+    setup = (
+        "".join(
+            f"    const unsigned long long pf_size_{name} = (unsigned long long)({text(count)});\n"
+            for name, count in known.items()
+        )  # a guard's size, as the function's entry has it
+        + setup
+    )
     setup += "".join(
         f"    {_rewrite(d, edits)}\n" for d in [*before, *hoisted] if d in copied or d in guards
     )
@@ -810,10 +818,26 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             for st in statements[first : last + 1]
             if st in steps or st in tops or st in singles or st in vectors or st in sorts
         ]
+        for lone in [*singles, *inner_singles]:
+            for call in (c for c in walk(lone) if c.type == "call_expression"):
+                called = text(call.child_by_field_name("function") or call)
+                defined = helpers.get(called.removeprefix("std::"))
+                changes = [
+                    text(p)
+                    for _, p in (function_params(defined) if defined is not None else [])
+                    if re.search(r"[&*]", text(p)) and "const" not in text(p)
+                ]
+                if changes:
+                    raise AnnotationError(
+                        f"one thread calls {called}, which may change what it is given "
+                        f"({changes[0]})"
+                    )
         scalars = {p.name for p in params if not p.pointer} | {
             name
             for d in walk(definition)
-            if d.type == "declaration" and _scalar(d)
+            if d.type == "declaration"
+            and _scalar(d)
+            and "long double" not in " ".join(text(d.child_by_field_name("type") or d).split())
             for named in d.children_by_field_name("declarator")
             for name in [declared_name(named)]
             if name
@@ -1137,25 +1161,18 @@ __device__ inline unsigned char *pf_cuda_store_take(unsigned long long *at,
 def _assigned_outside(statement: Node) -> list[str]:
     """The names `statement` assigns (`=`, compound, `++`, `std::swap`'s arguments) that
     outlive it: not declared inside it before the assignment, in a block that holds it."""
-    targets = [
-        n.child_by_field_name("left") or n.child_by_field_name("argument")
-        for n in walk(statement)
-        if n.type in ("assignment_expression", "update_expression")
-    ]
-    for call in (n for n in walk(statement) if n.type == "call_expression"):
-        callee = call.child_by_field_name("function")
-        if callee is not None and text(callee).removeprefix("std::") == "swap":
-            targets += _call_arguments(call)
     declared = [  # (where it is declared, its scope, the name)
-        (d, d.parent if d.type == "declaration" else d, declared_name(named))
+        (d, _declaration_scope(d), declared_name(named))
         for d in walk(statement)
         if d.type in ("declaration", "for_range_loop")
         for named in d.children_by_field_name("declarator")
     ]
     outside = []
-    for target in targets:
-        target = unwrap(target) if target is not None else None
-        if target is None or target.type != "identifier":
+    for target in _targets(statement):
+        target = unwrap(target)
+        if target.type in ("conditional_expression", "comma_expression", "pointer_expression"):
+            raise AnnotationError(f"one thread assigns through {text(target)[:40]}")
+        if target.type != "identifier":
             continue
         name = text(target)
         scopes = [
@@ -6012,6 +6029,12 @@ def _one_thread(statement: Node) -> str | None:
     if statement.type == "declaration":
         return "a declaration"
     for node in walk(statement):
+        ranged = node.parent is not None and node.parent.type == "for_range_loop"
+        if (node.type in ("reference_declarator", "pointer_declarator") and not ranged) or (
+            node.type == "pointer_expression" and text(node).startswith("&")
+        ):
+            # a name's other name: what is assigned through it would not be passed on
+            return f"a reference or address ({text(node)[:30]})"
         if node.type in (
             "return_statement",
             "goto_statement",
@@ -6171,28 +6194,55 @@ def _size_guard(statement: Node, serial_params: dict[str, Node]) -> dict[str, No
     return sizes or None
 
 
-def _arrays_written(statement: Node) -> set[str]:
-    """The arrays `statement` writes elements of (`a[i] = v`, `a[i]++`, `std::swap(a[i],
-    a[j])`)."""
+def _declaration_scope(declaration: Node) -> Node | None:
+    """Where a declaration's name is seen: a range loop's own, the block or loop holding a
+    declaration, or the whole `if`, `while` or `switch` whose condition declares it."""
+    if declaration.type == "for_range_loop":
+        return declaration
+    scope = declaration.parent
+    while scope is not None and scope.type in ("init_statement", "condition_clause"):
+        scope = scope.parent
+    return scope
+
+
+def _targets(statement: Node) -> list[Node]:
+    """What `statement` assigns: the left of each assignment, the operand of each `++` and
+    `--`, each argument of a `std::swap`."""
     targets = [
-        n.child_by_field_name("left") or n.child_by_field_name("argument")
+        target
         for n in walk(statement)
         if n.type in ("assignment_expression", "update_expression")
+        for target in [n.child_by_field_name("left") or n.child_by_field_name("argument")]
+        if target is not None
     ]
     for call in (n for n in walk(statement) if n.type == "call_expression"):
         callee = call.child_by_field_name("function")
-        if callee is not None and text(callee).removeprefix("std::") == "swap":
-            targets += _call_arguments(call)
+        arguments = call.child_by_field_name("arguments")
+        if callee is not None and arguments is not None and text(callee) in ("swap", "std::swap"):
+            targets += [a for a in arguments.named_children if a.type != "comment"]
+    return targets
+
+
+def _arrays_written(statement: Node) -> set[str]:
+    """The arrays `statement` writes elements of (`a[i] = v`, `a[i]++`, `std::swap(a[i],
+    a[j])`, `p[i].x = v`)."""
     written = set()
-    for target in targets:
-        while target is not None and target.type in (
+    for target in _targets(statement):
+        element = False
+        while target.type in (
             "subscript_expression",
             "field_expression",
             "parenthesized_expression",
         ):
+            element = element or target.type != "parenthesized_expression"
             target = target.named_children[0]
-        if target is not None and target.type == "identifier":
+        if element and target.type == "identifier":
             written.add(text(target))
+    for ranged in (n for n in walk(statement) if n.type == "for_range_loop"):
+        over = ranged.child_by_field_name("right")
+        named = ranged.child_by_field_name("declarator")
+        if over is not None and named is not None and named.type == "reference_declarator":
+            written.add(text(over))  # `for (auto &e : x)`: its elements, by their other name
     return written
 
 

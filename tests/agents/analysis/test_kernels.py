@@ -5024,3 +5024,161 @@ int main() {
 }
 """
     _emulate(source, written, check, tmp_path)
+
+
+_MAP_CHECK = """
+int main() {
+    for (size_t n : {0, 1, 4, 13}) {
+        std::vector<double> x(n);
+        for (size_t k = 0; k < n; k++) x[k] = (double)((k * 7919) % 23) - 11.0;
+        std::vector<double> want(n * n, 0.5);
+        CALL_SEQUENTIAL;
+        for (auto &shape : PF_SHAPES) {
+            std::vector<double> got(n * n, 0.5);
+            pf_launch(shape[0], shape[1], [&] { CALL_KERNEL; });
+            if (got != want) return 1;
+        }
+    }
+    return 0;
+}
+"""
+
+_ONE_THREAD_SPELLINGS = {
+    "scalars swapped": (
+        "void f(std::vector<double> const &x, std::vector<double> &y, size_t N) {\n"
+        "    for (size_t k = 0; k < N; ++k) {\n"
+        "        double lo = x[k];\n        double hi = x[N - 1 - k];\n"
+        "        if (lo > hi) std::swap(lo, hi);\n"
+        "        for (size_t i = 0; i < N; ++i)\n"
+        "            for (size_t j = 0; j < N; ++j) y[i * N + j] += (hi - lo) * (double)k;\n"
+        "    }\n}\n",
+        "f(x, want, n)",
+    ),
+    "a range loop in an if with an else": (
+        "void f(std::vector<double> const &x, std::vector<double> &y) {\n"
+        "    size_t N = x.size();\n"
+        "    for (size_t i = 0; i < N; ++i)\n"
+        "        for (size_t j = 0; j < N; ++j) y[i * N + j] = x[i] * x[j];\n"
+        "    double s = 0;\n"
+        "    if (N > 3) for (double v : x) s += v * v; else s = -1.0;\n"
+        "    for (size_t i = 0; i < N; ++i)\n"
+        "        for (size_t j = 0; j < N; ++j) y[i * N + j] += s;\n}\n",
+        "f(x, want)",
+    ),
+    "a size guard's size, then the size changed": (
+        "void f(std::vector<double> const &x, std::vector<double> &y, size_t N) {\n"
+        '    if (x.size() != N) throw std::invalid_argument("x");\n'
+        "    for (size_t i = 0; i < N; ++i)\n"
+        "        for (size_t j = 0; j < N; ++j) y[i * N + j] = x[j];\n"
+        "    if (N > 2) N = N - 1;\n"
+        "    for (size_t i = 0; i < N; ++i)\n"
+        "        for (size_t j = 0; j < N; ++j) y[i * N + j] += (double)x.size();\n}\n",
+        "f(x, want, n)",
+    ),
+    "a name an if's condition declares": (
+        "void f(std::vector<double> const &x, std::vector<double> &y, size_t N) {\n"
+        "    for (size_t i = 0; i < N; ++i)\n"
+        "        for (size_t j = 0; j < N; ++j) y[i * N + j] = x[i] + x[j];\n"
+        "    double base = 1;\n"
+        "    if (double s = (N > 0 ? y[0] : 0); s < 100) { s += 3; base = s; }\n"
+        "    for (size_t i = 0; i < N; ++i)\n"
+        "        for (size_t j = 0; j < N; ++j) y[i * N + j] *= base;\n}\n",
+        "f(x, want, n)",
+    ),
+    "a scalar declared before, summed by one thread": (
+        "void f(std::vector<double> const &x, std::vector<double> &y, size_t N) {\n"
+        "    double s = 0;\n"
+        "    for (size_t i = 0; i < N; ++i) { if (x[i] > 9) break; s += x[i]; }\n"
+        "    for (size_t i = 0; i < N; ++i)\n"
+        "        for (size_t j = 0; j < N; ++j) y[i * N + j] = x[i] * s;\n}\n",
+        "f(x, want, n)",
+    ),
+}
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("case", sorted(_ONE_THREAD_SPELLINGS))
+def test_one_threads_spellings_keep_the_functions_meaning(case: str, tmp_path: Path) -> None:
+    """A helper's probe of the one-thread path: each of these was a wrong kernel or one that
+    did not build (a swap's scalars not passed on, an `else` taken by the range loop's
+    rewrite, a guard's size read after the size changed, a name an `if` declares passed on
+    outside it, a scalar declared before the loops taken for an array)."""
+    source, sequential = _ONE_THREAD_SPELLINGS[case]
+    signature = "__global__ void f(const double *x, double *y, size_t N)"
+    written = kernel(source, analyse(source, Language.CPP), "f", signature)
+    check = _MAP_CHECK.replace("CALL_SEQUENTIAL", sequential).replace(
+        "CALL_KERNEL", "pf_gpu::f(x.data(), got.data(), n)"
+    )
+    _emulate(source, written, check, tmp_path)
+    _emulate(source, written, check, tmp_path, concurrent=True)
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        (
+            "void f(std::vector<double> const &x, std::vector<double> &y, size_t N) {\n"
+            "  double best = -1.0;\n"
+            "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] = x[j];\n"
+            "  for (size_t i = 0; i < N; ++i) { double &b = best; if (x[i] > b) b = x[i];"
+            " if (b > 6) break; }\n"
+            "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] -= best;\n}\n",
+            "a reference",
+        ),
+        (
+            "static void bump(double &acc, double v) { if (v > acc) acc = v; }\n"
+            "void f(std::vector<double> const &x, std::vector<double> &y, size_t N) {\n"
+            "  double best = -1.0;\n"
+            "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] = x[j];\n"
+            "  for (size_t i = 0; i < N; ++i) { bump(best, x[i]); if (best > 6) break; }\n"
+            "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] -= best;\n}\n",
+            "may change what it is given",
+        ),
+        (
+            "static void keep(double *acc, double v) { if (v > *acc) *acc = v; }\n"
+            "void f(std::vector<double> const &x, std::vector<double> &y, size_t N) {\n"
+            "  double best = -1.0;\n"
+            "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] = x[j];\n"
+            "  for (size_t i = 0; i < N; ++i) { keep(&best, x[i]); if (best > 6) break; }\n"
+            "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] -= best;\n}\n",
+            "a reference or address",
+        ),
+        (
+            "void f(std::vector<double> const &x, std::vector<double> &y, size_t N) {\n"
+            "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] = x[j];\n"
+            "  double a = 0, b = 0;\n  if (N > 1) (N % 2 ? a : b) = 42.0;\n"
+            "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] += a - b;\n}\n",
+            "assigns through",
+        ),
+        (
+            "void f(std::vector<double> const &x, std::vector<double> &y, size_t N) {\n"
+            "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] = x[j];\n"
+            "  long double acc = 0;\n"
+            "  for (size_t i = 0; i < N; ++i) { acc += x[i]; if (acc > 30) break; }\n"
+            "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] += (double)acc;\n}\n",
+            "no scalar the kernel declares",
+        ),
+        (
+            "void f(std::vector<double> const &x, std::vector<double> &y) {\n"
+            "  std::vector<double> cur(x);\n  std::vector<double> nxt(x.size(), 0.0);\n"
+            "  for (int t = 0; t < 4; ++t) {\n"
+            "    for (size_t i = 1; i + 1 < x.size(); ++i) nxt[i] = (cur[i - 1] + cur[i] + cur[i + 1]) / 3.0;\n"
+            "    std::swap(cur, nxt);\n  }\n"
+            "  for (size_t i = 0; i < x.size(); ++i) y[i] = cur[i];\n}\n",
+            "whole",
+        ),
+    ],
+    ids=["a reference", "a helper by reference", "an address", "a choice of names", "long double",
+         "vectors swapped whole"],
+)  # fmt: skip
+def test_what_one_thread_may_not_assign(source: str, why: str) -> None:
+    """What one thread assigns reaches the others only by name: a scalar's other name (a
+    reference, an address, a helper's reference parameter, a conditional's choice), a type
+    wider than a device word, or a whole vector gets no kernel."""
+    with pytest.raises(AnnotationError, match=why):
+        kernel(
+            source,
+            analyse(source, Language.CPP),
+            "f",
+            "__global__ void f(const double *x, double *y, size_t N)",
+        )
