@@ -188,6 +188,10 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     definition, statements, phases, alone = _the_loops(root, program, function)
     node, loop = phases[0].node, phases[0].loop
     phased = len(phases) > 1 or phases[0].outer is not None or bool(alone)
+    if not phased and _one_thread_around(statements, phases[0].top, definition):
+        # the one loop with one thread's statements before or after it: a loop in phases
+        _check_phase(loop)
+        phased = True
     """Loops that must run one after another (`y[i] *= beta;` before `y[row] += a * x[col];`),
     or the one loop an outer loop's iterations run in turn (`for (i ...) for (j ...)`): the
     kernel's seated blocks meet at a barrier between them (`PHASES`)."""
@@ -219,6 +223,28 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     """Vectors the function declares, where its loops run in phases: the kernel's own arrays."""
     marks = [statements.index(s) for s in [*tops, *vectors, *alone] if s in statements]
     first, last = min(marks), max(statements.index(t) for t in [*tops, *alone] if t in statements)
+    if phased:
+        # one thread's statements before the first loop (`while (p < n) p *= 2;`) and after
+        # the last one, before the return (`y[0] = total;`), run in their order as well
+        ahead = next(
+            (
+                at
+                for at, st in enumerate(statements[:first])
+                if st.type != "declaration"
+                and not _guard(st)
+                and _size_guard(st, dict(function_params(definition))) is None
+            ),
+            first,
+        )
+        first = ahead if _one_thread(statements[ahead]) is None else first
+        tail = statements[last + 1 :]
+        while tail and tail[-1].type == "return_statement":
+            tail = tail[:-1]
+        if all(
+            _scalar_step(st) or (st.type != "declaration" and _one_thread(st) is None)
+            for st in tail
+        ):
+            last += len(tail)
     before, after = statements[:first], statements[last + 1 :]
     steps: list[Node] = []
     """Scalar statements between loops run in phases (`m = m / x.size();`, `int hi = 0;`):
@@ -554,7 +580,8 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
                 )
             )
             edits.append((body.end_byte, body.end_byte, " }"))  # an `else` after stays outside
-    for call in (c for part in scope for c in walk(part)):
+    copies = [s for s, v in vectors.items() if v.copied is not None]
+    for call in (c for part in scope for c in walk(part) if not any(_within(c, s) for s in copies)):
         if call.type != "call_expression":
             continue
         callee = call.child_by_field_name("function")
@@ -629,10 +656,14 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         ):
             raise AnnotationError(f"the loop uses {text(field)}, which the kernel's pointer lacks")
     for phase in phases:
+        holders = {  # the kernel's arrays and its own (the function's vectors)
+            **by_name,
+            **{v.name: KernelParam(v.name, f"{v.element} *", True) for v in vectors.values()},
+        }
         for histogram in phase.loop.dependence.array_reductions:
-            if histogram.op != "+" or histogram.var not in by_name:
+            if histogram.op != "+" or histogram.var not in holders:
                 raise AnnotationError(f"the histogram {histogram.var} is not the kernel's")
-        edits += _histogram_atomics(phase.node, phase.loop, by_name, edits)
+        edits += _histogram_atomics(phase.node, phase.loop, holders, edits)
     out = None
     if (
         dep.first_match
@@ -6106,6 +6137,8 @@ def _declared_vector(statement: Node, serial_params: dict[str, Node]) -> _LocalV
         return None
     name = declared_name(declarator) or ""
     element = " ".join(match.group(1).split())
+    if element.removeprefix("std::") in _ARITHMETIC:
+        element = element.removeprefix("std::")  # `std::size_t`: the device's `size_t`
     vectors = {n for n, node in serial_params.items() if "vector" in text(node)}
     walked = statement.parent
     while walked is not None and walked.type != "function_definition":
@@ -6298,6 +6331,21 @@ def _sort_step_order(
     if helpers or "std::" in order:
         raise AnnotationError(f"{function}'s sort calls what the kernel does not bring along")
     return order
+
+
+def _one_thread_around(statements: list[Node], top: Node, definition: Node) -> bool:
+    """Whether statements before or after the loop `top` (other than declarations, guards,
+    size guards and returns) are ones one thread may run (`_one_thread`), all of them."""
+    serial_params = dict(function_params(definition))
+    around = [
+        st
+        for st in statements
+        if st != top
+        and st.type not in ("declaration", "return_statement")
+        and not _guard(st)
+        and _size_guard(st, serial_params) is None
+    ]
+    return bool(around) and all(_one_thread(st) is None for st in around)
 
 
 def _hoisted_guards(statements: list[Node], vectors: dict[Node, _LocalVector]) -> list[Node]:

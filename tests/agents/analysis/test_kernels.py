@@ -321,7 +321,7 @@ def test_a_kernel_strides_over_any_launch_and_folds_its_result_once_per_thread()
             "  const std::size_t n = x.size();\n  y.resize(n + 1);\n"
             "  for (size_t i = 0; i < n; ++i) y[i] = x[i];\n}\n",
             "__global__ void f(const double *x, double *y, size_t N)",
-            "does more than its loop: y.resize",
+            "y.resize",
         ),
         (  # `auto` from anything but a size: its type is the kernel's guess
             "void f(std::vector<double> const &x, std::vector<double> &y) {\n"
@@ -5092,6 +5092,26 @@ _ONE_THREAD_SPELLINGS = {
         "    for (size_t i = 0; i < N; ++i)\n"
         "        for (size_t j = 0; j < N; ++j) y[i * N + j] = x[i] * s;\n}\n",
         "f(x, want, n)",
+    ),
+    "a while loop before the loops, a store after them": (
+        "void f(std::vector<double> const &x, std::vector<double> &y, size_t N) {\n"
+        "    size_t p = 1;\n"
+        "    while (p < N) p *= 2;\n"
+        "    for (size_t i = 0; i < N; ++i)\n"
+        "        for (size_t j = 0; j < N; ++j) y[i * N + j] = x[i] * (double)p + x[j];\n"
+        "    if (N > 1) y[1] = -1.0;\n}\n",
+        "f(x, want, n)",
+    ),
+    "a histogram into the function's vector, of size_t, and copies of copies": (
+        "void f(std::vector<double> const &x, std::vector<double> &y) {\n"
+        "    size_t N = x.size();\n"
+        "    std::vector<std::size_t> counts(4, 0);\n"
+        "    for (size_t i = 0; i < N; ++i) counts[(size_t)std::fabs(x[i]) % 4]++;\n"
+        "    std::vector<double> w(x.begin(), x.end());\n"
+        "    std::vector<double> c(w.begin(), w.end());\n"
+        "    for (size_t i = 0; i < N; ++i)\n"
+        "        for (size_t j = 0; j < N; ++j) y[i * N + j] = (double)counts[j % 4] + c[i];\n}\n",
+        "f(x, want)",
     ),
 }
 
