@@ -188,9 +188,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     definition, statements, phases, alone = _the_loops(root, program, function)
     node, loop = phases[0].node, phases[0].loop
     phased = len(phases) > 1 or phases[0].outer is not None or bool(alone)
-    if not phased and _one_thread_around(statements, phases[0].top, definition):
-        # the one loop with one thread's statements before or after it: a loop in phases
-        _check_phase(loop)
+    if not phased and _one_thread_around(statements, phases[0], definition, params):
+        # the one loop (a map, a histogram or a reduction) with one thread's statements
+        # before or after it: a loop in phases
         phased = True
     """Loops that must run one after another (`y[i] *= beta;` before `y[row] += a * x[col];`),
     or the one loop an outer loop's iterations run in turn (`for (i ...) for (j ...)`): the
@@ -6333,19 +6333,30 @@ def _sort_step_order(
     return order
 
 
-def _one_thread_around(statements: list[Node], top: Node, definition: Node) -> bool:
-    """Whether statements before or after the loop `top` (other than declarations, guards,
-    size guards and returns) are ones one thread may run (`_one_thread`), all of them."""
+def _one_thread_around(
+    statements: list[Node], phase: _Phase, definition: Node, params: list[KernelParam]
+) -> bool:
+    """Whether the one loop `phase`, a map, a histogram or a reduction (`_check_phase`), has
+    statements before or after it (other than declarations, guards, size guards, resizes of
+    an output and returns), each one one thread may run (`_one_thread`)."""
     serial_params = dict(function_params(definition))
+    by_name = {p.name: p for p in params}
     around = [
         st
         for st in statements
-        if st != top
+        if st != phase.top
         and st.type not in ("declaration", "return_statement")
         and not _guard(st)
         and _size_guard(st, serial_params) is None
+        and not _resizes_output(st, by_name, serial_params)
     ]
-    return bool(around) and all(_one_thread(st) is None for st in around)
+    if not around or any(_one_thread(st) is not None for st in around):
+        return False
+    try:
+        _check_phase(phase.loop)
+    except AnnotationError:
+        return False  # a search, a last index, an argmin or a scan keeps its own shape
+    return True
 
 
 def _hoisted_guards(statements: list[Node], vectors: dict[Node, _LocalVector]) -> list[Node]:
