@@ -6180,12 +6180,7 @@ def _declared_vector(statement: Node, serial_params: dict[str, Node]) -> _LocalV
 def _size_guard(statement: Node, serial_params: dict[str, Node]) -> dict[str, Node] | None:
     """The sizes `if (A.size() != N * N || b.size() != N) throw ...;` asks of the vectors the
     function takes (each `!=` a size, as the guard throws otherwise), else None."""
-    if statement.type != "if_statement" or statement.child_by_field_name("alternative"):
-        return None
-    then = statement.child_by_field_name("consequence")
-    while then is not None and then.type == "compound_statement":
-        inner = [c for c in then.named_children if c.type != "comment"]
-        then = inner[0] if len(inner) == 1 else None
+    then = _sole_consequence(statement)
     thrown = then is not None and (
         then.type == "throw_statement"
         or (
@@ -6439,23 +6434,6 @@ def _outer_body(outer: Node) -> list[Node]:
     while len(statements) == 1 and statements[0].type == "compound_statement":
         statements = [c for c in statements[0].named_children if c.type != "comment"]
     return statements
-
-
-def _single_store(statement: Node) -> bool:
-    """An element's store one thread makes (`L[i * N + i] = 1.0;`): an assignment to an
-    array's element, with no effect but the store."""
-    expr = _expression_of(statement)
-    left = expr.child_by_field_name("left") if expr is not None else None
-    right = expr.child_by_field_name("right") if expr is not None else None
-    return (
-        expr is not None
-        and expr.type == "assignment_expression"
-        and left is not None
-        and right is not None
-        and left.type == "subscript_expression"
-        and _without_effects(left)
-        and _without_effects(right)
-    )
 
 
 def _check_outer(loop: Loop) -> None:
@@ -6779,13 +6757,19 @@ def _kept(dep: Dependence) -> tuple[str, ...]:
 def _guard(statement: Node) -> bool:
     """`if (cond) return v;` (or `{ return v; }`) with no else: an early answer for inputs the
     loop does not handle, which reads no loop counter, so every thread takes it alike."""
+    then = _sole_consequence(statement)
+    return then is not None and then.type == "return_statement"
+
+
+def _sole_consequence(statement: Node) -> Node | None:
+    """The one statement an `if` without an `else` runs (through braces), else None."""
     if statement.type != "if_statement" or statement.child_by_field_name("alternative"):
-        return False
+        return None
     then = statement.child_by_field_name("consequence")
     while then is not None and then.type == "compound_statement":
         inner = [c for c in then.named_children if c.type != "comment"]
         then = inner[0] if len(inner) == 1 else None
-    return then is not None and then.type == "return_statement"
+    return then
 
 
 def _guard_value(guard: Node) -> Node | None:
