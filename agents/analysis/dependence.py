@@ -580,12 +580,35 @@ def _started_past(var: str, a: Node, b: Node, varying: set[str], lower: str | No
     """One of the two is `var`, the other a value `e` the loop starts past and counts up from
     (`for (j = e + 1; ...; j++)`, `lower` None for a loop that does not count up) which no
     iteration changes: every value of `var` is greater than `e`."""
+    head, _, tail = (lower or "").replace(" ", "").rpartition("+")
+    if not _binds_tighter_than_plus(head):
+        return False  # `s << 1 + 1` is `s << 2`, not past `s << 1`
     for mine, other in ((a, b), (b, a)):
-        if canon(mine) == var and not set(identifiers(other)) & (varying | {var}):
-            head, _, tail = (lower or "").replace(" ", "").rpartition("+")
-            if tail.isdigit() and int(tail) >= 1 and head == canon(other).replace(" ", ""):
-                return True
+        if (
+            canon(mine) == var
+            and not set(identifiers(other)) & (varying | {var})
+            and tail.isdigit()
+            and int(tail) >= 1
+            and head == canon(other).replace(" ", "")
+        ):
+            return True
     return False
+
+
+def _binds_tighter_than_plus(expression: str) -> bool:
+    """Whether `expression + 1` adds 1 to the whole of `expression`: outside its brackets it
+    has no operator binding looser than `+` (shifts, comparisons, bitwise and logical
+    operators, a conditional, an assignment, a comma)."""
+    depth = 0
+    spaced = expression.replace("->", ".")
+    for char in spaced:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif depth == 0 and char in "<>&|^=!?:,":
+            return False
+    return bool(expression)
 
 
 def _row_and_column(event: AccessEvent) -> tuple[Node, Node, Node] | None:

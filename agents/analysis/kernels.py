@@ -765,7 +765,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     setup = "".join(
         f"    const unsigned long long pf_len_{v.name} = (unsigned long long){lengths[v.name]};\n"
         for v in vectors.values()
-        if v.copied is not None
+        if v.copied is not None and v.copied not in own
     )  # a copy's length, its source's: guards may read it
     setup = (
         "".join(
@@ -863,16 +863,21 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
                         f"one thread calls {called}, which may change what it is given "
                         f"({changes[0]})"
                     )
-        scalars = {p.name for p in params if not p.pointer} | {
-            name
-            for d in walk(definition)
-            if d.type == "declaration"
-            and _scalar(d)
-            and "long double" not in " ".join(text(d.child_by_field_name("type") or d).split())
-            for named in d.children_by_field_name("declarator")
-            for name in [declared_name(named)]
-            if name
-        }
+        typed: dict[str, set[str]] = {}
+        for p in params:
+            if not p.pointer:
+                typed.setdefault(p.name, set()).add(" ".join(p.type.replace("const", "").split()))
+        for d in walk(definition):
+            if d.type != "declaration" or not _scalar(d):
+                continue
+            spelled = " ".join(
+                text(d.child_by_field_name("type") or d).replace("const", "").split()
+            )
+            for named in d.children_by_field_name("declarator"):
+                scalar = declared_name(named)
+                if scalar:
+                    typed.setdefault(scalar, set()).add(spelled)
+        scalars = {name: kinds.pop() if len(kinds) == 1 else "" for name, kinds in typed.items()}
         globals_, work = _phased_work(
             phases,
             order,
@@ -883,7 +888,13 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             locals_,
             out,
             epilogue,
-            _OneThread(vectors, lengths, scalars - set(own), sorts),
+            _OneThread(
+                vectors,
+                lengths,
+                set(own),
+                {n: k for n, k in scalars.items() if n not in own},
+                sorts,
+            ),
         )
         globals_ += _sort_step_order(sorts, vectors, root, function)
         about = (
@@ -894,7 +905,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         )
     # The source's constants the kernel, its helpers and types name (and those they name),
     # before the types, which may size arrays with them.
-    mentioned = {*re.findall(r"[A-Za-z_]\w*", work + setup + device + declare + combine + types)}
+    mentioned = {
+        *re.findall(r"[A-Za-z_]\w*", work + setup + device + declare + combine + types + globals_)
+    }
     wanted = _constants_reached(constants, mentioned - set(by_name) - local)
     data = "".join(_device_constant(constants[c]) for c in constants if c in wanted)
     written = work + setup + device + data + declare + combine
@@ -1037,7 +1050,7 @@ def _phased_work(
         name = vector.name
         counted = (
             f"    const unsigned long long pf_len_{name} = (unsigned long long){length};\n"
-            if vector.copied is None
+            if vector.copied is None or vector.copied in mine.lengths_here
             else ""  # the setup's, before the guards
         )
         if vector.copied is not None:
@@ -1073,6 +1086,10 @@ def _phased_work(
                 raise AnnotationError(f"one thread assigns the array {name} whole")
             if name not in mine.scalars:
                 raise AnnotationError(f"one thread assigns {name}, no scalar the kernel declares")
+            if mine.scalars[name] not in _WORDS:
+                raise AnnotationError(
+                    f"one thread assigns {name}, a {mine.scalars[name]}: no device word holds it"
+                )
             stores += (
                 f' static_assert(sizeof({name}) <= 8, "a word"); '
                 f"{{ unsigned long long pf_w = 0; memcpy(&pf_w, &{name}, sizeof({name})); "
@@ -1163,7 +1180,10 @@ class _OneThread:
 
     vectors: dict[Node, _LocalVector]
     lengths: dict[str, str]
-    scalars: set[str]
+    lengths_here: set[str]
+    """Vectors whose copies take their length where they are made (the function's own)."""
+    scalars: dict[str, str]
+    """Each scalar's type (`auto` where declared so; a name declared as two types: none)."""
     sorts: dict[Node, str]
     """Sorts of the function's vectors, whole (the vector's name)."""
 
@@ -1203,6 +1223,8 @@ def _assigned_outside(statement: Node) -> list[str]:
         target = unwrap(target)
         if target.type in ("conditional_expression", "comma_expression", "pointer_expression"):
             raise AnnotationError(f"one thread assigns through {text(target)[:40]}")
+        while target.type == "field_expression":  # `b.hi = v`: b changes
+            target = unwrap(target.named_children[0])
         if target.type != "identifier":
             continue
         name = text(target)
@@ -6059,7 +6081,10 @@ def _one_thread(statement: Node) -> str | None:
     which names it reaches the kernel's checks decide, as for any loop's body."""
     if statement.type == "declaration":
         return "a declaration"
+    lambdas = [n for n in walk(statement) if n.type == "lambda_expression"]
     for node in walk(statement):
+        if any(_within(node, lam) for lam in lambdas):
+            continue  # a lambda's returns and parameters are its own (a sort's order)
         ranged = node.parent is not None and node.parent.type == "for_range_loop"
         if (node.type in ("reference_declarator", "pointer_declarator") and not ranged) or (
             node.type == "pointer_expression" and text(node).startswith("&")
@@ -6286,6 +6311,15 @@ def _outputs_named_apart(
     _, definition, body, _ = found
     taken = {text(n) for n in walk(definition) if n.type == "identifier"}
     outputs = {p.name for p in params if p.pointer} - set(dict(function_params(definition)))
+    root = definition
+    while root.parent is not None:
+        root = root.parent
+    outputs -= {  # a name the source declares outside the function too: left as it is
+        declared_name(d)
+        for n in root.named_children
+        if n.type == "declaration"
+        for d in n.children_by_field_name("declarator")
+    }
     clashing = outputs & {
         declared_name(d)
         for n in walk(body)
@@ -6317,6 +6351,8 @@ def _sort_step_order(
     ((statement, over),) = sorts.items()
     element = next(v.element for v in vectors.values() if v.name == over)
     args = _call_arguments(statement)
+    if len(args) == 2 and element not in _ARITHMETIC:
+        raise AnnotationError(f"{function} sorts {element}s by an operator the device lacks")
     if len(args) == 2:
         return (
             f"__device__ inline bool pf_sort_before(const {element} &a, const {element} &b) "
@@ -6332,20 +6368,22 @@ def _one_thread_around(
     statements: list[Node], phase: _Phase, definition: Node, params: list[KernelParam]
 ) -> bool:
     """Whether the one loop `phase`, a map, a histogram or a reduction (`_check_phase`), has
-    statements before or after it (other than declarations, guards, size guards, resizes of
-    an output and returns), each one one thread may run (`_one_thread`)."""
+    statements before or after it (other than scalar declarations, guards, size guards,
+    resizes of an output and returns), each a vector's declaration (`_declared_vector`) or
+    one one thread may run (`_one_thread`)."""
     serial_params = dict(function_params(definition))
     by_name = {p.name: p for p in params}
     around = [
         st
         for st in statements
         if st != phase.top
-        and st.type not in ("declaration", "return_statement")
+        and (st.type != "declaration" or _declared_vector(st, serial_params) is not None)
+        and st.type != "return_statement"
         and not _guard(st)
         and _size_guard(st, serial_params) is None
         and not _resizes_output(st, by_name, serial_params)
     ]
-    if not around or any(_one_thread(st) is not None for st in around):
+    if not around or any(st.type != "declaration" and _one_thread(st) is not None for st in around):
         return False
     try:
         _check_phase(phase.loop)
@@ -6360,7 +6398,7 @@ def _hoisted_guards(statements: list[Node], vectors: dict[Node, _LocalVector]) -
     copies (`if (p.size() < 2) return 0.0;` after `std::vector<Point> p(points);` and its
     sort): they answer alike before those statements, in every thread."""
     names = {v.name for v in vectors.values()}
-    copies = {v.name for v in vectors.values() if v.copied is not None}
+    copies = {v.name for v in vectors.values() if v.copied is not None and v.copied not in names}
     hoisted = []
     for statement in statements:
         if statement in vectors or _sorted_whole(statement) in names:
@@ -6384,7 +6422,8 @@ def _hoisted_guards(statements: list[Node], vectors: dict[Node, _LocalVector]) -
 def _pops(loop: Node, within: Node) -> bool:
     """Whether `loop` is a `while` whose only step is one name's step down by one (`k--`),
     inside a loop `within` whose body, outside it, steps that name up by one once (`h[k++] =
-    p[i]`) and assigns it nothing else: a stack's pops, never more in all than its pushes."""
+    p[i]`) and assigns it nothing else, whose header sets it not, and which declares no other
+    name so: a stack's pops, never more in all than its pushes."""
     if loop.type != "while_statement":
         return False
     steps = [n for n in walk(loop) if n.type in ("update_expression", "assignment_expression")]
@@ -6394,12 +6433,18 @@ def _pops(loop: Node, within: Node) -> bool:
     body = within.child_by_field_name("body")
     if body is None or not re.fullmatch(r"[A-Za-z_]\w*", name):
         return False
+    header = [within.child_by_field_name(f) for f in ("initializer", "update")]
+    if any(text(unwrap(t)) == name for h in header if h is not None for t in _targets(h)) or any(
+        declared_name(d) == name
+        for n in [*walk(body), *(h for h in header if h is not None)]
+        if n.type == "declaration"
+        for d in n.children_by_field_name("declarator")
+    ):
+        return False  # set again each iteration, or another name's pops
     outside = [
-        n
-        for n in walk(body)
-        if n.type in ("update_expression", "assignment_expression")
-        and not _within(n, loop)
-        and name in (text(n.child_by_field_name("argument") or n.child_by_field_name("left") or n),)
+        t.parent
+        for t in _targets(body)
+        if not _within(t, loop) and text(unwrap(t)) == name and t.parent is not None
     ]
     return (
         len(outside) == 1
@@ -6783,6 +6828,11 @@ _ARITHMETIC = frozenset(
      "std::size_t", "int64_t", "uint64_t", "int32_t", "uint32_t", "std::int64_t", "std::uint64_t"}
 )  # fmt: skip
 """Types whose functional cast (`int(v)`) converts a number as the device does."""
+
+_WORDS = (_ARITHMETIC - {"long double"}) | {"auto", "char", "signed char", "unsigned char",
+    "unsigned short", "long int", "unsigned long int", "unsigned long long int", "long long int",
+    "ptrdiff_t", "std::ptrdiff_t", "int8_t", "uint8_t", "int16_t", "uint16_t"}  # fmt: skip
+"""Scalar types a device word holds (an `auto`'s size the build checks)."""
 
 
 def _is_cast(callee: Node) -> bool:

@@ -438,6 +438,20 @@ CASES = [
         "carried",
     ),
     Case(
+        "a start past a shift is the shift of the sum (s << 1 + 1 is s << 2)",
+        CPP,
+        "void f(std::vector<double> &b, size_t s) {\n"
+        "  for (size_t j = s << 1 + 1; j < b.size(); ++j) b[j] = b[s << 1] + 1.0;\n}",
+        "carried",
+    ),
+    Case(
+        "a start past a comparison is no start past its left side",
+        CPP,
+        "void f(std::vector<double> &b, size_t a, size_t i) {\n"
+        "  for (size_t j = a == i + 1; j < b.size(); ++j) b[j] = b[a == i] + 1.0;\n}",
+        "carried",
+    ),
+    Case(
         "a first iteration apart behind an if with an initialiser is no blocked scan",
         CPP,
         "void f(std::vector<double> const& x, std::vector<double> &p) {\n"

@@ -5113,6 +5113,14 @@ _ONE_THREAD_SPELLINGS = {
         "        for (size_t j = 0; j < N; ++j) y[i * N + j] = (double)counts[j % 4] + c[i];\n}\n",
         "f(x, want)",
     ),
+    "a copy of the function's own vector": (
+        "void f(std::vector<double> const &x, std::vector<double> &y, size_t N) {\n"
+        "    std::vector<double> w(N, 1.5);\n"
+        "    std::vector<double> c(w);\n"
+        "    for (size_t i = 0; i < N; ++i)\n"
+        "        for (size_t j = 0; j < N; ++j) y[i * N + j] = c[j] * x[i];\n}\n",
+        "f(x, want, n)",
+    ),
 }
 
 
@@ -5176,7 +5184,7 @@ def test_one_threads_spellings_keep_the_functions_meaning(case: str, tmp_path: P
             "  long double acc = 0;\n"
             "  for (size_t i = 0; i < N; ++i) { acc += x[i]; if (acc > 30) break; }\n"
             "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] += (double)acc;\n}\n",
-            "no scalar the kernel declares",
+            "no device word holds it",
         ),
         (
             "void f(std::vector<double> const &x, std::vector<double> &y) {\n"
@@ -5201,4 +5209,89 @@ def test_what_one_thread_may_not_assign(source: str, why: str) -> None:
             analyse(source, Language.CPP),
             "f",
             "__global__ void f(const double *x, double *y, size_t N)",
+        )
+
+
+_HULLISH = """
+struct P { double x, y; };
+double span(std::vector<P> const &points) {
+    std::vector<P> p(points);
+    std::sort(p.begin(), p.end(), ORDER);
+    if (p.size() < 2) return 0.0;
+    std::vector<P> h(2 * p.size());
+    size_t k = 0;
+    for (size_t i = 0; i < p.size(); ++i) {
+        while (k >= 1 && h[k - 1].y > p[i].y) k--;
+        h[k++] = p[i];
+    }
+    double total = 0.0;
+    for (size_t i = 0; i + 1 < k; ++i) total += h[i + 1].x - h[i].x;
+    return total;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_a_sorts_order_brings_the_constants_it_reads(tmp_path: Path) -> None:
+    """The order of a sort between phases may read a constant of the source that nothing
+    else reads: the kernel brings it (a helper's probe found it missing, which only a real
+    build shows: the emulation sees the source's own)."""
+    source = "constexpr int MOD = 7;\n" + _HULLISH.replace(
+        "ORDER", "[](P const &a, P const &b) { return (long)a.x % MOD < (long)b.x % MOD; }"
+    )
+    signature = "__global__ void span(const P *points, size_t N, double *out)"
+    written = kernel(source, analyse(source, Language.CPP), "span", signature)
+    assert "MOD" in written.split("pf_sort_before")[0]
+    _builds_with_nvcc(written, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        (
+            _HULLISH.replace("std::sort(p.begin(), p.end(), ORDER);", "std::sort(p.begin(), p.end());"),
+            "by an operator the device lacks",
+        ),
+        (
+            _HULLISH.replace("for (size_t i = 0; i < p.size(); ++i) {", "for (size_t i = 0; i < p.size(); ++i, k = i) {")
+            .replace("ORDER", "[](P const &a, P const &b) { return a.x < b.x; }"),
+            "not a counted for loop",
+        ),
+        (
+            _HULLISH.replace("        h[k++] = p[i];", "        h[k++] = p[i];\n        if (k > 3) h[k++] = p[i];")
+            .replace("ORDER", "[](P const &a, P const &b) { return a.x < b.x; }"),
+            "not prove",
+        ),
+    ],
+    ids=["structs by their operator", "a stack set again in the header", "two pushes"],
+)  # fmt: skip
+def test_what_sorted_walks_get_no_kernel(source: str, why: str) -> None:
+    """A sort between phases orders by what the device can call; a walk counts as a stack's
+    pops only where its pops can be no more than its pushes (else its while loop nests, and
+    one thread would run the deepest nest)."""
+    with pytest.raises(AnnotationError, match=why):
+        kernel(
+            source,
+            analyse(source, Language.CPP),
+            "span",
+            "__global__ void span(const P *points, size_t N, double *out)",
+        )
+
+
+def test_a_struct_one_thread_changes_gets_no_kernel() -> None:
+    """A struct's field one thread changes would reach the others only as the whole struct,
+    which no device word holds (a helper's probe: the others kept the old field)."""
+    source = (
+        "struct Box { double lo, hi; };\n"
+        "void f(const std::vector<double> &x, std::vector<double> &y, Box b, size_t N) {\n"
+        "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] = x[j];\n"
+        "  while (b.hi - b.lo > 1.0) b.hi = (b.lo + b.hi) / 2.0;\n"
+        "  for (size_t i = 0; i < N; ++i) for (size_t j = 0; j < N; ++j) y[i * N + j] += b.hi;\n}\n"
+    )
+    with pytest.raises(AnnotationError, match="no device word holds it"):
+        kernel(
+            source,
+            analyse(source, Language.CPP),
+            "f",
+            "__global__ void f(const double *x, double *y, Box b, size_t N)",
         )
