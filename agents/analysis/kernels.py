@@ -41,10 +41,14 @@ its one loop:
   swap, a back substitution, a scatter whose last write wins: `_one_thread`) while the others
   wait at the barrier after it, and passes the scalars it assigns on through device words;
   only where a deeper loop nest runs across the threads (else the launch would run at one
-  thread's speed). The function's vectors (`std::vector<double> M(N * N, 0.0)`, a copy
-  `A_copy(A)`) are the kernel's own arrays in a static device store, filled in tiles; a
-  guard that throws unless a vector has a size (`if (A.size() != N * N) throw ...;`) gives
-  that size (a kernel throws nothing: the driver's arrays are the right size).
+  thread's speed; a stack's pops inside the loop that pushes, `_pops`, count as no loop, a
+  sorting network as more than one). The function's vectors (`std::vector<double> M(N * N,
+  0.0)`, a copy `A_copy(A)`) are the kernel's own arrays in a static device store, filled in
+  tiles (histograms into them atomic, one sorted whole a bitonic network's steps); a guard
+  that throws unless a vector has a size (`if (A.size() != N * N) throw ...;`) gives that
+  size (a kernel throws nothing: the driver's arrays are the right size), and a guard that
+  reads only copies' sizes, among the vectors' declarations, runs first. One loop with such
+  statements or vectors around it, a map, a histogram or a reduction, runs so too.
 
 A function that only returns standard algorithms' results (`std::find(...) != x.end()`,
 `std::count`, `std::count_if` with a one-line lambda, `std::accumulate`, `*std::max_element`,
