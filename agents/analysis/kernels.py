@@ -190,6 +190,9 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     source, program = _outputs_named_apart(source, program, function, params)
     root = syntax_tree(source, program.language).root_node
     definition, statements, phases, alone = _the_loops(root, program, function)
+    if "vector" in text(definition.child_by_field_name("type") or definition.children[0]):
+        # a vector returned otherwise than `_returned_vector` takes (another way out)
+        raise AnnotationError(f"{function} returns a vector, which no kernel's output is")
     node, loop = phases[0].node, phases[0].loop
     phased = len(phases) > 1 or phases[0].outer is not None or bool(alone)
     if not phased and _one_thread_around(statements, phases[0], definition, params):
@@ -6085,10 +6088,19 @@ def _one_thread(statement: Node) -> str | None:
     which names it reaches the kernel's checks decide, as for any loop's body."""
     if statement.type == "declaration":
         return "a declaration"
+    if statement.type == "expression_statement" and not statement.named_children:
+        return "an empty statement"
     lambdas = [n for n in walk(statement) if n.type == "lambda_expression"]
     for node in walk(statement):
         if any(_within(node, lam) for lam in lambdas):
             continue  # a lambda's returns and parameters are its own (a sort's order)
+        method = node.child_by_field_name("function") if node.type == "call_expression" else None
+        if (
+            method is not None
+            and method.type == "field_expression"
+            and text(method.child_by_field_name("field") or method) not in ("size", "empty")
+        ):
+            return f"a call of a method ({text(method)[:30]})"  # `y.resize(n)`: the host's
         ranged = node.parent is not None and node.parent.type == "for_range_loop"
         if (node.type in ("reference_declarator", "pointer_declarator") and not ranged) or (
             node.type == "pointer_expression" and text(node).startswith("&")
@@ -6387,8 +6399,12 @@ def _one_thread_around(
         and _size_guard(st, serial_params) is None
         and not _resizes_output(st, by_name, serial_params)
     ]
-    if not around or any(st.type != "declaration" and _one_thread(st) is not None for st in around):
-        return False
+    own = {v.name for st in around if (v := _declared_vector(st, serial_params)) is not None}
+    if not around or any(
+        st.type != "declaration" and _sorted_whole(st) not in own and _one_thread(st) is not None
+        for st in around
+    ):
+        return False  # each a vector's declaration, its sort or one thread's statement
     try:
         _check_phase(phase.loop)
     except AnnotationError:

@@ -3019,7 +3019,7 @@ int main() {{
             "  std::sort(s.begin(), s.end());\n  int n = 0;\n"
             "  for (size_t i = 0; i < x.size(); ++i) n += std::binary_search(s.begin(), s.end(), s[i]);\n"
             "  return n;\n}\n",
-            "does more than its loop",
+            "does more than its loop|calls std::binary_search|calls std::lower_bound|does not take r",
         ),
         (  # a query whose value has a side effect: counting would run it once per element
             "int f(std::vector<int> const &x) {\n  std::vector<int> s(x);\n"
@@ -3040,25 +3040,25 @@ int main() {{
             "  std::sort(s.begin(), s.end());\n  int n = 0;\n"
             "  for (size_t i = 0; i < x.size(); ++i) n += std::binary_search(s.begin(), s.end(), x[i]);\n"
             "  return n;\n}\n",
-            "does more than its loop",
+            "does more than its loop|calls std::binary_search|calls std::lower_bound|does not take r",
         ),
         (  # a query only one branch runs: counted before it, it would read past the end
             "void f(std::vector<int> const &x, std::vector<int> &r) {\n  std::vector<int> s = x;\n"
             "  std::sort(s.begin(), s.end());\n  for (size_t i = 0; i < x.size(); ++i)\n"
             "    r[i] = i + 1 < x.size() ? std::lower_bound(s.begin(), s.end(), x[i + 1]) - s.begin() : 0;\n}\n",
-            "does more than its loop",
+            "does more than its loop|calls std::binary_search|calls std::lower_bound|does not take r",
         ),
         (  # a name of the loop's own hides the input the counts would walk
             "void f(std::vector<int> const &x, std::vector<int> &r) {\n  std::vector<int> s = x;\n"
             "  std::sort(s.begin(), s.end());\n  for (size_t i = 0; i < r.size(); ++i) {\n"
             "    int x = (int)i;\n    r[i] = std::lower_bound(s.begin(), s.end(), x) - s.begin();\n  }\n}\n",
-            "does more than its loop",
+            "does more than its loop|calls std::binary_search|calls std::lower_bound|does not take r",
         ),
         (  # a query after a write in its own statement would be counted before the write
             "void f(std::vector<int> const &x, std::vector<int> &r) {\n  std::vector<int> s = x;\n"
             "  std::sort(s.begin(), s.end());\n  for (size_t i = 0; i < x.size(); ++i) {\n"
             "    int t = 0;\n    r[i] = (t = x[i] + 1) + std::binary_search(s.begin(), s.end(), t);\n  }\n}\n",
-            "does more than its loop",
+            "does more than its loop|calls std::binary_search|calls std::lower_bound|does not take r",
         ),
     ],
 )
