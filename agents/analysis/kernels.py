@@ -194,15 +194,15 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
         # a vector returned otherwise than `_returned_vector` takes (another way out)
         raise AnnotationError(f"{function} returns a vector, which no kernel's output is")
     node, loop = phases[0].node, phases[0].loop
+    serial_params = dict(function_params(definition))
     phased = len(phases) > 1 or phases[0].outer is not None or bool(alone)
-    if not phased and _one_thread_around(statements, phases[0], definition, params):
+    if not phased and _one_thread_around(statements, phases[0], serial_params, params):
         # the one loop (a map, a histogram or a reduction) with one thread's statements
         # before or after it: a loop in phases
         phased = True
     """Loops that must run one after another (`y[i] *= beta;` before `y[row] += a * x[col];`),
     or the one loop an outer loop's iterations run in turn (`for (i ...) for (j ...)`): the
     kernel's seated blocks meet at a barrier between them (`PHASES`)."""
-    serial_params = dict(function_params(definition))
     serial = set(serial_params)
     taken = sorted(
         {
@@ -237,9 +237,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             (
                 at
                 for at, st in enumerate(statements[:first])
-                if st.type != "declaration"
-                and not _guard(st)
-                and _size_guard(st, dict(function_params(definition))) is None
+                if st.type != "declaration" and not _guarding(st, serial_params)
             ),
             first,
         )
@@ -769,20 +767,19 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     body_node = node.child_by_field_name("body")
     assert body_node is not None
     inner = _rewrite(body_node, edits)
-    setup = "".join(
-        f"    const unsigned long long pf_len_{v.name} = (unsigned long long){lengths[v.name]};\n"
-        for v in vectors.values()
-        if v.copied is not None and v.copied not in own
-    )  # a copy's length, its source's: guards may read it
     setup = (
-        "".join(
+        "".join(  # a guard's size, as the function's entry has it
             f"    const unsigned long long pf_size_{name} = (unsigned long long)({text(count)});\n"
             for name, count in known.items()
-        )  # a guard's size, as the function's entry has it
-        + setup
-    )
-    setup += "".join(
-        f"    {_rewrite(d, edits)}\n" for d in [*before, *hoisted] if d in copied or d in guards
+        )
+        + "".join(  # a copy's length, its source's: guards may read it
+            f"    const unsigned long long pf_len_{v.name} = (unsigned long long){lengths[v.name]};\n"
+            for v in vectors.values()
+            if v.copied is not None and v.copied not in own
+        )
+        + "".join(
+            f"    {_rewrite(d, edits)}\n" for d in [*before, *hoisted] if d in copied or d in guards
+        )
     )
     device = "".join(f"__host__ __device__ {_device_math(helpers[h], renamed)}\n" for h in helpers)
     members = {
@@ -898,7 +895,6 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             _OneThread(
                 vectors,
                 lengths,
-                set(own),
                 {n: k for n, k in scalars.items() if n not in own},
                 sorts,
             ),
@@ -1057,7 +1053,7 @@ def _phased_work(
         name = vector.name
         counted = (
             f"    const unsigned long long pf_len_{name} = (unsigned long long){length};\n"
-            if vector.copied is None or vector.copied in mine.lengths_here
+            if vector.copied is None or vector.copied in {v.name for v in mine.vectors.values()}
             else ""  # the setup's, before the guards
         )
         if vector.copied is not None:
@@ -1187,8 +1183,6 @@ class _OneThread:
 
     vectors: dict[Node, _LocalVector]
     lengths: dict[str, str]
-    lengths_here: set[str]
-    """Vectors whose copies take their length where they are made (the function's own)."""
     scalars: dict[str, str]
     """Each scalar's type (`auto` where declared so; a name declared as two types: none)."""
     sorts: dict[Node, str]
@@ -6380,14 +6374,18 @@ def _sort_step_order(
     return order
 
 
+def _guarding(statement: Node, serial_params: dict[str, Node]) -> bool:
+    """A guard of either kind: an early answer (`_guard`) or a size asked (`_size_guard`)."""
+    return _guard(statement) or _size_guard(statement, serial_params) is not None
+
+
 def _one_thread_around(
-    statements: list[Node], phase: _Phase, definition: Node, params: list[KernelParam]
+    statements: list[Node], phase: _Phase, serial_params: dict[str, Node], params: list[KernelParam]
 ) -> bool:
     """Whether the one loop `phase`, a map, a histogram or a reduction (`_check_phase`), has
     statements before or after it (other than scalar declarations, guards, size guards,
     resizes of an output and returns), each a vector's declaration (`_declared_vector`) or
     one one thread may run (`_one_thread`)."""
-    serial_params = dict(function_params(definition))
     by_name = {p.name: p for p in params}
     around = [
         st
@@ -6395,8 +6393,7 @@ def _one_thread_around(
         if st != phase.top
         and (st.type != "declaration" or _declared_vector(st, serial_params) is not None)
         and st.type != "return_statement"
-        and not _guard(st)
-        and _size_guard(st, serial_params) is None
+        and not _guarding(st, serial_params)
         and not _resizes_output(st, by_name, serial_params)
     ]
     own = {v.name for st in around if (v := _declared_vector(st, serial_params)) is not None}
