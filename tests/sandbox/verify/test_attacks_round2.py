@@ -255,13 +255,24 @@ IGNORES_THREADS = (
 )
 
 
+# The reference for this class is the candidate's own loop without its pragmas: on one core the
+# two can differ only by noise. (Against `REFERENCE`, whose eight passes over memory `GOOD`
+# folds into one, a host with slow memory measured a fair 1.5x on one core.)
+SAME_LOOP_REFERENCE = (
+    TEMPLATE.replace("#include <omp.h>\n", "")
+    .replace("HEAD", "")
+    .replace("BODY", GOOD.replace("#pragma omp parallel for reduction(+:s)", ""))
+)
+
+
 async def test_a_program_that_ignores_the_thread_count_is_still_one_core_at_one_thread(
     verify_sandbox,
 ):
     """A program that sets its own thread count made its "1 thread" run use every core, so
     its own scaling looked plausible. Timed runs are pinned: at one thread it has one core,
     and speedups are judged against the reference and the cores the run had."""
-    v = await verify(verify_sandbox, spec(), candidate(IGNORES_THREADS), options=LIGHT)
+    same = spec(reference=SAME_LOOP_REFERENCE)
+    v = await verify(verify_sandbox, same, candidate(IGNORES_THREADS), options=LIGHT)
     assert v.passed and v.timing is not None, v.reason
     assert v.timing.pinned == {1: 1, 2: 2, 4: 2}
     assert v.timing.threads.get(1, 0) >= 4, v.timing  # the attack ran: 4 threads at "1"
