@@ -20,6 +20,7 @@ from agents.analysis.parse import (
     identifiers,
     root_of,
     text,
+    unwrap,
     walk,
 )
 
@@ -552,3 +553,240 @@ _TYPE_WORDS = frozenset(
 def _dereferences(body: str) -> bool:
     """A `*` that is not a product: at the start, or after an operator or `(`."""
     return bool(re.search(r"(^|[(,+\-*/%<>=&|^!?:~])\s*\*", body.strip()))
+
+
+# --- locals that hold an address without saying so --------------------------------------------
+
+_DEDUCED = re.compile(r"auto|decltype\(.*\)|__typeof__\(.*\)|typeof\(.*\)|__auto_type")
+_ADDRESS_DECLARATORS = frozenset(
+    {
+        "pointer_declarator",
+        "reference_declarator",
+        "function_declarator",
+        "abstract_pointer_declarator",
+        "abstract_reference_declarator",
+        "abstract_function_declarator",
+    }
+)
+_VALUE_CALLS = frozenset(
+    {
+        "sqrt", "sqrtf", "cbrt", "exp", "expf", "exp2", "expm1", "log", "logf", "log2", "log10",
+        "log1p", "pow", "powf", "sin", "sinf", "cos", "cosf", "tan", "asin", "acos", "atan",
+        "atan2", "sinh", "cosh", "tanh", "erf", "erfc", "fabs", "fabsf", "abs", "labs", "llabs",
+        "floor", "floorf", "ceil", "ceilf", "round", "lround", "llround", "trunc", "fmod",
+        "remainder", "fmin", "fmax", "hypot", "fma", "norm", "real", "imag", "arg", "conj",
+        "polar", "rand", "isnan", "isinf", "isfinite", "signbit", "copysign", "size", "length",
+        "popcount", "__builtin_popcount", "__builtin_popcountll", "__builtin_clz",
+        "__builtin_ctz",
+    }
+)  # fmt: skip
+"""Library functions (and `x.size()`-like methods) whose result is a number: a local
+initialised from one holds no address."""
+_ARITHMETIC_OPERATORS = frozenset(
+    {"*", "/", "%", "<<", ">>", "&", "|", "^", "==", "!=", "<", ">", "<=", ">=", "&&", "||"}
+)
+
+
+def address_locals(body: Node, known: Declared) -> dict[str, frozenset[str]]:
+    """The body's locals that may hold an address although no `*` or `&` declares them so: a
+    pointer or iterator type behind an alias (`iptr p = a + i`), a deduced type (`auto p =
+    v.data() + i`, `auto it = v.begin()`), a type the file does not show to be a value, an
+    array of pointers (`int (*row)[4]`). Each → the names its initial value mentions (the
+    storage it may reach; none: any). A local is left out when its type holds only storage of
+    its own (`value_type`), or is deduced from an initial value that is evidently a number or
+    such a value (`x[i] * 2`, `p.x - q.x`, `std::sqrt(d)`)."""
+    types = _visible_types(body)
+    found: dict[str, frozenset[str]] = {}
+    for node in walk(body):
+        if node.type != "declaration":
+            continue
+        storage = {text(c) for c in node.children if c.type == "storage_class_specifier"}
+        if storage & {"static", "extern"}:
+            continue
+        type_node = node.child_by_field_name("type")
+        type_text = canon(type_node).replace(" ", "") if type_node is not None else ""
+        for decl in node.children_by_field_name("declarator"):
+            declarator = (
+                decl.child_by_field_name("declarator") if decl.type == "init_declarator" else decl
+            )
+            if declarator is not None and declarator.type in (
+                "pointer_declarator",
+                "reference_declarator",
+            ):
+                continue  # `accesses` holds these already
+            value = decl.child_by_field_name("value") if decl.type == "init_declarator" else None
+            bound = [n for n in walk(decl) if n.type == "structured_binding_declarator"]
+            names = (
+                [text(p) for p in bound[0].named_children if p.type == "identifier"]
+                if bound
+                else [n for n in [declared_name(decl)] if n is not None]
+            )
+            nested = declarator is not None and any(
+                n.type in _ADDRESS_DECLARATORS for n in walk(declarator)
+            )
+            if not nested and not bound and value_type(type_text, known):
+                continue
+            if (
+                not nested
+                and _DEDUCED.fullmatch(type_text.replace("const", ""))
+                and value is not None
+                and _evident_type(value, types, known) is not None
+            ):
+                continue
+            reaches = frozenset(identifiers(value)) if value is not None else frozenset()
+            for name in names:
+                found[name] = found.get(name, frozenset()) | reaches
+    return found
+
+
+def _visible_types(body: Node) -> dict[str, list[tuple[str, Node]]]:
+    """Name → (type text, declarator) of each declaration of it in the file, the enclosing
+    function's parameters and the body (every declaration of a name counts)."""
+    root = root_of(body)
+    definition = body
+    while definition.parent is not None and definition.type != "function_definition":
+        definition = definition.parent
+    nodes = [c for c in root.children if c.type == "declaration"]
+    if definition.type == "function_definition":
+        nodes += [p for _, p in function_params(definition)]
+        nodes += [d for d in walk(definition) if d.type == "declaration"]
+    found: dict[str, list[tuple[str, Node]]] = {}
+    for node in nodes:
+        kind = node.child_by_field_name("type")
+        shown = canon(kind).replace(" ", "") if kind is not None else "?"
+        for declarator in node.children_by_field_name("declarator"):
+            name = declared_name(declarator)
+            if name is not None:
+                found.setdefault(name, []).append((shown, declarator))
+    return found
+
+
+def _evident_type(
+    node: Node, types: dict[str, list[tuple[str, Node]]], known: Declared
+) -> str | None:
+    """The value type of an expression when it is evident without knowing overloads: "#" for
+    a number the operators compute, else the declared type of a named value (an element, a
+    member of a value class); None where the value may be an address (pointer arithmetic, an
+    iterator, an array that decays, a name of unknown type)."""
+    node = unwrap(node)
+    kind = node.type
+    if kind in ("number_literal", "char_literal", "true", "false", "sizeof_expression"):
+        return "#"
+    if kind == "unary_expression" and text(node.children[0]) in ("-", "+", "!", "~"):
+        return "#"
+    if kind == "binary_expression":
+        operator = node.child_by_field_name("operator")
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if operator is None or left is None or right is None:
+            return None
+        if text(operator) in _ARITHMETIC_OPERATORS:
+            return "#"
+        if text(operator) in ("+", "-"):
+            sides = (_evident_type(left, types, known), _evident_type(right, types, known))
+            return "#" if None not in sides else None
+        return None
+    if kind == "conditional_expression":
+        branches = [node.child_by_field_name(f) for f in ("consequence", "alternative")]
+        if any(b is None or _evident_type(b, types, known) is None for b in branches):
+            return None
+        return "#"
+    if kind == "cast_expression":
+        target = node.child_by_field_name("type")
+        shown = canon(target).replace(" ", "") if target is not None else ""
+        return shown if value_type(shown, known) else None
+    if kind == "call_expression":
+        callee = node.child_by_field_name("function")
+        if callee is None:
+            return None
+        called = canon(callee).replace(" ", "")
+        cast = re.fullmatch(r"(?:static_cast|std::\w+)<(.+)>", called)
+        if cast is not None and called.startswith("static_cast"):
+            return cast.group(1) if value_type(cast.group(1), known) else None
+        last = re.split(r"::|\.|->", called)[-1]
+        if last in _VALUE_CALLS:
+            return "#"
+        if last in ("min", "max"):
+            arguments = node.child_by_field_name("arguments")
+            given = arguments.named_children if arguments is not None else []
+            if given and all(_evident_type(a, types, known) is not None for a in given):
+                return "#"
+        return None
+    if kind in ("identifier", "subscript_expression"):
+        subscripts = 0
+        while node.type == "subscript_expression":
+            inner = node.child_by_field_name("argument")
+            if inner is None:
+                return None
+            node, subscripts = unwrap(inner), subscripts + 1
+        if node.type != "identifier":
+            return None
+        declared_as = types.get(text(node), [])
+        elements = {_element_type(t, d, subscripts, known) for t, d in declared_as}
+        return elements.pop() if len(elements) == 1 else None
+    if kind == "field_expression" and _is_member_of_value(node, types, known):
+        return "#"
+    return None
+
+
+def _is_member_of_value(
+    node: Node, types: dict[str, list[tuple[str, Node]]], known: Declared
+) -> bool:
+    """`p.x` of an object whose class has values only (`value_classes`): the member is one."""
+    operator = node.child_by_field_name("operator")
+    argument = node.child_by_field_name("argument")
+    if operator is None or text(operator) != "." or argument is None:
+        return False
+    owner = _evident_type(argument, types, known)
+    if owner is None:
+        return False
+    owner = known.resolve(owner).removeprefix("const")
+    owner = owner.removeprefix("struct").removeprefix("class").removeprefix("union")
+    return owner in known.value_classes
+
+
+_ONE_LEVEL = re.compile(r"(?:std::)?(?:vector|array|valarray|deque|basic_string)<(.*)>")
+
+
+def _element_type(
+    type_text: str, declarator: Node | None, subscripts: int, known: Declared
+) -> str | None:
+    """The type `subscripts` subscripts of a name declared so reach, when it is a value (a
+    number, an owning standard type, a value class); None for anything else (a pointer, an
+    array that decays to one, an unknown type)."""
+    chain: list[str] = []
+    node = declarator
+    while node is not None and node.type not in ("identifier", "field_identifier"):
+        if node.type in _ADDRESS_DECLARATORS - {"reference_declarator"}:
+            chain.append(node.type)
+        elif node.type == "array_declarator":
+            chain.append("array")
+        inner = node.child_by_field_name("declarator")
+        if inner is None:
+            inner = next(
+                (c for c in node.named_children if c.type.endswith(("declarator", "identifier"))),
+                None,
+            )
+        node = inner
+    if "function_declarator" in chain or subscripts < len(chain):
+        return None
+    shown = known.resolve(type_text.replace("const", ""))
+    for _ in range(subscripts - len(chain)):
+        if shown.endswith("*"):
+            shown = known.resolve(shown[:-1])
+            continue
+        level = _ONE_LEVEL.fullmatch(shown)
+        if level is None:
+            return None
+        shown = known.resolve(_first_argument(level.group(1)).replace("const", ""))
+    return shown if not shown.endswith("*") and value_type(shown, known) else None
+
+
+def _first_argument(arguments: str) -> str:
+    """`int,4` → `int`; `std::pair<int,int>` whole (a comma inside brackets is not the end)."""
+    depth = 0
+    for k, char in enumerate(arguments):
+        depth += char == "<"
+        depth -= char == ">"
+        if char == "," and depth == 0:
+            return arguments[:k]
+    return arguments

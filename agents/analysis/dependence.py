@@ -202,7 +202,7 @@ def dependence(
         )
     reductions, sharing, scalar_problems = _scalars(events, scope)
     carried += scalar_problems
-    through = _through_pointers(var, facts, scope)
+    through = _through_pointers(var, facts, scope, written_through)
     if exits and repeatable and not unknown and through == ():
         # (a write through a reference the body declares, `int &q = found; q = i;`, is a
         # write before the exit that no event of `found` shows)
@@ -217,7 +217,9 @@ def dependence(
         # the counter's values from where it starts, one per iteration at most
         last = f"({scan.var}) + (({span[1]}) - ({span[0]})) - 1"
         packed_at = {name: (f"({scan.var})", last) for name in scan.packs}
-    overlaps = _overlaps(var, everything, scope, facts, counted, lengths, packed_at)
+    overlaps = _overlaps(
+        var, everything, scope, facts, counted, lengths, packed_at, written_through
+    )
     for why in (overlaps, through):
         if isinstance(why, str):
             unknown.append(why)
@@ -1214,11 +1216,13 @@ def _overlaps(
     bounds: dict[str, tuple[str, str]],
     lengths: dict[str, str],
     packed_at: dict[str, tuple[str, str]] | None = None,
+    written_through: str | None = None,
 ) -> tuple[str, ...] | str:
     """The run-time conditions under which nothing the loop writes overlaps anything else it
     reaches through another name, or why no such condition can be written (a reason for
     "unknown"). `packed_at`: the first and last index a compaction may store into each
-    array it packs, as its counter stands before the loop.
+    array it packs, as its counter stands before the loop; `written_through`: the container
+    a range-based loop writes through its element, which no subscript shows.
 
     Two names of the function's own storage never overlap, and no parameter points into the
     function's own arrays. Two container references are apart when they name different
@@ -1230,6 +1234,7 @@ def _overlaps(
     kinds = dict(scope.aliases)
     subscripted = [e for e in events if e.indices]
     written = {e.name for e in subscripted if e.kind == "write"}
+    written |= {written_through} if written_through is not None else set()
     checks: list[str] = []
     for w in sorted(written):
         # A pair of written names is checked once.
@@ -1261,7 +1266,9 @@ def _overlaps(
     return tuple(dict.fromkeys(checks))
 
 
-def _through_pointers(var: str, facts: BodyFacts, scope: Scope) -> tuple[str, ...] | str:
+def _through_pointers(
+    var: str, facts: BodyFacts, scope: Scope, written_through: str | None = None
+) -> tuple[str, ...] | str:
     """The run-time conditions under which what the loop reads through an address (`*p`,
     `p->x`, a reference, a pointer or reference it declares) is nothing the loop writes, or why
     none can be written (a reason for "unknown"). Such a read names no element, so it is
@@ -1299,6 +1306,8 @@ def _through_pointers(var: str, facts: BodyFacts, scope: Scope) -> tuple[str, ..
         for e in facts.events
         if e.kind == "write" and e.name != var and _root(e.name) not in facts.locals
     } | {name for name, _, _ in facts.range_writes if name not in facts.locals}
+    # A range-based loop's writes through its element are writes of its container.
+    written |= {written_through} if written_through is not None else set()
     # Integers name no storage to reach, unless they are references (`const int& k`).
     ignored = (facts.locals - set(facts.local_pointers)) | (scope.integers - set(kinds)) | {var}
     checks: list[str] = []

@@ -14,6 +14,7 @@ from agents.analysis.arith import Arith, arith, declared_types, mixed_types
 from agents.analysis.containers import contiguous_names, random_access_names
 from agents.analysis.declared import (
     Declared,
+    address_locals,
     class_typed,
     class_typed_in,
     declared,
@@ -205,7 +206,11 @@ class _Reading:
         )
 
     def facts(self, body: Node) -> BodyFacts:
-        return reroute(body_facts(body), self.depths, self.known, self.integers, self.objects)
+        facts = reroute(body_facts(body), self.depths, self.known, self.integers, self.objects)
+        for name, reaches in address_locals(body, self.known).items():
+            if name in facts.locals and name not in facts.local_pointers:
+                facts.local_pointers[name] = reaches
+        return facts
 
 
 def function_source(source: str, program: Program, name: str) -> str:

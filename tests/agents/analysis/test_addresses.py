@@ -175,6 +175,58 @@ HAZARDS = {
         "void f() {\n    for (int i = 0; i < s.size(); i++) s.d[i] = i % 3;\n}\n",
         "its header reads s",
     ),
+    # Locals that hold an address though no `*` or `&` declares them (a helper's probe: each
+    # was called independent, and each gave another answer at 2 threads than at 1).
+    "a pointer declared through a typedef in the loop": (
+        Language.C,
+        "typedef unsigned *uptr;\nunsigned b[1001];\nvoid f(void) {\n"
+        "    for (int i = 0; i < 1000; i++) { uptr q = b + i + 1; q[0] = b[i] * 3u; }\n}\n",
+        "through q, a pointer or reference declared in the loop",
+    ),
+    "a pointer read through a typedef in the loop": (
+        Language.C,
+        "typedef unsigned *uptr;\nunsigned b[1001];\nvoid f(void) {\n"
+        "    for (int i = 0; i < 1000; i++) { uptr q = b + i + 1; b[i] = *q + 1u; }\n}\n",
+        "reads * q",
+    ),
+    "a pointer declared with __typeof__": (
+        Language.C,
+        "unsigned b[1001];\nvoid f(unsigned *a) {\n"
+        "    for (int i = 0; i < 1000; i++) { __typeof__(a) p = a + i + 1; a[i] = *p + 1u; }\n}\n",
+        "reads * p",
+    ),
+    "a pointer to an array in parentheses": (
+        Language.C,
+        "unsigned b[1004];\nvoid f(void) {\n    for (int i = 0; i < 1000; i++) {\n"
+        "        unsigned (*r)[2] = (unsigned (*)[2])(b + i + 1);\n        b[i] = (*r)[0] + 1u;\n"
+        "    }\n}\n",
+        "may point into b",
+    ),
+    "an auto pointer into a vector": (
+        Language.CPP,
+        "#include <vector>\nvoid f(std::vector<int> &v) {\n"
+        "    for (int i = 0; i < 999; i++) { auto p = v.data() + i + 1; v[i] = p[0] + 1; }\n}\n",
+        "reads p[0]",
+    ),
+    "an iterator declared in the loop": (
+        Language.CPP,
+        "#include <vector>\nvoid f(std::vector<int> &v) {\n"
+        "    for (int i = 0; i < 999; i++) { auto it = v.begin() + i + 1; v[i] = *it + 1; }\n}\n",
+        "reads * it",
+    ),
+    "an iterator of a named type": (
+        Language.CPP,
+        "#include <vector>\nvoid f(std::vector<int> &v) {\n    for (int i = 0; i < 999; i++) {\n"
+        "        std::vector<int>::iterator it = v.begin() + i + 1;\n        v[i] = *it + 1;\n"
+        "    }\n}\n",
+        "reads * it",
+    ),
+    "a struct holding a pointer, declared in the loop": (
+        Language.C,
+        "struct H { unsigned *p; };\nunsigned b[1001];\nvoid f(void) {\n"
+        "    for (int i = 0; i < 1000; i++) { struct H h = {b + i + 1}; b[i] = h.p[0] + 1u; }\n}\n",
+        "may point into b",
+    ),
 }
 
 
@@ -319,6 +371,26 @@ SAFE = {
         Language.C,
         "const double w[4] = {1, 2, 3, 4};\ndouble at(int k) { return w[k & 3]; }\n"
         "void f(int n, double *b) {\n    for (int i = 0; i < n; i++) b[i] = at(i) * 2;\n}\n",
+    ),
+    # Locals of a deduced or named type that holds no address stay the body's own values.
+    "locals deduced from numbers, elements and members": (
+        Language.CPP,
+        "#include <cmath>\n#include <vector>\nstruct Pt { double x, y; };\n"
+        "std::vector<Pt> p;\nstd::vector<double> out;\ndouble w[1000];\nvoid f() {\n"
+        "    for (std::size_t i = 1; i < out.size(); i++) {\n"
+        "        auto dx = p[i].x - p[i - 1].x;\n        auto dy = p[i].y - p[i - 1].y;\n"
+        "        auto d = std::sqrt(dx * dx + dy * dy);\n        const auto k = w[i] * 2 + d;\n"
+        "        Pt q = p[i];\n        auto r = q;\n        out[i] = k + r.x + (double)i;\n    }\n}\n",
+    ),
+    "values and owning containers of named types": (
+        Language.CPP,
+        "#include <array>\n#include <complex>\n#include <vector>\ntypedef double real;\n"
+        "void f(std::vector<double> &out, int m) {\n"
+        "    for (int i = 0; i < (int)out.size(); i++) {\n        real s = 0;\n"
+        "        std::vector<real> t(m, 1.0);\n        std::array<int, 3> a{1, 2, 3};\n"
+        "        std::complex<double> z(i, 1);\n"
+        "        for (int k = 0; k < m; k++) s += t[k] * a[k % 3];\n"
+        "        out[i] = s + z.real();\n    }\n}\n",
     ),
 }
 
@@ -588,3 +660,44 @@ def test_distinct_allocations_need_no_overlap_check_until_a_pointer_moves() -> N
         assert loop.dependence.parallelisable and not loop.dependence.overlap_checks
     swapped = analyse(FRESH, Language.C).loop("L3").dependence
     assert swapped.parallelisable and swapped.overlap_checks, swapped.reason
+
+
+RANGE_WRITES = """#include <cstdio>
+#include <vector>
+void add(std::vector<int> &v, const int &k) {
+    for (auto &e : v) e += k;
+}
+void first(std::vector<int> &v, std::vector<int> &w) {
+    for (auto &e : v) e = e + w[0];
+}
+int main() {
+    std::vector<int> v(3000), u(3000);
+    for (int i = 0; i < 3000; i++) v[i] = u[i] = i % 17;
+    add(v, v[777]);
+    first(u, u);
+    unsigned long t = 0;
+    for (int i = 0; i < 3000; i++) t = t * 31 + v[i] * 7 + u[i];
+    std::printf("%lu\\n", t);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++ with OpenMP")
+def test_a_range_based_loop_writing_its_elements_checks_what_else_it_reads(
+    tmp_path: Path,
+) -> None:
+    """`for (auto &e : v) e += k` with `k` one of `v`'s elements, and `e = e + w[0]` with `w`
+    the same vector as `v`: writes through the element are writes of `v`, so the reference
+    and the other container are checked against it at run time as for `v[i] += k` (a
+    helper's probe found both called independent with no check, and both wrong at 2
+    threads)."""
+    program = analyse(RANGE_WRITES, Language.CPP)
+    add, first = program.loop("L1").dependence, program.loop("L2").dependence
+    assert add.parallelisable and any("&k" in c and "v.data()" in c for c in add.overlap_checks)
+    assert first.parallelisable and first.overlap_checks == (
+        "(const void *)&v != (const void *)&w",
+    )
+    annotated = apply_choices(RANGE_WRITES, program, default_choices(annotatable(program)))
+    outputs = _outputs(RANGE_WRITES, annotated, Language.CPP, tmp_path)
+    assert len(set(outputs)) == 1, outputs
