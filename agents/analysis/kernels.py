@@ -116,6 +116,7 @@ from agents.analysis.launch import (
     DONE,
     HELPERS,
     PHASES,
+    PROMOTED,
     TILE_ITEMS,
     KernelParam,
     global_definition,
@@ -173,6 +174,7 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
     name, params = signature_params(signature)
     if name != function:
         raise AnnotationError(f"the kernel is {name}, not {function}")
+    _check_what_it_changes(source, program, function, params)
     source, program = _order_spellings(source, program, function)
     source, program = _plain_iterators(source, program, function)
     source, program = _returned_vector(source, program, function, params)
@@ -632,6 +634,8 @@ def kernel(source: str, program: Program, function: str, signature: str) -> str:
             raise AnnotationError(f"the loop calls {text(callee)}, which a kernel cannot")
         if called in renamed:
             edits.append((callee.start_byte, callee.end_byte, renamed[called]))
+        elif called in PROMOTED and called not in helpers:
+            edits.append((callee.start_byte, callee.end_byte, f"pf_{called}"))
         elif text(callee).startswith("std::"):
             # CUDA's math is in the global namespace: `::max` where a local is named `max`
             shadowed = called in serial or called in local or called in by_name
@@ -1493,6 +1497,14 @@ def _helper_functions(root: Node, names: set[str], function: str) -> dict[str, N
     if overloaded:
         # which one the loop calls is the compiler's choice by argument types
         raise AnnotationError(f"{overloaded[0]} is overloaded")
+    templates = sorted(
+        n
+        for n in found
+        if (up := defined[n].parent) is not None and up.type == "template_declaration"
+    )
+    if templates:
+        # its copy on the device would need its parameters' types, which only a call gives
+        raise AnnotationError(f"{templates[0]} is a template")
     for name in found:
         for call in walk(defined[name]):
             callee = (
@@ -1502,6 +1514,110 @@ def _helper_functions(root: Node, names: set[str], function: str) -> dict[str, N
             if callee is not None and called not in found and called not in _MATH:
                 return {}
     return {name: node for name, node in defined.items() if name in found}
+
+
+_MUTATING_METHODS = frozenset(
+    {"push_back", "emplace_back", "pop_back", "resize", "assign", "clear", "insert", "erase",
+     "emplace", "swap", "fill", "reserve", "shrink_to_fit"}
+)  # fmt: skip
+_MUTATING_CALLS = {
+    **dict.fromkeys(
+        ("sort", "stable_sort", "partial_sort", "nth_element", "reverse", "rotate", "fill",
+         "fill_n", "iota", "replace", "replace_if", "shuffle", "generate", "generate_n",
+         "partition", "unique", "remove", "remove_if", "memcpy", "memmove", "memset"),
+        (0,),
+    ),
+    **dict.fromkeys(
+        ("copy", "copy_n", "copy_if", "partial_sum", "inclusive_scan", "exclusive_scan",
+         "adjacent_difference", "transform"),
+        (2,),
+    ),
+    "swap": (0, 1),
+    "iter_swap": (0, 1),
+}  # fmt: skip
+"""Library calls that change what some of their arguments reach, by position (`std::sort(
+x.begin(), x.end())` its range's, `std::copy(a, b, out)` its output's; a binary
+`std::transform`'s output is its fourth)."""
+
+
+def _check_what_it_changes(
+    source: str, program: Program, function: str, params: list[KernelParam]
+) -> None:
+    """Refuse a function that changes an array the kernel cannot: one it takes by value (a
+    copy of the caller's: the kernel's pointer is the caller's array, which a second launch
+    would find changed) or one the signature takes as `const`; and `std::max({a, b, c})`,
+    whose list CUDA's `max` does not take."""
+    root = syntax_tree(source, program.language).root_node
+    definition = next((d for d in function_definitions(root) if function_name(d) == function), None)
+    body = definition.child_by_field_name("body") if definition is not None else None
+    if definition is None or body is None:
+        return
+    serial = dict(function_params(definition))
+    changed: set[str] = set()
+    for n in walk(body):
+        target = None
+        if n.type == "assignment_expression":
+            target = n.child_by_field_name("left")
+        elif n.type == "update_expression":
+            target = n.child_by_field_name("argument")
+        elif n.type == "call_expression":
+            callee = n.child_by_field_name("function")
+            arguments = n.child_by_field_name("arguments")
+            called = re.split(r"::|\.|->", text(callee))[-1] if callee is not None else ""
+            if (
+                called in ("min", "max")
+                and arguments is not None
+                and any(a.type == "initializer_list" for a in arguments.named_children)
+            ):
+                raise AnnotationError(f"the function calls {called} on a list")
+            if (
+                callee is not None
+                and callee.type == "field_expression"
+                and called in _MUTATING_METHODS
+            ):
+                target = callee.child_by_field_name("argument")
+            elif called in _MUTATING_CALLS and arguments is not None:
+                given = arguments.named_children
+                at = _MUTATING_CALLS[called]
+                if called == "transform" and len(given) == 5:
+                    at = (3,)
+                changed.update(_root_name(given[k]) or "" for k in at if k < len(given))
+        if target is not None:
+            changed.add(_root_name(target) or "")
+    for kernel_param in params:
+        declared = serial.get(kernel_param.name)
+        if declared is None or kernel_param.name not in changed:
+            continue
+        by_value = not any(
+            d.type in ("reference_declarator", "pointer_declarator") for d in walk(declared)
+        )
+        if kernel_param.pointer and by_value and "vector" in text(declared):
+            raise AnnotationError(
+                f"{function} changes {kernel_param.name}, its own copy of the caller's vector: "
+                "the kernel's array is the caller's"
+            )
+        if kernel_param.pointer and "const" in kernel_param.type.split("*")[0]:
+            raise AnnotationError(
+                f"{function} changes {kernel_param.name}, which the kernel takes as const"
+            )
+
+
+def _root_name(node: Node) -> str | None:
+    """The variable an lvalue or argument reaches into (`x[i].v`, `*x`, `x.begin() + 1`,
+    `&x[i]`, `(x)`: `x`)."""
+    node = unwrap(node)
+    while True:
+        if node.type in ("subscript_expression", "field_expression", "call_expression"):
+            inner = node.child_by_field_name("argument") or node.child_by_field_name("function")
+        elif node.type in ("pointer_expression", "unary_expression", "cast_expression"):
+            inner = node.child_by_field_name("argument") or node.child_by_field_name("value")
+        elif node.type == "binary_expression":
+            inner = node.child_by_field_name("left")
+        else:
+            return text(node) if node.type == "identifier" else None
+        if inner is None:
+            return None
+        node = unwrap(inner)
 
 
 def kernel_loop(source: str, program: Program, function: str) -> Loop:
@@ -2469,7 +2585,9 @@ def _sort_order(
             raise AnnotationError(
                 f"the sort's comparison calls {text(callee)}, which a kernel cannot"
             )
-        if text(callee).startswith("std::"):
+        if bare in PROMOTED and bare not in helpers:
+            edits.append((callee.start_byte, callee.end_byte, f"pf_{bare}"))
+        elif text(callee).startswith("std::"):
             edits.append((callee.start_byte, callee.end_byte, bare))
     edits += _complex_edits([parameters, body])
     constants = _file_constants(root)
@@ -6669,6 +6787,8 @@ def _device_math(definition: Node, renamed: dict[str, str]) -> str:
             edits.append((call.start_byte, call.end_byte, limit))
         elif bare in renamed:
             edits.append((callee.start_byte, callee.end_byte, renamed[bare]))
+        elif bare in PROMOTED and callee.type in ("identifier", "qualified_identifier"):
+            edits.append((callee.start_byte, callee.end_byte, f"pf_{bare}"))
         elif text(callee).startswith("std::") and (bare in _MATH or bare in _COMPLEX_CALLS):
             edits.append((callee.start_byte, callee.end_byte, bare))
     return _rewrite(definition, [*_complex_edits([definition]), *edits])

@@ -167,14 +167,21 @@ struct pf_cuda_plus_f { template <class T> __device__ T operator()(T a, T b) con
 struct pf_cuda_times_f { template <class T> __device__ T operator()(T a, T b) const { return a * b; } };
 struct pf_cuda_min_f { template <class T> __device__ T operator()(T a, T b) const { return b < a ? b : a; } };
 struct pf_cuda_max_f { template <class T> __device__ T operator()(T a, T b) const { return a < b ? b : a; } };
+/* A block's partials of type T: one array for every fold of that type in the kernel (an
+   array per fold, seven folds of 8-byte values passed the 48 KiB a block may hold). */
+template <class T> __device__ inline T *pf_cuda_fold_part() {
+    __shared__ T pf_part[1024];
+    return pf_part;
+}
 /* A block's partials folded in a tree in shared memory (any block size CUDA allows, every
    thread of the block calling): the block's fold, for its thread 0. */
 template <class T, class F> __device__ inline T pf_cuda_block_fold(T v, F f) {
-    __shared__ T pf_part[1024];
+    T *const pf_part = pf_cuda_fold_part<T>();
     const unsigned n = blockDim.x * blockDim.y * blockDim.z;
     const unsigned i = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     unsigned half = 1;
     while (2 * half < n) half *= 2;
+    __syncthreads(); /* every thread has read the fold of this type before */
     pf_part[i] = v;
     __syncthreads();
     for (; half > 0; half /= 2) {
@@ -190,6 +197,7 @@ template <class T> __device__ inline void pf_cuda_fold_and(T *a, T v) { pf_cuda_
 template <class T> __host__ __device__ inline T pf_clamp(T v, T lo, T hi) { return v < lo ? lo : hi < v ? hi : v; }
 /* std::swap's exchange on the device. */
 template <class T> __host__ __device__ inline void pf_swap(T &a, T &b) { T t = a; a = b; b = t; }
+@MATH@
 /* A waiting thread's pause (a lock, a running value, a barrier), so that what it waits for
    runs: a short sleep where the GPU has one (compute capability 7.0 on, every GPU CUDA 13
    builds for). */
@@ -265,3 +273,33 @@ template <class T> __device__ inline void pf_cuda_fold_times(T *a, T v) { pf_cud
 template <class T> __device__ inline void pf_cuda_fold_min(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_min_f()); }
 template <class T> __device__ inline void pf_cuda_fold_max(T *a, T v) { pf_cuda_fold_cas(a, v, pf_cuda_max_f()); }
 """
+_PROMOTED_ONE = (
+    "sqrt", "cbrt", "fabs", "exp", "exp2", "log", "log2", "log10", "sin", "cos", "tan", "atan",
+    "asin", "acos", "sinh", "cosh", "tanh", "floor", "ceil", "round", "trunc",
+)  # fmt: skip
+_PROMOTED_TWO = ("pow", "atan2", "fmod", "fmin", "fmax", "hypot")
+PROMOTED = frozenset(_PROMOTED_ONE + _PROMOTED_TWO)
+"""The math functions whose `std::` overloads take an integer as a `double`, and two arguments
+of different types in their common type. CUDA's own overloads take `float` and `double`
+only: on the device `sqrt(int)` reached libstdc++'s host-only template (an error in a
+kernel; in a `__host__ __device__` helper a warning and the call dropped, the kernel built
+without its stores). A kernel calls each as the helpers' `pf_<name>`, which converts so."""
+HELPERS = HELPERS.replace(
+    "@MATH@\n",
+    "/* std's math on the device: an integer argument as a double, two arguments in their common\n"
+    "   type, as the library's overloads take them (CUDA's own take float and double only). */\n"
+    "template <class T>\n"
+    "using pf_real_t = typename std::conditional<std::is_integral<T>::value, double, T>::type;\n"
+    + "".join(
+        f"template <class A> __host__ __device__ inline auto pf_{f}(A a) "
+        f"{{ return {f}((pf_real_t<A>)a); }}\n"
+        for f in _PROMOTED_ONE
+    )
+    + "".join(
+        f"template <class A, class B> __host__ __device__ inline auto pf_{f}(A a, B b) {{\n"
+        "    typedef typename std::common_type<pf_real_t<A>, pf_real_t<B>>::type T;\n"
+        f"    return {f}((T)a, (T)b);\n}}\n"
+        for f in _PROMOTED_TWO
+    ),
+)
+"""What every kernel defines: atomics, folds, device versions of library calls."""

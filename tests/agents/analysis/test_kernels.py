@@ -2812,7 +2812,7 @@ int main() {{
         (  # a sort of an input the kernel takes read-only
             "void f(std::vector<int> &x) {\n  std::sort(x.begin(), x.end());\n}\n",
             "__global__ void f(const int *x, size_t N)",
-            "in place",
+            "changes x, which the kernel takes as const",
         ),
         (  # a stable sort keeps equal keys in order: no network of ours does (equal ints
             # are the same, so a stable sort of ints by value is a sort; not so by a key)
@@ -5295,3 +5295,146 @@ def test_a_struct_one_thread_changes_gets_no_kernel() -> None:
             "f",
             "__global__ void f(const double *x, double *y, Box b, size_t N)",
         )
+
+
+# ---- what the device's library takes (a helper's probe of 227 functions) -------------------
+
+_PROMOTING = """
+#include <cmath>
+#include <vector>
+double dist(int a, int b) { return std::sqrt(a * a + b * b); }
+double gap(int a, int b) { return std::fabs(a - b) / 2; }
+void dists(std::vector<int> const &a, std::vector<int> const &b, std::vector<float> const &f,
+           std::vector<double> &d) {
+    for (size_t i = 0; i < a.size(); ++i)
+        d[i] = dist(a[i], b[i]) + gap(a[i], b[i]) + std::floor(i / 3) + std::fmax(f[i], 0.5)
+             + std::fmod(d[i], 3) + std::pow(a[i], 2) + std::log(a[i] + 1) + sqrt(b[i]);
+}
+"""
+_PROMOTING_CHECK = """
+int main() {
+    for (size_t n : {1, 2, 31, 1000}) {
+        std::vector<int> a(n), b(n);
+        std::vector<float> f(n);
+        std::vector<double> d(n), want;
+        for (size_t i = 0; i < n; i++) {
+            a[i] = (int)(i * 7 % 23); b[i] = (int)(i * 5 % 17); f[i] = 0.25f * (float)(i % 5);
+            d[i] = 0.5 * (double)i;
+        }
+        want = d;
+        dists(a, b, f, want);
+        for (auto &shape : PF_SHAPES) {
+            std::vector<double> got = d;
+            pf_launch(shape[0], shape[1], [&] { pf_gpu::dists(a.data(), b.data(), f.data(), got.data(), n); });
+            for (size_t i = 0; i < n; i++)
+                if (got[i] != want[i]) return 1;
+        }
+    }
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_math_on_integers_and_mixed_types_is_the_librarys_on_the_device(tmp_path: Path) -> None:
+    """`std::sqrt(int)`, `std::fmax(float, double)` and the like take an integer as a double
+    and two types in their common one; CUDA's own overloads take float and double only, and
+    an integer reached libstdc++'s host-only template: an error in the kernel, and in a
+    helper a warning and the call dropped (the kernel built with no store). Each is now the
+    helpers' `pf_` function, which converts as the library does."""
+    signature = (
+        "__global__ void dists(const int *a, const int *b, const float *f, double *d, size_t N)"
+    )
+    written = kernel(_PROMOTING, analyse(_PROMOTING, Language.CPP), "dists", signature)
+    for call in ("pf_sqrt(a * a", "pf_fabs(a - b)", "pf_floor(", "pf_fmax(", "pf_pow(", "pf_log("):
+        assert call in written, call
+    _emulate(_PROMOTING, written, _PROMOTING_CHECK, tmp_path)
+    _emulate(_PROMOTING, written, _PROMOTING_CHECK, tmp_path, concurrent=True)
+    if shutil.which("nvcc") is not None:
+        _builds_with_nvcc(written, tmp_path)
+        ptx = subprocess.run(
+            ["nvcc", "-ptx", "-arch=sm_90", "-o", "-", str(tmp_path / "kernel.cu")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert ptx.returncode == 0 and "st.global" in ptx.stdout, ptx.stderr[-2000:]
+        assert "20013" not in ptx.stderr, ptx.stderr[-2000:]  # no host function dropped
+
+
+_SEVEN_FOLDS = """
+#include <algorithm>
+#include <climits>
+#include <vector>
+double stats(std::vector<double> const &x, std::vector<long long> const &k) {
+    double s = 0, lo = 1e300, hi = -1e300;
+    long long ks = 0, klo = LLONG_MAX, khi = LLONG_MIN;
+    unsigned long long bits = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        s += x[i];
+        lo = std::min(lo, x[i]);
+        hi = std::max(hi, x[i]);
+        ks += k[i];
+        klo = std::min(klo, k[i]);
+        khi = std::max(khi, k[i]);
+        bits |= (unsigned long long)k[i];
+    }
+    return s + lo + hi + ks + klo + khi + (double)(bits & 0xff);
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_seven_reductions_in_one_loop_fit_a_blocks_shared_memory(tmp_path: Path) -> None:
+    """Each fold had 1024 partials of its own in shared memory: seven folds of 8-byte values
+    took 56 KiB, past the 48 KiB a block may hold (ptxas refused the kernel). Folds of one
+    type now share their partials, one after another."""
+    signature = "__global__ void stats(const double *x, const long long *k, size_t N, double *out)"
+    written = kernel(_SEVEN_FOLDS, analyse(_SEVEN_FOLDS, Language.CPP), "stats", signature)
+    assert written.count("pf_cuda_block_fold(") >= 7
+    _builds_with_nvcc(written, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("source", "signature", "why"),
+    [
+        (  # a copy the function changes: the kernel's array is the caller's, changed for good
+            "#include <vector>\nvoid plusOne(std::vector<int> x, std::vector<int> &y) {\n"
+            "    for (size_t i = 0; i < x.size(); ++i) { x[i] += 1; y[i] = x[i] * 2; }\n}\n",
+            "__global__ void plusOne(int *x, int *y, size_t N)",
+            "changes x, its own copy of the caller's vector",
+        ),
+        (  # the same, sorted by the library
+            "#include <algorithm>\n#include <vector>\n"
+            "int lowest(std::vector<int> x) {\n    std::sort(x.begin(), x.end());\n"
+            "    int s = 0;\n    for (size_t i = 0; i < x.size(); ++i) s += x[i] * (int)i;\n"
+            "    return s;\n}\n",
+            "__global__ void lowest(int *x, size_t N, int *out)",
+            "changes x, its own copy",
+        ),
+        (  # an array the signature takes as const, written
+            "#include <vector>\nvoid twice(std::vector<int> &x) {\n"
+            "    for (size_t i = 0; i < x.size(); ++i) x[i] *= 2;\n}\n",
+            "__global__ void twice(const int *x, size_t N)",
+            "changes x, which the kernel takes as const",
+        ),
+        (  # CUDA's max takes no list
+            "#include <algorithm>\n#include <vector>\n"
+            "void top(std::vector<int> const &a, std::vector<int> const &b, std::vector<int> &y) {\n"
+            "    for (size_t i = 0; i < y.size(); ++i) y[i] = std::max({a[i], b[i], 0});\n}\n",
+            "__global__ void top(const int *a, const int *b, int *y, size_t N)",
+            "calls max on a list",
+        ),
+        (  # a template helper: its copy would need the types only a call gives
+            "#include <vector>\ntemplate <class T> T sq(T v) { return v * v; }\n"
+            "void squares(std::vector<double> &x) {\n"
+            "    for (size_t i = 0; i < x.size(); ++i) x[i] = sq(x[i]);\n}\n",
+            "__global__ void squares(double *x, size_t N)",
+            "sq is a template",
+        ),
+    ],
+)
+def test_what_the_device_cannot_take_gets_no_kernel(source: str, signature: str, why: str) -> None:
+    with pytest.raises(AnnotationError, match=re.escape(why)):
+        name = signature_params(signature)[0]
+        kernel(source, analyse(source, Language.CPP), name, signature)
