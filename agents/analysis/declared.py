@@ -292,8 +292,11 @@ def _depths_of(node: Node, known: Declared, keep_none: bool = False) -> dict[str
 
 
 def packed_type(type_text: str) -> bool:
-    """`std::vector<bool>` or `std::bitset<N>` (resolved type text, spaces removed)."""
-    return type_text.removeprefix("std::").startswith(("vector<bool>", "bitset<"))
+    """`std::vector<bool>` or `std::bitset<N>` (resolved type text, spaces removed), or a type
+    holding them (`std::vector<std::vector<bool>>`, `std::array<std::bitset<64>, 2>`): its
+    innermost elements are bits that share words (a helper's probe found `g[0][i]` written
+    at 2 threads losing bits)."""
+    return re.search(r"(?:^|[<,:])(?:vector<bool>|bitset<)", type_text) is not None
 
 
 def _packed_names(node: Node, known: Declared) -> set[str]:

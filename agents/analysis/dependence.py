@@ -171,8 +171,9 @@ def dependence(
     )
     packed = [name for name in bits if _whole_words(name, var, events, lower, stride)]
     carried += [
-        f"{name} is a std::vector<bool>: its elements are bits packed into shared words, "
-        "so iterations writing different elements still write the same memory"
+        f"{name} is a std::vector<bool> (or holds bits so): its elements are bits packed "
+        "into shared words, so iterations writing different elements still write the same "
+        "memory"
         for name in bits
         if name not in packed
     ]

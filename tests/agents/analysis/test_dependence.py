@@ -768,6 +768,34 @@ CASES = [
         "  for (size_t i = 1; i < v.size(); ++i) v[i] = v[i - 1] * w[i];\n}",
         "carried",
     ),
+    # Bits inside another container share words as a std::vector<bool>'s do (a helper's
+    # probe: each lost bits at 2 threads when called independent).
+    Case(
+        "a row of a vector of std::vector<bool> written bit by bit",
+        CPP,
+        "#include <vector>\nvoid f(std::vector<std::vector<bool>> &g, const int *a, int n) {\n"
+        "  for (int i = 0; i < n; i++) g[0][i] = a[i] > 0;\n}",
+        "carried",
+        reason="bits packed into shared words",
+    ),
+    Case(
+        "an array of std::vector<bool> written bit by bit",
+        CPP,
+        "#include <array>\n#include <vector>\n"
+        "void f(std::array<std::vector<bool>, 2> &rows, const int *a, int n) {\n"
+        "  for (int i = 0; i < n; i++) rows[1][i] = a[i] > 0;\n}",
+        "carried",
+        reason="bits packed into shared words",
+    ),
+    Case(
+        "a vector of bitsets written bit by bit",
+        CPP,
+        "#include <bitset>\n#include <vector>\n"
+        "void f(std::vector<std::bitset<512>> &g, const int *a) {\n"
+        "  for (int i = 0; i < 512; i++) g[0][i] = a[i] > 0;\n}",
+        "carried",
+        reason="bits packed into shared words",
+    ),
     Case(
         "pointers kept apart only by a bound that is not an integer: no check is written",
         C,
