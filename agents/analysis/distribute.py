@@ -715,7 +715,9 @@ def distribute(
         body = main.child_by_field_name("body") if main is not None else None
         if body is None:
             raise AnnotationError("the program has no main() to start MPI in")
-        opening = f" pf_mpi_start({1 if _reads_stdin(root) else 0});"
+        share = _reads_stdin(root)
+        _check_output(root)
+        opening = f" pf_mpi_start({1 if share else 0});"
         edits.append((body.start_byte + 1, body.start_byte + 1, opening))
     edits += _plain_struct_marks(root, cpp)
     clash = interposed(root)
@@ -1721,6 +1723,82 @@ def _reads_stdin(root: Node) -> bool:
             )
         found |= name in _STDIN_NAMES or (called and bool(_STDIN_CALLS.match(name)))
     return found
+
+
+_BELOW_STDOUT = frozenset({"write", "pwrite", "writev", "dprintf", "vdprintf", "send"})
+_FILE_CALLS = frozenset(
+    {"fopen", "fopen64", "freopen", "open", "open64", "openat", "creat", "tmpfile", "mkstemp",
+     "rename", "remove", "unlink", "truncate", "ftruncate"}
+)  # fmt: skip
+_FILE_TYPES = frozenset({"ofstream", "fstream", "filebuf"})
+
+
+def _check_output(root: Node) -> None:
+    """Refuse a program whose output the ranks other than 0 would still give: written below
+    the C library's `stdout` (a descriptor, `/dev/stdout`), through a copy of `stdout` taken
+    before `main` runs (`static FILE *out = stdout;`), or into files, which every rank would
+    write at once (a helper's probe: each printed its result once per rank, or read back a
+    file another rank was rewriting). `pf_mpi_start` quiets only the streams `main` reaches
+    through their names."""
+    for node in walk(root):
+        if node.type == "string_literal" and re.search(
+            r"/dev/(?:std|fd/|tty)|/proc/self/fd", text(node)
+        ):
+            raise AnnotationError(
+                f"the program names an output device by its path ({text(node)}): every rank would write it"
+            )
+        if node.type == "type_identifier" and text(node) in _FILE_TYPES:
+            raise AnnotationError(
+                f"the program writes files ({text(node)}): every rank would write them"
+            )
+        if node.type not in ("identifier", "field_identifier", "namespace_identifier"):
+            continue
+        name = text(node)
+        parent = node.parent
+        called = (
+            parent is not None
+            and parent.type == "call_expression"
+            and parent.child_by_field_name("function") == node
+        )
+        if name in ("STDOUT_FILENO", "STDERR_FILENO") or (called and name in _BELOW_STDOUT):
+            raise AnnotationError(
+                f"the program writes below the C library ({name}): every rank would print it"
+            )
+        if called and name in _FILE_CALLS and not _only_reads(name, parent):
+            raise AnnotationError(f"the program opens files ({name}): every rank would write them")
+        if name in ("stdout", "stderr", "cout", "cerr", "clog") and _before_main(node):
+            raise AnnotationError(
+                f"the program keeps {name} before main runs: other ranks would print through it"
+            )
+
+
+def _only_reads(name: str, call: Node | None) -> bool:
+    """`fopen(path, "r")`, `open(path, O_RDONLY)`: a file every rank may read alike."""
+    arguments = call.child_by_field_name("arguments") if call is not None else None
+    given = [text(a).replace(" ", "") for a in arguments.named_children] if arguments else []
+    if name in ("fopen", "fopen64") and len(given) == 2:
+        return re.fullmatch(r'"r[bt]?"', given[1]) is not None
+    if name in ("open", "open64") and len(given) == 2:
+        return given[1] in ("O_RDONLY", "0")
+    return False
+
+
+def _before_main(node: Node) -> bool:
+    """Whether `node` is in a declaration at file scope or a `static` one (run before `main`,
+    or once, whichever rank's streams it saw first)."""
+    up = node.parent
+    while up is not None:
+        if up.type == "declaration":
+            storage = {text(c) for c in up.children if c.type == "storage_class_specifier"}
+            owner = up.parent
+            if "static" in storage or (
+                owner is not None and owner.type in ("translation_unit", "declaration_list")
+            ):
+                return True
+        if up.type == "function_definition":
+            return False
+        up = up.parent
+    return False
 
 
 def _reads_fd0(call: Node | None) -> bool:

@@ -1159,6 +1159,37 @@ def test_standard_input_no_rank_can_be_given_a_copy_of_refuses_the_program(
         distribute(source, program, [loop.id for loop in distributable(source, program)])
 
 
+@pytest.mark.parametrize(
+    ("head", "output", "why"),
+    [
+        ("", 'write(1, "done\\n", 5);', "writes below the C library (write)"),
+        (
+            "",
+            'FILE *o = fopen("/dev/stdout", "w"); fprintf(o, "%ld\\n", s);',
+            "opens files (fopen)",
+        ),
+        ("static FILE *out = stdout;", 'fprintf(out, "%ld\\n", s);', "keeps stdout before main"),
+        ("", 'FILE *f = fopen("sum.txt", "w"); fprintf(f, "%ld\\n", s); fclose(f);', "opens files"),
+    ],
+)
+def test_output_other_ranks_would_still_give_refuses_the_program(
+    head: str, output: str, why: str
+) -> None:
+    """Ranks other than 0 are quieted through the names `stdout`, `stderr` and the C++
+    streams: output below them (a descriptor, `/dev/stdout`), through a copy of `stdout` taken
+    before `main`, or into a file every rank would write at once gets no rewrite (a helper's
+    probe: each line came once per rank, or a rank read back a file another was rewriting)."""
+    source = (
+        "#include <stdio.h>\n#include <unistd.h>\n" + head + "\n"
+        "int main(void) {\n    long s = 0;\n"
+        "    for (int i = 0; i < 100000; i++) s += i % 7;\n    " + output + "\n"
+        "    return 0;\n}\n"
+    )
+    program = analyse(source, Language.CPP if "static" in head else Language.C)
+    with pytest.raises(AnnotationError, match=re.escape(why)):
+        distribute(source, program, [loop.id for loop in distributable(source, program)])
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("mpicxx") is None, reason="needs Open MPI's compilers")
 def test_sorts_of_whole_vectors_run_as_rank_blocks_merged_on_every_rank(tmp_path: Path) -> None:
