@@ -1770,6 +1770,48 @@ def _check_output(root: Node) -> None:
             raise AnnotationError(
                 f"the program keeps {name} before main runs: other ranks would print through it"
             )
+    early = _prints_before_main(root)
+    if early is not None:
+        raise AnnotationError(
+            f"the program prints before main runs ({early}): every rank would print it"
+        )
+
+
+_OUTPUT_NAMES = frozenset(
+    {"printf", "fprintf", "puts", "fputs", "putchar", "fputc", "putc", "fwrite", "perror",
+     "cout", "cerr", "clog", "vprintf", "vfprintf"}
+)  # fmt: skip
+
+
+def _prints_before_main(root: Node) -> str | None:
+    """What a file-scope object's construction or initializer prints before `main` (and so
+    before MPI starts) on every rank: a constructor of the program's, or a function an
+    initializer calls, that names an output call (directly or through the program's other
+    functions), with the object or initializer that runs it."""
+    definitions = list(function_definitions(root))
+    calls: dict[str, set[str]] = {}
+    for definition in definitions:
+        named = {text(n) for n in walk(definition) if n.type in ("identifier", "field_identifier")}
+        calls.setdefault(function_name(definition).split("::")[-1], set()).update(named)
+    printing = {f for f, named in calls.items() if named & _OUTPUT_NAMES}
+    changed = True
+    while changed:  # a function calling one that prints prints
+        grown = {f for f, named in calls.items() if named & printing} | printing
+        changed, printing = grown != printing, grown
+    for node in root.children:
+        declaration = node if node.type == "declaration" else None
+        if declaration is None:
+            continue
+        kind = declaration.child_by_field_name("type")
+        shown = text(kind).split("::")[-1] if kind is not None else ""
+        if shown in printing:  # an object whose constructor prints
+            return text(declaration).strip()[:60]
+        for n in walk(declaration):
+            if n.type == "call_expression":
+                callee = n.child_by_field_name("function")
+                if callee is not None and text(callee).split("::")[-1] in printing:
+                    return text(declaration).strip()[:60]
+    return None
 
 
 def _only_reads(name: str, call: Node | None) -> bool:

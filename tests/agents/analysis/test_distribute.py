@@ -1169,6 +1169,16 @@ def test_standard_input_no_rank_can_be_given_a_copy_of_refuses_the_program(
             "opens files (fopen)",
         ),
         ("static FILE *out = stdout;", 'fprintf(out, "%ld\\n", s);', "keeps stdout before main"),
+        (
+            'struct Banner { Banner() { printf("starting\\n"); } };\nstatic Banner banner;',
+            'printf("%ld\\n", s);',
+            "prints before main runs (static Banner banner;)",
+        ),
+        (
+            'static int say(void) { return puts("hi"); }\nstatic int said = say();',
+            'printf("%ld\\n", s);',
+            "prints before main runs",
+        ),
         ("", 'FILE *f = fopen("sum.txt", "w"); fprintf(f, "%ld\\n", s); fclose(f);', "opens files"),
     ],
 )
