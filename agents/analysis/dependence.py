@@ -251,7 +251,7 @@ def dependence(
             reason=f"scan: {_scan_reason(scan, var)}, so each iteration needs the value of the "
             "previous ones; a two-pass blocked scan computes it (each thread totals its block, "
             f"then runs it from the totals before it); {reason}",
-            assumptions=_checked(checks),
+            assumptions=(*_checked(checks), *_scan_reassociation(scan, scope)),
             overlap_checks=checks,
         )
     if written_through is not None:
@@ -268,7 +268,11 @@ def dependence(
         lastprivate=tuple(sharing.lastprivate),
         last_assigned=tuple(sharing.last_assigned),
         reason=reason,
-        assumptions=(*_checked(checks), *_reassociation(reductions)),
+        assumptions=(
+            *_checked(checks),
+            *_reassociation(reductions),
+            *_histogram_reassociation(array_reductions),
+        ),
         overlap_checks=checks,
     )
 
@@ -289,6 +293,34 @@ def _reassociation(reductions: list[Reduction]) -> list[str]:
             "compare equal, so which of them is kept depends on the order of combining"
         )
     return found
+
+
+def _scan_reassociation(scan: Scan, scope: Scope) -> list[str]:
+    """A blocked scan adds its blocks' totals in another order: for a running value that may be
+    floating-point, as a reduction's partial results (a helper's probe saw the last digits of a
+    prefix sum of doubles differ)."""
+    if scan.var in scope.integers or scan.op in ("min", "max"):
+        return []
+    return [
+        f"scan of {scan.var} may be floating-point: the blocks' totals are combined in another "
+        "order, so the running values may differ from the sequential ones in the last digits"
+    ]
+
+
+def _histogram_reassociation(array_reductions: Sequence[ArrayReduction]) -> list[str]:
+    """A histogram of floating-point elements sums each thread's copy in another order."""
+    floating = [
+        a.var
+        for a in array_reductions
+        if a.op not in ("min", "max") and any(w in a.element for w in ("float", "double"))
+    ]
+    if not floating:
+        return []
+    return [
+        f"array reduction({', '.join(floating)}) of floating-point elements: the threads' "
+        "copies are combined in another order, so the elements may differ from the sequential "
+        "ones in the last digits"
+    ]
 
 
 # --- arrays --------------------------------------------------------------------------------

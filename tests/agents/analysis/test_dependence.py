@@ -1753,3 +1753,22 @@ def test_a_counter_read_after_its_loop_is_kept_and_one_counted_again_is_not() ->
 def test_parallelisable_means_independent_or_reduction() -> None:
     kinds = {c.kind: _loop(c).dependence.parallelisable for c in CASES}
     assert kinds == {"independent": True, "reduction": True, "carried": False, "unknown": False}
+
+
+def test_floating_point_scans_and_histograms_say_they_reassociate() -> None:
+    """A blocked scan combines its blocks' totals, and a histogram its threads' copies, in
+    another order: of doubles, the last digits may differ, and the verdict says so as it does
+    for a reduction (a helper's probe found it silent); integers need no such word."""
+    source = (
+        "void f(int n, const double *x, double *y, const int *a, long *z) {\n"
+        "  double s = 0, loc[4] = {0};\n  for (int i = 0; i < n; i++) { s += x[i]; y[i] = s; }\n"
+        "  for (int i = 0; i < n; i++) loc[a[i] & 3] -= x[i];\n"
+        "  long t = 0;\n  for (int i = 0; i < n; i++) { t += a[i]; z[i] = t; }\n}\n"
+    )
+    scan, histogram, integers = (loop.dependence for loop in analyse(source, C).loops)
+    assert scan.scan is not None and any(
+        "scan of s may be floating-point" in a for a in scan.assumptions
+    )
+    assert histogram.array_reductions, histogram.reason
+    assert any("array reduction(loc) of floating-point" in a for a in histogram.assumptions)
+    assert integers.scan is not None and not any("floating" in a for a in integers.assumptions)
