@@ -142,11 +142,29 @@ def value_type(type_text: str, known: Declared) -> bool:
     shown = shown.removeprefix("struct").removeprefix("class").removeprefix("union")
     if _ARITHMETIC.fullmatch(type_text) or _ARITHMETIC.fullmatch(shown):
         return True
-    if _OWNING.fullmatch(shown) and "::" not in shown.rsplit(">", 1)[-1]:
-        # The element type counts too: a vector of iterators holds views.
+    if _OWNING.fullmatch(shown) and not (">" in shown and "::" in shown.rsplit(">", 1)[-1]):
+        # The element types count too: a vector of iterators, of a pointer `typedef` or of a
+        # class holding a pointer holds views. (An array's or a bitset's length is no type.)
         inner = shown[shown.find("<") + 1 : shown.rfind(">")] if "<" in shown else ""
-        return not re.search(r"\*|&|iterator|span|string_view|_ptr|View", inner)
+        if re.search(r"\*|&|iterator|span|string_view|_ptr|View", inner):
+            return False
+        arguments = _top_level(inner) if inner else []
+        if re.match(r"(?:std::)?(?:array|bitset)<", shown):
+            arguments = arguments[:1] if shown.removeprefix("std::").startswith("array") else []
+        return all(value_type(a, known) for a in arguments)
     return shown in known.value_classes
+
+
+def _top_level(arguments: str) -> list[str]:
+    """`int,std::pair<int,int>` → `int`, `std::pair<int,int>` (commas inside brackets kept)."""
+    found, depth, start = [], 0, 0
+    for k, char in enumerate(arguments):
+        depth += char == "<"
+        depth -= char == ">"
+        if char == "," and depth == 0:
+            found.append(arguments[start:k])
+            start = k + 1
+    return [*found, arguments[start:]]
 
 
 def pointer_depth(declarator: Node | None, type_text: str) -> int | None:
@@ -560,7 +578,8 @@ def _dereferences(body: str) -> bool:
 
 # --- locals that hold an address without saying so --------------------------------------------
 
-_DEDUCED = re.compile(r"auto|decltype\(.*\)|__typeof__\(.*\)|typeof\(.*\)|__auto_type")
+_DEDUCED = re.compile(r"auto|__auto_type")
+"""Deduced types that are never references (`decltype(x[0])` is `double &`: a view)."""
 _ADDRESS_DECLARATORS = frozenset(
     {
         "pointer_declarator",
@@ -590,16 +609,17 @@ _ARITHMETIC_OPERATORS = frozenset(
 )
 
 
-def address_locals(body: Node, known: Declared) -> dict[str, frozenset[str]]:
+def address_locals(body: Node, known: Declared) -> dict[str, tuple[frozenset[str], bool]]:
     """The body's locals that may hold an address although no `*` or `&` declares them so: a
     pointer or iterator type behind an alias (`iptr p = a + i`), a deduced type (`auto p =
     v.data() + i`, `auto it = v.begin()`), a type the file does not show to be a value, an
     array of pointers (`int (*row)[4]`). Each → the names its initial value mentions (the
-    storage it may reach; none: any). A local is left out when its type holds only storage of
+    storage it may reach; none: any), and whether it may be a reference (a `decltype`, whose
+    assignment writes its target). A local is left out when its type holds only storage of
     its own (`value_type`), or is deduced from an initial value that is evidently a number or
     such a value (`x[i] * 2`, `p.x - q.x`, `std::sqrt(d)`)."""
     types = _visible_types(body)
-    found: dict[str, frozenset[str]] = {}
+    found: dict[str, tuple[frozenset[str], bool]] = {}
     for node in walk(body):
         if node.type != "declaration":
             continue
@@ -637,8 +657,10 @@ def address_locals(body: Node, known: Declared) -> dict[str, frozenset[str]]:
             ):
                 continue
             reaches = frozenset(identifiers(value)) if value is not None else frozenset()
+            viewed = bool(re.match(r"(?:const)?(?:decltype|__typeof__|typeof)\(", type_text))
             for name in names:
-                found[name] = found.get(name, frozenset()) | reaches
+                before, was = found.get(name, (frozenset(), False))
+                found[name] = (before | reaches, was or viewed)
     return found
 
 
@@ -675,8 +697,8 @@ def _evident_type(
     kind = node.type
     if kind in ("number_literal", "char_literal", "true", "false", "sizeof_expression"):
         return "#"
-    if kind == "unary_expression" and text(node.children[0]) in ("-", "+", "!", "~"):
-        return "#"
+    if kind == "unary_expression" and text(node.children[0]) in ("-", "!", "~"):
+        return "#"  # (`+b` of an array is its address)
     if kind == "binary_expression":
         operator = node.child_by_field_name("operator")
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -744,7 +766,18 @@ def _is_member_of_value(
         return False
     owner = known.resolve(owner).removeprefix("const")
     owner = owner.removeprefix("struct").removeprefix("class").removeprefix("union")
-    return owner in known.value_classes
+    member = node.child_by_field_name("field")
+    if owner not in known.value_classes or member is None:
+        return False
+    # a member array decays to its address (`auto p = g.d;`)
+    return not any(
+        d.type == "array_declarator"
+        for f in walk(root_of(node))
+        if f.type == "field_declaration"
+        for declarator in f.children_by_field_name("declarator")
+        if declared_name(declarator) == text(member)
+        for d in walk(declarator)
+    )
 
 
 _ONE_LEVEL = re.compile(r"(?:std::)?(?:vector|array|valarray|deque|basic_string)<(.*)>")

@@ -68,6 +68,9 @@ class Scope:
     reduction needs."""
     packed: frozenset[str] = frozenset()
     """Names of `std::vector<bool>`s: their elements are bits that share words."""
+    packed_rows: frozenset[str] = frozenset()
+    """Of `packed`, containers of them (`std::vector<std::vector<bool>>`): different elements
+    of the outer container are different objects, with words of their own."""
     maps: frozenset[str] = frozenset()
     """Names of `std::map`s and `std::unordered_map`s: `m[k]` inserts a missing key."""
     integers: frozenset[str] = frozenset()
@@ -170,12 +173,19 @@ def dependence(
         )
     )
     packed = [name for name in bits if _whole_words(name, var, events, lower, stride)]
+    # Rows of bits, one per iteration (`g[i][j]` over a vector of std::vector<bool>): apart.
+    rows = {
+        name
+        for name in bits
+        if name in scope.packed_rows
+        and all(len(e.indices) >= 2 and e.indices[0] == var for e in events if e.name == name)
+    }
     carried += [
         f"{name} is a std::vector<bool> (or holds bits so): its elements are bits packed "
         "into shared words, so iterations writing different elements still write the same "
         "memory"
         for name in bits
-        if name not in packed
+        if name not in packed and name not in rows
     ]
     array_reductions, unsized = _array_reductions(reduced, scope)
     carried += unsized
@@ -290,7 +300,9 @@ def _reassociation(reductions: list[Reduction]) -> list[str]:
     if picks:
         found.append(
             f"min/max reduction({', '.join(picks)}) may be floating-point: -0.0 and 0.0 "
-            "compare equal, so which of them is kept depends on the order of combining"
+            "compare equal, so which of them is kept depends on the order of combining, and a "
+            "NaN element, which every comparison passes over or keeps as it falls, gives "
+            "another result than the sequential loop's"
         )
     return found
 
@@ -1287,6 +1299,12 @@ def _overlaps(
             if pair & set(_POINTERS):
                 if pair & set(_OWN) and not pair & {"local pointer"}:
                     continue
+                if written_through in (w, other):
+                    # written through the range's element: no subscript bounds its extent
+                    return (
+                        f"writes {written_through} through its element and accesses "
+                        f"{other if w == written_through else w}, which may point into it"
+                    )
                 found = _ranges_apart(
                     var, w, other, subscripted, kinds, facts, bounds, lengths, packed_at or {}
                 )

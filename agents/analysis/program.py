@@ -207,9 +207,11 @@ class _Reading:
 
     def facts(self, body: Node) -> BodyFacts:
         facts = reroute(body_facts(body), self.depths, self.known, self.integers, self.objects)
-        for name, reaches in address_locals(body, self.known).items():
+        for name, (reaches, reference) in address_locals(body, self.known).items():
             if name in facts.locals and name not in facts.local_pointers:
                 facts.local_pointers[name] = reaches
+                if reference:
+                    facts.local_references.add(name)
         return facts
 
 
@@ -255,6 +257,13 @@ def _loops(
     number_references = _number_references(definition)
     arrays = _sized_arrays(definition, named, shared)
     packed = _bit_vectors(definition, known)
+    holds_bits = lambda shown: _holds_bits(known.resolve(shown))  # noqa: E731
+    packed_rows = _names_typed(definition, holds_bits) | (
+        typed_names(
+            [c for c in root_of(definition).children if c.type == "declaration"], holds_bits
+        )
+        - _declared_names(definition)
+    )
     maps = _maps(definition)
     # A file-scope pointer may point anywhere, as a pointer the function assigns may.
     declared = {name for name, _ in function_params(definition)} | _declared_names(definition)
@@ -292,6 +301,7 @@ def _loops(
             pointer_params=pointers,
             arrays=arrays,
             packed=packed,
+            packed_rows=packed_rows,
             maps=maps,
             aliases=aliases,
             contiguous=contiguous,
@@ -1016,6 +1026,14 @@ def _declarations(definition: Node) -> list[Node]:
             found.append(node)
         stack.extend(node.children)
     return found
+
+
+def _holds_bits(type_text: str) -> bool:
+    """A container of `std::vector<bool>`s or bitsets (not one itself): each element is an
+    object with words of its own."""
+    return packed_type(type_text) and not type_text.removeprefix("std::").startswith(
+        ("vector<bool>", "bitset<")
+    )
 
 
 def _bit_vectors(definition: Node, known: Declared) -> frozenset[str]:

@@ -221,6 +221,38 @@ HAZARDS = {
         "    }\n}\n",
         "reads * it",
     ),
+    # The review of those rules found more of the same class.
+    "a member array's address in an auto local": (
+        Language.CPP,
+        "struct Buf { int d[1001]; };\nBuf g;\nvoid f() {\n"
+        "    for (int i = 0; i < 1000; i++) { auto p = g.d; p[i + 1] = p[i] + 1; }\n}\n",
+        "through p, a pointer or reference declared in the loop",
+    ),
+    "a decltype of an element, a reference": (
+        Language.CPP,
+        "void f(double *x, int n) {\n"
+        "    for (int i = 0; i < n - 1; i++) { decltype(x[0]) r = x[i + 1]; r = x[i] * 2; }\n}\n",
+        "through r",
+    ),
+    "an array's address by unary plus": (
+        Language.CPP,
+        "int b[1001];\nvoid f() {\n"
+        "    for (int i = 0; i < 1000; i++) { auto p = +b; p[i + 1] = p[i] + 1; }\n}\n",
+        "through p",
+    ),
+    "a vector of pointers behind a typedef": (
+        Language.CPP,
+        "#include <vector>\ntypedef int *iptr;\nint b[1001];\nvoid f() {\n"
+        "    for (int i = 0; i < 1000; i++) {\n        std::vector<iptr> ps(1, b + i + 1);\n"
+        "        ps[0][0] = b[i] + 1;\n    }\n}\n",
+        "through ps",
+    ),
+    "a range-based loop beside an element read through a pointer": (
+        Language.CPP,
+        "#include <vector>\nvoid f(std::vector<int> &v, const int *p) {\n"
+        "    for (auto &e : v) e += p[0];\n}\n",
+        "may point into it",
+    ),
     "a struct holding a pointer, declared in the loop": (
         Language.C,
         "struct H { unsigned *p; };\nunsigned b[1001];\nvoid f(void) {\n"

@@ -788,6 +788,13 @@ CASES = [
         reason="bits packed into shared words",
     ),
     Case(
+        "rows of a vector of std::vector<bool>, one per iteration",
+        CPP,
+        "#include <vector>\nstd::vector<std::vector<bool>> g;\nvoid f(int n, int m) {\n"
+        "  for (int i = 0; i < n; i++)\n    for (int j = 0; j < m; j++) g[i][j] = (i + j) % 3 > 0;\n}",
+        "independent",
+    ),
+    Case(
         "a vector of bitsets written bit by bit",
         CPP,
         "#include <bitset>\n#include <vector>\n"
