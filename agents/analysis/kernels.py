@@ -1517,27 +1517,41 @@ def _helper_functions(root: Node, names: set[str], function: str) -> dict[str, N
 
 
 _MUTATING_METHODS = frozenset(
-    {"push_back", "emplace_back", "pop_back", "resize", "assign", "clear", "insert", "erase",
-     "emplace", "swap", "fill", "reserve", "shrink_to_fit"}
+    {"push_back", "emplace_back", "pop_back", "push_front", "emplace_front", "pop_front",
+     "resize", "assign", "clear", "insert", "erase", "emplace", "swap", "fill", "reserve",
+     "shrink_to_fit", "append", "sort", "reverse", "remove", "remove_if", "unique", "merge",
+     "splice"}
 )  # fmt: skip
 _MUTATING_CALLS = {
     **dict.fromkeys(
         ("sort", "stable_sort", "partial_sort", "nth_element", "reverse", "rotate", "fill",
-         "fill_n", "iota", "replace", "replace_if", "shuffle", "generate", "generate_n",
-         "partition", "unique", "remove", "remove_if", "memcpy", "memmove", "memset"),
+         "fill_n", "iota", "replace", "replace_if", "shuffle", "random_shuffle", "generate",
+         "generate_n", "partition", "stable_partition", "unique", "remove", "remove_if",
+         "make_heap", "push_heap", "pop_heap", "sort_heap", "next_permutation",
+         "prev_permutation", "memcpy", "memmove", "memset", "strcpy", "strncpy", "strcat",
+         "strncat", "sprintf", "snprintf"),
         (0,),
     ),
     **dict.fromkeys(
-        ("copy", "copy_n", "copy_if", "partial_sum", "inclusive_scan", "exclusive_scan",
-         "adjacent_difference", "transform"),
+        ("copy", "copy_n", "copy_if", "copy_backward", "move", "move_backward", "reverse_copy",
+         "replace_copy", "replace_copy_if", "unique_copy", "rotate_copy", "remove_copy",
+         "remove_copy_if", "partial_sum", "inclusive_scan", "exclusive_scan",
+         "transform_inclusive_scan", "transform_exclusive_scan", "adjacent_difference",
+         "transform", "partial_sort_copy", "swap_ranges"),
         (2,),
+    ),
+    **dict.fromkeys(
+        ("merge", "set_union", "set_intersection", "set_difference",
+         "set_symmetric_difference"),
+        (4,),
     ),
     "swap": (0, 1),
     "iter_swap": (0, 1),
+    "swap_ranges": (0, 2),
 }  # fmt: skip
 """Library calls that change what some of their arguments reach, by position (`std::sort(
 x.begin(), x.end())` its range's, `std::copy(a, b, out)` its output's; a binary
-`std::transform`'s output is its fourth)."""
+`std::transform`'s output is its fourth; an execution policy first moves each one on)."""
 
 
 def _check_what_it_changes(
@@ -1546,57 +1560,87 @@ def _check_what_it_changes(
     """Refuse a function that changes an array the kernel cannot: one it takes by value (a
     copy of the caller's: the kernel's pointer is the caller's array, which a second launch
     would find changed) or one the signature takes as `const`; and `std::max({a, b, c})`,
-    whose list CUDA's `max` does not take."""
+    whose list CUDA's `max` does not take. A change is an assignment into the array, a write
+    through a range-based loop's reference element or a reference bound to it, a mutating
+    method or library call, or an argument a helper takes by non-`const` reference or
+    pointer."""
     root = syntax_tree(source, program.language).root_node
-    definition = next((d for d in function_definitions(root) if function_name(d) == function), None)
+    definitions = {function_name(d): d for d in function_definitions(root)}
+    definition = definitions.get(function)
     body = definition.child_by_field_name("body") if definition is not None else None
     if definition is None or body is None:
         return
     serial = dict(function_params(definition))
     changed: set[str] = set()
+    """Arrays whose elements the function changes."""
+    moved: set[str] = set()
+    """Names assigned whole (`x = y;`, `p++`): a vector copy changes, a pointer moves."""
     for n in walk(body):
         target = None
         if n.type == "assignment_expression":
             target = n.child_by_field_name("left")
         elif n.type == "update_expression":
             target = n.child_by_field_name("argument")
+        elif n.type == "for_range_loop":
+            element = n.child_by_field_name("declarator")
+            kind = n.child_by_field_name("type")
+            if (
+                element is not None
+                and any(d.type == "reference_declarator" for d in walk(element))
+                and "const" not in (text(kind) if kind is not None else "")
+            ):
+                target = n.child_by_field_name("right")
+        elif n.type == "declaration":
+            kind = n.child_by_field_name("type")
+            for declarator in n.children_by_field_name("declarator"):
+                value = declarator.child_by_field_name("value")
+                if (
+                    value is not None
+                    and any(d.type == "reference_declarator" for d in walk(declarator))
+                    and "const" not in (text(kind) if kind is not None else "")
+                ):
+                    changed.add(_root_name(value) or "")  # an alias may write it
         elif n.type == "call_expression":
             callee = n.child_by_field_name("function")
             arguments = n.child_by_field_name("arguments")
             called = re.split(r"::|\.|->", text(callee))[-1] if callee is not None else ""
-            if (
-                called in ("min", "max")
-                and arguments is not None
-                and any(a.type == "initializer_list" for a in arguments.named_children)
-            ):
+            given = arguments.named_children if arguments is not None else []
+            if called in ("min", "max") and any(a.type == "initializer_list" for a in given):
                 raise AnnotationError(f"the function calls {called} on a list")
-            if (
-                callee is not None
-                and callee.type == "field_expression"
-                and called in _MUTATING_METHODS
-            ):
-                target = callee.child_by_field_name("argument")
-            elif called in _MUTATING_CALLS and arguments is not None:
-                given = arguments.named_children
+            if callee is not None and callee.type == "field_expression":
+                if called in _MUTATING_METHODS:
+                    target = callee.child_by_field_name("argument")
+            elif called in definitions and callee is not None and "::" not in text(callee):
+                helper = dict(enumerate(p for _, p in function_params(definitions[called])))
+                for k, argument in enumerate(given):
+                    declared = helper.get(k)
+                    shown = text(declared) if declared is not None else "&"
+                    if ("&" in shown or "*" in shown or "[" in shown) and "const" not in shown:
+                        changed.add(_root_name(argument) or "")
+            elif called in _MUTATING_CALLS:
                 at = _MUTATING_CALLS[called]
-                if called == "transform" and len(given) == 5:
-                    at = (3,)
+                if called == "transform" and len(given) >= 5:
+                    at = (3,)  # the binary form's output
+                if given and "execution" in text(given[0]):
+                    at = tuple(k + 1 for k in at)
                 changed.update(_root_name(given[k]) or "" for k in at if k < len(given))
         if target is not None:
-            changed.add(_root_name(target) or "")
+            bare = unwrap(target)
+            (moved if bare.type == "identifier" else changed).add(_root_name(target) or "")
     for kernel_param in params:
         declared = serial.get(kernel_param.name)
-        if declared is None or kernel_param.name not in changed:
+        if declared is None or not kernel_param.pointer:
             continue
         by_value = not any(
-            d.type in ("reference_declarator", "pointer_declarator") for d in walk(declared)
+            d.type in ("reference_declarator", "pointer_declarator", "array_declarator")
+            for d in walk(declared)
         )
-        if kernel_param.pointer and by_value and "vector" in text(declared):
+        if by_value and kernel_param.name in changed | moved:
             raise AnnotationError(
-                f"{function} changes {kernel_param.name}, its own copy of the caller's vector: "
+                f"{function} changes {kernel_param.name}, its own copy of the caller's array: "
                 "the kernel's array is the caller's"
             )
-        if kernel_param.pointer and "const" in kernel_param.type.split("*")[0]:
+        if kernel_param.name in changed and "const" in kernel_param.type.split("*")[0]:
             raise AnnotationError(
                 f"{function} changes {kernel_param.name}, which the kernel takes as const"
             )
@@ -1604,11 +1648,19 @@ def _check_what_it_changes(
 
 def _root_name(node: Node) -> str | None:
     """The variable an lvalue or argument reaches into (`x[i].v`, `*x`, `x.begin() + 1`,
-    `&x[i]`, `(x)`: `x`)."""
+    `std::begin(x)`, `std::next(x.begin(), k)`, `&x[i]`, `(x)`: `x`)."""
     node = unwrap(node)
     while True:
-        if node.type in ("subscript_expression", "field_expression", "call_expression"):
-            inner = node.child_by_field_name("argument") or node.child_by_field_name("function")
+        if node.type == "call_expression":
+            callee = node.child_by_field_name("function")
+            arguments = node.child_by_field_name("arguments")
+            if callee is not None and callee.type == "field_expression":
+                inner = callee.child_by_field_name("argument")
+            else:  # `std::begin(x)`, `std::data(x)`: the first argument's
+                given = arguments.named_children if arguments is not None else []
+                inner = given[0] if given else None
+        elif node.type in ("subscript_expression", "field_expression"):
+            inner = node.child_by_field_name("argument")
         elif node.type in ("pointer_expression", "unary_expression", "cast_expression"):
             inner = node.child_by_field_name("argument") or node.child_by_field_name("value")
         elif node.type == "binary_expression":

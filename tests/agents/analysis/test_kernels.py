@@ -5402,7 +5402,7 @@ def test_seven_reductions_in_one_loop_fit_a_blocks_shared_memory(tmp_path: Path)
             "#include <vector>\nvoid plusOne(std::vector<int> x, std::vector<int> &y) {\n"
             "    for (size_t i = 0; i < x.size(); ++i) { x[i] += 1; y[i] = x[i] * 2; }\n}\n",
             "__global__ void plusOne(int *x, int *y, size_t N)",
-            "changes x, its own copy of the caller's vector",
+            "changes x, its own copy of the caller's array",
         ),
         (  # the same, sorted by the library
             "#include <algorithm>\n#include <vector>\n"
@@ -5410,6 +5410,40 @@ def test_seven_reductions_in_one_loop_fit_a_blocks_shared_memory(tmp_path: Path)
             "    int s = 0;\n    for (size_t i = 0; i < x.size(); ++i) s += x[i] * (int)i;\n"
             "    return s;\n}\n",
             "__global__ void lowest(int *x, size_t N, int *out)",
+            "changes x, its own copy",
+        ),
+        (  # the copy written through a range-based loop's reference
+            "#include <vector>\nvoid twiceSum(std::vector<double> x, std::vector<double> &y) {\n"
+            "    for (auto &e : x) e *= 2;\n"
+            "    for (size_t i = 0; i < x.size(); ++i) y[i] = x[i];\n}\n",
+            "__global__ void twiceSum(double *x, double *y, size_t N)",
+            "changes x, its own copy",
+        ),
+        (  # a std::array by value, written
+            "#include <array>\nvoid bump(std::array<double, 8> x, double *y) {\n"
+            "    for (size_t i = 0; i < 8; ++i) { x[i] *= 2; y[i] = x[i]; }\n}\n",
+            "__global__ void bump(double *x, double *y)",
+            "changes x, its own copy",
+        ),
+        (  # through a reference bound to it
+            "#include <vector>\nvoid viaAlias(std::vector<int> x, std::vector<int> &y) {\n"
+            "    auto &z = x;\n    for (size_t i = 0; i < x.size(); ++i) { z[i] += 1; y[i] = x[i]; }\n}\n",
+            "__global__ void viaAlias(int *x, int *y, size_t N)",
+            "changes x, its own copy",
+        ),
+        (  # by a helper taking it by reference
+            "#include <vector>\nvoid half(std::vector<int> &v) { v[0] /= 2; }\n"
+            "void viaHelper(std::vector<int> x, std::vector<int> &y) {\n    half(x);\n"
+            "    for (size_t i = 0; i < x.size(); ++i) y[i] = x[i];\n}\n",
+            "__global__ void viaHelper(int *x, int *y, size_t N)",
+            "changes x, its own copy",
+        ),
+        (  # sorted through std::begin
+            "#include <algorithm>\n#include <iterator>\n#include <vector>\n"
+            "int ranked(std::vector<int> x) {\n    std::sort(std::begin(x), std::end(x));\n"
+            "    int s = 0;\n    for (size_t i = 0; i < x.size(); ++i) s += x[i] * (int)i;\n"
+            "    return s;\n}\n",
+            "__global__ void ranked(int *x, size_t N, int *out)",
             "changes x, its own copy",
         ),
         (  # an array the signature takes as const, written
@@ -5438,3 +5472,17 @@ def test_what_the_device_cannot_take_gets_no_kernel(source: str, signature: str,
     with pytest.raises(AnnotationError, match=re.escape(why)):
         name = signature_params(signature)[0]
         kernel(source, analyse(source, Language.CPP), name, signature)
+
+
+def test_a_const_pointer_moved_along_its_array_is_no_change_of_it() -> None:
+    """`x++` moves the function's own pointer; the elements stay as they were, so a
+    signature taking `x` as const still fits (the review of the check found it refused)."""
+    source = (
+        "void lead(const double *x, double *y, int n) {\n"
+        "    for (int i = 0; i < n; ++i) { y[i] = *x * 2; x++; }\n}\n"
+    )
+    signature = "__global__ void lead(const double *x, double *y, int n)"
+    try:
+        kernel(source, analyse(source, Language.CPP), "lead", signature)
+    except AnnotationError as refused:
+        assert "const" not in str(refused), refused
