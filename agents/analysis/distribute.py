@@ -1727,25 +1727,30 @@ def _reads_stdin(root: Node) -> bool:
 
 _BELOW_STDOUT = frozenset({"write", "pwrite", "writev", "dprintf", "vdprintf", "send"})
 _FILE_CALLS = frozenset(
-    {"fopen", "fopen64", "freopen", "open", "open64", "openat", "creat", "tmpfile", "mkstemp",
-     "rename", "remove", "unlink", "truncate", "ftruncate"}
+    {"fopen", "fopen64", "freopen", "fdopen", "open", "open64", "openat", "creat", "tmpfile",
+     "mkstemp", "rename", "remove", "unlink", "truncate", "ftruncate"}
 )  # fmt: skip
-_FILE_TYPES = frozenset({"ofstream", "fstream", "filebuf"})
+_FILE_TYPES = frozenset(
+    {"ofstream", "fstream", "filebuf", "wofstream", "wfstream", "basic_ofstream",
+     "basic_fstream", "basic_filebuf"}
+)  # fmt: skip
 
 
 def _check_output(root: Node) -> None:
     """Refuse a program whose output the ranks other than 0 would still give: written below
     the C library's `stdout` (a descriptor, `/dev/stdout`), through a copy of `stdout` taken
-    before `main` runs (`static FILE *out = stdout;`), or into files, which every rank would
-    write at once (a helper's probe: each printed its result once per rank, or read back a
-    file another rank was rewriting). `pf_mpi_start` quiets only the streams `main` reaches
-    through their names."""
+    before `main` runs (`static FILE *out = stdout;`), into files, which every rank would
+    write at once, or before `main` (a helper's probe: each printed its result once per rank,
+    or read back a file another rank was rewriting). `pf_mpi_start` quiets only the streams
+    `main` reaches through their names (and C++'s through their buffers)."""
+    own = {function_name(d).split("::")[-1] for d in function_definitions(root)}
     for node in walk(root):
         if node.type == "string_literal" and re.search(
             r"/dev/(?:std|fd/|tty)|/proc/self/fd", text(node)
         ):
             raise AnnotationError(
-                f"the program names an output device by its path ({text(node)}): every rank would write it"
+                f"the program names an output device by its path ({text(node)}): every rank "
+                "would write it"
             )
         if node.type == "type_identifier" and text(node) in _FILE_TYPES:
             raise AnnotationError(
@@ -1754,19 +1759,27 @@ def _check_output(root: Node) -> None:
         if node.type not in ("identifier", "field_identifier", "namespace_identifier"):
             continue
         name = text(node)
-        parent = node.parent
-        called = (
-            parent is not None
-            and parent.type == "call_expression"
-            and parent.child_by_field_name("function") == node
+        callee = (
+            node.parent
+            if node.parent is not None and node.parent.type == "qualified_identifier"
+            else node
         )
-        if name in ("STDOUT_FILENO", "STDERR_FILENO") or (called and name in _BELOW_STDOUT):
+        call = callee.parent
+        called = (
+            call is not None
+            and call.type == "call_expression"
+            and call.child_by_field_name("function") == callee
+            and name not in own
+        )
+        if called and name in _BELOW_STDOUT:
             raise AnnotationError(
                 f"the program writes below the C library ({name}): every rank would print it"
             )
-        if called and name in _FILE_CALLS and not _only_reads(name, parent):
+        if called and name in _FILE_CALLS and not _only_reads(name, call):
             raise AnnotationError(f"the program opens files ({name}): every rank would write them")
-        if name in ("stdout", "stderr", "cout", "cerr", "clog") and _before_main(node):
+        if name in ("stdout", "stderr", "cout", "cerr", "clog", "wcout", "wcerr") and _before_main(
+            node
+        ):
             raise AnnotationError(
                 f"the program keeps {name} before main runs: other ranks would print through it"
             )
@@ -1779,7 +1792,7 @@ def _check_output(root: Node) -> None:
 
 _OUTPUT_NAMES = frozenset(
     {"printf", "fprintf", "puts", "fputs", "putchar", "fputc", "putc", "fwrite", "perror",
-     "cout", "cerr", "clog", "vprintf", "vfprintf"}
+     "cout", "cerr", "clog", "vprintf", "vfprintf", "write"}
 )  # fmt: skip
 
 
@@ -1788,9 +1801,8 @@ def _prints_before_main(root: Node) -> str | None:
     before MPI starts) on every rank: a constructor of the program's, or a function an
     initializer calls, that names an output call (directly or through the program's other
     functions), with the object or initializer that runs it."""
-    definitions = list(function_definitions(root))
     calls: dict[str, set[str]] = {}
-    for definition in definitions:
+    for definition in function_definitions(root):
         named = {text(n) for n in walk(definition) if n.type in ("identifier", "field_identifier")}
         calls.setdefault(function_name(definition).split("::")[-1], set()).update(named)
     printing = {f for f, named in calls.items() if named & _OUTPUT_NAMES}
@@ -1798,44 +1810,56 @@ def _prints_before_main(root: Node) -> str | None:
     while changed:  # a function calling one that prints prints
         grown = {f for f, named in calls.items() if named & printing} | printing
         changed, printing = grown != printing, grown
-    for node in root.children:
-        declaration = node if node.type == "declaration" else None
-        if declaration is None:
-            continue
-        kind = declaration.child_by_field_name("type")
-        shown = text(kind).split("::")[-1] if kind is not None else ""
-        if shown in printing:  # an object whose constructor prints
-            return text(declaration).strip()[:60]
-        for n in walk(declaration):
-            if n.type == "call_expression":
-                callee = n.child_by_field_name("function")
-                if callee is not None and text(callee).split("::")[-1] in printing:
-                    return text(declaration).strip()[:60]
+    scopes = [root]
+    while scopes:
+        scope = scopes.pop()
+        for node in scope.children:
+            if node.type == "namespace_definition":
+                body = node.child_by_field_name("body")
+                scopes += [body] if body is not None else []
+            if node.type != "declaration":
+                continue
+            kind = node.child_by_field_name("type")
+            shown = text(kind).split("::")[-1] if kind is not None else ""
+            runs = shown in printing or any(  # an object whose constructor prints
+                (callee := n.child_by_field_name("function")) is not None
+                and text(callee).split("::")[-1] in printing
+                for n in walk(node)
+                if n.type == "call_expression"
+            )
+            if runs:
+                return text(node).strip()[:60]
     return None
 
 
 def _only_reads(name: str, call: Node | None) -> bool:
-    """`fopen(path, "r")`, `open(path, O_RDONLY)`: a file every rank may read alike."""
+    """`fopen(path, "r")`, `freopen(path, "r", stdin)`, `open(path, O_RDONLY)`, a `remove`
+    of the library's algorithms (three arguments): nothing every rank would write."""
     arguments = call.child_by_field_name("arguments") if call is not None else None
     given = [text(a).replace(" ", "") for a in arguments.named_children] if arguments else []
-    if name in ("fopen", "fopen64") and len(given) == 2:
+    if name in ("fopen", "fopen64", "freopen", "fdopen") and len(given) >= 2:
         return re.fullmatch(r'"r[bt]?"', given[1]) is not None
     if name in ("open", "open64") and len(given) == 2:
         return given[1] in ("O_RDONLY", "0")
-    return False
+    return name == "remove" and len(given) == 3
 
 
 def _before_main(node: Node) -> bool:
     """Whether `node` is in a declaration at file scope or a `static` one (run before `main`,
-    or once, whichever rank's streams it saw first)."""
+    or once, whichever rank's streams it saw first), other than a reference's binding (a
+    C++ stream's reference reaches the buffer `pf_mpi_start` swaps)."""
     up = node.parent
     while up is not None:
-        if up.type == "declaration":
+        if up.type in ("declaration", "field_declaration"):
             storage = {text(c) for c in up.children if c.type == "storage_class_specifier"}
             owner = up.parent
-            if "static" in storage or (
-                owner is not None and owner.type in ("translation_unit", "declaration_list")
-            ):
+            at_file = owner is not None and owner.type in ("translation_unit", "declaration_list")
+            bound = any(
+                d.type == "reference_declarator"
+                for declarator in up.children_by_field_name("declarator")
+                for d in walk(declarator)
+            )
+            if ("static" in storage or (at_file and up.type == "declaration")) and not bound:
                 return True
         if up.type == "function_definition":
             return False

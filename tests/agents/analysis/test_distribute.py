@@ -1174,6 +1174,14 @@ def test_standard_input_no_rank_can_be_given_a_copy_of_refuses_the_program(
             'printf("%ld\\n", s);',
             "prints before main runs (static Banner banner;)",
         ),
+        ("", 'FILE *f = std::fopen("o.txt", "w"); std::fputs("x", f);', "opens files (fopen)"),
+        ("", '::write(1, "done\\n", 5);', "writes below the C library (write)"),
+        ("", 'FILE *o = fdopen(1, "w"); fprintf(o, "%ld\\n", s);', "opens files (fdopen)"),
+        (
+            'namespace app { struct B { B() { puts("hi"); } }; B b; }',
+            'printf("%ld\\n", s);',
+            "prints before main runs (B b;)",
+        ),
         (
             'static int say(void) { return puts("hi"); }\nstatic int said = say();',
             'printf("%ld\\n", s);',
@@ -1195,9 +1203,40 @@ def test_output_other_ranks_would_still_give_refuses_the_program(
         "    for (int i = 0; i < 100000; i++) s += i % 7;\n    " + output + "\n"
         "    return 0;\n}\n"
     )
-    program = analyse(source, Language.CPP if "static" in head else Language.C)
+    cpp = "static" in head or "std::" in output or "::" in output or "namespace" in head
+    source = source.replace("#include <stdio.h>", "#include <cstdio>") if cpp else source
+    program = analyse(source, Language.CPP if cpp else Language.C)
     with pytest.raises(AnnotationError, match=re.escape(why)):
         distribute(source, program, [loop.id for loop in distributable(source, program)])
+
+
+@pytest.mark.parametrize(
+    ("head", "body"),
+    [
+        ("", 'FILE *in = fopen("in.txt", "r"); if (in) fclose(in);'),
+        ("", 'if (!freopen("in.txt", "r", stdin)) s += 1;'),
+        (
+            "#include <algorithm>\n#include <vector>\nusing namespace std;",
+            "vector<int> v(3, 1); v.erase(remove(v.begin(), v.end(), 1), v.end());",
+        ),
+        ("static int write(int k) { return k + 1; }", "s += write(2);"),
+        ("#include <iostream>\nstd::ostream &os = std::cout;", "os << s << std::endl;"),
+        ("", "if (isatty(STDOUT_FILENO)) s += 1;"),
+    ],
+)
+def test_output_every_rank_gives_alike_still_gets_a_rewrite(head: str, body: str) -> None:
+    """What reads files, the library's `remove` algorithm, a function of the program's own
+    named like a system call, a reference to `std::cout` (whose buffer `pf_mpi_start`
+    swaps) and a test of the descriptor are no output other ranks would give."""
+    source = (
+        "#include <cstdio>\n#include <unistd.h>\n" + head + "\n"
+        "int main() {\n    long s = 0;\n"
+        "    for (int i = 0; i < 100000; i++) s += i % 7;\n    " + body + "\n"
+        '    printf("%ld\\n", s);\n    return 0;\n}\n'
+    )
+    program = analyse(source, Language.CPP)
+    written = distribute(source, program, [loop.id for loop in distributable(source, program)])
+    assert "pf_mpi_start" in written
 
 
 @pytest.mark.slow
