@@ -45,6 +45,8 @@ class Declared:
     """Members of type `std::vector<bool>` or `std::bitset<N>` (bits in shared words)."""
     subscripted_classes: frozenset[str] = frozenset()
     """Classes that define their own `operator[]`."""
+    classes: frozenset[str] = frozenset()
+    """Every struct, class and union the file defines with a body."""
     value_classes: frozenset[str] = frozenset()
     """The file's structs, classes and unions whose members are all values (numbers, owning
     containers, other such classes): an object of one holds storage of its own only."""
@@ -95,6 +97,13 @@ def declared(root: Node) -> Declared:
                 classes.add(owner)
     hidden, functions, pure = _macros(root)
     values = _value_classes(root, base)
+    defined_classes = frozenset(
+        text(named)
+        for node in walk(root)
+        if node.type in ("struct_specifier", "class_specifier", "union_specifier")
+        and node.child_by_field_name("body") is not None
+        and (named := node.child_by_field_name("name")) is not None
+    )
     active = _active_classes(root)
     references = frozenset(
         name
@@ -112,6 +121,7 @@ def declared(root: Node) -> Declared:
         packed_globals=frozenset(packed_globals),
         packed_fields=frozenset(packed),
         subscripted_classes=frozenset(classes),
+        classes=defined_classes,
         value_classes=values,
         active_classes=active,
         reference_names=references,
@@ -151,8 +161,19 @@ def value_type(type_text: str, known: Declared) -> bool:
         arguments = _top_level(inner) if inner else []
         if re.match(r"(?:std::)?(?:array|bitset)<", shown):
             arguments = arguments[:1] if shown.removeprefix("std::").startswith("array") else []
-        return all(value_type(a, known) for a in arguments)
+        return all(value_type(a, known) or _unknown_name(a, known) for a in arguments)
     return shown in known.value_classes
+
+
+def _unknown_name(argument: str, known: Declared) -> bool:
+    """A template argument the file says nothing of (a template's own parameter `T`, a
+    library's type): taken as an owning element, as before element types were looked into.
+    A `typedef` or a class of the file's is judged by what it is."""
+    return (
+        re.fullmatch(r"[A-Za-z_]\w*", argument) is not None
+        and (argument not in known.aliases or known.resolve(argument) == "auto")
+        and argument not in known.classes
+    )
 
 
 def _top_level(arguments: str) -> list[str]:
@@ -463,7 +484,9 @@ def _value_classes(root: Node, known: Declared) -> frozenset[str]:
     changed = True
     while changed:
         changed = False
-        current = Declared(aliases=known.aliases, value_classes=frozenset(found))
+        current = Declared(
+            aliases=known.aliases, classes=frozenset(members), value_classes=frozenset(found)
+        )
         for named, fields in members.items():
             if named not in found and all(
                 plain and value_type(shown, current) for shown, plain in fields
@@ -647,8 +670,13 @@ def address_locals(body: Node, known: Declared) -> dict[str, tuple[frozenset[str
             nested = declarator is not None and any(
                 n.type in _ADDRESS_DECLARATORS for n in walk(declarator)
             )
-            if not nested and not bound and value_type(type_text, known):
-                continue
+            named = type_node is not None and type_node.type == "type_identifier"
+            if (
+                not nested
+                and not bound
+                and (value_type(type_text, known) or (named and _unknown_name(type_text, known)))
+            ):
+                continue  # (a template's `T`: taken as a number, as before)
             if (
                 not nested
                 and _DEDUCED.fullmatch(type_text.replace("const", ""))

@@ -4094,7 +4094,7 @@ void f(std::vector<int> x) {
     for (auto &v : x) if (v != 0) v = kept[k++];
 }
 """,
-            "by value",
+            "its own copy of the caller.s array",
         ),
         (  # the library's order over another type: -1 compares as a large unsigned
             """
