@@ -195,13 +195,24 @@ def pointer_depth(declarator: Node | None, type_text: str) -> int | None:
     `int (*pa)[2]` and `std::vector<std::vector<int>>`. Subscripting beyond that depth goes
     through a stored pointer, which may point anywhere (into another row, into another
     array)."""
-    chain: list[str] = []
+    chain = [
+        "pointer" if kind == "pointer_declarator" else "array"
+        for kind in _declarator_kinds(declarator)
+        if kind in ("pointer_declarator", "array_declarator")
+    ]
+    # The declarator nearest the name is the outermost level of the type.
+    levels = list(reversed(chain))
+    levels += ["pointer" if m.group(0) == "*" else "container" for m in _LEVEL.finditer(type_text)]
+    return next((k for k, level in enumerate(levels) if k >= 1 and level == "pointer"), None)
+
+
+def _declarator_kinds(declarator: Node | None) -> list[str]:
+    """The node types of a declarator's levels from the outside in, down to its name
+    (`*rows[2]`: `pointer_declarator`, `array_declarator`)."""
+    kinds: list[str] = []
     node = declarator
     while node is not None and node.type not in ("identifier", "field_identifier"):
-        if node.type == "pointer_declarator":
-            chain.append("pointer")
-        elif node.type == "array_declarator":
-            chain.append("array")
+        kinds.append(node.type)
         inner = node.child_by_field_name("declarator")
         if inner is None:
             inner = next(
@@ -209,10 +220,7 @@ def pointer_depth(declarator: Node | None, type_text: str) -> int | None:
                 None,
             )
         node = inner
-    # The declarator nearest the name is the outermost level of the type.
-    levels = list(reversed(chain))
-    levels += ["pointer" if m.group(0) == "*" else "container" for m in _LEVEL.finditer(type_text)]
-    return next((k for k, level in enumerate(levels) if k >= 1 and level == "pointer"), None)
+    return kinds
 
 
 def local_depths(definition: Node, known: Declared) -> dict[str, int]:
@@ -641,7 +649,8 @@ def address_locals(body: Node, known: Declared) -> dict[str, tuple[frozenset[str
     assignment writes its target). A local is left out when its type holds only storage of
     its own (`value_type`), or is deduced from an initial value that is evidently a number or
     such a value (`x[i] * 2`, `p.x - q.x`, `std::sqrt(d)`)."""
-    types = _visible_types(body)
+    types: dict[str, list[tuple[str, Node]]] | None = None
+    """The function's declarations, read once the first deduced local needs them."""
     found: dict[str, tuple[frozenset[str], bool]] = {}
     for node in walk(body):
         if node.type != "declaration":
@@ -677,13 +686,11 @@ def address_locals(body: Node, known: Declared) -> dict[str, tuple[frozenset[str
                 and (value_type(type_text, known) or (named and _unknown_name(type_text, known)))
             ):
                 continue  # (a template's `T`: taken as a number, as before)
-            if (
-                not nested
-                and _DEDUCED.fullmatch(type_text.replace("const", ""))
-                and value is not None
-                and _evident_type(value, types, known) is not None
-            ):
-                continue
+            deduced = _DEDUCED.fullmatch(type_text.replace("const", ""))
+            if not nested and deduced and value is not None:
+                types = _visible_types(body) if types is None else types
+                if _evident_type(value, types, known) is not None:
+                    continue
             reaches = frozenset(identifiers(value)) if value is not None else frozenset()
             viewed = bool(re.match(r"(?:const)?(?:decltype|__typeof__|typeof)\(", type_text))
             for name in names:
@@ -817,20 +824,11 @@ def _element_type(
     """The type `subscripts` subscripts of a name declared so reach, when it is a value (a
     number, an owning standard type, a value class); None for anything else (a pointer, an
     array that decays to one, an unknown type)."""
-    chain: list[str] = []
-    node = declarator
-    while node is not None and node.type not in ("identifier", "field_identifier"):
-        if node.type in _ADDRESS_DECLARATORS - {"reference_declarator"}:
-            chain.append(node.type)
-        elif node.type == "array_declarator":
-            chain.append("array")
-        inner = node.child_by_field_name("declarator")
-        if inner is None:
-            inner = next(
-                (c for c in node.named_children if c.type.endswith(("declarator", "identifier"))),
-                None,
-            )
-        node = inner
+    chain = [
+        kind
+        for kind in _declarator_kinds(declarator)
+        if kind in _ADDRESS_DECLARATORS - {"reference_declarator"} or kind == "array_declarator"
+    ]
     if "function_declarator" in chain or subscripts < len(chain):
         return None
     shown = known.resolve(type_text.replace("const", ""))
